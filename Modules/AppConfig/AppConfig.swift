@@ -1,0 +1,64 @@
+/// The host-level part of an app's YAML file: `app`, `server`, `bus` and the `plugins` map.
+/// Each plugin reads its own section; see `PluginKit`.
+public struct AppConfig: Sendable {
+    public struct Server: Sendable, Equatable {
+        public var host: String
+        public var port: Int
+        /// Largest request body accepted by JSON routes, in bytes.
+        public var maxBodyBytes: Int
+    }
+
+    public struct Bus: Sendable, Equatable {
+        public var transport: String
+    }
+
+    /// One entry under `plugins:`.
+    public struct PluginEntry: Sendable {
+        public var id: String
+        public var keyLocation: SourceLocation
+        public var section: ConfigSection
+    }
+
+    /// The file the config came from.
+    public var file: String
+    public var app: String
+    public var server: Server
+    public var bus: Bus
+    /// In file order.
+    public var plugins: [PluginEntry]
+    /// The reader, to report further mistakes and to finish.
+    public let reader: ConfigReader
+
+    /// Reads the host-level settings. Plugin sections are read later by their plugins; call
+    /// `reader.finish()` once they have all been read.
+    public init(root: ConfigNode, environment: [String: String]) {
+        let reader = ConfigReader(root: root, environment: environment)
+        let top = reader.rootSection
+        self.reader = reader
+        self.file = root.location.file
+        self.app = top.requiredString("app")
+        if !app.isEmpty, !app.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            top.report("app", "expected a name of letters, digits, - and _, found \"\(app)\"")
+        }
+        let server = top.section("server")
+        self.server = Server(
+            host: server.string("host", default: "127.0.0.1") ?? "127.0.0.1",
+            port: server.int("port", default: 8080, in: 0...65535),
+            maxBodyBytes: server.int("max_body_bytes", default: 1 << 20, in: 1024...(1 << 30)))
+        let bus = top.section("bus")
+        self.bus = Bus(transport: bus.choice("transport", ["in-process"], default: "in-process"))
+        let pluginsSection = top.section("plugins")
+        reader.acceptAnyKeys(in: pluginsSection)
+        if !top.contains("plugins") {
+            top.report(nil, "'plugins' is missing; list the plugins this app uses, e.g. plugins: { storage: {} }")
+        }
+        self.plugins = pluginsSection.keys.map { key, location in
+            PluginEntry(id: key, keyLocation: location, section: pluginsSection.section(key))
+        }
+    }
+
+    /// Loads and reads a file.
+    public static func load(file: String, environment: [String: String]) throws(ConfigError) -> AppConfig {
+        AppConfig(root: try YAMLLoader.load(file: file), environment: environment)
+    }
+}

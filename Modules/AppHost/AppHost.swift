@@ -1,0 +1,140 @@
+public import AppConfig
+public import Bus
+import BusInProcess
+public import HTTPKit
+public import Hummingbird
+public import Logging
+public import PluginKit
+import ServiceLifecycle
+import UnixSignals
+
+/// The composition root: turns an app's config into running plugins behind one HTTP server.
+///
+/// It resolves plugins by id, builds them in dependency order on one bus, mounts their routes under
+/// `/api/v1/<id>` (signed-in by default), and runs their services and the server in one
+/// `ServiceGroup` that shuts down gracefully on SIGINT/SIGTERM: in-flight requests finish, then the
+/// plugins stop in reverse order (the database closes last).
+public struct AppHost: Sendable {
+    public let config: AppConfig
+    public let bus: any MessageBus
+    /// Built plugins, in dependency order.
+    public let plugins: [any Plugin]
+    /// Every route mounted, for the manifest and the OpenAPI check.
+    public let routes: [RouteDescription]
+    let responder: RouterResponder<QuireContext>
+    let logger: Logger
+
+    /// Validates the config and builds every plugin.
+    /// - Throws: ``ConfigError`` listing every mistake with `file:line:column`; ``PluginSetupError`` or a
+    ///   plugin's own error when a plugin cannot start (e.g. the database file cannot be opened).
+    public static func build(config: AppConfig, catalog: [PluginFactory], environment: [String: String] = [:],
+                             logger: Logger, bus: (any MessageBus)? = nil) async throws -> AppHost {
+        let configured = try validate(config, catalog: catalog)
+        let bus = bus ?? InProcessBus(logger: logger)
+        var plugins: [any Plugin] = []
+        for entry in configured {
+            var pluginLogger = logger
+            pluginLogger[metadataKey: "plugin"] = "\(entry.id)"
+            let context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment)
+            let plugin = try await entry.make(context: context)
+            try await plugin.register(on: bus)
+            plugins.append(plugin)
+        }
+        let authenticator = plugins.lazy.compactMap(\.authenticator).first
+        let router = Router(context: QuireContext.self)
+        router.add(middleware: ProblemMiddleware())
+        router.add(middleware: BodyLimitMiddleware(maxBodyBytes: config.server.maxBodyBytes))
+
+        var routes: [RouteDescription] = []
+        let health = PluginRoutes(group: router.group(), prefix: "", authenticator: authenticator)
+        health.addPublic(.get, "health", summary: "Liveness: 200 while the server runs") { _, _ in
+            try .json(["status": "ok"])
+        }
+        routes += health.descriptions.map { var route = $0; route.path = "/health"; return route }
+
+        for (entry, plugin) in zip(configured, plugins) {
+            let prefix = "/api/v1/\(entry.id)"
+            let pluginRoutes = PluginRoutes(group: router.group(RouterPath(prefix)), prefix: prefix,
+                                            authenticator: authenticator)
+            do {
+                try plugin.routes(pluginRoutes)
+            } catch let error as RouteSetupError {
+                throw PluginSetupError("plugin '\(entry.id)': \(error.description)")
+            }
+            routes += pluginRoutes.descriptions
+        }
+
+        let manifest = Manifest(app: config.app, plugins: zip(configured, plugins).map { entry, plugin in
+            Manifest.PluginEntry(id: entry.id, summary: entry.factory.descriptor.summary, features: plugin.features,
+                                 routes: routes.filter { $0.path.hasPrefix("/api/v1/\(entry.id)") })
+        })
+        let manifestRoutes = PluginRoutes(group: router.group("api/v1"), prefix: "/api/v1", authenticator: authenticator)
+        manifestRoutes.addPublic(.get, "manifest", summary: "The app's name, plugins and what each offers") { _, _ in
+            try .json(manifest)
+        }
+        routes += manifestRoutes.descriptions
+        return AppHost(config: config, bus: bus, plugins: plugins, routes: routes, responder: router.buildResponder(), logger: logger)
+    }
+
+    /// Reads every plugin's section and checks the whole file; nothing is built or opened.
+    /// - Throws: ``ConfigError`` with every mistake.
+    @discardableResult
+    public static func validate(_ config: AppConfig, catalog: [PluginFactory]) throws(ConfigError) -> [ConfiguredPlugin] {
+        let configured = PluginGraph.resolve(config, catalog: catalog)
+        try config.reader.finish()
+        return configured
+    }
+
+    /// The HTTP application: plugin services first, then the server.
+    public func application(onServerRunning: @escaping @Sendable (String) async -> Void = { _ in })
+        -> some ApplicationProtocol
+    {
+        let logger = self.logger
+        let app = config.app
+        return Application(
+            responder: responder,
+            configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: "Quire"),
+            services: plugins.flatMap(\.services),
+            onServerRunning: { channel in
+                let address = channel.localAddress.map { "http://\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
+                logger.info("Quire is serving '\(app)' on \(address)")
+                await onServerRunning(address)
+            },
+            logger: logger)
+    }
+
+    /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
+    public func run(onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
+        let group = ServiceGroup(configuration: .init(
+            services: [application(onServerRunning: onServerRunning)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+}
+
+/// `GET /api/v1/manifest`: what a client builds its UI from.
+struct Manifest: Codable, Sendable {
+    struct PluginEntry: Codable, Sendable {
+        var id: String
+        var summary: String
+        var features: [String]
+        var routes: [RouteDescription]
+    }
+
+    var app: String
+    var plugins: [PluginEntry]
+}
+
+/// Applies the configured body limit to every request's context.
+struct BodyLimitMiddleware: RouterMiddleware {
+    typealias Context = QuireContext
+    let maxBodyBytes: Int
+
+    func handle(_ request: Request, context: QuireContext,
+                next: (Request, QuireContext) async throws -> Response) async throws -> Response {
+        var context = context
+        context.maxUploadSize = maxBodyBytes
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,100 @@
+/// The one way Quire's plugins talk to each other.
+///
+/// Two kinds of message travel on it:
+/// - an **event** (``BusEvent``) is published to any number of subscribers and gets no reply;
+/// - a **request** (``BusRequest``) is answered by exactly one handler with a typed reply or a
+///   ``BusError``, before a deadline.
+///
+/// Transports implement this protocol: `InProcessBus` passes values without encoding; a networked
+/// transport encodes the same messages. Nothing above the bus changes when the transport does.
+public protocol MessageBus: Sendable {
+    /// Delivers `event` to every current subscriber of its type. Never waits for a subscriber:
+    /// each has its own bounded buffer and overflows by its ``OverflowPolicy``.
+    func publish<Event: BusEvent>(_ event: Event) async
+
+    /// Subscribes to events of one type. Events arrive in publish order. The subscription ends when
+    /// the task iterating it is cancelled or the subscription is dropped.
+    func subscribe<Event: BusEvent>(
+        to type: Event.Type, buffering policy: OverflowPolicy
+    ) -> EventSubscription<Event>
+
+    /// Registers the one handler for a request type.
+    /// - Throws: ``BusError/Code/duplicateHandler`` when the name already has a handler.
+    @discardableResult
+    func handle<Request: BusRequest>(
+        _ type: Request.Type, _ handler: @escaping RequestHandler<Request>
+    ) throws(BusError) -> HandlerRegistration
+
+    /// Sends a request to its handler and waits for the reply until `deadline`.
+    /// - Throws: the handler's ``BusError``; ``BusError/Code/noHandler`` at once when nobody
+    ///   handles the name; ``BusError/Code/deadlineExceeded`` when the reply is late.
+    func request<Request: BusRequest>(
+        _ request: Request, deadline: ContinuousClock.Instant
+    ) async throws(BusError) -> Request.Reply
+}
+
+/// A request handler. It may throw any error: a ``BusError`` reaches the caller as it is, anything
+/// else is reported as ``BusError/Code/internal`` without its details (which may hold secrets).
+public typealias RequestHandler<Request: BusRequest> =
+    @Sendable (Request, BusRequestContext) async throws -> Request.Reply
+
+/// What a handler knows about the request it answers.
+public struct BusRequestContext: Sendable {
+    /// The name the request travelled under.
+    public var name: MessageName
+    /// When the caller stops waiting; long work should check it.
+    public var deadline: ContinuousClock.Instant
+
+    public init(name: MessageName, deadline: ContinuousClock.Instant) {
+        self.name = name
+        self.deadline = deadline
+    }
+}
+
+/// What happens when a subscriber's buffer is full and another event arrives. Either way the
+/// publisher is never blocked and the loss is counted in ``EventSubscription/droppedCount``.
+public struct OverflowPolicy: Sendable, Equatable {
+    public enum Drop: Sendable, Equatable {
+        /// Drop the oldest buffered event to make room: the subscriber sees the latest state.
+        case oldest
+        /// Drop the event being published: the subscriber sees an unbroken prefix.
+        case newest
+    }
+
+    public var capacity: Int
+    public var drop: Drop
+
+    public init(capacity: Int, drop: Drop) {
+        self.capacity = max(1, capacity)
+        self.drop = drop
+    }
+
+    /// 1,024 events, dropping the oldest.
+    public static let `default` = OverflowPolicy(capacity: 1024, drop: .oldest)
+}
+
+/// Undoes a handler registration, e.g. when a plugin stops.
+public struct HandlerRegistration: Sendable {
+    private let onCancel: @Sendable () -> Void
+
+    public init(onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = onCancel
+    }
+
+    /// Removes the handler. Requests sent afterwards fail with ``BusError/Code/noHandler``.
+    public func cancel() { onCancel() }
+}
+
+extension MessageBus {
+    /// Sends a request and waits at most `timeout` (five seconds by default) for the reply.
+    public func request<Request: BusRequest>(
+        _ request: Request, timeout: Duration = .seconds(5)
+    ) async throws(BusError) -> Request.Reply {
+        try await self.request(request, deadline: .now + timeout)
+    }
+
+    /// Subscribes with the ``OverflowPolicy/default`` policy.
+    public func subscribe<Event: BusEvent>(to type: Event.Type) -> EventSubscription<Event> {
+        subscribe(to: type, buffering: .default)
+    }
+}

@@ -1,0 +1,175 @@
+public import Bus
+public import Logging
+import Synchronization
+
+/// The default transport: messages are Swift values handed from task to task, never encoded.
+///
+/// Handlers are looked up by the message's type under one lock; a request runs its handler in a
+/// child task raced against the deadline, so a handler that never answers cannot hold its caller
+/// past the deadline. Events are yielded into each subscriber's bounded `AsyncStream`, so publishing
+/// never waits for a subscriber.
+public final class InProcessBus: MessageBus {
+    private struct Subscriber: Sendable {
+        let deliver: @Sendable (any BusEvent) -> Void
+    }
+
+    private struct Handler: Sendable {
+        let name: MessageName
+        /// A `RequestHandler<R>` for the request type this entry is keyed under.
+        let body: any Sendable
+    }
+
+    private struct State: Sendable {
+        var handlers: [ObjectIdentifier: Handler] = [:]
+        var handlerNames: [MessageName: ObjectIdentifier] = [:]
+        var subscribers: [ObjectIdentifier: [UInt64: Subscriber]] = [:]
+        var nextSubscriberID: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    public init(logger: Logger = Logger(label: "quire.bus")) {
+        self.logger = logger
+    }
+
+    // MARK: Events
+
+    public func publish<Event: BusEvent>(_ event: Event) async {
+        let key = ObjectIdentifier(Event.self)
+        // Copy the subscriber list out so that delivery runs outside the lock.
+        let subscribers = state.withLock { $0.subscribers[key].map { Array($0.values) } ?? [] }
+        for subscriber in subscribers {
+            subscriber.deliver(event)
+        }
+    }
+
+    public func subscribe<Event: BusEvent>(
+        to type: Event.Type, buffering policy: OverflowPolicy
+    ) -> EventSubscription<Event> {
+        let key = ObjectIdentifier(Event.self)
+        let drops = DropCounter()
+        let buffering: AsyncStream<Event>.Continuation.BufferingPolicy =
+            switch policy.drop {
+            case .oldest: .bufferingNewest(policy.capacity)
+            case .newest: .bufferingOldest(policy.capacity)
+            }
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: buffering)
+        let logger = self.logger
+        let subscriber = Subscriber { event in
+            guard let event = event as? Event else { return }
+            if case .dropped = continuation.yield(event) {
+                drops.increment()
+                // Log the first loss and then every 1,000th, so a stuck subscriber cannot flood the log.
+                if drops.value % 1000 == 1 {
+                    logger.warning("Subscriber buffer full; events are being dropped",
+                                   metadata: ["event": "\(Event.name)", "dropped": "\(drops.value)"])
+                }
+            }
+        }
+        let id = state.withLock { state in
+            let id = state.nextSubscriberID
+            state.nextSubscriberID += 1
+            state.subscribers[key, default: [:]][id] = subscriber
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { state in
+                state.subscribers[key]?[id] = nil
+                if state.subscribers[key]?.isEmpty == true { state.subscribers[key] = nil }
+            }
+        }
+        return EventSubscription(stream: stream, drops: drops)
+    }
+
+    // MARK: Requests
+
+    @discardableResult
+    public func handle<Request: BusRequest>(
+        _ type: Request.Type, _ handler: @escaping RequestHandler<Request>
+    ) throws(BusError) -> HandlerRegistration {
+        let key = ObjectIdentifier(Request.self)
+        let name = Request.name
+        let result: Result<Void, BusError> = state.withLock { state in
+            if state.handlers[key] != nil || state.handlerNames[name] != nil {
+                return .failure(BusError(
+                    .duplicateHandler,
+                    "A handler for '\(name)' is already registered; each request has exactly one handler. "
+                        + "Check that two plugins do not both answer it.",
+                    details: ["message": name.rawValue]))
+            }
+            state.handlers[key] = Handler(name: name, body: handler)
+            state.handlerNames[name] = key
+            return .success(())
+        }
+        try result.get()
+        return HandlerRegistration { [weak self] in
+            self?.state.withLock { state in
+                state.handlers[key] = nil
+                state.handlerNames[name] = nil
+            }
+        }
+    }
+
+    public func request<Request: BusRequest>(
+        _ request: Request, deadline: ContinuousClock.Instant
+    ) async throws(BusError) -> Request.Reply {
+        let entry = state.withLock { $0.handlers[ObjectIdentifier(Request.self)] }
+        guard let entry, let handler = entry.body as? RequestHandler<Request> else {
+            throw BusError(
+                .noHandler,
+                "No handler is registered for '\(Request.name)'. Enable the plugin that answers it in the app's config.",
+                details: ["message": Request.name.rawValue])
+        }
+        let context = BusRequestContext(name: entry.name, deadline: deadline)
+        let outcome = await Self.race(handler, request, context)
+        return try outcome.get()
+    }
+
+    /// Runs the handler against the deadline; whichever finishes first decides the outcome and the
+    /// other is cancelled.
+    private static func race<Request: BusRequest>(
+        _ handler: @escaping RequestHandler<Request>, _ request: Request, _ context: BusRequestContext
+    ) async -> Result<Request.Reply, BusError> {
+        if Task.isCancelled {
+            return .failure(cancelledError(context.name))
+        }
+        return await withTaskGroup(of: Result<Request.Reply, BusError>?.self) { group in
+            group.addTask {
+                do {
+                    return .success(try await handler(request, context))
+                } catch let error as BusError {
+                    return .failure(error)
+                } catch is CancellationError {
+                    return .failure(cancelledError(context.name))
+                } catch {
+                    return .failure(BusError(
+                        .internal,
+                        "The handler for '\(context.name)' failed unexpectedly; see the server log.",
+                        details: ["message": context.name.rawValue]))
+                }
+            }
+            group.addTask {
+                do {
+                    try await Task.sleep(until: context.deadline, clock: .continuous)
+                } catch {
+                    return nil  // cancelled because the handler finished first
+                }
+                return .failure(BusError(
+                    .deadlineExceeded,
+                    "'\(context.name)' got no reply before its deadline. The handling plugin is slow or stuck; try again later.",
+                    details: ["message": context.name.rawValue]))
+            }
+            defer { group.cancelAll() }
+            while let next = await group.next() {
+                if let outcome = next { return outcome }
+            }
+            return .failure(cancelledError(context.name))
+        }
+    }
+
+    private static func cancelledError(_ name: MessageName) -> BusError {
+        BusError(.cancelled, "The request '\(name)' was cancelled by its caller.",
+                 details: ["message": name.rawValue])
+    }
+}

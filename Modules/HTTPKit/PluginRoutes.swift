@@ -1,0 +1,96 @@
+public import Hummingbird
+public import HTTPTypes
+
+/// Who may call a route.
+public enum RouteAccess: String, Sendable, Codable {
+    /// A valid access token is required; the handler gets the caller's ``Identity``. The default.
+    case signedIn = "signed-in"
+    /// Anyone may call it (sign-up, sign-in, health). Must be chosen explicitly.
+    case `public`
+}
+
+/// One route as the host mounted it; the OpenAPI test and the manifest read these.
+public struct RouteDescription: Sendable, Hashable, Codable {
+    public var method: String
+    /// The full path, with `{parameter}` placeholders, e.g. `/api/v1/notes/{id}`.
+    public var path: String
+    public var access: RouteAccess
+    public var summary: String
+}
+
+/// A route handler for signed-in callers.
+public typealias SignedInHandler = @Sendable (Request, QuireContext, Identity) async throws -> Response
+/// A route handler for anyone.
+public typealias PublicHandler = @Sendable (Request, QuireContext) async throws -> Response
+
+/// The routes one plugin contributes, under `/api/v1/<plugin id>`.
+///
+/// Every route needs a signed-in caller unless it is added with ``addPublic(_:_:summary:_:)``:
+/// security is the default, openness the exception.
+public final class PluginRoutes {
+    private let group: RouterGroup<QuireContext>
+    private let prefix: String
+    private let authenticator: (any RequestAuthenticator)?
+    private var described: [RouteDescription] = []
+
+    public init(group: RouterGroup<QuireContext>, prefix: String, authenticator: (any RequestAuthenticator)?) {
+        self.group = group
+        self.prefix = prefix
+        self.authenticator = authenticator
+    }
+
+    /// The routes added so far.
+    public var descriptions: [RouteDescription] { described }
+
+    /// Adds a route that needs a signed-in caller.
+    public func add(_ method: HTTPRequest.Method, _ path: String, summary: String,
+                    _ handler: @escaping SignedInHandler) throws(RouteSetupError) {
+        guard let authenticator else {
+            throw RouteSetupError(
+                "\(method) \(fullPath(path)) needs a signed-in user, but no plugin authenticates requests; "
+                    + "enable the 'auth' plugin in the app's config")
+        }
+        record(method, path, .signedIn, summary)
+        group.on(RouterPath(path), method: method) { request, context in
+            var context = context
+            let identity = try await Self.authenticate(request, with: authenticator)
+            context.identity = identity
+            return try await handler(request, context, identity)
+        }
+    }
+
+    /// Adds a route anyone may call.
+    public func addPublic(_ method: HTTPRequest.Method, _ path: String, summary: String,
+                          _ handler: @escaping PublicHandler) {
+        record(method, path, .public, summary)
+        group.on(RouterPath(path), method: method) { request, context in
+            try await handler(request, context)
+        }
+    }
+
+    private func record(_ method: HTTPRequest.Method, _ path: String, _ access: RouteAccess, _ summary: String) {
+        let description = RouteDescription(method: method.rawValue, path: fullPath(path), access: access, summary: summary)
+        described.append(description)
+    }
+
+    private func fullPath(_ path: String) -> String {
+        path.isEmpty ? prefix : "\(prefix)/\(path)"
+    }
+
+    static func authenticate(_ request: Request, with authenticator: any RequestAuthenticator) async throws -> Identity {
+        guard let header = request.headers[.authorization] else {
+            throw Problem.unauthenticated("Sign in first: send 'Authorization: Bearer <access token>'.")
+        }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer", !parts[1].isEmpty else {
+            throw Problem.unauthenticated("The Authorization header must be 'Bearer <access token>'.")
+        }
+        return try await authenticator.authenticate(bearerToken: String(parts[1]))
+    }
+}
+
+/// A plugin's routes could not be mounted.
+public struct RouteSetupError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

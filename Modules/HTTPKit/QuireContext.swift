@@ -1,0 +1,28 @@
+public import Hummingbird
+import NIOCore
+
+/// The request context of every Quire route.
+public struct QuireContext: RequestContext {
+    public var coreContext: CoreRequestContextStorage
+    /// Set by the host before a signed-in route's handler runs.
+    public var identity: Identity?
+    /// The client's IP address, for throttling; nil for non-IP transports (tests).
+    public let remoteAddress: String?
+    public var maxUploadSize: Int
+
+    public init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.remoteAddress = source.channel.remoteAddress?.ipAddress
+        self.maxUploadSize = 1 << 20
+    }
+
+    /// The signed-in account.
+    /// - Throws: 401 when the route was mounted as public and so nobody was authenticated.
+    public func requireIdentity() throws -> Identity {
+        guard let identity else {
+            throw Problem(status: .unauthorized, code: "unauthenticated",
+                          detail: "Sign in first: send 'Authorization: Bearer <access token>'.")
+        }
+        return identity
+    }
+}

@@ -1,0 +1,129 @@
+public import Hummingbird
+public import HTTPTypes
+import NIOCore
+import Foundation
+
+extension Request {
+    /// Decodes the JSON body as `T`, with errors a client can act on: 413 when the body is over the
+    /// context's limit, 400 naming the field when it does not fit `T`.
+    public mutating func decodeJSON<T: Decodable>(_ type: T.Type, context: QuireContext) async throws -> T {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await collectBody(upTo: context.maxUploadSize)
+        } catch let error as NIOTooManyBytesError {
+            _ = error
+            throw Problem(status: .contentTooLarge, code: "too_large",
+                          detail: "The request body is over \(context.maxUploadSize) bytes.")
+        }
+        guard buffer.readableBytes > 0 else {
+            throw Problem.badRequest("The request needs a JSON body.")
+        }
+        if let contentType = headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
+            throw Problem(status: .unsupportedMediaType, code: "unsupported_media_type",
+                          detail: "Send the body as application/json (got \(contentType)).")
+        }
+        do {
+            return try JSONDecoder.quire.decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw Problem.badRequest(error.quireDescription.detail, field: error.quireDescription.field)
+        }
+    }
+
+    /// The `Idempotency-Key` header, when present and well-formed (1–255 visible ASCII characters).
+    public func idempotencyKey() throws -> String? {
+        guard let key = headers[HTTPField.Name.idempotencyKey] else { return nil }
+        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw Problem.badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.",
+                                     field: "Idempotency-Key")
+        }
+        return key
+    }
+
+    /// The version in an `If-Match: "N"` header, when present.
+    public func ifMatchVersion() throws -> Int64? {
+        guard let value = headers[.ifMatch] else { return nil }
+        let trimmed = value.trimmingCharacters(in: .whitespaces)
+        if trimmed == "*" { return nil }
+        let unquoted = trimmed.hasPrefix("W/") ? String(trimmed.dropFirst(2)) : trimmed
+        guard unquoted.count >= 3, unquoted.hasPrefix("\""), unquoted.hasSuffix("\""),
+              let version = Int64(unquoted.dropFirst().dropLast()) else {
+            throw Problem.badRequest("If-Match must be an ETag this API returned, such as \"3\".", field: "If-Match")
+        }
+        return version
+    }
+}
+
+extension HTTPField.Name {
+    public static let idempotencyKey = HTTPField.Name("Idempotency-Key")!  // a valid constant token
+    public static let idempotentReplayed = HTTPField.Name("Idempotent-Replayed")!
+}
+
+extension DecodingError {
+    /// A sentence naming the field at fault, for 400 responses.
+    var quireDescription: (detail: String, field: String?) {
+        func path(_ codingPath: [any CodingKey]) -> String? {
+            let parts = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return parts.isEmpty ? nil : parts.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        }
+        switch self {
+        case .keyNotFound(let key, let context):
+            let field = path(context.codingPath + [key])
+            return ("'\(field ?? key.stringValue)' is required.", field)
+        case .typeMismatch(let type, let context):
+            let field = path(context.codingPath)
+            return ("'\(field ?? "body")' must be \(Self.describe(type)).", field)
+        case .valueNotFound(let type, let context):
+            let field = path(context.codingPath)
+            return ("'\(field ?? "body")' must be \(Self.describe(type)), not null.", field)
+        case .dataCorrupted(let context):
+            let field = path(context.codingPath)
+            if let field { return ("'\(field)' is not valid: \(context.debugDescription)", field) }
+            return ("The body is not valid JSON.", nil)
+        @unknown default:
+            return ("The body does not match what this route takes.", nil)
+        }
+    }
+
+    private static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Int64.Type, is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is [Any].Type: "a list"
+        default: "an object of the documented shape"
+        }
+    }
+}
+
+extension JSONDecoder {
+    /// The decoder for request bodies: ISO 8601 dates.
+    public static var quire: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+extension JSONEncoder {
+    /// The encoder for responses: ISO 8601 dates, stable key order.
+    public static var quire: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}
+
+extension Response {
+    /// A JSON response.
+    public static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok,
+                                          headers: HTTPFields = [:]) throws -> Response {
+        let data = try JSONEncoder.quire.encode(value)
+        var headers = headers
+        headers[.contentType] = "application/json; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// 204 No Content.
+    public static var noContent: Response { Response(status: .noContent) }
+}

@@ -1,0 +1,100 @@
+public import AppConfig
+public import Bus
+public import HTTPKit
+public import Logging
+public import ServiceLifecycle
+
+/// A capability or app domain that an app's YAML switches on by its ``PluginDescriptor/id``.
+///
+/// The life of a plugin, driven by the host:
+/// 1. ``configure(_:)`` reads its YAML section — pure, so `quire config check` can run it;
+/// 2. ``init(config:context:)`` builds it: open files, prepare state — no background tasks;
+/// 3. ``register(on:)`` adds its bus handlers, then ``routes(_:)`` its HTTP routes;
+/// 4. its ``services`` run in the host's one `ServiceGroup`, in dependency order, and stop in reverse.
+public protocol Plugin: Sendable {
+    associatedtype Config: Sendable
+
+    /// Id, summary, dependencies and settings.
+    static var descriptor: PluginDescriptor { get }
+
+    /// Reads the plugin's section. Mistakes go to the section's diagnostics, not thrown.
+    static func configure(_ section: ConfigSection) -> Config
+
+    /// Builds the plugin.
+    init(config: Config, context: PluginContext) async throws
+
+    /// Long-running parts (a database, a sweeper, a subscriber), run by the host.
+    var services: [any Service] { get }
+
+    /// Registers the plugin's request handlers and event subscriptions' setup.
+    func register(on bus: any MessageBus) async throws
+
+    /// Adds the plugin's HTTP routes, mounted at `/api/v1/<id>`.
+    func routes(_ routes: PluginRoutes) throws
+
+    /// An authenticator for other plugins' routes; only the auth plugin provides one.
+    var authenticator: (any RequestAuthenticator)? { get }
+
+    /// What the plugin offers a client, for `GET /api/v1/manifest` (beyond its routes).
+    var features: [String] { get }
+}
+
+extension Plugin {
+    public var services: [any Service] { [] }
+    public func register(on bus: any MessageBus) async throws {}
+    public func routes(_ routes: PluginRoutes) throws {}
+    public var authenticator: (any RequestAuthenticator)? { nil }
+    public var features: [String] { [] }
+}
+
+/// What the host passes every plugin: everything it may use, nothing ambient.
+public struct PluginContext: Sendable {
+    /// The app's name (`app:` in the YAML).
+    public var appName: String
+    public var bus: any MessageBus
+    public var logger: Logger
+    /// Values from the process environment that the host chose to pass (never read it yourself).
+    public var environment: [String: String]
+
+    public init(appName: String, bus: any MessageBus, logger: Logger, environment: [String: String] = [:]) {
+        self.appName = appName
+        self.bus = bus
+        self.logger = logger
+        self.environment = environment
+    }
+}
+
+/// A plugin's identity card, shown by `quire plugins`.
+public struct PluginDescriptor: Sendable {
+    /// The YAML key, e.g. `storage`; also the HTTP prefix `/api/v1/<id>`.
+    public var id: String
+    /// One line: what the plugin owns.
+    public var summary: String
+    /// Plugins that must be enabled too; they start first.
+    public var dependencies: [String]
+    /// The settings the plugin reads.
+    public var settings: [SettingDescription]
+
+    public init(id: String, summary: String, dependencies: [String] = [], settings: [SettingDescription] = []) {
+        self.id = id
+        self.summary = summary
+        self.dependencies = dependencies
+        self.settings = settings
+    }
+}
+
+/// One setting of a plugin, for `quire plugins`.
+public struct SettingDescription: Sendable, Equatable {
+    public var key: String
+    /// Type and range, e.g. `int 1...100`, `sqlite | memory`.
+    public var type: String
+    public var defaultValue: String?
+    public var help: String
+
+    public init(_ key: String, _ type: String, default defaultValue: String? = nil, _ help: String) {
+        self.key = key
+        self.type = type
+        self.defaultValue = defaultValue
+        self.help = help
+    }
+}

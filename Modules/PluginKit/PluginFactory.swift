@@ -1,0 +1,46 @@
+public import AppConfig
+
+/// A type-erased ``Plugin`` type, as the catalog lists it and the host builds it.
+public struct PluginFactory: Sendable {
+    public let descriptor: PluginDescriptor
+    private let configureBody: @Sendable (ConfigSection) -> any Sendable
+    private let makeBody: @Sendable (any Sendable, PluginContext) async throws -> any Plugin
+
+    public init<P: Plugin>(_ type: P.Type) {
+        self.descriptor = P.descriptor
+        self.configureBody = { P.configure($0) }
+        self.makeBody = { config, context in
+            guard let config = config as? P.Config else {
+                throw PluginSetupError("internal: config of the wrong type given to plugin '\(P.descriptor.id)'")
+            }
+            return try await P(config: config, context: context)
+        }
+    }
+
+    /// Reads the plugin's section (pure).
+    public func configure(_ section: ConfigSection) -> ConfiguredPlugin {
+        ConfiguredPlugin(factory: self, config: configureBody(section))
+    }
+
+    func make(config: any Sendable, context: PluginContext) async throws -> any Plugin {
+        try await makeBody(config, context)
+    }
+}
+
+/// A plugin whose config has been read, ready to be built.
+public struct ConfiguredPlugin: Sendable {
+    public let factory: PluginFactory
+    public let config: any Sendable
+
+    public var id: String { factory.descriptor.id }
+
+    public func make(context: PluginContext) async throws -> any Plugin {
+        try await factory.make(config: config, context: context)
+    }
+}
+
+/// A plugin could not be built or started; the message says why and what to do.
+public struct PluginSetupError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,123 @@
+// swift-tools-version:6.1
+//
+// Quire — one set of parts, four apps. See README.md and DESIGN notes in the issues.
+//
+// Layout rule enforced by this graph: a plugin target depends on other plugins' `…API` targets only.
+// `tools/test` builds with `--explicit-target-dependency-import-check error`, so an `import` of a
+// module that is not a declared dependency fails the build, and `ArchitectureTests` checks the rule
+// on the sources as well.
+import PackageDescription
+
+/// One set of settings for every target of ours.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+// MARK: - Dependencies (all from the local mirror)
+
+let dependencies: [Package.Dependency] = [
+    .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", exact: "2.5.0"),
+    .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
+    .package(url: "https://github.com/jpsim/Yams.git", exact: "6.2.2"),
+    .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+    .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
+    .package(url: "https://github.com/vapor/jwt-kit.git", exact: "5.8.0"),
+    // jwt-kit 5.8.0 needs swift-crypto 4.x.
+    .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"5.0.0"),
+    .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+]
+
+extension Target.Dependency {
+    static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+    static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
+    static let bcrypt = Target.Dependency.product(name: "HummingbirdBcrypt", package: "hummingbird-auth")
+    static let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
+    static let yams = Target.Dependency.product(name: "Yams", package: "Yams")
+    static let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+    static let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
+    static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+    static let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
+    static let jwt = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
+    static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+    static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+    static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+}
+
+// MARK: - Targets
+
+/// A core module under `Modules/<name>`.
+func module(_ name: String, _ deps: [Target.Dependency] = []) -> Target {
+    .target(name: name, dependencies: deps, path: "Modules/\(name)", swiftSettings: swiftSettings)
+}
+
+/// A plugin target under `Plugins/<feature>/<name>`.
+func plugin(_ feature: String, _ name: String, _ deps: [Target.Dependency]) -> Target {
+    .target(name: name, dependencies: deps, path: "Plugins/\(feature)/\(name)", swiftSettings: swiftSettings)
+}
+
+func tool(_ name: String, _ deps: [Target.Dependency]) -> Target {
+    .executableTarget(name: name, dependencies: deps, path: "tools/\(name)", swiftSettings: swiftSettings)
+}
+
+func tests(_ name: String, _ deps: [Target.Dependency], resources: [Resource]? = nil) -> Target {
+    .testTarget(name: name, dependencies: deps, path: "Tests/\(name)", resources: resources, swiftSettings: swiftSettings)
+}
+
+let targets: [Target] = [
+    // Core: knows no feature.
+    module("Bus"),
+    module("BusInProcess", ["Bus", .logging]),
+    module("BusTestKit", ["Bus", "BusInProcess"]),
+    module("AppConfig", [.yams]),
+    module("HTTPKit", ["Bus", .hummingbird, .httpTypes, .nioCore, .logging]),
+    module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging]),
+    module("AppHost", ["Bus", "BusInProcess", "AppConfig", "HTTPKit", "PluginKit", .hummingbird, .lifecycle, .unixSignals, .logging]),
+
+    // storage
+    plugin("Storage", "StorageAPI", ["Bus", .crypto]),
+    plugin("Storage", "Storage", ["StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .grdb, .crypto, .lifecycle, .logging]),
+    plugin("Storage", "StorageTestKit", ["StorageAPI"]),
+
+    // auth
+    plugin("Auth", "AuthAPI", ["Bus", "HTTPKit"]),
+    plugin("Auth", "Auth", ["AuthAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .bcrypt, .jwt, .crypto, .logging]),
+
+    // notes (Napkin Notes)
+    plugin("Notes", "NotesAPI", ["Bus"]),
+    plugin("Notes", "Notes", ["NotesAPI", "StorageAPI", "AuthAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .logging]),
+
+    // Every plugin compiled into the binaries.
+    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes"],
+            path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
+
+    // Binaries
+    tool("quire", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .argumentParser, .logging, .lifecycle]),
+    tool("quire-auth", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "Auth", "StorageAPI", .argumentParser, .logging]),
+    tool("quire-bench", ["Bus", "BusInProcess", .argumentParser]),
+
+    // Tests
+    tests("BusTests", ["Bus", "BusInProcess", "BusTestKit"]),
+    tests("AppConfigTests", ["AppConfig"]),
+    tests("AppHostTests", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus", .hummingbird, .hummingbirdTesting, .lifecycle, .logging]),
+    tests("StorageTests", ["Storage", "StorageAPI", "StorageTestKit", "BusInProcess", "Bus", .logging]),
+    tests("AuthTests", ["Auth", "AuthAPI", "Storage", "StorageAPI", "AppHost", "PluginCatalog", "HTTPKit", "Bus", "BusInProcess", .hummingbird, .hummingbirdTesting, .logging]),
+    tests("NotesTests", ["Notes", "NotesAPI", "AppHost", "PluginCatalog", "AppConfig", "HTTPKit", "Bus", .hummingbird, .hummingbirdTesting, .logging, .yams]),
+    tests("ArchitectureTests", []),
+]
+
+let package = Package(
+    name: "Quire",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "quire", targets: ["quire"]),
+        .executable(name: "quire-auth", targets: ["quire-auth"]),
+        .executable(name: "quire-bench", targets: ["quire-bench"]),
+    ],
+    dependencies: dependencies,
+    targets: targets
+)

@@ -1,0 +1,2 @@
+import JWTKit
+import HummingbirdBcrypt

@@ -1,0 +1,149 @@
+import Bus
+public import Foundation
+public import StorageAPI
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Blobs as files under one directory, named by their SHA-256 (`ab/abcdef…`).
+///
+/// A blob is written to `.tmp/`, fsynced, renamed into place and the directory fsynced: after a
+/// crash a blob is either whole under its name or not there at all. Leftover temp files from a crash
+/// are removed at start.
+public final class FileBlobStore: BlobStore {
+    public let directory: URL
+    private let maxBlobBytes: Int
+
+    public init(directory: String, maxBlobBytes: Int = 64 << 20) throws(StorageError) {
+        self.directory = URL(fileURLWithPath: directory, isDirectory: true)
+        self.maxBlobBytes = maxBlobBytes
+        let temp = self.directory.appendingPathComponent(".tmp", isDirectory: true)
+        do {
+            try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+            for leftover in try FileManager.default.contentsOfDirectory(atPath: temp.path) {
+                try? FileManager.default.removeItem(at: temp.appendingPathComponent(leftover))
+            }
+        } catch {
+            throw StorageError.unavailable("Cannot use the blob directory '\(directory)': \(error.localizedDescription)")
+        }
+    }
+
+    private func url(_ sha256: String) -> URL {
+        directory.appendingPathComponent(String(sha256.prefix(2)), isDirectory: true).appendingPathComponent(sha256)
+    }
+
+    public func put(_ bytes: Data) async throws(StorageError) -> BlobRef {
+        guard bytes.count <= maxBlobBytes else {
+            throw StorageError(.tooLarge, "A blob is limited to \(maxBlobBytes) bytes; this one has \(bytes.count).")
+        }
+        let reference = BlobRef.of(bytes)
+        let target = url(reference.sha256)
+        if FileManager.default.fileExists(atPath: target.path) { return reference }
+        let temp = directory.appendingPathComponent(".tmp", isDirectory: true)
+            .appendingPathComponent(UUID().uuidString)
+        do {
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Self.writeDurably(bytes, to: temp.path)
+            guard rename(temp.path, target.path) == 0 else { throw POSIXFailure(call: "rename", code: errno) }
+            Self.syncDirectory(target.deletingLastPathComponent().path)
+        } catch {
+            try? FileManager.default.removeItem(at: temp)
+            throw StorageError.unavailable("Cannot write a blob: \(error). Check free disk space.")
+        }
+        return reference
+    }
+
+    public func get(_ sha256: String) async throws(StorageError) -> Data {
+        guard BlobRef.isValidHash(sha256), let data = FileManager.default.contents(atPath: url(sha256).path) else {
+            throw StorageError(.notFound, "No blob '\(sha256)'.", details: ["sha256": sha256])
+        }
+        return data
+    }
+
+    public func stat(_ sha256: String) async throws(StorageError) -> BlobRef? {
+        guard BlobRef.isValidHash(sha256),
+              let attributes = try? FileManager.default.attributesOfItem(atPath: url(sha256).path),
+              let size = attributes[.size] as? Int else { return nil }
+        return BlobRef(sha256: sha256, size: size)
+    }
+
+    @discardableResult
+    public func delete(_ sha256: String) async throws(StorageError) -> Bool {
+        guard BlobRef.isValidHash(sha256) else { return false }
+        let path = url(sha256).path
+        guard FileManager.default.fileExists(atPath: path) else { return false }
+        do {
+            try FileManager.default.removeItem(atPath: path)
+        } catch {
+            throw StorageError.unavailable("Cannot delete blob '\(sha256)': \(error.localizedDescription)")
+        }
+        return true
+    }
+
+    struct POSIXFailure: Error, CustomStringConvertible {
+        var call: String
+        var code: Int32
+        var description: String { "\(call) failed: \(String(cString: strerror(code)))" }
+    }
+
+    private static func writeDurably(_ bytes: Data, to path: String) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+        guard descriptor >= 0 else { throw POSIXFailure(call: "open", code: errno) }
+        defer { close(descriptor) }
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw POSIXFailure(call: "write", code: errno)
+                }
+                offset += written
+            }
+        }
+        guard fsync(descriptor) == 0 else { throw POSIXFailure(call: "fsync", code: errno) }
+    }
+
+    private static func syncDirectory(_ path: String) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY)
+        guard descriptor >= 0 else { return }
+        _ = fsync(descriptor)
+        close(descriptor)
+    }
+}
+
+/// Blobs in memory, for tests.
+public final class InMemoryBlobStore: BlobStore {
+    private let blobs = Mutex<[String: Data]>([:])
+    private let maxBlobBytes: Int
+
+    public init(maxBlobBytes: Int = 64 << 20) {
+        self.maxBlobBytes = maxBlobBytes
+    }
+
+    public func put(_ bytes: Data) async throws(StorageError) -> BlobRef {
+        guard bytes.count <= maxBlobBytes else {
+            throw StorageError(.tooLarge, "A blob is limited to \(maxBlobBytes) bytes; this one has \(bytes.count).")
+        }
+        let reference = BlobRef.of(bytes)
+        blobs.withLock { $0[reference.sha256] = bytes }
+        return reference
+    }
+
+    public func get(_ sha256: String) async throws(StorageError) -> Data {
+        guard let data = blobs.withLock({ $0[sha256] }) else {
+            throw StorageError(.notFound, "No blob '\(sha256)'.", details: ["sha256": sha256])
+        }
+        return data
+    }
+
+    public func stat(_ sha256: String) async throws(StorageError) -> BlobRef? {
+        blobs.withLock { $0[sha256] }.map { BlobRef(sha256: sha256, size: $0.count) }
+    }
+
+    @discardableResult
+    public func delete(_ sha256: String) async throws(StorageError) -> Bool {
+        blobs.withLock { $0.removeValue(forKey: sha256) != nil }
+    }
+}

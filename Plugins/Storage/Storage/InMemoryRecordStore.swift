@@ -1,0 +1,246 @@
+import Bus
+import Foundation
+public import StorageAPI
+import Synchronization
+
+/// Records in memory, for tests and throw-away runs. Behaves exactly like the SQLite store — the
+/// contract suite in `StorageTestKit` holds both to the same results, down to sort order and errors.
+public final class InMemoryRecordStore: RecordStore {
+    private struct Entry {
+        var record: StorageAPI.Record
+        var parsed: JSONValue
+    }
+
+    private struct State {
+        var collections: [String: [String: Entry]] = [:]
+        var schemas: [String: CollectionSchema] = [:]
+        var changes: [(owner: String, change: Change)] = []
+        var sequence: Int64 = 0
+        var idempotency: [String: (fingerprint: String, references: [RecordReference?])] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public func declare(_ schema: CollectionSchema) async throws(StorageError) {
+        try SchemaRules.validate(schema)
+        try state.withLock { (state: inout State) throws(StorageError) in
+            var merged = state.schemas[schema.name] ?? CollectionSchema(name: schema.name)
+            for index in schema.indexes where !merged.indexes.contains(where: { $0.name == index.name }) {
+                if index.unique {
+                    let entries = Array((state.collections[schema.name] ?? [:]).values)
+                    for (offset, entry) in entries.enumerated() {
+                        if entries[(offset + 1)...].contains(where: { Self.clash(index, entry, $0) }) {
+                            throw StorageError.conflict("Index '\(index.name)' on '\(schema.name)' cannot be unique: existing records share a key.")
+                        }
+                    }
+                }
+                merged.indexes.append(index)
+            }
+            state.schemas[schema.name] = merged
+        }
+    }
+
+    public func get(collection: String, id: String, owner: String?) async throws(StorageError) -> StorageAPI.Record? {
+        state.withLock { state in
+            guard let record = state.collections[collection]?[id]?.record else { return nil }
+            if let owner, record.owner != owner { return nil }
+            return record
+        }
+    }
+
+    public func query(_ query: RecordQuery) async throws(StorageError) -> RecordPage {
+        try query.validate()
+        let cursor = try query.cursor.map { text throws(StorageError) in
+            try QueryCursor.decode(text, keyCount: query.order.count)
+        }
+        let entries = state.withLock { Array(($0.collections[query.collection] ?? [:]).values) }
+        let keyed = entries
+            .filter { entry in
+                (query.owner == nil || entry.record.owner == query.owner)
+                    && query.filters.allSatisfy { Self.matches($0, entry) }
+            }
+            .map { entry in (keys: query.order.map { Self.fieldValue($0.field, entry) }, entry: entry) }
+        let order = query.order
+        func precedes(_ a: [JSONValue], _ aID: String, _ b: [JSONValue], _ bID: String) -> Bool {
+            for (index, key) in order.enumerated() {
+                switch JSONValue.compare(a[index], b[index]) {
+                case .same: continue
+                case .ascending: return !key.descending
+                case .descending: return key.descending
+                }
+            }
+            return aID.utf8.lexicographicallyPrecedes(bID.utf8)
+        }
+        var sorted = keyed.sorted { precedes($0.keys, $0.entry.record.id, $1.keys, $1.entry.record.id) }
+        if let cursor {
+            sorted = sorted.filter { precedes(cursor.values, cursor.id, $0.keys, $0.entry.record.id) }
+        }
+        let page = sorted.prefix(query.limit)
+        let nextCursor = sorted.count > query.limit
+            ? page.last.map { QueryCursor(values: $0.keys, id: $0.entry.record.id).encoded() } : nil
+        return RecordPage(records: page.map(\.entry.record), nextCursor: nextCursor)
+    }
+
+    public func write(_ batch: WriteBatch) async throws(StorageError) -> WriteResult {
+        try batch.validate()
+        var parsedData: [JSONValue?] = []
+        for operation in batch.operations {
+            switch operation {
+            case .insert(_, _, _, let data), .replace(_, _, _, let data, _): parsedData.append(try data.parsed())
+            case .delete: parsedData.append(nil)
+            }
+        }
+        let now = Date(timeIntervalSince1970: Timestamps.now())
+        return try state.withLock { (state: inout State) throws(StorageError) -> WriteResult in
+            if let claim = batch.idempotency, let earlier = state.idempotency[Self.key(claim)] {
+                guard earlier.fingerprint == claim.fingerprint else { throw IdempotencyRules.mismatch(claim) }
+                let records = earlier.references.map { reference in
+                    reference.flatMap { state.collections[$0.collection]?[$0.id]?.record }
+                }
+                return WriteResult(records: records, replayed: true)
+            }
+            var draft = state  // applied to `state` only when every operation succeeded
+            var written: [StorageAPI.Record?] = []
+            for (operation, parsed) in zip(batch.operations, parsedData) {
+                written.append(try Self.apply(operation, parsed: parsed, to: &draft, now: now))
+            }
+            if let claim = batch.idempotency {
+                draft.idempotency[Self.key(claim)] = (claim.fingerprint, zip(batch.operations, written).map { operation, record in
+                    record.map { RecordReference(collection: operation.collection, id: $0.id) }
+                })
+            }
+            state = draft
+            return WriteResult(records: written, replayed: false)
+        }
+    }
+
+    public func changes(owner: String, after: Int64, limit: Int) async throws(StorageError) -> ChangePage {
+        guard (1...RecordQuery.maxLimit).contains(limit) else {
+            throw StorageError.invalid("limit must be between 1 and \(RecordQuery.maxLimit).", field: "limit")
+        }
+        return state.withLock { state in
+            let matching = state.changes.lazy.filter { $0.owner == owner && $0.change.sequence > after }.map(\.change)
+            let page = Array(matching.prefix(limit + 1))
+            return ChangePage(changes: Array(page.prefix(limit)), hasMore: page.count > limit)
+        }
+    }
+
+    // MARK: Rules
+
+    private static func key(_ claim: IdempotencyClaim) -> String {
+        "\(claim.owner)\u{0}\(claim.scope)\u{0}\(claim.key)"
+    }
+
+    private static func apply(_ operation: WriteOperation, parsed: JSONValue?, to state: inout State,
+                              now: Date) throws(StorageError) -> StorageAPI.Record? {
+        let collection = operation.collection
+        var entries = state.collections[collection] ?? [:]
+        let result: StorageAPI.Record?
+        let change: Change
+        state.sequence += 1
+        switch operation {
+        case .insert(_, let id, let owner, let data):
+            let id = id ?? RecordIDs.make()
+            guard entries[id] == nil else { throw RecordRules.duplicateID(collection: collection, id: id) }
+            let record = StorageAPI.Record(collection: collection, id: id, owner: owner, version: 1, createdAt: now,
+                                           updatedAt: now, data: data)
+            let entry = Entry(record: record, parsed: parsed ?? .null)
+            try checkUnique(entry, among: entries, schema: state.schemas[collection])
+            entries[id] = entry
+            result = record
+            change = Change(sequence: state.sequence, collection: collection, recordID: id, kind: .insert, version: 1)
+        case .replace(_, let id, let owner, let data, let expectedVersion):
+            guard var entry = entries[id], entry.record.owner == owner else {
+                throw RecordRules.notFound(collection: collection, id: id)
+            }
+            try RecordRules.check(expectedVersion: expectedVersion, actual: entry.record.version, id: id)
+            entry.record.version += 1
+            entry.record.updatedAt = now
+            entry.record.data = data
+            entry.parsed = parsed ?? .null
+            try checkUnique(entry, among: entries, schema: state.schemas[collection])
+            entries[id] = entry
+            result = entry.record
+            change = Change(sequence: state.sequence, collection: collection, recordID: id, kind: .replace,
+                            version: entry.record.version)
+        case .delete(_, let id, let owner, let expectedVersion):
+            guard let entry = entries[id], entry.record.owner == owner else {
+                throw RecordRules.notFound(collection: collection, id: id)
+            }
+            try RecordRules.check(expectedVersion: expectedVersion, actual: entry.record.version, id: id)
+            entries[id] = nil
+            result = nil
+            change = Change(sequence: state.sequence, collection: collection, recordID: id, kind: .delete,
+                            version: entry.record.version + 1)
+        }
+        state.collections[collection] = entries
+        state.changes.append((operation.owner, change))
+        return result
+    }
+
+    private static func checkUnique(_ entry: Entry, among entries: [String: Entry],
+                                    schema: CollectionSchema?) throws(StorageError) {
+        for index in schema?.indexes ?? [] where index.unique {
+            if entries.values.contains(where: { $0.record.id != entry.record.id && clash(index, entry, $0) }) {
+                throw StorageError(.conflict, "Another record in '\(entry.record.collection)' already has the same unique value.",
+                                   details: ["index": index.name])
+            }
+        }
+    }
+
+    /// Whether two records have the same key in a unique index (SQL semantics: a NULL key never clashes).
+    private static func clash(_ index: IndexSpec, _ a: Entry, _ b: Entry) -> Bool {
+        if index.scope == .perOwner, a.record.owner != b.record.owner { return false }
+        for field in index.fields {
+            let left = fieldValue(field, a), right = fieldValue(field, b)
+            if left == .null || right == .null { return false }
+            guard case .same = JSONValue.compare(left, right) else { return false }
+        }
+        return true
+    }
+
+    /// A field's value as SQLite's `json_extract` sees it: objects and arrays as their JSON text.
+    private static func fieldValue(_ field: String, _ entry: Entry) -> JSONValue {
+        switch MetaField(rawValue: field) {
+        case .id: return .string(entry.record.id)
+        case .created: return .number(entry.record.createdAt.timeIntervalSince1970)
+        case .updated: return .number(entry.record.updatedAt.timeIntervalSince1970)
+        case .version: return .number(Double(entry.record.version))
+        case nil:
+            let value = entry.parsed.value(at: field.split(separator: "."))
+            switch value {
+            case .array, .object: return .string(value.canonicalJSON)
+            default: return value
+            }
+        }
+    }
+
+    private static func matches(_ filter: Filter, _ entry: Entry) -> Bool {
+        let value = fieldValue(filter.field, entry)
+        func same(_ other: JSONValue) -> Bool {
+            if case .same = JSONValue.compare(value, other) { return true }
+            return false
+        }
+        switch filter.op {
+        case .eq: return same(filter.value)
+        case .ne: return !same(filter.value)
+        case .lt, .lte, .gt, .gte:
+            guard value != .null, filter.value != .null else { return false }
+            let result = JSONValue.compare(value, filter.value)
+            switch (filter.op, result) {
+            case (.lt, .ascending), (.lte, .ascending), (.lte, .same), (.gt, .descending), (.gte, .descending), (.gte, .same):
+                return true
+            default:
+                return false
+            }
+        case .in:
+            guard value != .null, case .array(let options) = filter.value else { return false }
+            return options.contains(where: same)
+        case .prefix:
+            guard case .string(let text) = value, case .string(let prefix) = filter.value else { return false }
+            return text.unicodeScalars.starts(with: prefix.unicodeScalars)
+        }
+    }
+}

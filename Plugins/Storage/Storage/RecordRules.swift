@@ -1,0 +1,67 @@
+import Bus
+import Foundation
+import StorageAPI
+
+/// The rules every backend applies identically, and their error messages.
+enum RecordRules {
+    static func notFound(collection: String, id: String) -> StorageError {
+        StorageError(.notFound, "No record '\(id)' in '\(collection)'.", details: ["id": id])
+    }
+
+    static func duplicateID(collection: String, id: String) -> StorageError {
+        StorageError(.conflict, "A record '\(id)' already exists in '\(collection)'.", details: ["id": id])
+    }
+
+    static func check(expectedVersion: Int64?, actual: Int64, id: String) throws(StorageError) {
+        if let expectedVersion, expectedVersion != actual {
+            throw StorageError(.preconditionFailed,
+                               "Record '\(id)' is at version \(actual), not \(expectedVersion): it changed since you read it. Reload and retry.",
+                               details: ["id": id, "version": String(actual)])
+        }
+    }
+}
+
+enum IdempotencyRules {
+    static func mismatch(_ claim: IdempotencyClaim) -> StorageError {
+        StorageError(.conflict, "This Idempotency-Key was already used for a different request; use a new key for a new request.",
+                     details: ["reason": "idempotency_key_reused"])
+    }
+}
+
+enum SchemaRules {
+    static func validate(_ schema: CollectionSchema) throws(StorageError) {
+        guard StorageNames.isValidCollection(schema.name) else {
+            throw StorageError.invalid("'\(schema.name)' is not a valid collection name.", field: "name")
+        }
+        for index in schema.indexes {
+            guard !index.fields.isEmpty, index.fields.count <= 4,
+                  index.fields.allSatisfy({ StorageNames.isValidField($0) && !$0.hasPrefix("@") }),
+                  StorageNames.isValidField(index.name) else {
+                throw StorageError.invalid("Index '\(index.name)' on '\(schema.name)' must name 1 to 4 payload fields.", field: "indexes")
+            }
+        }
+    }
+}
+
+/// Record ids the stores choose: 128 random bits, lowercase hex.
+enum RecordIDs {
+    static func make() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in
+            let value = generator.next() as UInt64
+            let hex = String(value, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
+    }
+}
+
+/// GRDB also exports a `Record`; in this module the name means storage's record.
+typealias Record = StorageAPI.Record
+
+/// Record timestamps: seconds since 1970 in whole milliseconds, created from the stored number in
+/// every backend, so that a timestamp reads back exactly as it was returned at write time.
+enum Timestamps {
+    static func now() -> Double {
+        (Date().timeIntervalSince1970 * 1000).rounded() / 1000
+    }
+}

@@ -1,0 +1,148 @@
+import GRDB
+import StorageAPI
+
+/// Builds the SQL of record queries. Field paths and collection names are validated by
+/// `StorageNames` before they get here and are written into the SQL as literals on purpose: SQLite
+/// only uses an expression index or a partial index when the query repeats its expression and its
+/// `WHERE collection = '…'` literally.
+enum SQLQueryBuilder {
+    static let recordColumns = "collection, id, owner, version, created_at, updated_at, data"
+
+    /// The SQL expression of a field: a column for meta fields, `json_extract` for payload paths.
+    static func expression(_ field: String) -> String {
+        switch MetaField(rawValue: field) {
+        case .id: "id"
+        case .created: "created_at"
+        case .updated: "updated_at"
+        case .version: "version"
+        case nil: "json_extract(data, '$.\(field)')"
+        }
+    }
+
+    static func literal(_ text: String) -> String {
+        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    static func indexName(collection: String, index: String) -> String {
+        let safe = (collection + "__" + index).map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+        return "ix_" + safe
+    }
+
+    static func createIndex(_ index: IndexSpec, collection: String) -> String {
+        var columns = index.fields.map(expression)
+        if index.scope == .perOwner { columns.insert("owner", at: 0) }
+        return """
+            CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(indexName(collection: collection, index: index.name)) \
+            ON records(\(columns.joined(separator: ", "))) WHERE collection = \(literal(collection))
+            """
+    }
+
+    static func databaseValue(_ value: JSONValue) -> DatabaseValue {
+        switch value {
+        case .null: .null
+        case .bool(let flag): (flag ? 1 : 0).databaseValue
+        case .number(let number): number.databaseValue
+        case .string(let text): text.databaseValue
+        case .array, .object: value.canonicalJSON.databaseValue
+        }
+    }
+
+    static func jsonValue(_ value: DatabaseValue) -> JSONValue {
+        switch value.storage {
+        case .null: .null
+        case .int64(let number): .number(Double(number))
+        case .double(let number): .number(number)
+        case .string(let text): .string(text)
+        case .blob: .null
+        }
+    }
+
+    /// `SELECT … WHERE … ORDER BY … LIMIT n+1`, with the sort-key values as extra columns k0…kn.
+    static func select(_ query: RecordQuery, cursor: QueryCursor?) -> (sql: String, arguments: StatementArguments) {
+        var conditions = ["collection = \(literal(query.collection))"]
+        var arguments: [DatabaseValue] = []
+        if let owner = query.owner {
+            conditions.append("owner = ?")
+            arguments.append(owner.databaseValue)
+        }
+        for filter in query.filters {
+            let expr = expression(filter.field)
+            switch filter.op {
+            case .eq:
+                conditions.append("\(expr) IS ?")
+                arguments.append(databaseValue(filter.value))
+            case .ne:
+                conditions.append("\(expr) IS NOT ?")
+                arguments.append(databaseValue(filter.value))
+            case .lt, .lte, .gt, .gte:
+                let op = [Filter.Op.lt: "<", .lte: "<=", .gt: ">", .gte: ">="][filter.op] ?? "="
+                conditions.append("\(expr) \(op) ?")
+                arguments.append(databaseValue(filter.value))
+            case .in:
+                guard case .array(let values) = filter.value, !values.isEmpty else {
+                    conditions.append("0")
+                    continue
+                }
+                conditions.append("\(expr) IN (\(values.map { _ in "?" }.joined(separator: ", ")))")
+                arguments += values.map(databaseValue)
+            case .prefix:
+                conditions.append("(typeof(\(expr)) = 'text' AND instr(\(expr), ?) = 1)")
+                arguments.append(databaseValue(filter.value))
+            }
+        }
+        if let cursor {
+            // Keyset pagination: rows strictly after the cursor in (k0, …, kn, id) order.
+            var alternatives: [String] = []
+            var equalPrefix: [String] = []
+            var prefixArguments: [DatabaseValue] = []
+            for (key, value) in zip(query.order, cursor.values) {
+                let expr = expression(key.field)
+                let after: (String, [DatabaseValue])
+                switch (key.descending, value) {
+                case (false, .null): after = ("\(expr) IS NOT NULL", [])
+                case (false, _): after = ("\(expr) > ?", [databaseValue(value)])
+                case (true, .null): after = ("0", [])
+                case (true, _): after = ("(\(expr) < ? OR \(expr) IS NULL)", [databaseValue(value)])
+                }
+                alternatives.append("(" + (equalPrefix + [after.0]).joined(separator: " AND ") + ")")
+                arguments += prefixArguments + after.1
+                equalPrefix.append("\(expr) IS ?")
+                prefixArguments.append(databaseValue(value))
+            }
+            alternatives.append("(" + (equalPrefix + ["id > ?"]).joined(separator: " AND ") + ")")
+            arguments += prefixArguments + [cursor.id.databaseValue]
+            conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
+        }
+        let keyColumns = query.order.enumerated().map { ", \(expression($1.field)) AS k\($0)" }.joined()
+        let orderBy = (query.order.map { "\(expression($0.field))\($0.descending ? " DESC" : "")" } + ["id"])
+            .joined(separator: ", ")
+        arguments.append((query.limit + 1).databaseValue)
+        let sql = """
+            SELECT \(recordColumns)\(keyColumns) FROM records WHERE \(conditions.joined(separator: " AND ")) \
+            ORDER BY \(orderBy) LIMIT ?
+            """
+        return (sql, StatementArguments(arguments))
+    }
+}
+
+extension JSONValue {
+    /// Compact JSON text.
+    var canonicalJSON: String {
+        switch self {
+        case .array, .object:
+            (try? String(decoding: JSONDocumentEncoder.shared.encode(self), as: UTF8.self)) ?? "null"
+        default:
+            ""
+        }
+    }
+}
+
+import Foundation
+
+enum JSONDocumentEncoder {
+    static let shared: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
+    }()
+}

@@ -1,0 +1,321 @@
+import Bus
+import Foundation
+import GRDB
+public import StorageAPI
+
+/// The embedded default: records in one SQLite file through GRDB's `DatabasePool` (WAL mode, so
+/// reads never wait for the writer). Every batch is one SQLite transaction; a crash mid-batch leaves
+/// the file as it was before the batch.
+public final class SQLiteRecordStore: RecordStore {
+    /// How hard SQLite flushes at commit.
+    public enum Durability: String, Sendable {
+        /// fsync at every commit: a commit survives a power cut.
+        case full
+        /// fsync at checkpoints only (WAL): a commit survives a crash of the process, the last ones
+        /// may be lost on power loss. SQLite's recommended setting for WAL.
+        case normal
+    }
+
+    private let writer: any DatabaseWriter
+
+    /// Opens (or creates) the database at `path` and brings its schema up to date.
+    public convenience init(path: String, durability: Durability = .normal) throws(StorageError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw StorageError.unavailable("Cannot create the directory '\(directory)' for the database: \(error.localizedDescription)")
+            }
+        }
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+        }
+        do {
+            try self.init(writer: DatabasePool(path: path, configuration: configuration))
+        } catch let error as StorageError {
+            throw error
+        } catch {
+            throw StorageError.unavailable("Cannot open the database '\(path)': \(error). Check the path and its permissions.")
+        }
+    }
+
+    /// A store over any GRDB writer; tests may pass a `DatabaseQueue()` in memory.
+    public init(writer: any DatabaseWriter) throws(StorageError) {
+        self.writer = writer
+        do {
+            try Self.migrator.migrate(writer)
+        } catch {
+            throw StorageError.unavailable("Cannot prepare the database schema: \(error)")
+        }
+    }
+
+    /// Closes the database; later calls fail with `unavailable`.
+    public func close() throws {
+        if let pool = writer as? DatabasePool { try pool.close() }
+        if let queue = writer as? DatabaseQueue { try queue.close() }
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: records, changes, idempotency") { db in
+            try db.execute(sql: """
+                CREATE TABLE records (
+                    collection TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    data TEXT NOT NULL,
+                    PRIMARY KEY (collection, id)
+                ) WITHOUT ROWID;
+                CREATE INDEX records_by_owner ON records(collection, owner, id);
+                CREATE TABLE changes (
+                    sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                    owner TEXT NOT NULL,
+                    collection TEXT NOT NULL,
+                    record_id TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    at REAL NOT NULL
+                );
+                CREATE INDEX changes_by_owner ON changes(owner, sequence);
+                CREATE TABLE idempotency (
+                    owner TEXT NOT NULL,
+                    scope TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    fingerprint TEXT NOT NULL,
+                    results TEXT NOT NULL,
+                    created_at REAL NOT NULL,
+                    PRIMARY KEY (owner, scope, key)
+                ) WITHOUT ROWID;
+                CREATE TABLE collections (name TEXT PRIMARY KEY, schema TEXT NOT NULL) WITHOUT ROWID;
+                """)
+        }
+        return migrator
+    }
+
+    // MARK: RecordStore
+
+    public func declare(_ schema: CollectionSchema) async throws(StorageError) {
+        try SchemaRules.validate(schema)
+        try await run { db in
+            for index in schema.indexes {
+                do {
+                    try db.execute(sql: SQLQueryBuilder.createIndex(index, collection: schema.name))
+                } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                    throw StorageError.conflict("Index '\(index.name)' on '\(schema.name)' cannot be unique: existing records share a key.")
+                }
+            }
+            let text = String(decoding: try JSONEncoder().encode(schema), as: UTF8.self)
+            try db.execute(sql: "INSERT OR REPLACE INTO collections(name, schema) VALUES (?, ?)", arguments: [schema.name, text])
+        }
+    }
+
+    public func get(collection: String, id: String, owner: String?) async throws(StorageError) -> StorageAPI.Record? {
+        guard StorageNames.isValidCollection(collection), StorageNames.isValidID(id) else { return nil }
+        return try await read { db in
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT \(SQLQueryBuilder.recordColumns) FROM records WHERE collection = ? AND id = ?",
+                arguments: [collection, id]) else { return nil }
+            let record = Self.record(row)
+            if let owner, record.owner != owner { return nil }
+            return record
+        }
+    }
+
+    public func query(_ query: RecordQuery) async throws(StorageError) -> RecordPage {
+        try query.validate()
+        let cursor = try query.cursor.map { text throws(StorageError) in
+            try QueryCursor.decode(text, keyCount: query.order.count)
+        }
+        let (sql, arguments) = SQLQueryBuilder.select(query, cursor: cursor)
+        let keyCount = query.order.count
+        return try await read { db in
+            var records: [Record] = []
+            var lastKeys: [JSONValue] = []
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try rows.next() {
+                if records.count == query.limit {
+                    let last = records[records.count - 1]
+                    return RecordPage(records: records, nextCursor: QueryCursor(values: lastKeys, id: last.id).encoded())
+                }
+                records.append(Self.record(row))
+                lastKeys = (0..<keyCount).map { SQLQueryBuilder.jsonValue(row[7 + $0] as DatabaseValue) }
+            }
+            return RecordPage(records: records, nextCursor: nil)
+        }
+    }
+
+    public func write(_ batch: WriteBatch) async throws(StorageError) -> WriteResult {
+        try batch.validate()
+        let stamp = Timestamps.now()
+        return try await run { db in
+            if let claim = batch.idempotency,
+               let row = try Row.fetchOne(
+                db, sql: "SELECT fingerprint, results FROM idempotency WHERE owner = ? AND scope = ? AND key = ?",
+                arguments: [claim.owner, claim.scope, claim.key]) {
+                guard (row["fingerprint"] as String) == claim.fingerprint else {
+                    throw IdempotencyRules.mismatch(claim)
+                }
+                let references = try JSONDecoder().decode([RecordReference?].self, from: Data((row["results"] as String).utf8))
+                let records = try references.map { reference -> Record? in
+                    guard let reference else { return nil }
+                    return try Row.fetchOne(
+                        db, sql: "SELECT \(SQLQueryBuilder.recordColumns) FROM records WHERE collection = ? AND id = ?",
+                        arguments: [reference.collection, reference.id]).map(Self.record)
+                }
+                return WriteResult(records: records, replayed: true)
+            }
+            var written: [Record?] = []
+            for operation in batch.operations {
+                written.append(try Self.apply(operation, db: db, stamp: stamp))
+            }
+            if let claim = batch.idempotency {
+                let references = zip(batch.operations, written).map { operation, record in
+                    record.map { RecordReference(collection: operation.collection, id: $0.id) }
+                }
+                let results = String(decoding: try JSONEncoder().encode(references), as: UTF8.self)
+                try db.execute(
+                    sql: "INSERT INTO idempotency(owner, scope, key, fingerprint, results, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                    arguments: [claim.owner, claim.scope, claim.key, claim.fingerprint, results, stamp])
+            }
+            return WriteResult(records: written, replayed: false)
+        }
+    }
+
+    public func changes(owner: String, after: Int64, limit: Int) async throws(StorageError) -> ChangePage {
+        guard (1...RecordQuery.maxLimit).contains(limit) else {
+            throw StorageError.invalid("limit must be between 1 and \(RecordQuery.maxLimit).", field: "limit")
+        }
+        return try await read { db in
+            let rows = try Row.fetchAll(
+                db, sql: """
+                    SELECT sequence, collection, record_id, kind, version FROM changes
+                    WHERE owner = ? AND sequence > ? ORDER BY sequence LIMIT ?
+                    """, arguments: [owner, after, limit + 1])
+            let changes = rows.prefix(limit).map { row in
+                Change(sequence: row[0], collection: row[1], recordID: row[2],
+                       kind: Change.Kind(rawValue: row[3]) ?? .replace, version: row[4])
+            }
+            return ChangePage(changes: Array(changes), hasMore: rows.count > limit)
+        }
+    }
+
+    // MARK: Writing
+
+    private static func apply(_ operation: WriteOperation, db: Database, stamp: Double) throws -> Record? {
+        let now = Date(timeIntervalSince1970: stamp)
+        switch operation {
+        case .insert(let collection, let id, let owner, let data):
+            let id = id ?? RecordIDs.make()
+            let record = Record(collection: collection, id: id, owner: owner, version: 1, createdAt: now,
+                                updatedAt: now, data: data)
+            do {
+                try db.execute(
+                    sql: "INSERT INTO records(\(SQLQueryBuilder.recordColumns)) VALUES (?, ?, ?, 1, ?, ?, ?)",
+                    arguments: [collection, id, owner, stamp, stamp, String(decoding: data.bytes, as: UTF8.self)])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw constraintError(error, collection: collection, id: id)
+            }
+            try logChange(db, owner: owner, collection: collection, id: id, kind: .insert, version: 1, at: stamp)
+            return record
+        case .replace(let collection, let id, let owner, let data, let expectedVersion):
+            let existing = try existingRecord(db, collection: collection, id: id, owner: owner, expectedVersion: expectedVersion)
+            let version = existing.version + 1
+            do {
+                try db.execute(
+                    sql: "UPDATE records SET version = ?, updated_at = ?, data = ? WHERE collection = ? AND id = ?",
+                    arguments: [version, stamp, String(decoding: data.bytes, as: UTF8.self), collection, id])
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                throw constraintError(error, collection: collection, id: id)
+            }
+            try logChange(db, owner: owner, collection: collection, id: id, kind: .replace, version: version, at: stamp)
+            return Record(collection: collection, id: id, owner: owner, version: version, createdAt: existing.createdAt,
+                          updatedAt: now, data: data)
+        case .delete(let collection, let id, let owner, let expectedVersion):
+            let existing = try existingRecord(db, collection: collection, id: id, owner: owner, expectedVersion: expectedVersion)
+            try db.execute(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: [collection, id])
+            try logChange(db, owner: owner, collection: collection, id: id, kind: .delete, version: existing.version + 1, at: stamp)
+            return nil
+        }
+    }
+
+    private static func existingRecord(_ db: Database, collection: String, id: String, owner: String,
+                                       expectedVersion: Int64?) throws -> Record {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT \(SQLQueryBuilder.recordColumns) FROM records WHERE collection = ? AND id = ?",
+            arguments: [collection, id]) else {
+            throw RecordRules.notFound(collection: collection, id: id)
+        }
+        let record = record(row)
+        guard record.owner == owner else { throw RecordRules.notFound(collection: collection, id: id) }
+        try RecordRules.check(expectedVersion: expectedVersion, actual: record.version, id: id)
+        return record
+    }
+
+    private static func logChange(_ db: Database, owner: String, collection: String, id: String, kind: Change.Kind,
+                                  version: Int64, at stamp: Double) throws {
+        try db.execute(
+            sql: "INSERT INTO changes(owner, collection, record_id, kind, version, at) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [owner, collection, id, kind.rawValue, version, stamp])
+    }
+
+    private static func constraintError(_ error: DatabaseError, collection: String, id: String) -> StorageError {
+        if error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
+            return RecordRules.duplicateID(collection: collection, id: id)
+        }
+        let index = error.message.flatMap { message in
+            message.split(separator: "ix_").last.map { String($0) }
+        } ?? "a unique index"
+        return StorageError(.conflict, "Another record in '\(collection)' already has the same unique value.",
+                            details: ["index": index])
+    }
+
+    private static func record(_ row: Row) -> Record {
+        Record(collection: row[0], id: row[1], owner: row[2], version: row[3],
+               createdAt: Date(timeIntervalSince1970: row[4]), updatedAt: Date(timeIntervalSince1970: row[5]),
+               data: JSONDocument(trustedBytes: Data((row[6] as String).utf8)))
+    }
+
+    // MARK: Running
+
+    private func run<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
+        do {
+            return try await writer.write(body)
+        } catch {
+            throw Self.map(error)
+        }
+    }
+
+    private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
+        do {
+            return try await writer.read(body)
+        } catch {
+            throw Self.map(error)
+        }
+    }
+
+    static func map(_ error: any Error) -> StorageError {
+        if let error = error as? StorageError { return error }
+        if let error = error as? DatabaseError {
+            switch error.resultCode {
+            case .SQLITE_FULL: return .unavailable("The disk is full; free space and try again.")
+            case .SQLITE_BUSY, .SQLITE_LOCKED: return .unavailable("The database is busy; try again.")
+            case .SQLITE_MISUSE where error.message?.contains("closed") == true:
+                return .unavailable("The database is closed (the server is shutting down).")
+            default: return StorageError(.internal, "Database error \(error.resultCode.rawValue).")
+            }
+        }
+        return StorageError(.internal, "Unexpected storage error: \(error)")
+    }
+}
+
+/// Where an idempotent batch's records are, to replay it.
+struct RecordReference: Codable, Sendable {
+    var collection: String
+    var id: String
+}

@@ -1,0 +1,62 @@
+public import Bus
+public import Foundation
+
+/// The record store as domain plugins see it: every call is a request to the storage plugin over
+/// the bus, so a plugin never links a backend and tests can stub storage away.
+public struct BusRecordStore: RecordStore {
+    private let bus: any MessageBus
+    private let timeout: Duration
+
+    public init(bus: any MessageBus, timeout: Duration = .seconds(10)) {
+        self.bus = bus
+        self.timeout = timeout
+    }
+
+    public func declare(_ schema: CollectionSchema) async throws(StorageError) {
+        _ = try await bus.request(DeclareCollection(schema: schema), timeout: timeout)
+    }
+
+    public func get(collection: String, id: String, owner: String?) async throws(StorageError) -> Record? {
+        try await bus.request(GetRecord(collection: collection, id: id, owner: owner), timeout: timeout).record
+    }
+
+    public func query(_ query: RecordQuery) async throws(StorageError) -> RecordPage {
+        try await bus.request(QueryRecords(query: query), timeout: timeout)
+    }
+
+    public func write(_ batch: WriteBatch) async throws(StorageError) -> WriteResult {
+        try await bus.request(WriteRecords(batch: batch), timeout: timeout)
+    }
+
+    public func changes(owner: String, after: Int64, limit: Int) async throws(StorageError) -> ChangePage {
+        try await bus.request(ReadChanges(owner: owner, after: after, limit: limit), timeout: timeout)
+    }
+}
+
+/// Blobs over the bus.
+public struct BusBlobStore: BlobStore {
+    private let bus: any MessageBus
+    private let timeout: Duration
+
+    public init(bus: any MessageBus, timeout: Duration = .seconds(30)) {
+        self.bus = bus
+        self.timeout = timeout
+    }
+
+    public func put(_ bytes: Data) async throws(StorageError) -> BlobRef {
+        try await bus.request(PutBlob(bytes: bytes), timeout: timeout)
+    }
+
+    public func get(_ sha256: String) async throws(StorageError) -> Data {
+        try await bus.request(GetBlob(sha256: sha256), timeout: timeout).bytes
+    }
+
+    public func stat(_ sha256: String) async throws(StorageError) -> BlobRef? {
+        try await bus.request(StatBlob(sha256: sha256), timeout: timeout).blob
+    }
+
+    @discardableResult
+    public func delete(_ sha256: String) async throws(StorageError) -> Bool {
+        try await bus.request(DeleteBlob(sha256: sha256), timeout: timeout).existed
+    }
+}

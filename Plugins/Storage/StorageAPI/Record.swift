@@ -1,0 +1,103 @@
+import Bus
+import Foundation
+
+/// One stored record: a JSON object in a collection, owned by one account.
+public struct Record: Codable, Sendable, Hashable {
+    /// The collection, e.g. `notes.notes`.
+    public var collection: String
+    public var id: String
+    /// The account that owns it. Reads and writes name the owner; another owner's record is "not found".
+    public var owner: String
+    /// 1 on insert, +1 on each replace: the basis of ETags and optimistic concurrency.
+    public var version: Int64
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var data: JSONDocument
+
+    public init(collection: String, id: String, owner: String, version: Int64, createdAt: Date, updatedAt: Date,
+                data: JSONDocument) {
+        self.collection = collection
+        self.id = id
+        self.owner = owner
+        self.version = version
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.data = data
+    }
+
+    /// Decodes the payload as a domain type.
+    public func decode<T: Decodable>(_ type: T.Type) throws(StorageError) -> T {
+        try data.decode(type)
+    }
+}
+
+/// A collection's declaration: its name and the indexes queries rely on.
+public struct CollectionSchema: Codable, Sendable, Hashable {
+    public var name: String
+    public var indexes: [IndexSpec]
+
+    public init(name: String, indexes: [IndexSpec] = []) {
+        self.name = name
+        self.indexes = indexes
+    }
+}
+
+/// An index over payload fields.
+public struct IndexSpec: Codable, Sendable, Hashable {
+    public enum Scope: String, Codable, Sendable {
+        /// Keys are per owner: the usual case, as every query names its owner.
+        case perOwner
+        /// Keys span all owners (e.g. unique user names).
+        case global
+    }
+
+    public var name: String
+    /// Dotted payload paths, e.g. `["position"]`.
+    public var fields: [String]
+    public var unique: Bool
+    public var scope: Scope
+
+    public init(name: String, fields: [String], unique: Bool = false, scope: Scope = .perOwner) {
+        self.name = name
+        self.fields = fields
+        self.unique = unique
+        self.scope = scope
+    }
+}
+
+/// Names that storage accepts, checked the same way by every backend.
+public enum StorageNames {
+    /// Collection names: `a-z 0-9 _ . -`, 1–64 characters, starting with a letter.
+    public static func isValidCollection(_ name: String) -> Bool {
+        guard (1...64).contains(name.utf8.count), let first = name.utf8.first, (97...122).contains(first) else { return false }
+        return name.utf8.allSatisfy { (97...122).contains($0) || (48...57).contains($0) || $0 == 95 || $0 == 46 || $0 == 45 }
+    }
+
+    /// Field paths: dot-separated identifiers (`a-z A-Z 0-9 _`), or a meta field
+    /// (`@id`, `@created`, `@updated`, `@version`).
+    public static func isValidField(_ field: String) -> Bool {
+        if MetaField(rawValue: field) != nil { return true }
+        guard (1...128).contains(field.utf8.count) else { return false }
+        return field.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { part in
+            !part.isEmpty && part.utf8.allSatisfy {
+                (97...122).contains($0) || (65...90).contains($0) || (48...57).contains($0) || $0 == 95
+            }
+        }
+    }
+
+    /// Record ids: 1–128 characters of `A-Z a-z 0-9 _ - . :`.
+    public static func isValidID(_ id: String) -> Bool {
+        (1...128).contains(id.utf8.count) && id.utf8.allSatisfy {
+            (97...122).contains($0) || (65...90).contains($0) || (48...57).contains($0)
+                || $0 == 95 || $0 == 45 || $0 == 46 || $0 == 58
+        }
+    }
+}
+
+/// Fields every record has besides its payload.
+public enum MetaField: String, Sendable {
+    case id = "@id"
+    case created = "@created"
+    case updated = "@updated"
+    case version = "@version"
+}

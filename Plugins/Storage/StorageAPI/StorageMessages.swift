@@ -1,0 +1,88 @@
+public import Bus
+public import Foundation
+
+// The storage plugin's requests. Domain plugins send them through `BusRecordStore` and
+// `BusBlobStore`; the storage plugin answers them from its configured backend.
+
+public struct DeclareCollection: BusRequest {
+    public static let name: MessageName = "storage.collection.declare.v1"
+    public typealias Reply = Empty
+    public var schema: CollectionSchema
+    public init(schema: CollectionSchema) { self.schema = schema }
+}
+
+public struct GetRecord: BusRequest {
+    public static let name: MessageName = "storage.record.get.v1"
+    public struct Reply: Codable, Sendable { public var record: Record?; public init(record: Record?) { self.record = record } }
+    public var collection: String
+    public var id: String
+    public var owner: String?
+    public init(collection: String, id: String, owner: String?) {
+        self.collection = collection
+        self.id = id
+        self.owner = owner
+    }
+}
+
+public struct QueryRecords: BusRequest {
+    public static let name: MessageName = "storage.record.query.v1"
+    public typealias Reply = RecordPage
+    public var query: RecordQuery
+    public init(query: RecordQuery) { self.query = query }
+}
+
+public struct WriteRecords: BusRequest {
+    public static let name: MessageName = "storage.record.write.v1"
+    public typealias Reply = WriteResult
+    public var batch: WriteBatch
+    public init(batch: WriteBatch) { self.batch = batch }
+}
+
+public struct ReadChanges: BusRequest {
+    public static let name: MessageName = "storage.changes.read.v1"
+    public typealias Reply = ChangePage
+    public var owner: String
+    public var after: Int64
+    public var limit: Int
+    public init(owner: String, after: Int64, limit: Int) {
+        self.owner = owner
+        self.after = after
+        self.limit = limit
+    }
+}
+
+public struct PutBlob: BusRequest {
+    public static let name: MessageName = "storage.blob.put.v1"
+    public typealias Reply = BlobRef
+    public var bytes: Data
+    public init(bytes: Data) { self.bytes = bytes }
+}
+
+public struct GetBlob: BusRequest {
+    public static let name: MessageName = "storage.blob.get.v1"
+    public struct Reply: Codable, Sendable { public var bytes: Data; public init(bytes: Data) { self.bytes = bytes } }
+    public var sha256: String
+    public init(sha256: String) { self.sha256 = sha256 }
+}
+
+public struct StatBlob: BusRequest {
+    public static let name: MessageName = "storage.blob.stat.v1"
+    public struct Reply: Codable, Sendable { public var blob: BlobRef?; public init(blob: BlobRef?) { self.blob = blob } }
+    public var sha256: String
+    public init(sha256: String) { self.sha256 = sha256 }
+}
+
+public struct DeleteBlob: BusRequest {
+    public static let name: MessageName = "storage.blob.delete.v1"
+    public struct Reply: Codable, Sendable { public var existed: Bool; public init(existed: Bool) { self.existed = existed } }
+    public var sha256: String
+    public init(sha256: String) { self.sha256 = sha256 }
+}
+
+/// Every storage message, for name checks.
+public enum StorageMessages {
+    public static let all: [any BusMessage.Type] = [
+        DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self,
+        PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self,
+    ]
+}

@@ -1,0 +1,71 @@
+import Bus
+import BusInProcess
+import Foundation
+import Logging
+import Storage
+import StorageAPI
+import StorageTestKit
+import Testing
+
+/// The one contract suite, run against every backend. A new backend joins with one more test here.
+@Suite("Record store contract")
+struct RecordStoreContractTests {
+    @Test("in-memory", arguments: RecordStoreContract.cases)
+    func inMemory(_ contract: ContractCase<any RecordStore>) async throws {
+        try await contract.run(InMemoryRecordStore())
+    }
+
+    @Test("SQLite file (WAL)", arguments: RecordStoreContract.cases)
+    func sqlite(_ contract: ContractCase<any RecordStore>) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"))
+        try await contract.run(store)
+        try store.close()
+    }
+
+    @Test("over the in-process bus", arguments: RecordStoreContract.cases)
+    func overBus(_ contract: ContractCase<any RecordStore>) async throws {
+        let bus = InProcessBus()
+        try StoragePlugin.register(records: InMemoryRecordStore(), blobs: InMemoryBlobStore(), on: bus)
+        try await contract.run(BusRecordStore(bus: bus))
+    }
+}
+
+@Suite("Blob store contract")
+struct BlobStoreContractTests {
+    @Test("in-memory", arguments: BlobStoreContract.cases)
+    func inMemory(_ contract: ContractCase<any BlobStore>) async throws {
+        try await contract.run(InMemoryBlobStore())
+    }
+
+    @Test("files", arguments: BlobStoreContract.cases)
+    func files(_ contract: ContractCase<any BlobStore>) async throws {
+        let directory = try TemporaryDirectory()
+        try await contract.run(try FileBlobStore(directory: directory.path("blobs")))
+    }
+
+    @Test("over the in-process bus", arguments: BlobStoreContract.cases)
+    func overBus(_ contract: ContractCase<any BlobStore>) async throws {
+        let bus = InProcessBus()
+        try StoragePlugin.register(records: InMemoryRecordStore(), blobs: InMemoryBlobStore(), on: bus)
+        try await contract.run(BusBlobStore(bus: bus))
+    }
+}
+
+extension ContractCase: CustomTestStringConvertible {
+    public var testDescription: String { description }
+}
+
+/// A directory under the system temp dir, removed when the value is released.
+final class TemporaryDirectory: Sendable {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
