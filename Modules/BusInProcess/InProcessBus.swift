@@ -4,9 +4,9 @@ import Synchronization
 
 /// The default transport: messages are Swift values handed from task to task, never encoded.
 ///
-/// Handlers are looked up by the message's type under one lock; a request runs its handler in a
-/// child task raced against the deadline, so a handler that never answers cannot hold its caller
-/// past the deadline. Events are yielded into each subscriber's bounded `AsyncStream`, so publishing
+/// Handlers are looked up by the message's type under one lock; a request runs its handler in its
+/// own task, and a shared ``DeadlineWatchdog`` answers for it when the deadline passes, so a handler
+/// that never answers cannot hold its caller past the deadline. Events are yielded into each subscriber's bounded `AsyncStream`, so publishing
 /// never waits for a subscriber.
 public final class InProcessBus: MessageBus {
     private struct Subscriber: Sendable {
@@ -28,6 +28,7 @@ public final class InProcessBus: MessageBus {
 
     private let state = Mutex(State())
     private let logger: Logger
+    private let watchdog = DeadlineWatchdog()
 
     public init(logger: Logger = Logger(label: "quire.bus")) {
         self.logger = logger
@@ -82,6 +83,11 @@ public final class InProcessBus: MessageBus {
         return EventSubscription(stream: stream, drops: drops)
     }
 
+    /// How many live subscriptions an event type has; for tests and diagnostics.
+    public func subscriberCount<Event: BusEvent>(for type: Event.Type) -> Int {
+        state.withLock { $0.subscribers[ObjectIdentifier(Event.self)]?.count ?? 0 }
+    }
+
     // MARK: Requests
 
     @discardableResult
@@ -122,50 +128,51 @@ public final class InProcessBus: MessageBus {
                 details: ["message": Request.name.rawValue])
         }
         let context = BusRequestContext(name: entry.name, deadline: deadline)
-        let outcome = await Self.race(handler, request, context)
-        return try outcome.get()
+        return try await run(handler, request, context).get()
     }
 
-    /// Runs the handler against the deadline; whichever finishes first decides the outcome and the
-    /// other is cancelled.
-    private static func race<Request: BusRequest>(
+    /// Runs the handler in its own task and waits for whichever comes first: its reply, the deadline
+    /// (the watchdog answers `deadline_exceeded` and cancels the handler) or the caller's cancellation.
+    /// The caller is released at the deadline even if the handler ignores cancellation.
+    private func run<Request: BusRequest>(
         _ handler: @escaping RequestHandler<Request>, _ request: Request, _ context: BusRequestContext
     ) async -> Result<Request.Reply, BusError> {
-        if Task.isCancelled {
-            return .failure(cancelledError(context.name))
-        }
-        return await withTaskGroup(of: Result<Request.Reply, BusError>?.self) { group in
-            group.addTask {
-                do {
-                    return .success(try await handler(request, context))
-                } catch let error as BusError {
-                    return .failure(error)
-                } catch is CancellationError {
-                    return .failure(cancelledError(context.name))
-                } catch {
-                    return .failure(BusError(
-                        .internal,
-                        "The handler for '\(context.name)' failed unexpectedly; see the server log.",
-                        details: ["message": context.name.rawValue]))
+        if Task.isCancelled { return .failure(Self.cancelledError(context.name)) }
+        let logger = self.logger
+        let pending = PendingReply<Request.Reply>()
+        var ticket: DeadlineWatchdog.Ticket?
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                pending.attach(continuation)
+                ticket = watchdog.add(context.deadline) {
+                    pending.finish(.failure(BusError(
+                        .deadlineExceeded,
+                        "'\(context.name)' got no reply before its deadline. The handling plugin is slow or stuck; try again later.",
+                        details: ["message": context.name.rawValue])))
                 }
+                pending.attach(Task {
+                    let outcome: Result<Request.Reply, BusError>
+                    do {
+                        outcome = .success(try await handler(request, context))
+                    } catch let error as BusError {
+                        outcome = .failure(error)
+                    } catch is CancellationError {
+                        outcome = .failure(Self.cancelledError(context.name))
+                    } catch {
+                        logger.error("Request handler failed", metadata: [
+                            "message": "\(context.name)", "error": "\(String(reflecting: type(of: error)))"])
+                        outcome = .failure(BusError(
+                            .internal, "The handler for '\(context.name)' failed unexpectedly; see the server log.",
+                            details: ["message": context.name.rawValue]))
+                    }
+                    pending.finish(outcome, fromHandler: true)
+                })
             }
-            group.addTask {
-                do {
-                    try await Task.sleep(until: context.deadline, clock: .continuous)
-                } catch {
-                    return nil  // cancelled because the handler finished first
-                }
-                return .failure(BusError(
-                    .deadlineExceeded,
-                    "'\(context.name)' got no reply before its deadline. The handling plugin is slow or stuck; try again later.",
-                    details: ["message": context.name.rawValue]))
-            }
-            defer { group.cancelAll() }
-            while let next = await group.next() {
-                if let outcome = next { return outcome }
-            }
-            return .failure(cancelledError(context.name))
+        } onCancel: {
+            pending.finish(.failure(Self.cancelledError(context.name)))
         }
+        if let ticket { watchdog.remove(ticket) }
+        return result
     }
 
     private static func cancelledError(_ name: MessageName) -> BusError {

@@ -55,6 +55,7 @@ public final class RecordingBus: MessageBus {
         inner.subscribe(to: type, buffering: policy)
     }
 
+    @discardableResult
     public func handle<Request: BusRequest>(
         _ type: Request.Type, _ handler: @escaping RequestHandler<Request>
     ) throws(BusError) -> HandlerRegistration {

@@ -39,6 +39,7 @@ public final class StubBus: MessageBus {
         inner.subscribe(to: type, buffering: policy)
     }
 
+    @discardableResult
     public func handle<Request: BusRequest>(
         _ type: Request.Type, _ handler: @escaping RequestHandler<Request>
     ) throws(BusError) -> HandlerRegistration {
