@@ -74,6 +74,7 @@ let targets: [Target] = [
     module("BusInProcess", ["Bus", .logging]),
     module("BusTestKit", ["Bus", "BusInProcess"]),
     module("AppConfig", [.yams]),
+    module("OrderKeys"),
     module("HTTPKit", ["Bus", .hummingbird, .httpTypes, .nioCore, .logging]),
     module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging]),
     module("AppHost", ["Bus", "BusInProcess", "AppConfig", "HTTPKit", "PluginKit", .hummingbird, .lifecycle, .unixSignals, .logging]),
@@ -89,7 +90,7 @@ let targets: [Target] = [
 
     // notes (Napkin Notes)
     plugin("Notes", "NotesAPI", ["Bus"]),
-    plugin("Notes", "Notes", ["NotesAPI", "StorageAPI", "AuthAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .logging]),
+    plugin("Notes", "Notes", ["NotesAPI", "StorageAPI", "AuthAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .logging]),
 
     // Every plugin compiled into the binaries.
     .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes"],
@@ -102,6 +103,7 @@ let targets: [Target] = [
 
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusTestKit"]),
+    tests("OrderKeysTests", ["OrderKeys"]),
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus", .hummingbird, .hummingbirdTesting, .lifecycle, .logging]),
     tests("StorageTests", ["Storage", "StorageAPI", "StorageTestKit", "BusInProcess", "Bus", .logging]),

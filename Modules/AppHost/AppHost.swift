@@ -103,6 +103,27 @@ public struct AppHost: Sendable {
             logger: logger)
     }
 
+    /// Runs the plugins' services without the HTTP server while `body` runs, then shuts them down
+    /// gracefully (the database closes cleanly). For tools that work on an app's data.
+    public func withServices<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
+        let group = ServiceGroup(configuration: .init(services: plugins.flatMap(\.services), logger: logger))
+        return try await withThrowingTaskGroup(of: T?.self) { tasks in
+            tasks.addTask {
+                try await group.run()
+                return nil
+            }
+            let result: Result<T, any Error>
+            do {
+                result = .success(try await body())
+            } catch {
+                result = .failure(error)
+            }
+            await group.triggerGracefulShutdown()
+            while try await tasks.next() != nil {}
+            return try result.get()
+        }
+    }
+
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
     public func run(onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
         let group = ServiceGroup(configuration: .init(

@@ -1,0 +1,183 @@
+public import AppConfig
+import AuthAPI
+public import Bus
+import Foundation
+public import HTTPKit
+import Hummingbird
+public import PluginKit
+import StorageAPI
+
+/// The `auth` plugin: accounts (password and password-less device), sessions with short-lived
+/// access tokens and rotating refresh tokens, sign-in throttling, and the authenticator in front of
+/// every other plugin's routes.
+///
+/// ```yaml
+/// auth: { methods: [password, device], access_token_ttl: 15m }
+/// ```
+public struct AuthPlugin: Plugin {
+    public struct Config: Sendable {
+        var methods: [String]
+        var accessTTL: Duration
+        var refreshTTL: Duration
+        var bcryptCost: Int
+        var secret: String?
+        var secretFile: String?
+        var attemptsPerAccount: Int
+        var attemptsPerAddress: Int
+        var throttleWindow: Duration
+    }
+
+    public static let descriptor = PluginDescriptor(
+        id: "auth",
+        summary: "Accounts (password, device), sessions with access and refresh tokens, sign-in throttling",
+        dependencies: ["storage"],
+        settings: [
+            SettingDescription("methods", "list of password | device", default: "[password, device]", "How people may sign up and sign in"),
+            SettingDescription("access_token_ttl", "duration 1m...24h", default: "15m", "Lifetime of an access token"),
+            SettingDescription("refresh_token_ttl", "duration 1h...365d", default: "30d", "A session ends after this long unused"),
+            SettingDescription("bcrypt_cost", "int 4...16", default: "12", "Work factor of password hashes"),
+            SettingDescription("secret", "string, 32+ characters", "The token-signing key; use ${QUIRE_AUTH_SECRET}. Without it a key is generated into secret_file"),
+            SettingDescription("secret_file", "path", default: "./data/<app>.auth-secret", "Where a generated key is kept (mode 0600)"),
+            SettingDescription("max_failed_logins", "int 1...1000", default: "5", "Failed sign-ins per account within throttle_window"),
+            SettingDescription("max_failed_logins_per_address", "int 1...10000", default: "20", "Failed sign-ins per client address within throttle_window"),
+            SettingDescription("throttle_window", "duration 1m...24h", default: "15m", "The sliding window of the sign-in limits"),
+        ])
+
+    public static func configure(_ section: ConfigSection) -> Config {
+        Config(
+            methods: section.stringList("methods", default: ["password", "device"], allowed: ["password", "device"]),
+            accessTTL: section.duration("access_token_ttl", default: .seconds(900), in: .seconds(60) ... .seconds(86_400)),
+            refreshTTL: section.duration("refresh_token_ttl", default: .seconds(30 * 86_400), in: .seconds(3600) ... .seconds(365 * 86_400)),
+            bcryptCost: section.int("bcrypt_cost", default: 12, in: 4...16),
+            secret: section.string("secret").flatMap { $0.isEmpty ? nil : $0 },
+            secretFile: section.string("secret_file"),
+            attemptsPerAccount: section.int("max_failed_logins", default: 5, in: 1...1000),
+            attemptsPerAddress: section.int("max_failed_logins_per_address", default: 20, in: 1...10_000),
+            throttleWindow: section.duration("throttle_window", default: .seconds(900), in: .seconds(60) ... .seconds(86_400)))
+    }
+
+    let accounts: AccountService
+    let methods: Set<String>
+    let bus: any MessageBus
+
+    public init(config: Config, context: PluginContext) async throws {
+        let secret = try ServerSecret.load(configured: config.secret,
+                                           file: config.secretFile ?? "./data/\(context.appName).auth-secret",
+                                           logger: context.logger)
+        let store = BusRecordStore(bus: context.bus)
+        accounts = AccountService(
+            store: store,
+            tokens: await TokenIssuer(secret: secret, issuer: "quire:\(context.appName)", accessTTL: config.accessTTL),
+            hasher: PasswordHasher(cost: config.bcryptCost),
+            throttle: LoginThrottle(window: config.throttleWindow, perAccount: config.attemptsPerAccount,
+                                    perAddress: config.attemptsPerAddress),
+            refreshTTL: config.refreshTTL)
+        methods = Set(config.methods)
+        bus = context.bus
+        for schema in AuthCollections.schemas { try await store.declare(schema) }
+    }
+
+    public var authenticator: (any RequestAuthenticator)? { BusAuthenticator(bus: bus) }
+
+    public var features: [String] { methods.sorted().map { "sign-in:\($0)" } }
+
+    public func register(on bus: any MessageBus) async throws {
+        let accounts = self.accounts
+        try bus.handle(VerifySession.self) { request, _ in try await accounts.verify(request.accessToken) }
+        try bus.handle(CreateAccount.self) { request, _ in
+            try await accounts.register(username: request.username, password: request.password, idempotencyKey: nil)
+        }
+        try bus.handle(ResetPassword.self) { request, _ in
+            try await accounts.resetPassword(username: request.username, newPassword: request.newPassword)
+            return Empty()
+        }
+        try bus.handle(RevokeSessions.self) { request, _ in
+            .init(revoked: try await accounts.revokeSessions(username: request.username))
+        }
+    }
+
+    struct Credentials: Decodable {
+        var username: String
+        var password: String
+    }
+
+    struct DeviceSignIn: Decodable {
+        var accountID: String
+        var deviceSecret: String
+        enum CodingKeys: String, CodingKey {
+            case accountID = "account_id"
+            case deviceSecret = "device_secret"
+        }
+    }
+
+    struct RefreshBody: Decodable {
+        var refreshToken: String
+        enum CodingKeys: String, CodingKey { case refreshToken = "refresh_token" }
+    }
+
+    struct DeviceAccount: Encodable {
+        var tokens: TokenPair
+        var deviceSecret: String
+        func encode(to encoder: any Encoder) throws {
+            try tokens.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(deviceSecret, forKey: .deviceSecret)
+        }
+        enum CodingKeys: String, CodingKey { case deviceSecret = "device_secret" }
+    }
+
+    public func routes(_ routes: PluginRoutes) throws {
+        let accounts = self.accounts
+        if methods.contains("password") {
+            routes.addPublic(.post, "register", summary: "Create a password account") { request, context in
+                var request = request
+                let body = try await request.decodeJSON(Credentials.self, context: context)
+                let account = try await accounts.register(username: body.username, password: body.password,
+                                                          idempotencyKey: try request.idempotencyKey())
+                return try .json(account.wire, status: .created)
+            }
+            routes.addPublic(.post, "login", summary: "Sign in with username and password; returns tokens") { request, context in
+                var request = request
+                let body = try await request.decodeJSON(Credentials.self, context: context)
+                return try .json(try await accounts.login(username: body.username, password: body.password,
+                                                          address: context.remoteAddress))
+            }
+        }
+        if methods.contains("device") {
+            routes.addPublic(.post, "device", summary: "Create a password-less device account, or sign in with its device secret") {
+                request, context in
+                var request = request
+                let hasBody = request.headers[.contentLength].map { $0 != "0" } ?? false
+                if hasBody {
+                    let body = try await request.decodeJSON(DeviceSignIn.self, context: context)
+                    return try .json(try await accounts.loginDevice(accountID: body.accountID, secret: body.deviceSecret,
+                                                                    address: context.remoteAddress))
+                }
+                let (tokens, secret) = try await accounts.createDevice(idempotencyKey: try request.idempotencyKey(),
+                                                                       address: context.remoteAddress)
+                return try .json(DeviceAccount(tokens: tokens, deviceSecret: secret), status: .created)
+            }
+        }
+        routes.addPublic(.post, "refresh", summary: "Exchange a refresh token for new tokens (the old one stops working)") {
+            request, context in
+            var request = request
+            let body = try await request.decodeJSON(RefreshBody.self, context: context)
+            return try .json(try await accounts.refresh(body.refreshToken))
+        }
+        try routes.add(.post, "logout", summary: "End this session: its refresh and access tokens stop working") { _, _, identity in
+            try await accounts.logout(accountID: identity.accountID, sessionID: identity.sessionID)
+            return .noContent
+        }
+        try routes.add(.get, "me", summary: "The signed-in account") { _, _, identity in
+            try .json(try await accounts.summary(accountID: identity.accountID).wire)
+        }
+    }
+}
+
+extension AccountSummary {
+    /// The HTTP form, snake_case like the rest of the API.
+    var wire: [String: String?] {
+        ["account_id": accountID, "username": username, "kind": kind,
+         "created_at": ISO8601DateFormatter().string(from: createdAt)]
+    }
+}

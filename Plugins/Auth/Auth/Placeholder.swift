@@ -1,2 +1,0 @@
-import JWTKit
-import HummingbirdBcrypt

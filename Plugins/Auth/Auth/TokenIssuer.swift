@@ -1,0 +1,66 @@
+import Bus
+import Crypto
+import Foundation
+import JWTKit
+
+/// Signs and checks access tokens (HS256 JWTs) and derives device secrets, from one server secret.
+struct TokenIssuer: Sendable {
+    struct AccessClaims: JWTPayload {
+        var sub: SubjectClaim
+        var sid: String
+        var iss: IssuerClaim
+        var iat: IssuedAtClaim
+        var exp: ExpirationClaim
+
+        func verify(using algorithm: some JWTAlgorithm) async throws {
+            try exp.verifyNotExpired()
+        }
+    }
+
+    private let keys: JWTKeyCollection
+    private let secret: SymmetricKey
+    let issuer: String
+    let accessTTL: Duration
+
+    init(secret: Data, issuer: String, accessTTL: Duration) async {
+        self.secret = SymmetricKey(data: secret)
+        self.keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(key: SymmetricKey(data: secret)), digestAlgorithm: .sha256)
+        self.issuer = issuer
+        self.accessTTL = accessTTL
+    }
+
+    var accessTTLSeconds: Int { Int(accessTTL.components.seconds) }
+
+    func accessToken(account: String, session: String, now: Date = Date()) async throws(BusError) -> String {
+        let claims = AccessClaims(sub: SubjectClaim(value: account), sid: session, iss: IssuerClaim(value: issuer),
+                                  iat: IssuedAtClaim(value: now),
+                                  exp: ExpirationClaim(value: now.addingTimeInterval(TimeInterval(accessTTLSeconds))))
+        do {
+            return try await keys.sign(claims)
+        } catch {
+            throw BusError(.internal, "Could not sign an access token.")
+        }
+    }
+
+    /// The account and session of a valid, unexpired token from this server.
+    func verify(_ token: String) async throws(BusError) -> (account: String, session: String) {
+        let claims: AccessClaims
+        do {
+            claims = try await keys.verify(token, as: AccessClaims.self)
+        } catch {
+            throw BusError(.unauthenticated, "The access token is invalid or expired; refresh it or sign in again.")
+        }
+        guard claims.iss.value == issuer else {
+            throw BusError(.unauthenticated, "The access token was issued for another app; sign in again.")
+        }
+        return (claims.sub.value, claims.sid)
+    }
+
+    /// A device account's secret: derived, never stored, so a retried "create device account" can
+    /// answer with the same secret.
+    func deviceSecret(account: String, version: Int) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data("device:\(account):\(version)".utf8), using: secret)
+        return Secrets.base64URL(Data(mac))
+    }
+}

@@ -1,0 +1,79 @@
+public import Bus
+public import Foundation
+
+// The auth plugin's requests. Other plugins and the tools reach accounts and sessions only through
+// these; the host uses `VerifySession` (through `BusAuthenticator`) in front of every signed-in route.
+
+/// Checks an access token: signature, expiry, and that its session is still live.
+public struct VerifySession: BusRequest {
+    public static let name: MessageName = "auth.session.verify.v1"
+    public typealias Reply = VerifiedSession
+    public var accessToken: String
+    public init(accessToken: String) { self.accessToken = accessToken }
+}
+
+public struct VerifiedSession: Codable, Sendable, Hashable {
+    public var accountID: String
+    public var sessionID: String
+    public init(accountID: String, sessionID: String) {
+        self.accountID = accountID
+        self.sessionID = sessionID
+    }
+}
+
+/// Creates a password account (the `quire-auth create-user` tool and `POST /auth/register`).
+public struct CreateAccount: BusRequest {
+    public static let name: MessageName = "auth.account.create.v1"
+    public typealias Reply = AccountSummary
+    public var username: String
+    public var password: String
+    public init(username: String, password: String) {
+        self.username = username
+        self.password = password
+    }
+}
+
+public struct AccountSummary: Codable, Sendable, Hashable {
+    public var accountID: String
+    /// Nil for a password-less device account.
+    public var username: String?
+    public var kind: String
+    public var createdAt: Date
+    public init(accountID: String, username: String?, kind: String, createdAt: Date) {
+        self.accountID = accountID
+        self.username = username
+        self.kind = kind
+        self.createdAt = createdAt
+    }
+}
+
+/// Sets a new password and revokes every session of the account.
+public struct ResetPassword: BusRequest {
+    public static let name: MessageName = "auth.password.reset.v1"
+    public typealias Reply = Empty
+    public var username: String
+    public var newPassword: String
+    public init(username: String, newPassword: String) {
+        self.username = username
+        self.newPassword = newPassword
+    }
+}
+
+/// Revokes every live session of an account: its refresh tokens stop working at once, and so do its
+/// access tokens (they are checked against their session).
+public struct RevokeSessions: BusRequest {
+    public static let name: MessageName = "auth.sessions.revoke.v1"
+    public struct Reply: Codable, Sendable, Hashable {
+        public var revoked: Int
+        public init(revoked: Int) { self.revoked = revoked }
+    }
+    public var username: String
+    public init(username: String) { self.username = username }
+}
+
+/// Every auth message, for name checks.
+public enum AuthMessages {
+    public static let all: [any BusMessage.Type] = [
+        VerifySession.self, CreateAccount.self, ResetPassword.self, RevokeSessions.self,
+    ]
+}

@@ -1,0 +1,20 @@
+public import Bus
+public import HTTPKit
+
+/// The host's authenticator: asks the auth plugin over the bus to verify each bearer token.
+public struct BusAuthenticator: RequestAuthenticator {
+    private let bus: any MessageBus
+
+    public init(bus: any MessageBus) {
+        self.bus = bus
+    }
+
+    public func authenticate(bearerToken: String) async throws -> Identity {
+        do {
+            let session = try await bus.request(VerifySession(accessToken: bearerToken), timeout: .seconds(5))
+            return Identity(accountID: session.accountID, sessionID: session.sessionID)
+        } catch where error.code == .unauthenticated {
+            throw Problem.unauthenticated(error.message)
+        }
+    }
+}

@@ -1,0 +1,105 @@
+public import AppConfig
+import Bus
+import Foundation
+public import HTTPKit
+import Hummingbird
+public import PluginKit
+import StorageAPI
+
+/// The `notes` plugin — Napkin Notes' domain: quick notes with a title, text and date, in the user's
+/// own order. (Photo and drawing arrive with the media and drawing plugins.)
+///
+/// ```yaml
+/// notes: { time_zone: Europe/Paris }
+/// ```
+public struct NotesPlugin: Plugin {
+    public struct Config: Sendable {
+        var timeZone: TimeZone
+        var pageSize: Int
+    }
+
+    public static let descriptor = PluginDescriptor(
+        id: "notes",
+        summary: "Napkin Notes: notes with title, text and date, in the user's own order",
+        dependencies: ["storage", "auth"],
+        settings: [
+            SettingDescription("time_zone", "IANA zone", default: "UTC", "Whose 'today' a new note gets as its date"),
+            SettingDescription("page_size", "int 1...500", default: "100", "Notes per page when the client does not say"),
+        ])
+
+    public static func configure(_ section: ConfigSection) -> Config {
+        let zoneName = section.string("time_zone", default: "UTC") ?? "UTC"
+        let zone = TimeZone(identifier: zoneName)
+        if zone == nil { section.report("time_zone", "unknown time zone \"\(zoneName)\"; use an IANA name such as Europe/Paris") }
+        return Config(timeZone: zone ?? .gmt, pageSize: section.int("page_size", default: 100, in: 1...500))
+    }
+
+    let service: NotesService
+    let pageSize: Int
+
+    public init(config: Config, context: PluginContext) async throws {
+        let store = BusRecordStore(bus: context.bus)
+        try await store.declare(NotesService.schema)
+        service = NotesService(store: store, bus: context.bus, timeZone: config.timeZone)
+        pageSize = config.pageSize
+    }
+
+    public var features: [String] { ["notes", "reorder"] }
+
+    public func routes(_ routes: PluginRoutes) throws {
+        let service = self.service
+        let pageSize = self.pageSize
+        try routes.add(.get, "", summary: "The signed-in user's notes, in their order (cursor pages)") { request, _, identity in
+            let limit = try Self.limit(request, default: pageSize)
+            let cursor = request.uri.queryParameters["cursor"].map(String.init)
+            return try .json(try await service.list(owner: identity.accountID, limit: limit, cursor: cursor))
+        }
+        try routes.add(.post, "", summary: "Create a note (title defaults to \"Title\", date to today); honours Idempotency-Key") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(NoteInput.self, context: context)
+            let (note, replayed) = try await service.create(owner: identity.accountID, input: input,
+                                                            idempotencyKey: try request.idempotencyKey())
+            var headers: HTTPFields = [.eTag: "\"\(note.version)\"", .location: "/api/v1/notes/\(note.id)"]
+            if replayed { headers[.idempotentReplayed] = "true" }
+            return try .json(note, status: .created, headers: headers)
+        }
+        try routes.add(.get, "{id}", summary: "One note") { _, context, identity in
+            let note = try await service.note(owner: identity.accountID, id: try Self.id(context))
+            return try .json(note, headers: [.eTag: "\"\(note.version)\""])
+        }
+        try routes.add(.patch, "{id}", summary: "Edit title, text or date; If-Match guards against lost updates") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(NoteInput.self, context: context)
+            let note = try await service.edit(owner: identity.accountID, id: try Self.id(context), input: input,
+                                              expectedVersion: try request.ifMatchVersion())
+            return try .json(note, headers: [.eTag: "\"\(note.version)\""])
+        }
+        try routes.add(.delete, "{id}", summary: "Delete a note") { request, context, identity in
+            try await service.delete(owner: identity.accountID, id: try Self.id(context),
+                                     expectedVersion: try request.ifMatchVersion())
+            return .noContent
+        }
+        try routes.add(.post, "{id}/move", summary: "Move a note just before or after another: {\"before\": id} or {\"after\": id}") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(MoveInput.self, context: context)
+            let note = try await service.move(owner: identity.accountID, id: try Self.id(context), input: input)
+            return try .json(note, headers: [.eTag: "\"\(note.version)\""])
+        }
+    }
+
+    static func id(_ context: QuireContext) throws -> String {
+        guard let id = context.parameters.get("id") else { throw Problem.badRequest("The note id is missing from the path.") }
+        return id
+    }
+
+    static func limit(_ request: Request, default pageSize: Int) throws -> Int {
+        guard let raw = request.uri.queryParameters["limit"] else { return pageSize }
+        guard let limit = Int(raw), (1...500).contains(limit) else {
+            throw Problem.badRequest("'limit' must be a whole number from 1 to 500.", field: "limit")
+        }
+        return limit
+    }
+}

@@ -1,0 +1,191 @@
+import Bus
+import Crypto
+import Foundation
+import NotesAPI
+import OrderKeys
+import StorageAPI
+
+/// Napkin Notes' rules: a user's notes in their own order, with today's date and the title "Title"
+/// by default. Everything goes through the record store and the bus; nothing here knows HTTP.
+struct NotesService: Sendable {
+    static let collection = "notes.notes"
+    static let schema = CollectionSchema(name: collection, indexes: [IndexSpec(name: "position", fields: ["position"])])
+    static let defaultTitle = "Title"
+    static let maxTitle = 200
+    static let maxText = 100_000
+
+    let store: any RecordStore
+    let bus: any MessageBus
+    let timeZone: TimeZone
+
+    // MARK: Reading
+
+    func list(owner: String, limit: Int, cursor: String?) async throws(BusError) -> NoteList {
+        let page = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
+                                                     order: [SortKey("position")], limit: limit, cursor: cursor))
+        return NoteList(items: try page.records.map { record throws(BusError) in
+            NoteResource(record, try record.decode(NoteData.self))
+        }, nextCursor: page.nextCursor)
+    }
+
+    func note(owner: String, id: String) async throws(BusError) -> NoteResource {
+        let record = try await record(owner: owner, id: id)
+        return NoteResource(record, try record.decode(NoteData.self))
+    }
+
+    private func record(owner: String, id: String) async throws(BusError) -> Record {
+        guard StorageNames.isValidID(id),
+              let record = try await store.get(collection: Self.collection, id: id, owner: owner) else {
+            throw BusError(.notFound, "No note '\(id)'.", details: ["id": id])
+        }
+        return record
+    }
+
+    // MARK: Writing
+
+    func create(owner: String, input: NoteInput, idempotencyKey: String?) async throws(BusError) -> (NoteResource, replayed: Bool) {
+        try validate(input)
+        let last = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
+                                                     order: [SortKey("position", descending: true)], limit: 1))
+        let lastPosition = try last.records.first.map { record throws(BusError) in try record.decode(NoteData.self).position }
+        let data = NoteData(title: input.title ?? Self.defaultTitle, text: input.text ?? "",
+                            date: input.date ?? today(), position: OrderKey.between(lastPosition, nil) ?? OrderKey.spread(1)[0])
+        let claim = idempotencyKey.map { key in
+            IdempotencyClaim(owner: owner, scope: "notes.create", key: key, fingerprint: fingerprint(input))
+        }
+        let result = try await store.write(WriteBatch([
+            .insert(collection: Self.collection, id: "n_" + Self.randomID(), owner: owner, data: try JSONDocument(encoding: data)),
+        ], idempotency: claim))
+        guard let record = result.records.first ?? nil else {
+            throw BusError(.conflict, "The note created with this Idempotency-Key has since been deleted.")
+        }
+        if !result.replayed { await publish(owner, record, .created) }
+        return (NoteResource(record, try record.decode(NoteData.self)), result.replayed)
+    }
+
+    func edit(owner: String, id: String, input: NoteInput, expectedVersion: Int64?) async throws(BusError) -> NoteResource {
+        try validate(input)
+        let record = try await record(owner: owner, id: id)
+        var data = try record.decode(NoteData.self)
+        if let title = input.title { data.title = title }
+        if let text = input.text { data.text = text }
+        if let date = input.date { data.date = date }
+        let updated = try await store.replace(data, in: Self.collection, id: id, owner: owner,
+                                              expectedVersion: expectedVersion ?? record.version)
+        await publish(owner, updated, .edited)
+        return NoteResource(updated, data)
+    }
+
+    func delete(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) {
+        let record = try await record(owner: owner, id: id)
+        try await store.delete(from: Self.collection, id: id, owner: owner, expectedVersion: expectedVersion)
+        await bus.publish(NoteChanged(owner: owner, noteID: id, kind: .deleted, version: record.version + 1))
+    }
+
+    /// Moves a note just before or after another. Writes one record — unless the neighbours share a
+    /// key (two clients inserted at once), in which case the whole list is respaced in one batch.
+    func move(owner: String, id: String, input: MoveInput) async throws(BusError) -> NoteResource {
+        guard (input.before == nil) != (input.after == nil), let anchorID = input.before ?? input.after else {
+            throw BusError.invalid("Send exactly one of 'before' and 'after', with the id of another note.", field: "before")
+        }
+        guard anchorID != id else {
+            throw BusError.invalid("A note cannot be moved next to itself.", field: input.before == nil ? "after" : "before")
+        }
+        var list = try await allInOrder(owner: owner)
+        guard let movingIndex = list.firstIndex(where: { $0.record.id == id }) else {
+            throw BusError(.notFound, "No note '\(id)'.", details: ["id": id])
+        }
+        let moving = list.remove(at: movingIndex)
+        guard let anchorIndex = list.firstIndex(where: { $0.record.id == anchorID }) else {
+            throw BusError(.notFound, "No note '\(anchorID)' to move next to.", details: ["id": anchorID])
+        }
+        let slot = input.before != nil ? anchorIndex : anchorIndex + 1
+        let lower = slot > 0 ? list[slot - 1].data.position : nil
+        let upper = slot < list.count ? list[slot].data.position : nil
+        var operations: [WriteOperation] = []
+        if let key = OrderKey.between(lower, upper) {
+            var data = moving.data
+            data.position = key
+            operations.append(.replace(collection: Self.collection, id: id, owner: owner,
+                                       data: try JSONDocument(encoding: data), expectedVersion: moving.record.version))
+        } else {
+            list.insert(moving, at: slot)
+            for (entry, key) in zip(list, OrderKey.spread(list.count)) where entry.data.position != key || entry.record.id == id {
+                var data = entry.data
+                data.position = key
+                operations.append(.replace(collection: Self.collection, id: entry.record.id, owner: owner,
+                                           data: try JSONDocument(encoding: data), expectedVersion: entry.record.version))
+            }
+        }
+        let result: WriteResult
+        do {
+            result = try await store.write(WriteBatch(operations))
+        } catch where error.code == .preconditionFailed {
+            throw BusError(.conflict, "The list changed while the note was being moved; reload it and try again.")
+        }
+        guard let updated = result.records.compactMap({ $0 }).first(where: { $0.id == id }) else {
+            throw BusError(.internal, "The moved note was not returned by storage.")
+        }
+        await publish(owner, updated, .moved)
+        return NoteResource(updated, try updated.decode(NoteData.self))
+    }
+
+    private func allInOrder(owner: String) async throws(BusError) -> [(record: Record, data: NoteData)] {
+        var all: [(record: Record, data: NoteData)] = []
+        var cursor: String?
+        repeat {
+            let page = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
+                                                         order: [SortKey("position")], limit: RecordQuery.maxLimit, cursor: cursor))
+            for record in page.records { all.append((record, try record.decode(NoteData.self))) }
+            cursor = page.nextCursor
+        } while cursor != nil
+        return all
+    }
+
+    // MARK: Rules
+
+    private func validate(_ input: NoteInput) throws(BusError) {
+        if let title = input.title, title.count > Self.maxTitle {
+            throw BusError.invalid("A title has at most \(Self.maxTitle) characters.", field: "title")
+        }
+        if let text = input.text, text.count > Self.maxText {
+            throw BusError.invalid("A note's text has at most \(Self.maxText) characters.", field: "text")
+        }
+        if let date = input.date, !Self.isValidDate(date) {
+            throw BusError.invalid("'date' must be a calendar date written YYYY-MM-DD.", field: "date")
+        }
+    }
+
+    static func isValidDate(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+              let year = Int(parts[0]), let month = Int(parts[1]), let day = Int(parts[2]),
+              (1...9999).contains(year), (1...12).contains(month), day >= 1 else { return false }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        guard let date = calendar.date(from: DateComponents(year: year, month: month)),
+              let days = calendar.range(of: .day, in: .month, for: date) else { return false }
+        return days.contains(day)
+    }
+
+    private func today() -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day], from: Date())
+        return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
+    }
+
+    private func fingerprint(_ input: NoteInput) -> String {
+        let canonical = [input.title ?? "\u{0}", input.text ?? "\u{0}", input.date ?? "\u{0}"].joined(separator: "\u{1}")
+        return SHA256.hash(data: Data(canonical.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private func publish(_ owner: String, _ record: Record, _ kind: NoteChanged.Kind) async {
+        await bus.publish(NoteChanged(owner: owner, noteID: record.id, kind: kind, version: record.version))
+    }
+
+    static func randomID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in String((generator.next() as UInt64) >> 4, radix: 36) }.joined()
+    }
+}

@@ -1,0 +1,13 @@
+import Auth
+import Notes
+public import PluginKit
+import Storage
+
+/// Every plugin compiled into Quire's binaries. An app's YAML picks from these by id.
+public enum PluginCatalog {
+    public static let all: [PluginFactory] = [
+        PluginFactory(StoragePlugin.self),
+        PluginFactory(AuthPlugin.self),
+        PluginFactory(NotesPlugin.self),
+    ]
+}

@@ -1,0 +1,89 @@
+import AppConfig
+import AppHost
+import ArgumentParser
+import Foundation
+import Logging
+import PluginCatalog
+import PluginKit
+
+/// `quire`: serve an app, check a config, list the plugins compiled in.
+@main
+struct Quire: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quire",
+        abstract: "Quire: notes apps composed from plugins by a YAML file.",
+        subcommands: [Serve.self, ConfigCommand.self, Plugins.self])
+}
+
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Serve an app until SIGINT or SIGTERM.")
+
+    @Option(name: .long, help: "The app's YAML file, e.g. config/apps/napkin-notes.yaml.")
+    var config: String
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error, critical.")
+    var logLevel: Logger.Level = .info
+
+    func run() async throws {
+        var logger = Logger(label: "quire") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = logLevel
+        let environment = ProcessInfo.processInfo.environment
+        let host: AppHost
+        do {
+            let appConfig = try AppConfig.load(file: config, environment: environment)
+            host = try await AppHost.build(config: appConfig, catalog: PluginCatalog.all, environment: environment, logger: logger)
+        } catch let error as ConfigError {
+            FileHandle.standardError.write(Data((error.description + "\n").utf8))
+            throw ExitCode(1)
+        } catch let error as PluginSetupError {
+            FileHandle.standardError.write(Data("quire: \(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
+        try await host.run()
+    }
+}
+
+struct ConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "config", abstract: "Work with app config files.", subcommands: [Check.self])
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a config file: exit 0 when it is valid, 1 with one file:line:column line per mistake.")
+
+        @Argument(help: "The YAML file to check.")
+        var file: String
+
+        func run() throws {
+            do {
+                let config = try AppConfig.load(file: file, environment: ProcessInfo.processInfo.environment)
+                let plugins = try AppHost.validate(config, catalog: PluginCatalog.all)
+                print("\(file): OK — app '\(config.app)' with \(plugins.map(\.id).joined(separator: ", "))")
+            } catch {
+                FileHandle.standardError.write(Data((error.description + "\n").utf8))
+                throw ExitCode(1)
+            }
+        }
+    }
+}
+
+struct Plugins: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List every plugin compiled in, with its settings.")
+
+    func run() {
+        for factory in PluginCatalog.all {
+            let descriptor = factory.descriptor
+            print("\(descriptor.id) — \(descriptor.summary)")
+            if !descriptor.dependencies.isEmpty {
+                print("  needs: \(descriptor.dependencies.joined(separator: ", "))")
+            }
+            for setting in descriptor.settings {
+                let fallback = setting.defaultValue.map { " (default \($0))" } ?? ""
+                print("  \(setting.key): \(setting.type)\(fallback) — \(setting.help)")
+            }
+            print("")
+        }
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
