@@ -1,0 +1,101 @@
+import AppHost
+import AppHostTestKit
+import AuthAPI
+import Bus
+import Foundation
+import HTTPKit
+import HTTPTypes
+import NotesAPI
+import StorageAPI
+import Testing
+import Yams
+
+@Suite("The host's HTTP surface")
+struct HostRoutesTests {
+    @Test("health and manifest are public; the manifest lists plugins, features and routes")
+    func manifest() async throws {
+        try await TestApp.run { api, _ in
+            #expect(try await api.send(.get, "/health").status == 200)
+            let manifest = try await api.send(.get, "/api/v1/manifest")
+            #expect(manifest.status == 200)
+            #expect(manifest["app"] == "test-app")
+            let plugins = manifest.json["plugins"] as? [[String: any Sendable]] ?? []
+            #expect(plugins.compactMap { $0["id"] as? String } == ["storage", "auth", "notes"])
+            let notes = plugins.first { $0["id"] as? String == "notes" }
+            let routes = notes?["routes"] as? [[String: any Sendable]] ?? []
+            #expect(routes.contains { $0["path"] as? String == "/api/v1/notes/{id}/move" && $0["access"] as? String == "signed-in" })
+        }
+    }
+
+    @Test("every route that is not explicitly public answers 401 without a token, with a problem document")
+    func signedInByDefault() async throws {
+        try await TestApp.run { api, host in
+            let guarded = host.routes.filter { $0.access == .signedIn }
+            #expect(guarded.count >= 8)
+            for route in guarded {
+                let path = route.path.replacingOccurrences(of: "{id}", with: "n_x")
+                let reply = try await api.send(.init(route.method) ?? .get, path, json: "{}")
+                #expect(reply.status == 401, "\(route.method) \(route.path)")
+                #expect(reply.contentType == Problem.mediaType)
+                #expect(reply["type"] == "urn:quire:problem:unauthenticated")
+                #expect(reply.headers[.wwwAuthenticate] == "Bearer")
+            }
+        }
+    }
+
+    @Test("an unknown route is a 404 problem, not an empty page")
+    func unknownRoute() async throws {
+        try await TestApp.run { api, _ in
+            let reply = try await api.send(.get, "/api/v1/nowhere")
+            #expect(reply.status == 404)
+            #expect(reply.contentType == Problem.mediaType)
+            #expect(reply["code"] == "route_not_found")
+        }
+    }
+
+    @Test("a body over the configured limit is refused with 413")
+    func bodyLimit() async throws {
+        let yaml = TestApp.yaml().replacingOccurrences(of: "port: 0 }", with: "port: 0, max_body_bytes: 2048 }")
+        try await TestApp.run(yaml: yaml) { api, _ in
+            let (token, _) = try await api.signUp("big")
+            let reply = try await api.send(.post, "/api/v1/notes", json: ["text": String(repeating: "x", count: 5000)], token: token)
+            #expect(reply.status == 413)
+            #expect(reply["code"] == "too_large")
+        }
+    }
+
+    @Test("docs/openapi.yaml describes exactly the routes the router serves, with the same access")
+    func openAPIInStep() async throws {
+        let text = try String(contentsOfFile: RepositoryRoot.path + "/docs/openapi.yaml", encoding: .utf8)
+        guard let document = try Yams.load(yaml: text) as? [String: Any],
+              let paths = document["paths"] as? [String: Any] else {
+            Issue.record("docs/openapi.yaml has no paths")
+            return
+        }
+        var documented: [String: Bool] = [:]  // "METHOD path" -> public?
+        for (path, item) in paths {
+            for (method, operation) in (item as? [String: Any]) ?? [:] where method != "parameters" {
+                let security = (operation as? [String: Any])?["security"] as? [Any]
+                documented["\(method.uppercased()) \(path)"] = security?.isEmpty == true
+            }
+        }
+        let documentedRoutes = documented
+        try await TestApp.run { _, host in
+            let documented = documentedRoutes
+            let served = Dictionary(uniqueKeysWithValues: host.routes.map { ("\($0.method) \($0.path)", $0.access == .public) })
+            #expect(Set(served.keys).subtracting(documented.keys).sorted() == [], "served but not documented")
+            #expect(Set(documented.keys).subtracting(served.keys).sorted() == [], "documented but not served")
+            for (route, isPublic) in served where documented[route] != nil {
+                #expect(documented[route] == isPublic, "\(route): access differs from the document")
+            }
+        }
+    }
+
+    @Test("every message compiled in has a valid name, and no two share one")
+    func messageNames() {
+        let all: [any BusMessage.Type] = StorageMessages.all + AuthMessages.all + NotesMessages.all
+        let names = all.map { $0.name.rawValue }
+        for name in names { #expect(MessageName.isValid(name), "\(name)") }
+        #expect(Set(names).count == names.count)
+    }
+}

@@ -1,0 +1,134 @@
+import AppConfig
+import AppHost
+import PluginCatalog
+import PluginKit
+import Testing
+
+/// Stand-in plugins to build graphs the real catalog does not have (cycles).
+struct FakePlugin<Tag: FakeTag>: Plugin {
+    typealias Config = Void
+    static var descriptor: PluginDescriptor {
+        PluginDescriptor(id: Tag.id, summary: "fake", dependencies: Tag.dependencies)
+    }
+    static func configure(_ section: ConfigSection) -> Void {}
+    init(config: Void, context: PluginContext) async throws {}
+}
+
+protocol FakeTag: Sendable {
+    static var id: String { get }
+    static var dependencies: [String] { get }
+}
+
+enum TagA: FakeTag { static let id = "alpha"; static let dependencies = ["beta"] }
+enum TagB: FakeTag { static let id = "beta"; static let dependencies = ["gamma"] }
+enum TagC: FakeTag { static let id = "gamma"; static let dependencies = ["alpha"] }
+
+@Suite("Composing plugins from YAML")
+struct PluginGraphTests {
+    func check(_ yaml: String, catalog: [PluginFactory] = PluginCatalog.all) throws -> [ConfiguredPlugin] {
+        let config = AppConfig(root: try YAMLLoader.parse(yaml, file: "app.yaml"), environment: [:])
+        return try AppHost.validate(config, catalog: catalog)
+    }
+
+    func errors(_ yaml: String, catalog: [PluginFactory] = PluginCatalog.all) throws -> [String] {
+        do {
+            _ = try check(yaml, catalog: catalog)
+            return []
+        } catch let error as ConfigError {
+            return error.diagnostics.map(\.description)
+        }
+    }
+
+    @Test("plugins start in dependency order whatever the file order")
+    func order() throws {
+        let plugins = try check("""
+            app: a
+            plugins:
+              notes: {}
+              auth: { bcrypt_cost: 4 }
+              storage: { backend: memory }
+            """)
+        #expect(plugins.map(\.id) == ["storage", "auth", "notes"])
+    }
+
+    @Test("an unknown plugin is refused at its key, listing the ones compiled in")
+    func unknownPlugin() throws {
+        #expect(try errors("app: a\nplugins:\n  storage: {}\n  telepathy: {}\n") == [
+            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: auth, notes, storage",
+        ])
+    }
+
+    @Test("a missing dependency names who needs it")
+    func missingDependency() throws {
+        #expect(try errors("app: a\nplugins:\n  storage: {}\n  notes: {}\n") == [
+            "app.yaml:4:3: plugins.notes: plugin 'notes' needs plugin 'auth', which is not enabled; add 'auth: {}' under plugins",
+        ])
+    }
+
+    @Test("a dependency cycle is refused, showing the cycle")
+    func cycle() throws {
+        let catalog = [PluginFactory(FakePlugin<TagA>.self), PluginFactory(FakePlugin<TagB>.self),
+                       PluginFactory(FakePlugin<TagC>.self)]
+        let found = try errors("app: a\nplugins:\n  alpha: {}\n  beta: {}\n  gamma: {}\n", catalog: catalog)
+        #expect(found == ["app.yaml:3:3: plugins.alpha: dependency cycle: alpha → beta → gamma → alpha"])
+    }
+
+    @Test("a plugin's own settings are checked strictly too")
+    func pluginSettings() throws {
+        let found = try errors("""
+            app: a
+            plugins:
+              storage: { backend: floppy, pth: x }
+              auth: { bcrypt_cost: 99, access_token_ttl: forever }
+              notes: { time_zone: Mars/Olympus }
+            """)
+        #expect(found == [
+            "app.yaml:3:23: plugins.storage.backend: expected one of sqlite, memory, found \"floppy\"",
+            "app.yaml:3:31: plugins.storage.pth: unknown key; expected one of: backend, blobs, durability, max_blob_bytes, path",
+            "app.yaml:4:24: plugins.auth.bcrypt_cost: expected a whole number between 4 and 16, found 99",
+            "app.yaml:4:46: plugins.auth.access_token_ttl: expected a duration such as 30s, 15m, 12h or 7d, found \"forever\"",
+            "app.yaml:5:23: plugins.notes.time_zone: unknown time zone \"Mars/Olympus\"; use an IANA name such as Europe/Paris",
+        ])
+    }
+
+    @Test("every app config shipped in config/ is valid")
+    func shippedConfigs() throws {
+        let root = RepositoryRoot.path
+        for name in ["config/apps/napkin-notes.yaml"] {
+            let config = try AppConfig.load(file: "\(root)/\(name)", environment: [:])
+            #expect(throws: Never.self) { try AppHost.validate(config, catalog: PluginCatalog.all) }
+        }
+    }
+
+    @Test("every plugin reads exactly the settings it documents for `quire plugins`", arguments: PluginCatalog.all.map(\.descriptor.id))
+    func documentedSettings(_ id: String) throws {
+        guard let factory = PluginCatalog.all.first(where: { $0.descriptor.id == id }) else {
+            Issue.record("no plugin \(id)")
+            return
+        }
+        // Give every documented key a nonsense value: each must be read (and so reported as wrong or
+        // accepted), and nothing undocumented may be asked for.
+        let documented = factory.descriptor.settings.map(\.key)
+        let yaml = "app: a\nplugins:\n  \(id):\n" + documented.map { "    \($0): \"x\"\n" }.joined()
+        let config = AppConfig(root: try YAMLLoader.parse(yaml, file: "app.yaml"), environment: [:])
+        _ = PluginGraph.resolve(config, catalog: [factory])
+        let unknown = config.reader.diagnostics.filter { $0.message.hasPrefix("unknown key") }
+        #expect(unknown.isEmpty)
+        do {
+            try config.reader.finish()
+        } catch {
+            #expect(!error.description.contains("unknown key"), "documented but not read: \(error)")
+        }
+    }
+}
+
+enum RepositoryRoot {
+    /// The checkout this test file lives in.
+    static var path: String {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.path
+    }
+}
+
+import Foundation
