@@ -111,8 +111,8 @@ let targets: [Target] = [
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus",
                            "StorageAPI", "AuthAPI", "NotesAPI", .yams, .httpTypes]),
     tests("StorageTests", ["Storage", "StorageAPI", "StorageTestKit", "BusInProcess", "Bus", .logging]),
-    tests("AuthTests", ["AppHostTestKit", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
-    tests("NotesTests", ["AppHostTestKit", "NotesAPI", "Bus", "BusInProcess", "BusTestKit", .httpTypes]),
+    tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
+    tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "NotesAPI", "StorageAPI", "Bus", .httpTypes]),
     tests("ArchitectureTests", []),
 ]
 

@@ -1,0 +1,242 @@
+import AppHost
+import AppHostTestKit
+import Bus
+import Foundation
+import HTTPKit
+import HTTPTypes
+import NotesAPI
+import StorageAPI
+import Testing
+
+extension APIClient {
+    func createNote(_ fields: [String: String], token: String) async throws -> APIClient.Reply {
+        try await send(.post, "/api/v1/notes", json: fields, token: token)
+    }
+
+    func titles(token: String) async throws -> [String] {
+        try await send(.get, "/api/v1/notes", token: token).items.compactMap { $0["title"] as? String }
+    }
+}
+
+let idempotencyKey = HTTPField.Name("Idempotency-Key")!
+
+@Suite("Napkin Notes over HTTP")
+struct NotesAPITests {
+    @Test("a new note gets the title \"Title\", today's date and empty text, at the end of the list")
+    func defaults() async throws {
+        try await TestApp.run { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let created = try await api.send(.post, "/api/v1/notes", json: [String: String](), token: token)
+            #expect(created.status == 201)
+            #expect(created["title"] == "Title")
+            #expect(created["text"] == "")
+            let formatter = DateFormatter()
+            formatter.dateFormat = "yyyy-MM-dd"
+            formatter.timeZone = TimeZone(identifier: "UTC")
+            #expect(created["date"] == formatter.string(from: Date()))
+            #expect(created.headers[.eTag] == "\"1\"")
+            #expect(created.headers[.location] == "/api/v1/notes/\(created["id"] ?? "")")
+            #expect(created.json.keys.contains("photo") && created.json.keys.contains("drawing"), "ready for photo and drawing")
+        }
+    }
+
+    @Test("create three, reorder, edit, delete one, list: the order is the user's")
+    func lifecycle() async throws {
+        try await TestApp.run { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            var ids: [String] = []
+            for title in ["one", "two", "three"] {
+                ids.append(try #require(try await api.createNote(["title": title], token: token)["id"]))
+            }
+            #expect(try await api.titles(token: token) == ["one", "two", "three"])
+
+            let moved = try await api.send(.post, "/api/v1/notes/\(ids[2])/move", json: ["before": ids[0]], token: token)
+            #expect(moved.status == 200)
+            #expect(try await api.titles(token: token) == ["three", "one", "two"])
+            _ = try await api.send(.post, "/api/v1/notes/\(ids[2])/move", json: ["after": ids[1]], token: token)
+            #expect(try await api.titles(token: token) == ["one", "two", "three"])
+            _ = try await api.send(.post, "/api/v1/notes/\(ids[0])/move", json: ["after": ids[1]], token: token)
+            #expect(try await api.titles(token: token) == ["two", "one", "three"])
+
+            let edited = try await api.send(.patch, "/api/v1/notes/\(ids[1])", json: ["text": "milk, eggs", "date": "2024-02-29"], token: token)
+            #expect(edited.status == 200)
+            #expect(edited["title"] == "two" && edited["text"] == "milk, eggs" && edited["date"] == "2024-02-29")
+            #expect(edited.headers[.eTag] == "\"2\"")
+
+            #expect(try await api.send(.delete, "/api/v1/notes/\(ids[0])", token: token).status == 204)
+            #expect(try await api.send(.get, "/api/v1/notes/\(ids[0])", token: token).status == 404)
+            #expect(try await api.titles(token: token) == ["two", "three"])
+        }
+    }
+
+    @Test("another user's note is a 404 on every route, and never shows up in their list")
+    func isolation() async throws {
+        try await TestApp.run { api, _ in
+            let (ada, _) = try await api.signUp("ada")
+            let (bob, _) = try await api.signUp("bob")
+            let secret = try #require(try await api.createNote(["title": "ada's secret"], token: ada)["id"])
+            let bobs = try #require(try await api.createNote(["title": "bob's"], token: bob)["id"])
+            let attempts: [(HTTPRequest.Method, String, [String: String]?)] = [
+                (.get, "/api/v1/notes/\(secret)", nil),
+                (.patch, "/api/v1/notes/\(secret)", ["title": "pwned"]),
+                (.delete, "/api/v1/notes/\(secret)", nil),
+                (.post, "/api/v1/notes/\(secret)/move", ["before": bobs]),
+                (.post, "/api/v1/notes/\(bobs)/move", ["before": secret]),
+            ]
+            for (method, path, body) in attempts {
+                let reply = try await api.send(method, path, json: body, token: bob)
+                #expect(reply.status == 404, "\(method) \(path)")
+                #expect(!String(decoding: reply.body, as: UTF8.self).contains("ada's secret"))
+            }
+            #expect(try await api.titles(token: bob) == ["bob's"])
+            #expect(try await api.titles(token: ada) == ["ada's secret"], "nothing was changed by bob")
+        }
+    }
+
+    @Test("a retried create with the same Idempotency-Key creates one note; reusing the key for another body is a 409")
+    func idempotentCreate() async throws {
+        try await TestApp.run { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let first = try await api.send(.post, "/api/v1/notes", json: ["title": "once"], token: token, headers: [idempotencyKey: "abc-123"])
+            let retry = try await api.send(.post, "/api/v1/notes", json: ["title": "once"], token: token, headers: [idempotencyKey: "abc-123"])
+            #expect(first.status == 201 && retry.status == 201)
+            #expect(first["id"] == retry["id"])
+            #expect(retry.headers[.idempotentReplayed] == "true")
+            #expect(try await api.titles(token: token) == ["once"])
+            let other = try await api.send(.post, "/api/v1/notes", json: ["title": "different"], token: token, headers: [idempotencyKey: "abc-123"])
+            #expect(other.status == 409)
+            let bad = try await api.send(.post, "/api/v1/notes", json: ["title": "x"], token: token, headers: [idempotencyKey: "has space"])
+            #expect(bad.status == 400)
+        }
+    }
+
+    @Test("If-Match with a stale ETag is refused with 412; the note keeps the newer edit")
+    func ifMatch() async throws {
+        try await TestApp.run { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let id = try #require(try await api.createNote(["title": "v1"], token: token)["id"])
+            let first = try await api.send(.patch, "/api/v1/notes/\(id)", json: ["title": "v2"], token: token, headers: [.ifMatch: "\"1\""])
+            #expect(first.status == 200)
+            let stale = try await api.send(.patch, "/api/v1/notes/\(id)", json: ["title": "lost"], token: token, headers: [.ifMatch: "\"1\""])
+            #expect(stale.status == 412)
+            #expect(stale["code"] == "precondition_failed")
+            #expect(try await api.send(.get, "/api/v1/notes/\(id)", token: token)["title"] == "v2")
+        }
+    }
+
+    @Test("bad requests get 400 or 422 problem documents, never a 500")
+    func badRequests() async throws {
+        try await TestApp.run { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let id = try #require(try await api.createNote(["title": "x"], token: token)["id"])
+            let cases: [(HTTPRequest.Method, String, (any Sendable)?, HTTPFields, Int)] = [
+                (.post, "/api/v1/notes", "{not json", [:], 400),
+                (.post, "/api/v1/notes", "[1,2]", [:], 400),
+                (.post, "/api/v1/notes", ["title": 5], [:], 400),
+                (.post, "/api/v1/notes", ["titel": "typo"], [:], 400),
+                (.post, "/api/v1/notes", ["title": String(repeating: "t", count: 201)], [:], 422),
+                (.post, "/api/v1/notes", ["date": "2023-02-29"], [:], 422),
+                (.post, "/api/v1/notes", ["date": "yesterday"], [:], 422),
+                (.post, "/api/v1/notes", ["title": "x"], [.contentType: "text/plain"], 415),
+                (.post, "/api/v1/notes", nil, [:], 400),
+                (.get, "/api/v1/notes?limit=0", nil, [:], 400),
+                (.get, "/api/v1/notes?limit=lots", nil, [:], 400),
+                (.get, "/api/v1/notes?cursor=forged", nil, [:], 422),
+                (.post, "/api/v1/notes/\(id)/move", ["before": id], [:], 422),
+                (.post, "/api/v1/notes/\(id)/move", [String: String](), [:], 422),
+                (.post, "/api/v1/notes/\(id)/move", ["before": "a", "after": "b"], [:], 422),
+                (.post, "/api/v1/notes/\(id)/move", ["before": "missing"], [:], 404),
+                (.patch, "/api/v1/notes/\(id)", ["title": "x"], [.ifMatch: "soon"], 400),
+                (.get, "/api/v1/notes/" + String(repeating: "z", count: 300), nil, [:], 404),
+            ]
+            for (method, path, body, headers, status) in cases {
+                let reply = try await api.send(method, path, json: body, token: token, headers: headers)
+                #expect(reply.status == status, "\(method) \(path) \(String(describing: body))")
+                #expect(reply.contentType == Problem.mediaType, "\(method) \(path)")
+                #expect(reply["type"]?.hasPrefix("urn:quire:problem:") == true)
+            }
+        }
+    }
+
+    @Test("pages of a long list cover every note once, in order")
+    func pagination() async throws {
+        try await TestApp.run { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            for index in 0..<7 { _ = try await api.createNote(["title": "n\(index)"], token: token) }
+            var seen: [String] = []
+            var path = "/api/v1/notes?limit=3"
+            for _ in 0..<5 {
+                let page = try await api.send(.get, path, token: token)
+                seen += page.items.compactMap { $0["title"] as? String }
+                guard let cursor = page.json["next_cursor"] as? String else { break }
+                path = "/api/v1/notes?limit=3&cursor=\(cursor)"
+            }
+            #expect(seen == (0..<7).map { "n\($0)" })
+        }
+    }
+
+    @Test("notes created at the same moment by two clients all appear, in one stable order")
+    func concurrentCreates() async throws {
+        try await TestApp.run { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            _ = try await api.createNote(["title": "first"], token: token)
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<20 {
+                    group.addTask { try await api.createNote(["title": "c\(index)"], token: token).status }
+                }
+                for try await status in group { #expect(status == 201) }
+            }
+            let once = try await api.titles(token: token)
+            let twice = try await api.titles(token: token)
+            #expect(once.count == 21 && Set(once).count == 21)
+            #expect(once.first == "first")
+            #expect(once == twice, "the order is stable")
+        }
+    }
+
+    @Test("moving between two notes that share an order key (concurrent inserts) respaces the list correctly")
+    func moveIntoTie() async throws {
+        try await TestApp.run { api, host in
+            let (token, login) = try await api.signUp("ada")
+            let owner = try #require(login["account_id"])
+            var ids: [String] = []
+            for title in ["a", "b", "c"] { ids.append(try #require(try await api.createNote(["title": title], token: token)["id"])) }
+            // Give "b" the same key as "a", as two clients inserting at once would.
+            let store = BusRecordStore(bus: host.bus)
+            let a = try #require(try await store.get(collection: "notes.notes", id: ids[0], owner: owner))
+            let b = try #require(try await store.get(collection: "notes.notes", id: ids[1], owner: owner))
+            struct Position: Codable { var position: String }
+            let position = try a.decode(Position.self).position
+            var data = try JSONSerialization.jsonObject(with: b.data.bytes) as? [String: Any] ?? [:]
+            data["position"] = position
+            _ = try await store.write(WriteBatch([.replace(collection: "notes.notes", id: ids[1], owner: owner,
+                                                            data: try JSONDocument(json: JSONSerialization.data(withJSONObject: data)),
+                                                            expectedVersion: nil)]))
+            let tied = try await api.titles(token: token)
+            let first = tied[0], second = tied[1]
+            let firstID = first == "a" ? ids[0] : ids[1]
+            let moved = try await api.send(.post, "/api/v1/notes/\(ids[2])/move", json: ["after": firstID], token: token)
+            #expect(moved.status == 200)
+            #expect(try await api.titles(token: token) == [first, "c", second])
+        }
+    }
+
+    @Test("every change publishes notes.note.changed.v1 for other plugins")
+    func events() async throws {
+        try await TestApp.run { api, host in
+            let events = host.bus.subscribe(to: NoteChanged.self)
+            let (token, _) = try await api.signUp("ada")
+            let one = try #require(try await api.createNote(["title": "1"], token: token)["id"])
+            let two = try #require(try await api.createNote(["title": "2"], token: token)["id"])
+            _ = try await api.send(.patch, "/api/v1/notes/\(one)", json: ["title": "1b"], token: token)
+            _ = try await api.send(.post, "/api/v1/notes/\(two)/move", json: ["before": one], token: token)
+            _ = try await api.send(.delete, "/api/v1/notes/\(one)", token: token)
+            var kinds: [NoteChanged.Kind] = []
+            for await event in events {
+                kinds.append(event.kind)
+                if kinds.count == 5 { break }
+            }
+            #expect(kinds == [.created, .created, .edited, .moved, .deleted])
+        }
+    }
+}
