@@ -105,13 +105,13 @@ let targets: [Target] = [
     tool("quire-bench", ["Bus", "BusInProcess", .argumentParser]),
 
     // Tests
-    tests("BusTests", ["Bus", "BusInProcess", "BusTestKit"]),
+    tests("BusTests", ["Bus", "BusInProcess", "BusTestKit", .logging]),
     tests("OrderKeysTests", ["OrderKeys"]),
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus",
                            "StorageAPI", "AuthAPI", "NotesAPI", .yams, .httpTypes]),
     tests("StorageTests", ["Storage", "StorageAPI", "StorageTestKit", "BusInProcess", "Bus", .logging]),
-    tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
+    tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "NotesAPI", "StorageAPI", "Bus", .httpTypes]),
     tests("ArchitectureTests", []),
 ]

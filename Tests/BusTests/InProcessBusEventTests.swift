@@ -22,7 +22,7 @@ struct InProcessBusEventTests {
 
     @Test("a subscriber that does not read never blocks the publisher; drop-oldest keeps the latest")
     func dropOldest() async throws {
-        let bus = InProcessBus()
+        let bus = InProcessBus(logger: .quiet)
         let slow = bus.subscribe(to: Tick.self, buffering: OverflowPolicy(capacity: 10, drop: .oldest))
         for number in 1...1000 { await bus.publish(Tick(number: number)) }  // returns although nobody reads
         #expect(slow.droppedCount == 990)
@@ -36,7 +36,7 @@ struct InProcessBusEventTests {
 
     @Test("drop-newest keeps an unbroken prefix")
     func dropNewest() async throws {
-        let bus = InProcessBus()
+        let bus = InProcessBus(logger: .quiet)
         let slow = bus.subscribe(to: Tick.self, buffering: OverflowPolicy(capacity: 10, drop: .newest))
         for number in 1...1000 { await bus.publish(Tick(number: number)) }
         #expect(slow.droppedCount == 990)

@@ -2,7 +2,17 @@ import Bus
 import BusInProcess
 import Foundation
 import Synchronization
+import Logging
 import Testing
+
+extension Logger {
+    /// For tests that provoke errors on purpose.
+    static let quiet: Logger = {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        return logger
+    }()
+}
 
 @Suite("In-process bus: requests")
 struct InProcessBusRequestTests {
@@ -18,7 +28,7 @@ struct InProcessBusRequestTests {
 
     @Test("a handler's BusError reaches the caller unchanged")
     func typedError() async throws {
-        let bus = InProcessBus()
+        let bus = InProcessBus(logger: .quiet)
         try bus.handle(Failing.self) { request, _ in
             if request.useBusError { throw BusError(.conflict, "taken", details: ["id": "7"]) }
             struct Secret: Error { let password = "hunter2" }
@@ -91,7 +101,12 @@ struct InProcessBusRequestTests {
             #expect(error.message.contains("test.sleepy.v1"))
         }
         #expect(ContinuousClock.now - started < .seconds(10))
-        let cancelled = handlerCancelled.load(ordering: .sequentiallyConsistent)
+        // The caller is answered first; the handler sees its cancellation right after.
+        var cancelled = false
+        for _ in 0..<200 where !cancelled {
+            cancelled = handlerCancelled.load(ordering: .sequentiallyConsistent)
+            if !cancelled { try await Task.sleep(for: .milliseconds(10)) }
+        }
         #expect(cancelled)
     }
 

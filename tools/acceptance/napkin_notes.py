@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""End-to-end acceptance of Napkin Notes against the real `quire` binary and the shipped config.
+
+Runs the README's curl walk-through as code, then what only a real process can show: a SIGTERM
+restart keeps everything in order, a kill -9 during a burst of creates loses no acknowledged note and
+leaves none half-written, config mistakes exit 1 with file:line:column, and quire-auth works on the
+same data. Prints one line per check and `acceptance: N passed, N failed` last.
+"""
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CONFIG = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
+results = []
+
+
+def check(name, condition, detail=""):
+    results.append(bool(condition))
+    print(("ok   " if condition else "FAIL ") + name + ("" if condition or not detail else f": {detail}"), flush=True)
+    return condition
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, binary, data, port):
+        self.binary, self.data, self.port = binary, data, port
+        self.base = f"http://127.0.0.1:{port}"
+        self.process = None
+        self.log_path = os.path.join(data, "server.log")
+
+    def start(self):
+        env = dict(os.environ, QUIRE_PORT=str(self.port), QUIRE_DATA=self.data)
+        env.pop("QUIRE_AUTH_SECRET", None)
+        self.log = open(self.log_path, "a")
+        self.process = subprocess.Popen([self.binary, "serve", "--config", CONFIG], env=env, cwd=ROOT,
+                                        stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited with {self.process.returncode}; see {self.log_path}")
+            try:
+                if call(self, "GET", "/health")[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError("server did not answer /health within 60 s")
+
+    def stop(self, sig=signal.SIGTERM):
+        self.process.send_signal(sig)
+        code = self.process.wait(timeout=30)
+        self.log.close()
+        return code
+
+
+def call(server, method, path, body=None, token=None, headers=None, timeout=10):
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(server.base + path, data=data, method=method)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", "Bearer " + token)
+    for key, value in (headers or {}).items():
+        request.add_header(key, value)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            raw = response.read()
+            return response.status, (json.loads(raw) if raw else None), dict(response.headers)
+    except urllib.error.HTTPError as error:
+        raw = error.read()
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = raw
+        return error.code, parsed, dict(error.headers)
+
+
+def sign_up(server, username, password="correct horse battery"):
+    call(server, "POST", "/api/v1/auth/register", {"username": username, "password": password})
+    status, body, _ = call(server, "POST", "/api/v1/auth/login", {"username": username, "password": password})
+    if status != 200:
+        raise RuntimeError(f"login {username}: {status} {body}")
+    return body["access_token"]
+
+
+def all_notes(server, token):
+    notes, cursor = [], None
+    while True:
+        path = "/api/v1/notes?limit=500" + (f"&cursor={cursor}" if cursor else "")
+        status, body, _ = call(server, "GET", path, token=token)
+        if status != 200:
+            raise RuntimeError(f"list: {status} {body}")
+        notes += body["items"]
+        cursor = body.get("next_cursor")
+        if not cursor:
+            return notes
+
+
+def walkthrough(server):
+    token = sign_up(server, "ada")
+    ids = []
+    for title in ["groceries", "lecture", "idea"]:
+        status, note, headers = call(server, "POST", "/api/v1/notes", {"title": title, "text": f"about {title}"}, token)
+        check(f"create '{title}' → 201", status == 201, status)
+        ids.append(note["id"])
+    status, _, _ = call(server, "POST", f"/api/v1/notes/{ids[2]}/move", {"before": ids[0]}, token)
+    check("move 'idea' before 'groceries'", status == 200, status)
+    status, note, _ = call(server, "PATCH", f"/api/v1/notes/{ids[1]}", {"text": "room 101"}, token)
+    check("edit 'lecture'", status == 200 and note["text"] == "room 101", (status, note))
+    status, _, _ = call(server, "DELETE", f"/api/v1/notes/{ids[0]}", token=token)
+    check("delete 'groceries' → 204", status == 204, status)
+    titles = [n["title"] for n in all_notes(server, token)]
+    check("list is [idea, lecture]", titles == ["idea", "lecture"], titles)
+
+    other = sign_up(server, "bob")
+    denied = [call(server, m, p, b, other)[0] for m, p, b in [
+        ("GET", f"/api/v1/notes/{ids[1]}", None), ("PATCH", f"/api/v1/notes/{ids[1]}", {"title": "x"}),
+        ("DELETE", f"/api/v1/notes/{ids[1]}", None), ("POST", f"/api/v1/notes/{ids[1]}/move", {"after": ids[2]})]]
+    check("another user gets 404 on every route", denied == [404, 404, 404, 404], denied)
+    check("no token → 401", call(server, "GET", "/api/v1/notes")[0] == 401)
+    check("bad token → 401", call(server, "GET", "/api/v1/notes", token="forged.token.value")[0] == 401)
+    status, problem, headers = call(server, "POST", "/api/v1/notes", {"title": 42}, token)
+    check("bad body → 400 problem+json", status == 400 and headers.get("Content-Type") == "application/problem+json"
+          and problem.get("type") == "urn:quire:problem:bad_request", (status, problem))
+    return token, titles
+
+
+def kill_during_burst(server, token, binary):
+    acknowledged = {}
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def writer(worker):
+        sequence = 0
+        while not stop.is_set():
+            title = f"burst-{worker}-{sequence}"
+            sequence += 1
+            try:
+                status, note, _ = call(server, "POST", "/api/v1/notes", {"title": title, "text": title * 3}, token, timeout=5)
+            except OSError:
+                return
+            if 200 <= status < 300:
+                with lock:
+                    acknowledged[note["id"]] = title
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in range(6)]
+    for thread in threads:
+        thread.start()
+    time.sleep(2.0)
+    server.process.send_signal(signal.SIGKILL)
+    server.process.wait(timeout=30)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=30)
+    server.log.close()
+    check(f"burst wrote notes before kill -9 ({len(acknowledged)} acknowledged)", len(acknowledged) > 20, len(acknowledged))
+    server.start()
+    stored = {n["id"]: n for n in all_notes(server, token)}
+    lost = [i for i in acknowledged if i not in stored]
+    check("after kill -9 every acknowledged note is there", not lost, f"{len(lost)} lost")
+    bad = [n for n in stored.values() if n["title"].startswith("burst-") and n["text"] != n["title"] * 3]
+    check("no note is half-written", not bad, bad[:3])
+
+
+def config_check(binary, data):
+    status = subprocess.run([binary, "config", "check", CONFIG], capture_output=True, text=True,
+                            env=dict(os.environ, QUIRE_DATA=data))
+    check("quire config check on the shipped config → exit 0", status.returncode == 0, status.stderr)
+    bad = os.path.join(data, "bad.yaml")
+    with open(bad, "w") as handle:
+        handle.write("app: napkin\nserver: { port: 99999 }\nplugins:\n  storage: {}\n  notes: {}\n  wings: {}\n")
+    status = subprocess.run([binary, "config", "check", bad], capture_output=True, text=True)
+    lines = status.stderr.strip().splitlines()
+    check("a bad config → exit 1", status.returncode == 1, status.returncode)
+    check("…with one file:line:column line per mistake", len(lines) == 3 and all(l.startswith(bad + ":") for l in lines), lines)
+
+
+def quire_auth(server, binary):
+    tool = os.path.join(os.path.dirname(binary), "quire-auth")
+    env = dict(os.environ, QUIRE_PORT=str(server.port), QUIRE_DATA=server.data)
+    created = subprocess.run([tool, "create-user", "--config", CONFIG, "carol", "--password-stdin"],
+                             input="carols password\n", capture_output=True, text=True, env=env)
+    check("quire-auth create-user (while the server runs)", created.returncode == 0, created.stderr)
+    status, body, _ = call(server, "POST", "/api/v1/auth/login", {"username": "carol", "password": "carols password"})
+    check("…the new user signs in", status == 200, status)
+    revoked = subprocess.run([tool, "revoke-sessions", "--config", CONFIG, "carol"], capture_output=True, text=True, env=env)
+    check("quire-auth revoke-sessions", revoked.returncode == 0 and "revoked 1" in revoked.stdout, revoked.stdout + revoked.stderr)
+    check("…her token no longer works", call(server, "GET", "/api/v1/notes", token=body["access_token"])[0] == 401)
+    missing = subprocess.run([tool, "reset-password", "--config", CONFIG, "nobody"], capture_output=True, text=True, env=env)
+    check("quire-auth reset-password of an unknown user → exit 3", missing.returncode == 3, missing.returncode)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    args = parser.parse_args()
+    binary = os.path.abspath(args.binary)
+    with tempfile.TemporaryDirectory(prefix="quire-acceptance-") as data:
+        server = Server(binary, data, free_port())
+        try:
+            server.start()
+            token, titles = walkthrough(server)
+            code = server.stop(signal.SIGTERM)
+            check("SIGTERM → clean exit 0", code == 0, code)
+            with open(server.log_path) as log:
+                check("…and the database closed cleanly", "Storage closed cleanly" in log.read())
+            server.start()
+            after = [n["title"] for n in all_notes(server, token)]
+            check("after restart: same notes, same order (old token still valid)", after == titles, after)
+            quire_auth(server, binary)
+            kill_during_burst(server, token, binary)
+            server.stop()
+            config_check(binary, data)
+        except Exception as error:  # a crash of the harness is a failed check, with its reason
+            check("acceptance run", False, repr(error))
+            if server.process and server.process.poll() is None:
+                server.process.kill()
+    failed = results.count(False)
+    print(f"acceptance: {len(results) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
