@@ -81,7 +81,7 @@ let targets: [Target] = [
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),
-    plugin("Storage", "Storage", ["StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .grdb, .crypto, .lifecycle, .logging]),
+    plugin("Storage", "Storage", ["StorageAPI", "Bus", "PluginKit", "AppConfig", .grdb, .lifecycle, .logging]),
     plugin("Storage", "StorageTestKit", ["StorageAPI"]),
 
     // auth
@@ -107,6 +107,7 @@ let targets: [Target] = [
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusTestKit", .logging]),
     tests("OrderKeysTests", ["OrderKeys"]),
+    tests("HTTPKitTests", ["HTTPKit"]),
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus",
                            "StorageAPI", "AuthAPI", "NotesAPI", .yams, .httpTypes]),

@@ -150,7 +150,7 @@ public final class InProcessBus: MessageBus {
                         "'\(context.name)' got no reply before its deadline. The handling plugin is slow or stuck; try again later.",
                         details: ["message": context.name.rawValue])))
                 }
-                pending.attach(Task {
+                pending.attach(Task.immediate {
                     let outcome: Result<Request.Reply, BusError>
                     do {
                         outcome = .success(try await handler(request, context))

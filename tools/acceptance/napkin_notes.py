@@ -140,7 +140,9 @@ def walkthrough(server):
     return token, titles
 
 
-def kill_during_burst(server, token, binary):
+def burst(server, token, seconds, stop_signal):
+    """Creates notes from six threads for `seconds`, then sends `stop_signal` to the server while
+    they keep writing. Returns {id: title} of every create that was acknowledged with 2xx."""
     acknowledged = {}
     lock = threading.Lock()
     stop = threading.Event()
@@ -161,13 +163,27 @@ def kill_during_burst(server, token, binary):
     threads = [threading.Thread(target=writer, args=(n,)) for n in range(6)]
     for thread in threads:
         thread.start()
-    time.sleep(2.0)
-    server.process.send_signal(signal.SIGKILL)
-    server.process.wait(timeout=30)
+    time.sleep(seconds)
+    server.process.send_signal(stop_signal)
+    code = server.process.wait(timeout=30)
     stop.set()
     for thread in threads:
         thread.join(timeout=30)
     server.log.close()
+    return acknowledged, code
+
+
+def stop_during_burst(server, token):
+    acknowledged, code = burst(server, token, 1.0, signal.SIGTERM)
+    check(f"SIGTERM during a burst of creates → exit 0 ({len(acknowledged)} acknowledged)", code == 0 and acknowledged, code)
+    server.start()
+    stored = {n["id"] for n in all_notes(server, token)}
+    lost = [i for i in acknowledged if i not in stored]
+    check("…every acknowledged note is there after restart", not lost, f"{len(lost)} lost")
+
+
+def kill_during_burst(server, token, binary):
+    acknowledged, _ = burst(server, token, 2.0, signal.SIGKILL)
     check(f"burst wrote notes before kill -9 ({len(acknowledged)} acknowledged)", len(acknowledged) > 20, len(acknowledged))
     server.start()
     stored = {n["id"]: n for n in all_notes(server, token)}
@@ -223,6 +239,7 @@ def main():
             after = [n["title"] for n in all_notes(server, token)]
             check("after restart: same notes, same order (old token still valid)", after == titles, after)
             quire_auth(server, binary)
+            stop_during_burst(server, token)
             kill_during_burst(server, token, binary)
             server.stop()
             config_check(binary, data)

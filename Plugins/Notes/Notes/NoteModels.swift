@@ -1,4 +1,7 @@
 import Foundation
+import HTTPKit
+import HTTPTypes
+import Hummingbird
 import StorageAPI
 
 /// A note as stored: the payload of a `notes.notes` record.
@@ -13,68 +16,52 @@ struct NoteData: Codable, Sendable, Equatable {
     var photo: String?
     /// Set by the drawing issue: the blob of the drawing on the back.
     var drawing: String?
-}
 
-/// A note as the API shows it.
-struct NoteResource: Encodable {
-    var id: String
-    var title: String
-    var text: String
-    var date: String
-    var position: String
-    var version: Int64
-    var createdAt: Date
-    var updatedAt: Date
-    var photo: String?
-    var drawing: String?
-
-    init(_ record: Record, _ data: NoteData) {
-        id = record.id
-        title = data.title
-        text = data.text
-        date = data.date
-        position = data.position
-        version = record.version
-        createdAt = record.createdAt
-        updatedAt = record.updatedAt
-        photo = data.photo
-        drawing = data.drawing
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case id, title, text, date, position, version, photo, drawing
-        case createdAt = "created_at"
-        case updatedAt = "updated_at"
-    }
-
+    // Written out even when nil: the stored bytes are what clients get, and they should see the
+    // fields (as null) before the media and drawing plugins fill them.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
         try container.encode(title, forKey: .title)
         try container.encode(text, forKey: .text)
         try container.encode(date, forKey: .date)
         try container.encode(position, forKey: .position)
-        try container.encode(version, forKey: .version)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(updatedAt, forKey: .updatedAt)
-        try container.encode(photo, forKey: .photo)  // null, not absent: the client knows the field
+        try container.encode(photo, forKey: .photo)
         try container.encode(drawing, forKey: .drawing)
     }
 }
 
-struct NoteList: Encodable {
-    var items: [NoteResource]
-    var nextCursor: String?
-
-    enum CodingKeys: String, CodingKey {
-        case items
-        case nextCursor = "next_cursor"
+/// A note as the API shows it: the record's id, version and timestamps, then its stored payload
+/// spliced in as it is (see `JSONWriter`).
+enum NoteJSON {
+    static func write(_ record: Record, into writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("id", record.id)
+        writer.key("version", record.version)
+        writer.key("created_at", record.createdAt)
+        writer.key("updated_at", record.updatedAt)
+        writer.members(ofObject: record.data.bytes)
+        writer.endObject()
     }
 
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(items, forKey: .items)
-        try container.encode(nextCursor, forKey: .nextCursor)
+    static func response(_ record: Record, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var writer = JSONWriter(capacity: 256 + record.data.bytes.count)
+        write(record, into: &writer)
+        var headers = headers
+        headers[.eTag] = "\"\(record.version)\""
+        return writer.response(status: status, headers: headers)
+    }
+
+    static func list(_ page: RecordPage) -> Response {
+        var writer = JSONWriter(capacity: 64 + page.records.reduce(0) { $0 + 160 + $1.data.bytes.count })
+        writer.beginObject()
+        writer.key("items")
+        writer.beginArray()
+        for record in page.records { write(record, into: &writer) }
+        writer.endArray()
+        writer.key("next_cursor")
+        writer.stringOrNull(page.nextCursor)
+        writer.endObject()
+        return writer.response()
     }
 }
 

@@ -52,7 +52,7 @@ public struct NotesPlugin: Plugin {
         try routes.add(.get, "", summary: "The signed-in user's notes, in their order (cursor pages)") { request, _, identity in
             let limit = try Self.limit(request, default: pageSize)
             let cursor = request.uri.queryParameters["cursor"].map(String.init)
-            return try .json(try await service.list(owner: identity.accountID, limit: limit, cursor: cursor))
+            return NoteJSON.list(try await service.list(owner: identity.accountID, limit: limit, cursor: cursor))
         }
         try routes.add(.post, "", summary: "Create a note (title defaults to \"Title\", date to today); honours Idempotency-Key") {
             request, context, identity in
@@ -60,21 +60,19 @@ public struct NotesPlugin: Plugin {
             let input = try await request.decodeJSON(NoteInput.self, context: context)
             let (note, replayed) = try await service.create(owner: identity.accountID, input: input,
                                                             idempotencyKey: try request.idempotencyKey())
-            var headers: HTTPFields = [.eTag: "\"\(note.version)\"", .location: "/api/v1/notes/\(note.id)"]
+            var headers: HTTPFields = [.location: "/api/v1/notes/\(note.id)"]
             if replayed { headers[.idempotentReplayed] = "true" }
-            return try .json(note, status: .created, headers: headers)
+            return NoteJSON.response(note, status: .created, headers: headers)
         }
         try routes.add(.get, "{id}", summary: "One note") { _, context, identity in
-            let note = try await service.note(owner: identity.accountID, id: try Self.id(context))
-            return try .json(note, headers: [.eTag: "\"\(note.version)\""])
+            NoteJSON.response(try await service.note(owner: identity.accountID, id: try Self.id(context)))
         }
         try routes.add(.patch, "{id}", summary: "Edit title, text or date; If-Match guards against lost updates") {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(NoteInput.self, context: context)
-            let note = try await service.edit(owner: identity.accountID, id: try Self.id(context), input: input,
-                                              expectedVersion: try request.ifMatchVersion())
-            return try .json(note, headers: [.eTag: "\"\(note.version)\""])
+            return NoteJSON.response(try await service.edit(owner: identity.accountID, id: try Self.id(context), input: input,
+                                                     expectedVersion: try request.ifMatchVersion()))
         }
         try routes.add(.delete, "{id}", summary: "Delete a note") { request, context, identity in
             try await service.delete(owner: identity.accountID, id: try Self.id(context),
@@ -85,8 +83,7 @@ public struct NotesPlugin: Plugin {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(MoveInput.self, context: context)
-            let note = try await service.move(owner: identity.accountID, id: try Self.id(context), input: input)
-            return try .json(note, headers: [.eTag: "\"\(note.version)\""])
+            return NoteJSON.response(try await service.move(owner: identity.accountID, id: try Self.id(context), input: input))
         }
     }
 

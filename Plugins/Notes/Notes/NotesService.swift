@@ -20,17 +20,13 @@ struct NotesService: Sendable {
 
     // MARK: Reading
 
-    func list(owner: String, limit: Int, cursor: String?) async throws(BusError) -> NoteList {
-        let page = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
-                                                     order: [SortKey("position")], limit: limit, cursor: cursor))
-        return NoteList(items: try page.records.map { record throws(BusError) in
-            NoteResource(record, try record.decode(NoteData.self))
-        }, nextCursor: page.nextCursor)
+    func list(owner: String, limit: Int, cursor: String?) async throws(BusError) -> RecordPage {
+        try await store.query(RecordQuery(collection: Self.collection, owner: owner,
+                                          order: [SortKey("position")], limit: limit, cursor: cursor))
     }
 
-    func note(owner: String, id: String) async throws(BusError) -> NoteResource {
-        let record = try await record(owner: owner, id: id)
-        return NoteResource(record, try record.decode(NoteData.self))
+    func note(owner: String, id: String) async throws(BusError) -> Record {
+        try await record(owner: owner, id: id)
     }
 
     private func record(owner: String, id: String) async throws(BusError) -> Record {
@@ -43,7 +39,7 @@ struct NotesService: Sendable {
 
     // MARK: Writing
 
-    func create(owner: String, input: NoteInput, idempotencyKey: String?) async throws(BusError) -> (NoteResource, replayed: Bool) {
+    func create(owner: String, input: NoteInput, idempotencyKey: String?) async throws(BusError) -> (Record, replayed: Bool) {
         try validate(input)
         let last = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
                                                      order: [SortKey("position", descending: true)], limit: 1))
@@ -60,10 +56,10 @@ struct NotesService: Sendable {
             throw BusError(.conflict, "The note created with this Idempotency-Key has since been deleted.")
         }
         if !result.replayed { await publish(owner, record, .created) }
-        return (NoteResource(record, try record.decode(NoteData.self)), result.replayed)
+        return (record, result.replayed)
     }
 
-    func edit(owner: String, id: String, input: NoteInput, expectedVersion: Int64?) async throws(BusError) -> NoteResource {
+    func edit(owner: String, id: String, input: NoteInput, expectedVersion: Int64?) async throws(BusError) -> Record {
         try validate(input)
         let record = try await record(owner: owner, id: id)
         var data = try record.decode(NoteData.self)
@@ -73,7 +69,7 @@ struct NotesService: Sendable {
         let updated = try await store.replace(data, in: Self.collection, id: id, owner: owner,
                                               expectedVersion: expectedVersion ?? record.version)
         await publish(owner, updated, .edited)
-        return NoteResource(updated, data)
+        return updated
     }
 
     func delete(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) {
@@ -84,7 +80,7 @@ struct NotesService: Sendable {
 
     /// Moves a note just before or after another. Writes one record — unless the neighbours share a
     /// key (two clients inserted at once), in which case the whole list is respaced in one batch.
-    func move(owner: String, id: String, input: MoveInput) async throws(BusError) -> NoteResource {
+    func move(owner: String, id: String, input: MoveInput) async throws(BusError) -> Record {
         guard (input.before == nil) != (input.after == nil), let anchorID = input.before ?? input.after else {
             throw BusError.invalid("Send exactly one of 'before' and 'after', with the id of another note.", field: "before")
         }
@@ -127,7 +123,7 @@ struct NotesService: Sendable {
             throw BusError(.internal, "The moved note was not returned by storage.")
         }
         await publish(owner, updated, .moved)
-        return NoteResource(updated, try updated.decode(NoteData.self))
+        return updated
     }
 
     private func allInOrder(owner: String) async throws(BusError) -> [(record: Record, data: NoteData)] {

@@ -51,10 +51,7 @@ public final class InMemoryRecordStore: RecordStore {
     }
 
     public func query(_ query: RecordQuery) async throws(StorageError) -> RecordPage {
-        try query.validate()
-        let cursor = try query.cursor.map { text throws(StorageError) in
-            try QueryCursor.decode(text, keyCount: query.order.count)
-        }
+        let cursor = try query.validatedCursor()
         let entries = state.withLock { Array(($0.collections[query.collection] ?? [:]).values) }
         let keyed = entries
             .filter { entry in

@@ -128,10 +128,7 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     public func query(_ query: RecordQuery) async throws(StorageError) -> RecordPage {
-        try query.validate()
-        let cursor = try query.cursor.map { text throws(StorageError) in
-            try QueryCursor.decode(text, keyCount: query.order.count)
-        }
+        let cursor = try query.validatedCursor()
         let (sql, arguments) = SQLQueryBuilder.select(query, cursor: cursor)
         let keyCount = query.order.count
         return try await read { db in

@@ -27,7 +27,13 @@ public struct RecordQuery: Codable, Sendable, Hashable {
     /// The largest page.
     public static let maxLimit = 1000
 
-    /// Checks names and bounds; every backend calls this first.
+    /// Validates the query and decodes its cursor: what every backend does first.
+    public func validatedCursor() throws(StorageError) -> QueryCursor? {
+        try validate()
+        return try cursor.map { text throws(StorageError) in try QueryCursor.decode(text, keyCount: order.count) }
+    }
+
+    /// Checks names and bounds.
     public func validate() throws(StorageError) {
         guard StorageNames.isValidCollection(collection) else {
             throw StorageError.invalid("'\(collection)' is not a valid collection name.", field: "collection")
