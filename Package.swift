@@ -111,7 +111,7 @@ let targets: [Target] = [
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus",
                            "StorageAPI", "AuthAPI", "NotesAPI", .yams, .httpTypes]),
-    tests("StorageTests", ["Storage", "StorageAPI", "StorageTestKit", "BusInProcess", "Bus", .logging]),
+    tests("StorageTests", ["Storage", "StorageAPI", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "NotesAPI", "StorageAPI", "Bus", .httpTypes]),
     tests("ArchitectureTests", []),

@@ -41,7 +41,39 @@ public struct JSONWriter: Sendable {
     public mutating func null() { separate(); bytes.append(contentsOf: "null".utf8); needsComma = true }
 
     /// Writes a timestamp as ISO 8601 UTC to the second, e.g. `2026-11-22T16:04:49Z`.
-    public mutating func date(_ value: Date) { string(Self.iso8601(value)) }
+    public mutating func date(_ value: Date) {
+        separate()
+        let (year, month, day, hour, minute, second) = Self.civil(value)
+        bytes.append(UInt8(ascii: "\""))
+        if (0...9999).contains(year) {
+            appendDigits(year, count: 4)
+        } else {
+            bytes.append(contentsOf: String(year).utf8)
+        }
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(month, count: 2)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(day, count: 2)
+        bytes.append(UInt8(ascii: "T"))
+        appendDigits(hour, count: 2)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(minute, count: 2)
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(second, count: 2)
+        bytes.append(contentsOf: [UInt8(ascii: "Z"), UInt8(ascii: "\"")])
+        needsComma = true
+    }
+
+    private mutating func appendDigits(_ value: Int64, count: Int) {
+        var divisor: Int64 = 1
+        for _ in 1..<count { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
 
     /// Splices the members of a JSON object (its bytes, `{` … `}`) into the object being written.
     /// The caller vouches that `object` is a JSON object whose keys do not clash with those written.
@@ -69,6 +101,12 @@ public struct JSONWriter: Sendable {
 
     private mutating func writeString(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: copy them whole.
+        if value.utf8.allSatisfy({ $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }) {
+            bytes.append(contentsOf: value.utf8)
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
@@ -85,8 +123,15 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "\""))
     }
 
-    /// ISO 8601 in UTC, computed without a formatter (civil-from-days, Howard Hinnant's algorithm).
+    /// ISO 8601 in UTC, computed without a formatter.
     public static func iso8601(_ date: Date) -> String {
+        var writer = JSONWriter(capacity: 24)
+        writer.date(date)
+        return String(decoding: writer.bytes.dropFirst().dropLast(), as: UTF8.self)
+    }
+
+    /// Year, month, day, hour, minute, second in UTC (civil-from-days, Howard Hinnant's algorithm).
+    static func civil(_ date: Date) -> (Int64, Int64, Int64, Int64, Int64, Int64) {
         let total = Int64(date.timeIntervalSince1970.rounded(.down))
         let days = total >= 0 ? total / 86_400 : (total - 86_399) / 86_400
         let secondsOfDay = total - days * 86_400
@@ -99,8 +144,6 @@ public struct JSONWriter: Sendable {
         let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
         let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let yearText = String(repeating: "0", count: max(0, 4 - String(year).count)) + String(year)
-        return "\(yearText)-\(two(month))-\(two(day))T\(two(secondsOfDay / 3600)):\(two(secondsOfDay % 3600 / 60)):\(two(secondsOfDay % 60))Z"
+        return (year, month, day, secondsOfDay / 3600, secondsOfDay % 3600 / 60, secondsOfDay % 60)
     }
 }

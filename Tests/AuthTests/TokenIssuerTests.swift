@@ -1,4 +1,5 @@
 @testable import Auth
+import AuthAPI
 import Bus
 import Foundation
 import Testing
@@ -41,5 +42,36 @@ struct TokenIssuerTests {
         #expect(tokens.deviceSecret(account: "a", version: 1) == tokens.deviceSecret(account: "a", version: 1))
         #expect(tokens.deviceSecret(account: "a", version: 1) != tokens.deviceSecret(account: "a", version: 2))
         #expect(tokens.deviceSecret(account: "a", version: 1) != tokens.deviceSecret(account: "b", version: 1))
+    }
+}
+
+@Suite("Verified-token cache")
+struct VerifiedTokenCacheTests {
+    let session = VerifiedSession(accountID: "acc", sessionID: "ses")
+
+    @Test("a remembered token is found within its lifetime, and not after")
+    func lifetime() {
+        let cache = VerifiedTokenCache(lifetime: .seconds(1))
+        let start = ContinuousClock.now
+        cache.remember("t", session, tokenLifetime: .seconds(900), now: start)
+        #expect(cache.lookup("t", now: start + .milliseconds(500)) == session)
+        #expect(cache.lookup("t", now: start + .milliseconds(1500)) == nil)
+    }
+
+    @Test("a token is never served past its own expiry")
+    func tokenExpiry() {
+        let cache = VerifiedTokenCache(lifetime: .seconds(10))
+        let start = ContinuousClock.now
+        cache.remember("t", session, tokenLifetime: .milliseconds(100), now: start)
+        #expect(cache.lookup("t", now: start + .milliseconds(200)) == nil)
+    }
+
+    @Test("clear forgets everything; the capacity bound holds")
+    func clearAndBound() {
+        let cache = VerifiedTokenCache(lifetime: .seconds(10), capacity: 10)
+        for index in 0..<25 { cache.remember("t\(index)", session, tokenLifetime: .seconds(900)) }
+        #expect(cache.lookup("t24") == session)
+        cache.clear()
+        #expect(cache.lookup("t24") == nil)
     }
 }

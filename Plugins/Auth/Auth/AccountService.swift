@@ -11,6 +11,7 @@ struct AccountService: Sendable {
     let hasher: PasswordHasher
     let throttle: LoginThrottle
     let refreshTTL: Duration
+    let verified = VerifiedTokenCache()
 
     // MARK: Accounts
 
@@ -161,6 +162,7 @@ struct AccountService: Sendable {
             if let previous = session.previousRefreshHash, Secrets.constantTimeEqual(presented, previous) {
                 session.revoked = true
                 session.revokedReason = "refresh token reused"
+                verified.clear()
                 _ = try? await store.replace(session, in: AuthCollections.sessions, id: sessionID, owner: accountID,
                                              expectedVersion: record.version)
             }
@@ -188,6 +190,7 @@ struct AccountService: Sendable {
         session.revoked = true
         session.revokedReason = "signed out"
         _ = try await store.replace(session, in: AuthCollections.sessions, id: sessionID, owner: accountID)
+        verified.clear()
     }
 
     private func revokeAll(accountID: String, reason: String) async throws(BusError) -> Int {
@@ -206,19 +209,24 @@ struct AccountService: Sendable {
             }
             cursor = page.nextCursor
         } while cursor != nil
+        verified.clear()
         return revoked
     }
 
-    /// Checks an access token and that its session is live.
+    /// Checks an access token and that its session is live (remembered for a second; see
+    /// `VerifiedTokenCache`).
     func verify(_ accessToken: String) async throws(BusError) -> VerifiedSession {
-        let (accountID, sessionID) = try await tokens.verify(accessToken)
+        if let known = verified.lookup(accessToken) { return known }
+        let (accountID, sessionID, remaining) = try await tokens.verify(accessToken)
         guard StorageNames.isValidID(sessionID), StorageNames.isValidID(accountID),
               let record = try await store.get(collection: AuthCollections.sessions, id: sessionID, owner: accountID),
               let session = try? record.decode(SessionData.self), !session.revoked, session.expiresAt > Date()
         else {
             throw BusError(.unauthenticated, "The session has ended (signed out, revoked or expired); sign in again.")
         }
-        return VerifiedSession(accountID: accountID, sessionID: sessionID)
+        let verifiedSession = VerifiedSession(accountID: accountID, sessionID: sessionID)
+        verified.remember(accessToken, verifiedSession, tokenLifetime: remaining)
+        return verifiedSession
     }
 }
 

@@ -177,7 +177,6 @@ public struct AuthPlugin: Plugin {
 extension AccountSummary {
     /// The HTTP form, snake_case like the rest of the API.
     var wire: [String: String?] {
-        ["account_id": accountID, "username": username, "kind": kind,
-         "created_at": ISO8601DateFormatter().string(from: createdAt)]
+        ["account_id": accountID, "username": username, "kind": kind, "created_at": JSONWriter.iso8601(createdAt)]
     }
 }

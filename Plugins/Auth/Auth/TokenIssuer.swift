@@ -43,8 +43,8 @@ struct TokenIssuer: Sendable {
         }
     }
 
-    /// The account and session of a valid, unexpired token from this server.
-    func verify(_ token: String) async throws(BusError) -> (account: String, session: String) {
+    /// The account, session and remaining lifetime of a valid, unexpired token from this server.
+    func verify(_ token: String) async throws(BusError) -> (account: String, session: String, remaining: Duration) {
         let claims: AccessClaims
         do {
             claims = try await keys.verify(token, as: AccessClaims.self)
@@ -54,7 +54,8 @@ struct TokenIssuer: Sendable {
         guard claims.iss.value == issuer else {
             throw BusError(.unauthenticated, "The access token was issued for another app; sign in again.")
         }
-        return (claims.sub.value, claims.sid)
+        let remaining = claims.exp.value.timeIntervalSinceNow
+        return (claims.sub.value, claims.sid, .milliseconds(Int64(max(0, remaining) * 1000)))
     }
 
     /// A device account's secret: derived, never stored, so a retried "create device account" can

@@ -198,20 +198,8 @@ public final class InMemoryRecordStore: RecordStore {
         return true
     }
 
-    /// A field's value as SQLite's `json_extract` sees it: objects and arrays as their JSON text.
     private static func fieldValue(_ field: String, _ entry: Entry) -> JSONValue {
-        switch MetaField(rawValue: field) {
-        case .id: return .string(entry.record.id)
-        case .created: return .number(entry.record.createdAt.timeIntervalSince1970)
-        case .updated: return .number(entry.record.updatedAt.timeIntervalSince1970)
-        case .version: return .number(Double(entry.record.version))
-        case nil:
-            let value = entry.parsed.value(at: field.split(separator: "."))
-            switch value {
-            case .array, .object: return .string(value.canonicalJSON)
-            default: return value
-            }
-        }
+        CursorKeys.value(of: field, record: entry.record, parsed: entry.parsed)
     }
 
     private static func matches(_ filter: Filter, _ entry: Entry) -> Bool {

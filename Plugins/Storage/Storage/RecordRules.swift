@@ -65,3 +65,32 @@ enum Timestamps {
         (Date().timeIntervalSince1970 * 1000).rounded() / 1000
     }
 }
+
+/// The sort-key values of a record, as every backend compares them: meta fields from the record,
+/// payload paths as SQLite's `json_extract` returns them (objects and arrays as their JSON text).
+enum CursorKeys {
+    static func values(of record: Record, parsed: JSONValue, order: [SortKey]) -> [JSONValue] {
+        order.map { value(of: $0.field, record: record, parsed: parsed) }
+    }
+
+    static func value(of field: String, record: Record, parsed: JSONValue) -> JSONValue {
+        switch MetaField(rawValue: field) {
+        case .id: return .string(record.id)
+        case .created: return .number(record.createdAt.timeIntervalSince1970)
+        case .updated: return .number(record.updatedAt.timeIntervalSince1970)
+        case .version: return .number(Double(record.version))
+        case nil:
+            let value = parsed.value(at: field.split(separator: "."))
+            switch value {
+            case .array, .object: return .string(value.canonicalJSON)
+            default: return value
+            }
+        }
+    }
+
+    /// The cursor that continues after `record`; the payload is parsed once per page, here.
+    static func cursor(after record: Record, order: [SortKey]) -> String {
+        let parsed = order.allSatisfy({ MetaField(rawValue: $0.field) != nil }) ? JSONValue.null : ((try? record.data.parsed()) ?? .null)
+        return QueryCursor(values: values(of: record, parsed: parsed, order: order), id: record.id).encoded()
+    }
+}

@@ -31,6 +31,10 @@ enum SQLQueryBuilder {
     static func createIndex(_ index: IndexSpec, collection: String) -> String {
         var columns = index.fields.map(expression)
         if index.scope == .perOwner { columns.insert("owner", at: 0) }
+        // Queries break ties by id: with it in the index, `ORDER BY field, id LIMIT n` reads n
+        // entries in order instead of sorting every matching row. (Not in unique indexes, where it
+        // would make every key unique.)
+        if !index.unique { columns.append("id") }
         return """
             CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(indexName(collection: collection, index: index.name)) \
             ON records(\(columns.joined(separator: ", "))) WHERE collection = \(literal(collection))
@@ -47,17 +51,7 @@ enum SQLQueryBuilder {
         }
     }
 
-    static func jsonValue(_ value: DatabaseValue) -> JSONValue {
-        switch value.storage {
-        case .null: .null
-        case .int64(let number): .number(Double(number))
-        case .double(let number): .number(number)
-        case .string(let text): .string(text)
-        case .blob: .null
-        }
-    }
-
-    /// `SELECT … WHERE … ORDER BY … LIMIT n+1`, with the sort-key values as extra columns k0…kn.
+    /// `SELECT … WHERE … ORDER BY … LIMIT n+1`.
     static func select(_ query: RecordQuery, cursor: QueryCursor?) -> (sql: String, arguments: StatementArguments) {
         var conditions = ["collection = \(literal(query.collection))"]
         var arguments: [DatabaseValue] = []
@@ -113,12 +107,11 @@ enum SQLQueryBuilder {
             arguments += prefixArguments + [cursor.id.databaseValue]
             conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
         }
-        let keyColumns = query.order.enumerated().map { ", \(expression($1.field)) AS k\($0)" }.joined()
         let orderBy = (query.order.map { "\(expression($0.field))\($0.descending ? " DESC" : "")" } + ["id"])
             .joined(separator: ", ")
         arguments.append((query.limit + 1).databaseValue)
         let sql = """
-            SELECT \(recordColumns)\(keyColumns) FROM records WHERE \(conditions.joined(separator: " AND ")) \
+            SELECT \(recordColumns) FROM records WHERE \(conditions.joined(separator: " AND ")) \
             ORDER BY \(orderBy) LIMIT ?
             """
         return (sql, StatementArguments(arguments))

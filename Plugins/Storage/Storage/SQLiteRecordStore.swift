@@ -104,8 +104,16 @@ public final class SQLiteRecordStore: RecordStore {
         try SchemaRules.validate(schema)
         try await run { db in
             for index in schema.indexes {
+                let wanted = SQLQueryBuilder.createIndex(index, collection: schema.name)
+                let name = SQLQueryBuilder.indexName(collection: schema.name, index: index.name)
+                // An index declared anew with another definition replaces the old one.
+                if let existing = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",
+                                                      arguments: [name]),
+                   existing != wanted.replacingOccurrences(of: " IF NOT EXISTS", with: "") {
+                    try db.execute(sql: "DROP INDEX \(name)")
+                }
                 do {
-                    try db.execute(sql: SQLQueryBuilder.createIndex(index, collection: schema.name))
+                    try db.execute(sql: wanted)
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                     throw StorageError.conflict("Index '\(index.name)' on '\(schema.name)' cannot be unique: existing records share a key.")
                 }
@@ -119,7 +127,7 @@ public final class SQLiteRecordStore: RecordStore {
         guard StorageNames.isValidCollection(collection), StorageNames.isValidID(id) else { return nil }
         return try await read { db in
             guard let row = try Row.fetchOne(
-                db, sql: "SELECT \(SQLQueryBuilder.recordColumns) FROM records WHERE collection = ? AND id = ?",
+                try db.cachedStatement(sql: "SELECT \(SQLQueryBuilder.recordColumns) FROM records WHERE collection = ? AND id = ?"),
                 arguments: [collection, id]) else { return nil }
             let record = Self.record(row)
             if let owner, record.owner != owner { return nil }
@@ -130,18 +138,17 @@ public final class SQLiteRecordStore: RecordStore {
     public func query(_ query: RecordQuery) async throws(StorageError) -> RecordPage {
         let cursor = try query.validatedCursor()
         let (sql, arguments) = SQLQueryBuilder.select(query, cursor: cursor)
-        let keyCount = query.order.count
         return try await read { db in
             var records: [Record] = []
-            var lastKeys: [JSONValue] = []
-            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            records.reserveCapacity(query.limit)
+            // Cached: preparing the statement (and GRDB's authorizer pass over it) costs more than
+            // running it for a page of records.
+            let rows = try Row.fetchCursor(try db.cachedStatement(sql: sql), arguments: arguments)
             while let row = try rows.next() {
                 if records.count == query.limit {
-                    let last = records[records.count - 1]
-                    return RecordPage(records: records, nextCursor: QueryCursor(values: lastKeys, id: last.id).encoded())
+                    return RecordPage(records: records, nextCursor: CursorKeys.cursor(after: records[records.count - 1], order: query.order))
                 }
                 records.append(Self.record(row))
-                lastKeys = (0..<keyCount).map { SQLQueryBuilder.jsonValue(row[7 + $0] as DatabaseValue) }
             }
             return RecordPage(records: records, nextCursor: nil)
         }
@@ -275,7 +282,7 @@ public final class SQLiteRecordStore: RecordStore {
     private static func record(_ row: Row) -> Record {
         Record(collection: row[0], id: row[1], owner: row[2], version: row[3],
                createdAt: Date(timeIntervalSince1970: row[4]), updatedAt: Date(timeIntervalSince1970: row[5]),
-               data: JSONDocument(trustedBytes: Data((row[6] as String).utf8)))
+               data: JSONDocument(trustedBytes: row[6] as Data))
     }
 
     // MARK: Running
@@ -288,12 +295,23 @@ public final class SQLiteRecordStore: RecordStore {
         }
     }
 
+    /// Runs a single-statement read on the calling thread, outside a transaction.
+    ///
+    /// Every read here is one SELECT, which SQLite runs against one consistent WAL snapshot by
+    /// itself, so GRDB's `BEGIN … COMMIT` around it (and its hop to a dispatch queue and back) only
+    /// cost CPU — 40 % of a list request's, measured (BENCHMARKS.md). Reads are short (a page of at
+    /// most 1,000 rows) and never wait for the writer. Writes keep GRDB's async path: they can wait
+    /// for the write lock, and must not hold a cooperative thread meanwhile.
     private func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws(StorageError) -> T {
         do {
-            return try await writer.read(body)
+            return try Self.readOnCallingThread(writer, body)
         } catch {
             throw Self.map(error)
         }
+    }
+
+    private static func readOnCallingThread<T>(_ writer: any DatabaseWriter, _ body: (Database) throws -> T) throws -> T {
+        try writer.unsafeRead(body)
     }
 
     static func map(_ error: any Error) -> StorageError {

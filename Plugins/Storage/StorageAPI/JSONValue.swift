@@ -84,6 +84,37 @@ public enum JSONValue: Codable, Sendable, Hashable {
         }
     }
 
+    /// The value as compact JSON text (object keys sorted).
+    public var canonicalJSONText: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .number(let value):
+            if value.rounded() == value, abs(value) < 9.0e15 { return String(Int64(value)) }
+            return value.isFinite ? "\(value)" : "null"
+        case .string(let value):
+            var text = "\""
+            for scalar in value.unicodeScalars {
+                switch scalar {
+                case "\"": text += "\\\""
+                case "\\": text += "\\\\"
+                case "\n": text += "\\n"
+                case "\r": text += "\\r"
+                case "\t": text += "\\t"
+                case _ where scalar.value < 0x20:
+                    let hex = String(scalar.value, radix: 16)
+                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                default: text.unicodeScalars.append(scalar)
+                }
+            }
+            return text + "\""
+        case .array(let values): return "[" + values.map(\.canonicalJSONText).joined(separator: ",") + "]"
+        case .object(let object):
+            return "{" + object.keys.sorted().map { JSONValue.string($0).canonicalJSONText + ":" + (object[$0]?.canonicalJSONText ?? "null") }
+                .joined(separator: ",") + "}"
+        }
+    }
+
     var canonicalText: String {
         switch self {
         case .null: "null"

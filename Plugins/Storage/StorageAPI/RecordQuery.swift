@@ -114,11 +114,37 @@ public struct QueryCursor: Codable, Sendable, Hashable {
         self.id = id
     }
 
+    /// Base64url of the cursor's JSON, without padding. (Written by hand: `JSONEncoder` plus
+    /// `replacingOccurrences` were 8 % of a one-note list request.)
     public func encoded() -> String {
-        let data = (try? JSONEncoder().encode(self)) ?? Data()
-        return data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        var json = "["
+        for value in values {
+            json += value.canonicalJSONText
+            json += ","
+        }
+        json += JSONValue.string(id).canonicalJSONText + "]"
+        return Self.base64URL(Array(json.utf8))
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count + 2) / 3 * 4)
+        var index = 0
+        while index + 2 < bytes.count {
+            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            output += [alphabet[Int(chunk >> 18)], alphabet[Int(chunk >> 12 & 63)], alphabet[Int(chunk >> 6 & 63)], alphabet[Int(chunk & 63)]]
+            index += 3
+        }
+        let rest = bytes.count - index
+        if rest == 1 {
+            let chunk = UInt32(bytes[index]) << 16
+            output += [alphabet[Int(chunk >> 18)], alphabet[Int(chunk >> 12 & 63)]]
+        } else if rest == 2 {
+            let chunk = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8
+            output += [alphabet[Int(chunk >> 18)], alphabet[Int(chunk >> 12 & 63)], alphabet[Int(chunk >> 6 & 63)]]
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// Decodes a cursor for a query with `keyCount` sort keys.
@@ -126,10 +152,10 @@ public struct QueryCursor: Codable, Sendable, Hashable {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64),
-              let cursor = try? JSONDecoder().decode(QueryCursor.self, from: data),
-              cursor.values.count == keyCount else {
+              case .array(let parts)? = try? JSONDecoder().decode(JSONValue.self, from: data),
+              case .string(let id)? = parts.last, parts.count == keyCount + 1 else {
             throw StorageError.invalid("The cursor is not one this query returned; start again without it.", field: "cursor")
         }
-        return cursor
+        return QueryCursor(values: Array(parts.dropLast()), id: id)
     }
 }

@@ -1,0 +1,39 @@
+import GRDB
+import Storage
+import StorageAPI
+import Testing
+
+@Suite("SQLite query plans")
+struct SQLiteQueryPlanTests {
+    struct Item: Codable { var position: String }
+
+    @Test("a page ordered by a declared index is read in index order, without sorting the owner's records")
+    func noSortForIndexedOrder() async throws {
+        let queue = try DatabaseQueue()
+        let store = try SQLiteRecordStore(writer: queue)
+        try await store.declare(CollectionSchema(name: "plan.items", indexes: [IndexSpec(name: "position", fields: ["position"])]))
+        for index in 0..<50 { _ = try await store.insert(Item(position: "p\(index % 7)"), into: "plan.items", owner: "alice") }
+        let plan = try await queue.read { db in
+            try Row.fetchAll(db, sql: """
+                EXPLAIN QUERY PLAN SELECT id FROM records WHERE collection = 'plan.items' AND owner = 'alice'
+                ORDER BY json_extract(data, '$.position'), id LIMIT 11
+                """).map { $0["detail"] as String }
+        }
+        #expect(plan.contains { $0.contains("USING INDEX ix_plan_items__position") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+    }
+
+    @Test("re-declaring an index with a new definition replaces it")
+    func redeclare() async throws {
+        let queue = try DatabaseQueue()
+        let store = try SQLiteRecordStore(writer: queue)
+        try await queue.write { db in
+            try db.execute(sql: "CREATE INDEX ix_plan_items__position ON records(owner) WHERE collection = 'plan.items'")
+        }
+        try await store.declare(CollectionSchema(name: "plan.items", indexes: [IndexSpec(name: "position", fields: ["position"])]))
+        let sql = try await queue.read { db in
+            try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'ix_plan_items__position'")
+        }
+        #expect(sql?.contains("json_extract(data, '$.position'), id") == true, "\(sql ?? "none")")
+    }
+}
