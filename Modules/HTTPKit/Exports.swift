@@ -1,0 +1,3 @@
+// Plugins describe routes with HTTPTypes' methods and statuses (`.get`, `.created`); importing
+// HTTPKit is enough to write one.
+@_exported public import HTTPTypes
