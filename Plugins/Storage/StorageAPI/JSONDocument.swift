@@ -62,11 +62,7 @@ public struct JSONDocument: Sendable, Hashable, Codable {
     }
 
     private static func parse(_ bytes: Data) throws(StorageError) -> JSONValue {
-        do {
-            return try decoder.decode(JSONValue.self, from: bytes)
-        } catch {
-            throw StorageError.invalid("The record data is not valid JSON.")
-        }
+        try JSONParser.parse(bytes)
     }
 
     // JSONEncoder and JSONDecoder are thread-safe for encoding and decoding once configured.

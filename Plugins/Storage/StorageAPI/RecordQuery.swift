@@ -152,7 +152,7 @@ public struct QueryCursor: Codable, Sendable, Hashable {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64),
-              case .array(let parts)? = try? JSONDecoder().decode(JSONValue.self, from: data),
+              case .array(let parts)? = try? JSONParser.parse(data),
               case .string(let id)? = parts.last, parts.count == keyCount + 1 else {
             throw StorageError.invalid("The cursor is not one this query returned; start again without it.", field: "cursor")
         }
