@@ -90,7 +90,7 @@ let targets: [Target] = [
 
     // notes (Napkin Notes)
     plugin("Notes", "NotesAPI", ["Bus"]),
-    plugin("Notes", "Notes", ["NotesAPI", "StorageAPI", "AuthAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .logging]),
+    plugin("Notes", "Notes", ["NotesAPI", "StorageAPI", "AuthAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .nioCore, .logging]),
 
     // Every plugin compiled into the binaries.
     .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes"],
@@ -113,7 +113,7 @@ let targets: [Target] = [
                            "StorageAPI", "AuthAPI", "NotesAPI", .yams, .httpTypes]),
     tests("StorageTests", ["Storage", "StorageAPI", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
-    tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "NotesAPI", "StorageAPI", "Bus", .httpTypes]),
+    tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "StorageAPI", "Bus", .httpTypes, .nioCore]),
     tests("ArchitectureTests", []),
 ]
 

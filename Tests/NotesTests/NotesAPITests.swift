@@ -221,6 +221,28 @@ struct NotesAPITests {
         }
     }
 
+    @Test("lists read while notes are written never show a stale list afterwards (with and without the cache)",
+          arguments: ["{}", "{ list_cache_bytes: 0 }"])
+    func listsRaceWrites(_ notesConfig: String) async throws {
+        try await TestApp.run(yaml: TestApp.yaml(extraPlugins: "  notes: \(notesConfig)\n")) { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<30 {
+                    group.addTask { _ = try await api.createNote(["title": "w\(index)"], token: token) }
+                    group.addTask { _ = try await api.titles(token: token) }
+                }
+                try await group.waitForAll()
+            }
+            let titles = try await api.titles(token: token)
+            #expect(titles.count == 30, "the list after the last write shows every note: \(titles.count)")
+            let id = try #require(try await api.send(.get, "/api/v1/notes", token: token).items.first?["id"] as? String)
+            _ = try await api.send(.patch, "/api/v1/notes/\(id)", json: ["title": "renamed"], token: token)
+            #expect(try await api.titles(token: token).first == "renamed", "an edit shows at once")
+            _ = try await api.send(.delete, "/api/v1/notes/\(id)", token: token)
+            #expect(try await api.titles(token: token).count == 29, "a delete shows at once")
+        }
+    }
+
     @Test("every change publishes notes.note.changed.v1 for other plugins")
     func events() async throws {
         try await TestApp.run { api, host in

@@ -2,6 +2,7 @@ import Foundation
 import HTTPKit
 import HTTPTypes
 import Hummingbird
+import NIOCore
 import StorageAPI
 
 /// A note as stored: the payload of a `notes.notes` record.
@@ -51,7 +52,7 @@ enum NoteJSON {
         return writer.response(status: status, headers: headers)
     }
 
-    static func list(_ page: RecordPage) -> Response {
+    static func listBytes(_ page: RecordPage) -> ByteBuffer {
         var writer = JSONWriter(capacity: 64 + page.records.reduce(0) { $0 + 160 + $1.data.bytes.count })
         writer.beginObject()
         writer.key("items")
@@ -61,7 +62,11 @@ enum NoteJSON {
         writer.key("next_cursor")
         writer.stringOrNull(page.nextCursor)
         writer.endObject()
-        return writer.response()
+        return ByteBuffer(bytes: writer.bytes)
+    }
+
+    static func listResponse(_ bytes: ByteBuffer) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: bytes))
     }
 }
 

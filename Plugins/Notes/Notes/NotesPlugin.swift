@@ -16,6 +16,7 @@ public struct NotesPlugin: Plugin {
     public struct Config: Sendable {
         var timeZone: TimeZone
         var pageSize: Int
+        var listCacheBytes: Int
     }
 
     public static let descriptor = PluginDescriptor(
@@ -25,13 +26,16 @@ public struct NotesPlugin: Plugin {
         settings: [
             SettingDescription("time_zone", "IANA zone", default: "UTC", "Whose 'today' a new note gets as its date"),
             SettingDescription("page_size", "int 1...500", default: "100", "Notes per page when the client does not say"),
+            SettingDescription("list_cache_bytes", "int 0...1073741824", default: "67108864",
+                               "Rendered list pages kept in memory; 0 turns the cache off (do so when other processes write notes)"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
         let zoneName = section.string("time_zone", default: "UTC") ?? "UTC"
         let zone = TimeZone(identifier: zoneName)
         if zone == nil { section.report("time_zone", "unknown time zone \"\(zoneName)\"; use an IANA name such as Europe/Paris") }
-        return Config(timeZone: zone ?? .gmt, pageSize: section.int("page_size", default: 100, in: 1...500))
+        return Config(timeZone: zone ?? .gmt, pageSize: section.int("page_size", default: 100, in: 1...500),
+                      listCacheBytes: section.int("list_cache_bytes", default: 64 << 20, in: 0...(1 << 30)))
     }
 
     let service: NotesService
@@ -40,7 +44,8 @@ public struct NotesPlugin: Plugin {
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
         try await store.declare(NotesService.schema)
-        service = NotesService(store: store, bus: context.bus, timeZone: config.timeZone)
+        service = NotesService(store: store, bus: context.bus, timeZone: config.timeZone,
+                               lists: NoteListCache(capacity: config.listCacheBytes))
         pageSize = config.pageSize
     }
 
@@ -52,7 +57,7 @@ public struct NotesPlugin: Plugin {
         try routes.add(.get, "", summary: "The signed-in user's notes, in their order (cursor pages)") { request, _, identity in
             let limit = try Self.limit(request, default: pageSize)
             let cursor = request.uri.queryParameters["cursor"].map(String.init)
-            return NoteJSON.list(try await service.list(owner: identity.accountID, limit: limit, cursor: cursor))
+            return NoteJSON.listResponse(try await service.listPage(owner: identity.accountID, limit: limit, cursor: cursor))
         }
         try routes.add(.post, "", summary: "Create a note (title defaults to \"Title\", date to today); honours Idempotency-Key") {
             request, context, identity in

@@ -1,6 +1,7 @@
 import Bus
 import Crypto
 import Foundation
+import NIOCore
 import NotesAPI
 import OrderKeys
 import StorageAPI
@@ -17,12 +18,30 @@ struct NotesService: Sendable {
     let store: any RecordStore
     let bus: any MessageBus
     let timeZone: TimeZone
+    /// Rendered list pages; every write below invalidates the owner's before and after it runs.
+    let lists: NoteListCache
 
     // MARK: Reading
 
-    func list(owner: String, limit: Int, cursor: String?) async throws(BusError) -> RecordPage {
-        try await store.query(RecordQuery(collection: Self.collection, owner: owner,
-                                          order: [SortKey("position")], limit: limit, cursor: cursor))
+    /// A list page as JSON bytes, from the cache when the owner's notes have not changed since.
+    func listPage(owner: String, limit: Int, cursor: String?) async throws(BusError) -> ByteBuffer {
+        let key = NoteListCache.PageKey(limit: limit, cursor: cursor)
+        if let cached = lists.page(owner: owner, key: key) { return cached }
+        let generation = lists.generation(owner)
+        let page = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
+                                                     order: [SortKey("position")], limit: limit, cursor: cursor))
+        let bytes = NoteJSON.listBytes(page)
+        lists.store(bytes, owner: owner, key: key, generation: generation)
+        return bytes
+    }
+
+    /// Runs a write to the owner's notes with the list cache invalidated on both sides of it, so
+    /// that no page read before or during the write outlives it — even when the write fails after
+    /// storage committed it (a timeout, say).
+    private func writing<T>(_ owner: String, _ body: () async throws(BusError) -> T) async throws(BusError) -> T {
+        lists.invalidate(owner)
+        defer { lists.invalidate(owner) }
+        return try await body()
     }
 
     func note(owner: String, id: String) async throws(BusError) -> Record {
@@ -49,9 +68,10 @@ struct NotesService: Sendable {
         let claim = idempotencyKey.map { key in
             IdempotencyClaim(owner: owner, scope: "notes.create", key: key, fingerprint: fingerprint(input))
         }
-        let result = try await store.write(WriteBatch([
+        let batch = WriteBatch([
             .insert(collection: Self.collection, id: "n_" + Self.randomID(), owner: owner, data: try JSONDocument(encoding: data)),
-        ], idempotency: claim))
+        ], idempotency: claim)
+        let result = try await writing(owner) { () async throws(BusError) in try await store.write(batch) }
         guard let record = result.records.first ?? nil else {
             throw BusError(.conflict, "The note created with this Idempotency-Key has since been deleted.")
         }
@@ -66,15 +86,19 @@ struct NotesService: Sendable {
         if let title = input.title { data.title = title }
         if let text = input.text { data.text = text }
         if let date = input.date { data.date = date }
-        let updated = try await store.replace(data, in: Self.collection, id: id, owner: owner,
-                                              expectedVersion: expectedVersion ?? record.version)
+        let version = expectedVersion ?? record.version
+        let updated = try await writing(owner) { () async throws(BusError) in
+            try await store.replace(data, in: Self.collection, id: id, owner: owner, expectedVersion: version)
+        }
         await publish(owner, updated, .edited)
         return updated
     }
 
     func delete(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) {
         let record = try await record(owner: owner, id: id)
-        try await store.delete(from: Self.collection, id: id, owner: owner, expectedVersion: expectedVersion)
+        try await writing(owner) { () async throws(BusError) in
+            try await store.delete(from: Self.collection, id: id, owner: owner, expectedVersion: expectedVersion)
+        }
         await bus.publish(NoteChanged(owner: owner, noteID: id, kind: .deleted, version: record.version + 1))
     }
 
@@ -115,7 +139,8 @@ struct NotesService: Sendable {
         }
         let result: WriteResult
         do {
-            result = try await store.write(WriteBatch(operations))
+            let batch = WriteBatch(operations)
+            result = try await writing(owner) { () async throws(BusError) in try await store.write(batch) }
         } catch where error.code == .preconditionFailed {
             throw BusError(.conflict, "The list changed while the note was being moved; reload it and try again.")
         }

@@ -1,0 +1,81 @@
+import NIOCore
+import Synchronization
+
+/// Rendered list pages per owner, so that a list read again before any change is answered with the
+/// bytes already built.
+///
+/// Correctness rests on two rules:
+/// - Every write to an owner's notes goes through `NotesService`, which calls ``invalidate(_:)``
+///   before and after the write (whatever its outcome). This holds while this process's notes plugin
+///   is the only writer of notes; with several writers (several nodes), set `list_cache_bytes: 0` or
+///   invalidate from storage's change events.
+/// - A page is stored only if no invalidation happened between reading the owner's generation and
+///   storing (compare-and-set), so a page read while a write was in flight is never cached.
+final class NoteListCache: Sendable {
+    struct PageKey: Hashable, Sendable {
+        var limit: Int
+        var cursor: String?
+    }
+
+    private struct OwnerPages {
+        var generation: UInt64 = 0
+        var pages: [PageKey: ByteBuffer] = [:]
+    }
+
+    private struct State {
+        var owners: [String: OwnerPages] = [:]
+        /// Owners with pages, oldest first, for eviction.
+        var order: [String] = []
+        var bytes = 0
+    }
+
+    let capacity: Int
+    private let state = Mutex(State())
+
+    /// - Parameter capacity: bytes of pages kept in all; 0 turns the cache off.
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    var isEnabled: Bool { capacity > 0 }
+
+    /// The owner's generation, to pass to ``store(_:owner:key:generation:)``.
+    func generation(_ owner: String) -> UInt64 {
+        state.withLock { $0.owners[owner]?.generation ?? 0 }
+    }
+
+    func page(owner: String, key: PageKey) -> ByteBuffer? {
+        guard isEnabled else { return nil }
+        return state.withLock { $0.owners[owner]?.pages[key] }
+    }
+
+    /// Keeps a page, unless the owner's notes changed since `generation` was read.
+    func store(_ page: ByteBuffer, owner: String, key: PageKey, generation: UInt64) {
+        guard isEnabled, page.readableBytes <= capacity / 4 else { return }
+        state.withLock { state in
+            guard (state.owners[owner]?.generation ?? 0) == generation else { return }
+            if state.owners[owner]?.pages.isEmpty ?? true { state.order.append(owner) }
+            let old = state.owners[owner, default: OwnerPages(generation: generation)].pages.updateValue(page, forKey: key)
+            state.bytes += page.readableBytes - (old?.readableBytes ?? 0)
+            while state.bytes > capacity, !state.order.isEmpty {
+                let evicted = state.order.removeFirst()
+                state.bytes -= state.owners[evicted]?.pages.values.reduce(0) { $0 + $1.readableBytes } ?? 0
+                state.owners[evicted]?.pages.removeAll()
+            }
+        }
+    }
+
+    /// Forgets the owner's pages and bumps the generation.
+    func invalidate(_ owner: String) {
+        state.withLock { state in
+            var entry = state.owners[owner] ?? OwnerPages()
+            state.bytes -= entry.pages.values.reduce(0) { $0 + $1.readableBytes }
+            if !entry.pages.isEmpty { state.order.removeAll { $0 == owner } }
+            entry.pages.removeAll()
+            entry.generation &+= 1
+            state.owners[owner] = entry
+        }
+    }
+
+    var storedBytes: Int { state.withLock { $0.bytes } }
+}
