@@ -92,6 +92,11 @@ let targets: [Target] = [
     plugin("Notes", "NotesAPI", ["Bus"]),
     plugin("Notes", "Notes", ["NotesAPI", "StorageAPI", "AuthAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .nioCore, .logging]),
 
+    // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
+    .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+    plugin("Media", "MediaAPI", ["Bus"]),
+    plugin("Media", "Media", ["MediaAPI", "CVips", "Bus", "PluginKit", "AppConfig", .logging]),
+
     // Every plugin compiled into the binaries.
     .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
@@ -103,11 +108,13 @@ let targets: [Target] = [
     tool("quire", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .argumentParser, .logging, .lifecycle]),
     tool("quire-auth", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "Auth", "StorageAPI", .argumentParser, .logging]),
     tool("quire-bench", ["Bus", "BusInProcess", .argumentParser]),
+    tool("quire-media", ["Media", "MediaAPI", "Bus", .argumentParser]),
 
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusTestKit", .logging]),
     tests("OrderKeysTests", ["OrderKeys"]),
     tests("HTTPKitTests", ["HTTPKit"]),
+    tests("MediaTests", ["Media", "MediaAPI", "Bus"]),
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus",
                            "StorageAPI", "AuthAPI", "NotesAPI", .yams, .httpTypes]),
@@ -124,6 +131,7 @@ let package = Package(
         .executable(name: "quire", targets: ["quire"]),
         .executable(name: "quire-auth", targets: ["quire-auth"]),
         .executable(name: "quire-bench", targets: ["quire-bench"]),
+        .executable(name: "quire-media", targets: ["quire-media"]),
     ],
     dependencies: dependencies,
     targets: targets

@@ -1,0 +1,46 @@
+// Swift cannot call C variadic functions, and libvips takes optional arguments as a NULL-terminated
+// varargs list. These static inline wrappers fix the arguments Quire uses.
+#ifndef QUIRE_CVIPS_SHIM_H
+#define QUIRE_CVIPS_SHIM_H
+
+#include <vips/vips.h>
+
+/// Opens an image from memory without decoding pixels (sequential access, fail on truncation).
+static inline VipsImage *quire_vips_image_from_buffer(const void *buf, size_t len) {
+    return vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL, "fail", TRUE, NULL);
+}
+
+/// Thumbnail from memory: shrink-on-load, EXIF orientation applied. crop: a VipsInteresting value.
+/// A truncated or damaged input fails rather than yielding a grey-filled thumbnail. thumbnail_buffer
+/// ignores its own `fail_on` (libvips issue #5195) but hands `option_string` to the loader, so the
+/// loader option goes there.
+static inline int quire_vips_thumbnail_buffer(void *buf, size_t len, VipsImage **out, int width, int height, int crop) {
+    return vips_thumbnail_buffer(buf, len, out, width, "height", height, "crop", crop, "size", VIPS_SIZE_DOWN,
+                                 "option_string", "fail_on=truncated", NULL);
+}
+
+static inline int quire_vips_jpegsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
+    return vips_jpegsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, NULL);
+}
+
+static inline int quire_vips_webpsave_buffer(VipsImage *in, void **buf, size_t *len, int quality) {
+    return vips_webpsave_buffer(in, buf, len, "Q", quality, "strip", TRUE, NULL);
+}
+
+static inline int quire_vips_pngsave_buffer(VipsImage *in, void **buf, size_t *len) {
+    return vips_pngsave_buffer(in, buf, len, "strip", TRUE, NULL);
+}
+
+static inline int quire_vips_autorot(VipsImage *in, VipsImage **out) {
+    return vips_autorot(in, out, NULL);
+}
+
+static inline int quire_vips_black(VipsImage **out, int width, int height, int bands) {
+    return vips_black(out, width, height, "bands", bands, NULL);
+}
+
+static inline void quire_object_unref(void *object) {
+    if (object) g_object_unref(object);
+}
+
+#endif

@@ -1,0 +1,64 @@
+public import Bus
+import CVips
+public import Foundation
+public import MediaAPI
+
+/// Renditions: thumbnails (cover-crop or contain) and format conversion, EXIF orientation applied,
+/// metadata stripped. The input passes ``ImageInspector``'s checks first, so nothing is decoded that
+/// is too large, too many pixels or not an image.
+public enum Thumbnailer {
+    public enum Fit: String, Sendable, CaseIterable {
+        /// Fill the box, cropping the overflow around the centre (Napkin's 44×44 list icon).
+        case cover
+        /// Fit inside the box, keeping the whole picture.
+        case contain
+    }
+
+    public enum Output: String, Sendable, CaseIterable {
+        case jpeg, webp, png
+    }
+
+    /// A thumbnail within `width`×`height`, never enlarged.
+    public static func thumbnail(_ bytes: Data, width: Int, height: Int, fit: Fit, output: Output = .jpeg, quality: Int = 82,
+                                 limits: MediaLimits = MediaLimits()) throws(BusError) -> Data {
+        guard (1...10_000).contains(width), (1...10_000).contains(height) else {
+            throw BusError.invalid("A thumbnail is 1 to 10000 pixels on each side.", field: "size")
+        }
+        guard (1...100).contains(quality) else { throw BusError.invalid("Quality is 1 to 100.", field: "quality") }
+        _ = try ImageInspector.open(bytes, limits: limits)
+        let crop = fit == .cover ? Int32(VIPS_INTERESTING_CENTRE.rawValue) : Int32(VIPS_INTERESTING_NONE.rawValue)
+        var out: UnsafeMutablePointer<VipsImage>?
+        let status = bytes.withUnsafeBytes { buffer in
+            quire_vips_thumbnail_buffer(UnsafeMutableRawPointer(mutating: buffer.baseAddress), buffer.count, &out,
+                                        Int32(width), Int32(height), crop)
+        }
+        guard status == 0, let out else {
+            throw BusError.invalid("The image cannot be decoded: \(Vips.lastError()).")
+        }
+        return try save(VipsImageRef(out), output: output, quality: quality)
+    }
+
+    /// The whole image in another format, EXIF orientation applied.
+    public static func convert(_ bytes: Data, output: Output, quality: Int = 90,
+                               limits: MediaLimits = MediaLimits()) throws(BusError) -> Data {
+        let (_, image) = try ImageInspector.open(bytes, limits: limits)
+        let side = max(image.width, image.height)
+        // A "thumbnail" as large as the image only decodes, orients and re-encodes it.
+        return try thumbnail(bytes, width: side, height: side, fit: .contain, output: output, quality: quality, limits: limits)
+    }
+
+    static func save(_ image: VipsImageRef, output: Output, quality: Int) throws(BusError) -> Data {
+        var buffer: UnsafeMutableRawPointer?
+        var length = 0
+        let status: Int32 = switch output {
+        case .jpeg: quire_vips_jpegsave_buffer(image.pointer, &buffer, &length, Int32(quality))
+        case .webp: quire_vips_webpsave_buffer(image.pointer, &buffer, &length, Int32(quality))
+        case .png: quire_vips_pngsave_buffer(image.pointer, &buffer, &length)
+        }
+        guard status == 0, let buffer else {
+            throw BusError.invalid("The image cannot be encoded as \(output.rawValue): \(Vips.lastError()).")
+        }
+        defer { g_free(buffer) }
+        return Data(bytes: buffer, count: length)
+    }
+}

@@ -1,0 +1,52 @@
+import Bus
+import CVips
+import Foundation
+
+/// The process's libvips: initialised once, on first use.
+enum Vips {
+    private static let started: Bool = vips_init("quire") == 0
+
+    /// - Throws: `unavailable` when libvips could not start.
+    static func ensureStarted() throws(BusError) {
+        guard started else {
+            throw BusError(.unavailable, "The image library (libvips) could not start: \(lastError())")
+        }
+    }
+
+    /// libvips' error text (and clears it).
+    static func lastError() -> String {
+        let text = vips_error_buffer().map { String(cString: $0) } ?? ""
+        vips_error_clear()
+        return text.split(separator: "\n").first.map(String.init) ?? "unknown error"
+    }
+}
+
+/// An owned `VipsImage`, released when the value goes.
+final class VipsImageRef {
+    let pointer: UnsafeMutablePointer<VipsImage>
+
+    init(_ pointer: UnsafeMutablePointer<VipsImage>) {
+        self.pointer = pointer
+    }
+
+    deinit { quire_object_unref(pointer) }
+
+    var width: Int { Int(vips_image_get_width(pointer)) }
+    var height: Int { Int(vips_image_get_height(pointer)) }
+
+    func int(_ field: String) -> Int? {
+        guard vips_image_get_typeof(pointer, field) != 0 else { return nil }
+        var value: Int32 = 0
+        return vips_image_get_int(pointer, field, &value) == 0 ? Int(value) : nil
+    }
+
+    /// A metadata string; for EXIF fields, the raw value before libvips' " (description…)".
+    func string(_ field: String) -> String? {
+        guard vips_image_get_typeof(pointer, field) != 0 else { return nil }
+        var value: UnsafePointer<CChar>?
+        guard vips_image_get_string(pointer, field, &value) == 0, let value else { return nil }
+        let text = String(cString: value)
+        if let cut = text.range(of: " (") { return String(text[..<cut.lowerBound]).trimmingCharacters(in: .whitespaces) }
+        return text.trimmingCharacters(in: .whitespaces)
+    }
+}
