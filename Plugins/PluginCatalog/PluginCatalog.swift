@@ -1,4 +1,5 @@
 import Auth
+import Media
 import Notes
 public import PluginKit
 import Storage
@@ -9,5 +10,6 @@ public enum PluginCatalog {
         PluginFactory(StoragePlugin.self),
         PluginFactory(AuthPlugin.self),
         PluginFactory(NotesPlugin.self),
+        PluginFactory(MediaPlugin.self),
     ]
 }

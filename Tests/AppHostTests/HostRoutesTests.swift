@@ -5,6 +5,7 @@ import Bus
 import Foundation
 import HTTPKit
 import HTTPTypes
+import MediaAPI
 import NotesAPI
 import StorageAPI
 import Testing
@@ -93,7 +94,7 @@ struct HostRoutesTests {
 
     @Test("every message compiled in has a valid name, and no two share one")
     func messageNames() {
-        let all: [any BusMessage.Type] = StorageMessages.all + AuthMessages.all + NotesMessages.all
+        let all: [any BusMessage.Type] = StorageMessages.all + AuthMessages.all + NotesMessages.all + MediaMessages.all
         let names = all.map { $0.name.rawValue }
         for name in names { #expect(MessageName.isValid(name), "\(name)") }
         #expect(Set(names).count == names.count)
