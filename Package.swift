@@ -97,6 +97,11 @@ let targets: [Target] = [
     plugin("Media", "MediaAPI", ["Bus"]),
     plugin("Media", "Media", ["MediaAPI", "StorageAPI", "CVips", "Bus", "PluginKit", "AppConfig", .crypto, .logging]),
 
+    // drawing (cairo through a system-library target)
+    .systemLibrary(name: "CCairo", path: "Plugins/Drawing/CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+    plugin("Drawing", "DrawingAPI", ["Bus"]),
+    plugin("Drawing", "Drawing", ["DrawingAPI", "CCairo", "Bus"]),
+
     // Every plugin compiled into the binaries.
     .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
@@ -109,11 +114,13 @@ let targets: [Target] = [
     tool("quire-auth", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "Auth", "StorageAPI", .argumentParser, .logging]),
     tool("quire-bench", ["Bus", "BusInProcess", .argumentParser]),
     tool("quire-media", ["Media", "MediaAPI", "Bus", .argumentParser]),
+    tool("quire-draw", ["Drawing", "DrawingAPI", "Bus", .argumentParser]),
 
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusTestKit", .logging]),
     tests("OrderKeysTests", ["OrderKeys"]),
     tests("HTTPKitTests", ["HTTPKit"]),
+    tests("DrawingTests", ["Drawing", "DrawingAPI", "CCairo", "Bus", "Media", "MediaAPI"]),
     tests("MediaTests", ["Media", "MediaAPI", "Bus", "BusInProcess", "Storage", "StorageAPI", "PluginKit", "AppConfig", .logging]),
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus",
@@ -132,6 +139,7 @@ let package = Package(
         .executable(name: "quire-auth", targets: ["quire-auth"]),
         .executable(name: "quire-bench", targets: ["quire-bench"]),
         .executable(name: "quire-media", targets: ["quire-media"]),
+        .executable(name: "quire-draw", targets: ["quire-draw"]),
     ],
     dependencies: dependencies,
     targets: targets

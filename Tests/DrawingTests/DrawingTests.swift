@@ -1,0 +1,114 @@
+import Bus
+import CCairo
+import Drawing
+import DrawingAPI
+import Foundation
+import Media
+import MediaAPI
+import Testing
+
+/// Reads a rendered PNG back with cairo, for pixel checks.
+struct Pixels {
+    let width: Int
+    let height: Int
+    private let argb: [UInt32]
+
+    init(png: Data) throws {
+        final class Source { var data: Data; var offset = 0; init(_ data: Data) { self.data = data } }
+        let source = Source(png)
+        let read: cairo_read_func_t = { closure, buffer, length in
+            guard let closure, let buffer else { return CAIRO_STATUS_READ_ERROR }
+            let source = Unmanaged<Source>.fromOpaque(closure).takeUnretainedValue()
+            guard source.offset + Int(length) <= source.data.count else { return CAIRO_STATUS_READ_ERROR }
+            source.data.copyBytes(to: buffer, from: source.offset..<source.offset + Int(length))
+            source.offset += Int(length)
+            return CAIRO_STATUS_SUCCESS
+        }
+        let surface = withExtendedLifetime(source) {
+            cairo_image_surface_create_from_png_stream(read, Unmanaged.passUnretained(source).toOpaque())
+        }
+        guard let surface, cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else { throw BusError(.invalid, "not a PNG") }
+        defer { cairo_surface_destroy(surface) }
+        width = Int(cairo_image_surface_get_width(surface))
+        height = Int(cairo_image_surface_get_height(surface))
+        let stride = Int(cairo_image_surface_get_stride(surface))
+        guard let data = cairo_image_surface_get_data(surface) else { throw BusError(.invalid, "no pixels") }
+        var pixels: [UInt32] = []
+        for y in 0..<height {
+            for x in 0..<width {
+                pixels.append(UnsafeRawPointer(data + y * stride + x * 4).loadUnaligned(as: UInt32.self))
+            }
+        }
+        argb = pixels
+    }
+
+    func alpha(_ x: Int, _ y: Int) -> UInt32 { argb[y * width + x] >> 24 }
+    var isBlank: Bool { argb.allSatisfy { $0 >> 24 == 0 } }
+}
+
+@Suite("Drawing")
+struct DrawingTests {
+    let line = Drawing.Stroke(color: "#ff0000", width: 0.05, points: [.init(x: 0.1, y: 0.5), .init(x: 0.9, y: 0.5)])
+
+    @Test("a stroke is drawn where its relative coordinates say, at any canvas size", arguments: [(200, 100), (1024, 768)])
+    func strokePlacement(_ size: (Int, Int)) throws {
+        let pixels = try Pixels(png: try DrawingRenderer.render(Drawing(strokes: [line]), width: size.0, height: size.1, as: .png))
+        #expect(pixels.width == size.0 && pixels.height == size.1)
+        #expect(pixels.alpha(size.0 / 2, size.1 / 2) == 255, "on the line")
+        #expect(pixels.alpha(size.0 / 2, size.1 / 10) == 0, "off the line: transparent")
+    }
+
+    @Test("an eraser clears what was drawn under it")
+    func eraser() throws {
+        let eraser = Drawing.Stroke(tool: .eraser, width: 0.1, points: [.init(x: 0.5, y: 0), .init(x: 0.5, y: 1)])
+        let pixels = try Pixels(png: try DrawingRenderer.render(Drawing(strokes: [line, eraser]), width: 200, height: 100, as: .png))
+        #expect(pixels.alpha(100, 50) == 0, "erased")
+        #expect(pixels.alpha(40, 50) == 255, "kept beside the eraser")
+    }
+
+    @Test("clear: the empty drawing renders fully transparent")
+    func clear() throws {
+        #expect(try Pixels(png: try DrawingRenderer.render(.empty, width: 64, height: 48, as: .png)).isBlank)
+    }
+
+    @Test("SVG output is an SVG document of the requested size")
+    func svg() throws {
+        let text = String(decoding: try DrawingRenderer.render(Drawing(strokes: [line], texts: [.init(text: "hi", x: 0.1, y: 0.2)]),
+                                                               width: 300, height: 200, as: .svg), as: UTF8.self)
+        #expect(text.hasPrefix("<?xml"))
+        #expect(text.contains("<svg") && text.contains("viewBox=\"0 0 300 200\""))
+    }
+
+    @Test("invalid drawings are refused, naming the field", arguments: [
+        (Drawing(strokes: [Drawing.Stroke(color: "red", points: [.init(x: 0, y: 0)])]), "strokes[0].color"),
+        (Drawing(strokes: [Drawing.Stroke(width: 0, points: [.init(x: 0, y: 0)])]), "strokes[0].width"),
+        (Drawing(strokes: [Drawing.Stroke(points: [])]), "strokes[0].points"),
+        (Drawing(strokes: [Drawing.Stroke(points: [.init(x: .nan, y: 0)])]), "strokes[0].points[0]"),
+        (Drawing(strokes: [Drawing.Stroke(points: [.init(x: 0, y: 0, pressure: 3)])]), "strokes[0].points[0].pressure"),
+        (Drawing(texts: [.init(text: "", x: 0, y: 0)]), "texts[0].text"),
+        (Drawing(texts: [.init(text: "x", x: 0, y: 0, size: .infinity)]), "texts[0].size"),
+    ])
+    func invalid(_ drawing: Drawing, _ field: String) {
+        do {
+            try drawing.validate()
+            Issue.record("expected \(field) to be refused")
+        } catch {
+            #expect(error.code == .invalid)
+            #expect(error.details["field"] == field)
+        }
+    }
+
+    @Test("bounded: too many points in all are refused before rendering")
+    func bounds() {
+        let many = Drawing.Stroke(points: Array(repeating: .init(x: 0.5, y: 0.5), count: DrawingLimits.maxPointsPerStroke))
+        let drawing = Drawing(strokes: Array(repeating: many, count: DrawingLimits.maxPoints / DrawingLimits.maxPointsPerStroke + 1))
+        #expect(throws: BusError.self) { try DrawingRenderer.render(drawing, width: 10, height: 10, as: .png) }
+    }
+
+    @Test("the PNG is one Quire's media plugin reads")
+    func pngIsReadable() throws {
+        let png = try DrawingRenderer.render(Drawing(strokes: [line]), width: 320, height: 240, as: .png)
+        let info = try ImageInspector.inspect(png)
+        #expect(info.format == .png && info.width == 320 && info.height == 240)
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Bus
+import Drawing
+import DrawingAPI
+import Foundation
+
+/// `quire-draw`: render a drawing document (JSON) to PNG or SVG.
+///
+/// Exit codes: 0 done; 1 bad arguments or a file that cannot be read or written; 4 a drawing that
+/// is not valid (the message names the field).
+@main
+struct QuireDraw: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quire-draw", abstract: "Render Quire drawings with cairo.", subcommands: [Render.self])
+}
+
+struct Render: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "quire-draw render DRAWING.json OUT.png|OUT.svg [--size WxH]")
+    @Argument var drawing: String
+    @Argument var output: String
+    @Option(help: "WIDTHxHEIGHT of the canvas") var size = "1024x768"
+
+    func run() throws {
+        let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2 else { throw ValidationError("--size is WIDTHxHEIGHT, e.g. 1024x768") }
+        guard let format = DrawingRenderer.Output(rawValue: (output as NSString).pathExtension.lowercased()) else {
+            throw ValidationError("the output name must end in .png or .svg")
+        }
+        guard let json = FileManager.default.contents(atPath: drawing) else {
+            FileHandle.standardError.write(Data("quire-draw: cannot read \(drawing)\n".utf8))
+            throw ExitCode(1)
+        }
+        let document: Drawing
+        do {
+            document = try JSONDecoder().decode(Drawing.self, from: json)
+        } catch {
+            FileHandle.standardError.write(Data("quire-draw: \(drawing) is not a drawing document: \(error)\n".utf8))
+            throw ExitCode(4)
+        }
+        do {
+            let bytes = try DrawingRenderer.render(document, width: parts[0], height: parts[1], as: format)
+            try bytes.write(to: URL(fileURLWithPath: output), options: .atomic)
+        } catch let error as BusError {
+            FileHandle.standardError.write(Data("quire-draw: \(error.message)\(error.details["field"].map { " (\($0))" } ?? "") [\(error.code.rawValue)]\n".utf8))
+            throw ExitCode(4)
+        } catch {
+            FileHandle.standardError.write(Data("quire-draw: cannot write \(output): \(error.localizedDescription)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
