@@ -114,12 +114,12 @@ let targets: [Target] = [
     tool("quire-auth", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "Auth", "StorageAPI", .argumentParser, .logging]),
     tool("quire-bench", ["Bus", "BusInProcess", .argumentParser]),
     tool("quire-media", ["Media", "MediaAPI", "Bus", .argumentParser]),
-    tool("quire-draw", ["Drawing", "DrawingAPI", "Bus", .argumentParser]),
+    tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "Bus", .argumentParser]),
 
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusTestKit", .logging]),
     tests("OrderKeysTests", ["OrderKeys"]),
-    tests("HTTPKitTests", ["HTTPKit"]),
+    tests("HTTPKitTests", ["HTTPKit", "Bus"]),
     tests("DrawingTests", ["Drawing", "DrawingAPI", "CCairo", "Bus", "Media", "MediaAPI"]),
     tests("MediaTests", ["Media", "MediaAPI", "Bus", "BusInProcess", "Storage", "StorageAPI", "PluginKit", "AppConfig", .logging]),
     tests("AppConfigTests", ["AppConfig"]),

@@ -85,6 +85,7 @@ extension Problem {
         case .forbidden: .forbidden
         case .rateLimited: .tooManyRequests
         case .tooLarge: .contentTooLarge
+        case .unsupportedMedia: .unsupportedMediaType
         case .deadlineExceeded: .gatewayTimeout
         case .unavailable, .noHandler, .cancelled: .serviceUnavailable
         default: .internalServerError

@@ -43,6 +43,7 @@ struct Pixels {
     }
 
     func alpha(_ x: Int, _ y: Int) -> UInt32 { argb[y * width + x] >> 24 }
+    func value(_ x: Int, _ y: Int) -> UInt32 { argb[y * width + x] }
     var isBlank: Bool { argb.allSatisfy { $0 >> 24 == 0 } }
 }
 
@@ -111,4 +112,57 @@ struct DrawingTests {
         let info = try ImageInspector.inspect(png)
         #expect(info.format == .png && info.width == 320 && info.height == 240)
     }
+}
+
+@Suite("Drawing over a photo")
+struct CompositeTests {
+    @Test("the drawing is laid over the oriented photo as a new image; the photo's bytes are untouched")
+    func composite() throws {
+        let fixtures = try PhotoFixture()
+        let photo = try fixtures.rotatedPhoto()
+        let before = photo
+        let size = try Compositor.orientedSize(of: photo)
+        #expect(size.width == 480 && size.height == 640, "orientation 6 turns 640×480 into 480×640")
+        let stroke = Drawing.Stroke(color: "#ff0000", width: 0.05, points: [.init(x: 0.1, y: 0.5), .init(x: 0.9, y: 0.5)])
+        let layer = try DrawingRenderer.render(Drawing(strokes: [stroke]), width: size.width, height: size.height, as: .png)
+        let result = try Compositor.composite(photo: photo, overlayPNG: layer)
+        #expect(photo == before)
+        let pixels = try Pixels(png: result)
+        #expect(pixels.width == 480 && pixels.height == 640)
+        #expect(pixels.alpha(10, 10) == 255, "the photo shows where nothing is drawn")
+        #expect(pixels.red(240, 320) > 200 && pixels.green(240, 320) < 60, "the stroke is on top")
+    }
+
+    @Test("an overlay of the wrong size is refused")
+    func wrongSize() throws {
+        let photo = try PhotoFixture().rotatedPhoto()
+        let layer = try DrawingRenderer.render(.empty, width: 640, height: 480, as: .png)
+        #expect(throws: BusError.self) { try Compositor.composite(photo: photo, overlayPNG: layer) }
+    }
+}
+
+/// A 640×480 JPEG marked with EXIF orientation 6, made with the vips and exiftool commands.
+final class PhotoFixture: Sendable {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-draw-\(UUID().uuidString)")
+    init() throws { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    func rotatedPhoto() throws -> Data {
+        let xyz = directory.appendingPathComponent("xyz.v").path, jpeg = directory.appendingPathComponent("p.jpg").path
+        for arguments in [["vips", "xyz", xyz, "640", "480"], ["vips", "cast", xyz, jpeg, "uchar"],
+                          ["exiftool", "-q", "-overwrite_original", "-Orientation#=6", jpeg]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = arguments
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else { throw BusError(.internal, "\(arguments) failed") }
+        }
+        return try Data(contentsOf: URL(fileURLWithPath: jpeg))
+    }
+}
+
+extension Pixels {
+    func red(_ x: Int, _ y: Int) -> UInt32 { value(x, y) >> 16 & 0xFF }
+    func green(_ x: Int, _ y: Int) -> UInt32 { value(x, y) >> 8 & 0xFF }
 }

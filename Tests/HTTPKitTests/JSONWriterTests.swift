@@ -49,3 +49,16 @@ struct JSONWriterTests {
         }
     }
 }
+
+import Bus
+
+@Suite("Problem documents")
+struct ProblemStatusTests {
+    @Test("bus error codes map to their HTTP statuses", arguments: [
+        (BusError.Code.invalid, 422), (.notFound, 404), (.conflict, 409), (.preconditionFailed, 412), (.unauthenticated, 401),
+        (.rateLimited, 429), (.tooLarge, 413), (.unsupportedMedia, 415), (.deadlineExceeded, 504), (.unavailable, 503), (.internal, 500),
+    ])
+    func statuses(_ code: BusError.Code, _ status: Int) {
+        #expect(Int(Problem(BusError(code, "x")).status.code) == status)
+    }
+}

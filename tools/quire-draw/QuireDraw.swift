@@ -3,6 +3,7 @@ import Bus
 import Drawing
 import DrawingAPI
 import Foundation
+import Media
 
 /// `quire-draw`: render a drawing document (JSON) to PNG or SVG.
 ///
@@ -15,10 +16,12 @@ struct QuireDraw: ParsableCommand {
 }
 
 struct Render: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "quire-draw render DRAWING.json OUT.png|OUT.svg [--size WxH]")
+    static let configuration = CommandConfiguration(
+        abstract: "quire-draw render DRAWING.json OUT.png|OUT.svg [--over PHOTO] [--size WxH]")
     @Argument var drawing: String
     @Argument var output: String
-    @Option(help: "WIDTHxHEIGHT of the canvas") var size = "1024x768"
+    @Option(help: "WIDTHxHEIGHT of the canvas (ignored with --over: the photo's size is used)") var size = "1024x768"
+    @Option(help: "Lay the drawing over this photo (its file is not changed); writes PNG") var over: String?
 
     func run() throws {
         let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
@@ -38,11 +41,27 @@ struct Render: ParsableCommand {
             throw ExitCode(4)
         }
         do {
-            let bytes = try DrawingRenderer.render(document, width: parts[0], height: parts[1], as: format)
+            let bytes: Data
+            if let over {
+                guard format == .png else { throw ValidationError("a drawing laid over a photo is written as .png") }
+                guard let photo = FileManager.default.contents(atPath: over) else {
+                    FileHandle.standardError.write(Data("quire-draw: cannot read \(over)\n".utf8))
+                    throw ExitCode(1)
+                }
+                let canvas = try Compositor.orientedSize(of: photo)
+                let layer = try DrawingRenderer.render(document, width: canvas.width, height: canvas.height, as: .png)
+                bytes = try Compositor.composite(photo: photo, overlayPNG: layer)
+            } else {
+                bytes = try DrawingRenderer.render(document, width: parts[0], height: parts[1], as: format)
+            }
             try bytes.write(to: URL(fileURLWithPath: output), options: .atomic)
         } catch let error as BusError {
             FileHandle.standardError.write(Data("quire-draw: \(error.message)\(error.details["field"].map { " (\($0))" } ?? "") [\(error.code.rawValue)]\n".utf8))
             throw ExitCode(4)
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as ValidationError {
+            throw error
         } catch {
             FileHandle.standardError.write(Data("quire-draw: cannot write \(output): \(error.localizedDescription)\n".utf8))
             throw ExitCode(1)

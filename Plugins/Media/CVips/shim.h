@@ -39,6 +39,16 @@ static inline int quire_vips_black(VipsImage **out, int width, int height, int b
     return vips_black(out, width, height, "bands", bands, NULL);
 }
 
+/// Draws `overlay` over `base` (both the same size), alpha-blended.
+static inline int quire_vips_composite_over(VipsImage *base, VipsImage *overlay, VipsImage **out) {
+    return vips_composite2(base, overlay, out, VIPS_BLEND_MODE_OVER, NULL);
+}
+
+/// Opens an image from memory with random access, for operations that need the whole image.
+static inline VipsImage *quire_vips_image_from_buffer_random(const void *buf, size_t len) {
+    return vips_image_new_from_buffer(buf, len, "fail_on=truncated", NULL);
+}
+
 static inline void quire_object_unref(void *object) {
     if (object) g_object_unref(object);
 }

@@ -1,4 +1,3 @@
-public import Bus
 
 /// Image formats Quire accepts, recognised from the bytes, never from a name or a declared type.
 public enum ImageFormat: String, Codable, Sendable, CaseIterable {
@@ -60,9 +59,4 @@ public struct MediaLimits: Sendable, Equatable {
         self.maxBytes = maxBytes
         self.maxPixels = maxPixels
     }
-}
-
-extension BusError.Code {
-    /// The bytes are not an image of a format Quire reads (HTTP 415).
-    public static let unsupportedMedia: BusError.Code = "unsupported_media"
 }
