@@ -10,7 +10,7 @@ struct QuireBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quire-bench",
         abstract: "Measure Quire's building blocks.",
-        subcommands: [BusBench.self])
+        subcommands: [BusBench.self, MediaBench.self])
 }
 
 struct BenchPing: BusRequest {
