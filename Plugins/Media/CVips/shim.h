@@ -35,10 +35,6 @@ static inline int quire_vips_autorot(VipsImage *in, VipsImage **out) {
     return vips_autorot(in, out, NULL);
 }
 
-static inline int quire_vips_black(VipsImage **out, int width, int height, int bands) {
-    return vips_black(out, width, height, "bands", bands, NULL);
-}
-
 /// Draws `overlay` over `base` (both the same size), alpha-blended.
 static inline int quire_vips_composite_over(VipsImage *base, VipsImage *overlay, VipsImage **out) {
     return vips_composite2(base, overlay, out, VIPS_BLEND_MODE_OVER, NULL);
