@@ -15,14 +15,4 @@ public struct QuireContext: RequestContext {
         self.remoteAddress = source.channel.remoteAddress?.ipAddress
         self.maxUploadSize = 1 << 20
     }
-
-    /// The signed-in account.
-    /// - Throws: 401 when the route was mounted as public and so nobody was authenticated.
-    public func requireIdentity() throws -> Identity {
-        guard let identity else {
-            throw Problem(status: .unauthorized, code: "unauthenticated",
-                          detail: "Sign in first: send 'Authorization: Bearer <access token>'.")
-        }
-        return identity
-    }
 }

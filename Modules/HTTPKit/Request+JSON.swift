@@ -7,6 +7,10 @@ extension Request {
     /// Decodes the JSON body as `T`, with errors a client can act on: 413 when the body is over the
     /// context's limit, 400 naming the field when it does not fit `T`.
     public mutating func decodeJSON<T: Decodable>(_ type: T.Type, context: QuireContext) async throws -> T {
+        if let contentType = headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
+            throw Problem(status: .unsupportedMediaType, code: "unsupported_media_type",
+                          detail: "Send the body as application/json (got \(contentType)).")
+        }
         let buffer: ByteBuffer
         do {
             buffer = try await collectBody(upTo: context.maxUploadSize)
@@ -17,10 +21,6 @@ extension Request {
         }
         guard buffer.readableBytes > 0 else {
             throw Problem.badRequest("The request needs a JSON body.")
-        }
-        if let contentType = headers[.contentType], !contentType.lowercased().hasPrefix("application/json") {
-            throw Problem(status: .unsupportedMediaType, code: "unsupported_media_type",
-                          detail: "Send the body as application/json (got \(contentType)).")
         }
         do {
             return try JSONDecoder.quire.decode(T.self, from: Data(buffer.readableBytesView))

@@ -77,10 +77,7 @@ struct AccountService: Sendable {
 
     func login(username raw: String, password: String, address: String?) async throws(BusError) -> TokenPair {
         let key = raw.trimmingCharacters(in: .whitespaces).lowercased()
-        if let wait = throttle.retryAfter(account: key, address: address) {
-            throw BusError(.rateLimited, "Too many failed sign-ins; try again in \(wait) seconds.",
-                           details: ["retry_after": String(wait)])
-        }
+        try checkThrottle(account: key, address: address)
         let account = try await account(named: key)
         let matches = await hasher.verify(password, hash: account?.data.passwordHash)
         guard let account, matches else {
@@ -106,14 +103,11 @@ struct AccountService: Sendable {
         }
         let version = try record.decode(AccountData.self).deviceSecretVersion ?? 1
         let tokens = try await startSession(accountID: record.id)
-        return (tokens, tokens.deviceSecret(self.tokens, version: version))
+        return (tokens, self.tokens.deviceSecret(account: record.id, version: version))
     }
 
     func loginDevice(accountID: String, secret: String, address: String?) async throws(BusError) -> TokenPair {
-        if let wait = throttle.retryAfter(account: accountID, address: address) {
-            throw BusError(.rateLimited, "Too many failed sign-ins; try again in \(wait) seconds.",
-                           details: ["retry_after": String(wait)])
-        }
+        try checkThrottle(account: accountID, address: address)
         let record = StorageNames.isValidID(accountID)
             ? try await store.get(collection: AuthCollections.accounts, id: accountID, owner: accountID) : nil
         let data = try record?.decode(AccountData.self)
@@ -124,6 +118,14 @@ struct AccountService: Sendable {
         }
         throttle.recordSuccess(account: accountID)
         return try await startSession(accountID: accountID)
+    }
+
+    /// Refuses a sign-in while the account or the address is over its limit of failures.
+    private func checkThrottle(account: String, address: String?) throws(BusError) {
+        if let wait = throttle.retryAfter(account: account, address: address) {
+            throw BusError(.rateLimited, "Too many failed sign-ins; try again in \(wait) seconds.",
+                           details: ["retry_after": String(wait)])
+        }
     }
 
     // MARK: Sessions
@@ -227,11 +229,5 @@ struct AccountService: Sendable {
         let verifiedSession = VerifiedSession(accountID: accountID, sessionID: sessionID)
         verified.remember(accessToken, verifiedSession, tokenLifetime: remaining)
         return verifiedSession
-    }
-}
-
-extension TokenPair {
-    func deviceSecret(_ issuer: TokenIssuer, version: Int) -> String {
-        issuer.deviceSecret(account: accountID, version: version)
     }
 }

@@ -9,12 +9,10 @@ public struct BusAuthenticator: RequestAuthenticator {
         self.bus = bus
     }
 
+    /// - Throws: the auth plugin's `BusError` (`unauthenticated` for a bad token), which the host's
+    ///   problem middleware turns into a 401 with `WWW-Authenticate: Bearer`.
     public func authenticate(bearerToken: String) async throws -> Identity {
-        do {
-            let session = try await bus.request(VerifySession(accessToken: bearerToken), timeout: .seconds(5))
-            return Identity(accountID: session.accountID, sessionID: session.sessionID)
-        } catch where error.code == .unauthenticated {
-            throw Problem.unauthenticated(error.message)
-        }
+        let session = try await bus.request(VerifySession(accessToken: bearerToken), timeout: .seconds(5))
+        return Identity(accountID: session.accountID, sessionID: session.sessionID)
     }
 }

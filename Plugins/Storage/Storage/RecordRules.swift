@@ -82,7 +82,7 @@ enum CursorKeys {
         case nil:
             let value = parsed.value(at: field.split(separator: "."))
             switch value {
-            case .array, .object: return .string(value.canonicalJSON)
+            case .array, .object: return .string(value.canonicalJSONText)
             default: return value
             }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import StorageAPI
 
@@ -47,7 +48,7 @@ enum SQLQueryBuilder {
         case .bool(let flag): (flag ? 1 : 0).databaseValue
         case .number(let number): number.databaseValue
         case .string(let text): text.databaseValue
-        case .array, .object: value.canonicalJSON.databaseValue
+        case .array, .object: value.canonicalJSONText.databaseValue
         }
     }
 
@@ -116,26 +117,4 @@ enum SQLQueryBuilder {
             """
         return (sql, StatementArguments(arguments))
     }
-}
-
-extension JSONValue {
-    /// Compact JSON text.
-    var canonicalJSON: String {
-        switch self {
-        case .array, .object:
-            (try? String(decoding: JSONDocumentEncoder.shared.encode(self), as: UTF8.self)) ?? "null"
-        default:
-            ""
-        }
-    }
-}
-
-import Foundation
-
-enum JSONDocumentEncoder {
-    static let shared: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        return encoder
-    }()
 }

@@ -79,7 +79,7 @@ public enum JSONValue: Codable, Sendable, Hashable {
             return a.utf8.lexicographicallyPrecedes(b.utf8) ? .ascending : (a == b ? .same : .descending)
         default:
             if let a = lhs.numeric, let b = rhs.numeric { return a < b ? .ascending : (a == b ? .same : .descending) }
-            let a = lhs.canonicalText, b = rhs.canonicalText
+            let a = lhs.canonicalJSONText, b = rhs.canonicalJSONText
             return a.utf8.lexicographicallyPrecedes(b.utf8) ? .ascending : (a == b ? .same : .descending)
         }
     }
@@ -115,17 +115,6 @@ public enum JSONValue: Codable, Sendable, Hashable {
         }
     }
 
-    var canonicalText: String {
-        switch self {
-        case .null: "null"
-        case .bool(let value): value ? "true" : "false"
-        case .number(let value): value.rounded() == value && abs(value) < 9.0e15 ? String(Int64(value)) : String(value)
-        case .string(let value): value
-        case .array(let values): "[" + values.map(\.canonicalText).joined(separator: ",") + "]"
-        case .object(let object):
-            "{" + object.keys.sorted().map { "\($0):\(object[$0]?.canonicalText ?? "")" }.joined(separator: ",") + "}"
-        }
-    }
 }
 
 /// The result of ``JSONValue/compare(_:_:)``.
