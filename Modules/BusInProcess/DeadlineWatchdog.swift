@@ -1,10 +1,13 @@
+import Dispatch
 import Synchronization
 
-/// Fires callbacks at deadlines, for every pending request of one bus, with one sleeping task.
+/// Fires callbacks at deadlines, for every pending request of one bus, from one Dispatch timer.
 ///
 /// A `Task.sleep` per request costs several microseconds — more than the whole request otherwise —
-/// so deadlines are grouped into 10 ms buckets and one sleeper task wakes for the earliest bucket.
-/// The sleeper exists only while requests are pending: an idle bus runs no task.
+/// so deadlines are grouped into 10 ms buckets and one timer wakes for the earliest bucket. The
+/// timer runs on its own dispatch queue, not on Swift's cooperative threads: a deadline must be
+/// decided on time even when every cooperative thread is busy (blocking work elsewhere in the
+/// process), or a late handler would win the race it should have lost. An idle bus schedules nothing.
 final class DeadlineWatchdog: Sendable {
     typealias Fire = @Sendable () -> Void
 
@@ -17,18 +20,24 @@ final class DeadlineWatchdog: Sendable {
     private struct State {
         var buckets: [Int64: [UInt64: Fire]] = [:]
         var nextID: UInt64 = 0
-        /// The tick the running sleeper wakes at; nil when no sleeper runs.
-        var sleeperTick: Int64?
-        var sleeper: Task<Void, Never>?
-        var generation: UInt64 = 0
+        /// The tick the timer is set for; nil when it is idle.
+        var scheduledTick: Int64?
     }
 
     private static let tickNanoseconds: Int64 = 10_000_000
     private let origin = ContinuousClock.now
     private let state = Mutex(State())
+    // Dispatch sources are thread-safe (schedule/cancel from any thread); the type predates Sendable.
+    nonisolated(unsafe) private let timer: any DispatchSourceTimer
+
+    init() {
+        timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "quire.bus.deadlines"))
+        timer.setEventHandler { [weak self] in self?.fireDue() }
+        timer.activate()
+    }
 
     deinit {
-        state.withLock { $0.sleeper?.cancel() }
+        timer.cancel()
     }
 
     /// Calls `fire` at `deadline` (rounded up to the next 10 ms) unless removed first.
@@ -38,8 +47,8 @@ final class DeadlineWatchdog: Sendable {
             let id = state.nextID
             state.nextID &+= 1
             state.buckets[tick, default: [:]][id] = fire
-            if state.sleeperTick.map({ tick < $0 }) ?? true {
-                startSleeper(&state, until: tick)
+            if state.scheduledTick.map({ tick < $0 }) ?? true {
+                schedule(&state, at: tick)
             }
             return Ticket(tick: tick, id: id)
         }
@@ -59,49 +68,30 @@ final class DeadlineWatchdog: Sendable {
         return max(0, (nanoseconds + Self.tickNanoseconds - 1) / Self.tickNanoseconds)
     }
 
-    private func instant(of tick: Int64) -> ContinuousClock.Instant {
-        origin + .nanoseconds(tick * Self.tickNanoseconds)
+    /// Sets the timer for `tick`. Called under the lock.
+    private func schedule(_ state: inout State, at tick: Int64) {
+        state.scheduledTick = tick
+        let wait = (origin + .nanoseconds(tick * Self.tickNanoseconds)) - .now
+        let (seconds, attoseconds) = wait.components
+        let nanoseconds = max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        timer.schedule(deadline: .now() + .nanoseconds(Int(nanoseconds)), leeway: .milliseconds(1))
     }
 
-    /// Replaces the sleeper with one that wakes at `tick`. Called under the lock.
-    private func startSleeper(_ state: inout State, until tick: Int64) {
-        state.sleeper?.cancel()
-        state.generation &+= 1
-        state.sleeperTick = tick
-        let generation = state.generation
-        let wake = instant(of: tick)
-        state.sleeper = Task { [weak self] in
-            var next = wake
-            while true {
-                do {
-                    try await Task.sleep(until: next, clock: .continuous)
-                } catch {
-                    return  // replaced by an earlier sleeper, or the bus is gone
-                }
-                guard let self, let following = self.fireDue(generation: generation) else { return }
-                next = following
-            }
-        }
-    }
-
-    /// Fires every bucket that is due; returns when to wake next, or nil to stop sleeping.
-    private func fireDue(generation: UInt64) -> ContinuousClock.Instant? {
+    /// Fires every bucket that is due and sets the timer for the next one, if any.
+    private func fireDue() {
         let now = tick(of: .now)
-        let (due, next): ([Fire], ContinuousClock.Instant?) = state.withLock { state in
-            guard state.generation == generation else { return ([], nil) }
+        let due: [Fire] = state.withLock { state in
             var due: [Fire] = []
             for tick in state.buckets.keys where tick <= now {
                 due += state.buckets.removeValue(forKey: tick)?.values ?? [:].values
             }
-            guard let earliest = state.buckets.keys.min() else {
-                state.sleeperTick = nil
-                state.sleeper = nil
-                return (due, nil)
+            if let earliest = state.buckets.keys.min() {
+                schedule(&state, at: earliest)
+            } else {
+                state.scheduledTick = nil
             }
-            state.sleeperTick = earliest
-            return (due, instant(of: earliest))
+            return due
         }
         for fire in due { fire() }
-        return next
     }
 }

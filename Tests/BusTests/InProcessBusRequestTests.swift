@@ -113,22 +113,32 @@ struct InProcessBusRequestTests {
     @Test("a handler that ignores cancellation still cannot hold its caller past the deadline")
     func stubbornHandler() async throws {
         let bus = InProcessBus()
-        let handlerFinished = Atomic<Bool>(false)
-        try bus.handle(Sleepy.self) { request, _ in
-            // Ignores cancellation on purpose: polls without checking it.
-            let until = ContinuousClock.now + .milliseconds(request.seconds * 1000)
-            while ContinuousClock.now < until { try? await Task.sleep(for: .milliseconds(5)) }
-            handlerFinished.store(true, ordering: .sequentiallyConsistent)
+        // The handler ignores cancellation and waits for a gate that opens only after the caller has
+        // its answer — so the caller can be answered only if the bus does not wait for the handler.
+        // A safety opener after 5 s turns a regression into a failure instead of a hang.
+        let gateOpen = Atomic<Bool>(false)
+        let openedBySafety = Atomic<Bool>(false)
+        try bus.handle(Sleepy.self) { _, _ in
+            while !gateOpen.load(ordering: .sequentiallyConsistent) { try? await Task.sleep(for: .milliseconds(5)) }
             return Empty()
         }
+        let safety = Task.detached {
+            try? await Task.sleep(for: .seconds(5))
+            if !gateOpen.load(ordering: .sequentiallyConsistent) {
+                openedBySafety.store(true, ordering: .sequentiallyConsistent)
+                gateOpen.store(true, ordering: .sequentiallyConsistent)
+            }
+        }
         do {
-            _ = try await bus.request(Sleepy(seconds: 2), timeout: .milliseconds(50))
+            _ = try await bus.request(Sleepy(seconds: 0), timeout: .milliseconds(50))
             Issue.record("expected deadline_exceeded")
         } catch {
             #expect(error.code == .deadlineExceeded)
         }
-        let finishedBeforeReply = handlerFinished.load(ordering: .sequentiallyConsistent)
-        #expect(!finishedBeforeReply, "the caller was answered while the handler still ran")
+        let needed = openedBySafety.load(ordering: .sequentiallyConsistent)
+        #expect(!needed, "the caller was answered only after the handler was let go")
+        gateOpen.store(true, ordering: .sequentiallyConsistent)
+        safety.cancel()
     }
 
     @Test("many concurrent requests with deadlines all get their own reply")
