@@ -272,9 +272,13 @@ public final class SQLiteRecordStore: RecordStore {
         if error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
             return RecordRules.duplicateID(collection: collection, id: id)
         }
-        let index = error.message.flatMap { message in
-            message.split(separator: "ix_").last.map { String($0) }
-        } ?? "a unique index"
+        // SQLite names the index it enforced ("…: index 'ix_<collection>__<name>'"); report the
+        // declared name, as every backend does.
+        let prefix = SQLQueryBuilder.indexName(collection: collection, index: "")
+        let index = error.message.flatMap { message -> String? in
+            guard let start = message.range(of: prefix) else { return nil }
+            return String(message[start.upperBound...].prefix { $0 != "'" && $0 != " " })
+        } ?? "unknown"
         return StorageError(.conflict, "Another record in '\(collection)' already has the same unique value.",
                             details: ["index": index])
     }

@@ -31,14 +31,17 @@ func expectEqual<T: Equatable>(_ actual: T, _ expected: T, _ what: String, line:
     }
 }
 
-/// Expects `body` to fail with a storage error of `code`.
-func expectError<T>(_ code: BusError.Code, _ what: String, line: Int = #line,
+/// Expects `body` to fail with a storage error of `code` (and, when given, these details).
+func expectError<T>(_ code: BusError.Code, _ what: String, details: [String: String] = [:], line: Int = #line,
                     _ body: () async throws -> T) async throws {
     do {
         _ = try await body()
     } catch let error as BusError {
         if error.code != code {
             throw ContractFailure("line \(line): \(what): expected error \(code.rawValue), got \(error.code.rawValue): \(error.message)")
+        }
+        for (key, value) in details where error.details[key] != value {
+            throw ContractFailure("line \(line): \(what): expected details[\(key)] = \(value), got \(error.details[key] ?? "nothing")")
         }
         return
     }

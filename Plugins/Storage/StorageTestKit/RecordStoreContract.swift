@@ -150,11 +150,11 @@ public enum RecordStoreContract {
                 IndexSpec(name: "username", fields: ["name"], unique: true, scope: .global),
             ]))  // declaring again is harmless
             _ = try await store.insert(Item(name: "ann", tag: "t"), into: "contract.users", owner: "alice")
-            try await expectError(.conflict, "same name, other owner") {
+            try await expectError(.conflict, "same name, other owner", details: ["index": "username"]) {
                 try await store.insert(Item(name: "ann"), into: "contract.users", owner: "bob")
             }
             _ = try await store.insert(Item(name: "bea", tag: "t"), into: "contract.users", owner: "bob")
-            try await expectError(.conflict, "same tag, same owner") {
+            try await expectError(.conflict, "same tag, same owner", details: ["index": "tag"]) {
                 try await store.insert(Item(name: "cid", tag: "t"), into: "contract.users", owner: "alice")
             }
             _ = try await store.insert(Item(name: "dan"), into: "contract.users", owner: "alice")
