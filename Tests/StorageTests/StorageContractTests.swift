@@ -31,6 +31,56 @@ struct RecordStoreContractTests {
     }
 }
 
+@Suite("Blob field contract")
+struct BlobFieldContractTests {
+    @Test("in-memory", arguments: BlobFieldContract.cases)
+    func inMemory(_ contract: ContractCase<any RecordStore>) async throws {
+        try await contract.run(InMemoryRecordStore())
+    }
+
+    @Test("SQLite file (WAL)", arguments: BlobFieldContract.cases)
+    func sqlite(_ contract: ContractCase<any RecordStore>) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"))
+        try await contract.run(store)
+        try store.close()
+    }
+
+    @Test("over the in-process bus", arguments: BlobFieldContract.cases)
+    func overBus(_ contract: ContractCase<any RecordStore>) async throws {
+        let bus = InProcessBus()
+        try StoragePlugin.register(records: InMemoryRecordStore(), blobs: InMemoryBlobStore(), on: bus)
+        try await contract.run(BusRecordStore(bus: bus))
+    }
+
+    @Test("held blobs: in-memory", arguments: BlobFieldContract.holdsCases)
+    func holdsInMemory(_ contract: ContractCase<any RecordStore & BlobHolds>) async throws {
+        try await contract.run(InMemoryRecordStore())
+    }
+
+    @Test("held blobs: SQLite", arguments: BlobFieldContract.holdsCases)
+    func holdsSQLite(_ contract: ContractCase<any RecordStore & BlobHolds>) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"))
+        try await contract.run(store)
+        try store.close()
+    }
+}
+
+@Suite("Blob collecting contract")
+struct BlobCollectingContractTests {
+    @Test("in-memory", arguments: BlobCollectingContract.cases)
+    func inMemory(_ contract: ContractCase<any BlobCollecting>) async throws {
+        try await contract.run(InMemoryBlobStore())
+    }
+
+    @Test("files", arguments: BlobCollectingContract.cases)
+    func files(_ contract: ContractCase<any BlobCollecting>) async throws {
+        let directory = try TemporaryDirectory()
+        try await contract.run(try FileBlobStore(directory: directory.path("blobs")))
+    }
+}
+
 @Suite("Blob store contract")
 struct BlobStoreContractTests {
     @Test("in-memory", arguments: BlobStoreContract.cases)

@@ -11,9 +11,15 @@ import Glibc
 /// A blob is written to `.tmp/`, fsynced, renamed into place and the directory fsynced: after a
 /// crash a blob is either whole under its name or not there at all. Leftover temp files from a crash
 /// are removed at start.
-public final class FileBlobStore: BlobStore {
+///
+/// A blob's put time is its file's modification time: `put` of bytes already stored renews it, so
+/// that garbage collection (``collect(_:unlessPutSince:)``) leaves a blob alone while an upload of
+/// the same bytes is on its way to being held by a record. The check-and-delete and the
+/// find-or-renew run under one lock.
+public final class FileBlobStore: BlobCollecting {
     public let directory: URL
     private let maxBlobBytes: Int
+    private let placing = Mutex(())
 
     public init(directory: String, maxBlobBytes: Int = 64 << 20) throws(StorageError) {
         self.directory = URL(fileURLWithPath: directory, isDirectory: true)
@@ -39,13 +45,15 @@ public final class FileBlobStore: BlobStore {
         }
         let reference = BlobRef.of(bytes)
         let target = url(reference.sha256)
-        if FileManager.default.fileExists(atPath: target.path) { return reference }
+        // Present: renew its put time (utimes to now) and done.
+        if placing.withLock({ _ in utimes(target.path, nil) == 0 }) { return reference }
         let temp = directory.appendingPathComponent(".tmp", isDirectory: true)
             .appendingPathComponent(UUID().uuidString)
         do {
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Self.writeDurably(bytes, to: temp.path)
-            guard rename(temp.path, target.path) == 0 else { throw POSIXFailure(call: "rename", code: errno) }
+            let renamed = placing.withLock { _ in rename(temp.path, target.path) == 0 ? 0 : errno }
+            guard renamed == 0 else { throw POSIXFailure(call: "rename", code: renamed) }
             Self.syncDirectory(target.deletingLastPathComponent().path)
         } catch {
             try? FileManager.default.removeItem(at: temp)
@@ -81,6 +89,39 @@ public final class FileBlobStore: BlobStore {
         return true
     }
 
+    public func collect(_ sha256: String, unlessPutSince cutoff: Date) async throws(StorageError) -> Bool {
+        guard BlobRef.isValidHash(sha256) else { return false }
+        let path = url(sha256).path
+        let failure: Int32? = placing.withLock { _ in
+            var status = Glibc.stat()
+            guard lstat(path, &status) == 0 else { return nil }
+            let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+            guard modified < cutoff.timeIntervalSince1970 else { return nil }
+            return unlink(path) == 0 ? 0 : errno
+        }
+        switch failure {
+        case nil: return false
+        case 0: return true
+        case let code?:
+            throw StorageError.unavailable("Cannot delete blob '\(sha256)': \(String(cString: strerror(code))).")
+        }
+    }
+
+    public func blobs(putBefore cutoff: Date) async throws(StorageError) -> [String] {
+        let keys: [URLResourceKey] = [.contentModificationDateKey, .isRegularFileKey]
+        guard let walker = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: keys,
+                                                          options: [.skipsHiddenFiles]) else { return [] }
+        var found: [String] = []
+        for case let file as URL in walker {
+            let name = file.lastPathComponent
+            guard BlobRef.isValidHash(name),
+                  let values = try? file.resourceValues(forKeys: Set(keys)), values.isRegularFile == true,
+                  let modified = values.contentModificationDate, modified < cutoff else { continue }
+            found.append(name)
+        }
+        return found.sorted()
+    }
+
     struct POSIXFailure: Error, CustomStringConvertible {
         var call: String
         var code: Int32
@@ -114,8 +155,8 @@ public final class FileBlobStore: BlobStore {
 }
 
 /// Blobs in memory, for tests.
-public final class InMemoryBlobStore: BlobStore {
-    private let blobs = Mutex<[String: Data]>([:])
+public final class InMemoryBlobStore: BlobCollecting {
+    private let blobs = Mutex<[String: (bytes: Data, putAt: Date)]>([:])
     private let maxBlobBytes: Int
 
     public init(maxBlobBytes: Int = 64 << 20) {
@@ -127,19 +168,31 @@ public final class InMemoryBlobStore: BlobStore {
             throw StorageError(.tooLarge, "A blob is limited to \(maxBlobBytes) bytes; this one has \(bytes.count).")
         }
         let reference = BlobRef.of(bytes)
-        blobs.withLock { $0[reference.sha256] = bytes }
+        blobs.withLock { $0[reference.sha256] = (bytes, Date()) }
         return reference
     }
 
     public func get(_ sha256: String) async throws(StorageError) -> Data {
-        guard let data = blobs.withLock({ $0[sha256] }) else {
+        guard let data = blobs.withLock({ $0[sha256]?.bytes }) else {
             throw StorageError(.notFound, "No blob '\(sha256)'.", details: ["sha256": sha256])
         }
         return data
     }
 
     public func stat(_ sha256: String) async throws(StorageError) -> BlobRef? {
-        blobs.withLock { $0[sha256] }.map { BlobRef(sha256: sha256, size: $0.count) }
+        blobs.withLock { $0[sha256] }.map { BlobRef(sha256: sha256, size: $0.bytes.count) }
+    }
+
+    public func collect(_ sha256: String, unlessPutSince cutoff: Date) async throws(StorageError) -> Bool {
+        blobs.withLock { blobs in
+            guard let blob = blobs[sha256], blob.putAt < cutoff else { return false }
+            blobs[sha256] = nil
+            return true
+        }
+    }
+
+    public func blobs(putBefore cutoff: Date) async throws(StorageError) -> [String] {
+        blobs.withLock { $0.filter { $0.value.putAt < cutoff }.keys.sorted() }
     }
 
     @discardableResult

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Records in memory, for tests and throw-away runs. Behaves exactly like the SQLite store — the
 /// contract suite in `StorageTestKit` holds both to the same results, down to sort order and errors.
-public final class InMemoryRecordStore: RecordStore {
+public final class InMemoryRecordStore: RecordStore, BlobHolds {
     private struct Entry {
         var record: StorageAPI.Record
         var parsed: JSONValue
@@ -38,6 +38,7 @@ public final class InMemoryRecordStore: RecordStore {
                 }
                 merged.indexes.append(index)
             }
+            for field in schema.blobFields where !merged.blobFields.contains(field) { merged.blobFields.append(field) }
             state.schemas[schema.name] = merged
         }
     }
@@ -100,17 +101,36 @@ public final class InMemoryRecordStore: RecordStore {
             }
             var draft = state  // applied to `state` only when every operation succeeded
             var written: [StorageAPI.Record?] = []
+            var letGo: Set<String> = []
             for (operation, parsed) in zip(batch.operations, parsedData) {
-                written.append(try Self.apply(operation, parsed: parsed, to: &draft, now: now))
+                written.append(try Self.apply(operation, parsed: parsed, to: &draft, now: now, letGo: &letGo))
             }
+            let released = letGo.subtracting(Self.held(among: letGo, in: draft)).sorted()
             if let claim = batch.idempotency {
                 draft.idempotency[Self.key(claim)] = (claim.fingerprint, zip(batch.operations, written).map { operation, record in
                     record.map { RecordReference(collection: operation.collection, id: $0.id) }
                 })
             }
             state = draft
-            return WriteResult(records: written, replayed: false)
+            return WriteResult(records: written, replayed: false, releasedBlobs: released)
         }
+    }
+
+    public func heldBlobs(among blobs: Set<String>) async throws(StorageError) -> Set<String> {
+        state.withLock { Self.held(among: blobs, in: $0) }
+    }
+
+    private static func held(among blobs: Set<String>, in state: State) -> Set<String> {
+        var held: Set<String> = []
+        guard !blobs.isEmpty else { return held }
+        for (name, schema) in state.schemas where !schema.blobFields.isEmpty {
+            for entry in (state.collections[name] ?? [:]).values {
+                // Validated when written.
+                let inRecord = (try? BlobFieldRules.blobs(in: entry.parsed, fields: schema.blobFields, collection: name)) ?? []
+                held.formUnion(inRecord.intersection(blobs))
+            }
+        }
+        return held
     }
 
     public func changes(owner: String, after: Int64, limit: Int) async throws(StorageError) -> ChangePage {
@@ -131,9 +151,15 @@ public final class InMemoryRecordStore: RecordStore {
     }
 
     private static func apply(_ operation: WriteOperation, parsed: JSONValue?, to state: inout State,
-                              now: Date) throws(StorageError) -> StorageAPI.Record? {
+                              now: Date, letGo: inout Set<String>) throws(StorageError) -> StorageAPI.Record? {
         let collection = operation.collection
         var entries = state.collections[collection] ?? [:]
+        if let blobFields = state.schemas[collection]?.blobFields, !blobFields.isEmpty {
+            if let parsed { _ = try BlobFieldRules.blobs(in: parsed, fields: blobFields, collection: collection) }
+            if let existing = entries[operation.id ?? ""], existing.record.owner == operation.owner {
+                letGo.formUnion(try BlobFieldRules.blobs(in: existing.parsed, fields: blobFields, collection: collection))
+            }
+        }
         let result: StorageAPI.Record?
         let change: Change
         state.sequence += 1

@@ -40,6 +40,27 @@ enum SchemaRules {
                 throw StorageError.invalid("Index '\(index.name)' on '\(schema.name)' must name 1 to 4 payload fields.", field: "indexes")
             }
         }
+        for field in schema.blobFields where !(StorageNames.isValidField(field) && !field.contains(".") && !field.hasPrefix("@")) {
+            throw StorageError.invalid("Blob field '\(field)' on '\(schema.name)' must be a top-level payload field.", field: "blobFields")
+        }
+    }
+}
+
+/// The blobs a record holds through its collection's blob fields.
+enum BlobFieldRules {
+    /// The SHA-256 values of `fields` in `payload`; null or absent holds nothing.
+    /// - Throws: `invalid` when a blob field holds anything but a SHA-256 or null.
+    static func blobs(in payload: JSONValue, fields: [String], collection: String) throws(StorageError) -> Set<String> {
+        var held: Set<String> = []
+        for field in fields {
+            switch payload.value(at: [Substring(field)]) {
+            case .null: continue
+            case .string(let sha256) where BlobRef.isValidHash(sha256): held.insert(sha256)
+            default:
+                throw StorageError.invalid("'\(field)' in '\(collection)' names a blob: a lowercase hex SHA-256 or null.", field: field)
+            }
+        }
+        return held
     }
 }
 

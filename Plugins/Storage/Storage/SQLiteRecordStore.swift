@@ -2,11 +2,12 @@ import Bus
 import Foundation
 import GRDB
 public import StorageAPI
+import Synchronization
 
 /// The embedded default: records in one SQLite file through GRDB's `DatabasePool` (WAL mode, so
 /// reads never wait for the writer). Every batch is one SQLite transaction; a crash mid-batch leaves
 /// the file as it was before the batch.
-public final class SQLiteRecordStore: RecordStore {
+public final class SQLiteRecordStore: RecordStore, BlobHolds {
     /// How hard SQLite flushes at commit.
     public enum Durability: String, Sendable {
         /// fsync at every commit: a commit survives a power cut.
@@ -17,6 +18,8 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     private let writer: any DatabaseWriter
+    /// Each collection's blob fields, from its declared schema (kept in the `collections` table).
+    private let blobFields = Mutex<[String: [String]]>([:])
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     public convenience init(path: String, durability: Durability = .normal) throws(StorageError) {
@@ -47,6 +50,13 @@ public final class SQLiteRecordStore: RecordStore {
         self.writer = writer
         do {
             try Self.migrator.migrate(writer)
+            let schemas = try writer.read { db in try String.fetchAll(db, sql: "SELECT schema FROM collections") }
+            var fields: [String: [String]] = [:]
+            for text in schemas {
+                let schema = try JSONDecoder().decode(CollectionSchema.self, from: Data(text.utf8))
+                if !schema.blobFields.isEmpty { fields[schema.name] = schema.blobFields }
+            }
+            blobFields.withLock { $0 = fields }
         } catch {
             throw StorageError.unavailable("Cannot prepare the database schema: \(error)")
         }
@@ -102,8 +112,12 @@ public final class SQLiteRecordStore: RecordStore {
 
     public func declare(_ schema: CollectionSchema) async throws(StorageError) {
         try SchemaRules.validate(schema)
-        try await run { db in
-            for index in schema.indexes {
+        var schema = schema
+        let known = blobFields.withLock { $0[schema.name] ?? [] }
+        schema.blobFields = known + schema.blobFields.filter { !known.contains($0) }
+        let blobIndexes = schema.blobFields.map { Self.blobIndex($0) }
+        try await run { [schema] db in
+            for index in schema.indexes + blobIndexes {
                 let wanted = SQLQueryBuilder.createIndex(index, collection: schema.name)
                 let name = SQLQueryBuilder.indexName(collection: schema.name, index: index.name)
                 // An index declared anew with another definition replaces the old one.
@@ -121,6 +135,33 @@ public final class SQLiteRecordStore: RecordStore {
             let text = String(decoding: try JSONEncoder().encode(schema), as: UTF8.self)
             try db.execute(sql: "INSERT OR REPLACE INTO collections(name, schema) VALUES (?, ?)", arguments: [schema.name, text])
         }
+        if !schema.blobFields.isEmpty { blobFields.withLock { $0[schema.name] = schema.blobFields } }
+    }
+
+    /// The index that answers "which record holds this blob?" for one blob field.
+    private static func blobIndex(_ field: String) -> IndexSpec {
+        IndexSpec(name: "blob_" + field, fields: [field], scope: .global)
+    }
+
+    public func heldBlobs(among blobs: Set<String>) async throws(StorageError) -> Set<String> {
+        let fields = blobFields.withLock { $0 }
+        return try await read { db in try Self.held(among: blobs, fields: fields, db: db) }
+    }
+
+    private static func held(among blobs: Set<String>, fields: [String: [String]], db: Database) throws -> Set<String> {
+        var held: Set<String> = []
+        for (collection, names) in fields.sorted(by: { $0.key < $1.key }) {
+            for field in names {
+                let statement = try db.cachedStatement(sql: """
+                    SELECT 1 FROM records WHERE collection = \(SQLQueryBuilder.literal(collection)) \
+                    AND \(SQLQueryBuilder.expression(field)) = ? LIMIT 1
+                    """)
+                for blob in blobs.subtracting(held) where try Bool.fetchOne(statement, arguments: [blob]) == true {
+                    held.insert(blob)
+                }
+            }
+        }
+        return held
     }
 
     public func get(collection: String, id: String, owner: String?) async throws(StorageError) -> StorageAPI.Record? {
@@ -157,6 +198,7 @@ public final class SQLiteRecordStore: RecordStore {
     public func write(_ batch: WriteBatch) async throws(StorageError) -> WriteResult {
         try batch.validate()
         let stamp = Timestamps.now()
+        let fields = blobFields.withLock { $0 }
         return try await run { db in
             if let claim = batch.idempotency,
                let row = try Row.fetchOne(
@@ -175,9 +217,14 @@ public final class SQLiteRecordStore: RecordStore {
                 return WriteResult(records: records, replayed: true)
             }
             var written: [Record?] = []
+            var letGo: Set<String> = []
             for operation in batch.operations {
+                if let names = fields[operation.collection] {
+                    letGo.formUnion(try Self.blobChange(operation, fields: names, db: db))
+                }
                 written.append(try Self.apply(operation, db: db, stamp: stamp))
             }
+            let released = letGo.subtracting(try Self.held(among: letGo, fields: fields, db: db)).sorted()
             if let claim = batch.idempotency {
                 let references = zip(batch.operations, written).map { operation, record in
                     record.map { RecordReference(collection: operation.collection, id: $0.id) }
@@ -187,7 +234,7 @@ public final class SQLiteRecordStore: RecordStore {
                     sql: "INSERT INTO idempotency(owner, scope, key, fingerprint, results, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                     arguments: [claim.owner, claim.scope, claim.key, claim.fingerprint, results, stamp])
             }
-            return WriteResult(records: written, replayed: false)
+            return WriteResult(records: written, replayed: false, releasedBlobs: released)
         }
     }
 
@@ -210,6 +257,20 @@ public final class SQLiteRecordStore: RecordStore {
     }
 
     // MARK: Writing
+
+    /// Checks the blob fields an operation writes, and returns the blobs the record held before it.
+    private static func blobChange(_ operation: WriteOperation, fields: [String], db: Database) throws -> Set<String> {
+        switch operation {
+        case .insert(_, _, _, let data), .replace(_, _, _, let data, _):
+            _ = try BlobFieldRules.blobs(in: try data.parsed(), fields: fields, collection: operation.collection)
+        case .delete: break
+        }
+        guard let id = operation.id,
+              let text = try String.fetchOne(db, sql: "SELECT data FROM records WHERE collection = ? AND id = ? AND owner = ?",
+                                             arguments: [operation.collection, id, operation.owner]) else { return [] }
+        return try BlobFieldRules.blobs(in: try JSONDocument(trustedBytes: Data(text.utf8)).parsed(), fields: fields,
+                                        collection: operation.collection)
+    }
 
     private static func apply(_ operation: WriteOperation, db: Database, stamp: Double) throws -> Record? {
         let now = Date(timeIntervalSince1970: stamp)

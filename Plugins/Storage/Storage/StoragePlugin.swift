@@ -4,6 +4,8 @@ public import PluginKit
 public import ServiceLifecycle
 public import StorageAPI
 import Logging
+import Synchronization
+import Foundation
 
 /// The `storage` plugin: answers the storage requests from the configured backend.
 ///
@@ -18,6 +20,8 @@ public struct StoragePlugin: Plugin {
         public var blobs: String
         public var durability: SQLiteRecordStore.Durability
         public var maxBlobBytes: Int
+        public var blobGrace: TimeInterval
+        public var blobSweep: Duration
     }
 
     public static let descriptor = PluginDescriptor(
@@ -29,6 +33,9 @@ public struct StoragePlugin: Plugin {
             SettingDescription("blobs", "path", default: "./data/blobs", "Directory of content-addressed blobs"),
             SettingDescription("durability", "normal | full", default: "normal", "normal survives a process crash; full also a power cut, at an fsync per commit"),
             SettingDescription("max_blob_bytes", "int 1...1073741824", default: "67108864", "Largest blob accepted"),
+            SettingDescription("blob_grace_seconds", "int 0...86400", default: "600",
+                               "A blob no record holds is deleted once it has not been uploaded again for this long (0: at once; for tests)"),
+            SettingDescription("blob_sweep_minutes", "int 1...10080", default: "60", "How often unused blobs left by failed uploads are looked for"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
@@ -37,12 +44,19 @@ public struct StoragePlugin: Plugin {
             path: section.string("path", default: "") ?? "",
             blobs: section.string("blobs", default: "./data/blobs") ?? "./data/blobs",
             durability: SQLiteRecordStore.Durability(rawValue: section.choice("durability", ["normal", "full"], default: "normal")) ?? .normal,
-            maxBlobBytes: section.int("max_blob_bytes", default: 64 << 20, in: 1...(1 << 30)))
+            maxBlobBytes: section.int("max_blob_bytes", default: 64 << 20, in: 1...(1 << 30)),
+            blobGrace: TimeInterval(section.int("blob_grace_seconds", default: 600, in: 0...86_400)),
+            blobSweep: .seconds(60 * section.int("blob_sweep_minutes", default: 60, in: 1...10_080)))
     }
 
-    public let records: any RecordStore
-    public let blobs: any BlobStore
+    public let records: any RecordStore & BlobHolds
+    public let blobs: any BlobCollecting
     private let closer: StorageService
+    private let grace: TimeInterval
+    private let sweepInterval: Duration
+    private let logger: Logger
+    /// Set once the plugin is on a bus (deleted blobs are announced there).
+    private let collectorBox = CollectorBox()
 
     public init(config: Config, context: PluginContext) async throws {
         switch config.backend {
@@ -59,25 +73,40 @@ public struct StoragePlugin: Plugin {
             closer = StorageService(logger: context.logger) {}
             context.logger.info("Storage: in memory; nothing is kept after the server stops")
         }
+        grace = config.blobGrace
+        sweepInterval = config.blobSweep
+        logger = context.logger
     }
 
     /// A plugin over given stores (tests, tools).
-    public init(records: any RecordStore, blobs: any BlobStore, logger: Logger) {
+    public init(records: any RecordStore & BlobHolds, blobs: any BlobCollecting, logger: Logger,
+                blobGrace: TimeInterval = 600, blobSweep: Duration = .seconds(3600)) {
         self.records = records
         self.blobs = blobs
         self.closer = StorageService(logger: logger) {}
+        self.grace = blobGrace
+        self.sweepInterval = blobSweep
+        self.logger = logger
     }
 
-    public var services: [any Service] { [closer] }
+    public var services: [any Service] {
+        guard let collector = collectorBox.collector else { return [closer] }
+        // The closer last: services stop in reverse order, so the sweep ends before the database closes.
+        return [closer, BlobSweepService(collector: collector, interval: sweepInterval)]
+    }
 
     public var features: [String] { ["records", "blobs", "changes"] }
 
     public func register(on bus: any MessageBus) async throws {
-        try Self.register(records: records, blobs: blobs, on: bus)
+        let collector = BlobCollector(holds: records, blobs: blobs, bus: bus, grace: grace, logger: logger)
+        collectorBox.set(collector)
+        try Self.register(records: records, blobs: blobs, collector: collector, on: bus)
     }
 
-    /// Answers every storage request on `bus` from the given stores.
-    public static func register(records: any RecordStore, blobs: any BlobStore, on bus: any MessageBus) throws(BusError) {
+    /// Answers every storage request on `bus` from the given stores; with a collector, blobs a
+    /// write releases are deleted before the write is answered.
+    public static func register(records: any RecordStore, blobs: any BlobStore, collector: BlobCollector? = nil,
+                                on bus: any MessageBus) throws(BusError) {
         try bus.handle(DeclareCollection.self) { request, _ in
             try await records.declare(request.schema)
             return Empty()
@@ -86,7 +115,11 @@ public struct StoragePlugin: Plugin {
             .init(record: try await records.get(collection: request.collection, id: request.id, owner: request.owner))
         }
         try bus.handle(QueryRecords.self) { request, _ in try await records.query(request.query) }
-        try bus.handle(WriteRecords.self) { request, _ in try await records.write(request.batch) }
+        try bus.handle(WriteRecords.self) { request, _ in
+            let result = try await records.write(request.batch)
+            if let collector, !result.releasedBlobs.isEmpty { await collector.collect(result.releasedBlobs) }
+            return result
+        }
         try bus.handle(ReadChanges.self) { request, _ in
             try await records.changes(owner: request.owner, after: request.after, limit: request.limit)
         }
@@ -95,6 +128,13 @@ public struct StoragePlugin: Plugin {
         try bus.handle(StatBlob.self) { request, _ in .init(blob: try await blobs.stat(request.sha256)) }
         try bus.handle(DeleteBlob.self) { request, _ in .init(existed: try await blobs.delete(request.sha256)) }
     }
+}
+
+/// The plugin is a value made before it joins a bus; its collector is made when it does.
+final class CollectorBox: Sendable {
+    private let value = Mutex<BlobCollector?>(nil)
+    var collector: BlobCollector? { value.withLock { $0 } }
+    func set(_ collector: BlobCollector) { value.withLock { $0 = collector } }
 }
 
 /// Keeps the database open while the app runs and closes it cleanly at shutdown (after the HTTP

@@ -35,10 +35,23 @@ public struct Record: Codable, Sendable, Hashable {
 public struct CollectionSchema: Codable, Sendable, Hashable {
     public var name: String
     public var indexes: [IndexSpec]
+    /// Top-level payload fields whose value (a SHA-256 or null) names a blob the record holds. The
+    /// store keeps track: a batch that leaves a blob held by no record reports it in
+    /// ``WriteResult/releasedBlobs``, and the storage plugin deletes it — so a domain plugin that
+    /// replaces a photo or deletes a note never has to remember to.
+    public var blobFields: [String]
 
-    public init(name: String, indexes: [IndexSpec] = []) {
+    public init(name: String, indexes: [IndexSpec] = [], blobFields: [String] = []) {
         self.name = name
         self.indexes = indexes
+        self.blobFields = blobFields
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        indexes = try container.decodeIfPresent([IndexSpec].self, forKey: .indexes) ?? []
+        blobFields = try container.decodeIfPresent([String].self, forKey: .blobFields) ?? []
     }
 }
 

@@ -21,9 +21,29 @@ public protocol RecordStore: Sendable {
     func changes(owner: String, after: Int64, limit: Int) async throws(StorageError) -> ChangePage
 }
 
+/// A backend's answer to "does any record still hold this blob?" (see ``CollectionSchema/blobFields``).
+public protocol BlobHolds: Sendable {
+    /// Those of `blobs` that some record's blob field names.
+    func heldBlobs(among blobs: Set<String>) async throws(StorageError) -> Set<String>
+}
+
+/// A blob backend the storage plugin can collect garbage from.
+///
+/// Deleting a blob that no record holds races with a new upload of the same bytes (same hash): the
+/// upload finds the blob present, then loses it before its record is written. So every `put` stamps
+/// the blob's time, and `collect` deletes only a blob not put since a cut-off, checking and
+/// deleting in one step against `put`.
+public protocol BlobCollecting: BlobStore {
+    /// Deletes the blob unless it was put at or after `cutoff`; returns whether it was deleted.
+    func collect(_ sha256: String, unlessPutSince cutoff: Date) async throws(StorageError) -> Bool
+    /// Every blob last put before `cutoff`.
+    func blobs(putBefore cutoff: Date) async throws(StorageError) -> [String]
+}
+
 /// Content-addressed blobs, written atomically: a blob is either whole or absent.
 public protocol BlobStore: Sendable {
-    /// Stores bytes; storing the same bytes again returns the same reference and writes nothing.
+    /// Stores bytes; storing the same bytes again returns the same reference, writes nothing and
+    /// renews the blob's put time.
     func put(_ bytes: Data) async throws(StorageError) -> BlobRef
     /// - Throws: `not_found` when no blob has that hash.
     func get(_ sha256: String) async throws(StorageError) -> Data

@@ -79,10 +79,18 @@ public struct DeleteBlob: BusRequest {
     public init(sha256: String) { self.sha256 = sha256 }
 }
 
+/// Published when the storage plugin deleted a blob no record held any more, so that whoever
+/// keeps something derived from it (media's renditions) can let go too.
+public struct BlobDeleted: BusEvent {
+    public static let name: MessageName = "storage.blob.deleted.v1"
+    public var sha256: String
+    public init(sha256: String) { self.sha256 = sha256 }
+}
+
 /// Every storage message, for name checks.
 public enum StorageMessages {
     public static let all: [any BusMessage.Type] = [
         DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self,
-        PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self,
+        PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, BlobDeleted.self,
     ]
 }

@@ -99,10 +99,14 @@ public struct WriteResult: Codable, Sendable, Hashable {
     public var records: [Record?]
     /// True when this was a replay of an earlier run with the same idempotency key.
     public var replayed: Bool
+    /// Blobs that a record held before this batch and none holds after it (see
+    /// ``CollectionSchema/blobFields``), sorted.
+    public var releasedBlobs: [String]
 
-    public init(records: [Record?], replayed: Bool) {
+    public init(records: [Record?], replayed: Bool, releasedBlobs: [String] = []) {
         self.records = records
         self.replayed = replayed
+        self.releasedBlobs = releasedBlobs
     }
 }
 

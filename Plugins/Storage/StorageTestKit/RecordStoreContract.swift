@@ -256,3 +256,112 @@ public enum BlobStoreContract {
         },
     ]
 }
+
+/// Blob fields: which blobs records hold, and which a write lets go of. Runs on every record store,
+/// the bus included (``WriteResult/releasedBlobs`` crosses it).
+public enum BlobFieldContract {
+    struct Photo: Codable {
+        var title: String
+        var photo: String?
+        var back: String?
+    }
+
+    static let photos = "contract.photos"
+    static let a = String(repeating: "a", count: 64)
+    static let b = String(repeating: "b", count: 64)
+    static let c = String(repeating: "c", count: 64)
+
+    static func declare(_ store: any RecordStore) async throws {
+        try await store.declare(CollectionSchema(name: photos, blobFields: ["photo", "back"]))
+    }
+
+    static func release(_ store: any RecordStore, _ operation: WriteOperation) async throws -> [String] {
+        try await store.write(WriteBatch([operation])).releasedBlobs
+    }
+
+    static func replace(_ id: String, _ value: Photo) throws -> WriteOperation {
+        .replace(collection: photos, id: id, owner: "alice", data: try JSONDocument(encoding: value), expectedVersion: nil)
+    }
+
+    public static let cases: [ContractCase<any RecordStore>] = [
+        ContractCase("replacing a record's blob releases the old one; a blob another record holds is kept") { store in
+            try await declare(store)
+            _ = try await store.insert(Photo(title: "one", photo: a, back: b), into: photos, id: "one", owner: "alice")
+            _ = try await store.insert(Photo(title: "two", photo: b), into: photos, id: "two", owner: "bob")
+            try expectEqual(try await release(store, replace("one", Photo(title: "one", photo: c, back: b))), [a], "a let go")
+            try expectEqual(try await release(store, replace("one", Photo(title: "one", photo: c))), [], "b still held by two")
+            try expectEqual(try await store.write(WriteBatch([.delete(collection: photos, id: "two", owner: "bob", expectedVersion: nil)]))
+                .releasedBlobs, [b], "b let go with the last record holding it")
+        },
+        ContractCase("deleting a record releases every blob it held; a failed batch releases nothing") { store in
+            try await declare(store)
+            _ = try await store.insert(Photo(title: "x", photo: a, back: b), into: photos, id: "x", owner: "alice")
+            try await expectError(.notFound, "a batch that fails") {
+                try await store.write(WriteBatch([
+                    .delete(collection: photos, id: "x", owner: "alice", expectedVersion: nil),
+                    .delete(collection: photos, id: "missing", owner: "alice", expectedVersion: nil),
+                ]))
+            }
+            try expectEqual(try await store.write(WriteBatch([.delete(collection: photos, id: "x", owner: "alice", expectedVersion: nil)]))
+                .releasedBlobs, [a, b], "both released")
+        },
+        ContractCase("a blob moved from one record to another in one batch is not released") { store in
+            try await declare(store)
+            _ = try await store.insert(Photo(title: "from", photo: a), into: photos, id: "from", owner: "alice")
+            let result = try await store.write(WriteBatch([
+                .delete(collection: photos, id: "from", owner: "alice", expectedVersion: nil),
+                .insert(collection: photos, id: "to", owner: "alice", data: try JSONDocument(encoding: Photo(title: "to", photo: a))),
+            ]))
+            try expectEqual(result.releasedBlobs, [], "still held")
+        },
+        ContractCase("a blob field holds a SHA-256 or null, nothing else") { store in
+            try await declare(store)
+            try await expectError(.invalid, "not a hash", details: ["field": "photo"]) {
+                try await store.insert(Photo(title: "x", photo: "cat.jpg"), into: photos, owner: "alice")
+            }
+            _ = try await store.insert(Photo(title: "no photo"), into: photos, owner: "alice")
+        },
+        ContractCase("collections without blob fields release nothing") { store in
+            try await store.declare(CollectionSchema(name: "contract.plain"))
+            let record = try await store.insert(Photo(title: "x", photo: a), into: "contract.plain", owner: "alice")
+            try expectEqual(try await store.write(WriteBatch([
+                .delete(collection: "contract.plain", id: record.id, owner: "alice", expectedVersion: nil),
+            ])).releasedBlobs, [], "not a blob field")
+        },
+    ]
+
+    /// Backends answer which blobs are held (what garbage collection asks).
+    public static let holdsCases: [ContractCase<any RecordStore & BlobHolds>] = [
+        ContractCase("heldBlobs names the blobs some record's blob field holds") { store in
+            try await declare(store)
+            _ = try await store.insert(Photo(title: "x", photo: a, back: b), into: photos, id: "x", owner: "alice")
+            try expectEqual(try await store.heldBlobs(among: [a, b, c]), [a, b], "held")
+            _ = try await store.replace(Photo(title: "x", photo: nil, back: b), in: photos, id: "x", owner: "alice")
+            try expectEqual(try await store.heldBlobs(among: [a, b, c]), [b], "after replace")
+            try expectEqual(try await store.heldBlobs(among: []), [], "none asked")
+        },
+    ]
+}
+
+/// Garbage collection's side of a blob store: a blob put since the cut-off is never collected.
+public enum BlobCollectingContract {
+    public static let cases: [ContractCase<any BlobCollecting>] = [
+        ContractCase("collect deletes a blob not put since the cut-off, and keeps one that was") { store in
+            let old = try await store.put(Data("old".utf8))
+            let later = Date().addingTimeInterval(60)
+            try expect(try await store.collect(old.sha256, unlessPutSince: Date().addingTimeInterval(-60)) == false, "put after the cut-off: kept")
+            try expectEqual(try await store.blobs(putBefore: later), [old.sha256], "listed as put before")
+            try expect(try await store.collect(old.sha256, unlessPutSince: later), "collected")
+            try await expectError(.notFound, "gone") { try await store.get(old.sha256) }
+            try expect(try await store.collect(old.sha256, unlessPutSince: later) == false, "already gone")
+        },
+        ContractCase("putting the same bytes again renews the put time") { store in
+            let first = try await store.put(Data("again".utf8))
+            let between = Date()
+            try await Task.sleep(for: .milliseconds(20))
+            _ = try await store.put(Data("again".utf8))
+            try expect(try await store.collect(first.sha256, unlessPutSince: between) == false, "renewed: kept")
+            try expectEqual(try await store.blobs(putBefore: between), [], "not listed as old")
+        },
+    ]
+}

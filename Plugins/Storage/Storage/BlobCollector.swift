@@ -1,0 +1,82 @@
+public import Bus
+public import Foundation
+public import Logging
+import ServiceLifecycle
+public import StorageAPI
+
+/// Deletes blobs no record holds: at once when a write releases them, and in a periodic sweep for
+/// the ones a write never came for (an upload whose record write failed, a crash in between).
+///
+/// A blob is deleted only when it has not been put for `grace`: an upload puts its bytes first and
+/// writes the record that holds them a moment later, and the same bytes may be on their way in
+/// again while an old record lets go of them (see ``BlobCollecting``).
+public final class BlobCollector: Sendable {
+    let holds: any BlobHolds
+    let blobs: any BlobCollecting
+    let bus: (any MessageBus)?
+    let grace: TimeInterval
+    let logger: Logger
+
+    public init(holds: any BlobHolds, blobs: any BlobCollecting, bus: (any MessageBus)?, grace: TimeInterval, logger: Logger) {
+        self.holds = holds
+        self.blobs = blobs
+        self.bus = bus
+        self.grace = grace
+        self.logger = logger
+    }
+
+    /// Deletes those of `candidates` that no record holds and that were not put within the grace
+    /// period; returns the deleted ones. Failures are logged: the sweep retries later.
+    @discardableResult
+    public func collect(_ candidates: some Collection<String>, now: Date = Date()) async -> [String] {
+        guard !candidates.isEmpty else { return [] }
+        var deleted: [String] = []
+        do {
+            let held = try await holds.heldBlobs(among: Set(candidates))
+            for sha256 in candidates where !held.contains(sha256) {
+                if try await blobs.collect(sha256, unlessPutSince: now.addingTimeInterval(-grace)) {
+                    deleted.append(sha256)
+                    await bus?.publish(BlobDeleted(sha256: sha256))
+                }
+            }
+        } catch {
+            logger.warning("Blob collection failed; the next sweep retries", metadata: ["error": "\(error.message)"])
+        }
+        return deleted
+    }
+
+    /// Every blob put before the grace period and held by no record is deleted.
+    @discardableResult
+    public func sweep(now: Date = Date()) async -> [String] {
+        do {
+            let old = try await blobs.blobs(putBefore: now.addingTimeInterval(-grace))
+            var deleted: [String] = []
+            for start in stride(from: 0, to: old.count, by: 500) {
+                deleted += await collect(old[start..<min(start + 500, old.count)], now: now)
+            }
+            if !deleted.isEmpty { logger.info("Blob sweep: deleted \(deleted.count) unused blob(s) of \(old.count) checked") }
+            return deleted
+        } catch {
+            logger.warning("Blob sweep failed; it runs again later", metadata: ["error": "\(error.message)"])
+            return []
+        }
+    }
+}
+
+/// Sweeps at start and then every `interval` until shutdown.
+struct BlobSweepService: Service {
+    let collector: BlobCollector
+    let interval: Duration
+
+    func run() async throws {
+        await collector.sweep()
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                return
+            }
+            await collector.sweep()
+        }
+    }
+}
