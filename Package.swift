@@ -121,7 +121,7 @@ let targets: [Target] = [
     tests("OrderKeysTests", ["OrderKeys"]),
     tests("HTTPKitTests", ["HTTPKit", "Bus"]),
     tests("DrawingTests", ["Drawing", "DrawingAPI", "CCairo", "Bus", "Media", "MediaAPI"]),
-    tests("MediaTests", ["Media", "MediaAPI", "Bus", "BusInProcess", "Storage", "StorageAPI", "PluginKit", "AppConfig", .logging]),
+    tests("MediaTests", ["Media", "MediaAPI", "Bus", "BusInProcess", "Storage", "StorageAPI", "PluginKit", "AppConfig", .logging, .lifecycle]),
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus",
                            "StorageAPI", "AuthAPI", "NotesAPI", "MediaAPI", .yams, .httpTypes]),

@@ -8,23 +8,27 @@ import MediaAPI
 import PluginKit
 import Storage
 import StorageAPI
+import ServiceLifecycle
 import Testing
 
 /// The media plugin on a real in-process bus, with in-memory storage behind it.
 struct MediaHarness {
     let bus = InProcessBus()
     let blobs = InMemoryBlobStore()
+    let records = InMemoryRecordStore()
+    let plugin: MediaPlugin
 
     init(yaml: String = "renditions: [{ name: list, width: 44, height: 44, fit: cover }, { name: display, width: 300, height: 300, format: webp }]")
         async throws {
-        try StoragePlugin.register(records: InMemoryRecordStore(), blobs: blobs, on: bus)
+        let collector = BlobCollector(holds: records, blobs: blobs, bus: bus, grace: 0, logger: Logger(label: "test"))
+        try StoragePlugin.register(records: records, blobs: blobs, collector: collector, on: bus)
         let root = try YAMLLoader.parse("app: t\nplugins:\n  media: \(yaml.isEmpty ? "{}" : "{ \(yaml) }")\n", file: "t.yaml")
         let config = AppConfig(root: root, environment: [:])
         let media = MediaPlugin.configure(config.plugins[0].section)
         try config.reader.finish()
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let plugin = try await MediaPlugin(config: media, context: PluginContext(appName: "t", bus: bus, logger: logger))
+        plugin = try await MediaPlugin(config: media, context: PluginContext(appName: "t", bus: bus, logger: logger))
         try await plugin.register(on: bus)
     }
 }
@@ -73,6 +77,63 @@ struct MediaPluginTests {
         #expect(again == first)
         let display = try await harness.bus.request(RenderImage(sha256: first.sha256, rendition: "display"))
         #expect(display.format == .webp)
+    }
+
+    @Test("edit: crop, then rotate, then resize make a new image; the original is untouched")
+    func edit() async throws {
+        let harness = try await MediaHarness()
+        let photo = try Fixtures().image("p.png", width: 640, height: 480)
+        let image = try await harness.bus.request(IngestImage(owner: "ada", bytes: photo))
+        let edit = ImageEdit(crop: .init(x: 100, y: 50, width: 300, height: 200), rotate: 90, resize: .init(width: 100, height: 150))
+        let edited = try await harness.bus.request(EditImage(owner: "ada", sha256: image.sha256, edit: edit))
+        #expect(edited.info.width == 100 && edited.info.height == 150 && edited.info.format == .png)
+        #expect(edited.sha256 != image.sha256)
+        #expect(try await harness.blobs.get(image.sha256) == photo)
+        let rotatedOnly = try await harness.bus.request(EditImage(owner: "ada", sha256: image.sha256, edit: ImageEdit(rotate: 270)))
+        #expect(rotatedOnly.info.width == 480 && rotatedOnly.info.height == 640)
+        await #expect(throws: BusError.self) {
+            try await harness.bus.request(EditImage(owner: "ada", sha256: image.sha256,
+                                                    edit: ImageEdit(crop: .init(x: 600, y: 0, width: 100, height: 10))))
+        }
+        await #expect(throws: BusError.self) {
+            try await harness.bus.request(EditImage(owner: "ada", sha256: image.sha256, edit: ImageEdit(rotate: 45)))
+        }
+    }
+
+    @Test("describe gives the size a rendition is seen at; composite lays an overlay of that size over it")
+    func describeAndComposite() async throws {
+        let harness = try await MediaHarness()
+        let image = try await harness.bus.request(IngestImage(owner: "ada", bytes: try Fixtures().image("p.jpg", width: 640, height: 480)))
+        let size = try await harness.bus.request(DescribeImage(sha256: image.sha256, rendition: "display"))
+        #expect(size == .init(width: 300, height: 225))
+        #expect(try await harness.bus.request(DescribeImage(sha256: image.sha256)) == .init(width: 640, height: 480))
+        let overlay = try Fixtures().image("o.png", width: 300, height: 225)
+        let composite = try await harness.bus.request(CompositeImage(sha256: image.sha256, rendition: "display", overlayPNG: overlay))
+        let info = try ImageInspector.inspect(composite.bytes)
+        #expect(info.format == .png && info.width == 300 && info.height == 225)
+    }
+
+    @Test("when storage deletes an original, its renditions and their blobs go too")
+    func renditionsFollowTheOriginal() async throws {
+        let harness = try await MediaHarness()
+        let janitor = Task { for service in harness.plugin.services { try await service.run() } }
+        defer { janitor.cancel() }
+        let store = BusRecordStore(bus: harness.bus)
+        try await store.declare(CollectionSchema(name: "t.holders", blobFields: ["photo"]))
+        let image = try await harness.bus.request(IngestImage(owner: "ada", bytes: try Fixtures().image("p.jpg", width: 640, height: 480)))
+        _ = try await store.insert(["photo": image.sha256], into: "t.holders", id: "h", owner: "ada")
+        let thumbnail = try await harness.bus.request(RenderImage(sha256: image.sha256, rendition: "list"))
+        #expect(try await harness.blobs.stat(thumbnail.sha256) != nil)
+        try await store.delete(from: "t.holders", id: "h", owner: "ada")
+        #expect(try await harness.blobs.stat(image.sha256) == nil, "the original: deleted with its last holder")
+        var waited = 0
+        while try await harness.blobs.stat(thumbnail.sha256) != nil, waited < 200 {
+            try await Task.sleep(for: .milliseconds(10))
+            waited += 1
+        }
+        #expect(try await harness.blobs.stat(thumbnail.sha256) == nil, "the thumbnail followed")
+        let left = try await harness.records.query(RecordQuery(collection: "media.renditions", owner: nil))
+        #expect(left.records.isEmpty)
     }
 
     @Test("an unknown rendition names the ones the app declares")

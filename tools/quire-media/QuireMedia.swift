@@ -12,8 +12,8 @@ import MediaAPI
 struct QuireMedia: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quire-media",
-        abstract: "Inspect, thumbnail and convert images the way Quire's media plugin does (libvips).",
-        subcommands: [Info.self, Thumbnail.self, Convert.self])
+        abstract: "Inspect, thumbnail, convert and edit images the way Quire's media plugin does (libvips).",
+        subcommands: [Info.self, Thumbnail.self, Convert.self, Edit.self])
 }
 
 struct LimitOptions: ParsableArguments {
@@ -112,6 +112,38 @@ struct Convert: ParsableCommand {
         do {
             try write(try Thumbnailer.convert(try readInput(input), output: try QuireMediaOutput.of(output), quality: quality,
                                               limits: limits.limits), to: output)
+        } catch let error as BusError {
+            throw fail(error)
+        }
+    }
+}
+
+struct Edit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Crop, then rotate, then resize: quire-media edit IN OUT [--crop X,Y,W,H] [--rotate 90] [--resize WxH]")
+    @Argument var input: String
+    @Argument var output: String
+    @Option(help: "X,Y,WIDTH,HEIGHT in pixels of the image as seen (orientation applied)") var crop: String?
+    @Option(help: "0, 90, 180 or 270 degrees clockwise") var rotate = 0
+    @Option(help: "WIDTHxHEIGHT") var resize: String?
+    @Option(help: "JPEG/WebP quality 1-100") var quality = 90
+    @OptionGroup var limits: LimitOptions
+
+    func run() throws {
+        var edit = ImageEdit(rotate: rotate)
+        if let crop {
+            let parts = crop.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard parts.count == 4 else { throw ValidationError("--crop is X,Y,WIDTH,HEIGHT, e.g. 10,20,300,200") }
+            edit.crop = .init(x: parts[0], y: parts[1], width: parts[2], height: parts[3])
+        }
+        if let resize {
+            let parts = resize.lowercased().split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2 else { throw ValidationError("--resize is WIDTHxHEIGHT, e.g. 800x600") }
+            edit.resize = .init(width: parts[0], height: parts[1])
+        }
+        do {
+            try write(try ImageEditor.edit(try readInput(input), edit, output: try QuireMediaOutput.of(output), quality: quality,
+                                           limits: limits.limits), to: output)
         } catch let error as BusError {
             throw fail(error)
         }

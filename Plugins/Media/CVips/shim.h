@@ -45,6 +45,21 @@ static inline VipsImage *quire_vips_image_from_buffer_random(const void *buf, si
     return vips_image_new_from_buffer(buf, len, "fail_on=truncated", NULL);
 }
 
+/// A rectangle of `in`, in pixels.
+static inline int quire_vips_extract_area(VipsImage *in, VipsImage **out, int left, int top, int width, int height) {
+    return vips_extract_area(in, out, left, top, width, height, NULL);
+}
+
+/// Rotates by a multiple of 90° (angle: a VipsAngle value).
+static inline int quire_vips_rot(VipsImage *in, VipsImage **out, int angle) {
+    return vips_rot(in, out, (VipsAngle)angle, NULL);
+}
+
+/// Scales by `hscale` × `vscale` (high-quality kernel, lanczos3).
+static inline int quire_vips_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
+    return vips_resize(in, out, hscale, "vscale", vscale, NULL);
+}
+
 static inline void quire_object_unref(void *object) {
     if (object) g_object_unref(object);
 }

@@ -5,6 +5,7 @@ import Logging
 public import MediaAPI
 public import PluginKit
 import StorageAPI
+public import ServiceLifecycle
 
 /// The `media` plugin: image intake and renditions, on libvips.
 ///
@@ -67,12 +68,14 @@ public struct MediaPlugin: Plugin {
     }
 
     let service: MediaService
+    let deleted: EventSubscription<BlobDeleted>
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
-        try await store.declare(CollectionSchema(name: MediaService.renditionsCollection))
+        try await store.declare(MediaService.renditionsSchema)
         service = MediaService(records: store, blobs: BusBlobStore(bus: context.bus), bus: context.bus, config: config,
                                gate: ConcurrencyGate(limit: config.concurrency))
+        deleted = context.bus.subscribe(to: BlobDeleted.self)
     }
 
     public var features: [String] { ["images"] + service.config.renditions.map { "rendition:\($0.name)" } }
@@ -81,5 +84,25 @@ public struct MediaPlugin: Plugin {
         let service = self.service
         try bus.handle(IngestImage.self) { request, _ in try await service.ingest(request.bytes, owner: request.owner) }
         try bus.handle(RenderImage.self) { request, _ in try await service.render(request.sha256, rendition: request.rendition) }
+        try bus.handle(GetMediaLimits.self) { _, _ in service.config.limits }
+        try bus.handle(EditImage.self) { request, _ in try await service.edit(request.sha256, request.edit, owner: request.owner) }
+        try bus.handle(DescribeImage.self) { request, _ in try await service.describe(request.sha256, rendition: request.rendition) }
+        try bus.handle(CompositeImage.self) { request, _ in
+            try await service.composite(request.sha256, rendition: request.rendition, overlay: request.overlayPNG)
+        }
+    }
+
+    public var services: [any Service] { [RenditionJanitor(service: service, deleted: deleted)] }
+}
+
+/// When storage deletes an original, its renditions' cache records go too.
+struct RenditionJanitor: Service {
+    let service: MediaService
+    let deleted: EventSubscription<BlobDeleted>
+
+    func run() async throws {
+        for await event in deleted.cancelOnGracefulShutdown() {
+            await service.forget(source: event.sha256)
+        }
     }
 }

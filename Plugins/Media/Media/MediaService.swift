@@ -9,6 +9,9 @@ import StorageAPI
 /// `config.concurrency` images are decoded at once, which bounds memory under a burst of uploads.
 struct MediaService: Sendable {
     static let renditionsCollection = "media.renditions"
+    /// A rendition's cache record holds its blob; it is found by its source when that goes.
+    static let renditionsSchema = CollectionSchema(name: renditionsCollection, indexes: [IndexSpec(name: "source", fields: ["source"], scope: .global)],
+                                                   blobFields: ["sha256"])
 
     let records: any RecordStore
     let blobs: any BlobStore
@@ -28,6 +31,54 @@ struct MediaService: Sendable {
         let image = IngestedImage(sha256: blob.sha256, size: blob.size, info: info)
         await bus.publish(ImageIngested(owner: owner, image: image))
         return image
+    }
+
+    /// A new image made from an ingested one (crop, rotate, resize), in the original's format when
+    /// Quire writes it (JPEG, WebP, PNG), else JPEG.
+    func edit(_ sha256: String, _ edit: ImageEdit, owner: String) async throws(BusError) -> IngestedImage {
+        try edit.validate()
+        let original = try await blobs.get(sha256)
+        let limits = config.limits
+        let edited = try await gate.run { () throws(BusError) -> Data in
+            let format = try ImageInspector.inspect(original, limits: limits).format
+            return try ImageEditor.edit(original, edit, output: Thumbnailer.Output(rawValue: format.rawValue) ?? .jpeg, limits: limits)
+        }
+        return try await ingest(edited, owner: owner)
+    }
+
+    /// The bytes of the original or of a rendition.
+    private func image(_ sha256: String, rendition: String?) async throws(BusError) -> Data {
+        if let rendition { return try await render(sha256, rendition: rendition).bytes }
+        return try await blobs.get(sha256)
+    }
+
+    func describe(_ sha256: String, rendition: String?) async throws(BusError) -> DescribeImage.Reply {
+        let bytes = try await image(sha256, rendition: rendition)
+        let limits = config.limits
+        let size = try await gate.run { () throws(BusError) in try Compositor.orientedSize(of: bytes, limits: limits) }
+        return DescribeImage.Reply(width: size.width, height: size.height)
+    }
+
+    func composite(_ sha256: String, rendition: String?, overlay: Data) async throws(BusError) -> RenderedImage {
+        let bytes = try await image(sha256, rendition: rendition)
+        let limits = config.limits
+        let png = try await gate.run { () throws(BusError) in try Compositor.composite(photo: bytes, overlayPNG: overlay, limits: limits) }
+        return RenderedImage(sha256: BlobRef.of(png).sha256, format: .png, bytes: png)
+    }
+
+    /// The source of some renditions was deleted: drop their cache records, which lets go of their
+    /// blobs (storage deletes those).
+    func forget(source sha256: String) async {
+        do {
+            let page = try await records.query(RecordQuery(collection: Self.renditionsCollection, owner: nil,
+                                                           filters: [Filter("source", .eq, .string(sha256))], limit: RecordQuery.maxLimit))
+            guard !page.records.isEmpty else { return }
+            _ = try await records.write(WriteBatch(page.records.map {
+                .delete(collection: Self.renditionsCollection, id: $0.id, owner: $0.owner, expectedVersion: nil)
+            }))
+        } catch {
+            // Left for later: a stale cache record is only a few bytes, and its rendition is never served for a missing source.
+        }
     }
 
     func render(_ sha256: String, rendition name: String) async throws(BusError) -> RenderedImage {

@@ -1,3 +1,4 @@
+public import Bus
 
 /// Image formats Quire accepts, recognised from the bytes, never from a name or a declared type.
 public enum ImageFormat: String, Codable, Sendable, CaseIterable {
@@ -49,7 +50,7 @@ public struct ImageInfo: Codable, Sendable, Equatable {
 }
 
 /// Limits applied before any pixel is decoded.
-public struct MediaLimits: Sendable, Equatable {
+public struct MediaLimits: Codable, Sendable, Equatable {
     /// Largest upload accepted (AR Notebook's 10 MiB by default).
     public var maxBytes: Int
     /// Largest width × height accepted: refuses decompression bombs.
@@ -58,5 +59,49 @@ public struct MediaLimits: Sendable, Equatable {
     public init(maxBytes: Int = 10 << 20, maxPixels: Int = 100_000_000) {
         self.maxBytes = maxBytes
         self.maxPixels = maxPixels
+    }
+}
+
+/// An edit asked of an image: crop (pixels, in the image as seen), then rotate clockwise, then resize.
+public struct ImageEdit: Codable, Sendable, Equatable {
+    public struct Rect: Codable, Sendable, Equatable {
+        public var x, y, width, height: Int
+        public init(x: Int, y: Int, width: Int, height: Int) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
+    }
+
+    public struct Size: Codable, Sendable, Equatable {
+        public var width, height: Int
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
+
+    public var crop: Rect?
+    /// 0, 90, 180 or 270 degrees clockwise.
+    public var rotate: Int
+    public var resize: Size?
+
+    public init(crop: Rect? = nil, rotate: Int = 0, resize: Size? = nil) {
+        self.crop = crop
+        self.rotate = rotate
+        self.resize = resize
+    }
+
+    public func validate() throws(BusError) {
+        guard [0, 90, 180, 270].contains(rotate) else {
+            throw BusError.invalid("Rotate by 0, 90, 180 or 270 degrees.", field: "rotate")
+        }
+        if let crop, crop.x < 0 || crop.y < 0 || crop.width < 1 || crop.height < 1 {
+            throw BusError.invalid("A crop has x, y ≥ 0 and a width and height of at least 1 pixel.", field: "crop")
+        }
+        if let resize, !(1...10_000).contains(resize.width) || !(1...10_000).contains(resize.height) {
+            throw BusError.invalid("A resize is 1 to 10000 pixels on each side.", field: "resize")
+        }
     }
 }

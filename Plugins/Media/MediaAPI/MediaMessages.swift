@@ -61,7 +61,67 @@ public struct ImageIngested: BusEvent {
     }
 }
 
+/// The limits intake applies, so that a route can refuse an oversized body before reading it.
+public struct GetMediaLimits: BusRequest {
+    public static let name: MessageName = "media.limits.get.v1"
+    public typealias Reply = MediaLimits
+    public init() {}
+}
+
+/// Crops, rotates and/or resizes an ingested image into a new one (its own blob, the original
+/// untouched), answered like an intake.
+public struct EditImage: BusRequest {
+    public static let name: MessageName = "media.image.edit.v1"
+    public typealias Reply = IngestedImage
+    public var owner: String
+    public var sha256: String
+    public var edit: ImageEdit
+    public init(owner: String, sha256: String, edit: ImageEdit) {
+        self.owner = owner
+        self.sha256 = sha256
+        self.edit = edit
+    }
+}
+
+/// The size an image is seen at (EXIF orientation applied) — the original's, or a rendition's.
+public struct DescribeImage: BusRequest {
+    public static let name: MessageName = "media.image.describe.v1"
+    public struct Reply: Codable, Sendable, Equatable {
+        public var width: Int
+        public var height: Int
+        public init(width: Int, height: Int) {
+            self.width = width
+            self.height = height
+        }
+    }
+    public var sha256: String
+    /// A declared rendition's name; nil for the original.
+    public var rendition: String?
+    public init(sha256: String, rendition: String? = nil) {
+        self.sha256 = sha256
+        self.rendition = rendition
+    }
+}
+
+/// An image (original or rendition) with a transparent PNG laid over it, as a new PNG. The overlay
+/// is the image's size as ``DescribeImage`` answers it.
+public struct CompositeImage: BusRequest {
+    public static let name: MessageName = "media.image.composite.v1"
+    public typealias Reply = RenderedImage
+    public var sha256: String
+    public var rendition: String?
+    public var overlayPNG: Data
+    public init(sha256: String, rendition: String? = nil, overlayPNG: Data) {
+        self.sha256 = sha256
+        self.rendition = rendition
+        self.overlayPNG = overlayPNG
+    }
+}
+
 /// Every media message, for name checks.
 public enum MediaMessages {
-    public static let all: [any BusMessage.Type] = [IngestImage.self, RenderImage.self, ImageIngested.self]
+    public static let all: [any BusMessage.Type] = [
+        IngestImage.self, RenderImage.self, ImageIngested.self, GetMediaLimits.self, EditImage.self, DescribeImage.self,
+        CompositeImage.self,
+    ]
 }
