@@ -100,10 +100,10 @@ let targets: [Target] = [
     // drawing (cairo through a system-library target)
     .systemLibrary(name: "CCairo", path: "Plugins/Drawing/CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
     plugin("Drawing", "DrawingAPI", ["Bus"]),
-    plugin("Drawing", "Drawing", ["DrawingAPI", "CCairo", "Bus"]),
+    plugin("Drawing", "Drawing", ["DrawingAPI", "CCairo", "MediaAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig"]),
 
     // Every plugin compiled into the binaries.
-    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media"],
+    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client.
     module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,
@@ -120,7 +120,8 @@ let targets: [Target] = [
     tests("BusTests", ["Bus", "BusInProcess", "BusTestKit", .logging]),
     tests("OrderKeysTests", ["OrderKeys"]),
     tests("HTTPKitTests", ["HTTPKit", "Bus"]),
-    tests("DrawingTests", ["Drawing", "DrawingAPI", "CCairo", "Bus", "Media", "MediaAPI"]),
+    tests("DrawingTests", ["Drawing", "DrawingAPI", "CCairo", "Bus", "BusInProcess", "Media", "MediaAPI", "Storage", "StorageAPI",
+                           "PluginKit", "AppConfig", .logging]),
     tests("MediaTests", ["Media", "MediaAPI", "Bus", "BusInProcess", "Storage", "StorageAPI", "PluginKit", "AppConfig", .logging, .lifecycle]),
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus",

@@ -1,4 +1,5 @@
 import Auth
+import Drawing
 import Media
 import Notes
 public import PluginKit
@@ -11,5 +12,6 @@ public enum PluginCatalog {
         PluginFactory(AuthPlugin.self),
         PluginFactory(NotesPlugin.self),
         PluginFactory(MediaPlugin.self),
+        PluginFactory(DrawingPlugin.self),
     ]
 }

@@ -59,6 +59,16 @@ struct DrawingTests {
         #expect(pixels.alpha(size.0 / 2, size.1 / 10) == 0, "off the line: transparent")
     }
 
+    @Test("a translucent pressure stroke is evenly translucent: no darker dots where its segments meet")
+    func pressureOverlap() throws {
+        let points = (0...40).map { Drawing.Point(x: 0.1 + Double($0) * 0.02, y: 0.5, pressure: 0.8) }
+        let stroke = Drawing.Stroke(color: "#0000ff80", width: 0.1, points: points)
+        let pixels = try Pixels(png: try DrawingRenderer.render(Drawing(strokes: [stroke]), width: 400, height: 200, as: .png))
+        let alphas = Set((60...340).map { pixels.alpha($0, 100) })
+        #expect(alphas.count == 1, "one alpha along the stroke, got \(alphas.sorted())")
+        #expect(alphas.first.map { (120...136).contains($0) } == true, "the colour's own alpha (0x80)")
+    }
+
     @Test("an eraser clears what was drawn under it")
     func eraser() throws {
         let eraser = Drawing.Stroke(tool: .eraser, width: 0.1, points: [.init(x: 0.5, y: 0), .init(x: 0.5, y: 1)])

@@ -59,6 +59,14 @@ public enum DrawingRenderer {
                 continue
             }
             let pressured = points.contains { $0.pressure != nil }
+            // A pressure stroke is drawn segment by segment, each with round caps; with a
+            // translucent colour the overlaps would show as dots. Drawn opaque in a group and laid
+            // down once with the colour's alpha, the stroke is evenly translucent.
+            let grouped = pressured && stroke.tool == .pen && (color?.alpha ?? 1) < 1
+            if grouped {
+                cairo_push_group(context)
+                cairo_set_source_rgba(context, color?.red ?? 0, color?.green ?? 0, color?.blue ?? 0, 1)
+            }
             if !pressured {
                 cairo_set_line_width(context, baseWidth)
                 cairo_move_to(context, points[0].x, points[0].y)
@@ -80,6 +88,10 @@ public enum DrawingRenderer {
                 }
             }
             if !pressured { cairo_stroke(context) }
+            if grouped {
+                cairo_pop_group_to_source(context)
+                cairo_paint_with_alpha(context, color?.alpha ?? 1)
+            }
         }
         cairo_set_operator(context, CAIRO_OPERATOR_OVER)
         cairo_select_font_face(context, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)

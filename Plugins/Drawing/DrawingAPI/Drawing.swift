@@ -14,6 +14,13 @@ public struct Drawing: Codable, Sendable, Equatable {
     /// The empty drawing ("Clear").
     public static let empty = Drawing()
 
+    /// Either list may be left out (an empty drawing is `{}`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        strokes = try container.decodeIfPresent([Stroke].self, forKey: .strokes) ?? []
+        texts = try container.decodeIfPresent([TextAnnotation].self, forKey: .texts) ?? []
+    }
+
     public struct Point: Codable, Sendable, Equatable {
         public var x: Double
         public var y: Double

@@ -74,7 +74,7 @@ public struct MediaPlugin: Plugin {
         let store = BusRecordStore(bus: context.bus)
         try await store.declare(MediaService.renditionsSchema)
         service = MediaService(records: store, blobs: BusBlobStore(bus: context.bus), bus: context.bus, config: config,
-                               gate: ConcurrencyGate(limit: config.concurrency))
+                               gate: BlockingGate(limit: config.concurrency, label: "quire.media"))
         deleted = context.bus.subscribe(to: BlobDeleted.self)
     }
 

@@ -2,6 +2,7 @@ import Bus
 import Crypto
 import Foundation
 import MediaAPI
+import PluginKit
 import StorageAPI
 
 /// Intake and renditions. libvips work runs on a dispatch queue, never on Swift's cooperative
@@ -17,7 +18,7 @@ struct MediaService: Sendable {
     let blobs: any BlobStore
     let bus: any MessageBus
     let config: MediaPlugin.Config
-    let gate: ConcurrencyGate
+    let gate: BlockingGate
 
     func ingest(_ bytes: Data, owner: String) async throws(BusError) -> IngestedImage {
         let limits = config.limits
@@ -119,26 +120,5 @@ struct MediaService: Sendable {
     /// changing a rendition's size in the YAML makes new renditions instead of serving stale ones.
     static func cacheKey(sha256: String, rendition: MediaPlugin.Rendition) -> String {
         SHA256.hash(data: Data("\(sha256)|\(rendition.signature)".utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-}
-
-/// Runs blocking work on a dispatch queue, at most `limit` at a time; waiters queue in order.
-final class ConcurrencyGate: Sendable {
-    private let semaphore: DispatchSemaphore
-    private let queue = DispatchQueue(label: "quire.media", attributes: .concurrent)
-
-    init(limit: Int) {
-        semaphore = DispatchSemaphore(value: max(1, limit))
-    }
-
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws(BusError) -> T) async throws(BusError) -> T {
-        let result: Result<T, BusError> = await withCheckedContinuation { continuation in
-            queue.async { [semaphore] in
-                semaphore.wait()
-                defer { semaphore.signal() }
-                continuation.resume(returning: Result { () throws(BusError) in try work() })
-            }
-        }
-        return try result.get()
     }
 }
