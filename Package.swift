@@ -90,7 +90,7 @@ let targets: [Target] = [
 
     // notes (Napkin Notes)
     plugin("Notes", "NotesAPI", ["Bus"]),
-    plugin("Notes", "Notes", ["NotesAPI", "StorageAPI", "AuthAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .nioCore, .logging]),
+    plugin("Notes", "Notes", ["NotesAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
 
     // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
     .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),

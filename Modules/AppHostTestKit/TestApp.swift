@@ -11,14 +11,26 @@ public import PluginKit
 
 /// Runs an app from YAML against Hummingbird's in-process router test client: no socket, no files.
 public enum TestApp {
+    /// Napkin Notes' plugins (media with a 44×44 `list` and a `display` rendition, drawing, notes),
+    /// with blobs deleted as soon as they are unused (grace 0) so tests can see it.
+    public static func napkinPlugins(notes: String = "{}", media: String = "max_upload_bytes: 10485760") -> String {
+        """
+          media: { \(media), renditions: [{ name: list, width: 44, height: 44, fit: cover }, { name: display, width: 320, height: 320, format: webp }] }
+          drawing: {}
+          notes: \(notes)
+
+        """
+    }
+
     /// A test config: in-memory storage, fast bcrypt, a fixed secret, plus `extraPlugins` lines.
-    public static func yaml(app: String = "test-app", extraPlugins: String = "  notes: {}\n",
+    public static func yaml(app: String = "test-app", extraPlugins: String = TestApp.napkinPlugins(),
+                            storage: String = "{ backend: memory, blob_grace_seconds: 0 }",
                             auth: String = "{ bcrypt_cost: 4, secret: test-secret-0123456789-0123456789-0123456789 }") -> String {
         """
         app: \(app)
         server: { host: 127.0.0.1, port: 0 }
         plugins:
-          storage: { backend: memory }
+          storage: \(storage)
           auth: \(auth)
         \(extraPlugins)
         """
@@ -73,6 +85,18 @@ public struct APIClient: Sendable {
             if headers[.contentType] == nil { headers[.contentType] = "application/json" }
         }
         return try await client.execute(uri: path, method: method, headers: headers, body: body) { response in
+            Reply(status: Int(response.status.code), headers: response.headers, body: Data(response.body.readableBytesView))
+        }
+    }
+
+    /// Sends raw bytes (an upload) as the body.
+    @discardableResult
+    public func upload(_ method: HTTPRequest.Method, _ path: String, bytes: Data, contentType: String = "application/octet-stream",
+                       token: String? = nil, headers extra: HTTPFields = [:]) async throws -> Reply {
+        var headers = extra
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        headers[.contentType] = contentType
+        return try await client.execute(uri: path, method: method, headers: headers, body: ByteBuffer(bytes: bytes)) { response in
             Reply(status: Int(response.status.code), headers: response.headers, body: Data(response.body.readableBytesView))
         }
     }

@@ -127,3 +127,28 @@ extension Response {
     /// 204 No Content.
     public static var noContent: Response { Response(status: .noContent) }
 }
+
+extension Request {
+    /// The raw body of an upload (an image's bytes), refused with 413 before it is read when its
+    /// declared length is over `limit`, and as soon as it passes `limit` otherwise.
+    public mutating func collectUpload(limit: Int, what: String) async throws -> Data {
+        if let contentType = headers[.contentType]?.lowercased(),
+           contentType.hasPrefix("multipart/") || contentType.hasPrefix("application/x-www-form-urlencoded") {
+            throw Problem(status: .unsupportedMediaType, code: "unsupported_media",
+                          detail: "Send \(what) as the request body itself (e.g. Content-Type: image/jpeg), not as a form.")
+        }
+        if let declared = headers[.contentLength].flatMap({ Int($0) }), declared > limit {
+            throw Problem(status: .contentTooLarge, code: "too_large",
+                          detail: "\(what.prefix(1).uppercased() + what.dropFirst()) is limited to \(limit) bytes; this one has \(declared).")
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw Problem(status: .contentTooLarge, code: "too_large",
+                          detail: "\(what.prefix(1).uppercased() + what.dropFirst()) is limited to \(limit) bytes.")
+        }
+        guard buffer.readableBytes > 0 else { throw Problem.badRequest("The request body is empty; send \(what) as the body.") }
+        return Data(buffer.readableBytesView)
+    }
+}

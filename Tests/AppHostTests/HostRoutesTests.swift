@@ -21,7 +21,7 @@ struct HostRoutesTests {
             #expect(manifest.status == 200)
             #expect(manifest["app"] == "test-app")
             let plugins = manifest.json["plugins"] as? [[String: any Sendable]] ?? []
-            #expect(plugins.compactMap { $0["id"] as? String } == ["storage", "auth", "notes"])
+            #expect(plugins.compactMap { $0["id"] as? String } == ["storage", "auth", "media", "drawing", "notes"])
             let notes = plugins.first { $0["id"] as? String == "notes" }
             let routes = notes?["routes"] as? [[String: any Sendable]] ?? []
             #expect(routes.contains { $0["path"] as? String == "/api/v1/notes/{id}/move" && $0["access"] as? String == "signed-in" })

@@ -45,23 +45,25 @@ struct PluginGraphTests {
             app: a
             plugins:
               notes: {}
+              drawing: {}
               auth: { bcrypt_cost: 4 }
+              media: {}
               storage: { backend: memory }
             """)
-        #expect(plugins.map(\.id) == ["storage", "auth", "notes"])
+        #expect(plugins.map(\.id) == ["storage", "auth", "media", "drawing", "notes"])
     }
 
     @Test("an unknown plugin is refused at its key, listing the ones compiled in")
     func unknownPlugin() throws {
         #expect(try errors("app: a\nplugins:\n  storage: {}\n  telepathy: {}\n") == [
-            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: auth, media, notes, storage",
+            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: auth, drawing, media, notes, storage",
         ])
     }
 
     @Test("a missing dependency names who needs it")
     func missingDependency() throws {
-        #expect(try errors("app: a\nplugins:\n  storage: {}\n  notes: {}\n") == [
-            "app.yaml:4:3: plugins.notes: plugin 'notes' needs plugin 'auth', which is not enabled; add 'auth: {}' under plugins",
+        #expect(try errors("app: a\nplugins:\n  storage: {}\n  media: {}\n  drawing: {}\n  notes: {}\n") == [
+            "app.yaml:6:3: plugins.notes: plugin 'notes' needs plugin 'auth', which is not enabled; add 'auth: {}' under plugins",
         ])
     }
 
@@ -80,14 +82,16 @@ struct PluginGraphTests {
             plugins:
               storage: { backend: floppy, pth: x }
               auth: { bcrypt_cost: 99, access_token_ttl: forever }
+              media: {}
+              drawing: {}
               notes: { time_zone: Mars/Olympus }
             """)
         #expect(found == [
             "app.yaml:3:23: plugins.storage.backend: expected one of sqlite, memory, found \"floppy\"",
-            "app.yaml:3:31: plugins.storage.pth: unknown key; expected one of: backend, blobs, durability, max_blob_bytes, path",
+            "app.yaml:3:31: plugins.storage.pth: unknown key; expected one of: backend, blob_grace_seconds, blob_sweep_minutes, blobs, durability, max_blob_bytes, path",
             "app.yaml:4:24: plugins.auth.bcrypt_cost: expected a whole number between 4 and 16, found 99",
             "app.yaml:4:46: plugins.auth.access_token_ttl: expected a duration such as 30s, 15m, 12h or 7d, found \"forever\"",
-            "app.yaml:5:23: plugins.notes.time_zone: unknown time zone \"Mars/Olympus\"; use an IANA name such as Europe/Paris",
+            "app.yaml:7:23: plugins.notes.time_zone: unknown time zone \"Mars/Olympus\"; use an IANA name such as Europe/Paris",
         ])
     }
 

@@ -143,9 +143,18 @@ struct MediaPluginTests {
             _ = try await harness.bus.request(RenderImage(sha256: String(repeating: "0", count: 64), rendition: "huge"))
             Issue.record("expected an error")
         } catch {
-            #expect(error.code == .invalid)
-            #expect(error.message.contains("list, display"))
+            #expect(error.code == .notFound)
+            #expect(error.message.contains("original, list, display"))
         }
+    }
+
+    @Test("the rendition 'original' is the uploaded bytes with their real format")
+    func original() async throws {
+        let harness = try await MediaHarness()
+        let photo = try Fixtures().image("p.webp", width: 64, height: 48)
+        let image = try await harness.bus.request(IngestImage(owner: "ada", bytes: photo))
+        let original = try await harness.bus.request(RenderImage(sha256: image.sha256, rendition: RenderImage.original))
+        #expect(original.bytes == photo && original.format == .webp && original.format.mimeType == "image/webp")
     }
 
     @Test("rendition mistakes in YAML are reported with their line and column")

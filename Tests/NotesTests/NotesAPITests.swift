@@ -224,7 +224,7 @@ struct NotesAPITests {
     @Test("lists read while notes are written never show a stale list afterwards (with and without the cache)",
           arguments: ["{}", "{ list_cache_bytes: 0 }"])
     func listsRaceWrites(_ notesConfig: String) async throws {
-        try await TestApp.run(yaml: TestApp.yaml(extraPlugins: "  notes: \(notesConfig)\n")) { api, _ in
+        try await TestApp.run(yaml: TestApp.yaml(extraPlugins: TestApp.napkinPlugins(notes: notesConfig))) { api, _ in
             let (token, _) = try await api.signUp("ada")
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<30 {

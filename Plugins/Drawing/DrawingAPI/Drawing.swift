@@ -47,6 +47,15 @@ public struct Drawing: Codable, Sendable, Equatable {
             self.width = width
             self.points = points
         }
+
+        /// `tool`, `color` and `width` may be left out: a black pen, 1 % of the canvas wide.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            tool = try container.decodeIfPresent(Tool.self, forKey: .tool) ?? .pen
+            color = try container.decodeIfPresent(String.self, forKey: .color) ?? "#000000"
+            width = try container.decodeIfPresent(Double.self, forKey: .width) ?? 0.01
+            points = try container.decode([Point].self, forKey: .points)
+        }
     }
 
     public struct TextAnnotation: Codable, Sendable, Equatable {
@@ -63,6 +72,16 @@ public struct Drawing: Codable, Sendable, Equatable {
             self.y = y
             self.size = size
             self.color = color
+        }
+
+        /// `size` and `color` may be left out: black, 5 % of the canvas high.
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            text = try container.decode(String.self, forKey: .text)
+            x = try container.decode(Double.self, forKey: .x)
+            y = try container.decode(Double.self, forKey: .y)
+            size = try container.decodeIfPresent(Double.self, forKey: .size) ?? 0.05
+            color = try container.decodeIfPresent(String.self, forKey: .color) ?? "#000000"
         }
     }
 }

@@ -52,6 +52,7 @@ public struct MediaPlugin: Plugin {
         for item in section.sectionList("renditions") {
             let name = item.requiredString("name")
             if renditions.contains(where: { $0.name == name }) { item.report("name", "duplicate rendition name \"\(name)\"") }
+            if name == RenderImage.original { item.report("name", "\"original\" is the uploaded image itself; pick another name") }
             renditions.append(Rendition(
                 name: name,
                 width: item.int("width", default: 256, in: 1...10_000),

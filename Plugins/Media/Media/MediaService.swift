@@ -83,9 +83,17 @@ struct MediaService: Sendable {
     }
 
     func render(_ sha256: String, rendition name: String) async throws(BusError) -> RenderedImage {
+        if name == RenderImage.original {
+            let bytes = try await blobs.get(sha256)
+            guard let format = ImageSniffer.format(of: bytes) else {
+                throw BusError(.internal, "The stored original '\(sha256)' is not an image.")
+            }
+            return RenderedImage(sha256: sha256, format: format, bytes: bytes)
+        }
         guard let rendition = config.renditions.first(where: { $0.name == name }) else {
             let known = config.renditions.map(\.name).joined(separator: ", ")
-            throw BusError.invalid("No rendition '\(name)'; this app declares: \(known.isEmpty ? "none" : known).", field: "rendition")
+            throw BusError(.notFound, "No rendition '\(name)'; this app declares: \(RenderImage.original)\(known.isEmpty ? "" : ", " + known).",
+                           details: ["field": "rendition"])
         }
         let key = Self.cacheKey(sha256: sha256, rendition: rendition)
         let format = ImageFormat(rawValue: rendition.format.rawValue) ?? .jpeg

@@ -1,10 +1,24 @@
 import Bus
 import CVips
 import Foundation
+import Logging
+
+/// Where libvips' own warnings go.
+let vipsLogger = Logger(label: "quire.media.libvips")
 
 /// The process's libvips: initialised once, on first use.
 enum Vips {
-    private static let started: Bool = vips_init("quire") == 0
+    private static let started: Bool = {
+        guard vips_init("quire") == 0 else { return false }
+        // libvips prints its warnings ("error in tile …", "Corrupt JPEG data …") on stderr through
+        // GLib; route them to the log instead. A warning that made an operation fail is in that
+        // operation's error already, so they are debug-level detail.
+        let levels = GLogLevelFlags(rawValue: G_LOG_LEVEL_WARNING.rawValue | G_LOG_LEVEL_MESSAGE.rawValue | G_LOG_LEVEL_INFO.rawValue)
+        g_log_set_handler("VIPS", levels, { _, _, message, _ in
+            vipsLogger.debug("libvips: \(message.map { String(cString: $0) } ?? "")")
+        }, nil)
+        return true
+    }()
 
     /// - Throws: `unavailable` when libvips could not start.
     static func ensureStarted() throws(BusError) {

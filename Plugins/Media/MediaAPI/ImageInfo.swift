@@ -3,6 +3,9 @@ public import Bus
 /// Image formats Quire accepts, recognised from the bytes, never from a name or a declared type.
 public enum ImageFormat: String, Codable, Sendable, CaseIterable {
     case jpeg, png, webp, gif, heif, avif
+
+    /// The media type to serve it with.
+    public var mimeType: String { "image/\(rawValue)" }
 }
 
 /// What an image says about itself: size, orientation and the EXIF facts apps use.

@@ -27,7 +27,9 @@ public struct IngestedImage: Codable, Sendable, Equatable {
 }
 
 /// A named rendition (declared in the app's YAML) of an ingested image, made once and cached.
+/// The name ``original`` answers the original bytes as they were uploaded.
 public struct RenderImage: BusRequest {
+    public static let original = "original"
     public static let name: MessageName = "media.image.render.v1"
     public typealias Reply = RenderedImage
     public var sha256: String

@@ -5,9 +5,11 @@ public import HTTPKit
 import Hummingbird
 public import PluginKit
 import StorageAPI
+import MediaAPI
+import DrawingAPI
 
 /// The `notes` plugin — Napkin Notes' domain: quick notes with a title, text and date, in the user's
-/// own order. (Photo and drawing arrive with the media and drawing plugins.)
+/// own order, each with one photo (through media) and a drawing on its back (through drawing).
 ///
 /// ```yaml
 /// notes: { time_zone: Europe/Paris }
@@ -21,8 +23,8 @@ public struct NotesPlugin: Plugin {
 
     public static let descriptor = PluginDescriptor(
         id: "notes",
-        summary: "Napkin Notes: notes with title, text and date, in the user's own order",
-        dependencies: ["storage", "auth"],
+        summary: "Napkin Notes: notes with title, text and date in the user's own order, a photo each and a drawing on the back",
+        dependencies: ["storage", "auth", "media", "drawing"],
         settings: [
             SettingDescription("time_zone", "IANA zone", default: "UTC", "Whose 'today' a new note gets as its date"),
             SettingDescription("page_size", "int 1...500", default: "100", "Notes per page when the client does not say"),
@@ -40,6 +42,7 @@ public struct NotesPlugin: Plugin {
 
     let service: NotesService
     let pageSize: Int
+    let uploadLimits: (photo: Int, drawing: Int)
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
@@ -47,9 +50,11 @@ public struct NotesPlugin: Plugin {
         service = NotesService(store: store, bus: context.bus, timeZone: config.timeZone,
                                lists: NoteListCache(capacity: config.listCacheBytes))
         pageSize = config.pageSize
+        uploadLimits = (photo: try await context.bus.request(GetMediaLimits()).maxBytes,
+                        drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
     }
 
-    public var features: [String] { ["notes", "reorder"] }
+    public var features: [String] { ["notes", "reorder", "photo", "drawing"] }
 
     public func routes(_ routes: PluginRoutes) throws {
         let service = self.service
@@ -90,6 +95,7 @@ public struct NotesPlugin: Plugin {
             let input = try await request.decodeJSON(MoveInput.self, context: context)
             return NoteJSON.response(try await service.move(owner: identity.accountID, id: try Self.id(context), input: input))
         }
+        try NoteAttachmentRoutes.add(to: routes, service: service, limits: uploadLimits)
     }
 
     static func id(_ context: QuireContext) throws -> String {

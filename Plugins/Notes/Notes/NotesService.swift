@@ -10,7 +10,8 @@ import StorageAPI
 /// by default. Everything goes through the record store and the bus; nothing here knows HTTP.
 struct NotesService: Sendable {
     static let collection = "notes.notes"
-    static let schema = CollectionSchema(name: collection, indexes: [IndexSpec(name: "position", fields: ["position"])])
+    static let schema = CollectionSchema(name: collection, indexes: [IndexSpec(name: "position", fields: ["position"])],
+                                         blobFields: ["photo", "drawing"])
     static let defaultTitle = "Title"
     static let maxTitle = 200
     static let maxText = 100_000
@@ -38,7 +39,7 @@ struct NotesService: Sendable {
     /// Runs a write to the owner's notes with the list cache invalidated on both sides of it, so
     /// that no page read before or during the write outlives it — even when the write fails after
     /// storage committed it (a timeout, say).
-    private func writing<T>(_ owner: String, _ body: () async throws(BusError) -> T) async throws(BusError) -> T {
+    func writing<T>(_ owner: String, _ body: () async throws(BusError) -> T) async throws(BusError) -> T {
         lists.invalidate(owner)
         defer { lists.invalidate(owner) }
         return try await body()

@@ -1,0 +1,148 @@
+import Bus
+import DrawingAPI
+import Foundation
+import HTTPKit
+import HTTPTypes
+import Hummingbird
+import MediaAPI
+import NIOCore
+import NotesAPI
+import StorageAPI
+
+/// A note's photo and the drawing on its back. Both are blobs the note's record holds (the
+/// collection declares them as blob fields), so replacing, clearing or deleting lets go of the old
+/// one and storage deletes it once nothing else holds it.
+extension NotesService {
+    /// Checks the note is the caller's, ingests the image through media, then points the note at it.
+    func attachPhoto(owner: String, id: String, bytes: Data, expectedVersion: Int64?) async throws(BusError) -> Record {
+        _ = try await note(owner: owner, id: id)  // 404 before any decoding
+        let image = try await bus.request(IngestImage(owner: owner, bytes: bytes))
+        return try await update(owner: owner, id: id, expectedVersion: expectedVersion) { $0.photo = image.sha256 }
+    }
+
+    func removePhoto(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) -> Record {
+        try await update(owner: owner, id: id, expectedVersion: expectedVersion) { $0.photo = nil }
+    }
+
+    /// The note's photo: `original` or one of the app's renditions.
+    func photo(owner: String, id: String, rendition: String) async throws(BusError) -> RenderedImage {
+        let data = try await note(owner: owner, id: id).decode(NoteData.self)
+        guard let sha256 = data.photo else {
+            throw BusError(.notFound, "Note '\(id)' has no photo; upload one with PUT /api/v1/notes/\(id)/photo.")
+        }
+        return try await bus.request(RenderImage(sha256: sha256, rendition: rendition))
+    }
+
+    func saveDrawing(owner: String, id: String, drawing: Drawing, expectedVersion: Int64?) async throws(BusError) -> Record {
+        _ = try await note(owner: owner, id: id)
+        let saved = try await bus.request(SaveDrawing(drawing: drawing))
+        // An empty drawing is "clear": nothing to keep.
+        let sha256 = drawing == .empty ? nil : saved.sha256
+        return try await update(owner: owner, id: id, expectedVersion: expectedVersion) { $0.drawing = sha256 }
+    }
+
+    func clearDrawing(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) -> Record {
+        try await update(owner: owner, id: id, expectedVersion: expectedVersion) { $0.drawing = nil }
+    }
+
+    /// The drawing on the back; the empty drawing when there is none.
+    func drawing(owner: String, id: String) async throws(BusError) -> Drawing {
+        let data = try await note(owner: owner, id: id).decode(NoteData.self)
+        guard let sha256 = data.drawing else { return .empty }
+        return try await bus.request(LoadDrawing(sha256: sha256))
+    }
+
+    func renderDrawing(owner: String, id: String, format: RenderDrawing.Format, width: Int?, height: Int?)
+        async throws(BusError) -> RenderedDrawing {
+        let data = try await note(owner: owner, id: id).decode(NoteData.self)
+        return try await bus.request(RenderDrawing(sha256: data.drawing, format: format, width: width, height: height))
+    }
+
+    private func update(owner: String, id: String, expectedVersion: Int64?,
+                        _ change: @Sendable (inout NoteData) -> Void) async throws(BusError) -> Record {
+        let record = try await note(owner: owner, id: id)
+        var data = try record.decode(NoteData.self)
+        change(&data)
+        let version = expectedVersion ?? record.version
+        let updated = try await writing(owner) { () async throws(BusError) in
+            try await store.replace(data, in: Self.collection, id: id, owner: owner, expectedVersion: version)
+        }
+        await bus.publish(NoteChanged(owner: owner, noteID: id, kind: .edited, version: updated.version))
+        return updated
+    }
+}
+
+/// The HTTP side of photos and drawings.
+enum NoteAttachmentRoutes {
+    static func add(to routes: PluginRoutes, service: NotesService, limits: (photo: Int, drawing: Int)) throws {
+        try routes.add(.put, "{id}/photo", summary: "Attach a photo (the image's bytes as the body; replaces the old one)") {
+            request, context, identity in
+            var request = request
+            let bytes = try await request.collectUpload(limit: limits.photo, what: "a photo")
+            return NoteJSON.response(try await service.attachPhoto(owner: identity.accountID, id: try NotesPlugin.id(context), bytes: bytes,
+                                                                   expectedVersion: try request.ifMatchVersion()))
+        }
+        try routes.add(.delete, "{id}/photo", summary: "Remove the note's photo") { request, context, identity in
+            NoteJSON.response(try await service.removePhoto(owner: identity.accountID, id: try NotesPlugin.id(context),
+                                                            expectedVersion: try request.ifMatchVersion()))
+        }
+        try routes.add(.get, "{id}/photo", summary: "The photo as uploaded (for pinch-zoom)") { request, context, identity in
+            let image = try await service.photo(owner: identity.accountID, id: try NotesPlugin.id(context), rendition: RenderImage.original)
+            return bytes(image.bytes, type: image.format.mimeType, tag: image.sha256, request: request)
+        }
+        try routes.add(.get, "{id}/photo/{rendition}", summary: "A rendition of the photo declared in the app's YAML (list: 44x44, display)") {
+            request, context, identity in
+            guard let rendition = context.parameters.get("rendition") else { throw Problem.badRequest("The rendition is missing from the path.") }
+            let image = try await service.photo(owner: identity.accountID, id: try NotesPlugin.id(context), rendition: rendition)
+            return bytes(image.bytes, type: image.format.mimeType, tag: image.sha256, request: request)
+        }
+        try routes.add(.get, "{id}/drawing", summary: "The drawing on the back (JSON; empty when none)") { _, context, identity in
+            try Response.json(try await service.drawing(owner: identity.accountID, id: try NotesPlugin.id(context)))
+        }
+        try routes.add(.put, "{id}/drawing", summary: "Save the drawing on the back (strokes and texts; {} clears it)") {
+            request, context, identity in
+            var request = request
+            var context = context
+            context.maxUploadSize = limits.drawing
+            let drawing = try await request.decodeJSON(Drawing.self, context: context)
+            return NoteJSON.response(try await service.saveDrawing(owner: identity.accountID, id: try NotesPlugin.id(context),
+                                                                   drawing: drawing, expectedVersion: try request.ifMatchVersion()))
+        }
+        try routes.add(.delete, "{id}/drawing", summary: "Clear the drawing on the back") { request, context, identity in
+            NoteJSON.response(try await service.clearDrawing(owner: identity.accountID, id: try NotesPlugin.id(context),
+                                                             expectedVersion: try request.ifMatchVersion()))
+        }
+        try routes.add(.get, "{id}/drawing/image", summary: "The drawing rendered: ?format=png|svg&size=WIDTHxHEIGHT") {
+            request, context, identity in
+            let query = request.uri.queryParameters
+            let format = try query["format"].map { raw in
+                guard let format = RenderDrawing.Format(rawValue: String(raw)) else {
+                    throw Problem.badRequest("'format' is png or svg.", field: "format")
+                }
+                return format
+            } ?? .png
+            var width: Int?, height: Int?
+            if let size = query["size"] {
+                let parts = size.lowercased().split(separator: "x").compactMap { Int($0) }
+                guard parts.count == 2 else { throw Problem.badRequest("'size' is WIDTHxHEIGHT, e.g. 1024x768.", field: "size") }
+                (width, height) = (parts[0], parts[1])
+            }
+            let rendered = try await service.renderDrawing(owner: identity.accountID, id: try NotesPlugin.id(context), format: format,
+                                                           width: width, height: height)
+            return bytes(rendered.bytes, type: format == .svg ? "image/svg+xml" : "image/png", tag: nil, request: request)
+        }
+    }
+
+    /// Bytes with their type; a content hash as ETag answers a matching If-None-Match with 304.
+    static func bytes(_ data: Data, type: String, tag: String?, request: Request) -> Response {
+        var headers: HTTPFields = [.contentType: type, .cacheControl: "private, no-cache"]
+        if type == "image/svg+xml" { headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'" }
+        headers[.xContentTypeOptions] = "nosniff"
+        if let tag {
+            let etag = "\"\(tag)\""
+            headers[.eTag] = etag
+            if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
