@@ -19,6 +19,8 @@ import time
 import urllib.error
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
 results = []
@@ -44,7 +46,8 @@ class Server:
         self.log_path = os.path.join(data, "server.log")
 
     def start(self):
-        env = dict(os.environ, QUIRE_PORT=str(self.port), QUIRE_DATA=self.data)
+        # Grace 0: a blob is deleted the moment nothing holds it, so the checks can see it go.
+        env = dict(os.environ, QUIRE_PORT=str(self.port), QUIRE_DATA=self.data, QUIRE_BLOB_GRACE="0")
         env.pop("QUIRE_AUTH_SECRET", None)
         self.log = open(self.log_path, "a")
         self.process = subprocess.Popen([self.binary, "serve", "--config", CONFIG], env=env, cwd=ROOT,
@@ -68,10 +71,13 @@ class Server:
         return code
 
 
-def call(server, method, path, body=None, token=None, headers=None, timeout=10):
-    data = None if body is None else json.dumps(body).encode()
+def call(server, method, path, body=None, token=None, headers=None, timeout=10, raw=None, content_type="application/octet-stream"):
+    """One request; `body` is sent as JSON, `raw` as bytes. Answers (status, parsed JSON or bytes, headers)."""
+    data = raw if raw is not None else (None if body is None else json.dumps(body).encode())
     request = urllib.request.Request(server.base + path, data=data, method=method)
-    if data is not None:
+    if raw is not None:
+        request.add_header("Content-Type", content_type)
+    elif data is not None:
         request.add_header("Content-Type", "application/json")
     if token:
         request.add_header("Authorization", "Bearer " + token)
@@ -79,14 +85,16 @@ def call(server, method, path, body=None, token=None, headers=None, timeout=10):
         request.add_header(key, value)
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            raw = response.read()
-            return response.status, (json.loads(raw) if raw else None), dict(response.headers)
+            answer = response.read()
+            if not response.headers.get("Content-Type", "").startswith("application/json"):
+                return response.status, answer, dict(response.headers)
+            return response.status, (json.loads(answer) if answer else None), dict(response.headers)
     except urllib.error.HTTPError as error:
-        raw = error.read()
+        answer = error.read()
         try:
-            parsed = json.loads(raw) if raw else None
+            parsed = json.loads(answer) if answer else None
         except ValueError:
-            parsed = raw
+            parsed = answer
         return error.code, parsed, dict(error.headers)
 
 
@@ -138,6 +146,133 @@ def walkthrough(server):
     check("bad body → 400 problem+json", status == 400 and headers.get("Content-Type") == "application/problem+json"
           and problem.get("type") == "urn:quire:problem:bad_request", (status, problem))
     return token, titles
+
+
+def blob_files(data):
+    """Every blob file under the data directory, and what is left in its temp directory."""
+    root = os.path.join(data, "blobs")
+    found = set()
+    for directory, _, files in os.walk(root):
+        if os.path.basename(directory) != ".tmp":
+            found.update(files)
+    temp = os.path.join(root, ".tmp")
+    return found, (os.listdir(temp) if os.path.isdir(temp) else [])
+
+
+def image_size(server, tool, payload, name):
+    """(format, width, height) as `quire-media info` reads `payload`."""
+    path = os.path.join(server.data, name)
+    with open(path, "wb") as handle:
+        handle.write(payload)
+    info = subprocess.run([tool, "info", path], capture_output=True, text=True)
+    if info.returncode != 0:
+        return None
+    parsed = json.loads(info.stdout)
+    return parsed["format"], parsed["width"], parsed["height"]
+
+
+def photos_and_drawings(server, token, binary):
+    """The issue's acceptance walk: note, photo, 44x44 thumbnail, drawing, render, clear, replace."""
+    media = os.path.join(os.path.dirname(binary), "quire-media")
+    first, second = os.path.join(server.data, "first.jpg"), os.path.join(server.data, "second.webp")
+    for path, seed in [(first, "0"), (second, "90")]:
+        subprocess.run(["vips", "xyz", path + ".v", "1600", "1200"], check=True)
+        subprocess.run(["vips", "linear", path + ".v", path, "1", seed, "--uchar"], check=True)
+    status, note, _ = call(server, "POST", "/api/v1/notes", {"title": "napkin"}, token)
+    note_id = note["id"]
+    with open(first, "rb") as handle:
+        first_bytes = handle.read()
+    status, note, _ = call(server, "PUT", f"/api/v1/notes/{note_id}/photo", token=token, raw=first_bytes, content_type="image/jpeg")
+    check("attach a photo → 200, the note names its blob", status == 200 and note.get("photo"), (status, note))
+    first_sha = note.get("photo") if isinstance(note, dict) else None
+    status, thumbnail, headers = call(server, "GET", f"/api/v1/notes/{note_id}/photo/list", token=token)
+    check("the list thumbnail is a 44x44 JPEG", status == 200 and image_size(server, media, thumbnail, "thumb.jpg") == ("jpeg", 44, 44),
+          (status, headers.get("Content-Type")))
+    status, display, headers = call(server, "GET", f"/api/v1/notes/{note_id}/photo/display", token=token)
+    check("the display rendition is WebP within 1280x1280", status == 200 and image_size(server, media, display, "display.webp") == ("webp", 1280, 960),
+          (status, headers.get("Content-Type")))
+    status, original, _ = call(server, "GET", f"/api/v1/notes/{note_id}/photo", token=token)
+    check("the original comes back byte for byte", status == 200 and original == first_bytes)
+    drawing = {"strokes": [{"color": "#1e90ff", "width": 0.02, "points": [{"x": 0.1 + i / 50, "y": 0.5 + (i % 5) / 40, "pressure": 0.6}
+                                                                          for i in range(40)]}],
+               "texts": [{"text": "call mum", "x": 0.1, "y": 0.2}]}
+    status, note, _ = call(server, "PUT", f"/api/v1/notes/{note_id}/drawing", drawing, token)
+    check("draw on the back → 200", status == 200 and note.get("drawing"), (status, note))
+    drawing_sha = note.get("drawing") if isinstance(note, dict) else None
+    status, loaded, _ = call(server, "GET", f"/api/v1/notes/{note_id}/drawing", token=token)
+    check("…and it loads back", status == 200 and loaded.get("texts", [{}])[0].get("text") == "call mum", loaded)
+    status, png, _ = call(server, "GET", f"/api/v1/notes/{note_id}/drawing/image", token=token)
+    check("render it: a 1024x768 PNG", status == 200 and image_size(server, media, png, "drawing.png") == ("png", 1024, 768), status)
+    status, note, _ = call(server, "DELETE", f"/api/v1/notes/{note_id}/drawing", token=token)
+    status, loaded, _ = call(server, "GET", f"/api/v1/notes/{note_id}/drawing", token=token)
+    check("clear it: the drawing is empty", loaded == {"strokes": [], "texts": []}, loaded)
+    check("…and its blob is deleted", drawing_sha not in blob_files(server.data)[0])
+    with open(second, "rb") as handle:
+        second_bytes = handle.read()
+    status, note, _ = call(server, "PUT", f"/api/v1/notes/{note_id}/photo", token=token, raw=second_bytes, content_type="image/webp")
+    check("replace the photo → 200", status == 200 and note.get("photo") != first_sha, (status, note))
+    blobs, temp = blob_files(server.data)
+    check("the old photo's blob is gone once unused", first_sha and first_sha not in blobs, first_sha)
+    check("…and no temp file is left", not temp, temp)
+    return note_id
+
+
+def damaged_uploads(server, token, note_id):
+    """At least 200 damaged images through the HTTP upload: each a 4xx with a sentence; the server
+    never falls over; nothing is left behind."""
+    import damaged_images
+    work = os.path.join(server.data, "corpus")
+    os.makedirs(work, exist_ok=True)
+    started = time.time()
+    cases = damaged_images.corpus(work)
+    print(f"     made {len(cases)} damaged images in {time.time() - started:.0f} s", flush=True)
+    before, _ = blob_files(server.data)
+    wrong = []
+    for index, (name, payload, kind) in enumerate(cases):
+        status, problem, headers = call(server, "PUT", f"/api/v1/notes/{note_id}/photo", token=token, raw=payload,
+                                        content_type="image/jpeg", timeout=60)
+        detail = problem.get("detail", "") if isinstance(problem, dict) else ""
+        if not (400 <= status < 500 and headers.get("Content-Type") == "application/problem+json" and len(detail) > 20):
+            wrong.append((name, kind, status, detail[:80]))
+        if index % 50 == 49:
+            print(f"     … {index + 1}/{len(cases)} uploaded", flush=True)
+    check(f"{len(cases)} damaged images ({', '.join(sorted({k for _, _, k in cases}))}) → each a 4xx problem with a sentence",
+          len(cases) >= 200 and not wrong, wrong[:5])
+    check("…the server is still up", server.process.poll() is None and call(server, "GET", "/health")[0] == 200)
+    after, temp = blob_files(server.data)
+    check("…no blob and no temp file left behind", after == before and not temp, (sorted(after - before)[:3], temp))
+    status, note, _ = call(server, "GET", f"/api/v1/notes/{note_id}", token=token)
+    check("…and the note still has its good photo", status == 200 and note.get("photo") in after, note)
+
+    silent = damaged_images.silent_flips(work)
+    statuses = []
+    for name, payload in silent:
+        statuses.append(call(server, "PUT", f"/api/v1/notes/{note_id}/photo", token=token, raw=payload, timeout=60)[0])
+    check(f"{len(silent)} bit flips that still decode (valid images to any decoder) → 200 or 4xx, never 5xx",
+          silent and all(s == 200 or 400 <= s < 500 for s in statuses), statuses)
+
+
+def media_info_matches_exiftool(binary, data):
+    """`quire-media info` prints the GPS and time taken exiftool wrote, as exiftool reads them back."""
+    media = os.path.join(os.path.dirname(binary), "quire-media")
+    photo = os.path.join(data, "gps.jpg")
+    subprocess.run(["vips", "xyz", photo + ".v", "64", "48"], check=True)
+    subprocess.run(["vips", "cast", photo + ".v", photo, "uchar"], check=True)
+    subprocess.run(["exiftool", "-q", "-overwrite_original", "-DateTimeOriginal=2023:07:14 18:30:05", "-OffsetTimeOriginal=-04:00",
+                    "-GPSLatitude=40.689247", "-GPSLatitudeRef=N", "-GPSLongitude=74.044502", "-GPSLongitudeRef=W",
+                    "-GPSAltitude=93", "-GPSAltitudeRef=0", "-Make=Quire", "-Model=Acceptance", photo], check=True)
+    truth = json.loads(subprocess.run(["exiftool", "-j", "-n", "-GPSLatitude", "-GPSLongitude", "-GPSAltitude",
+                                       "-DateTimeOriginal", "-OffsetTimeOriginal", photo], capture_output=True, text=True).stdout)[0]
+    info = subprocess.run([media, "info", photo], capture_output=True, text=True)
+    parsed = json.loads(info.stdout) if info.returncode == 0 else {}
+    gps = parsed.get("gps") or {}
+    taken = truth["DateTimeOriginal"].replace(":", "-", 2).replace(" ", "T") + truth["OffsetTimeOriginal"]
+    same = (abs(gps.get("latitude", 0) - truth["GPSLatitude"]) < 1e-6 and abs(gps.get("longitude", 0) - truth["GPSLongitude"]) < 1e-6
+            and abs(gps.get("altitude", 0) - truth["GPSAltitude"]) < 1e-6 and parsed.get("taken_at") == taken)
+    check("quire-media info prints the GPS and time taken exiftool reads back", same, (parsed, truth))
+    refused = subprocess.run([media, "info", os.path.join(ROOT, "README.md")], capture_output=True, text=True)
+    check("quire-media info on a non-image → exit 3 with a message", refused.returncode == 3 and "quire-media:" in refused.stderr,
+          (refused.returncode, refused.stderr))
 
 
 def burst(server, token, seconds, stop_signal):
@@ -199,7 +334,7 @@ def config_check(binary, data):
     check("quire config check on the shipped config → exit 0", status.returncode == 0, status.stderr)
     bad = os.path.join(data, "bad.yaml")
     with open(bad, "w") as handle:
-        handle.write("app: napkin\nserver: { port: 99999 }\nplugins:\n  storage: {}\n  notes: {}\n  wings: {}\n")
+        handle.write("app: napkin\nserver: { port: 99999 }\nplugins:\n  storage: {}\n  media: {}\n  drawing: {}\n  notes: {}\n  wings: {}\n")
     status = subprocess.run([binary, "config", "check", bad], capture_output=True, text=True)
     lines = status.stderr.strip().splitlines()
     check("a bad config → exit 1", status.returncode == 1, status.returncode)
@@ -231,6 +366,9 @@ def main():
         try:
             server.start()
             token, titles = walkthrough(server)
+            note_id = photos_and_drawings(server, token, binary)
+            damaged_uploads(server, token, note_id)
+            titles = [n["title"] for n in all_notes(server, token)]
             code = server.stop(signal.SIGTERM)
             check("SIGTERM → clean exit 0", code == 0, code)
             with open(server.log_path) as log:
@@ -243,6 +381,7 @@ def main():
             kill_during_burst(server, token, binary)
             server.stop()
             config_check(binary, data)
+            media_info_matches_exiftool(binary, data)
         except Exception as error:  # a crash of the harness is a failed check, with its reason
             check("acceptance run", False, repr(error))
             if server.process and server.process.poll() is None:

@@ -60,6 +60,19 @@ static inline int quire_vips_resize(VipsImage *in, VipsImage **out, double hscal
     return vips_resize(in, out, hscale, "vscale", vscale, NULL);
 }
 
+/// Decodes every pixel once, streaming (no image held in memory), failing on truncated or damaged
+/// data: 0 when the whole image reads. Shrink-on-load (thumbnails) can skip data a full decode
+/// needs, so intake checks with this.
+static inline int quire_vips_decode_all(const void *buf, size_t len) {
+    VipsImage *image = vips_image_new_from_buffer(buf, len, "", "access", VIPS_ACCESS_SEQUENTIAL,
+                                                  "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+    if (!image) return -1;
+    double mean = 0;
+    int status = vips_avg(image, &mean, NULL);
+    g_object_unref(image);
+    return status;
+}
+
 static inline void quire_object_unref(void *object) {
     if (object) g_object_unref(object);
 }

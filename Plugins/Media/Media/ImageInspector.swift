@@ -17,6 +17,17 @@ public enum ImageInspector {
     }
 
     /// Checks size, format and pixel count, and opens the image header.
+    /// Checks the limits, then decodes every pixel once: a file whose header reads but whose data is
+    /// damaged is refused here, at intake, not when someone first views it.
+    public static func verify(_ bytes: Data, limits: MediaLimits = MediaLimits()) throws(BusError) -> ImageInfo {
+        let info = try inspect(bytes, limits: limits)
+        let status = bytes.withUnsafeBytes { quire_vips_decode_all($0.baseAddress, $0.count) }
+        guard status == 0 else {
+            throw BusError.invalid("The \(info.format.rawValue.uppercased()) image is damaged: \(Vips.lastError()).")
+        }
+        return info
+    }
+
     static func open(_ bytes: Data, limits: MediaLimits) throws(BusError) -> (ImageFormat, VipsImageRef) {
         guard bytes.count <= limits.maxBytes else {
             throw BusError(.tooLarge, "The image is \(bytes.count) bytes; the limit is \(limits.maxBytes).")

@@ -22,13 +22,19 @@ struct MediaService: Sendable {
 
     func ingest(_ bytes: Data, owner: String) async throws(BusError) -> IngestedImage {
         let limits = config.limits
-        let info = try await gate.run { () throws(BusError) in try ImageInspector.inspect(bytes, limits: limits) }
-        // Decode fully once (through the smallest rendition size) so that a file whose header
-        // reads but whose pixels are damaged is refused now, not when someone views it.
-        _ = try await gate.run { () throws(BusError) in
-            try Thumbnailer.thumbnail(bytes, width: 8, height: 8, fit: .contain, limits: limits)
+        // Two checks before anything is stored: every pixel decodes (a full, streaming decode), and
+        // the rendition pipeline works on it — shrink-on-load reads the file its own way, and
+        // either may trip where the other does not. The check's rendition is the app's first (the
+        // list thumbnail), kept, so the first list view needs no decode.
+        let first = config.renditions.first
+        let (info, rendition) = try await gate.run { () throws(BusError) -> (ImageInfo, Data) in
+            let info = try ImageInspector.verify(bytes, limits: limits)
+            let rendition = try Thumbnailer.thumbnail(bytes, width: first?.width ?? 8, height: first?.height ?? 8, fit: first?.fit ?? .contain,
+                                                      output: first?.format ?? .jpeg, quality: first?.quality ?? 82, limits: limits)
+            return (info, rendition)
         }
         let blob = try await blobs.put(bytes)
+        if let first { try await cache(rendition, of: blob.sha256, as: first) }
         let image = IngestedImage(sha256: blob.sha256, size: blob.size, info: info)
         await bus.publish(ImageIngested(owner: owner, image: image))
         return image
@@ -108,14 +114,20 @@ struct MediaService: Sendable {
             try Thumbnailer.thumbnail(original, width: rendition.width, height: rendition.height, fit: rendition.fit,
                                       output: rendition.format, quality: rendition.quality, limits: limits)
         }
+        return RenderedImage(sha256: try await cache(bytes, of: sha256, as: rendition), format: format, bytes: bytes)
+    }
+
+    /// Stores a rendition's bytes and the cache record that holds them; returns their hash.
+    @discardableResult
+    private func cache(_ bytes: Data, of source: String, as rendition: MediaPlugin.Rendition) async throws(BusError) -> String {
         let blob = try await blobs.put(bytes)
         do {
-            _ = try await records.insert(CacheEntry(sha256: blob.sha256, source: sha256, rendition: rendition.signature),
-                                         into: Self.renditionsCollection, id: key, owner: "media")
+            _ = try await records.insert(CacheEntry(sha256: blob.sha256, source: source, rendition: rendition.signature),
+                                         into: Self.renditionsCollection, id: Self.cacheKey(sha256: source, rendition: rendition), owner: "media")
         } catch where error.code == .conflict {
-            // Rendered concurrently by another request: same bytes, same blob.
+            // Rendered concurrently by another request, or ingested again: same bytes, same blob.
         }
-        return RenderedImage(sha256: blob.sha256, format: format, bytes: bytes)
+        return blob.sha256
     }
 
     struct CacheEntry: Codable {
