@@ -112,7 +112,7 @@ let targets: [Target] = [
     // Binaries
     tool("quire", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .argumentParser, .logging, .lifecycle]),
     tool("quire-auth", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "Auth", "StorageAPI", .argumentParser, .logging]),
-    tool("quire-bench", ["Bus", "BusInProcess", "Media", .argumentParser]),
+    tool("quire-bench", ["Bus", "BusInProcess", "Media", "Drawing", "DrawingAPI", .argumentParser]),
     tool("quire-media", ["Media", "MediaAPI", "Bus", .argumentParser]),
     tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "Bus", .argumentParser]),
 
