@@ -75,6 +75,7 @@ let targets: [Target] = [
     module("BusTestKit", ["Bus", "BusInProcess"]),
     module("AppConfig", [.yams]),
     module("OrderKeys"),
+    .target(name: "CQuireSystem", path: "Modules/CQuireSystem"),
     module("HTTPKit", ["Bus", .hummingbird, .httpTypes, .nioCore, .logging]),
     module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging]),
     module("AppHost", ["Bus", "BusInProcess", "AppConfig", "HTTPKit", "PluginKit", .hummingbird, .lifecycle, .unixSignals, .logging]),
@@ -110,7 +111,7 @@ let targets: [Target] = [
                               .httpTypes, .nioCore, .logging]),
 
     // Binaries
-    tool("quire", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .argumentParser, .logging, .lifecycle]),
+    tool("quire", ["CQuireSystem", "AppHost", "AppConfig", "PluginKit", "PluginCatalog", .argumentParser, .logging, .lifecycle]),
     tool("quire-auth", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "Auth", "StorageAPI", .argumentParser, .logging]),
     tool("quire-bench", ["Bus", "BusInProcess", "Media", "Drawing", "DrawingAPI", .argumentParser]),
     tool("quire-media", ["Media", "MediaAPI", "Bus", .argumentParser]),

@@ -10,6 +10,11 @@ let vipsLogger = Logger(label: "quire.media.libvips")
 enum Vips {
     private static let started: Bool = {
         guard vips_init("quire") == 0 else { return false }
+        // libvips' operation cache keeps recent results (up to 100 MB) to answer the same call on
+        // the same input again; Quire never repeats one (each upload is a new buffer, each
+        // rendition is cached as a blob), so the cache only holds memory: 8 concurrent 24 MP
+        // uploads peaked at 157 MB with it.
+        vips_cache_set_max(0)
         // libvips prints its warnings ("error in tile …", "Corrupt JPEG data …") on stderr through
         // GLib; route them to the log instead. A warning that made an operation fail is in that
         // operation's error already, so they are debug-level detail.
