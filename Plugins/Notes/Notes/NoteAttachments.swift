@@ -58,6 +58,8 @@ extension NotesService {
         return try await bus.request(RenderDrawing(sha256: data.drawing, format: format, width: width, height: height))
     }
 
+    /// Reads the note afresh (an edit made while an image was being ingested is kept, not
+    /// overwritten or refused), applies `change`, and writes it guarded by that version.
     private func update(owner: String, id: String, expectedVersion: Int64?,
                         _ change: @Sendable (inout NoteData) -> Void) async throws(BusError) -> Record {
         let record = try await note(owner: owner, id: id)
