@@ -31,6 +31,32 @@ struct RecordStoreContractTests {
     }
 }
 
+@Suite("Search contract")
+struct SearchContractTests {
+    @Test("in-memory", arguments: SearchContract.cases)
+    func inMemory(_ contract: ContractCase<SearchContract.Store>) async throws {
+        try await contract.run(InMemoryRecordStore())
+    }
+
+    @Test("SQLite file (WAL)", arguments: SearchContract.cases)
+    func sqlite(_ contract: ContractCase<SearchContract.Store>) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"))
+        try await contract.run(store)
+        try store.close()
+    }
+
+    @Test("over the in-process bus", arguments: SearchContract.cases)
+    func overBus(_ contract: ContractCase<SearchContract.Store>) async throws {
+        let bus = InProcessBus()
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"))
+        try StoragePlugin.register(records: store, blobs: InMemoryBlobStore(), on: bus)
+        try await contract.run(BusRecordStore(bus: bus))
+        try store.close()
+    }
+}
+
 @Suite("Blob field contract")
 struct BlobFieldContractTests {
     @Test("in-memory", arguments: BlobFieldContract.cases)

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Records in memory, for tests and throw-away runs. Behaves exactly like the SQLite store — the
 /// contract suite in `StorageTestKit` holds both to the same results, down to sort order and errors.
-public final class InMemoryRecordStore: RecordStore, BlobHolds {
+public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching {
     private struct Entry {
         var record: StorageAPI.Record
         var parsed: JSONValue
@@ -39,6 +39,7 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds {
                 merged.indexes.append(index)
             }
             for field in schema.blobFields where !merged.blobFields.contains(field) { merged.blobFields.append(field) }
+            if let search = schema.search { merged.search = search }
             state.schemas[schema.name] = merged
         }
     }
@@ -114,6 +115,32 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds {
             state = draft
             return WriteResult(records: written, replayed: false, releasedBlobs: released)
         }
+    }
+
+    public func search(_ query: SearchQuery) async throws(StorageError) -> SearchResult {
+        let (spec, entries) = state.withLock { state in
+            (state.schemas[query.collection]?.search, Array((state.collections[query.collection] ?? [:]).values))
+        }
+        try query.validate(against: spec)
+        guard let spec else { return SearchResult(hits: []) }
+        let terms = SearchText.terms(query.text)
+        guard !terms.isEmpty else { return SearchResult(hits: []) }
+        var matches: [(tier: SearchTier, key: String, entry: Entry)] = []
+        for entry in entries where entry.record.owner == query.owner {
+            let held = SearchRules.filterValues(spec, entry.parsed)
+            guard query.filters.allSatisfy({ $0.accepts(held[$0.field] ?? []) }),
+                  let tier = SearchRules.tier(spec, entry.parsed, terms) else { continue }
+            matches.append((tier, SearchRules.foldedKey(spec, entry.parsed), entry))
+        }
+        matches.sort { a, b in
+            if a.tier != b.tier { return a.tier < b.tier }
+            if a.key != b.key { return a.key.utf8.lexicographicallyPrecedes(b.key.utf8) }
+            return a.entry.record.id.utf8.lexicographicallyPrecedes(b.entry.record.id.utf8)
+        }
+        return SearchResult(hits: matches.prefix(query.limit).map { match in
+            SearchHit(record: match.entry.record, tier: match.tier,
+                      highlights: SearchRules.highlights(spec, match.entry.parsed, terms))
+        })
     }
 
     public func heldBlobs(among blobs: Set<String>) async throws(StorageError) -> Set<String> {

@@ -43,6 +43,14 @@ enum SchemaRules {
         for field in schema.blobFields where !(StorageNames.isValidField(field) && !field.contains(".") && !field.hasPrefix("@")) {
             throw StorageError.invalid("Blob field '\(field)' on '\(schema.name)' must be a top-level payload field.", field: "blobFields")
         }
+        if let search = schema.search {
+            let fields = search.fields + search.filters
+            guard search.text.count <= 8, search.filters.count <= 8,
+                  fields.allSatisfy({ StorageNames.isValidField($0) && !$0.hasPrefix("@") }) else {
+                throw StorageError.invalid("The search index on '\(schema.name)' takes a key, up to 8 text fields and up to 8 filters, all payload fields.",
+                                           field: "search")
+            }
+        }
     }
 }
 

@@ -7,7 +7,7 @@ import Synchronization
 /// The embedded default: records in one SQLite file through GRDB's `DatabasePool` (WAL mode, so
 /// reads never wait for the writer). Every batch is one SQLite transaction; a crash mid-batch leaves
 /// the file as it was before the batch.
-public final class SQLiteRecordStore: RecordStore, BlobHolds {
+public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
     /// How hard SQLite flushes at commit.
     public enum Durability: String, Sendable {
         /// fsync at every commit: a commit survives a power cut.
@@ -20,6 +20,8 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds {
     private let writer: any DatabaseWriter
     /// Each collection's blob fields, from its declared schema (kept in the `collections` table).
     private let blobFields = Mutex<[String: [String]]>([:])
+    /// Each collection's search index, likewise.
+    private let searchSpecs = Mutex<[String: SearchIndexSpec]>([:])
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
     public convenience init(path: String, durability: Durability = .normal) throws(StorageError) {
@@ -52,11 +54,14 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds {
             try Self.migrator.migrate(writer)
             let schemas = try writer.read { db in try String.fetchAll(db, sql: "SELECT schema FROM collections") }
             var fields: [String: [String]] = [:]
+            var specs: [String: SearchIndexSpec] = [:]
             for text in schemas {
                 let schema = try JSONDecoder().decode(CollectionSchema.self, from: Data(text.utf8))
                 if !schema.blobFields.isEmpty { fields[schema.name] = schema.blobFields }
+                if let search = schema.search { specs[schema.name] = search }
             }
             blobFields.withLock { $0 = fields }
+            searchSpecs.withLock { $0 = specs }
         } catch {
             throw StorageError.unavailable("Cannot prepare the database schema: \(error)")
         }
@@ -105,6 +110,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds {
                 CREATE TABLE collections (name TEXT PRIMARY KEY, schema TEXT NOT NULL) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v2: search indexes") { db in try SQLiteSearch.createTables(db) }
         return migrator
     }
 
@@ -116,7 +122,12 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds {
         let known = blobFields.withLock { $0[schema.name] ?? [] }
         schema.blobFields = known + schema.blobFields.filter { !known.contains($0) }
         let blobIndexes = schema.blobFields.map { Self.blobIndex($0) }
+        let previousSearch = searchSpecs.withLock { $0[schema.name] }
+        if schema.search == nil { schema.search = previousSearch }
         try await run { [schema] db in
+            if schema.search != previousSearch {
+                try SQLiteSearch.rebuild(db, collection: schema.name, spec: schema.search)
+            }
             for index in schema.indexes + blobIndexes {
                 let wanted = SQLQueryBuilder.createIndex(index, collection: schema.name)
                 let name = SQLQueryBuilder.indexName(collection: schema.name, index: index.name)
@@ -136,6 +147,14 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds {
             try db.execute(sql: "INSERT OR REPLACE INTO collections(name, schema) VALUES (?, ?)", arguments: [schema.name, text])
         }
         if !schema.blobFields.isEmpty { blobFields.withLock { $0[schema.name] = schema.blobFields } }
+        if let search = schema.search { searchSpecs.withLock { $0[schema.name] = search } }
+    }
+
+    public func search(_ query: SearchQuery) async throws(StorageError) -> SearchResult {
+        let spec = searchSpecs.withLock { $0[query.collection] }
+        try query.validate(against: spec)
+        guard let spec else { return SearchResult(hits: []) }
+        return try await read { db in try SQLiteSearch.search(db, query, spec: spec) }
     }
 
     /// The index that answers "which record holds this blob?" for one blob field.
@@ -199,6 +218,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds {
         try batch.validate()
         let stamp = Timestamps.now()
         let fields = blobFields.withLock { $0 }
+        let specs = searchSpecs.withLock { $0 }
         return try await run { db in
             if let claim = batch.idempotency,
                let row = try Row.fetchOne(
@@ -222,7 +242,9 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds {
                 if let names = fields[operation.collection] {
                     letGo.formUnion(try Self.blobChange(operation, fields: names, db: db))
                 }
-                written.append(try Self.apply(operation, db: db, stamp: stamp))
+                let record = try Self.apply(operation, db: db, stamp: stamp)
+                if let spec = specs[operation.collection] { try Self.index(operation, record, spec: spec, db: db) }
+                written.append(record)
             }
             let released = letGo.subtracting(try Self.held(among: letGo, fields: fields, db: db)).sorted()
             if let claim = batch.idempotency {
@@ -270,6 +292,22 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds {
                                              arguments: [operation.collection, id, operation.owner]) else { return [] }
         return try BlobFieldRules.blobs(in: try JSONDocument(trustedBytes: Data(text.utf8)).parsed(), fields: fields,
                                         collection: operation.collection)
+    }
+
+    /// Keeps the collection's search index in step with a write, in the same transaction.
+    private static func index(_ operation: WriteOperation, _ record: Record?, spec: SearchIndexSpec, db: Database) throws {
+        switch operation {
+        case .insert:
+            guard let record else { return }
+            try SQLiteSearch.insert(db, collection: record.collection, id: record.id, owner: record.owner,
+                                    data: try record.data.parsed(), spec: spec)
+        case .replace:
+            guard let record else { return }
+            try SQLiteSearch.update(db, collection: record.collection, id: record.id, owner: record.owner,
+                                    data: try record.data.parsed(), spec: spec)
+        case .delete(let collection, let id, _, _):
+            try SQLiteSearch.delete(db, collection: collection, id: id)
+        }
     }
 
     private static func apply(_ operation: WriteOperation, db: Database, stamp: Double) throws -> Record? {
@@ -344,7 +382,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds {
                             details: ["index": index])
     }
 
-    private static func record(_ row: Row) -> Record {
+    static func record(_ row: Row) -> Record {
         Record(collection: row[0], id: row[1], owner: row[2], version: row[3],
                createdAt: Date(timeIntervalSince1970: row[4]), updatedAt: Date(timeIntervalSince1970: row[5]),
                data: JSONDocument(trustedBytes: row[6] as Data))

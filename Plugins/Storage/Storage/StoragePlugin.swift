@@ -49,7 +49,7 @@ public struct StoragePlugin: Plugin {
             blobSweep: .seconds(60 * section.int("blob_sweep_minutes", default: 60, in: 1...10_080)))
     }
 
-    public let records: any RecordStore & BlobHolds
+    public let records: any RecordStore & BlobHolds & RecordSearching
     public let blobs: any BlobCollecting
     private let closer: StorageService
     private let grace: TimeInterval
@@ -79,7 +79,7 @@ public struct StoragePlugin: Plugin {
     }
 
     /// A plugin over given stores (tests, tools).
-    public init(records: any RecordStore & BlobHolds, blobs: any BlobCollecting, logger: Logger,
+    public init(records: any RecordStore & BlobHolds & RecordSearching, blobs: any BlobCollecting, logger: Logger,
                 blobGrace: TimeInterval = 600, blobSweep: Duration = .seconds(3600)) {
         self.records = records
         self.blobs = blobs
@@ -122,6 +122,12 @@ public struct StoragePlugin: Plugin {
         }
         try bus.handle(ReadChanges.self) { request, _ in
             try await records.changes(owner: request.owner, after: request.after, limit: request.limit)
+        }
+        try bus.handle(SearchRecords.self) { request, _ in
+            guard let searching = records as? any RecordSearching else {
+                throw StorageError(.unavailable, "This storage backend does not keep search indexes.")
+            }
+            return try await searching.search(request.query)
         }
         try bus.handle(PutBlob.self) { request, _ in try await blobs.put(request.bytes) }
         try bus.handle(GetBlob.self) { request, _ in .init(bytes: try await blobs.get(request.sha256)) }

@@ -3,7 +3,7 @@ public import Foundation
 
 /// The record store as domain plugins see it: every call is a request to the storage plugin over
 /// the bus, so a plugin never links a backend and tests can stub storage away.
-public struct BusRecordStore: RecordStore {
+public struct BusRecordStore: RecordStore, RecordSearching {
     private let bus: any MessageBus
     private let timeout: Duration
 
@@ -30,6 +30,10 @@ public struct BusRecordStore: RecordStore {
 
     public func changes(owner: String, after: Int64, limit: Int) async throws(StorageError) -> ChangePage {
         try await bus.request(ReadChanges(owner: owner, after: after, limit: limit), timeout: timeout)
+    }
+
+    public func search(_ query: SearchQuery) async throws(StorageError) -> SearchResult {
+        try await bus.request(SearchRecords(query: query), timeout: timeout)
     }
 }
 

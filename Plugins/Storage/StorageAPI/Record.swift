@@ -40,11 +40,14 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
     /// ``WriteResult/releasedBlobs``, and the storage plugin deletes it — so a domain plugin that
     /// replaces a photo or deletes a note never has to remember to.
     public var blobFields: [String]
+    /// The collection's full-text index, kept by the store with every write (see ``RecordSearching``).
+    public var search: SearchIndexSpec?
 
-    public init(name: String, indexes: [IndexSpec] = [], blobFields: [String] = []) {
+    public init(name: String, indexes: [IndexSpec] = [], blobFields: [String] = [], search: SearchIndexSpec? = nil) {
         self.name = name
         self.indexes = indexes
         self.blobFields = blobFields
+        self.search = search
     }
 
     public init(from decoder: any Decoder) throws {
@@ -52,6 +55,7 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
         name = try container.decode(String.self, forKey: .name)
         indexes = try container.decodeIfPresent([IndexSpec].self, forKey: .indexes) ?? []
         blobFields = try container.decodeIfPresent([String].self, forKey: .blobFields) ?? []
+        search = try container.decodeIfPresent(SearchIndexSpec.self, forKey: .search)
     }
 }
 

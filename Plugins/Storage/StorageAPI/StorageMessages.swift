@@ -51,6 +51,13 @@ public struct ReadChanges: BusRequest {
     }
 }
 
+public struct SearchRecords: BusRequest {
+    public static let name: MessageName = "storage.record.search.v1"
+    public typealias Reply = SearchResult
+    public var query: SearchQuery
+    public init(query: SearchQuery) { self.query = query }
+}
+
 public struct PutBlob: BusRequest {
     public static let name: MessageName = "storage.blob.put.v1"
     public typealias Reply = BlobRef
@@ -90,7 +97,7 @@ public struct BlobDeleted: BusEvent {
 /// Every storage message, for name checks.
 public enum StorageMessages {
     public static let all: [any BusMessage.Type] = [
-        DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self,
+        DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self, SearchRecords.self,
         PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, BlobDeleted.self,
     ]
 }
