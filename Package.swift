@@ -30,6 +30,7 @@ let dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"5.0.0"),
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
 ]
 
 extension Target.Dependency {
@@ -46,6 +47,7 @@ extension Target.Dependency {
     static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
     static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
     static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
+    static let zip = Target.Dependency.product(name: "ZIPFoundation", package: "ZIPFoundation")
 }
 
 // MARK: - Targets
@@ -103,8 +105,13 @@ let targets: [Target] = [
     plugin("Drawing", "DrawingAPI", ["Bus"]),
     plugin("Drawing", "Drawing", ["DrawingAPI", "CCairo", "MediaAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig"]),
 
+    // vocabulary (Foreign Note)
+    plugin("Vocabulary", "VocabularyAPI", ["Bus"]),
+    plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
+                                        .httpTypes, .nioCore, .grdb, .zip, .crypto, .logging, .lifecycle]),
+
     // Every plugin compiled into the binaries.
-    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing"],
+    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client.
     module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,
@@ -116,6 +123,7 @@ let targets: [Target] = [
     tool("quire-bench", ["Bus", "BusInProcess", "Media", "Drawing", "DrawingAPI", .argumentParser]),
     tool("quire-media", ["Media", "MediaAPI", "Bus", .argumentParser]),
     tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "Bus", .argumentParser]),
+    tool("quire-vocab", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "VocabularyAPI", "Bus", .argumentParser, .logging]),
 
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusTestKit", .logging]),
@@ -130,6 +138,7 @@ let targets: [Target] = [
     tests("StorageTests", ["Storage", "StorageAPI", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "StorageAPI", "Bus", .httpTypes, .nioCore]),
+    tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "StorageAPI", "Bus", .httpTypes, .nioCore]),
     tests("ArchitectureTests", []),
 ]
 
@@ -142,6 +151,7 @@ let package = Package(
         .executable(name: "quire-bench", targets: ["quire-bench"]),
         .executable(name: "quire-media", targets: ["quire-media"]),
         .executable(name: "quire-draw", targets: ["quire-draw"]),
+        .executable(name: "quire-vocab", targets: ["quire-vocab"]),
     ],
     dependencies: dependencies,
     targets: targets

@@ -26,6 +26,8 @@ public struct BusError: Error, Codable, Sendable, Equatable, CustomStringConvert
         public static let invalid: Code = "invalid"
         /// The thing asked for does not exist — or is not the caller's to see.
         public static let notFound: Code = "not_found"
+        /// The thing existed and is gone for good (an undo asked for after its window).
+        public static let gone: Code = "gone"
         /// The write conflicts with the current state (duplicate key, stale version).
         public static let conflict: Code = "conflict"
         /// A precondition the caller stated (such as an expected version) does not hold.

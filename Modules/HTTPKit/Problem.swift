@@ -80,6 +80,7 @@ extension Problem {
         case .invalid: .unprocessableContent
         case .notFound: .notFound
         case .conflict: .conflict
+        case .gone: .gone
         case .preconditionFailed: .preconditionFailed
         case .unauthenticated: .unauthorized
         case .forbidden: .forbidden

@@ -4,6 +4,7 @@ import Media
 import Notes
 public import PluginKit
 import Storage
+import Vocabulary
 
 /// Every plugin compiled into Quire's binaries. An app's YAML picks from these by id.
 public enum PluginCatalog {
@@ -13,5 +14,6 @@ public enum PluginCatalog {
         PluginFactory(NotesPlugin.self),
         PluginFactory(MediaPlugin.self),
         PluginFactory(DrawingPlugin.self),
+        PluginFactory(VocabularyPlugin.self),
     ]
 }

@@ -87,6 +87,12 @@ public struct AuthPlugin: Plugin {
         try bus.handle(CreateAccount.self) { request, _ in
             try await accounts.register(username: request.username, password: request.password, idempotencyKey: nil)
         }
+        try bus.handle(FindAccount.self) { request, _ in
+            guard let account = try await accounts.account(named: request.username) else {
+                throw BusError(.notFound, "There is no user '\(request.username)'; create one with quire-auth create-user.")
+            }
+            return try await accounts.summary(accountID: account.id)
+        }
         try bus.handle(ResetPassword.self) { request, _ in
             try await accounts.resetPassword(username: request.username, newPassword: request.newPassword)
             return Empty()

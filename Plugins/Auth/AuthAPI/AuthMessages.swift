@@ -47,6 +47,14 @@ public struct AccountSummary: Codable, Sendable, Hashable {
     }
 }
 
+/// The account with a username (for tools acting on a user's behalf); `not_found` when none.
+public struct FindAccount: BusRequest {
+    public static let name: MessageName = "auth.account.find.v1"
+    public typealias Reply = AccountSummary
+    public var username: String
+    public init(username: String) { self.username = username }
+}
+
 /// Sets a new password and revokes every session of the account.
 public struct ResetPassword: BusRequest {
     public static let name: MessageName = "auth.password.reset.v1"
@@ -74,6 +82,6 @@ public struct RevokeSessions: BusRequest {
 /// Every auth message, for name checks.
 public enum AuthMessages {
     public static let all: [any BusMessage.Type] = [
-        VerifySession.self, CreateAccount.self, ResetPassword.self, RevokeSessions.self,
+        VerifySession.self, CreateAccount.self, FindAccount.self, ResetPassword.self, RevokeSessions.self,
     ]
 }

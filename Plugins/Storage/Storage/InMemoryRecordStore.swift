@@ -279,6 +279,9 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching 
         case .prefix:
             guard case .string(let text) = value, case .string(let prefix) = filter.value else { return false }
             return text.unicodeScalars.starts(with: prefix.unicodeScalars)
+        case .contains:
+            guard case .array(let items) = value else { return false }
+            return items.contains(where: same)
         }
     }
 }

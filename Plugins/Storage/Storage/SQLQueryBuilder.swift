@@ -83,6 +83,10 @@ enum SQLQueryBuilder {
             case .prefix:
                 conditions.append("(typeof(\(expr)) = 'text' AND instr(\(expr), ?) = 1)")
                 arguments.append(databaseValue(filter.value))
+            case .contains:
+                let path = MetaField(rawValue: filter.field) == nil ? "$.\(filter.field)" : "$"
+                conditions.append("(json_type(data, '\(path)') = 'array' AND EXISTS (SELECT 1 FROM json_each(data, '\(path)') AS e WHERE e.value IS ?))")
+                arguments.append(databaseValue(filter.value))
             }
         }
         if let cursor {

@@ -68,6 +68,9 @@ public struct Filter: Codable, Sendable, Hashable {
         case `in`
         /// The field is a string starting with the value.
         case prefix
+        /// The field is an array holding the value (not indexed: for rare, per-owner sweeps such as
+        /// "every entry with this tag").
+        case contains
     }
 
     public var field: String

@@ -95,6 +95,20 @@ public enum RecordStoreContract {
             try expectEqual(try await names([Filter("@id", .eq, .string("beet"))]), ["beet"], "meta @id")
             try expectEqual(try await names([Filter("@version", .eq, .number(1))]).count, 4, "meta @version")
         },
+        ContractCase("contains: an array field holding a value") { store in
+            struct Tagged: Codable { var tags: [String]?; var tag: String? }
+            _ = try await store.insert(Tagged(tags: ["a", "b"]), into: items, id: "ab", owner: "alice")
+            _ = try await store.insert(Tagged(tags: ["b"]), into: items, id: "b", owner: "alice")
+            _ = try await store.insert(Tagged(tags: nil, tag: "a"), into: items, id: "scalar", owner: "alice")
+            _ = try await store.insert(Tagged(tags: ["a"]), into: items, id: "bobs", owner: "bob")
+            func ids(_ value: String) async throws -> [String] {
+                try await store.query(RecordQuery(collection: items, owner: "alice", filters: [Filter("tags", .contains, .string(value))]))
+                    .records.map(\.id)
+            }
+            try expectEqual(try await ids("a"), ["ab"], "a")
+            try expectEqual(try await ids("b"), ["ab", "b"], "b")
+            try expectEqual(try await ids("c"), [], "c")
+        },
         ContractCase("order and cursor pages cover every record once, ties broken by id") { store in
             // 23 records, ranks with ties and nulls.
             for index in 0..<23 {

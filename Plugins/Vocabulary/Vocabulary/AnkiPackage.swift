@@ -1,0 +1,285 @@
+import Bus
+import Crypto
+import Foundation
+import GRDB
+import ZIPFoundation
+
+/// Anki's `.apkg`: a zip holding `collection.anki2`, an SQLite database (schema 11) whose `notes`
+/// hold the fields (separated by U+001F) and tags, `cards` tie notes to decks, and `col` holds the
+/// decks and note types as JSON.
+///
+/// Reading: the first field is the word, the second the definition (HTML made plain text, one
+/// definition per line), Anki's tags are tags, the deck of a note's first card is its collection.
+/// Writing: one "Quire Word" note type (Word, Definition), a deck per collection.
+enum AnkiPackage {
+    /// Largest `collection.anki2` unpacked (a zip bomb is refused before it is inflated).
+    static let maxCollectionBytes: UInt64 = 1 << 30
+
+    // MARK: Reading
+
+    struct Source: ImportSource {
+        var rows: [Result<ImportRow, ImportRowError>]
+        var position = 0
+        var total: Int? { rows.count }
+
+        mutating func next() -> Result<ImportRow, ImportRowError>? {
+            guard position < rows.count else { return nil }
+            defer { position += 1 }
+            return rows[position]
+        }
+    }
+
+    static func read(file: URL, scratch: URL) throws(BusError) -> Source {
+        let archive: Archive
+        do {
+            let head = try FileHandle(forReadingFrom: file).read(upToCount: 4) ?? Data()
+            guard head == Data([0x50, 0x4B, 0x03, 0x04]) else {
+                throw BusError(.unsupportedMedia, "This file is not an Anki package (.apkg files are zip archives). If it is a CSV, import it with format 'csv'.")
+            }
+            archive = try Archive(url: file, accessMode: .read)
+        } catch let error as BusError {
+            throw error
+        } catch {
+            throw BusError(.unsupportedMedia, "This file is not a readable zip archive, so not an Anki package: \(error.localizedDescription)")
+        }
+        if archive["collection.anki21b"] != nil {
+            throw BusError(.unsupportedMedia, "This package uses Anki's newer compressed format (collection.anki21b). In Anki, export it again with 'Support older Anki versions' ticked.")
+        }
+        guard let entry = archive["collection.anki21"] ?? archive["collection.anki2"] else {
+            throw BusError(.unsupportedMedia, "This zip holds no collection.anki2, so it is not an Anki package.")
+        }
+        guard entry.uncompressedSize <= maxCollectionBytes else {
+            throw BusError(.tooLarge, "The Anki collection in this package unpacks to \(entry.uncompressedSize) bytes; at most \(maxCollectionBytes) are read.")
+        }
+        let database = scratch.appendingPathComponent("collection.anki2")
+        do {
+            _ = try archive.extract(entry, to: database, skipCRC32: false)
+        } catch {
+            throw BusError(.unsupportedMedia, "The Anki package is damaged: its collection cannot be unpacked (\(error.localizedDescription)).")
+        }
+        do {
+            var configuration = Configuration()
+            configuration.readonly = true
+            let queue = try DatabaseQueue(path: database.path, configuration: configuration)
+            defer { try? queue.close() }
+            return try queue.read { db in try rows(db) }
+        } catch let error as BusError {
+            throw error
+        } catch {
+            throw BusError(.unsupportedMedia, "The package's collection.anki2 is not an Anki collection this reader understands (\(error)).")
+        }
+    }
+
+    private static func rows(_ db: Database) throws -> Source {
+        guard try db.tableExists("notes"), try db.tableExists("col"), try db.tableExists("cards") else {
+            throw BusError(.unsupportedMedia, "The package's database has no Anki notes table; it is not an Anki collection.")
+        }
+        var deckNames: [Int64: String] = [:]
+        if let text = try String.fetchOne(db, sql: "SELECT decks FROM col LIMIT 1"),
+           let decks = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] {
+            for (key, value) in decks {
+                if let id = Int64(key), let deck = value as? [String: Any], let name = deck["name"] as? String { deckNames[id] = name }
+            }
+        }
+        var noteDecks: [Int64: Int64] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT nid, did FROM cards ORDER BY nid, ord") where noteDecks[row[0]] == nil {
+            noteDecks[row[0]] = row[1]
+        }
+        var rows: [Result<ImportRow, ImportRowError>] = []
+        let cursor = try Row.fetchCursor(db, sql: "SELECT id, tags, flds FROM notes ORDER BY id")
+        var number = 0
+        while let row = try cursor.next() {
+            number += 1
+            let fields = (row[2] as String).split(separator: "\u{1F}", omittingEmptySubsequences: false).map { plainText(String($0)) }
+            guard fields.count >= 2 else {
+                rows.append(.failure(ImportRowError(row: number, message: "The note has one field; a word needs a second field for its definition.")))
+                continue
+            }
+            let deck = noteDecks[row[0]].flatMap { deckNames[$0] }
+            rows.append(.success(ImportRow(
+                number: number, word: fields[0], definitions: fields[1].split(whereSeparator: \.isNewline).map(String.init),
+                tags: (row[1] as String).split(whereSeparator: \.isWhitespace).map(String.init), collection: deck)))
+        }
+        return Source(rows: rows)
+    }
+
+    /// A field's HTML as plain text: line breaks and block ends become new lines, tags go, entities
+    /// are decoded.
+    static func plainText(_ html: String) -> String {
+        var text = ""
+        var index = html.startIndex
+        while index < html.endIndex {
+            let character = html[index]
+            if character == "<", let close = html[index...].firstIndex(of: ">") {
+                let tag = html[html.index(after: index)..<close].lowercased()
+                if tag.hasPrefix("br") || tag.hasPrefix("/div") || tag.hasPrefix("/p") || tag.hasPrefix("/li") { text += "\n" }
+                index = html.index(after: close)
+            } else if character == "&", let semicolon = html[index...].prefix(10).firstIndex(of: ";") {
+                let entity = String(html[html.index(after: index)..<semicolon])
+                if let decoded = decode(entity) {
+                    text += decoded
+                    index = html.index(after: semicolon)
+                } else {
+                    text.append(character)
+                    index = html.index(after: index)
+                }
+            } else {
+                text.append(character)
+                index = html.index(after: index)
+            }
+        }
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: "\n")
+    }
+
+    private static func decode(_ entity: String) -> String? {
+        switch entity {
+        case "amp": return "&"
+        case "lt": return "<"
+        case "gt": return ">"
+        case "quot": return "\""
+        case "apos", "#39": return "'"
+        case "nbsp": return " "
+        default:
+            if entity.hasPrefix("#x") || entity.hasPrefix("#X"), let value = UInt32(entity.dropFirst(2), radix: 16) {
+                return Unicode.Scalar(value).map { String($0) }
+            }
+            if entity.hasPrefix("#"), let value = UInt32(entity.dropFirst()) { return Unicode.Scalar(value).map { String($0) } }
+            return nil
+        }
+    }
+
+    // MARK: Writing
+
+    struct Note {
+        var guid: String
+        var word: String
+        var definitions: [String]
+        var tags: [String]
+        var deck: String
+    }
+
+    static let modelID: Int64 = 1_700_000_000_001
+
+    /// The bytes of a package holding `notes`, one deck per distinct `deck`.
+    static func write(_ notes: [Note], scratch: URL, now: Date = Date()) throws(BusError) -> Data {
+        let database = scratch.appendingPathComponent("collection.anki2")
+        let stamp = Int64(now.timeIntervalSince1970)
+        do {
+            let queue = try DatabaseQueue(path: database.path)
+            var deckIDs: [String: Int64] = [:]
+            for (index, name) in Set(notes.map(\.deck)).sorted().enumerated() { deckIDs[name] = 1_700_000_000_100 + Int64(index) }
+            try queue.write { db in
+                try db.execute(sql: schema)
+                var decks: [String: Any] = ["1": deck(id: 1, name: "Default", stamp: stamp)]
+                for (name, id) in deckIDs { decks[String(id)] = deck(id: id, name: name, stamp: stamp) }
+                try db.execute(sql: "INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, '{}')",
+                               arguments: [stamp, stamp * 1000, stamp * 1000, try json(configuration),
+                                           try json([String(modelID): model(stamp: stamp, deck: deckIDs.values.min() ?? 1)]),
+                                           try json(decks), try json(["1": deckConfiguration])])
+                for (index, note) in notes.enumerated() {
+                    let id = stamp * 1000 + Int64(index)
+                    let word = escape(note.word)
+                    try db.execute(sql: "INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, '')",
+                                   arguments: [id, note.guid, modelID, stamp, note.tags.isEmpty ? "" : " " + note.tags.joined(separator: " ") + " ",
+                                               word + "\u{1F}" + note.definitions.map(escape).joined(separator: "<br>"),
+                                               note.word, checksum(note.word)])
+                    try db.execute(sql: "INSERT INTO cards VALUES (?, ?, ?, 0, ?, -1, 0, 0, ?, 0, 0, 0, 0, 0, 0, 0, 0, '')",
+                                   arguments: [id, id, deckIDs[note.deck] ?? 1, stamp, index + 1])
+                }
+            }
+            try queue.close()
+            let archive = try Archive(accessMode: .create)
+            let collection = try Data(contentsOf: database)
+            try archive.addEntry(with: "collection.anki2", type: .file, uncompressedSize: Int64(collection.count),
+                                 compressionMethod: .deflate) { position, size in
+                collection.subdata(in: Int(position)..<Int(position) + size)
+            }
+            let media = Data("{}".utf8)
+            try archive.addEntry(with: "media", type: .file, uncompressedSize: Int64(media.count)) { position, size in
+                media.subdata(in: Int(position)..<Int(position) + size)
+            }
+            guard let bytes = archive.data else { throw BusError(.internal, "The package was not written.") }
+            return bytes
+        } catch let error as BusError {
+            throw error
+        } catch {
+            throw BusError(.internal, "Writing the Anki package failed: \(error)")
+        }
+    }
+
+    /// Anki's note checksum: the first 8 hex digits of the SHA-1 of the first field, as a number.
+    static func checksum(_ field: String) -> Int64 {
+        let digest = Insecure.SHA1.hash(data: Data(field.utf8))
+        return digest.prefix(4).reduce(Int64(0)) { $0 << 8 | Int64($1) }
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;")
+    }
+
+    private static func json(_ value: Any) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: value, options: [.sortedKeys]), as: UTF8.self)
+    }
+
+    private static func deck(id: Int64, name: String, stamp: Int64) -> [String: Any] {
+        ["id": id, "name": name, "mod": stamp, "usn": -1, "collapsed": false, "conf": 1, "desc": "", "dyn": 0,
+         "extendNew": 10, "extendRev": 50, "lrnToday": [0, 0], "newToday": [0, 0], "revToday": [0, 0], "timeToday": [0, 0]]
+    }
+
+    private static func model(stamp: Int64, deck: Int64) -> [String: Any] {
+        func field(_ name: String, _ ord: Int) -> [String: Any] {
+            ["name": name, "ord": ord, "font": "Liberation Sans", "media": [String](), "rtl": false, "size": 20, "sticky": false]
+        }
+        return [
+            "id": String(modelID), "name": "Quire Word", "type": 0, "mod": stamp, "usn": -1, "sortf": 0, "did": deck,
+            "flds": [field("Word", 0), field("Definition", 1)],
+            "tmpls": [[
+                "name": "Card 1", "ord": 0, "qfmt": "{{Word}}", "afmt": "{{FrontSide}}<hr id=answer>{{Definition}}",
+                "bqfmt": "", "bafmt": "", "bfont": "", "bsize": 0, "did": NSNull(),
+            ] as [String: Any]],
+            "req": [[0, "any", [0]] as [Any]],
+            "css": ".card { font-family: arial; font-size: 20px; text-align: center; }",
+            "latexPre": "\\documentclass[12pt]{article}\n\\special{papersize=3in,5in}\n\\usepackage[utf8]{inputenc}\n\\usepackage{amssymb,amsmath}\n\\pagestyle{empty}\n\\setlength{\\parindent}{0in}\n\\begin{document}\n",
+            "latexPost": "\\end{document}", "latexsvg": false, "tags": [String](), "vers": [Int](),
+        ]
+    }
+
+    private static var configuration: [String: Any] { [
+        "activeDecks": [1], "addToCur": true, "collapseTime": 1200, "curDeck": 1, "curModel": String(modelID),
+        "dueCounts": true, "estTimes": true, "newBury": true, "newSpread": 0, "nextPos": 1, "sortBackwards": false,
+        "sortType": "noteFld", "timeLim": 0,
+    ] }
+
+    private static var deckConfiguration: [String: Any] { [
+        "id": 1, "name": "Default", "mod": 0, "usn": 0, "autoplay": true, "maxTaken": 60, "replayq": true, "timer": 0,
+        "lapse": ["delays": [10], "leechAction": 0, "leechFails": 8, "minInt": 1, "mult": 0] as [String: Any],
+        "new": ["bury": true, "delays": [1, 10], "initialFactor": 2500, "ints": [1, 4, 7], "order": 1, "perDay": 20,
+                "separate": true] as [String: Any],
+        "rev": ["bury": true, "ease4": 1.3, "fuzz": 0.05, "ivlFct": 1, "maxIvl": 36500, "minSpace": 1, "perDay": 100] as [String: Any],
+    ] }
+
+    private static let schema = """
+        CREATE TABLE col (id integer primary key, crt integer not null, mod integer not null, scm integer not null,
+            ver integer not null, dty integer not null, usn integer not null, ls integer not null, conf text not null,
+            models text not null, decks text not null, dconf text not null, tags text not null);
+        CREATE TABLE notes (id integer primary key, guid text not null, mid integer not null, mod integer not null,
+            usn integer not null, tags text not null, flds text not null, sfld integer not null, csum integer not null,
+            flags integer not null, data text not null);
+        CREATE TABLE cards (id integer primary key, nid integer not null, did integer not null, ord integer not null,
+            mod integer not null, usn integer not null, type integer not null, queue integer not null, due integer not null,
+            ivl integer not null, factor integer not null, reps integer not null, lapses integer not null, left integer not null,
+            odue integer not null, odid integer not null, flags integer not null, data text not null);
+        CREATE TABLE revlog (id integer primary key, cid integer not null, usn integer not null, ease integer not null,
+            ivl integer not null, lastIvl integer not null, factor integer not null, time integer not null, type integer not null);
+        CREATE TABLE graves (usn integer not null, oid integer not null, type integer not null);
+        CREATE INDEX ix_notes_usn on notes (usn);
+        CREATE INDEX ix_cards_usn on cards (usn);
+        CREATE INDEX ix_revlog_usn on revlog (usn);
+        CREATE INDEX ix_cards_nid on cards (nid);
+        CREATE INDEX ix_cards_sched on cards (did, queue, due);
+        CREATE INDEX ix_revlog_cid on revlog (cid);
+        CREATE INDEX ix_notes_csum on notes (csum);
+        """
+}

@@ -1,0 +1,171 @@
+import Bus
+import Foundation
+
+/// One row of a file being imported, before it is checked.
+struct ImportRow: Sendable {
+    /// 1-based position in the file (a CSV counts its header row).
+    var number: Int
+    var word: String
+    var definitions: [String]
+    var tags: [String]
+    var collection: String?
+}
+
+/// Where import rows come from.
+protocol ImportSource {
+    /// Rows in the file, when known.
+    var total: Int? { get }
+    /// The next row, or a row-level error, or nil at the end.
+    mutating func next() -> Result<ImportRow, ImportRowError>?
+}
+
+struct ImportRowError: Error, Sendable {
+    var row: Int
+    var message: String
+}
+
+/// CSV as spreadsheets write it (RFC 4180: commas, double quotes doubled inside quoted fields,
+/// CRLF or LF), UTF-8 with or without a byte-order mark.
+///
+/// Columns: `word, definition, tags, collection` — named by a header row (any order, any case,
+/// also `definitions`/`deck`), or in that order without one. Several definitions are separate lines
+/// of the definition cell; tags are separated by spaces, commas or semicolons.
+struct CSVSource: ImportSource {
+    private let data: Data
+    private var offset: Int
+    private var line = 1
+    private var columns: (word: Int, definition: Int, tags: Int?, collection: Int?) = (0, 1, 2, 3)
+    let total: Int?
+
+    /// Checks that the bytes are UTF-8 text and reads the header.
+    /// - Throws: `invalid` for a file that is not CSV text.
+    init(data: Data) throws(BusError) {
+        self.data = data
+        offset = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+        let sample = data.prefix(64 * 1024)
+        if sample.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
+            throw BusError(.unsupportedMedia, "This file is a zip archive, not a CSV; if it is an Anki package, import it with format 'apkg'.")
+        }
+        if sample.contains(0) {
+            throw BusError(.unsupportedMedia, "This file holds binary data, not CSV text. Export the sheet as 'CSV UTF-8' and import that.")
+        }
+        var newlines = 0
+        data.withUnsafeBytes { buffer in
+            for byte in buffer where byte == 10 { newlines += 1 }
+        }
+        total = newlines + (data.last == 10 ? 0 : 1)
+        guard let first = nextRecord() else { throw BusError.invalid("The CSV file is empty.") }
+        let names = first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        if let word = names.firstIndex(where: { $0 == "word" || $0 == "front" }) {
+            guard let definition = names.firstIndex(where: { ["definition", "definitions", "back", "meaning"].contains($0) }) else {
+                throw BusError.invalid("The header row names a 'word' column but no 'definition' column; name the columns word, definition, tags, collection.")
+            }
+            columns = (word, definition, names.firstIndex(of: "tags"),
+                       names.firstIndex(where: { $0 == "collection" || $0 == "deck" }))
+        } else {
+            // No header: the first row is data.
+            offset = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            line = 1
+        }
+    }
+
+    mutating func next() -> Result<ImportRow, ImportRowError>? {
+        let number = line
+        guard let fields = nextRecord() else { return nil }
+        if fields.count == 1, fields[0].trimmingCharacters(in: .whitespaces).isEmpty { return next() }
+        func cell(_ index: Int?) -> String? {
+            guard let index, index < fields.count else { return nil }
+            let value = fields[index].trimmingCharacters(in: .whitespacesAndNewlines)
+            return value.isEmpty ? nil : value
+        }
+        if let error = pendingError {
+            pendingError = nil
+            return .failure(ImportRowError(row: number, message: error))
+        }
+        return .success(ImportRow(
+            number: number, word: cell(columns.word) ?? "",
+            definitions: (cell(columns.definition) ?? "").split(whereSeparator: \.isNewline).map(String.init),
+            tags: (cell(columns.tags) ?? "").split(whereSeparator: { $0.isWhitespace || $0 == "," || $0 == ";" }).map(String.init),
+            collection: cell(columns.collection)))
+    }
+
+    private var pendingError: String?
+
+    /// The fields of the next record; advances past it.
+    private mutating func nextRecord() -> [String]? {
+        guard offset < data.count else { return nil }
+        var fields: [String] = []
+        var field: [UInt8] = []
+        var quoted = false
+        var atFieldStart = true
+        var index = offset
+        let count = data.count
+        var finished = false
+        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            while index < count {
+                let byte = buffer[index]
+                index += 1
+                if quoted {
+                    if byte == 34 {
+                        if index < count, buffer[index] == 34 {
+                            field.append(34)
+                            index += 1
+                        } else {
+                            quoted = false
+                        }
+                    } else {
+                        if byte == 10 { line += 1 }
+                        field.append(byte)
+                    }
+                    continue
+                }
+                switch byte {
+                case 34 where atFieldStart:
+                    quoted = true
+                    atFieldStart = false
+                case 44:
+                    fields.append(text(field))
+                    field.removeAll(keepingCapacity: true)
+                    atFieldStart = true
+                case 10:
+                    line += 1
+                    finished = true
+                case 13:
+                    continue
+                default:
+                    field.append(byte)
+                    atFieldStart = false
+                }
+                if finished { break }
+            }
+        }
+        if quoted {
+            pendingError = "A quoted field is not closed before the end of the file."
+        }
+        fields.append(text(field))
+        offset = index
+        return fields
+    }
+
+    private mutating func text(_ bytes: [UInt8]) -> String {
+        if bytes.contains(where: { $0 >= 0x80 }), String(validating: bytes, as: UTF8.self) == nil {
+            pendingError = "This row is not valid UTF-8 text; save the file as 'CSV UTF-8'."
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Writes CSV with the columns the importer reads back.
+struct CSVWriter {
+    private(set) var text = "word,definition,tags,collection\r\n"
+
+    mutating func add(word: String, definitions: [String], tags: [String], collection: String) {
+        text += [word, definitions.joined(separator: "\n"), tags.joined(separator: " "), collection].map(Self.escape).joined(separator: ",")
+        text += "\r\n"
+    }
+
+    static func escape(_ value: String) -> String {
+        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) || value.hasPrefix(" ") else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,301 @@
+import Bus
+import Foundation
+import Logging
+import StorageAPI
+import Synchronization
+import VocabularyAPI
+
+/// Imports as background jobs, and exports.
+///
+/// An import writes its entries 500 to a batch, each marked with the job's id, and records its
+/// progress in the job. A file that is not what it claims fails before anything is written. If the
+/// import fails later — storage refuses, the server stops — everything it wrote (entries, and the
+/// collections and tags it created) is deleted by the job's id, so nothing half-imported stays:
+/// at once on an error, and at the next start for a job the server was stopped during.
+struct ImportExport: Sendable {
+    typealias C = VocabularyCollections
+
+    let service: VocabularyService
+    let logger: Logger
+    static let batchSize = 500
+    static let maxReportedErrors = 100
+    /// A running job records its progress at least every second; one silent for this long belongs
+    /// to a process that stopped.
+    static let staleAfter: TimeInterval = 120
+    /// Jobs running in this process.
+    let active = ActiveJobs()
+
+    var store: any RecordStore & RecordSearching { service.store }
+
+    // MARK: Jobs
+
+    /// Checks the file, records the job and starts it in the background.
+    func start(_ request: StartImport) async throws(BusError) -> ImportJob {
+        let file = URL(fileURLWithPath: request.path)
+        let job = ImportJob(id: VocabularyRules.randomID("j_"), state: .running, format: request.format, startedAt: Date())
+        let source: any ImportSource
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-import-" + job.id)
+        do throws(BusError) {
+            do {
+                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            } catch {
+                throw BusError.unavailable("Cannot create a scratch directory for the import: \(error.localizedDescription)")
+            }
+            source = try open(file, format: request.format, scratch: scratch)
+        } catch {
+            try? FileManager.default.removeItem(at: scratch)
+            if request.deleteFileWhenDone { try? FileManager.default.removeItem(at: file) }
+            throw error
+        }
+        _ = try await store.insert(job, into: C.jobs, id: job.id, owner: request.owner)
+        let box = SourceBox(source)
+        active.insert(job.id)
+        Task.detached { [self] in
+            await run(job, source: box, owner: request.owner, defaultCollection: request.collection)
+            active.remove(job.id)
+            try? FileManager.default.removeItem(at: scratch)
+            if request.deleteFileWhenDone { try? FileManager.default.removeItem(at: file) }
+        }
+        return job
+    }
+
+    func job(owner: String, id: String) async throws(BusError) -> ImportJob {
+        guard StorageNames.isValidID(id), let record = try await store.get(collection: C.jobs, id: id, owner: owner) else {
+            throw BusError(.notFound, "No import job '\(id)'.", details: ["id": id])
+        }
+        return try record.decode(ImportJob.self)
+    }
+
+    /// Rolls back every job the server was stopped during.
+    func recover() async {
+        do {
+            let page = try await store.query(RecordQuery(collection: C.jobs, owner: nil,
+                                                         filters: [Filter("state", .eq, .string(ImportJob.State.running.rawValue))],
+                                                         limit: 1000))
+            let stale = Date().addingTimeInterval(-Self.staleAfter)
+            for record in page.records where record.updatedAt < stale && !active.contains(record.id) {
+                var job = try record.decode(ImportJob.self)
+                logger.warning("Import \(job.id) was interrupted by a restart; rolling it back")
+                try await rollBack(job.id, owner: record.owner)
+                job.state = .failed
+                job.failure = "The server stopped during the import; nothing of it was kept. Run the import again."
+                job.finishedAt = Date()
+                _ = try await store.replace(job, in: C.jobs, id: job.id, owner: record.owner)
+            }
+        } catch {
+            logger.error("Rolling back interrupted imports failed: \(error)")
+        }
+    }
+
+    private func open(_ file: URL, format: VocabularyFormat, scratch: URL) throws(BusError) -> any ImportSource {
+        switch format {
+        case .csv:
+            let data: Data
+            do {
+                data = try Data(contentsOf: file, options: .alwaysMapped)
+            } catch {
+                throw BusError.invalid("Cannot read '\(file.path)': \(error.localizedDescription)", field: "file")
+            }
+            return try CSVSource(data: data)
+        case .apkg:
+            return try AnkiPackage.read(file: file, scratch: scratch)
+        }
+    }
+
+    private func run(_ start: ImportJob, source box: SourceBox, owner: String, defaultCollection: String?) async {
+        var job = start
+        do {
+            try await importRows(&job, source: &box.source, owner: owner, defaultCollection: defaultCollection)
+            job.state = .succeeded
+        } catch {
+            job.state = .failed
+            job.failure = "The import stopped and was rolled back, nothing of it was kept: \(error.message)"
+            logger.error("Import \(job.id) failed: \(error)")
+            do {
+                try await rollBack(job.id, owner: owner)
+            } catch {
+                logger.error("Rolling back import \(job.id) failed (it is retried at the next start): \(error)")
+                return
+            }
+            job.imported = 0
+        }
+        job.finishedAt = Date()
+        do {
+            _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
+        } catch {
+            logger.error("Recording the end of import \(job.id) failed: \(error)")
+        }
+    }
+
+    private func importRows(_ job: inout ImportJob, source: inout any ImportSource, owner: String,
+                            defaultCollection: String?) async throws(BusError) {
+        job.rowsTotal = source.total
+        var collections: [String: String] = [:]
+        var tags: [String: String] = [:]
+        var batch: [WriteOperation] = []
+        var lastProgress = Date()
+        func report(_ error: ImportRowError, _ job: inout ImportJob) {
+            job.errorCount += 1
+            if job.errors.count < Self.maxReportedErrors {
+                job.errors.append(ImportJob.RowError(row: error.row, message: error.message))
+            }
+        }
+        while let next = source.next() {
+            job.rowsRead += 1
+            let row: ImportRow
+            switch next {
+            case .failure(let error):
+                report(error, &job)
+                if Date().timeIntervalSince(lastProgress) > 0.25 {
+                    _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
+                    lastProgress = Date()
+                }
+                continue
+            case .success(let value):
+                row = value
+            }
+            do {
+                let word = try VocabularyRules.word(row.word)
+                let definitions = try VocabularyRules.definitions(row.definitions)
+                let collectionName = row.collection ?? defaultCollection ?? "Imported"
+                let collectionKey = SearchText.fold(collectionName)
+                var collectionID = collections[collectionKey]
+                if collectionID == nil {
+                    if let existing = try await service.collection(owner: owner, named: collectionName) {
+                        collectionID = existing.id
+                    } else {
+                        collectionID = try await service.createCollection(owner: owner, name: collectionName, importJob: job.id).id
+                        job.collectionsCreated += 1
+                    }
+                    collections[collectionKey] = collectionID
+                }
+                var tagIDs: [String] = []
+                for name in row.tags.prefix(VocabularyRules.maxTags) {
+                    let key = SearchText.fold(name)
+                    if key.isEmpty { continue }
+                    if let id = tags[key] {
+                        if !tagIDs.contains(id) { tagIDs.append(id) }
+                        continue
+                    }
+                    let id: String
+                    if let existing = try await service.tag(owner: owner, named: name) {
+                        id = existing.id
+                    } else {
+                        id = try await service.createTag(owner: owner, name: name, importJob: job.id).id
+                        job.tagsCreated += 1
+                    }
+                    tags[key] = id
+                    if !tagIDs.contains(id) { tagIDs.append(id) }
+                }
+                let data = EntryData(word: word, definitions: definitions, languages: [], note: nil, example: nil,
+                                     collection: collectionID ?? "", tags: tagIDs, relations: [], sortKey: SearchText.fold(word),
+                                     importJob: job.id)
+                batch.append(.insert(collection: C.entries, id: VocabularyRules.randomID("e_"), owner: owner,
+                                     data: try JSONDocument(encoding: data)))
+            } catch where error.code == .invalid {
+                report(ImportRowError(row: row.number, message: error.message), &job)
+            }
+            if batch.count == Self.batchSize {
+                _ = try await store.write(WriteBatch(batch))
+                job.imported += batch.count
+                batch.removeAll(keepingCapacity: true)
+            }
+            if Date().timeIntervalSince(lastProgress) > 0.25 {
+                _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
+                lastProgress = Date()
+            }
+        }
+        if !batch.isEmpty {
+            _ = try await store.write(WriteBatch(batch))
+            job.imported += batch.count
+        }
+        job.rowsTotal = job.rowsRead
+    }
+
+    /// Deletes what an import wrote: its entries, then the collections and tags it created that
+    /// nothing else uses.
+    func rollBack(_ jobID: String, owner: String) async throws(BusError) {
+        while true {
+            let page = try await store.query(RecordQuery(collection: C.entries, owner: owner,
+                                                         filters: [Filter("importJob", .eq, .string(jobID))], limit: Self.batchSize))
+            if page.records.isEmpty { break }
+            _ = try await store.write(WriteBatch(page.records.map {
+                .delete(collection: C.entries, id: $0.id, owner: owner, expectedVersion: nil)
+            }))
+        }
+        for kind in [C.collections, C.tags] {
+            let created = try await store.query(RecordQuery(collection: kind, owner: owner,
+                                                            filters: [Filter("importJob", .eq, .string(jobID))], limit: 1000))
+            for record in created.records {
+                let field = kind == C.collections ? "collection" : "tags"
+                let op: Filter.Op = kind == C.collections ? .eq : .contains
+                let used = try await store.query(RecordQuery(collection: C.entries, owner: owner,
+                                                             filters: [Filter(field, op, .string(record.id))], limit: 1))
+                if used.records.isEmpty { try await store.delete(from: kind, id: record.id, owner: owner) }
+            }
+        }
+    }
+
+    // MARK: Export
+
+    func export(_ request: ExportVocabulary) async throws(BusError) -> ExportVocabulary.Reply {
+        var collections = try await service.collections(owner: request.owner)
+        if let name = request.collection {
+            guard let collection = try await service.collection(owner: request.owner, named: name) else {
+                throw BusError(.notFound, "No collection '\(name)'.", details: ["collection": name])
+            }
+            collections = [collection]
+        }
+        let tagNames = Dictionary(try await service.tags(owner: request.owner).map { record throws(BusError) in
+            (record.id, try record.decode(TagData.self).name)
+        }, uniquingKeysWith: { a, _ in a })
+        var csv = CSVWriter()
+        var notes: [AnkiPackage.Note] = []
+        var count = 0
+        for collection in collections {
+            let name = try collection.decode(CollectionData.self).name
+            var cursor: String?
+            repeat {
+                let page = try await service.entries(owner: request.owner, collection: collection.id, limit: 1000, cursor: cursor)
+                for record in page.records {
+                    let data = try record.decode(EntryData.self)
+                    let tags = data.tags.compactMap { tagNames[$0] }
+                    switch request.format {
+                    case .csv: csv.add(word: data.word, definitions: data.definitions, tags: tags, collection: name)
+                    case .apkg: notes.append(AnkiPackage.Note(guid: record.id, word: data.word, definitions: data.definitions,
+                                                              tags: tags, deck: name))
+                    }
+                    count += 1
+                }
+                cursor = page.nextCursor
+            } while cursor != nil
+        }
+        switch request.format {
+        case .csv:
+            return .init(bytes: Data(csv.text.utf8), entries: count)
+        case .apkg:
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-export-" + VocabularyRules.randomID("x_"))
+            do {
+                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+            } catch {
+                throw BusError.unavailable("Cannot create a scratch directory for the export: \(error.localizedDescription)")
+            }
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            return .init(bytes: try AnkiPackage.write(notes, scratch: scratch), entries: count)
+        }
+    }
+}
+
+/// The ids of the imports running in this process (never rolled back as interrupted).
+final class ActiveJobs: Sendable {
+    private let ids = Mutex<Set<String>>([])
+    func insert(_ id: String) { ids.withLock { _ = $0.insert(id) } }
+    func remove(_ id: String) { ids.withLock { _ = $0.remove(id) } }
+    func contains(_ id: String) -> Bool { ids.withLock { $0.contains(id) } }
+}
+
+/// Hands a source to the job's task (it is read there and nowhere else).
+final class SourceBox: @unchecked Sendable {
+    var source: any ImportSource
+    init(_ source: any ImportSource) { self.source = source }
+}

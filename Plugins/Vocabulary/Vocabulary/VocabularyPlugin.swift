@@ -1,0 +1,87 @@
+public import AppConfig
+import Bus
+import Foundation
+public import HTTPKit
+import Hummingbird
+import Logging
+public import PluginKit
+public import ServiceLifecycle
+import StorageAPI
+import VocabularyAPI
+
+/// The `vocabulary` plugin — Foreign Note's domain: collections of words and phrases with their
+/// definitions, tags, relations between entries, search as you type, CSV and Anki import/export.
+///
+/// ```yaml
+/// vocabulary: { undo_seconds: 300, max_import_bytes: 268435456 }
+/// ```
+public struct VocabularyPlugin: Plugin {
+    public struct Config: Sendable {
+        var undoSeconds: Int
+        var maxImportBytes: Int
+        var pageSize: Int
+    }
+
+    public static let descriptor = PluginDescriptor(
+        id: "vocabulary",
+        summary: "Foreign Note: vocabulary collections, entries, tags, relations, search as you type, CSV and Anki import/export",
+        dependencies: ["storage", "auth"],
+        settings: [
+            SettingDescription("undo_seconds", "int 1...86400", default: "300", "How long a deleted entry can be restored"),
+            SettingDescription("max_import_bytes", "int 1...4294967296", default: "268435456", "Largest file an import accepts"),
+            SettingDescription("page_size", "int 1...1000", default: "100", "Entries per page when the client does not say"),
+        ])
+
+    public static func configure(_ section: ConfigSection) -> Config {
+        Config(undoSeconds: section.int("undo_seconds", default: 300, in: 1...86_400),
+               maxImportBytes: section.int("max_import_bytes", default: 256 << 20, in: 1...(1 << 32)),
+               pageSize: section.int("page_size", default: 100, in: 1...1000))
+    }
+
+    let service: VocabularyService
+    let jobs: ImportExport
+    let config: Config
+
+    public init(config: Config, context: PluginContext) async throws {
+        let store = BusRecordStore(bus: context.bus, timeout: .seconds(60))
+        for schema in VocabularyCollections.schemas { try await store.declare(schema) }
+        service = VocabularyService(store: store, undoWindow: TimeInterval(config.undoSeconds))
+        jobs = ImportExport(service: service, logger: context.logger)
+        self.config = config
+    }
+
+    public var features: [String] { ["collections", "entries", "tags", "relations", "search", "import:csv", "import:apkg", "export:csv", "export:apkg", "undo-delete"] }
+
+    public var services: [any Service] { [VocabularyJanitor(service: service, jobs: jobs)] }
+
+    public func register(on bus: any MessageBus) async throws {
+        let service = self.service
+        let jobs = self.jobs
+        try bus.handle(StartImport.self) { request, _ in try await jobs.start(request) }
+        try bus.handle(GetImportJob.self) { request, _ in try await jobs.job(owner: request.owner, id: request.id) }
+        try bus.handle(ExportVocabulary.self) { request, _ in try await jobs.export(request) }
+        try bus.handle(SearchVocabulary.self) { request, _ in try await service.search(request) }
+    }
+
+    public func routes(_ routes: PluginRoutes) throws {
+        try VocabularyRoutes(service: service, jobs: jobs, config: config).add(to: routes)
+    }
+}
+
+/// Empties the undo trash past its window and rolls back imports a stopped server left behind.
+struct VocabularyJanitor: Service {
+    let service: VocabularyService
+    let jobs: ImportExport
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            await jobs.recover()
+            _ = try? await service.purgeTrash()
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(60)) }
+            } catch {
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,261 @@
+import Bus
+import Foundation
+import HTTPKit
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import StorageAPI
+import VocabularyAPI
+
+/// The HTTP face of the vocabulary plugin, under `/api/v1/vocabulary`. Every route needs a signed-in
+/// user and sees only that user's data: another user's ids answer 404.
+struct VocabularyRoutes: Sendable {
+    let service: VocabularyService
+    let jobs: ImportExport
+    let config: VocabularyPlugin.Config
+
+    func add(to routes: PluginRoutes) throws {
+        let service = self.service
+        let jobs = self.jobs
+        let pageSize = config.pageSize
+        let maxImport = config.maxImportBytes
+
+        // Collections
+        try routes.add(.get, "collections", summary: "My collections, by name") { _, _, identity in
+            try .json(["collections": try await service.collections(owner: identity.accountID).map(NamedJSON.init)])
+        }
+        try routes.add(.post, "collections", summary: "Create a collection: {\"name\"}; a name I already have is 409") { request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(NameInput.self, context: context)
+            let record = try await service.createCollection(owner: identity.accountID, name: input.name)
+            return try .json(try NamedJSON(record), status: .created,
+                             headers: [.location: "/api/v1/vocabulary/collections/\(record.id)"])
+        }
+        try routes.add(.get, "collections/{id}", summary: "One collection") { _, context, identity in
+            try .json(try NamedJSON(try await service.collection(owner: identity.accountID, id: try Self.id(context))))
+        }
+        try routes.add(.patch, "collections/{id}", summary: "Rename a collection: {\"name\"}; a duplicate is 409 naming it") { request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(NameInput.self, context: context)
+            return try .json(try NamedJSON(try await service.renameCollection(owner: identity.accountID, id: try Self.id(context),
+                                                                          name: input.name, expectedVersion: try request.ifMatchVersion())))
+        }
+        try routes.add(.delete, "collections/{id}", summary: "Delete a collection and its entries") { _, context, identity in
+            _ = try await service.deleteCollection(owner: identity.accountID, id: try Self.id(context))
+            return .noContent
+        }
+        try routes.add(.get, "collections/{id}/entries", summary: "A collection's entries by word (cursor pages)") { request, context, identity in
+            let page = try await service.entries(owner: identity.accountID, collection: try Self.id(context),
+                                                 limit: try Self.limit(request, default: pageSize),
+                                                 cursor: request.uri.queryParameters["cursor"].map(String.init))
+            return try .json(EntryPageJSON(entries: try page.records.map(EntryJSON.init), nextCursor: page.nextCursor))
+        }
+
+        // Tags
+        try routes.add(.get, "tags", summary: "My tags, by name") { _, _, identity in
+            try .json(["tags": try await service.tags(owner: identity.accountID).map(NamedJSON.init)])
+        }
+        try routes.add(.post, "tags", summary: "Create a tag: {\"name\"} (one word); a duplicate is 409") { request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(NameInput.self, context: context)
+            let record = try await service.createTag(owner: identity.accountID, name: input.name)
+            return try .json(try NamedJSON(record), status: .created, headers: [.location: "/api/v1/vocabulary/tags/\(record.id)"])
+        }
+        try routes.add(.patch, "tags/{id}", summary: "Rename a tag; a duplicate is 409 naming it") { request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(NameInput.self, context: context)
+            return try .json(try NamedJSON(try await service.renameTag(owner: identity.accountID, id: try Self.id(context),
+                                                                   name: input.name, expectedVersion: try request.ifMatchVersion())))
+        }
+        try routes.add(.delete, "tags/{id}", summary: "Delete a tag; entries keep existing without it") { _, context, identity in
+            _ = try await service.deleteTag(owner: identity.accountID, id: try Self.id(context))
+            return .noContent
+        }
+
+        // Entries
+        try routes.add(.post, "entries", summary: "Create an entry: collection, word, definitions, languages, note, example, tags") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(EntryInput.self, context: context)
+            let record = try await service.createEntry(owner: identity.accountID, input: input)
+            return try .json(try EntryJSON(record), status: .created, headers: [.location: "/api/v1/vocabulary/entries/\(record.id)"])
+        }
+        try routes.add(.get, "entries/{id}", summary: "One entry") { _, context, identity in
+            try .json(try EntryJSON(try await service.entry(owner: identity.accountID, id: try Self.id(context))))
+        }
+        try routes.add(.patch, "entries/{id}", summary: "Edit an entry (fields sent are replaced; null clears note or example)") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(EntryInput.self, context: context)
+            return try .json(try EntryJSON(try await service.updateEntry(owner: identity.accountID, id: try Self.id(context), input: input,
+                                                                     expectedVersion: try request.ifMatchVersion())))
+        }
+        try routes.add(.delete, "entries/{id}", summary: "Delete an entry; restorable for the undo window") { request, context, identity in
+            try await service.deleteEntry(owner: identity.accountID, id: try Self.id(context), expectedVersion: try request.ifMatchVersion())
+            return .noContent
+        }
+        try routes.add(.post, "entries/{id}/restore", summary: "Undo a delete; 410 after the undo window") { _, context, identity in
+            try .json(try EntryJSON(try await service.restoreEntry(owner: identity.accountID, id: try Self.id(context))))
+        }
+        try routes.add(.post, "entries/{id}/relations", summary: "Relate two entries: {\"kind\": related|alternative, \"entry\"}; both list it") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(RelationInput.self, context: context)
+            return try .json(try EntryJSON(try await service.relate(owner: identity.accountID, id: try Self.id(context), input: input)))
+        }
+        try routes.add(.delete, "entries/{id}/relations/{other}", summary: "Remove a relation, from both entries") { _, context, identity in
+            guard let other = context.parameters.get("other") else { throw Problem.badRequest("The related entry's id is missing from the path.") }
+            return try .json(try EntryJSON(try await service.unrelate(owner: identity.accountID, id: try Self.id(context), other: other)))
+        }
+
+        // Search
+        try routes.add(.get, "search", summary: "Search as you type: q, collection, all/any/none (tag ids or names, comma-separated), limit") {
+            request, _, identity in
+            let query = request.uri.queryParameters
+            func list(_ name: Substring) -> [String] {
+                (query[name].map(String.init) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            }
+            var limit = 20
+            if let raw = query["limit"] {
+                guard let value = Int(raw), (1...SearchQuery.maxLimit).contains(value) else {
+                    throw Problem.badRequest("'limit' must be a whole number from 1 to \(SearchQuery.maxLimit).", field: "limit")
+                }
+                limit = value
+            }
+            let result = try await service.search(SearchVocabulary(
+                owner: identity.accountID, query: query["q"].map(String.init) ?? "", collection: query["collection"].map(String.init),
+                allTags: list("all"), anyTags: list("any"), noTags: list("none"), limit: limit))
+            return try .json(result)
+        }
+
+        // Import and export
+        try routes.add(.post, "imports", summary: "Import a CSV or Anki .apkg (the body); ?format=csv|apkg&collection=NAME; 202 with the job") {
+            request, _, identity in
+            var request = request
+            let format = try Self.format(request)
+            let bytes = try await request.collectUpload(limit: maxImport, what: "an import file")
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-upload-" + VocabularyRules.randomID("u_")).path
+            guard FileManager.default.createFile(atPath: path, contents: bytes) else {
+                throw BusError.unavailable("Cannot store the upload for the import; check the server's temporary directory.")
+            }
+            let job = try await jobs.start(StartImport(owner: identity.accountID, format: format, path: path, deleteFileWhenDone: true,
+                                                       collection: request.uri.queryParameters["collection"].map(String.init)))
+            return try .json(job, status: .accepted, headers: [.location: "/api/v1/vocabulary/imports/\(job.id)"])
+        }
+        try routes.add(.get, "imports/{id}", summary: "An import's state: running, succeeded or failed, progress and row errors") {
+            _, context, identity in
+            try .json(try await jobs.job(owner: identity.accountID, id: try Self.id(context)))
+        }
+        try routes.add(.get, "export", summary: "My vocabulary as ?format=csv|apkg, all of it or ?collection=NAME") { request, _, identity in
+            guard let raw = request.uri.queryParameters["format"], let format = VocabularyFormat(rawValue: String(raw)) else {
+                throw Problem.badRequest("Say which format: ?format=csv or ?format=apkg.", field: "format")
+            }
+            let reply = try await jobs.export(ExportVocabulary(owner: identity.accountID, format: format,
+                                                               collection: request.uri.queryParameters["collection"].map(String.init)))
+            let headers: HTTPFields = [
+                .contentType: format == .csv ? "text/csv; charset=utf-8" : "application/apkg",
+                .contentDisposition: "attachment; filename=\"vocabulary.\(format.rawValue)\"",
+            ]
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: reply.bytes)))
+        }
+    }
+
+    /// The import's format: `?format=`, else from the Content-Type.
+    static func format(_ request: Request) throws -> VocabularyFormat {
+        if let raw = request.uri.queryParameters["format"] {
+            guard let format = VocabularyFormat(rawValue: String(raw)) else {
+                throw Problem.badRequest("'format' is csv or apkg, not '\(raw)'.", field: "format")
+            }
+            return format
+        }
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        if type.hasPrefix("text/csv") { return .csv }
+        if type.hasPrefix("application/zip") || type.hasPrefix("application/apkg") { return .apkg }
+        throw Problem.badRequest("Say what the file is: ?format=csv or ?format=apkg (or Content-Type text/csv or application/zip).", field: "format")
+    }
+
+    static func id(_ context: QuireContext) throws -> String {
+        guard let id = context.parameters.get("id") else { throw Problem.badRequest("The id is missing from the path.") }
+        return id
+    }
+
+    static func limit(_ request: Request, default pageSize: Int) throws -> Int {
+        guard let raw = request.uri.queryParameters["limit"] else { return pageSize }
+        guard let limit = Int(raw), (1...1000).contains(limit) else {
+            throw Problem.badRequest("'limit' must be a whole number from 1 to 1000.", field: "limit")
+        }
+        return limit
+    }
+}
+
+/// A collection or a tag.
+struct NamedJSON: Encodable {
+    var id: String
+    var name: String
+    var version: Int64
+    var created: Date
+    var updated: Date
+
+    init(_ record: Record) throws {
+        struct Named: Decodable { var name: String }
+        id = record.id
+        name = try record.decode(Named.self).name
+        version = record.version
+        created = record.createdAt
+        updated = record.updatedAt
+    }
+}
+
+struct EntryJSON: Encodable {
+    var id: String
+    var version: Int64
+    var created: Date
+    var updated: Date
+    var word: String
+    var definitions: [String]
+    var languages: [String]
+    var note: String?
+    var example: String?
+    var collection: String
+    var tags: [String]
+    var relations: [Relation]
+
+    init(_ record: Record) throws {
+        let data = try record.decode(EntryData.self)
+        id = record.id
+        version = record.version
+        created = record.createdAt
+        updated = record.updatedAt
+        word = data.word
+        definitions = data.definitions
+        languages = data.languages
+        note = data.note
+        example = data.example
+        collection = data.collection
+        tags = data.tags
+        relations = data.relations
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(version, forKey: .version)
+        try container.encode(created, forKey: .created)
+        try container.encode(updated, forKey: .updated)
+        try container.encode(word, forKey: .word)
+        try container.encode(definitions, forKey: .definitions)
+        try container.encode(languages, forKey: .languages)
+        try container.encode(note, forKey: .note)
+        try container.encode(example, forKey: .example)
+        try container.encode(collection, forKey: .collection)
+        try container.encode(tags, forKey: .tags)
+        try container.encode(relations, forKey: .relations)
+    }
+
+    enum CodingKeys: String, CodingKey { case id, version, created, updated, word, definitions, languages, note, example, collection, tags, relations }
+}
+
+struct EntryPageJSON: Encodable {
+    var entries: [EntryJSON]
+    var nextCursor: String?
+}

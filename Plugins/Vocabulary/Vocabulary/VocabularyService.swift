@@ -1,0 +1,424 @@
+import Bus
+import Foundation
+import StorageAPI
+import VocabularyAPI
+
+/// Foreign Note's rules: collections, entries, tags and relations per user; deleted entries kept
+/// for an undo window; search as you type through storage's search index. Nothing here knows HTTP.
+struct VocabularyService: Sendable {
+    typealias C = VocabularyCollections
+
+    let store: any RecordStore & RecordSearching
+    /// How long a deleted entry can be restored.
+    let undoWindow: TimeInterval
+    /// How long after the window a restore still says "gone" (410) rather than "not found".
+    static let tombstoneKeep: TimeInterval = 30 * 86_400
+    static let maxRelations = 50
+
+    // MARK: Collections
+
+    func collections(owner: String) async throws(BusError) -> [Record] {
+        try await all(RecordQuery(collection: C.collections, owner: owner, order: [SortKey("nameKey")], limit: 1000))
+    }
+
+    func collection(owner: String, id: String) async throws(BusError) -> Record {
+        guard StorageNames.isValidID(id), let record = try await store.get(collection: C.collections, id: id, owner: owner) else {
+            throw BusError(.notFound, "No collection '\(id)'.", details: ["id": id])
+        }
+        return record
+    }
+
+    /// A collection by id or by name (case- and accent-insensitive).
+    func collection(owner: String, named nameOrID: String) async throws(BusError) -> Record? {
+        if StorageNames.isValidID(nameOrID), let record = try await store.get(collection: C.collections, id: nameOrID, owner: owner) {
+            return record
+        }
+        return try await byKey(C.collections, owner: owner, key: SearchText.fold(nameOrID))
+    }
+
+    func createCollection(owner: String, name raw: String?, importJob: String? = nil) async throws(BusError) -> Record {
+        let (name, key) = try VocabularyRules.name(raw, of: "collection")
+        return try await unique(C.collections, what: "collection", owner: owner, key: key) { () async throws(BusError) in
+            try await store.insert(CollectionData(name: name, nameKey: key, importJob: importJob), into: C.collections,
+                                   id: VocabularyRules.randomID("c_"), owner: owner)
+        }
+    }
+
+    func renameCollection(owner: String, id: String, name raw: String?, expectedVersion: Int64?) async throws(BusError) -> Record {
+        let existing = try await collection(owner: owner, id: id)
+        let (name, key) = try VocabularyRules.name(raw, of: "collection")
+        var data = try existing.decode(CollectionData.self)
+        data.name = name
+        data.nameKey = key
+        return try await unique(C.collections, what: "collection", owner: owner, key: key) { () async throws(BusError) in
+            try await store.replace(data, in: C.collections, id: id, owner: owner, expectedVersion: expectedVersion)
+        }
+    }
+
+    /// Deletes a collection with its entries, 500 at a time; the collection itself goes last, so
+    /// an interrupted delete leaves a smaller collection that can be deleted again.
+    func deleteCollection(owner: String, id: String) async throws(BusError) -> Int {
+        _ = try await collection(owner: owner, id: id)
+        var deleted = 0
+        while true {
+            let page = try await store.query(RecordQuery(collection: C.entries, owner: owner,
+                                                         filters: [Filter("collection", .eq, .string(id))], limit: 200))
+            if page.records.isEmpty { break }
+            var deletes: [WriteOperation] = []
+            // Entries of other collections related to the ones leaving lose those relations.
+            var peers: [String: (data: EntryData, version: Int64)] = [:]
+            func flush() async throws(BusError) {
+                let updates = try peers.map { peerID, peer throws(BusError) in
+                    WriteOperation.replace(collection: C.entries, id: peerID, owner: owner,
+                                           data: try JSONDocument(encoding: peer.data), expectedVersion: peer.version)
+                }
+                if !deletes.isEmpty || !updates.isEmpty { _ = try await store.write(WriteBatch(deletes + updates)) }
+                deleted += deletes.count
+                deletes = []
+                peers = [:]
+            }
+            for record in page.records {
+                let data = try record.decode(EntryData.self)
+                if deletes.count + peers.count + 1 + data.relations.count > WriteBatch.maxOperations { try await flush() }
+                deletes.append(.delete(collection: C.entries, id: record.id, owner: owner, expectedVersion: nil))
+                for relation in data.relations {
+                    if peers[relation.entry] == nil {
+                        guard let peer = try await store.get(collection: C.entries, id: relation.entry, owner: owner) else { continue }
+                        let peerData = try peer.decode(EntryData.self)
+                        guard peerData.collection != id else { continue }
+                        peers[relation.entry] = (peerData, peer.version)
+                    }
+                    peers[relation.entry]?.data.relations.removeAll { $0.entry == record.id }
+                }
+            }
+            try await flush()
+        }
+        try await store.delete(from: C.collections, id: id, owner: owner)
+        return deleted
+    }
+
+    // MARK: Tags
+
+    func tags(owner: String) async throws(BusError) -> [Record] {
+        try await all(RecordQuery(collection: C.tags, owner: owner, order: [SortKey("nameKey")], limit: 1000))
+    }
+
+    func tag(owner: String, id: String) async throws(BusError) -> Record {
+        guard StorageNames.isValidID(id), let record = try await store.get(collection: C.tags, id: id, owner: owner) else {
+            throw BusError(.notFound, "No tag '\(id)'.", details: ["id": id])
+        }
+        return record
+    }
+
+    func tag(owner: String, named nameOrID: String) async throws(BusError) -> Record? {
+        if StorageNames.isValidID(nameOrID), let record = try await store.get(collection: C.tags, id: nameOrID, owner: owner) {
+            return record
+        }
+        return try await byKey(C.tags, owner: owner, key: SearchText.fold(nameOrID))
+    }
+
+    func createTag(owner: String, name raw: String?, importJob: String? = nil) async throws(BusError) -> Record {
+        let (name, key) = try VocabularyRules.tagName(raw)
+        return try await unique(C.tags, what: "tag", owner: owner, key: key) { () async throws(BusError) in
+            try await store.insert(TagData(name: name, nameKey: key, importJob: importJob), into: C.tags,
+                                   id: VocabularyRules.randomID("t_"), owner: owner)
+        }
+    }
+
+    func renameTag(owner: String, id: String, name raw: String?, expectedVersion: Int64?) async throws(BusError) -> Record {
+        let existing = try await tag(owner: owner, id: id)
+        let (name, key) = try VocabularyRules.tagName(raw)
+        var data = try existing.decode(TagData.self)
+        data.name = name
+        data.nameKey = key
+        return try await unique(C.tags, what: "tag", owner: owner, key: key) { () async throws(BusError) in
+            try await store.replace(data, in: C.tags, id: id, owner: owner, expectedVersion: expectedVersion)
+        }
+    }
+
+    /// Deletes a tag; the entries that had it keep existing without it.
+    func deleteTag(owner: String, id: String) async throws(BusError) -> Int {
+        _ = try await tag(owner: owner, id: id)
+        var untagged = 0
+        while true {
+            let page = try await store.query(RecordQuery(collection: C.entries, owner: owner,
+                                                         filters: [Filter("tags", .contains, .string(id))], limit: 500))
+            if page.records.isEmpty { break }
+            var operations: [WriteOperation] = []
+            for record in page.records {
+                var data = try record.decode(EntryData.self)
+                data.tags.removeAll { $0 == id }
+                operations.append(.replace(collection: C.entries, id: record.id, owner: owner,
+                                           data: try JSONDocument(encoding: data), expectedVersion: record.version))
+            }
+            _ = try await store.write(WriteBatch(operations))
+            untagged += page.records.count
+        }
+        try await store.delete(from: C.tags, id: id, owner: owner)
+        return untagged
+    }
+
+    // MARK: Entries
+
+    func entry(owner: String, id: String) async throws(BusError) -> Record {
+        guard StorageNames.isValidID(id), let record = try await store.get(collection: C.entries, id: id, owner: owner) else {
+            throw BusError(.notFound, "No entry '\(id)'.", details: ["id": id])
+        }
+        return record
+    }
+
+    func entries(owner: String, collection id: String, limit: Int, cursor: String?) async throws(BusError) -> RecordPage {
+        _ = try await collection(owner: owner, id: id)
+        return try await store.query(RecordQuery(collection: C.entries, owner: owner, filters: [Filter("collection", .eq, .string(id))],
+                                                 order: [SortKey("sortKey")], limit: limit, cursor: cursor))
+    }
+
+    func createEntry(owner: String, input: EntryInput) async throws(BusError) -> Record {
+        guard let collectionID = input.collection else {
+            throw BusError.invalid("Say which collection the entry goes in ('collection': its id).", field: "collection")
+        }
+        _ = try await collection(owner: owner, id: collectionID)
+        let word = try VocabularyRules.word(input.word)
+        let data = EntryData(
+            word: word, definitions: try VocabularyRules.definitions(input.definitions),
+            languages: try VocabularyRules.languages(input.languages),
+            note: try VocabularyRules.text(input.note ?? nil, field: "note", max: VocabularyRules.maxNote),
+            example: try VocabularyRules.text(input.example ?? nil, field: "example", max: VocabularyRules.maxNote),
+            collection: collectionID, tags: try await checkedTags(owner: owner, input.tags ?? []), relations: [],
+            sortKey: SearchText.fold(word))
+        return try await store.insert(data, into: C.entries, id: VocabularyRules.randomID("e_"), owner: owner)
+    }
+
+    func updateEntry(owner: String, id: String, input: EntryInput, expectedVersion: Int64?) async throws(BusError) -> Record {
+        let existing = try await entry(owner: owner, id: id)
+        var data = try existing.decode(EntryData.self)
+        if let collectionID = input.collection {
+            _ = try await collection(owner: owner, id: collectionID)
+            data.collection = collectionID
+        }
+        if input.word != nil {
+            data.word = try VocabularyRules.word(input.word)
+            data.sortKey = SearchText.fold(data.word)
+        }
+        if input.definitions != nil { data.definitions = try VocabularyRules.definitions(input.definitions) }
+        if input.languages != nil { data.languages = try VocabularyRules.languages(input.languages) }
+        if let note = input.note { data.note = try VocabularyRules.text(note, field: "note", max: VocabularyRules.maxNote) }
+        if let example = input.example { data.example = try VocabularyRules.text(example, field: "example", max: VocabularyRules.maxNote) }
+        if let tags = input.tags { data.tags = try await checkedTags(owner: owner, tags) }
+        return try await store.replace(data, in: C.entries, id: id, owner: owner, expectedVersion: expectedVersion ?? existing.version)
+    }
+
+    /// Deletes an entry (and its relations, on both sides), keeping it restorable for the undo window.
+    func deleteEntry(owner: String, id: String, expectedVersion: Int64?, now: Date = Date()) async throws(BusError) {
+        let existing = try await entry(owner: owner, id: id)
+        let data = try existing.decode(EntryData.self)
+        var operations: [WriteOperation] = [
+            .delete(collection: C.entries, id: id, owner: owner, expectedVersion: expectedVersion ?? existing.version),
+        ]
+        for relation in data.relations {
+            if let peer = try await unrelated(owner: owner, peer: relation.entry, from: id) { operations.append(peer) }
+        }
+        let trash = TrashData(entry: data, deletedAt: now.timeIntervalSince1970)
+        if try await store.get(collection: C.trash, id: id, owner: owner) != nil {
+            operations.append(.replace(collection: C.trash, id: id, owner: owner, data: try JSONDocument(encoding: trash), expectedVersion: nil))
+        } else {
+            operations.append(.insert(collection: C.trash, id: id, owner: owner, data: try JSONDocument(encoding: trash)))
+        }
+        _ = try await store.write(WriteBatch(operations))
+    }
+
+    /// Brings a deleted entry back, with its relations to entries that still exist.
+    /// - Throws: `gone` (410) after the undo window; `not_found` for an entry never deleted.
+    func restoreEntry(owner: String, id: String, now: Date = Date()) async throws(BusError) -> Record {
+        guard StorageNames.isValidID(id), let trashed = try await store.get(collection: C.trash, id: id, owner: owner) else {
+            if try await store.get(collection: C.entries, id: id, owner: owner) != nil {
+                throw BusError(.conflict, "Entry '\(id)' is not deleted.", details: ["id": id])
+            }
+            throw BusError(.notFound, "No deleted entry '\(id)'.", details: ["id": id])
+        }
+        let trash = try trashed.decode(TrashData.self)
+        guard var data = trash.entry, now.timeIntervalSince1970 - trash.deletedAt <= undoWindow else {
+            throw BusError(.gone, "Entry '\(id)' was deleted more than \(Int(undoWindow)) seconds ago and is gone for good; it can no longer be restored.",
+                           details: ["id": id])
+        }
+        guard try await store.get(collection: C.collections, id: data.collection, owner: owner) != nil else {
+            throw BusError(.gone, "The collection entry '\(id)' was in has been deleted; the entry went with it.", details: ["id": id])
+        }
+        var operations: [WriteOperation] = [.delete(collection: C.trash, id: id, owner: owner, expectedVersion: trashed.version)]
+        var kept: [Relation] = []
+        for relation in data.relations {
+            guard let peer = try await store.get(collection: C.entries, id: relation.entry, owner: owner) else { continue }
+            var peerData = try peer.decode(EntryData.self)
+            if !peerData.relations.contains(where: { $0.entry == id }) {
+                peerData.relations.append(Relation(kind: relation.kind, entry: id))
+            }
+            operations.append(.replace(collection: C.entries, id: peer.id, owner: owner, data: try JSONDocument(encoding: peerData),
+                                       expectedVersion: peer.version))
+            kept.append(relation)
+        }
+        data.relations = kept
+        let known = Set(try await tags(owner: owner).map(\.id))
+        data.tags.removeAll { !known.contains($0) }
+        operations.insert(.insert(collection: C.entries, id: id, owner: owner, data: try JSONDocument(encoding: data)), at: 1)
+        let result = try await store.write(WriteBatch(operations))
+        guard let record = result.records[1] else { throw BusError(.internal, "The restored entry was not returned.") }
+        return record
+    }
+
+    /// Empties deleted entries past the undo window (keeping a tombstone) and drops old tombstones.
+    func purgeTrash(now: Date = Date()) async throws(BusError) -> Int {
+        var purged = 0
+        let expired = now.timeIntervalSince1970 - undoWindow
+        var cursor: String?
+        repeat {
+            let page = try await store.query(RecordQuery(collection: C.trash, owner: nil, filters: [Filter("deletedAt", .lt, .number(expired))],
+                                                         order: [SortKey("deletedAt")], limit: 500, cursor: cursor))
+            var operations: [WriteOperation] = []
+            for record in page.records {
+                var trash = try record.decode(TrashData.self)
+                if trash.deletedAt < now.timeIntervalSince1970 - undoWindow - Self.tombstoneKeep {
+                    operations.append(.delete(collection: C.trash, id: record.id, owner: record.owner, expectedVersion: record.version))
+                } else if trash.entry != nil {
+                    trash.entry = nil
+                    operations.append(.replace(collection: C.trash, id: record.id, owner: record.owner,
+                                               data: try JSONDocument(encoding: trash), expectedVersion: record.version))
+                }
+            }
+            if !operations.isEmpty { _ = try await store.write(WriteBatch(operations)) }
+            purged += operations.count
+            cursor = page.nextCursor
+        } while cursor != nil
+        return purged
+    }
+
+    // MARK: Relations
+
+    /// Relates two entries (both ways); relating them again changes the kind.
+    func relate(owner: String, id: String, input: RelationInput) async throws(BusError) -> Record {
+        guard let kind = input.kind.flatMap(RelationKind.init(rawValue:)) else {
+            throw BusError.invalid("'kind' is 'related' or 'alternative'.", field: "kind")
+        }
+        guard let otherID = input.entry else { throw BusError.invalid("'entry' names the other entry.", field: "entry") }
+        guard otherID != id else { throw BusError.invalid("An entry cannot be related to itself.", field: "entry") }
+        let first = try await entry(owner: owner, id: id)
+        let second = try await entry(owner: owner, id: otherID)
+        var a = try first.decode(EntryData.self)
+        var b = try second.decode(EntryData.self)
+        for data in [a, b] where data.relations.count >= Self.maxRelations && !data.relations.contains(where: { $0.entry == otherID || $0.entry == id }) {
+            throw BusError.invalid("An entry has at most \(Self.maxRelations) relations; remove one first.", field: "entry")
+        }
+        a.relations.removeAll { $0.entry == otherID }
+        a.relations.append(Relation(kind: kind, entry: otherID))
+        b.relations.removeAll { $0.entry == id }
+        b.relations.append(Relation(kind: kind, entry: id))
+        let result = try await store.write(WriteBatch([
+            .replace(collection: C.entries, id: id, owner: owner, data: try JSONDocument(encoding: a), expectedVersion: first.version),
+            .replace(collection: C.entries, id: otherID, owner: owner, data: try JSONDocument(encoding: b), expectedVersion: second.version),
+        ]))
+        guard let record = result.records[0] else { throw BusError(.internal, "The related entry was not returned.") }
+        return record
+    }
+
+    func unrelate(owner: String, id: String, other otherID: String) async throws(BusError) -> Record {
+        let first = try await entry(owner: owner, id: id)
+        var a = try first.decode(EntryData.self)
+        guard a.relations.contains(where: { $0.entry == otherID }) else {
+            throw BusError(.notFound, "Entry '\(id)' has no relation to '\(otherID)'.", details: ["id": otherID])
+        }
+        a.relations.removeAll { $0.entry == otherID }
+        var operations: [WriteOperation] = [
+            .replace(collection: C.entries, id: id, owner: owner, data: try JSONDocument(encoding: a), expectedVersion: first.version),
+        ]
+        if let peer = try await unrelated(owner: owner, peer: otherID, from: id) { operations.append(peer) }
+        let result = try await store.write(WriteBatch(operations))
+        guard let record = result.records[0] else { throw BusError(.internal, "The entry was not returned.") }
+        return record
+    }
+
+    /// The write that removes `peer`'s relation to `entry`, if `peer` exists and has one.
+    private func unrelated(owner: String, peer: String, from entry: String) async throws(BusError) -> WriteOperation? {
+        guard let record = try await store.get(collection: C.entries, id: peer, owner: owner) else { return nil }
+        var data = try record.decode(EntryData.self)
+        guard data.relations.contains(where: { $0.entry == entry }) else { return nil }
+        data.relations.removeAll { $0.entry == entry }
+        return .replace(collection: C.entries, id: peer, owner: owner, data: try JSONDocument(encoding: data), expectedVersion: record.version)
+    }
+
+    // MARK: Search
+
+    func search(_ request: SearchVocabulary) async throws(BusError) -> VocabularySearchResult {
+        var filters: [SearchFilter] = []
+        if let name = request.collection, !name.isEmpty {
+            guard let collection = try await collection(owner: request.owner, named: name) else {
+                throw BusError(.notFound, "No collection '\(name)'.", details: ["collection": name])
+            }
+            filters.append(SearchFilter("collection", .any, [collection.id]))
+        }
+        for (names, match) in [(request.allTags, SearchFilter.Match.all), (request.anyTags, .any), (request.noTags, .none)] where !names.isEmpty {
+            var ids: [String] = []
+            for name in names {
+                guard let tag = try await tag(owner: request.owner, named: name) else {
+                    throw BusError(.notFound, "No tag '\(name)'.", details: ["tag": name])
+                }
+                ids.append(tag.id)
+            }
+            filters.append(SearchFilter("tags", match, ids))
+        }
+        let result = try await store.search(SearchQuery(collection: C.entries, owner: request.owner, text: request.query,
+                                                        filters: filters, limit: request.limit))
+        return VocabularySearchResult(hits: try result.hits.map { hit throws(BusError) in
+            let data = try hit.record.decode(EntryData.self)
+            return VocabularySearchResult.Hit(
+                id: hit.record.id, word: data.word, definitions: data.definitions, collection: data.collection, tags: data.tags,
+                match: ["exact", "prefix", "word", "definition"][hit.tier.rawValue],
+                highlights: Dictionary(hit.highlights.map { ($0.field, $0.ranges) }, uniquingKeysWith: { a, _ in a }))
+        })
+    }
+
+    // MARK: Helpers
+
+    private func checkedTags(owner: String, _ ids: [String]) async throws(BusError) -> [String] {
+        guard ids.count <= VocabularyRules.maxTags else {
+            throw BusError.invalid("An entry has at most \(VocabularyRules.maxTags) tags.", field: "tags")
+        }
+        var unique: [String] = []
+        for id in ids where !unique.contains(id) {
+            guard StorageNames.isValidID(id), try await store.get(collection: C.tags, id: id, owner: owner) != nil else {
+                throw BusError.invalid("There is no tag '\(id)'; create it first (POST /api/v1/vocab/tags).", field: "tags")
+            }
+            unique.append(id)
+        }
+        return unique
+    }
+
+    private func byKey(_ collection: String, owner: String, key: String) async throws(BusError) -> Record? {
+        try await store.query(RecordQuery(collection: collection, owner: owner, filters: [Filter("nameKey", .eq, .string(key))],
+                                          limit: 1)).records.first
+    }
+
+    /// Runs a write that may break a unique name; a clash becomes a 409 naming the existing one.
+    private func unique(_ collection: String, what: String, owner: String, key: String,
+                        _ body: () async throws(BusError) -> Record) async throws(BusError) -> Record {
+        do {
+            return try await body()
+        } catch where error.code == .conflict && error.details["index"] == "name" {
+            let existing = try await byKey(collection, owner: owner, key: key)
+            let name = (try? existing?.data.decode(NameOnly.self).name) ?? key
+            throw BusError(.conflict, "You already have a \(what) named '\(name)' (names are compared without case or accents); choose another name.",
+                           details: ["conflicting_name": name, "conflicting_id": existing?.id ?? ""])
+        }
+    }
+
+    private struct NameOnly: Decodable { var name: String }
+
+    private func all(_ query: RecordQuery) async throws(BusError) -> [Record] {
+        var records: [Record] = []
+        var query = query
+        repeat {
+            let page = try await store.query(query)
+            records += page.records
+            query.cursor = page.nextCursor
+        } while query.cursor != nil && records.count < 100_000
+        return records
+    }
+}

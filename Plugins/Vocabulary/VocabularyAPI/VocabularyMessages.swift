@@ -1,0 +1,180 @@
+public import Bus
+public import Foundation
+
+// The vocabulary plugin's requests, for tools (`quire-vocab`) and other plugins. The HTTP routes
+// call the same service.
+
+/// A file format the vocabulary plugin reads and writes.
+public enum VocabularyFormat: String, Codable, Sendable, CaseIterable {
+    /// `word,definition,tags,collection`, with a header row.
+    case csv
+    /// An Anki package: a zip holding `collection.anki2`.
+    case apkg
+}
+
+/// Starts a background import of a file; answers at once with the job.
+public struct StartImport: BusRequest {
+    public static let name: MessageName = "vocab.import.start.v1"
+    public typealias Reply = ImportJob
+    public var owner: String
+    public var format: VocabularyFormat
+    /// A file the server can read (the tool's own file, or an upload the HTTP route saved).
+    public var path: String
+    /// Removed when the job ends.
+    public var deleteFileWhenDone: Bool
+    /// The collection rows without one go to.
+    public var collection: String?
+    public init(owner: String, format: VocabularyFormat, path: String, deleteFileWhenDone: Bool, collection: String?) {
+        self.owner = owner
+        self.format = format
+        self.path = path
+        self.deleteFileWhenDone = deleteFileWhenDone
+        self.collection = collection
+    }
+}
+
+/// An import's state.
+public struct GetImportJob: BusRequest {
+    public static let name: MessageName = "vocab.import.get.v1"
+    public typealias Reply = ImportJob
+    public var owner: String
+    public var id: String
+    public init(owner: String, id: String) {
+        self.owner = owner
+        self.id = id
+    }
+}
+
+public struct ImportJob: Codable, Sendable, Hashable {
+    public enum State: String, Codable, Sendable {
+        case running, succeeded, failed
+    }
+
+    /// A row that was not imported, and why.
+    public struct RowError: Codable, Sendable, Hashable {
+        /// 1-based, counting the header row of a CSV; the note's position in an Anki package.
+        public var row: Int
+        public var message: String
+        public init(row: Int, message: String) {
+            self.row = row
+            self.message = message
+        }
+    }
+
+    public var id: String
+    public var state: State
+    public var format: VocabularyFormat
+    /// Rows read so far.
+    public var rowsRead: Int
+    /// Rows in the file, once known (Anki packages know it up front; a CSV when it has been read).
+    public var rowsTotal: Int?
+    public var imported: Int
+    public var collectionsCreated: Int
+    public var tagsCreated: Int
+    /// The first 100 row errors.
+    public var errors: [RowError]
+    public var errorCount: Int
+    /// Why the whole import failed (and was rolled back).
+    public var failure: String?
+    public var startedAt: Date
+    public var finishedAt: Date?
+
+    public init(id: String, state: State, format: VocabularyFormat, rowsRead: Int = 0, rowsTotal: Int? = nil, imported: Int = 0,
+                collectionsCreated: Int = 0, tagsCreated: Int = 0, errors: [RowError] = [], errorCount: Int = 0,
+                failure: String? = nil, startedAt: Date, finishedAt: Date? = nil) {
+        self.id = id
+        self.state = state
+        self.format = format
+        self.rowsRead = rowsRead
+        self.rowsTotal = rowsTotal
+        self.imported = imported
+        self.collectionsCreated = collectionsCreated
+        self.tagsCreated = tagsCreated
+        self.errors = errors
+        self.errorCount = errorCount
+        self.failure = failure
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+    }
+}
+
+/// A user's vocabulary, or one collection of it, as a file.
+public struct ExportVocabulary: BusRequest {
+    public static let name: MessageName = "vocab.export.v1"
+    public struct Reply: Codable, Sendable {
+        public var bytes: Data
+        public var entries: Int
+        public init(bytes: Data, entries: Int) {
+            self.bytes = bytes
+            self.entries = entries
+        }
+    }
+    public var owner: String
+    public var format: VocabularyFormat
+    /// A collection's name or id; nil for every collection.
+    public var collection: String?
+    public init(owner: String, format: VocabularyFormat, collection: String?) {
+        self.owner = owner
+        self.format = format
+        self.collection = collection
+    }
+}
+
+/// Search as you type.
+public struct SearchVocabulary: BusRequest {
+    public static let name: MessageName = "vocab.search.v1"
+    public typealias Reply = VocabularySearchResult
+    public var owner: String
+    public var query: String
+    /// A collection's name or id.
+    public var collection: String?
+    /// Tag names or ids.
+    public var allTags: [String]
+    public var anyTags: [String]
+    public var noTags: [String]
+    public var limit: Int
+    public init(owner: String, query: String, collection: String? = nil, allTags: [String] = [], anyTags: [String] = [],
+                noTags: [String] = [], limit: Int = 20) {
+        self.owner = owner
+        self.query = query
+        self.collection = collection
+        self.allTags = allTags
+        self.anyTags = anyTags
+        self.noTags = noTags
+        self.limit = limit
+    }
+}
+
+public struct VocabularySearchResult: Codable, Sendable, Hashable {
+    public struct Hit: Codable, Sendable, Hashable {
+        public var id: String
+        public var word: String
+        public var definitions: [String]
+        public var collection: String
+        public var tags: [String]
+        /// `exact`, `prefix`, `word` (every word of the query in the word) or `definition`.
+        public var match: String
+        /// Field path (`word`, `definitions.0`) → `[start, end)` UTF-16 ranges.
+        public var highlights: [String: [[Int]]]
+        public init(id: String, word: String, definitions: [String], collection: String, tags: [String], match: String,
+                    highlights: [String: [[Int]]]) {
+            self.id = id
+            self.word = word
+            self.definitions = definitions
+            self.collection = collection
+            self.tags = tags
+            self.match = match
+            self.highlights = highlights
+        }
+    }
+
+    public var hits: [Hit]
+    public init(hits: [Hit]) { self.hits = hits }
+}
+
+/// Every vocabulary message, for name checks.
+public enum VocabularyMessages {
+    public static let all: [any BusMessage.Type] = [
+        StartImport.self, GetImportJob.self, ExportVocabulary.self, SearchVocabulary.self,
+    ]
+}

@@ -1,0 +1,191 @@
+import AppConfig
+import AppHost
+import ArgumentParser
+import AuthAPI
+import Bus
+import Foundation
+import Logging
+import PluginCatalog
+import PluginKit
+import VocabularyAPI
+
+/// `quire-vocab`: import, export and search a user's vocabulary from the shell, through the app's
+/// own plugins (the same checks, jobs and storage as the HTTP API). Safe beside a running server.
+@main
+struct QuireVocab: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quire-vocab",
+        abstract: "Import, export and search Foreign Note vocabulary.",
+        subcommands: [ImportCommand.self, ExportCommand.self, SearchCommand.self])
+}
+
+struct UserOptions: ParsableArguments {
+    @Option(name: .long, help: "The app's YAML file.")
+    var config: String
+    @Option(name: .long, help: "The user whose vocabulary it is (a username).")
+    var user: String
+
+    /// Builds the app's plugins (no HTTP server), runs `body` with the bus and the user's account
+    /// id, then stops them cleanly.
+    func run<T: Sendable>(_ body: @Sendable (any MessageBus, String) async throws -> T) async throws -> T {
+        var logger = Logger(label: "quire-vocab") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .warning
+        let environment = ProcessInfo.processInfo.environment
+        let user = self.user
+        do {
+            let appConfig = try AppConfig.load(file: config, environment: environment)
+            let host = try await AppHost.build(config: appConfig, catalog: PluginCatalog.all, environment: environment, logger: logger)
+            return try await host.withServices {
+                let account = try await host.bus.request(FindAccount(username: user), timeout: .seconds(10))
+                return try await body(host.bus, account.accountID)
+            }
+        } catch let error as ConfigError {
+            fail(error.description)
+        } catch let error as BusError {
+            fail("\(error.message) [\(error.code.rawValue)]", code: error.code == .notFound ? 3 : 1)
+        } catch let error as PluginSetupError {
+            fail(error.description)
+        }
+    }
+}
+
+func fail(_ message: String, code: Int32 = 1) -> Never {
+    FileHandle.standardError.write(Data("quire-vocab: \(message)\n".utf8))
+    exit(code)
+}
+
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import a CSV (word,definition,tags,collection) or an Anki .apkg; shows progress; nothing is kept if it fails.")
+
+    @Argument(help: "The file to import.") var file: String
+    @OptionGroup var user: UserOptions
+    @Option(help: "Collection for rows that name none (default: the deck, or 'Imported').") var collection: String?
+    @Option(help: "csv or apkg (default: from the file name).") var format: VocabularyFormat?
+
+    func run() async throws {
+        let path = URL(fileURLWithPath: file).standardizedFileURL.path
+        guard FileManager.default.isReadableFile(atPath: path) else { fail("Cannot read '\(file)'.") }
+        let format = self.format ?? (path.lowercased().hasSuffix(".apkg") || path.lowercased().hasSuffix(".zip") ? .apkg : .csv)
+        let collection = self.collection
+        let started = Date()
+        let job = try await user.run { bus, owner in
+            var job = try await bus.request(StartImport(owner: owner, format: format, path: path, deleteFileWhenDone: false,
+                                                        collection: collection), timeout: .seconds(60))
+            let interactive = isatty(STDERR_FILENO) != 0
+            var lastLine = Date.distantPast
+            while job.state == .running {
+                try await Task.sleep(for: .milliseconds(200))
+                job = try await bus.request(GetImportJob(owner: owner, id: job.id), timeout: .seconds(30))
+                if interactive || Date().timeIntervalSince(lastLine) >= 2 {
+                    progress(job, started: started, interactive: interactive)
+                    lastLine = Date()
+                }
+            }
+            if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
+            return job
+        }
+        report(job, seconds: Date().timeIntervalSince(started))
+    }
+
+    func progress(_ job: ImportJob, started: Date, interactive: Bool) {
+        let elapsed = Date().timeIntervalSince(started)
+        let rate = elapsed > 0 ? Double(job.rowsRead) / elapsed : 0
+        var line = "importing: \(job.rowsRead)"
+        if let total = job.rowsTotal, total > 0 {
+            line += "/\(total) rows (\(min(100, job.rowsRead * 100 / total))%)"
+        } else {
+            line += " rows"
+        }
+        line += ", \(job.imported) imported, \(job.errorCount) with errors, \(Int(rate)) rows/s"
+        FileHandle.standardError.write(Data(((interactive ? "\r" : "") + line + (interactive ? "" : "\n")).utf8))
+    }
+
+    func report(_ job: ImportJob, seconds: Double) {
+        for error in job.errors { print("row \(error.row): \(error.message)") }
+        if job.errorCount > job.errors.count { print("… and \(job.errorCount - job.errors.count) more rows with errors") }
+        switch job.state {
+        case .succeeded:
+            print("imported \(job.imported) entries from \(job.rowsRead) rows in \(String(format: "%.1f", seconds)) s "
+                  + "(\(job.collectionsCreated) new collections, \(job.tagsCreated) new tags, \(job.errorCount) rows skipped)")
+        case .failed, .running:
+            fail(job.failure ?? "The import did not finish.")
+        }
+    }
+}
+
+extension VocabularyFormat: ExpressibleByArgument {}
+
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "export", abstract: "Export as CSV or an Anki .apkg.")
+
+    @OptionGroup var user: UserOptions
+    @Option(help: "csv or apkg.") var format: VocabularyFormat = .csv
+    @Option(help: "One collection (name or id); default all.") var collection: String?
+    @Option(name: [.short, .long], help: "Write here (default: standard output for CSV).") var output: String?
+
+    func run() async throws {
+        let format = self.format
+        let collection = self.collection
+        let reply = try await user.run { bus, owner in
+            try await bus.request(ExportVocabulary(owner: owner, format: format, collection: collection), timeout: .seconds(600))
+        }
+        if let output {
+            guard FileManager.default.createFile(atPath: output, contents: reply.bytes) else { fail("Cannot write '\(output)'.") }
+            FileHandle.standardError.write(Data("exported \(reply.entries) entries to \(output)\n".utf8))
+        } else if format == .csv {
+            FileHandle.standardOutput.write(reply.bytes)
+        } else {
+            fail("An .apkg is binary: give --output FILE.")
+        }
+    }
+}
+
+struct SearchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "search", abstract: "Search as you type, from the shell.")
+
+    @Argument(help: "The query (the last word matches as a prefix).") var query: String
+    @OptionGroup var user: UserOptions
+    @Option(help: "Only this collection (name or id).") var collection: String?
+    @Option(help: "Entries with all of these tags (comma-separated).") var all: String?
+    @Option(help: "Entries with any of these tags.") var any: String?
+    @Option(help: "Entries with none of these tags.") var none: String?
+    @Option(help: "How many (1-100).") var limit = 20
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        func list(_ text: String?) -> [String] { (text ?? "").split(separator: ",").map(String.init) }
+        let template = SearchVocabulary(owner: "", query: query, collection: collection, allTags: list(all), anyTags: list(any),
+                                        noTags: list(none), limit: limit)
+        let result = try await user.run { bus, owner in
+            var request = template
+            request.owner = owner
+            return try await bus.request(request, timeout: .seconds(10))
+        }
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+            FileHandle.standardOutput.write(try encoder.encode(result))
+            print()
+            return
+        }
+        for hit in result.hits {
+            print("\(marked(hit.word, hit.highlights["word"] ?? []))\t\(hit.definitions.first ?? "")\t[\(hit.match)]")
+        }
+        if result.hits.isEmpty { FileHandle.standardError.write(Data("no matches\n".utf8)) }
+    }
+
+    /// The word with its matched parts in [brackets].
+    func marked(_ text: String, _ ranges: [[Int]]) -> String {
+        let units = Array(text.utf16)
+        var output: [UInt16] = []
+        var position = 0
+        for range in ranges where range.count == 2 && range[0] >= position && range[1] <= units.count {
+            output += units[position..<range[0]] + Array("[".utf16) + units[range[0]..<range[1]] + Array("]".utf16)
+            position = range[1]
+        }
+        output += units[position...]
+        return String(decoding: output, as: UTF16.self)
+    }
+}
