@@ -280,8 +280,12 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching 
             guard case .string(let text) = value, case .string(let prefix) = filter.value else { return false }
             return text.unicodeScalars.starts(with: prefix.unicodeScalars)
         case .contains:
-            guard case .array(let items) = value else { return false }
-            return items.contains(where: same)
+            // The raw array (`fieldValue` gives arrays as their JSON text, as SQLite compares them).
+            guard case .array(let items) = entry.parsed.value(at: filter.field.split(separator: ".")) else { return false }
+            return items.contains { item in
+                if case .same = JSONValue.compare(item, filter.value) { return true }
+                return false
+            }
         }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// One row of a file being imported, before it is checked.
 struct ImportRow: Sendable {
-    /// 1-based position in the file (a CSV counts its header row).
+    /// 1-based position in the file (a CSV's record, counting its header row, as a spreadsheet shows it).
     var number: Int
     var word: String
     var definitions: [String]
@@ -33,7 +33,8 @@ struct ImportRowError: Error, Sendable {
 struct CSVSource: ImportSource {
     private let data: Data
     private var offset: Int
-    private var line = 1
+    /// Records read so far (the header is record 1), as a spreadsheet numbers its rows.
+    private var record = 0
     private var columns: (word: Int, definition: Int, tags: Int?, collection: Int?) = (0, 1, 2, 3)
     let total: Int?
 
@@ -65,13 +66,13 @@ struct CSVSource: ImportSource {
         } else {
             // No header: the first row is data.
             offset = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-            line = 1
+            record = 0
         }
     }
 
     mutating func next() -> Result<ImportRow, ImportRowError>? {
-        let number = line
         guard let fields = nextRecord() else { return nil }
+        let number = record
         if fields.count == 1, fields[0].trimmingCharacters(in: .whitespaces).isEmpty { return next() }
         func cell(_ index: Int?) -> String? {
             guard let index, index < fields.count else { return nil }
@@ -114,7 +115,6 @@ struct CSVSource: ImportSource {
                             quoted = false
                         }
                     } else {
-                        if byte == 10 { line += 1 }
                         field.append(byte)
                     }
                     continue
@@ -128,7 +128,6 @@ struct CSVSource: ImportSource {
                     field.removeAll(keepingCapacity: true)
                     atFieldStart = true
                 case 10:
-                    line += 1
                     finished = true
                 case 13:
                     continue
@@ -144,6 +143,7 @@ struct CSVSource: ImportSource {
         }
         fields.append(text(field))
         offset = index
+        record += 1
         return fields
     }
 

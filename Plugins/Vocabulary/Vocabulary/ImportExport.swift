@@ -19,9 +19,9 @@ struct ImportExport: Sendable {
     let logger: Logger
     static let batchSize = 500
     static let maxReportedErrors = 100
-    /// A running job records its progress at least every second; one silent for this long belongs
+    /// A running job records its progress several times a second; one silent for this long belongs
     /// to a process that stopped.
-    static let staleAfter: TimeInterval = 120
+    static let staleAfter: TimeInterval = 15
     /// Jobs running in this process.
     let active = ActiveJobs()
 

@@ -74,11 +74,17 @@ struct VocabularyJanitor: Service {
     let jobs: ImportExport
 
     func run() async throws {
+        var lastPurge = Date.distantPast
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            // Cheap (an indexed look for running jobs): often, so that an import a crash left
+            // behind is rolled back soon after it falls silent.
             await jobs.recover()
-            _ = try? await service.purgeTrash()
+            if Date().timeIntervalSince(lastPurge) >= 60 {
+                _ = try? await service.purgeTrash()
+                lastPurge = Date()
+            }
             do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(60)) }
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }
             } catch {
                 return
             }

@@ -1,0 +1,289 @@
+import AppHost
+import AppHostTestKit
+import Bus
+import Foundation
+import HTTPTypes
+import Testing
+
+let vocabularyYAML = TestApp.yaml(extraPlugins: "  vocabulary: { undo_seconds: 1 }\n")
+
+extension APIClient.Reply {
+    var text: String { String(decoding: body, as: UTF8.self) }
+    var problemCode: String? { self["type"]?.split(separator: ":").last.map(String.init) }
+    func list(_ key: String) -> [[String: any Sendable]] { json[key] as? [[String: any Sendable]] ?? [] }
+}
+
+extension APIClient {
+    func make(_ path: String, _ body: [String: any Sendable], token: String) async throws -> String {
+        let reply = try await send(.post, "/api/v1/vocabulary/\(path)", json: body, token: token)
+        guard reply.status == 201, let id = reply["id"] else { throw TestAppFailure("POST \(path): \(reply.status) \(reply.text)") }
+        return id
+    }
+
+    func search(_ query: String, token: String, extra: String = "") async throws -> [[String: any Sendable]] {
+        let encoded = query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? query
+        let reply = try await send(.get, "/api/v1/vocabulary/search?q=\(encoded)\(extra)", token: token)
+        guard reply.status == 200 else { throw TestAppFailure("search \(query): \(reply.status) \(reply.text)") }
+        return reply.list("hits")
+    }
+
+    /// Polls an import until it ends.
+    func finishedImport(_ reply: Reply, token: String) async throws -> Reply {
+        guard reply.status == 202, let id = reply["id"] else { throw TestAppFailure("import: \(reply.status) \(reply.text)") }
+        for _ in 0..<200 {
+            let job = try await send(.get, "/api/v1/vocabulary/imports/\(id)", token: token)
+            if job["state"] != "running" { return job }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestAppFailure("import \(id) did not finish")
+    }
+}
+
+@Suite("Foreign Note over HTTP")
+struct VocabularyAPITests {
+    @Test("collections: a name is required, duplicates (case and accents aside) are 409 naming the other, delete takes the entries")
+    func collections() async throws {
+        try await TestApp.run(yaml: vocabularyYAML) { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let missing = try await api.send(.post, "/api/v1/vocabulary/collections", json: ["name": "  "], token: token)
+            #expect(missing.status == 422)
+            #expect(missing["detail"] == "Give the collection a name.")
+            let french = try await api.make("collections", ["name": "Frénch"], token: token)
+            let german = try await api.make("collections", ["name": "German"], token: token)
+            let clash = try await api.send(.patch, "/api/v1/vocabulary/collections/\(german)", json: ["name": "FRENCH"], token: token)
+            #expect(clash.status == 409)
+            #expect(clash["conflicting_name"] == "Frénch")
+            #expect(clash["detail"]?.contains("'Frénch'") == true)
+            let again = try await api.send(.post, "/api/v1/vocabulary/collections", json: ["name": "french"], token: token)
+            #expect(again.status == 409)
+            let renamed = try await api.send(.patch, "/api/v1/vocabulary/collections/\(german)", json: ["name": "Deutsch"], token: token)
+            #expect(renamed.status == 200 && renamed["name"] == "Deutsch")
+            let entry = try await api.make("entries", ["collection": french, "word": "pain", "definitions": ["bread"]], token: token)
+            #expect(try await api.send(.delete, "/api/v1/vocabulary/collections/\(french)", token: token).status == 204)
+            #expect(try await api.send(.get, "/api/v1/vocabulary/entries/\(entry)", token: token).status == 404)
+            let names = try await api.send(.get, "/api/v1/vocabulary/collections", token: token).list("collections").compactMap { $0["name"] as? String }
+            #expect(names == ["Deutsch"])
+        }
+    }
+
+    @Test("entries: word, definitions, BCP 47 languages, note, example, tags; bad input says what to fix")
+    func entries() async throws {
+        try await TestApp.run(yaml: vocabularyYAML) { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let french = try await api.make("collections", ["name": "French"], token: token)
+            let food = try await api.make("tags", ["name": "food"], token: token)
+            let created = try await api.send(.post, "/api/v1/vocabulary/entries", json: [
+                "collection": french, "word": " crème ", "definitions": ["cream", ""], "languages": ["fr", "en-GB"],
+                "note": "feminine", "example": "Un peu de crème.", "tags": [food],
+            ] as [String: any Sendable], token: token)
+            #expect(created.status == 201)
+            #expect(created["word"] == "crème")
+            #expect(created.json["definitions"] as? [String] == ["cream"])
+            #expect(created.json["tags"] as? [String] == [food])
+            let id = try #require(created["id"])
+            let edited = try await api.send(.patch, "/api/v1/vocabulary/entries/\(id)", json: ["note": NSNull(), "definitions": ["cream", "custard"]] as [String: any Sendable], token: token)
+            #expect(edited.status == 200)
+            #expect(edited.json["note"] is NSNull)
+            #expect(edited["example"] == "Un peu de crème.")
+            for (body, field) in [
+                (["collection": french, "definitions": ["x"]] as [String: any Sendable], "word"),
+                (["collection": french, "word": "x", "definitions": [" "]], "definitions"),
+                (["collection": french, "word": "x", "definitions": ["y"], "languages": ["french!"]], "languages"),
+                (["collection": french, "word": "x", "definitions": ["y"], "tags": ["t_nope"]], "tags"),
+                (["word": "x", "definitions": ["y"]], "collection"),
+            ] {
+                let refused = try await api.send(.post, "/api/v1/vocabulary/entries", json: body, token: token)
+                #expect(refused.status == 422, "\(field)")
+                #expect(refused["field"] == field)
+            }
+        }
+    }
+
+    @Test("tags: duplicate rename is 409; deleting a tag keeps the entries without it")
+    func tags() async throws {
+        try await TestApp.run(yaml: vocabularyYAML) { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let french = try await api.make("collections", ["name": "French"], token: token)
+            let food = try await api.make("tags", ["name": "food"], token: token)
+            let verb = try await api.make("tags", ["name": "verb"], token: token)
+            #expect(try await api.send(.post, "/api/v1/vocabulary/tags", json: ["name": "two words"], token: token).status == 422)
+            let clash = try await api.send(.patch, "/api/v1/vocabulary/tags/\(verb)", json: ["name": "Food"], token: token)
+            #expect(clash.status == 409 && clash["conflicting_name"] == "food")
+            let entry = try await api.make("entries", ["collection": french, "word": "manger", "definitions": ["to eat"], "tags": [food, verb]],
+                                           token: token)
+            #expect(try await api.send(.delete, "/api/v1/vocabulary/tags/\(food)", token: token).status == 204)
+            let after = try await api.send(.get, "/api/v1/vocabulary/entries/\(entry)", token: token)
+            #expect(after.status == 200)
+            #expect(after.json["tags"] as? [String] == [verb])
+        }
+    }
+
+    @Test("relations are symmetric, across collections, removed with either entry, back with an undo")
+    func relations() async throws {
+        try await TestApp.run(yaml: vocabularyYAML) { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let french = try await api.make("collections", ["name": "French"], token: token)
+            let german = try await api.make("collections", ["name": "German"], token: token)
+            let a = try await api.make("entries", ["collection": french, "word": "voiture", "definitions": ["car"]], token: token)
+            let b = try await api.make("entries", ["collection": german, "word": "Auto", "definitions": ["car"]], token: token)
+            let c = try await api.make("entries", ["collection": french, "word": "auto", "definitions": ["car (informal)"]], token: token)
+            #expect(try await api.send(.post, "/api/v1/vocabulary/entries/\(a)/relations", json: ["kind": "related", "entry": b], token: token).status == 200)
+            #expect(try await api.send(.post, "/api/v1/vocabulary/entries/\(a)/relations", json: ["kind": "alternative", "entry": c], token: token).status == 200)
+            #expect(try await api.send(.post, "/api/v1/vocabulary/entries/\(a)/relations", json: ["kind": "cousin", "entry": c], token: token).status == 422)
+            func relations(_ id: String) async throws -> [String: String] {
+                let list = try await api.send(.get, "/api/v1/vocabulary/entries/\(id)", token: token).json["relations"] as? [[String: String]] ?? []
+                return Dictionary(uniqueKeysWithValues: list.compactMap { item in item["entry"].map { ($0, item["kind"] ?? "") } })
+            }
+            #expect(try await relations(a) == [b: "related", c: "alternative"])
+            #expect(try await relations(b) == [a: "related"])
+            #expect(try await relations(c) == [a: "alternative"])
+            #expect(try await api.send(.delete, "/api/v1/vocabulary/entries/\(c)/relations/\(a)", token: token).status == 200)
+            #expect(try await relations(a) == [b: "related"])
+            #expect(try await api.send(.delete, "/api/v1/vocabulary/entries/\(b)", token: token).status == 204)
+            #expect(try await relations(a) == [:], "deleting one side removes the relation from the other")
+            #expect(try await api.send(.post, "/api/v1/vocabulary/entries/\(b)/restore", token: token).status == 200)
+            #expect(try await relations(a) == [b: "related"], "restoring brings it back on both")
+        }
+    }
+
+    @Test("a deleted entry can be restored within the undo window; after it, 410")
+    func undo() async throws {
+        try await TestApp.run(yaml: vocabularyYAML) { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let french = try await api.make("collections", ["name": "French"], token: token)
+            let entry = try await api.make("entries", ["collection": french, "word": "pomme", "definitions": ["apple"]], token: token)
+            #expect(try await api.send(.post, "/api/v1/vocabulary/entries/\(entry)/restore", token: token).status == 409, "not deleted")
+            #expect(try await api.send(.delete, "/api/v1/vocabulary/entries/\(entry)", token: token).status == 204)
+            #expect(try await api.search("pomme", token: token).isEmpty, "a deleted entry is not found")
+            let restored = try await api.send(.post, "/api/v1/vocabulary/entries/\(entry)/restore", token: token)
+            #expect(restored.status == 200 && restored["word"] == "pomme")
+            #expect(try await api.search("pomme", token: token).count == 1)
+            #expect(try await api.send(.delete, "/api/v1/vocabulary/entries/\(entry)", token: token).status == 204)
+            try await Task.sleep(for: .milliseconds(1300))  // the test app's undo window is 1 s
+            let late = try await api.send(.post, "/api/v1/vocabulary/entries/\(entry)/restore", token: token)
+            #expect(late.status == 410)
+            #expect(late.problemCode == "gone")
+            #expect(try await api.send(.post, "/api/v1/vocabulary/entries/e_never/restore", token: token).status == 404)
+        }
+    }
+
+    @Test("another user's collections, entries and tags answer 404 and never show in search")
+    func isolation() async throws {
+        try await TestApp.run(yaml: vocabularyYAML) { api, _ in
+            let (ada, _) = try await api.signUp("ada")
+            let (bob, _) = try await api.signUp("bob")
+            let collection = try await api.make("collections", ["name": "French"], token: ada)
+            let tag = try await api.make("tags", ["name": "food"], token: ada)
+            let entry = try await api.make("entries", ["collection": collection, "word": "pain", "definitions": ["bread"], "tags": [tag]], token: ada)
+            for (method, path) in [
+                (HTTPRequest.Method.get, "collections/\(collection)"), (.patch, "collections/\(collection)"), (.delete, "collections/\(collection)"),
+                (.get, "collections/\(collection)/entries"), (.get, "entries/\(entry)"), (.patch, "entries/\(entry)"),
+                (.delete, "entries/\(entry)"), (.post, "entries/\(entry)/restore"), (.patch, "tags/\(tag)"), (.delete, "tags/\(tag)"),
+            ] {
+                let reply = try await api.send(method, "/api/v1/vocabulary/\(path)", json: ["name": "x"], token: bob)
+                #expect(reply.status == 404, "\(method) \(path): \(reply.status)")
+            }
+            let borrowed = try await api.send(.post, "/api/v1/vocabulary/entries",
+                                              json: ["collection": collection, "word": "x", "definitions": ["y"]] as [String: any Sendable], token: bob)
+            #expect(borrowed.status == 404, "adding to another user's collection")
+            #expect(try await api.search("pain", token: bob).isEmpty)
+            #expect(try await api.send(.get, "/api/v1/vocabulary/search?q=pain&collection=\(collection)", token: bob).status == 404)
+            #expect(try await api.search("pain", token: ada).count == 1)
+            #expect(try await api.send(.get, "/api/v1/vocabulary/search?q=pain").status == 401)
+        }
+    }
+
+    @Test("search as you type: accents, ß, CJK substrings, ranking, highlights, collection and tag filters")
+    func search() async throws {
+        try await TestApp.run(yaml: vocabularyYAML) { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let french = try await api.make("collections", ["name": "French"], token: token)
+            let other = try await api.make("collections", ["name": "Other"], token: token)
+            let food = try await api.make("tags", ["name": "food"], token: token)
+            let fr = try await api.make("tags", ["name": "fr"], token: token)
+            _ = try await api.make("entries", ["collection": french, "word": "crème brûlée", "definitions": ["custard dessert"], "tags": [food, fr]], token: token)
+            _ = try await api.make("entries", ["collection": french, "word": "crevette", "definitions": ["shrimp"], "tags": [food]], token: token)
+            _ = try await api.make("entries", ["collection": other, "word": "Straße", "definitions": ["street"]], token: token)
+            _ = try await api.make("entries", ["collection": other, "word": "東京都", "definitions": ["Tokyo"]], token: token)
+            _ = try await api.make("entries", ["collection": other, "word": "flan", "definitions": ["a crème dessert"]], token: token)
+            let hits = try await api.search("creme", token: token)
+            #expect(hits.compactMap { $0["word"] as? String } == ["crème brûlée", "flan"], "prefix of the word first, then the definition")
+            #expect(hits.compactMap { $0["match"] as? String } == ["prefix", "definition"])
+            #expect((hits.first?["highlights"] as? [String: [[Int]]])?["word"] == [[0, 5]])
+            #expect((hits.last?["highlights"] as? [String: [[Int]]])?["definitions.0"] == [[2, 7]])
+            #expect(try await api.search("strasse", token: token).first?["word"] as? String == "Straße")
+            #expect(try await api.search("京都", token: token).first?["word"] as? String == "東京都")
+            #expect(try await api.search("cr", token: token, extra: "&all=food,fr").compactMap { $0["word"] as? String } == ["crème brûlée"])
+            #expect(try await api.search("cr", token: token, extra: "&none=fr").compactMap { $0["word"] as? String } == ["crevette", "flan"])
+            #expect(try await api.search("cr", token: token, extra: "&any=\(fr)").count == 1, "tags by id too")
+            #expect(try await api.search("cr", token: token, extra: "&collection=Other").compactMap { $0["word"] as? String } == ["flan"])
+            #expect(try await api.send(.get, "/api/v1/vocabulary/search?q=cr&all=nosuchtag", token: token).status == 404)
+            #expect(try await api.send(.get, "/api/v1/vocabulary/search?q=cr&limit=0", token: token).status == 400)
+        }
+    }
+
+    @Test("CSV import keeps the good rows and reports the bad ones; export gives them back; wrong files are refused")
+    func csv() async throws {
+        try await TestApp.run(yaml: vocabularyYAML) { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let csv = [
+                "Word,Definition,Tags,Collection",
+                "pain,\"bread\nloaf\",food fr,French",
+                ",no word,,French",
+                "Haus,house,de,German",
+                "\"quote \"\"x\"\"\",has a quote,,",
+                "nodefinition,,,French",
+            ].joined(separator: "\r\n") + "\r\n"
+            let job = try await api.finishedImport(
+                try await api.upload(.post, "/api/v1/vocabulary/imports?collection=Misc", bytes: Data(csv.utf8), contentType: "text/csv", token: token),
+                token: token)
+            #expect(job["state"] == "succeeded")
+            #expect(job.json["imported"] as? Int == 3)
+            #expect(job.json["errorCount"] as? Int == 2)
+            let rows = (job.json["errors"] as? [[String: any Sendable]] ?? []).compactMap { $0["row"] as? Int }
+            #expect(rows == [3, 6])
+            let exported = try await api.send(.get, "/api/v1/vocabulary/export?format=csv", token: token)
+            #expect(exported.status == 200)
+            #expect(exported.text.contains("pain,\"bread\nloaf\",food fr,French"))
+            #expect(exported.text.contains("\"quote \"\"x\"\"\",has a quote,,Misc"))
+            #expect(exported.text.contains("Haus,house,de,German"))
+
+            let zipAsCSV = try await api.upload(.post, "/api/v1/vocabulary/imports?format=csv", bytes: Data([0x50, 0x4B, 0x03, 0x04, 0, 0]),
+                                                token: token)
+            #expect(zipAsCSV.status == 415)
+            #expect(zipAsCSV["detail"]?.contains("apkg") == true)
+            let textAsAnki = try await api.upload(.post, "/api/v1/vocabulary/imports?format=apkg", bytes: Data(csv.utf8), token: token)
+            #expect(textAsAnki.status == 415)
+            #expect(textAsAnki["detail"]?.contains("not an Anki package") == true)
+            let noFormat = try await api.upload(.post, "/api/v1/vocabulary/imports", bytes: Data(csv.utf8), token: token)
+            #expect(noFormat.status == 400)
+            let count = try await api.send(.get, "/api/v1/vocabulary/export?format=csv", token: token).text.split(separator: "\r\n").count
+            #expect(count == 4, "header and the 3 rows: nothing more from the refused files")
+        }
+    }
+
+    @Test("Anki: an export imports back with the same words, definitions, tags and decks")
+    func ankiRoundTrip() async throws {
+        try await TestApp.run(yaml: vocabularyYAML) { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let french = try await api.make("collections", ["name": "French"], token: token)
+            let food = try await api.make("tags", ["name": "food"], token: token)
+            _ = try await api.make("entries", ["collection": french, "word": "pain & <beurre>", "definitions": ["bread", "and butter"], "tags": [food]],
+                                   token: token)
+            let package = try await api.send(.get, "/api/v1/vocabulary/export?format=apkg", token: token)
+            #expect(package.status == 200)
+            #expect(package.body.prefix(4) == Data([0x50, 0x4B, 0x03, 0x04]))
+            let (bob, _) = try await api.signUp("bob")
+            let job = try await api.finishedImport(
+                try await api.upload(.post, "/api/v1/vocabulary/imports", bytes: package.body, contentType: "application/zip", token: bob), token: bob)
+            #expect(job["state"] == "succeeded" && job.json["imported"] as? Int == 1)
+            let hit = try #require(try await api.search("pain", token: bob).first)
+            #expect(hit["word"] as? String == "pain & <beurre>")
+            #expect(hit["definitions"] as? [String] == ["bread", "and butter"])
+            let tags = try await api.send(.get, "/api/v1/vocabulary/tags", token: bob).list("tags").compactMap { $0["name"] as? String }
+            #expect(tags == ["food"])
+            let decks = try await api.send(.get, "/api/v1/vocabulary/collections", token: bob).list("collections").compactMap { $0["name"] as? String }
+            #expect(decks == ["French"])
+        }
+    }
+}
