@@ -9,6 +9,7 @@ import MediaAPI
 import NotesAPI
 import StorageAPI
 import Testing
+import VocabularyAPI
 import Yams
 
 @Suite("The host's HTTP surface")
@@ -81,7 +82,8 @@ struct HostRoutesTests {
             }
         }
         let documentedRoutes = documented
-        try await TestApp.run { _, host in
+        // Every plugin that has routes.
+        try await TestApp.run(yaml: TestApp.yaml(extraPlugins: TestApp.napkinPlugins() + "  vocabulary: {}\n")) { _, host in
             let documented = documentedRoutes
             let served = Dictionary(uniqueKeysWithValues: host.routes.map { ("\($0.method) \($0.path)", $0.access == .public) })
             #expect(Set(served.keys).subtracting(documented.keys).sorted() == [], "served but not documented")
@@ -95,6 +97,7 @@ struct HostRoutesTests {
     @Test("every message compiled in has a valid name, and no two share one")
     func messageNames() {
         let all: [any BusMessage.Type] = StorageMessages.all + AuthMessages.all + NotesMessages.all + MediaMessages.all
+            + VocabularyMessages.all
         let names = all.map { $0.name.rawValue }
         for name in names { #expect(MessageName.isValid(name), "\(name)") }
         #expect(Set(names).count == names.count)

@@ -56,7 +56,7 @@ struct PluginGraphTests {
     @Test("an unknown plugin is refused at its key, listing the ones compiled in")
     func unknownPlugin() throws {
         #expect(try errors("app: a\nplugins:\n  storage: {}\n  telepathy: {}\n") == [
-            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: auth, drawing, media, notes, storage",
+            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: auth, drawing, media, notes, storage, vocabulary",
         ])
     }
 
@@ -98,7 +98,7 @@ struct PluginGraphTests {
     @Test("every app config shipped in config/ is valid")
     func shippedConfigs() throws {
         let root = RepositoryRoot.path
-        for name in ["config/apps/napkin-notes.yaml"] {
+        for name in ["config/apps/napkin-notes.yaml", "config/apps/foreign-note.yaml"] {
             let config = try AppConfig.load(file: "\(root)/\(name)", environment: [:])
             #expect(throws: Never.self) { try AppHost.validate(config, catalog: PluginCatalog.all) }
         }
