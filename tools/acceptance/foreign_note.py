@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""End-to-end acceptance of Foreign Note against the real `quire` binary and the shipped config.
+
+- A deck made by genanki (PyPI) imports through the API with every note, tag and deck.
+- An exported .apkg opens with Anki's own library (the `anki` PyPI package) with the same notes,
+  tags and decks.
+- quire-vocab imports a CSV with progress, reports row errors, searches and exports on the same data.
+- A kill -9 during a large import leaves nothing of it once the server is back (the job says failed).
+Prints one line per check and `acceptance: N passed, N failed` last.
+"""
+import argparse
+import csv
+import io
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import napkin_notes  # noqa: E402  (shared harness: Server, call, check)
+from napkin_notes import call, check, free_port, results, sign_up  # noqa: E402
+
+ROOT = napkin_notes.ROOT
+CONFIG = os.path.join(ROOT, "config", "apps", "foreign-note.yaml")
+
+
+class Server(napkin_notes.Server):
+    def start(self):
+        napkin_notes.CONFIG = CONFIG
+        super().start()
+
+
+def wait_job(server, token, job, timeout=120):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        status, body, _ = call(server, "GET", f"/api/v1/vocabulary/imports/{job['id']}", token=token)
+        if status == 200 and body["state"] != "running":
+            return body
+        time.sleep(0.1)
+    raise RuntimeError(f"import {job['id']} still running after {timeout} s")
+
+
+def genanki_deck(path):
+    import genanki
+    model = genanki.Model(1607392319, "Simple", fields=[{"name": "Front"}, {"name": "Back"}],
+                          templates=[{"name": "Card 1", "qfmt": "{{Front}}", "afmt": "{{FrontSide}}<hr id=answer>{{Back}}"}])
+    food = genanki.Deck(2059400110, "French::Food")
+    verbs = genanki.Deck(2059400111, "French::Verbs")
+    notes = [(food, "crème brûlée", "custard dessert<br>with burnt sugar", ["food", "dessert"]),
+             (food, "pain", "bread", ["food"]),
+             (verbs, "manger", "to eat", ["verb", "food"]),
+             (verbs, "être &amp; avoir", "to be &amp; to have", ["verb"])]
+    for deck, front, back, tags in notes:
+        deck.add_note(genanki.Note(model=model, fields=[front, back], tags=tags))
+    genanki.Package([food, verbs]).write_to_file(path)
+    return notes
+
+
+def anki_notes(path, scratch):
+    from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+    col = Collection(os.path.join(scratch, "check.anki2"))
+    try:
+        col.import_anki_package(ImportAnkiPackageRequest(package_path=path, options=ImportAnkiPackageOptions()))
+        found = {}
+        for nid in col.find_notes(""):
+            note = col.get_note(nid)
+            found[note.fields[0]] = (note.fields[1], sorted(note.tags), col.decks.name(note.cards()[0].did))
+        return found
+    finally:
+        col.close()
+
+
+def anki_round_trip(server, data):
+    token = sign_up(server, "ada")
+    deck = os.path.join(data, "genanki.apkg")
+    genanki_deck(deck)
+    with open(deck, "rb") as handle:
+        status, job, _ = call(server, "POST", "/api/v1/vocabulary/imports?format=apkg", raw=handle.read(), token=token,
+                              content_type="application/zip")
+    check("genanki deck upload → 202 with a job", status == 202, (status, job))
+    job = wait_job(server, token, job)
+    check("…every card imported", job["state"] == "succeeded" and job["imported"] == 4 and job["errorCount"] == 0, job)
+    status, body, _ = call(server, "GET", "/api/v1/vocabulary/collections", token=token)
+    decks = sorted(c["name"] for c in body["collections"])
+    check("…decks became collections", decks == ["French::Food", "French::Verbs"], decks)
+    status, body, _ = call(server, "GET", "/api/v1/vocabulary/tags", token=token)
+    tags = sorted(t["name"] for t in body["tags"])
+    check("…Anki tags became tags", tags == ["dessert", "food", "verb"], tags)
+    status, body, _ = call(server, "GET", "/api/v1/vocabulary/search?q=creme", token=token)
+    hit = body["hits"][0] if body.get("hits") else {}
+    check("…'creme' finds crème brûlée, HTML made plain", hit.get("word") == "crème brûlée"
+          and hit.get("definitions") == ["custard dessert", "with burnt sugar"], hit)
+    status, body, _ = call(server, "GET", "/api/v1/vocabulary/search?q=etre", token=token)
+    check("…entities decoded ('être & avoir')", [h["word"] for h in body.get("hits", [])] == ["être & avoir"], body)
+
+    status, package, headers = call(server, "GET", "/api/v1/vocabulary/export?format=apkg", token=token)
+    check("export ?format=apkg → 200 zip", status == 200 and package[:4] == b"PK\x03\x04", status)
+    exported = os.path.join(data, "export.apkg")
+    with open(exported, "wb") as handle:
+        handle.write(package)
+    found = anki_notes(exported, data)
+    expected = {"crème brûlée": ("custard dessert<br>with burnt sugar", ["dessert", "food"], "French::Food"),
+                "pain": ("bread", ["food"], "French::Food"),
+                "manger": ("to eat", ["food", "verb"], "French::Verbs"),
+                "être &amp; avoir": ("to be &amp; to have", ["verb"], "French::Verbs")}
+    check("Anki's own library opens the export: same notes, tags and decks", found == expected, found)
+    return token
+
+
+def wrong_files(server, token):
+    status, body, _ = call(server, "POST", "/api/v1/vocabulary/imports?format=apkg", raw=b"word,definition\nx,y\n", token=token)
+    check("a CSV sent as .apkg → 415 with a sentence", status == 415 and "Anki" in body.get("detail", ""), (status, body))
+    status, body, _ = call(server, "POST", "/api/v1/vocabulary/imports?format=csv", raw=bytes(range(256)) * 10, token=token)
+    check("binary sent as CSV → 415", status == 415, (status, body))
+    status, body, _ = call(server, "POST", "/api/v1/vocabulary/imports?format=apkg", raw=b"PK\x03\x04" + os.urandom(200), token=token)
+    check("a damaged zip → 415", status == 415, (status, body))
+
+
+def quire_vocab(server, binary, data):
+    tool = os.path.join(os.path.dirname(binary), "quire-vocab")
+    auth = os.path.join(os.path.dirname(binary), "quire-auth")
+    env = dict(os.environ, QUIRE_DATA=data)
+    subprocess.run([auth, "create-user", "--config", CONFIG, "carol"], env=env, capture_output=True, check=True)
+    path = os.path.join(data, "words.csv")
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["word", "definition", "tags", "collection"])
+        for index in range(3000):
+            writer.writerow([f"mot{index}", f"word number {index}", "bulk", "Bulk"])
+        writer.writerow(["", "no word", "", ""])
+        writer.writerow(["東京都", "Tokyo", "ja", "Japanese"])
+    run = subprocess.run([tool, "import", path, "--config", CONFIG, "--user", "carol"], env=env, capture_output=True, text=True)
+    check("quire-vocab import → exit 0, counts and the bad row", run.returncode == 0 and "imported 3001 entries" in run.stdout
+          and "row 3002:" in run.stdout, (run.returncode, run.stdout[-300:], run.stderr[-300:]))
+    check("…progress on stderr", "importing:" in run.stderr and "rows/s" in run.stderr, run.stderr[-200:])
+    run = subprocess.run([tool, "search", "京都", "--config", CONFIG, "--user", "carol"], env=env, capture_output=True, text=True)
+    check("quire-vocab search 京都 → 東[京都] (substring, marked)", run.returncode == 0 and "東[京都]" in run.stdout, run.stdout)
+    run = subprocess.run([tool, "export", "--config", CONFIG, "--user", "carol", "--collection", "Japanese"], env=env,
+                         capture_output=True, text=True)
+    rows = list(csv.reader(io.StringIO(run.stdout)))
+    check("quire-vocab export --collection Japanese → that one row", rows == [["word", "definition", "tags", "collection"],
+                                                                       ["東京都", "Tokyo", "ja", "Japanese"]], rows)
+    run = subprocess.run([tool, "search", "x", "--config", CONFIG, "--user", "nobody"], env=env, capture_output=True, text=True)
+    check("quire-vocab for an unknown user → exit 3 with a sentence", run.returncode == 3 and "nobody" in run.stderr, run.stderr)
+
+
+def kill_during_import(server, binary, data, token):
+    path = os.path.join(data, "big.csv")
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["word", "definition", "tags", "collection"])
+        for index in range(150000):
+            writer.writerow([f"crash{index}", f"definition {index}", "crashtag", "Crash"])
+    with open(path, "rb") as handle:
+        status, job, _ = call(server, "POST", "/api/v1/vocabulary/imports?format=csv", raw=handle.read(), token=token, timeout=60)
+    check("large import accepted", status == 202, (status, job))
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        _, state, _ = call(server, "GET", f"/api/v1/vocabulary/imports/{job['id']}", token=token)
+        if state["imported"] > 0 or state["state"] != "running":
+            break
+        time.sleep(0.05)
+    check("…kill -9 while it is running (some entries written)", state["state"] == "running" and state["imported"] > 0, state)
+    server.stop(signal.SIGKILL)
+    server.start()
+    state = wait_job(server, token, job, timeout=90)
+    check("after restart the job is failed, with why", state["state"] == "failed" and "stopped" in (state.get("failure") or ""), state)
+    _, body, _ = call(server, "GET", "/api/v1/vocabulary/search?q=crash", token=token)
+    check("…and nothing of it is left (entries)", body.get("hits") == [], body)
+    _, body, _ = call(server, "GET", "/api/v1/vocabulary/collections", token=token)
+    check("…nor the collection it created", "Crash" not in [c["name"] for c in body["collections"]], body)
+    _, body, _ = call(server, "GET", "/api/v1/vocabulary/tags", token=token)
+    check("…nor the tag", "crashtag" not in [t["name"] for t in body["tags"]], body)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    args = parser.parse_args()
+    binary = os.path.abspath(args.binary)
+    with tempfile.TemporaryDirectory(prefix="quire-foreign-note-") as data:
+        server = Server(binary, data, free_port())
+        try:
+            server.start()
+            token = anki_round_trip(server, data)
+            wrong_files(server, token)
+            quire_vocab(server, binary, data)
+            kill_during_import(server, binary, data, token)
+            server.stop()
+        except Exception as error:  # a crash of the harness is a failed check, with its reason
+            check("acceptance run", False, repr(error))
+            if server.process and server.process.poll() is None:
+                server.process.kill()
+    failed = results.count(False)
+    print(f"foreign-note acceptance: {len(results) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
