@@ -120,7 +120,8 @@ let targets: [Target] = [
     // Binaries
     tool("quire", ["CQuireSystem", "AppHost", "AppConfig", "PluginKit", "PluginCatalog", .argumentParser, .logging, .lifecycle]),
     tool("quire-auth", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "Auth", "StorageAPI", .argumentParser, .logging]),
-    tool("quire-bench", ["Bus", "BusInProcess", "Media", "Drawing", "DrawingAPI", .argumentParser]),
+    tool("quire-bench", ["Bus", "BusInProcess", "Media", "Drawing", "DrawingAPI", "AppHost", "AppConfig", "PluginCatalog", "AuthAPI",
+                         "VocabularyAPI", .argumentParser, .logging]),
     tool("quire-media", ["Media", "MediaAPI", "Bus", .argumentParser]),
     tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "Bus", .argumentParser]),
     tool("quire-vocab", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "VocabularyAPI", "Bus", .argumentParser, .logging]),
