@@ -70,6 +70,12 @@ public struct APIClient: Sendable {
         public var items: [[String: any Sendable]] { json["items"] as? [[String: any Sendable]] ?? [] }
 
         public var contentType: String? { headers[.contentType] }
+
+        /// The body as text.
+        public var text: String { String(decoding: body, as: UTF8.self) }
+
+        /// A problem's stable code: the last part of its `type`.
+        public var problemCode: String? { self["type"]?.split(separator: ":").last.map(String.init) }
     }
 
     /// Sends a request. `json` is encoded as the body (pass a string for raw bytes).

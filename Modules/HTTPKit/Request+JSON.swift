@@ -29,6 +29,16 @@ extension Request {
         }
     }
 
+    /// The `?limit=` of a list or search: `pageSize` when absent, 400 when it is not a whole number
+    /// from 1 to `max`.
+    public func limit(default pageSize: Int, max: Int) throws -> Int {
+        guard let raw = uri.queryParameters["limit"] else { return pageSize }
+        guard let limit = Int(raw), (1...max).contains(limit) else {
+            throw Problem.badRequest("'limit' must be a whole number from 1 to \(max).", field: "limit")
+        }
+        return limit
+    }
+
     /// The `Idempotency-Key` header, when present and well-formed (1–255 visible ASCII characters).
     public func idempotencyKey() throws -> String? {
         guard let key = headers[HTTPField.Name.idempotencyKey] else { return nil }

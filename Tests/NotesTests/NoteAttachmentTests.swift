@@ -47,9 +47,6 @@ extension AppHost {
 }
 
 extension APIClient.Reply {
-    var text: String { String(decoding: body, as: UTF8.self) }
-    /// The problem's stable code: the last part of its `type`.
-    var problemCode: String? { self["type"]?.split(separator: ":").last.map(String.init) }
     /// Width and height read from a PNG's header.
     var pngSize: (Int, Int)? {
         guard body.count > 24, body.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) else { return nil }

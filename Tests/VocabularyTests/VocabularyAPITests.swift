@@ -8,8 +8,6 @@ import Testing
 let vocabularyYAML = TestApp.yaml(extraPlugins: "  vocabulary: { undo_seconds: 1 }\n")
 
 extension APIClient.Reply {
-    var text: String { String(decoding: body, as: UTF8.self) }
-    var problemCode: String? { self["type"]?.split(separator: ":").last.map(String.init) }
     func list(_ key: String) -> [[String: any Sendable]] { json[key] as? [[String: any Sendable]] ?? [] }
 }
 

@@ -60,7 +60,7 @@ public struct NotesPlugin: Plugin {
         let service = self.service
         let pageSize = self.pageSize
         try routes.add(.get, "", summary: "The signed-in user's notes, in their order (cursor pages)") { request, _, identity in
-            let limit = try Self.limit(request, default: pageSize)
+            let limit = try request.limit(default: pageSize, max: 500)
             let cursor = request.uri.queryParameters["cursor"].map(String.init)
             return NoteJSON.listResponse(try await service.listPage(owner: identity.accountID, limit: limit, cursor: cursor))
         }
@@ -101,13 +101,5 @@ public struct NotesPlugin: Plugin {
     static func id(_ context: QuireContext) throws -> String {
         guard let id = context.parameters.get("id") else { throw Problem.badRequest("The note id is missing from the path.") }
         return id
-    }
-
-    static func limit(_ request: Request, default pageSize: Int) throws -> Int {
-        guard let raw = request.uri.queryParameters["limit"] else { return pageSize }
-        guard let limit = Int(raw), (1...500).contains(limit) else {
-            throw Problem.badRequest("'limit' must be a whole number from 1 to 500.", field: "limit")
-        }
-        return limit
     }
 }

@@ -32,7 +32,9 @@ enum AnkiPackage {
     static func read(file: URL, scratch: URL) throws(BusError) -> Source {
         let archive: Archive
         do {
-            let head = try FileHandle(forReadingFrom: file).read(upToCount: 4) ?? Data()
+            let handle = try FileHandle(forReadingFrom: file)
+            defer { try? handle.close() }
+            let head = try handle.read(upToCount: 4) ?? Data()
             guard head == Data([0x50, 0x4B, 0x03, 0x04]) else {
                 throw BusError(.unsupportedMedia, "This file is not an Anki package (.apkg files are zip archives). If it is a CSV, import it with format 'csv'.")
             }

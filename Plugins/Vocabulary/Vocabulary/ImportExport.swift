@@ -134,6 +134,12 @@ struct ImportExport: Sendable {
         var tags: [String: String] = [:]
         var batch: [WriteOperation] = []
         var lastProgress = Date()
+        /// Records the job's progress a few times a second (also its heartbeat: see `staleAfter`).
+        func saveProgress(_ job: ImportJob) async throws(BusError) {
+            guard Date().timeIntervalSince(lastProgress) > 0.25 else { return }
+            _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
+            lastProgress = Date()
+        }
         func report(_ error: ImportRowError, _ job: inout ImportJob) {
             job.errorCount += 1
             if job.errors.count < Self.maxReportedErrors {
@@ -146,10 +152,7 @@ struct ImportExport: Sendable {
             switch next {
             case .failure(let error):
                 report(error, &job)
-                if Date().timeIntervalSince(lastProgress) > 0.25 {
-                    _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
-                    lastProgress = Date()
-                }
+                try await saveProgress(job)
                 continue
             case .success(let value):
                 row = value
@@ -200,10 +203,7 @@ struct ImportExport: Sendable {
                 job.imported += batch.count
                 batch.removeAll(keepingCapacity: true)
             }
-            if Date().timeIntervalSince(lastProgress) > 0.25 {
-                _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
-                lastProgress = Date()
-            }
+            try await saveProgress(job)
         }
         if !batch.isEmpty {
             _ = try await store.write(WriteBatch(batch))

@@ -46,7 +46,7 @@ struct VocabularyRoutes: Sendable {
         }
         try routes.add(.get, "collections/{id}/entries", summary: "A collection's entries by word (cursor pages)") { request, context, identity in
             let page = try await service.entries(owner: identity.accountID, collection: try Self.id(context),
-                                                 limit: try Self.limit(request, default: pageSize),
+                                                 limit: try request.limit(default: pageSize, max: 1000),
                                                  cursor: request.uri.queryParameters["cursor"].map(String.init))
             return try .json(EntryPageJSON(entries: try page.records.map(EntryJSON.init), nextCursor: page.nextCursor))
         }
@@ -115,13 +115,7 @@ struct VocabularyRoutes: Sendable {
             func list(_ name: Substring) -> [String] {
                 (query[name].map(String.init) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             }
-            var limit = 20
-            if let raw = query["limit"] {
-                guard let value = Int(raw), (1...SearchQuery.maxLimit).contains(value) else {
-                    throw Problem.badRequest("'limit' must be a whole number from 1 to \(SearchQuery.maxLimit).", field: "limit")
-                }
-                limit = value
-            }
+            let limit = try request.limit(default: 20, max: SearchQuery.maxLimit)
             let result = try await service.search(SearchVocabulary(
                 owner: identity.accountID, query: query["q"].map(String.init) ?? "", collection: query["collection"].map(String.init),
                 allTags: list("all"), anyTags: list("any"), noTags: list("none"), limit: limit))
@@ -177,14 +171,6 @@ struct VocabularyRoutes: Sendable {
     static func id(_ context: QuireContext) throws -> String {
         guard let id = context.parameters.get("id") else { throw Problem.badRequest("The id is missing from the path.") }
         return id
-    }
-
-    static func limit(_ request: Request, default pageSize: Int) throws -> Int {
-        guard let raw = request.uri.queryParameters["limit"] else { return pageSize }
-        guard let limit = Int(raw), (1...1000).contains(limit) else {
-            throw Problem.badRequest("'limit' must be a whole number from 1 to 1000.", field: "limit")
-        }
-        return limit
     }
 }
 

@@ -22,18 +22,12 @@ struct VocabularyService: Sendable {
     }
 
     func collection(owner: String, id: String) async throws(BusError) -> Record {
-        guard StorageNames.isValidID(id), let record = try await store.get(collection: C.collections, id: id, owner: owner) else {
-            throw BusError(.notFound, "No collection '\(id)'.", details: ["id": id])
-        }
-        return record
+        try await existing(C.collections, "collection", owner: owner, id: id)
     }
 
     /// A collection by id or by name (case- and accent-insensitive).
     func collection(owner: String, named nameOrID: String) async throws(BusError) -> Record? {
-        if StorageNames.isValidID(nameOrID), let record = try await store.get(collection: C.collections, id: nameOrID, owner: owner) {
-            return record
-        }
-        return try await byKey(C.collections, owner: owner, key: SearchText.fold(nameOrID))
+        try await named(C.collections, owner: owner, nameOrID)
     }
 
     func createCollection(owner: String, name raw: String?, importJob: String? = nil) async throws(BusError) -> Record {
@@ -104,17 +98,11 @@ struct VocabularyService: Sendable {
     }
 
     func tag(owner: String, id: String) async throws(BusError) -> Record {
-        guard StorageNames.isValidID(id), let record = try await store.get(collection: C.tags, id: id, owner: owner) else {
-            throw BusError(.notFound, "No tag '\(id)'.", details: ["id": id])
-        }
-        return record
+        try await existing(C.tags, "tag", owner: owner, id: id)
     }
 
     func tag(owner: String, named nameOrID: String) async throws(BusError) -> Record? {
-        if StorageNames.isValidID(nameOrID), let record = try await store.get(collection: C.tags, id: nameOrID, owner: owner) {
-            return record
-        }
-        return try await byKey(C.tags, owner: owner, key: SearchText.fold(nameOrID))
+        try await named(C.tags, owner: owner, nameOrID)
     }
 
     func createTag(owner: String, name raw: String?, importJob: String? = nil) async throws(BusError) -> Record {
@@ -161,10 +149,7 @@ struct VocabularyService: Sendable {
     // MARK: Entries
 
     func entry(owner: String, id: String) async throws(BusError) -> Record {
-        guard StorageNames.isValidID(id), let record = try await store.get(collection: C.entries, id: id, owner: owner) else {
-            throw BusError(.notFound, "No entry '\(id)'.", details: ["id": id])
-        }
-        return record
+        try await existing(C.entries, "entry", owner: owner, id: id)
     }
 
     func entries(owner: String, collection id: String, limit: Int, cursor: String?) async throws(BusError) -> RecordPage {
@@ -389,6 +374,22 @@ struct VocabularyService: Sendable {
             unique.append(id)
         }
         return unique
+    }
+
+    /// The owner's record, or `not_found` naming what was asked for.
+    private func existing(_ collection: String, _ what: String, owner: String, id: String) async throws(BusError) -> Record {
+        guard StorageNames.isValidID(id), let record = try await store.get(collection: collection, id: id, owner: owner) else {
+            throw BusError(.notFound, "No \(what) '\(id)'.", details: ["id": id])
+        }
+        return record
+    }
+
+    /// A collection's or tag's record by id, else by its folded name.
+    private func named(_ collection: String, owner: String, _ nameOrID: String) async throws(BusError) -> Record? {
+        if StorageNames.isValidID(nameOrID), let record = try await store.get(collection: collection, id: nameOrID, owner: owner) {
+            return record
+        }
+        return try await byKey(collection, owner: owner, key: SearchText.fold(nameOrID))
     }
 
     private func byKey(_ collection: String, owner: String, key: String) async throws(BusError) -> Record? {
