@@ -55,6 +55,26 @@ struct SearchContractTests {
         try await contract.run(BusRecordStore(bus: bus))
         try store.close()
     }
+
+    /// The path a user who owns most of a big collection takes: matches without the owner's token,
+    /// the owner checked on each row — and, when a scan of matches finds too few of theirs, the
+    /// token again.
+    @Test("SQLite, owners checked per candidate", arguments: SearchContract.cases)
+    func sqliteCheckingOwners(_ contract: ContractCase<SearchContract.Store>) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"), searchTuning: SQLiteSearchTuning(bigOwner: 0))
+        try await contract.run(store)
+        try store.close()
+    }
+
+    @Test("SQLite, per-candidate scans giving up", arguments: SearchContract.cases)
+    func sqliteGivingUp(_ contract: ContractCase<SearchContract.Store>) async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"),
+                                          searchTuning: SQLiteSearchTuning(bigOwner: 0, scanCap: 1))
+        try await contract.run(store)
+        try store.close()
+    }
 }
 
 @Suite("Blob field contract")

@@ -18,13 +18,18 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
     }
 
     private let writer: any DatabaseWriter
+    /// The writer connection's page cache, in KiB.
+    static let writerCacheKiB = 64 * 1024
     /// Each collection's blob fields, from its declared schema (kept in the `collections` table).
     private let blobFields = Mutex<[String: [String]]>([:])
     /// Each collection's search index, likewise.
     private let searchSpecs = Mutex<[String: SearchIndexSpec]>([:])
+    private let ownerSizes = OwnerSizes()
+    private let searchTuning: SQLiteSearchTuning
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
-    public convenience init(path: String, durability: Durability = .normal) throws(StorageError) {
+    public convenience init(path: String, durability: Durability = .normal,
+                            searchTuning: SQLiteSearchTuning = SQLiteSearchTuning()) throws(StorageError) {
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {
             do {
@@ -37,9 +42,15 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+            if !db.configuration.readonly {
+                // The writer's page cache (SQLite's default is 2 MB): indexes in key order — the
+                // search B-tree, a collection's sort index — take inserts all over their pages, and a
+                // big import otherwise re-reads them from the OS for every batch. Readers keep the default.
+                try db.execute(sql: "PRAGMA cache_size = -\(Self.writerCacheKiB)")
+            }
         }
         do {
-            try self.init(writer: DatabasePool(path: path, configuration: configuration))
+            try self.init(writer: DatabasePool(path: path, configuration: configuration), searchTuning: searchTuning)
         } catch let error as StorageError {
             throw error
         } catch {
@@ -48,8 +59,9 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
     }
 
     /// A store over any GRDB writer; tests may pass a `DatabaseQueue()` in memory.
-    public init(writer: any DatabaseWriter) throws(StorageError) {
+    public init(writer: any DatabaseWriter, searchTuning: SQLiteSearchTuning = SQLiteSearchTuning()) throws(StorageError) {
         self.writer = writer
+        self.searchTuning = searchTuning
         do {
             try Self.migrator.migrate(writer)
             let schemas = try writer.read { db in try String.fetchAll(db, sql: "SELECT schema FROM collections") }
@@ -111,6 +123,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
                 """)
         }
         migrator.registerMigration("v2: search indexes") { db in try SQLiteSearch.createTables(db) }
+        migrator.registerMigration("v3: search index kept per batch") { db in try SQLiteSearch.migrateToVersion3(db) }
         return migrator
     }
 
@@ -154,7 +167,11 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
         let spec = searchSpecs.withLock { $0[query.collection] }
         try query.validate(against: spec)
         guard let spec else { return SearchResult(hits: []) }
-        return try await read { db in try SQLiteSearch.search(db, query, spec: spec) }
+        let (ownerSizes, tuning) = (self.ownerSizes, searchTuning)
+        return try await read { db in
+            let rows = try ownerSizes.rows(db, collection: query.collection, owner: query.owner, upTo: tuning.bigOwner)
+            return try SQLiteSearch.search(db, query, spec: spec, ownerRows: rows, tuning: tuning)
+        }
     }
 
     /// The index that answers "which record holds this blob?" for one blob field.
@@ -219,6 +236,12 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
         let stamp = Timestamps.now()
         let fields = blobFields.withLock { $0 }
         let specs = searchSpecs.withLock { $0 }
+        let searchRows: [Int: SQLiteSearch.IndexedRow]
+        do {
+            searchRows = try Self.searchRows(batch, specs: specs)
+        } catch {
+            throw Self.map(error)
+        }
         return try await run { db in
             if let claim = batch.idempotency,
                let row = try Row.fetchOne(
@@ -238,14 +261,25 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
             }
             var written: [Record?] = []
             var letGo: Set<String> = []
-            for operation in batch.operations {
+            // The FTS table follows the batch in two statements per collection: out before, in after.
+            var reindexed: [String: [String]] = [:]
+            for operation in batch.operations where specs[operation.collection] != nil {
+                if case .insert = operation { continue }
+                if let id = operation.id { reindexed[operation.collection, default: []].append(id) }
+            }
+            for (collection, ids) in reindexed { try SQLiteSearch.unindex(db, collection: collection, ids: ids) }
+            for (position, operation) in batch.operations.enumerated() {
                 if let names = fields[operation.collection] {
                     letGo.formUnion(try Self.blobChange(operation, fields: names, db: db))
                 }
                 let record = try Self.apply(operation, db: db, stamp: stamp)
-                if let spec = specs[operation.collection] { try Self.index(operation, record, spec: spec, db: db) }
+                if specs[operation.collection] != nil {
+                    try Self.index(operation, record, row: searchRows[position], db: db)
+                    if case .insert = operation, let record { reindexed[operation.collection, default: []].append(record.id) }
+                }
                 written.append(record)
             }
+            for (collection, ids) in reindexed { try SQLiteSearch.reindex(db, collection: collection, ids: ids) }
             let released = letGo.subtracting(try Self.held(among: letGo, fields: fields, db: db)).sorted()
             if let claim = batch.idempotency {
                 let references = zip(batch.operations, written).map { operation, record in
@@ -288,23 +322,32 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
         case .delete: break
         }
         guard let id = operation.id,
-              let text = try String.fetchOne(db, sql: "SELECT data FROM records WHERE collection = ? AND id = ? AND owner = ?",
+              let text = try String.fetchOne(db.cachedStatement(sql: "SELECT data FROM records WHERE collection = ? AND id = ? AND owner = ?"),
                                              arguments: [operation.collection, id, operation.owner]) else { return [] }
         return try BlobFieldRules.blobs(in: try JSONDocument(trustedBytes: Data(text.utf8)).parsed(), fields: fields,
                                         collection: operation.collection)
     }
 
-    /// Keeps the collection's search index in step with a write, in the same transaction.
-    private static func index(_ operation: WriteOperation, _ record: Record?, spec: SearchIndexSpec, db: Database) throws {
+    /// The search rows of a batch's inserts and replacements, by position in the batch.
+    private static func searchRows(_ batch: WriteBatch, specs: [String: SearchIndexSpec]) throws -> [Int: SQLiteSearch.IndexedRow] {
+        var rows: [Int: SQLiteSearch.IndexedRow] = [:]
+        for (position, operation) in batch.operations.enumerated() {
+            guard let spec = specs[operation.collection], let data = operation.data else { continue }
+            rows[position] = SQLiteSearch.IndexedRow(spec: spec, collection: operation.collection, owner: operation.owner,
+                                              data: try data.parsed())
+        }
+        return rows
+    }
+
+    /// Keeps the collection's search rows in step with a write, in the same transaction.
+    private static func index(_ operation: WriteOperation, _ record: Record?, row: SQLiteSearch.IndexedRow?, db: Database) throws {
         switch operation {
         case .insert:
-            guard let record else { return }
-            try SQLiteSearch.insert(db, collection: record.collection, id: record.id, owner: record.owner,
-                                    data: try record.data.parsed(), spec: spec)
+            guard let record, let row else { return }
+            try SQLiteSearch.insert(db, collection: record.collection, id: record.id, owner: record.owner, row: row)
         case .replace:
-            guard let record else { return }
-            try SQLiteSearch.update(db, collection: record.collection, id: record.id, owner: record.owner,
-                                    data: try record.data.parsed(), spec: spec)
+            guard let record, let row else { return }
+            try SQLiteSearch.update(db, collection: record.collection, id: record.id, row: row)
         case .delete(let collection, let id, _, _):
             try SQLiteSearch.delete(db, collection: collection, id: id)
         }
@@ -330,9 +373,8 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
             let existing = try existingRecord(db, collection: collection, id: id, owner: owner, expectedVersion: expectedVersion)
             let version = existing.version + 1
             do {
-                try db.execute(
-                    sql: "UPDATE records SET version = ?, updated_at = ?, data = ? WHERE collection = ? AND id = ?",
-                    arguments: [version, stamp, String(decoding: data.bytes, as: UTF8.self), collection, id])
+                try db.cachedStatement(sql: "UPDATE records SET version = ?, updated_at = ?, data = ? WHERE collection = ? AND id = ?")
+                    .execute(arguments: [version, stamp, String(decoding: data.bytes, as: UTF8.self), collection, id])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw constraintError(error, collection: collection, id: id)
             }
@@ -341,7 +383,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
                           updatedAt: now, data: data)
         case .delete(let collection, let id, let owner, let expectedVersion):
             let existing = try existingRecord(db, collection: collection, id: id, owner: owner, expectedVersion: expectedVersion)
-            try db.execute(sql: "DELETE FROM records WHERE collection = ? AND id = ?", arguments: [collection, id])
+            try db.cachedStatement(sql: "DELETE FROM records WHERE collection = ? AND id = ?").execute(arguments: [collection, id])
             try logChange(db, owner: owner, collection: collection, id: id, kind: .delete, version: existing.version + 1, at: stamp)
             return nil
         }
@@ -350,7 +392,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
     private static func existingRecord(_ db: Database, collection: String, id: String, owner: String,
                                        expectedVersion: Int64?) throws -> Record {
         guard let row = try Row.fetchOne(
-            db, sql: "SELECT \(SQLQueryBuilder.recordColumns) FROM records WHERE collection = ? AND id = ?",
+            db.cachedStatement(sql: "SELECT \(SQLQueryBuilder.recordColumns) FROM records WHERE collection = ? AND id = ?"),
             arguments: [collection, id]) else {
             throw RecordRules.notFound(collection: collection, id: id)
         }
@@ -362,9 +404,8 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
 
     private static func logChange(_ db: Database, owner: String, collection: String, id: String, kind: Change.Kind,
                                   version: Int64, at stamp: Double) throws {
-        try db.execute(
-            sql: "INSERT INTO changes(owner, collection, record_id, kind, version, at) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [owner, collection, id, kind.rawValue, version, stamp])
+        try db.cachedStatement(sql: "INSERT INTO changes(owner, collection, record_id, kind, version, at) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [owner, collection, id, kind.rawValue, version, stamp])
     }
 
     private static func constraintError(_ error: DatabaseError, collection: String, id: String) -> StorageError {

@@ -67,7 +67,7 @@ public enum WriteOperation: Codable, Sendable, Hashable {
         }
     }
 
-    var data: JSONDocument? {
+    public var data: JSONDocument? {
         switch self {
         case .insert(_, _, _, let data), .replace(_, _, _, let data, _): data
         case .delete: nil

@@ -130,7 +130,7 @@ enum AnkiPackage {
                 index = html.index(after: index)
             }
         }
-        return text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+        return text.split(whereSeparator: \.isNewline).map { $0.trimmed }
             .filter { !$0.isEmpty }.joined(separator: "\n")
     }
 

@@ -56,7 +56,7 @@ struct CSVSource: ImportSource {
         }
         total = newlines + (data.last == 10 ? 0 : 1)
         guard let first = nextRecord() else { throw BusError.invalid("The CSV file is empty.") }
-        let names = first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let names = first.map { $0.trimmed.lowercased() }
         if let word = names.firstIndex(where: { $0 == "word" || $0 == "front" }) {
             guard let definition = names.firstIndex(where: { ["definition", "definitions", "back", "meaning"].contains($0) }) else {
                 throw BusError.invalid("The header row names a 'word' column but no 'definition' column; name the columns word, definition, tags, collection.")
@@ -73,10 +73,10 @@ struct CSVSource: ImportSource {
     mutating func next() -> Result<ImportRow, ImportRowError>? {
         guard let fields = nextRecord() else { return nil }
         let number = record
-        if fields.count == 1, fields[0].trimmingCharacters(in: .whitespaces).isEmpty { return next() }
+        if fields.count == 1, fields[0].trimmed.isEmpty { return next() }
         func cell(_ index: Int?) -> String? {
             guard let index, index < fields.count else { return nil }
-            let value = fields[index].trimmingCharacters(in: .whitespacesAndNewlines)
+            let value = fields[index].trimmed
             return value.isEmpty ? nil : value
         }
         if let error = pendingError {

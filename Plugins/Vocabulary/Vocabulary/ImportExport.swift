@@ -17,7 +17,7 @@ struct ImportExport: Sendable {
 
     let service: VocabularyService
     let logger: Logger
-    static let batchSize = 500
+    static let batchSize = WriteBatch.maxOperations
     static let maxReportedErrors = 100
     /// A running job records its progress several times a second; one silent for this long belongs
     /// to a process that stopped.
@@ -129,6 +129,18 @@ struct ImportExport: Sendable {
 
     private func importRows(_ job: inout ImportJob, source: inout any ImportSource, owner: String,
                             defaultCollection: String?) async throws(BusError) {
+        let writes = PipelinedWrites(store: store)
+        do {
+            try await importRows(&job, source: &source, owner: owner, defaultCollection: defaultCollection, writes: writes)
+        } catch {
+            // A batch still being written lands before the rollback that follows, not during it.
+            _ = try? await writes.finish()
+            throw error
+        }
+    }
+
+    private func importRows(_ job: inout ImportJob, source: inout any ImportSource, owner: String,
+                            defaultCollection: String?, writes: PipelinedWrites) async throws(BusError) {
         job.rowsTotal = source.total
         var collections: [String: String] = [:]
         var tags: [String: String] = [:]
@@ -199,16 +211,13 @@ struct ImportExport: Sendable {
                 report(ImportRowError(row: row.number, message: error.message), &job)
             }
             if batch.count == Self.batchSize {
-                _ = try await store.write(WriteBatch(batch))
-                job.imported += batch.count
+                job.imported += try await writes.send(batch)
                 batch.removeAll(keepingCapacity: true)
             }
             try await saveProgress(job)
         }
-        if !batch.isEmpty {
-            _ = try await store.write(WriteBatch(batch))
-            job.imported += batch.count
-        }
+        job.imported += try await writes.send(batch)
+        job.imported += try await writes.finish()
         job.rowsTotal = job.rowsRead
     }
 
@@ -298,4 +307,56 @@ final class ActiveJobs: Sendable {
 final class SourceBox: @unchecked Sendable {
     var source: any ImportSource
     init(_ source: any ImportSource) { self.source = source }
+}
+
+/// Writes batches while the caller prepares the next ones: storage works on batch n (and folds the
+/// search text of batch n + 1 before it queues for the writer) while the import parses and encodes
+/// batch n + 2. Storage is the slower side; this keeps it busy.
+final class PipelinedWrites {
+    private let store: any RecordStore
+    private var inFlight: [Task<Int, any Error>] = []
+    static let depth = 2
+
+    init(store: any RecordStore) {
+        self.store = store
+    }
+
+    /// Starts writing this batch once fewer than ``depth`` are in flight; answers how many records
+    /// the batches it waited for wrote.
+    func send(_ operations: [WriteOperation]) async throws(BusError) -> Int {
+        var written = 0
+        while inFlight.count >= Self.depth { written += try await finishOldest() }
+        guard !operations.isEmpty else { return written }
+        inFlight.append(Task { [store] in
+            _ = try await store.write(WriteBatch(operations))
+            return operations.count
+        })
+        return written
+    }
+
+    /// Waits for every batch in flight; answers how many records they wrote.
+    func finish() async throws(BusError) -> Int {
+        var written = 0
+        var failure: BusError?
+        while !inFlight.isEmpty {
+            do throws(BusError) {
+                written += try await finishOldest()
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        return written
+    }
+
+    private func finishOldest() async throws(BusError) -> Int {
+        let task = inFlight.removeFirst()
+        do {
+            return try await task.value
+        } catch let error as BusError {
+            throw error
+        } catch {
+            throw BusError(.internal, "Writing a batch failed: \(error)")
+        }
+    }
 }

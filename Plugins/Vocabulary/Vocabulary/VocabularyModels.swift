@@ -130,7 +130,7 @@ enum VocabularyRules {
     static let maxLanguages = 5
 
     static func name(_ raw: String?, of what: String) throws(BusError) -> (name: String, key: String) {
-        let name = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let name = (raw ?? "").trimmed
         guard !name.isEmpty else {
             throw BusError.invalid("Give the \(what) a name.", field: "name")
         }
@@ -154,14 +154,14 @@ enum VocabularyRules {
     }
 
     static func word(_ raw: String?) throws(BusError) -> String {
-        let word = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let word = (raw ?? "").trimmed
         guard !word.isEmpty else { throw BusError.invalid("Write the word or phrase.", field: "word") }
         guard word.count <= maxWord else { throw BusError.invalid("A word or phrase is at most \(maxWord) characters.", field: "word") }
         return word
     }
 
     static func definitions(_ raw: [String]?) throws(BusError) -> [String] {
-        let definitions = (raw ?? []).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        let definitions = (raw ?? []).map { $0.trimmed }.filter { !$0.isEmpty }
         guard !definitions.isEmpty else { throw BusError.invalid("Write at least one definition.", field: "definitions") }
         guard definitions.count <= maxDefinitions else {
             throw BusError.invalid("An entry has at most \(maxDefinitions) definitions.", field: "definitions")
@@ -194,7 +194,7 @@ enum VocabularyRules {
     }
 
     static func text(_ raw: String?, field: String, max: Int) throws(BusError) -> String? {
-        guard let text = raw?.trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty else { return nil }
+        guard let text = raw?.trimmed, !text.isEmpty else { return nil }
         guard text.count <= max else { throw BusError.invalid("'\(field)' is at most \(max) characters.", field: field) }
         return text
     }

@@ -113,7 +113,7 @@ struct VocabularyRoutes: Sendable {
             request, _, identity in
             let query = request.uri.queryParameters
             func list(_ name: Substring) -> [String] {
-                (query[name].map(String.init) ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                (query[name].map(String.init) ?? "").split(separator: ",").map { $0.trimmed }.filter { !$0.isEmpty }
             }
             let limit = try request.limit(default: 20, max: SearchQuery.maxLimit)
             let result = try await service.search(SearchVocabulary(
