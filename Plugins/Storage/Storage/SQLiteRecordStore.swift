@@ -361,9 +361,10 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
             let record = Record(collection: collection, id: id, owner: owner, version: 1, createdAt: now,
                                 updatedAt: now, data: data)
             do {
-                try db.execute(
-                    sql: "INSERT INTO records(\(SQLQueryBuilder.recordColumns)) VALUES (?, ?, ?, 1, ?, ?, ?)",
-                    arguments: [collection, id, owner, stamp, stamp, String(decoding: data.bytes, as: UTF8.self)])
+                // Cached: an insert's statement carries every index's checks, and preparing it cost
+                // a sixth of an import's time.
+                try db.cachedStatement(sql: "INSERT INTO records(\(SQLQueryBuilder.recordColumns)) VALUES (?, ?, ?, 1, ?, ?, ?)")
+                    .execute(arguments: [collection, id, owner, stamp, stamp, String(decoding: data.bytes, as: UTF8.self)])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw constraintError(error, collection: collection, id: id)
             }
