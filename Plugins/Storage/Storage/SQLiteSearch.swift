@@ -347,6 +347,7 @@ final class OwnerSizes: Sendable {
     }
     private let entries = Mutex<[String: Entry]>([:])
     static let lifetime = Duration.seconds(60)
+    static let pruneAt = 10_000
 
     func rows(_ db: Database, collection: String, owner: String, upTo limit: Int) throws -> Int {
         let key = collection + "\u{1}" + owner
@@ -355,7 +356,11 @@ final class OwnerSizes: Sendable {
         let rows = try Int.fetchOne(db.cachedStatement(sql: """
             SELECT count(*) FROM (SELECT 1 FROM search_rows WHERE collection = ? AND owner = ? LIMIT ?)
             """), arguments: [collection, owner, limit]) ?? 0
-        entries.withLock { $0[key] = Entry(rows: rows, counted: now) }
+        entries.withLock { entries in
+            // One entry per user who searched in the last minute; the older ones go now and then.
+            if entries.count >= Self.pruneAt { entries = entries.filter { now - $0.value.counted < Self.lifetime } }
+            entries[key] = Entry(rows: rows, counted: now)
+        }
         return rows
     }
 }
