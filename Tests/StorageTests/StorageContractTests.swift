@@ -40,10 +40,7 @@ struct SearchContractTests {
 
     @Test("SQLite file (WAL)", arguments: SearchContract.cases)
     func sqlite(_ contract: ContractCase<SearchContract.Store>) async throws {
-        let directory = try TemporaryDirectory()
-        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"))
-        try await contract.run(store)
-        try store.close()
+        try await onSQLite { try await contract.run($0) }
     }
 
     @Test("over the in-process bus", arguments: SearchContract.cases)
@@ -61,18 +58,20 @@ struct SearchContractTests {
     /// token again.
     @Test("SQLite, owners checked per candidate", arguments: SearchContract.cases)
     func sqliteCheckingOwners(_ contract: ContractCase<SearchContract.Store>) async throws {
-        let directory = try TemporaryDirectory()
-        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"), searchTuning: SQLiteSearchTuning(bigOwner: 0))
-        try await contract.run(store)
-        try store.close()
+        try await onSQLite(SQLiteSearchTuning(bigOwner: 0)) { try await contract.run($0) }
     }
 
     @Test("SQLite, per-candidate scans giving up", arguments: SearchContract.cases)
     func sqliteGivingUp(_ contract: ContractCase<SearchContract.Store>) async throws {
+        try await onSQLite(SQLiteSearchTuning(bigOwner: 0, scanCap: 1)) { try await contract.run($0) }
+    }
+
+    /// Runs `body` on a new SQLite store in a temporary directory, then closes it.
+    private func onSQLite(_ tuning: SQLiteSearchTuning = SQLiteSearchTuning(),
+                          _ body: (SQLiteRecordStore) async throws -> Void) async throws {
         let directory = try TemporaryDirectory()
-        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"),
-                                          searchTuning: SQLiteSearchTuning(bigOwner: 0, scanCap: 1))
-        try await contract.run(store)
+        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"), searchTuning: tuning)
+        try await body(store)
         try store.close()
     }
 }
