@@ -7,6 +7,15 @@ import StorageAPI
 import StorageTestKit
 import Testing
 
+/// Runs `body` on a new SQLite store in a temporary directory, then closes it.
+private func onSQLite(_ tuning: SQLiteSearchTuning = SQLiteSearchTuning(),
+                      _ body: (SQLiteRecordStore) async throws -> Void) async throws {
+    let directory = try TemporaryDirectory()
+    let store = try SQLiteRecordStore(path: directory.path("records.sqlite"), searchTuning: tuning)
+    try await body(store)
+    try store.close()
+}
+
 /// The one contract suite, run against every backend. A new backend joins with one more test here.
 @Suite("Record store contract")
 struct RecordStoreContractTests {
@@ -17,10 +26,7 @@ struct RecordStoreContractTests {
 
     @Test("SQLite file (WAL)", arguments: RecordStoreContract.cases)
     func sqlite(_ contract: ContractCase<any RecordStore>) async throws {
-        let directory = try TemporaryDirectory()
-        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"))
-        try await contract.run(store)
-        try store.close()
+        try await onSQLite { try await contract.run($0) }
     }
 
     @Test("over the in-process bus", arguments: RecordStoreContract.cases)
@@ -45,12 +51,11 @@ struct SearchContractTests {
 
     @Test("over the in-process bus", arguments: SearchContract.cases)
     func overBus(_ contract: ContractCase<SearchContract.Store>) async throws {
-        let bus = InProcessBus()
-        let directory = try TemporaryDirectory()
-        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"))
-        try StoragePlugin.register(records: store, blobs: InMemoryBlobStore(), on: bus)
-        try await contract.run(BusRecordStore(bus: bus))
-        try store.close()
+        try await onSQLite { store in
+            let bus = InProcessBus()
+            try StoragePlugin.register(records: store, blobs: InMemoryBlobStore(), on: bus)
+            try await contract.run(BusRecordStore(bus: bus))
+        }
     }
 
     /// The path a user who owns most of a big collection takes: matches without the owner's token,
@@ -66,14 +71,6 @@ struct SearchContractTests {
         try await onSQLite(SQLiteSearchTuning(bigOwner: 0, scanCap: 1)) { try await contract.run($0) }
     }
 
-    /// Runs `body` on a new SQLite store in a temporary directory, then closes it.
-    private func onSQLite(_ tuning: SQLiteSearchTuning = SQLiteSearchTuning(),
-                          _ body: (SQLiteRecordStore) async throws -> Void) async throws {
-        let directory = try TemporaryDirectory()
-        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"), searchTuning: tuning)
-        try await body(store)
-        try store.close()
-    }
 }
 
 @Suite("Blob field contract")
@@ -85,10 +82,7 @@ struct BlobFieldContractTests {
 
     @Test("SQLite file (WAL)", arguments: BlobFieldContract.cases)
     func sqlite(_ contract: ContractCase<any RecordStore>) async throws {
-        let directory = try TemporaryDirectory()
-        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"))
-        try await contract.run(store)
-        try store.close()
+        try await onSQLite { try await contract.run($0) }
     }
 
     @Test("over the in-process bus", arguments: BlobFieldContract.cases)
@@ -105,10 +99,7 @@ struct BlobFieldContractTests {
 
     @Test("held blobs: SQLite", arguments: BlobFieldContract.holdsCases)
     func holdsSQLite(_ contract: ContractCase<any RecordStore & BlobHolds>) async throws {
-        let directory = try TemporaryDirectory()
-        let store = try SQLiteRecordStore(path: directory.path("records.sqlite"))
-        try await contract.run(store)
-        try store.close()
+        try await onSQLite { try await contract.run($0) }
     }
 }
 

@@ -130,8 +130,7 @@ enum SQLiteSearch {
     }
 
     private static func jsonArray(_ ids: [String]) -> String {
-        // Record ids are validated (letters, digits and `-_.:` only): nothing to escape in JSON.
-        "[" + ids.map { "\"" + $0 + "\"" }.joined(separator: ",") + "]"
+        JSONValue.array(ids.map(JSONValue.string)).canonicalJSONText
     }
 
     /// What the index keeps of one record: folded key and text, and the scope tokens.
