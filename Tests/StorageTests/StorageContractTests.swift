@@ -73,6 +73,28 @@ struct SearchContractTests {
 
 }
 
+@Suite("Spatial contract")
+struct SpatialContractTests {
+    @Test("in-memory", arguments: SpatialContract.cases)
+    func inMemory(_ contract: ContractCase<SpatialContract.Store>) async throws {
+        try await contract.run(InMemoryRecordStore())
+    }
+
+    @Test("SQLite file (WAL), R*Tree", arguments: SpatialContract.cases)
+    func sqlite(_ contract: ContractCase<SpatialContract.Store>) async throws {
+        try await onSQLite { try await contract.run($0) }
+    }
+
+    @Test("over the in-process bus", arguments: SpatialContract.cases)
+    func overBus(_ contract: ContractCase<SpatialContract.Store>) async throws {
+        try await onSQLite { store in
+            let bus = InProcessBus()
+            try StoragePlugin.register(records: store, blobs: InMemoryBlobStore(), on: bus)
+            try await contract.run(BusRecordStore(bus: bus))
+        }
+    }
+}
+
 @Suite("Blob field contract")
 struct BlobFieldContractTests {
     @Test("in-memory", arguments: BlobFieldContract.cases)

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Records in memory, for tests and throw-away runs. Behaves exactly like the SQLite store — the
 /// contract suite in `StorageTestKit` holds both to the same results, down to sort order and errors.
-public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching {
+public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching, RecordSpatialIndexing {
     private struct Entry {
         var record: StorageAPI.Record
         var parsed: JSONValue
@@ -40,6 +40,7 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching 
             }
             for field in schema.blobFields where !merged.blobFields.contains(field) { merged.blobFields.append(field) }
             if let search = schema.search { merged.search = search }
+            if let spatial = schema.spatial { merged.spatial = spatial }
             state.schemas[schema.name] = merged
         }
     }
@@ -115,6 +116,24 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching 
             state = draft
             return WriteResult(records: written, replayed: false, releasedBlobs: released)
         }
+    }
+
+    public func spatialQuery(_ query: SpatialQuery) async throws(StorageError) -> SpatialResult {
+        let area = try query.validatedArea()
+        let (spec, entries) = state.withLock { state in
+            (state.schemas[query.collection]?.spatial, Array((state.collections[query.collection] ?? [:]).values))
+        }
+        guard let spec else {
+            throw StorageError.invalid("'\(query.collection)' has no spatial index; declare one with the collection.", field: "collection")
+        }
+        let candidates = entries.compactMap { entry -> (id: String, point: GeoPoint, item: StorageAPI.Record)? in
+            guard query.owner == nil || entry.record.owner == query.owner, let point = SpatialRules.point(spec, entry.parsed),
+                  area.boxes.contains(where: { $0.contains(point) }) else { return nil }
+            return (entry.record.id, point, entry.record)
+        }
+        return SpatialResult(hits: SpatialRules.select(candidates, query: query, from: area.from, radius: area.radius).map {
+            SpatialHit(record: $0.item, distanceMeters: $0.distance)
+        })
     }
 
     public func search(_ query: SearchQuery) async throws(StorageError) -> SearchResult {

@@ -33,6 +33,11 @@ enum SchemaRules {
         guard StorageNames.isValidCollection(schema.name) else {
             throw StorageError.invalid("'\(schema.name)' is not a valid collection name.", field: "name")
         }
+        if let spatial = schema.spatial {
+            guard [spatial.latitude, spatial.longitude].allSatisfy({ StorageNames.isValidField($0) && !$0.hasPrefix("@") }) else {
+                throw StorageError.invalid("The spatial index on '\(schema.name)' names two payload fields (latitude, longitude).", field: "spatial")
+            }
+        }
         for index in schema.indexes {
             guard !index.fields.isEmpty, index.fields.count <= 4,
                   index.fields.allSatisfy({ StorageNames.isValidField($0) && !$0.hasPrefix("@") }),

@@ -7,7 +7,7 @@ import Synchronization
 /// The embedded default: records in one SQLite file through GRDB's `DatabasePool` (WAL mode, so
 /// reads never wait for the writer). Every batch is one SQLite transaction; a crash mid-batch leaves
 /// the file as it was before the batch.
-public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
+public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, RecordSpatialIndexing {
     /// How hard SQLite flushes at commit.
     public enum Durability: String, Sendable {
         /// fsync at every commit: a commit survives a power cut.
@@ -24,6 +24,8 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
     private let blobFields = Mutex<[String: [String]]>([:])
     /// Each collection's search index, likewise.
     private let searchSpecs = Mutex<[String: SearchIndexSpec]>([:])
+    /// Each collection's spatial index, likewise.
+    private let spatialSpecs = Mutex<[String: SpatialIndexSpec]>([:])
     private let ownerSizes = OwnerSizes()
     private let searchTuning: SQLiteSearchTuning
 
@@ -70,11 +72,14 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
             let schemas = try writer.read { db in try String.fetchAll(db, sql: "SELECT schema FROM collections") }
             var fields: [String: [String]] = [:]
             var specs: [String: SearchIndexSpec] = [:]
+            var spatial: [String: SpatialIndexSpec] = [:]
             for text in schemas {
                 let schema = try JSONDecoder().decode(CollectionSchema.self, from: Data(text.utf8))
                 if !schema.blobFields.isEmpty { fields[schema.name] = schema.blobFields }
                 if let search = schema.search { specs[schema.name] = search }
+                if let index = schema.spatial { spatial[schema.name] = index }
             }
+            spatialSpecs.withLock { $0 = spatial }
             blobFields.withLock { $0 = fields }
             searchSpecs.withLock { $0 = specs }
         } catch {
@@ -127,6 +132,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
         }
         migrator.registerMigration("v2: search indexes") { db in try SQLiteSearch.createTables(db) }
         migrator.registerMigration("v3: search index kept per batch") { db in try SQLiteSearch.migrateToVersion3(db) }
+        migrator.registerMigration("v4: spatial indexes") { db in try SQLiteSpatial.createTables(db) }
         return migrator
     }
 
@@ -140,7 +146,12 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
         let blobIndexes = schema.blobFields.map { Self.blobIndex($0) }
         let previousSearch = searchSpecs.withLock { $0[schema.name] }
         if schema.search == nil { schema.search = previousSearch }
+        let previousSpatial = spatialSpecs.withLock { $0[schema.name] }
+        if schema.spatial == nil { schema.spatial = previousSpatial }
         try await run { [schema] db in
+            if schema.spatial != previousSpatial {
+                try SQLiteSpatial.rebuild(db, collection: schema.name, spec: schema.spatial)
+            }
             if schema.search != previousSearch {
                 try SQLiteSearch.rebuild(db, collection: schema.name, spec: schema.search)
             }
@@ -164,6 +175,15 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
         }
         if !schema.blobFields.isEmpty { blobFields.withLock { $0[schema.name] = schema.blobFields } }
         if let search = schema.search { searchSpecs.withLock { $0[schema.name] = search } }
+        if let spatial = schema.spatial { spatialSpecs.withLock { $0[schema.name] = spatial } }
+    }
+
+    public func spatialQuery(_ query: SpatialQuery) async throws(StorageError) -> SpatialResult {
+        let area = try query.validatedArea()
+        guard spatialSpecs.withLock({ $0[query.collection] }) != nil else {
+            throw StorageError.invalid("'\(query.collection)' has no spatial index; declare one with the collection.", field: "collection")
+        }
+        return try await read { db in try SQLiteSpatial.query(db, query, boxes: area.boxes, from: area.from, radius: area.radius) }
     }
 
     public func search(_ query: SearchQuery) async throws(StorageError) -> SearchResult {
@@ -239,13 +259,20 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
         let stamp = Timestamps.now()
         let fields = blobFields.withLock { $0 }
         let specs = searchSpecs.withLock { $0 }
+        let spatial = spatialSpecs.withLock { $0 }
         let searchRows: [Int: SQLiteSearch.IndexedRow]
+        var points: [Int: GeoPoint] = [:]
         do {
             searchRows = try Self.searchRows(batch, specs: specs)
+            for (position, operation) in batch.operations.enumerated() {
+                if let spec = spatial[operation.collection], let data = operation.data {
+                    points[position] = SpatialRules.point(spec, try data.parsed())
+                }
+            }
         } catch {
             throw Self.map(error)
         }
-        return try await run { db in
+        return try await run { [points] db in
             if let claim = batch.idempotency,
                let row = try Row.fetchOne(
                 db, sql: "SELECT fingerprint, results FROM idempotency WHERE owner = ? AND scope = ? AND key = ?",
@@ -277,6 +304,9 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching {
                     letGo.formUnion(try Self.blobChange(operation, fields: names, db: db))
                 }
                 let record = try Self.apply(operation, db: db, stamp: stamp, log: &changeLog)
+                if spatial[operation.collection] != nil {
+                    try SQLiteSpatial.apply(db, operation, record: record, point: points[position])
+                }
                 if specs[operation.collection] != nil {
                     try Self.index(operation, record, row: searchRows[position], db: db)
                     if case .insert = operation, let record { reindexed[operation.collection, default: []].append(record.id) }

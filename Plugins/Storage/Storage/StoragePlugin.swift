@@ -129,6 +129,12 @@ public struct StoragePlugin: Plugin {
             }
             return try await searching.search(request.query)
         }
+        try bus.handle(QuerySpatial.self) { request, _ in
+            guard let spatial = records as? any RecordSpatialIndexing else {
+                throw StorageError(.unavailable, "This storage backend does not keep spatial indexes.")
+            }
+            return try await spatial.spatialQuery(request.query)
+        }
         try bus.handle(PutBlob.self) { request, _ in try await blobs.put(request.bytes) }
         try bus.handle(GetBlob.self) { request, _ in .init(bytes: try await blobs.get(request.sha256)) }
         try bus.handle(StatBlob.self) { request, _ in .init(blob: try await blobs.stat(request.sha256)) }

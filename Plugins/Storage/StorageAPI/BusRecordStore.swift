@@ -3,7 +3,7 @@ public import Foundation
 
 /// The record store as domain plugins see it: every call is a request to the storage plugin over
 /// the bus, so a plugin never links a backend and tests can stub storage away.
-public struct BusRecordStore: RecordStore, RecordSearching {
+public struct BusRecordStore: RecordStore, RecordSearching, RecordSpatialIndexing {
     private let bus: any MessageBus
     private let timeout: Duration
 
@@ -34,6 +34,10 @@ public struct BusRecordStore: RecordStore, RecordSearching {
 
     public func search(_ query: SearchQuery) async throws(StorageError) -> SearchResult {
         try await bus.request(SearchRecords(query: query), timeout: timeout)
+    }
+
+    public func spatialQuery(_ query: SpatialQuery) async throws(StorageError) -> SpatialResult {
+        try await bus.request(QuerySpatial(query: query), timeout: timeout)
     }
 }
 

@@ -42,12 +42,16 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
     public var blobFields: [String]
     /// The collection's full-text index, kept by the store with every write (see ``RecordSearching``).
     public var search: SearchIndexSpec?
+    /// The collection's spatial index, likewise (see ``RecordSpatialIndexing``).
+    public var spatial: SpatialIndexSpec?
 
-    public init(name: String, indexes: [IndexSpec] = [], blobFields: [String] = [], search: SearchIndexSpec? = nil) {
+    public init(name: String, indexes: [IndexSpec] = [], blobFields: [String] = [], search: SearchIndexSpec? = nil,
+                spatial: SpatialIndexSpec? = nil) {
         self.name = name
         self.indexes = indexes
         self.blobFields = blobFields
         self.search = search
+        self.spatial = spatial
     }
 
     public init(from decoder: any Decoder) throws {
@@ -56,6 +60,7 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
         indexes = try container.decodeIfPresent([IndexSpec].self, forKey: .indexes) ?? []
         blobFields = try container.decodeIfPresent([String].self, forKey: .blobFields) ?? []
         search = try container.decodeIfPresent(SearchIndexSpec.self, forKey: .search)
+        spatial = try container.decodeIfPresent(SpatialIndexSpec.self, forKey: .spatial)
     }
 }
 

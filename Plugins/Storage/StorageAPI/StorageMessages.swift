@@ -58,6 +58,13 @@ public struct SearchRecords: BusRequest {
     public init(query: SearchQuery) { self.query = query }
 }
 
+public struct QuerySpatial: BusRequest {
+    public static let name: MessageName = "storage.record.spatial.v1"
+    public typealias Reply = SpatialResult
+    public var query: SpatialQuery
+    public init(query: SpatialQuery) { self.query = query }
+}
+
 public struct PutBlob: BusRequest {
     public static let name: MessageName = "storage.blob.put.v1"
     public typealias Reply = BlobRef
@@ -97,7 +104,7 @@ public struct BlobDeleted: BusEvent {
 /// Every storage message, for name checks.
 public enum StorageMessages {
     public static let all: [any BusMessage.Type] = [
-        DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self, SearchRecords.self,
+        DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self, SearchRecords.self, QuerySpatial.self,
         PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, BlobDeleted.self,
     ]
 }
