@@ -110,8 +110,19 @@ let targets: [Target] = [
     plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
                                         .httpTypes, .nioCore, .grdb, .zip, .crypto, .logging, .lifecycle]),
 
+    // geo (iRemember, AR Notebook): geotags on a spatial index, offline place names
+    plugin("Geo", "GeoAPI", ["Bus"]),
+    .target(name: "Geo", dependencies: ["GeoAPI", "MediaAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
+                                        .crypto, .lifecycle, .logging],
+            path: "Plugins/Geo/Geo", resources: [.copy("Resources/gazetteer.tsv")], swiftSettings: swiftSettings),
+
+    // share-link: read-only links with a public Open Graph page
+    plugin("ShareLink", "ShareLinkAPI", ["Bus"]),
+    plugin("ShareLink", "ShareLink", ["ShareLinkAPI", "AuthAPI", "MediaAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit",
+                                      .hummingbird, .httpTypes, .nioCore, .crypto]),
+
     // Every plugin compiled into the binaries.
-    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary"],
+    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client.
     module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,

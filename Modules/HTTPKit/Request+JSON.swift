@@ -39,6 +39,25 @@ extension Request {
         return limit
     }
 
+    /// A query parameter as a string; nil when absent, 400 when `required` and absent.
+    public func query(_ name: String, required: Bool = false) throws -> String? {
+        guard let raw = uri.queryParameters[Substring(name)] else {
+            if required { throw Problem.badRequest("The query needs '\(name)'.", field: name) }
+            return nil
+        }
+        return String(raw)
+    }
+
+    /// A query parameter as a finite number; nil when absent, 400 when it is not a number (or is
+    /// absent and `required`).
+    public func queryNumber(_ name: String, required: Bool = false) throws -> Double? {
+        guard let raw = try query(name, required: required) else { return nil }
+        guard let value = Double(raw), value.isFinite else {
+            throw Problem.badRequest("'\(name)' must be a number, not '\(raw.prefix(40))'.", field: name)
+        }
+        return value
+    }
+
     /// The `Idempotency-Key` header, when present and well-formed (1–255 visible ASCII characters).
     public func idempotencyKey() throws -> String? {
         guard let key = headers[HTTPField.Name.idempotencyKey] else { return nil }

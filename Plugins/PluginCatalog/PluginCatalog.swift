@@ -1,7 +1,9 @@
 import Auth
 import Drawing
+import Geo
 import Media
 import Notes
+import ShareLink
 public import PluginKit
 import Storage
 import Vocabulary
@@ -15,5 +17,7 @@ public enum PluginCatalog {
         PluginFactory(MediaPlugin.self),
         PluginFactory(DrawingPlugin.self),
         PluginFactory(VocabularyPlugin.self),
+        PluginFactory(GeoPlugin.self),
+        PluginFactory(ShareLinkPlugin.self),
     ]
 }

@@ -97,6 +97,13 @@ public struct AuthPlugin: Plugin {
             try await accounts.resetPassword(username: request.username, newPassword: request.newPassword)
             return Empty()
         }
+        try bus.handle(HashSecret.self) { request, _ in
+            try CredentialRules.checkPassword(request.secret)
+            return .init(hash: await accounts.hasher.hash(request.secret))
+        }
+        try bus.handle(VerifySecret.self) { request, _ in
+            .init(matches: await accounts.hasher.verify(request.secret, hash: request.hash))
+        }
         try bus.handle(RevokeSessions.self) { request, _ in
             .init(revoked: try await accounts.revokeSessions(username: request.username))
         }

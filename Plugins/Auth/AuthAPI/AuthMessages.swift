@@ -79,9 +79,37 @@ public struct RevokeSessions: BusRequest {
     public init(username: String) { self.username = username }
 }
 
+/// Hashes a secret that another plugin keeps (a share link's password) the way auth hashes
+/// passwords: bcrypt, off the cooperative threads. The same rules as a password (8 to 72 bytes).
+public struct HashSecret: BusRequest {
+    public static let name: MessageName = "auth.secret.hash.v1"
+    public struct Reply: Codable, Sendable, Hashable {
+        public var hash: String
+        public init(hash: String) { self.hash = hash }
+    }
+    public var secret: String
+    public init(secret: String) { self.secret = secret }
+}
+
+/// Whether `secret` matches a hash from ``HashSecret``.
+public struct VerifySecret: BusRequest {
+    public static let name: MessageName = "auth.secret.verify.v1"
+    public struct Reply: Codable, Sendable, Hashable {
+        public var matches: Bool
+        public init(matches: Bool) { self.matches = matches }
+    }
+    public var secret: String
+    public var hash: String
+    public init(secret: String, hash: String) {
+        self.secret = secret
+        self.hash = hash
+    }
+}
+
 /// Every auth message, for name checks.
 public enum AuthMessages {
     public static let all: [any BusMessage.Type] = [
+        HashSecret.self, VerifySecret.self,
         VerifySession.self, CreateAccount.self, FindAccount.self, ResetPassword.self, RevokeSessions.self,
     ]
 }

@@ -1,0 +1,146 @@
+public import AppConfig
+public import Bus
+import Foundation
+import GeoAPI
+public import HTTPKit
+import Hummingbird
+import Logging
+import MediaAPI
+public import PluginKit
+public import ServiceLifecycle
+import StorageAPI
+
+/// The `geo` plugin: geotags on any record (one spatial index per subject kind, an R*Tree in SQLite),
+/// radius, box and nearest-N queries with exact great-circle distances, and place names from an
+/// offline GeoNames gazetteer. A photo with EXIF GPS is geotagged (`media.image/<sha256>`) as soon as
+/// media ingests it.
+///
+/// ```yaml
+/// geo: {}            # or { gazetteer: /path/to/gazetteer.tsv }
+/// ```
+public struct GeoPlugin: Plugin {
+    public struct Config: Sendable {
+        var gazetteerPath: String?
+    }
+
+    public static let descriptor = PluginDescriptor(
+        id: "geo",
+        summary: "Geotags on any record, radius/box/nearest queries on a spatial index, offline place names (GeoNames)",
+        dependencies: ["storage", "auth"],
+        settings: [
+            SettingDescription("gazetteer", "path", default: "the bundled GeoNames file",
+                               "A gazetteer file in the format tools/gazetteer/convert.py writes"),
+        ])
+
+    public static func configure(_ section: ConfigSection) -> Config {
+        Config(gazetteerPath: section.string("gazetteer").flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    let service: GeoService
+    let ingested: EventSubscription<ImageIngested>
+
+    public init(config: Config, context: PluginContext) async throws {
+        let gazetteer: Gazetteer
+        do {
+            gazetteer = try config.gazetteerPath.map { try Gazetteer(contentsOf: URL(fileURLWithPath: $0)) } ?? Gazetteer.bundled()
+        } catch {
+            throw PluginSetupError("geo: \(error)")
+        }
+        service = GeoService(store: BusRecordStore(bus: context.bus), bus: context.bus, gazetteer: gazetteer)
+        try await service.loadKinds()
+        ingested = context.bus.subscribe(to: ImageIngested.self)
+        context.logger.info("Geo: \(gazetteer.count) places in the gazetteer")
+    }
+
+    public var features: [String] { ["geotags", "places"] }
+
+    public var services: [any Service] { [ExifGeotagger(service: service, ingested: ingested)] }
+
+    public func register(on bus: any MessageBus) async throws {
+        let service = self.service
+        try bus.handle(SetGeotag.self) { request, _ in try await service.set(owner: request.owner, request.geotag) }
+        try bus.handle(GetGeotag.self) { request, _ in .init(geotag: try await service.get(owner: request.owner, subject: request.subject)) }
+        try bus.handle(RemoveGeotag.self) { request, _ in .init(removed: try await service.remove(owner: request.owner, subject: request.subject)) }
+        try bus.handle(FindGeotags.self) { request, _ in .init(hits: try await service.find(request)) }
+        try bus.handle(LookUpPlace.self) { request, _ in try service.place(latitude: request.latitude, longitude: request.longitude) }
+    }
+
+    public func routes(_ routes: PluginRoutes) throws {
+        let service = self.service
+        try routes.add(.put, "tags", summary: "Geotag a subject (kind/id): latitude, longitude, optional accuracy and altitude") {
+            request, context, identity in
+            var request = request
+            let geotag = try await request.decodeJSON(Geotag.self, context: context)
+            return try .json(try await service.set(owner: identity.accountID, geotag))
+        }
+        try routes.add(.get, "tags", summary: "The geotag of ?subject=kind/id") { request, _, identity in
+            let subject = try request.query("subject", required: true) ?? ""
+            guard let geotag = try await service.get(owner: identity.accountID, subject: subject) else {
+                throw Problem.notFound("'\(subject)' has no geotag.")
+            }
+            return try .json(geotag)
+        }
+        try routes.add(.delete, "tags", summary: "Remove the geotag of ?subject=kind/id") { request, _, identity in
+            let subject = try request.query("subject", required: true) ?? ""
+            guard try await service.remove(owner: identity.accountID, subject: subject) else {
+                throw Problem.notFound("'\(subject)' has no geotag.")
+            }
+            return .noContent
+        }
+        try routes.add(.get, "near", summary: "My geotags within ?radius_km of ?lat,lon, nearest first (?kind, ?limit)") {
+            request, _, identity in
+            let area = FindGeotags.Area.within(latitude: try request.queryNumber("lat", required: true) ?? 0,
+                                               longitude: try request.queryNumber("lon", required: true) ?? 0,
+                                               radiusMeters: (try request.queryNumber("radius_km", required: true) ?? 0) * 1000)
+            return try await Self.find(service, request, area, owner: identity.accountID)
+        }
+        try routes.add(.get, "box", summary: "My geotags in ?south,west,north,east (west > east crosses 180°), nearest the centre first") {
+            request, _, identity in
+            let area = FindGeotags.Area.box(south: try request.queryNumber("south", required: true) ?? 0,
+                                            west: try request.queryNumber("west", required: true) ?? 0,
+                                            north: try request.queryNumber("north", required: true) ?? 0,
+                                            east: try request.queryNumber("east", required: true) ?? 0)
+            return try await Self.find(service, request, area, owner: identity.accountID)
+        }
+        try routes.add(.get, "nearest", summary: "My ?limit geotags nearest ?lat,lon") { request, _, identity in
+            let area = FindGeotags.Area.nearest(latitude: try request.queryNumber("lat", required: true) ?? 0,
+                                                longitude: try request.queryNumber("lon", required: true) ?? 0)
+            return try await Self.find(service, request, area, owner: identity.accountID)
+        }
+        try routes.add(.get, "place", summary: "The place (city, region, country) of ?lat,lon, from the offline gazetteer") { request, _, _ in
+            try .json(try service.place(latitude: try request.queryNumber("lat", required: true) ?? 0,
+                                        longitude: try request.queryNumber("lon", required: true) ?? 0))
+        }
+    }
+
+    static func find(_ service: GeoService, _ request: Request, _ area: FindGeotags.Area, owner: String) async throws -> Response {
+        let hits = try await service.find(FindGeotags(owner: owner, area: area, kind: try request.query("kind"),
+                                                      limit: try request.limit(default: 100, max: SpatialQuery.maxLimit)))
+        return try .json(Items(items: hits.map { HitJSON(geotag: $0.geotag, distanceMeters: $0.distanceMeters) }))
+    }
+
+    struct Items: Encodable {
+        var items: [HitJSON]
+    }
+
+    struct HitJSON: Encodable {
+        var geotag: Geotag
+        var distanceMeters: Double
+    }
+}
+
+/// Geotags every ingested image that carries EXIF GPS, as `media.image/<sha256>` of its owner.
+struct ExifGeotagger: Service {
+    let service: GeoService
+    let ingested: EventSubscription<ImageIngested>
+
+    func run() async throws {
+        for await event in ingested.cancelOnGracefulShutdown() {
+            guard let gps = event.image.info.gps else { continue }
+            let geotag = Geotag(subject: "media.image/\(event.image.sha256)", latitude: gps.latitude, longitude: gps.longitude,
+                                altitude: gps.altitude.flatMap { (-11_000...50_000).contains($0) ? $0 : nil }, source: "exif")
+            // A camera that wrote impossible coordinates simply leaves the image without a geotag.
+            _ = try? await service.set(owner: event.owner, geotag)
+        }
+    }
+}

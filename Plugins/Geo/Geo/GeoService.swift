@@ -1,0 +1,158 @@
+import Bus
+import Crypto
+import Foundation
+import GeoAPI
+import StorageAPI
+import Synchronization
+
+/// Geotags, one spatial collection per subject kind (`geo.k.<kind>`), and place names.
+struct GeoService: Sendable {
+    static let kindsCollection = "geo.kinds"
+
+    let store: BusRecordStore
+    let bus: any MessageBus
+    let gazetteer: Gazetteer
+    /// Kinds whose collection is declared; every kind ever used is also a record in `geo.kinds`.
+    let kinds = KindSet()
+
+    static func collection(_ kind: String) -> String { "geo.k." + kind }
+
+    static func schema(_ kind: String) -> CollectionSchema {
+        CollectionSchema(name: collection(kind), spatial: SpatialIndexSpec(latitude: "latitude", longitude: "longitude"))
+    }
+
+    /// Declares the collections of the kinds used before (at start).
+    func loadKinds() async throws(StorageError) {
+        try await store.declare(CollectionSchema(name: Self.kindsCollection))
+        var cursor: String?
+        repeat {
+            let page = try await store.query(RecordQuery(collection: Self.kindsCollection, owner: nil, limit: RecordQuery.maxLimit, cursor: cursor))
+            for record in page.records where Geotag.isValidKind(record.id) {
+                try await store.declare(Self.schema(record.id))
+                kinds.withLock { _ = $0.insert(record.id) }
+            }
+            cursor = page.nextCursor
+        } while cursor != nil
+    }
+
+    private func ensure(kind: String) async throws(StorageError) {
+        if kinds.withLock({ $0.contains(kind) }) { return }
+        try await store.declare(Self.schema(kind))
+        do {
+            _ = try await store.insert(["kind": kind], into: Self.kindsCollection, id: kind, owner: "geo")
+        } catch where error.code == .conflict {
+            // Declared by a concurrent first use.
+        }
+        kinds.withLock { _ = $0.insert(kind) }
+    }
+
+    /// One record per owner and subject: its id is a hash of both.
+    static func recordID(owner: String, subject: String) -> String {
+        SHA256.hash(data: Data("\(owner)\u{0}\(subject)".utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    func set(owner: String, _ geotag: Geotag) async throws(BusError) -> Geotag {
+        try geotag.validate()
+        guard let kind = Geotag.kind(of: geotag.subject) else { throw BusError.invalid("A geotag's subject is 'kind/id'.", field: "subject") }
+        try await ensure(kind: kind)
+        let collection = Self.collection(kind)
+        let id = Self.recordID(owner: owner, subject: geotag.subject)
+        for _ in 0..<3 {
+            do {
+                if let existing = try await store.get(collection: collection, id: id, owner: owner) {
+                    _ = try await store.replace(geotag, in: collection, id: id, owner: owner, expectedVersion: existing.version)
+                } else {
+                    _ = try await store.insert(geotag, into: collection, id: id, owner: owner)
+                }
+                await bus.publish(GeotagSet(owner: owner, geotag: geotag))
+                return geotag
+            } catch where error.code == .conflict {
+                continue  // set concurrently: read again
+            }
+        }
+        throw BusError(.conflict, "The geotag of '\(geotag.subject)' kept changing while it was set; try again.")
+    }
+
+    func get(owner: String, subject: String) async throws(BusError) -> Geotag? {
+        guard let kind = Geotag.kind(of: subject), kinds.withLock({ $0.contains(kind) }) else { return nil }
+        let record = try await store.get(collection: Self.collection(kind), id: Self.recordID(owner: owner, subject: subject), owner: owner)
+        return try record?.decode(Geotag.self)
+    }
+
+    func remove(owner: String, subject: String) async throws(BusError) -> Bool {
+        guard let kind = Geotag.kind(of: subject), kinds.withLock({ $0.contains(kind) }) else { return false }
+        do {
+            try await store.delete(from: Self.collection(kind), id: Self.recordID(owner: owner, subject: subject), owner: owner)
+            return true
+        } catch where error.code == .notFound {
+            return false
+        }
+    }
+
+    func find(_ request: FindGeotags) async throws(BusError) -> [GeotagHit] {
+        guard (1...SpatialQuery.maxLimit).contains(request.limit) else {
+            throw BusError.invalid("limit must be between 1 and \(SpatialQuery.maxLimit).", field: "limit")
+        }
+        let searched: [String]
+        if let kind = request.kind {
+            guard Geotag.isValidKind(kind) else { throw BusError.invalid("'\(kind)' is not a subject kind.", field: "kind") }
+            searched = kinds.withLock { $0.contains(kind) } ? [kind] : []
+        } else {
+            searched = kinds.withLock { $0.sorted() }
+        }
+        switch request.area {
+        case .within(let latitude, let longitude, let radius):
+            return try await query(searched, owner: request.owner, limit: request.limit) { collection in
+                .within(radius, of: GeoPoint(latitude: latitude, longitude: longitude), collection: collection, owner: request.owner,
+                        limit: request.limit)
+            }
+        case .box(let south, let west, let north, let east):
+            return try await query(searched, owner: request.owner, limit: request.limit) { collection in
+                .inside(GeoBox(south: south, west: west, north: north, east: east), collection: collection, owner: request.owner,
+                        limit: request.limit)
+            }
+        case .nearest(let latitude, let longitude):
+            // Circles growing fourfold from 1 km until enough are found or the circle is the whole Earth.
+            var radius = 1_000.0
+            while true {
+                let hits = try await find(FindGeotags(owner: request.owner, area: .within(latitude: latitude, longitude: longitude,
+                                                                                         radiusMeters: radius),
+                                                      kind: request.kind, limit: request.limit))
+                if hits.count >= request.limit || radius >= SpatialRules.halfCircumference { return hits }
+                radius = min(radius * 4, SpatialRules.halfCircumference)
+            }
+        }
+    }
+
+    private func query(_ kinds: [String], owner: String?, limit: Int,
+                       _ make: (String) -> SpatialQuery) async throws(BusError) -> [GeotagHit] {
+        var hits: [GeotagHit] = []
+        for kind in kinds {
+            let result = try await store.spatialQuery(make(Self.collection(kind)))
+            for hit in result.hits {
+                hits.append(GeotagHit(owner: hit.record.owner, geotag: try hit.record.decode(Geotag.self), distanceMeters: hit.distanceMeters))
+            }
+        }
+        if kinds.count > 1 {
+            hits.sort { $0.distanceMeters != $1.distanceMeters ? $0.distanceMeters < $1.distanceMeters : $0.geotag.subject < $1.geotag.subject }
+        }
+        return Array(hits.prefix(limit))
+    }
+
+    func place(latitude: Double, longitude: Double) throws(BusError) -> Place {
+        let point = GeoPoint(latitude: latitude, longitude: longitude)
+        guard point.isValid else {
+            throw BusError.invalid("A latitude is −90…90 and a longitude −180…180 degrees.", field: "latitude")
+        }
+        guard let place = gazetteer.place(at: point) else {
+            throw BusError(.unavailable, "The gazetteer is empty; restore Plugins/Geo/Geo/Resources/gazetteer.tsv.")
+        }
+        return place
+    }
+}
+
+/// The subject kinds whose collections are declared.
+final class KindSet: Sendable {
+    private let kinds = Mutex<Set<String>>([])
+    func withLock<T>(_ body: (inout Set<String>) -> T) -> T { kinds.withLock { body(&$0) } }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import ShareLinkAPI
+
+/// The public page of a link: plain HTML with Open Graph and Twitter card tags, so that a social
+/// network shows the title and picture when the link is posted. Everything from users is escaped.
+enum SharePage {
+    static func html(_ view: SharedView, pageURL: String, imageURL: (Int) -> String) -> String {
+        let firstImage = view.items.firstIndex { $0.image != nil }
+        var head = """
+            <meta property="og:type" content="website">
+            <meta property="og:title" content="\(escape(view.title))">
+            <meta property="og:url" content="\(escape(pageURL))">
+            <meta name="twitter:title" content="\(escape(view.title))">
+            """
+        if let description = view.description, !description.isEmpty {
+            head += "\n<meta property=\"og:description\" content=\"\(escape(description))\">"
+            head += "\n<meta name=\"description\" content=\"\(escape(description))\">"
+        }
+        if let firstImage {
+            head += "\n<meta property=\"og:image\" content=\"\(escape(imageURL(firstImage)))\">"
+            head += "\n<meta name=\"twitter:card\" content=\"summary_large_image\">"
+        }
+        var body = "<h1>\(escape(view.title))</h1>\n"
+        if let description = view.description, !description.isEmpty { body += "<p>\(escape(description))</p>\n" }
+        for (index, item) in view.items.enumerated() {
+            body += "<figure>\n"
+            if item.image != nil {
+                body += "<img src=\"\(escape(imageURL(index)))\" alt=\"\(escape(item.title ?? item.text ?? view.title))\">\n"
+            }
+            var caption: [String] = []
+            if let title = item.title, !title.isEmpty { caption.append("<strong>\(escape(title))</strong>") }
+            if let text = item.text, !text.isEmpty { caption.append(escape(text)) }
+            let facts = [item.takenAt, item.place].compactMap { $0 }.filter { !$0.isEmpty }
+            if !facts.isEmpty { caption.append("<small>\(escape(facts.joined(separator: " · ")))</small>") }
+            if !item.tags.isEmpty { caption.append("<small>\(item.tags.map { "#" + escape($0) }.joined(separator: " "))</small>") }
+            if !caption.isEmpty { body += "<figcaption>\(caption.joined(separator: "<br>"))</figcaption>\n" }
+            body += "</figure>\n"
+        }
+        return """
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta name="robots" content="noindex">
+            <title>\(escape(view.title))</title>
+            \(head)
+            <style>body{font:18px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}img{max-width:100%;height:auto}figure{margin:0 0 2rem}</style>
+            </head>
+            <body>
+            \(body)</body>
+            </html>
+
+            """
+    }
+
+    /// A page asking for the link's password (sent back as `?password=`, over GET: a link never takes a POST).
+    static func passwordForm(message: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>Shared with you</title></head>
+        <body><form method="get"><p>\(escape(message))</p>
+        <label>Password <input type="password" name="password" autofocus></label> <button>Open</button></form></body></html>
+
+        """
+    }
+
+    static func message(_ title: String, _ text: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="robots" content="noindex"><title>\(escape(title))</title></head>
+        <body><h1>\(escape(title))</h1><p>\(escape(text))</p></body></html>
+
+        """
+    }
+
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+}
