@@ -79,6 +79,9 @@ let targets: [Target] = [
     module("OrderKeys"),
     .target(name: "CQuireSystem", path: "Modules/CQuireSystem"),
     module("HTTPKit", ["Bus", .hummingbird, .httpTypes, .nioCore, .logging]),
+    // Fetching a URL a user gave, refusing the server's own networks (libcurl through a system-library target).
+    .systemLibrary(name: "CCurl", path: "Modules/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+    module("SafeFetch", ["Bus", "CCurl"]),
     module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging]),
     module("AppHost", ["Bus", "BusInProcess", "AppConfig", "HTTPKit", "PluginKit", .hummingbird, .lifecycle, .unixSignals, .logging]),
 
@@ -121,8 +124,13 @@ let targets: [Target] = [
     plugin("ShareLink", "ShareLink", ["ShareLinkAPI", "AuthAPI", "MediaAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit",
                                       .hummingbird, .httpTypes, .nioCore, .crypto]),
 
+    // album (iRemember)
+    plugin("Album", "AlbumAPI", ["Bus"]),
+    plugin("Album", "Album", ["AlbumAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "StorageAPI", "SafeFetch", "Bus", "PluginKit",
+                              "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
+
     // Every plugin compiled into the binaries.
-    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink"],
+    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client.
     module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,

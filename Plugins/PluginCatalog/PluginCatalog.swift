@@ -1,3 +1,4 @@
+import Album
 import Auth
 import Drawing
 import Geo
@@ -19,5 +20,6 @@ public enum PluginCatalog {
         PluginFactory(VocabularyPlugin.self),
         PluginFactory(GeoPlugin.self),
         PluginFactory(ShareLinkPlugin.self),
+        PluginFactory(AlbumPlugin.self),
     ]
 }

@@ -1,0 +1,138 @@
+import Bus
+import DrawingAPI
+import Foundation
+import HTTPKit
+import HTTPTypes
+import Hummingbird
+import StorageAPI
+
+struct ImportInput: Decodable {
+    var url: String
+    var takenAt: String?
+    var latitude: Double?
+    var longitude: Double?
+    var accuracy: Double?
+    var tags: [String]?
+    var notes: String?
+}
+
+/// A PATCH body; `location: null` removes the location, leaving it out keeps it.
+struct EditInput: Decodable {
+    struct Point: Decodable {
+        var latitude: Double?
+        var longitude: Double?
+        var accuracy: Double?
+    }
+    var notes: String?
+    var tags: [String]?
+    var takenAt: String?
+    var location: Point?
+    var locationGiven = false
+
+    enum CodingKeys: String, CodingKey { case notes, tags, takenAt, location }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        notes = try container.decodeIfPresent(String.self, forKey: .notes)
+        tags = try container.decodeIfPresent([String].self, forKey: .tags)
+        takenAt = try container.decodeIfPresent(String.self, forKey: .takenAt)
+        locationGiven = container.contains(.location)
+        location = try container.decodeIfPresent(Point.self, forKey: .location)
+    }
+}
+
+struct PhotoJSON: Encodable {
+    struct Links: Encodable {
+        var image: String
+        var thumbnail: String
+        var display: String
+        var markup: String
+        var marked: String
+    }
+    struct PlaceJSON: Encodable {
+        var key: String
+        var label: String
+        var city: String
+        var region: String?
+        var country: String
+        var countryCode: String
+    }
+
+    var id: String
+    var version: Int64
+    var takenAt: String
+    var takenAtSource: String
+    var notes: String
+    var tags: [String]
+    var location: PhotoData.Location?
+    var place: PlaceJSON?
+    var source: String
+    var sourceURL: String?
+    var uploadedAt: Date
+    var width: Int
+    var height: Int
+    var format: String
+    var hasMarkup: Bool
+    var links: Links
+
+    init(_ record: Record, _ photo: PhotoData) {
+        let base = "/api/v1/album/photos/\(record.id)"
+        (id, version, takenAt, takenAtSource, notes, tags) = (record.id, record.version, photo.takenAt, photo.takenAtSource, photo.notes, photo.tags)
+        (location, source, sourceURL, uploadedAt) = (photo.location, photo.source, photo.sourceURL, photo.uploadedAt)
+        (width, height, format, hasMarkup) = (photo.width, photo.height, photo.format, photo.markup != nil)
+        place = photo.place.map { PlaceJSON(key: photo.placeKey ?? "", label: $0.label, city: $0.city, region: $0.region, country: $0.country,
+                                            countryCode: $0.countryCode) }
+        links = Links(image: base + "/image", thumbnail: base + "/image/thumb", display: base + "/image/display", markup: base + "/markup",
+                      marked: base + "/marked")
+    }
+
+    static func response(_ record: Record) throws -> Response {
+        try .json(PhotoJSON(record, try record.decode(PhotoData.self)), headers: [.eTag: "\"\(record.version)\""])
+    }
+}
+
+struct ThumbnailJSON: Encodable {
+    var id: String
+    var takenAt: String
+    var tags: [String]
+    var thumbnail: String
+
+    init(_ item: Thumbnail) {
+        (id, takenAt, tags) = (item.id, item.takenAt, item.tags)
+        thumbnail = "/api/v1/album/photos/\(item.id)/image/thumb"
+    }
+}
+
+struct ThumbnailPage: Encodable {
+    var items: [ThumbnailJSON]
+    var nextCursor: String?
+}
+
+struct CountJSON: Encodable {
+    var key: String
+    var label: String
+    var count: Int
+}
+
+struct Items<T: Encodable>: Encodable {
+    var items: [T]
+}
+
+struct Slideshow: Encodable {
+    var count: Int
+    var photos: [String]
+}
+
+struct MarkupScreen: Encodable {
+    struct Markup: Encodable {
+        var drawing: Drawing
+        /// The canvas: the photo as seen. Drawing coordinates are 0…1 of it.
+        var width: Int
+        var height: Int
+        var image: String
+    }
+    var photo: PhotoJSON
+    var markup: Markup
+    /// The user's most used tags, to tap rather than type.
+    var suggestedTags: [String]
+}

@@ -1,0 +1,180 @@
+import Bus
+import Foundation
+
+/// A photo as stored (`album.photos`). Times are wall-clock (what the camera's clock showed),
+/// `YYYY-MM-DDTHH:MM:SS`, so that "the morning of May 3rd" stays the morning wherever it is viewed.
+struct PhotoData: Codable, Sendable, Equatable {
+    var image: String
+    var format: String
+    /// As seen (EXIF orientation applied).
+    var width: Int
+    var height: Int
+    var takenAt: String
+    /// exif, device (the client's clock at capture), upload (the server's clock), user.
+    var takenAtSource: String
+    /// `takenAt|id`: unique, in time order; every time query ranges over it.
+    var sortKey: String
+    var month: String
+    var day: String
+    var notes: String
+    var tags: [String]
+    /// The mark-up drawing (a drawing blob), laid over the photo; the original stays as it was.
+    var markup: String?
+    var location: Location?
+    var placeKey: String?
+    var place: PlaceName?
+    /// camera, library, url.
+    var source: String
+    var sourceURL: String?
+    var uploadedAt: Date
+
+    struct Location: Codable, Sendable, Equatable {
+        var latitude: Double
+        var longitude: Double
+        var accuracy: Double?
+        var altitude: Double?
+        /// exif, device, user.
+        var source: String
+    }
+
+    struct PlaceName: Codable, Sendable, Equatable {
+        var label: String
+        var city: String
+        var region: String?
+        var country: String
+        var countryCode: String
+    }
+
+    mutating func setTakenAt(_ time: String, source: String, id: String) {
+        takenAt = time
+        takenAtSource = source
+        sortKey = "\(time)|\(id)"
+        month = String(time.prefix(7))
+        day = String(time.prefix(10))
+    }
+}
+
+/// One photo under one of its tags (`album.tagged`), in time order: what a tag search walks. It
+/// carries what a thumbnail shows, so a search reads nothing else.
+struct Posting: Codable, Sendable, Equatable {
+    var tag: String
+    var sortKey: String
+    var photo: String
+    var tags: [String]
+    var image: String
+    var takenAt: String
+    var placeKey: String?
+
+    static func id(photo: String, tag: String) -> String { "\(photo):\(TagRules.hash(tag))" }
+}
+
+/// How many photos are in a folder or carry a tag (`album.counts`), kept in the same batch as the photo.
+struct Counter: Codable, Sendable, Equatable {
+    enum Kind: String, Codable, Sendable, CaseIterable { case tag, month, day, place }
+    var kind: Kind
+    var key: String
+    var label: String
+    var count: Int
+
+    static func id(_ kind: Kind, _ key: String) -> String { "\(kind.rawValue):\(TagRules.hash(key))" }
+}
+
+/// Tags are single words: what people type is forgiven — "#Beach, sunset Dog" is beach, sunset, dog.
+enum TagRules {
+    static let maxTags = 30
+    static let maxLength = 40
+
+    static func normalize(_ raw: [String]) throws(BusError) -> [String] {
+        var tags: [String] = []
+        for text in raw {
+            for word in text.split(whereSeparator: { $0.isWhitespace || $0 == "," || $0 == ";" }) {
+                let cleaned = String(word.lowercased().precomposedStringWithCanonicalMapping
+                    .filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+                guard !cleaned.isEmpty else { continue }
+                guard cleaned.count <= maxLength else {
+                    throw BusError.invalid("A tag is one word of at most \(maxLength) characters; '\(cleaned.prefix(20))…' is longer.", field: "tags")
+                }
+                if !tags.contains(cleaned) { tags.append(cleaned) }
+            }
+        }
+        guard tags.count <= maxTags else { throw BusError.invalid("A photo takes at most \(maxTags) tags.", field: "tags") }
+        return tags
+    }
+
+    static func hash(_ text: String) -> String {
+        // FNV-1a 64: short, stable ids for tags and folder keys (collisions only merge two counters' ids
+        // for one owner, which the key stored in each record exposes; 64 bits make that practically never).
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}
+
+/// Times as people give them: `2024-05-03`, `2024-05-03T14:22`, `2024-05-03 14:22:10`, with or
+/// without an offset (dropped: the wall clock is kept).
+enum TakenTime {
+    /// `YYYY-MM-DDTHH:MM:SS`, or nil when `text` is not a time.
+    static func normalize(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let scalars = Array(trimmed.utf8)
+        guard scalars.count >= 10 else { return nil }
+        func digits(_ range: Range<Int>) -> Int? {
+            guard range.upperBound <= scalars.count, scalars[range].allSatisfy({ (48...57).contains($0) }) else { return nil }
+            return Int(String(decoding: scalars[range], as: UTF8.self))
+        }
+        guard let year = digits(0..<4), scalars[4] == 45 || scalars[4] == 58, let month = digits(5..<7), scalars[7] == scalars[4],
+              let day = digits(8..<10) else { return nil }
+        var hour = 0, minute = 0, second = 0
+        if scalars.count > 10 {
+            guard scalars[10] == 84 || scalars[10] == 32, let h = digits(11..<13), scalars.count > 13, scalars[13] == 58, let m = digits(14..<16)
+            else { return nil }
+            (hour, minute) = (h, m)
+            if scalars.count > 16, scalars[16] == 58 {
+                guard let s = digits(17..<19) else { return nil }
+                second = s
+            }
+        }
+        guard (1800...2200).contains(year), (1...12).contains(month), (1...daysIn(month, year)).contains(day), (0...23).contains(hour),
+              (0...59).contains(minute), (0...59).contains(second) else { return nil }
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d", year, month, day, hour, minute, second)
+    }
+
+    static func daysIn(_ month: Int, _ year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Now on the wall clock of `zone`.
+    static func now(in zone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date())
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1, parts.hour ?? 0,
+                      parts.minute ?? 0, parts.second ?? 0)
+    }
+
+    /// The first sort key at or after `from` (a time, to the minute, or a day).
+    static func lowerBound(_ text: String) throws(BusError) -> String {
+        guard let time = normalize(text) else {
+            throw BusError.invalid("'from' is a date or time such as 2024-05-03 or 2024-05-03T14:22.", field: "from")
+        }
+        return time
+    }
+
+    /// A bound above every sort key up to `to`, inclusive to the minute (or the whole day).
+    static func upperBound(_ text: String) throws(BusError) -> String {
+        guard let time = normalize(text) else {
+            throw BusError.invalid("'to' is a date or time such as 2024-05-31 or 2024-05-31T18:00.", field: "to")
+        }
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let end = trimmed.count <= 10 ? String(time.prefix(10)) + "T23:59:59" : String(time.prefix(16)) + ":59"
+        return end + "|~"
+    }
+}

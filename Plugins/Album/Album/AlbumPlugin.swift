@@ -1,0 +1,303 @@
+public import AppConfig
+import AlbumAPI
+public import Bus
+import DrawingAPI
+import Foundation
+public import HTTPKit
+import HTTPTypes
+import Hummingbird
+import Logging
+import MediaAPI
+import NIOCore
+public import PluginKit
+import SafeFetch
+import ShareLinkAPI
+import StorageAPI
+
+/// The `album` plugin — iRemember's domain: photos added by upload (camera, phone library) or by
+/// URL, each with its time taken, notes, tags, a mark-up drawing and a place; browsed in time
+/// order, by recent days, by tag (+/−) and time range, in month and place folders, as a slideshow;
+/// shared through share-link.
+///
+/// ```yaml
+/// album: { time_zone: America/Vancouver, import_timeout_seconds: 20 }
+/// ```
+public struct AlbumPlugin: Plugin {
+    public struct Config: Sendable {
+        var timeZone: TimeZone
+        var pageSize: Int
+        var importTimeout: Int
+        var importMaxBytes: Int?
+        var importAllowNetworks: [IPNetwork]
+    }
+
+    public static let descriptor = PluginDescriptor(
+        id: "album",
+        summary: "iRemember: photos with time taken, notes, tags, mark-up and place; tag/time search, month and place folders, slideshow",
+        dependencies: ["storage", "auth", "media", "drawing", "geo", "share-link"],
+        settings: [
+            SettingDescription("time_zone", "IANA zone", default: "UTC", "Whose clock an upload without EXIF or client time is dated by"),
+            SettingDescription("page_size", "int 1...500", default: "60", "Thumbnails per page when the client does not say"),
+            SettingDescription("import_timeout_seconds", "int 1...300", default: "20", "Longest a URL import may take, redirects included"),
+            SettingDescription("import_max_bytes", "int 1...1073741824", default: "media's max_upload_bytes", "Largest picture a URL import downloads"),
+            SettingDescription("import_allow_networks", "list of CIDR blocks", default: "[]",
+                               "TESTS ONLY: private blocks a URL import may reach (e.g. 127.0.0.2/32 for a local test server)"),
+        ])
+
+    public static func configure(_ section: ConfigSection) -> Config {
+        let zoneName = section.string("time_zone", default: "UTC") ?? "UTC"
+        let zone = TimeZone(identifier: zoneName)
+        if zone == nil { section.report("time_zone", "unknown time zone \"\(zoneName)\"; use an IANA name such as Europe/Paris") }
+        var networks: [IPNetwork] = []
+        for text in section.stringList("import_allow_networks", default: []) {
+            if let network = IPNetwork(text) { networks.append(network) } else { section.report("import_allow_networks", "'\(text)' is not a CIDR block") }
+        }
+        return Config(timeZone: zone ?? .gmt, pageSize: section.int("page_size", default: 60, in: 1...500),
+                      importTimeout: section.int("import_timeout_seconds", default: 20, in: 1...300),
+                      importMaxBytes: section.contains("import_max_bytes") ? section.int("import_max_bytes", default: 10 << 20, in: 1...(1 << 30)) : nil,
+                      importAllowNetworks: networks)
+    }
+
+    let service: AlbumService
+    let pageSize: Int
+    let limits: (photo: Int, drawing: Int)
+
+    public init(config: Config, context: PluginContext) async throws {
+        let store = BusRecordStore(bus: context.bus)
+        for schema in AlbumService.schemas { try await store.declare(schema) }
+        let photoLimit = try await context.bus.request(GetMediaLimits()).maxBytes
+        limits = (photo: photoLimit, drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
+        let fetcher = SafeFetcher(policy: SafeFetcher.Policy(maxBytes: config.importMaxBytes ?? photoLimit, timeout: .seconds(config.importTimeout),
+                                                             allowedNetworks: config.importAllowNetworks))
+        service = AlbumService(store: store, bus: context.bus, timeZone: config.timeZone, fetcher: fetcher)
+        pageSize = config.pageSize
+        if !config.importAllowNetworks.isEmpty {
+            context.logger.warning("album: URL imports may reach \(config.importAllowNetworks.map(\.description).joined(separator: ", ")) (import_allow_networks; tests only)")
+        }
+    }
+
+    public var features: [String] { ["photos", "url-import", "tags", "folders", "slideshow", "markup", "share"] }
+
+    public func register(on bus: any MessageBus) async throws {
+        let service = self.service
+        try bus.handle(ShowShared<SharedPhoto>.self) { request, _ in try await service.sharedPhoto(owner: request.owner, resource: request.resource) }
+        try bus.handle(ShowShared<SharedPhotoSearch>.self) { request, _ in
+            try await service.sharedSearch(owner: request.owner, resource: request.resource)
+        }
+    }
+
+    public func routes(_ routes: PluginRoutes) throws {
+        let service = self.service
+        let limits = self.limits
+        let pageSize = self.pageSize
+        try routes.add(.post, "photos", summary: "Add a photo: the image bytes as the body; ?source=camera|library, takenAt, lat, lon, accuracy, "
+                       + "tags, notes. Answers what the mark-up screen needs") { request, _, identity in
+            var request = request
+            let bytes = try await request.collectUpload(limit: limits.photo, what: "a photo")
+            let source = try request.query("source") ?? "library"
+            guard ["camera", "library"].contains(source) else { throw Problem.badRequest("'source' is camera or library.", field: "source") }
+            let capture = AlbumService.Capture(
+                takenAt: try request.query("takenAt"), latitude: try request.queryNumber("lat"), longitude: try request.queryNumber("lon"),
+                accuracy: try request.queryNumber("accuracy"), tags: try request.query("tags").map { [$0] } ?? [], notes: try request.query("notes"),
+                source: source)
+            let record = try await service.add(owner: identity.accountID, bytes: bytes, capture: capture)
+            return try await Self.markupScreen(service, owner: identity.accountID, record)
+        }
+        try routes.add(.post, "photos/import", summary: "Import a picture from the web: {url, takenAt?, latitude?, longitude?, tags?, notes?}; "
+                       + "refuses private and local addresses") { request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(ImportInput.self, context: context)
+            let capture = AlbumService.Capture(takenAt: input.takenAt, latitude: input.latitude, longitude: input.longitude, accuracy: input.accuracy,
+                                               tags: input.tags ?? [], notes: input.notes, source: "url")
+            let record = try await service.importURL(owner: identity.accountID, url: input.url, capture: capture)
+            return try await Self.markupScreen(service, owner: identity.accountID, record)
+        }
+        try routes.add(.get, "photos", summary: "Thumbnails in time order: ?tags=beach -work, match=any|all, from, to (to the minute), place, "
+                       + "order=asc|desc, limit, cursor") { request, _, identity in
+            let filter = try Self.filter(request)
+            return try await Self.page(service, request, owner: identity.accountID, filter: filter, pageSize: pageSize)
+        }
+        try routes.add(.get, "photos/{id}", summary: "One photo with its notes, tags, time taken and place") { _, context, identity in
+            try PhotoJSON.response(try await service.photo(owner: identity.accountID, id: try Self.id(context)))
+        }
+        try routes.add(.patch, "photos/{id}", summary: "Change notes, tags, takenAt or location ({latitude, longitude} or null); If-Match") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(EditInput.self, context: context)
+            var location: PhotoData.Location??
+            if input.locationGiven {
+                location = .some(try AlbumService.location(input.location?.latitude, input.location?.longitude, input.location?.accuracy, source: "user"))
+            }
+            let edit = AlbumService.Edit(notes: input.notes, tags: input.tags, takenAt: input.takenAt, location: location)
+            return try PhotoJSON.response(try await service.edit(owner: identity.accountID, id: try Self.id(context), edit,
+                                                                 expectedVersion: try request.ifMatchVersion()))
+        }
+        try routes.add(.delete, "photos/{id}", summary: "Delete a photo (its image goes when nothing else holds it)") { request, context, identity in
+            try await service.delete(owner: identity.accountID, id: try Self.id(context), expectedVersion: try request.ifMatchVersion())
+            return .noContent
+        }
+        try routes.add(.get, "photos/{id}/image", summary: "The original as uploaded") { request, context, identity in
+            try await Self.image(service, request, owner: identity.accountID, id: try Self.id(context), rendition: RenderImage.original)
+        }
+        try routes.add(.get, "photos/{id}/image/{rendition}", summary: "A rendition declared in the app's YAML (thumb, display, share)") {
+            request, context, identity in
+            guard let rendition = context.parameters.get("rendition") else { throw Problem.badRequest("The rendition is missing from the path.") }
+            return try await Self.image(service, request, owner: identity.accountID, id: try Self.id(context), rendition: rendition)
+        }
+        try routes.add(.get, "photos/{id}/markup", summary: "The mark-up drawing (JSON; empty when none)") { _, context, identity in
+            let photo = try await service.photo(owner: identity.accountID, id: try Self.id(context)).decode(PhotoData.self)
+            guard let markup = photo.markup else { return try .json(Drawing.empty) }
+            return try .json(try await service.bus.request(LoadDrawing(sha256: markup)))
+        }
+        try routes.add(.put, "photos/{id}/markup", summary: "Save the mark-up: strokes and texts over the photo ({} clears it); the original is kept") {
+            request, context, identity in
+            var request = request
+            var context = context
+            context.maxUploadSize = limits.drawing
+            let drawing = try await request.decodeJSON(Drawing.self, context: context)
+            let id = try Self.id(context)
+            _ = try await service.photo(owner: identity.accountID, id: id)
+            let saved = drawing == .empty ? nil : try await service.bus.request(SaveDrawing(drawing: drawing)).sha256
+            return try PhotoJSON.response(try await service.setMarkup(owner: identity.accountID, id: id, sha256: saved,
+                                                                      expectedVersion: try request.ifMatchVersion()))
+        }
+        try routes.add(.delete, "photos/{id}/markup", summary: "Remove the mark-up") { request, context, identity in
+            try PhotoJSON.response(try await service.setMarkup(owner: identity.accountID, id: try Self.id(context), sha256: nil,
+                                                               expectedVersion: try request.ifMatchVersion()))
+        }
+        try routes.add(.get, "photos/{id}/marked", summary: "The photo with its mark-up drawn on it (PNG, display size)") { _, context, identity in
+            let photo = try await service.photo(owner: identity.accountID, id: try Self.id(context)).decode(PhotoData.self)
+            let rendered = try await service.bus.request(RenderDrawing(sha256: photo.markup, format: .png,
+                                                                       over: .init(sha256: photo.image, rendition: "display")))
+            return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "private, no-cache"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: rendered.bytes)))
+        }
+        try routes.add(.get, "tags", summary: "My tags with how many photos carry each, most used first") { request, _, identity in
+            let counters = try await service.counters(owner: identity.accountID, kind: .tag, limit: try request.limit(default: 200, max: 1000))
+            return try .json(Items(items: counters.map { CountJSON(key: $0.key, label: $0.label, count: $0.count) }))
+        }
+        try routes.add(.get, "recent", summary: "The most recent days with photos, newest first (?days=N, default 7)") { request, _, identity in
+            let days = try request.queryNumber("days").map(Int.init) ?? 7
+            guard (1...366).contains(days) else { throw Problem.badRequest("'days' is 1 to 366.", field: "days") }
+            let counters = try await service.counters(owner: identity.accountID, kind: .day, limit: days)
+            return try .json(Items(items: counters.map { CountJSON(key: $0.key, label: AlbumService.readableDay($0.key), count: $0.count) }))
+        }
+        try routes.add(.get, "folders/months", summary: "Month folders, newest first, with their photo counts") { request, _, identity in
+            let counters = try await service.counters(owner: identity.accountID, kind: .month, limit: try request.limit(default: 1000, max: 1000))
+            return try .json(Items(items: counters.map { CountJSON(key: $0.key, label: AlbumService.readableMonth($0.key), count: $0.count) }))
+        }
+        try routes.add(.get, "folders/months/{month}", summary: "The photos of one month (YYYY-MM), in time order") { request, context, identity in
+            let month = context.parameters.get("month") ?? ""
+            guard month.count == 7, TakenTime.normalize(month + "-01") != nil else {
+                throw Problem.badRequest("A month folder is YYYY-MM, e.g. 2024-05.", field: "month")
+            }
+            var filter = try Self.filter(request)
+            filter.from = month + "-01T00:00:00"
+            filter.to = month + "-31T23:59:59|~"
+            return try await Self.page(service, request, owner: identity.accountID, filter: filter, pageSize: pageSize)
+        }
+        try routes.add(.get, "folders/places", summary: "Place folders (city, region, country), most photos first") { request, _, identity in
+            let counters = try await service.counters(owner: identity.accountID, kind: .place, limit: try request.limit(default: 1000, max: 1000))
+            return try .json(Items(items: counters.map { CountJSON(key: $0.key, label: $0.label, count: $0.count) }))
+        }
+        try routes.add(.get, "folders/places/{key}", summary: "The photos of one place folder, in time order") { request, context, identity in
+            var filter = try Self.filter(request)
+            filter.placeKey = context.parameters.get("key")
+            return try await Self.page(service, request, owner: identity.accountID, filter: filter, pageSize: pageSize)
+        }
+        try routes.add(.get, "slideshow", summary: "Every photo of the album or of a search (same parameters as photos) once, in random order") {
+            request, _, identity in
+            let ids = try await service.slideshow(owner: identity.accountID, filter: try Self.filter(request))
+            return try .json(Slideshow(count: ids.count, photos: ids))
+        }
+        try routes.add(.post, "photos/{id}/share", summary: "Share one photo read-only: {expiresInSeconds?, password?, title?}") {
+            request, context, identity in
+            var request = request
+            let input = try await Self.shareInput(&request, context)
+            return try await Self.share(service, owner: identity.accountID, kind: SharedPhoto.id, resource: ["photo": try Self.id(context)], input)
+        }
+        try routes.add(.post, "searches/share", summary: "Share a search read-only: {tags, from, to, match, expiresInSeconds?, password?, title?}") {
+            request, context, identity in
+            var request = request
+            let input = try await Self.shareInput(&request, context)
+            var resource: [String: String] = [:]
+            for (key, value) in [("tags", input.tags), ("from", input.from), ("to", input.to), ("match", input.match)] {
+                if let value, !value.isEmpty { resource[key] = value }
+            }
+            _ = try AlbumService.filter(tags: resource["tags"], from: resource["from"], to: resource["to"], match: resource["match"], place: nil)
+            return try await Self.share(service, owner: identity.accountID, kind: SharedPhotoSearch.id, resource: resource, input)
+        }
+    }
+
+    static func id(_ context: QuireContext) throws -> String {
+        guard let id = context.parameters.get("id") else { throw Problem.badRequest("The photo id is missing from the path.") }
+        return id
+    }
+
+    static func filter(_ request: Request) throws -> PhotoFilter {
+        try AlbumService.filter(tags: try request.query("tags"), from: try request.query("from"), to: try request.query("to"),
+                                match: try request.query("match"), place: try request.query("place"))
+    }
+
+    static func page(_ service: AlbumService, _ request: Request, owner: String, filter: PhotoFilter, pageSize: Int) async throws -> Response {
+        let order = try request.query("order") ?? "asc"
+        guard order == "asc" || order == "desc" else { throw Problem.badRequest("'order' is asc (oldest first) or desc.", field: "order") }
+        let page = try await service.list(owner: owner, filter: filter, descending: order == "desc", limit: try request.limit(default: pageSize, max: 500),
+                                          cursor: try request.query("cursor"))
+        return try .json(ThumbnailPage(items: page.items.map(ThumbnailJSON.init), nextCursor: page.next))
+    }
+
+    static func image(_ service: AlbumService, _ request: Request, owner: String, id: String, rendition: String) async throws -> Response {
+        let photo = try await service.photo(owner: owner, id: id).decode(PhotoData.self)
+        let image = try await service.bus.request(RenderImage(sha256: photo.image, rendition: rendition))
+        let etag = "\"\(image.sha256)\""
+        var headers: HTTPFields = [.contentType: image.format.mimeType, .cacheControl: "private, no-cache", .eTag: etag, .xContentTypeOptions: "nosniff"]
+        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        headers[.contentLength] = String(image.bytes.count)
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
+    }
+
+    /// What the mark-up screen opens with after an upload or import.
+    static func markupScreen(_ service: AlbumService, owner: String, _ record: Record) async throws -> Response {
+        let photo = try record.decode(PhotoData.self)
+        let suggestions = try await service.counters(owner: owner, kind: .tag, limit: 12).map(\.key)
+        let screen = MarkupScreen(photo: PhotoJSON(record, photo), markup: .init(drawing: Drawing.empty, width: photo.width, height: photo.height,
+                                                                                  image: "/api/v1/album/photos/\(record.id)/image/display"),
+                                  suggestedTags: suggestions)
+        return try .json(screen, status: .created, headers: [.location: "/api/v1/album/photos/\(record.id)", .eTag: "\"\(record.version)\""])
+    }
+
+    struct ShareInput: Decodable {
+        var expiresInSeconds: Int?
+        var password: String?
+        var title: String?
+        var tags: String?
+        var from: String?
+        var to: String?
+        var match: String?
+    }
+
+    static func shareInput(_ request: inout Request, _ context: QuireContext) async throws -> ShareInput {
+        if request.headers[.contentLength] == "0" || (request.headers[.contentLength] == nil && request.headers[.contentType] == nil) {
+            return ShareInput()
+        }
+        return try await request.decodeJSON(ShareInput.self, context: context)
+    }
+
+    static func share(_ service: AlbumService, owner: String, kind: String, resource: [String: String], _ input: ShareInput) async throws -> Response {
+        if let seconds = input.expiresInSeconds, seconds < 1 { throw Problem.invalid("expiresInSeconds is at least 1.", field: "expiresInSeconds") }
+        let created = try await service.bus.request(CreateShareLink(owner: owner, kind: kind, resource: resource, title: input.title,
+                                                                    expiresAt: input.expiresInSeconds.map { Date().addingTimeInterval(TimeInterval($0)) },
+                                                                    password: input.password))
+        return try .json(created, status: .created, headers: [.location: created.path])
+    }
+}
+
+extension AlbumService {
+    static func readableDay(_ day: String) -> String { String(readable(day + "T00:00:00").split(separator: " at ").first ?? Substring(day)) }
+
+    static func readableMonth(_ month: String) -> String {
+        let parts = readableDay(month + "-01").split(separator: " ")
+        return parts.count == 3 ? "\(parts[0]) \(parts[2])" : month
+    }
+}

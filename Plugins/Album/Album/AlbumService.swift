@@ -1,0 +1,321 @@
+import AlbumAPI
+import Bus
+import Foundation
+import GeoAPI
+import MediaAPI
+import SafeFetch
+import StorageAPI
+
+/// iRemember's album: photos with their time taken, notes, tags, mark-up and place; tag and time
+/// searches, month and place folders, recent days, slideshows.
+///
+/// Every change to a photo is one storage batch: the photo, its postings under each tag (what a tag
+/// search walks, in time order) and the counters of its tags and folders. A crash never leaves a
+/// count that disagrees with the photos.
+struct AlbumService: Sendable {
+    static let photos = "album.photos"
+    static let tagged = "album.tagged"
+    static let counts = "album.counts"
+
+    static let schemas = [
+        CollectionSchema(name: photos, indexes: [IndexSpec(name: "time", fields: ["sortKey"]),
+                                                 IndexSpec(name: "place", fields: ["placeKey", "sortKey"])],
+                         blobFields: ["image", "markup"]),
+        CollectionSchema(name: tagged, indexes: [IndexSpec(name: "tag_time", fields: ["tag", "sortKey"])]),
+        CollectionSchema(name: counts, indexes: [IndexSpec(name: "by_count", fields: ["kind", "count"]),
+                                                 IndexSpec(name: "by_key", fields: ["kind", "key"])]),
+    ]
+
+    let store: BusRecordStore
+    let bus: any MessageBus
+    let timeZone: TimeZone
+    let fetcher: SafeFetcher
+
+    // MARK: Adding
+
+    /// What the client knows at capture: its clock and its location.
+    struct Capture: Sendable {
+        var takenAt: String?
+        var latitude: Double?
+        var longitude: Double?
+        var accuracy: Double?
+        var tags: [String] = []
+        var notes: String?
+        var source: String
+        var sourceURL: String?
+    }
+
+    func add(owner: String, bytes: Data, capture: Capture) async throws(BusError) -> Record {
+        // Checked before anything is stored.
+        let tags = try TagRules.normalize(capture.tags)
+        let clientTime = try capture.takenAt.map { text throws(BusError) in
+            guard let time = TakenTime.normalize(text) else {
+                throw BusError.invalid("'takenAt' is a time such as 2024-05-03T14:22.", field: "takenAt")
+            }
+            return time
+        }
+        let clientLocation = try Self.location(capture.latitude, capture.longitude, capture.accuracy, source: "device")
+        try Self.checkNotes(capture.notes)
+
+        let image = try await bus.request(IngestImage(owner: owner, bytes: bytes))
+        let info = image.info
+        let id = Self.newID()
+        let oriented = info.orientation >= 5 ? (info.height, info.width) : (info.width, info.height)
+        var photo = PhotoData(image: image.sha256, format: info.format.rawValue, width: oriented.0, height: oriented.1, takenAt: "",
+                              takenAtSource: "", sortKey: "", month: "", day: "", notes: capture.notes ?? "", tags: tags, markup: nil,
+                              location: nil, placeKey: nil, place: nil, source: capture.source, sourceURL: capture.sourceURL,
+                              uploadedAt: Date())
+        // Time taken: EXIF, else the client's clock at capture, else now on the server's.
+        if let exif = info.takenAt.flatMap(TakenTime.normalize) {
+            photo.setTakenAt(exif, source: "exif", id: id)
+        } else if let clientTime {
+            photo.setTakenAt(clientTime, source: "device", id: id)
+        } else {
+            photo.setTakenAt(TakenTime.now(in: timeZone), source: "upload", id: id)
+        }
+        // Where: EXIF GPS, else the client's location at capture.
+        if let gps = info.gps, GeoPointCheck.isValid(gps.latitude, gps.longitude) {
+            photo.location = PhotoData.Location(latitude: gps.latitude, longitude: gps.longitude, accuracy: nil,
+                                                altitude: gps.altitude.flatMap { (-11_000...50_000).contains($0) ? $0 : nil }, source: "exif")
+        } else {
+            photo.location = clientLocation
+        }
+        try await place(&photo)
+        let added = photo
+        let record = try await commit(owner: owner, id: id, expectedVersion: nil) { _ in added }
+        guard let record else { throw BusError(.internal, "The new photo was not stored.") }
+        try await geotag(owner: owner, id: id, photo.location)
+        await bus.publish(PhotoAdded(owner: owner, photoID: id, image: photo.image, takenAt: photo.takenAt, placeKey: photo.placeKey))
+        return record
+    }
+
+    /// Downloads a picture the user pointed at (see ``SafeFetcher``) and adds it.
+    func importURL(owner: String, url: String, capture: Capture) async throws(BusError) -> Record {
+        let fetched = try await fetcher.fetch(url)
+        var capture = capture
+        capture.source = "url"
+        capture.sourceURL = url
+        return try await add(owner: owner, bytes: fetched.bytes, capture: capture)
+    }
+
+    static func newID() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let value = generator.next() as UInt64
+        let hex = String(value, radix: 16)
+        return "p" + String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    static func location(_ latitude: Double?, _ longitude: Double?, _ accuracy: Double?, source: String) throws(BusError) -> PhotoData.Location? {
+        switch (latitude, longitude) {
+        case (nil, nil): return nil
+        case (let latitude?, let longitude?):
+            try Geotag(subject: "album.photos/x", latitude: latitude, longitude: longitude, accuracy: accuracy, source: source).validate()
+            return PhotoData.Location(latitude: latitude, longitude: longitude, accuracy: accuracy, altitude: nil, source: source)
+        default:
+            throw BusError.invalid("Give both a latitude and a longitude, or neither.", field: "latitude")
+        }
+    }
+
+    static func checkNotes(_ notes: String?) throws(BusError) {
+        if let notes, notes.count > 10_000 { throw BusError.invalid("Notes are at most 10,000 characters.", field: "notes") }
+    }
+
+    /// Names the photo's place folder from geo's gazetteer.
+    private func place(_ photo: inout PhotoData) async throws(BusError) {
+        guard let location = photo.location else {
+            photo.placeKey = nil
+            photo.place = nil
+            return
+        }
+        let place = try await bus.request(LookUpPlace(latitude: location.latitude, longitude: location.longitude))
+        photo.placeKey = String(place.geonameID)
+        photo.place = PhotoData.PlaceName(label: place.label, city: place.city, region: place.region, country: place.country,
+                                          countryCode: place.countryCode)
+    }
+
+    private func geotag(owner: String, id: String, _ location: PhotoData.Location?) async throws(BusError) {
+        let subject = "album.photos/\(id)"
+        if let location {
+            _ = try await bus.request(SetGeotag(owner: owner, geotag: Geotag(subject: subject, latitude: location.latitude,
+                                                                             longitude: location.longitude, accuracy: location.accuracy,
+                                                                             altitude: location.altitude, source: location.source)))
+        } else {
+            _ = try await bus.request(RemoveGeotag(owner: owner, subject: subject))
+        }
+    }
+
+    // MARK: Changing
+
+    struct Edit: Sendable {
+        var notes: String?
+        var tags: [String]?
+        var takenAt: String?
+        /// nil: unchanged; .some(nil): removed.
+        var location: PhotoData.Location??
+    }
+
+    func photo(owner: String, id: String) async throws(BusError) -> Record {
+        guard StorageNames.isValidID(id), let record = try await store.get(collection: Self.photos, id: id, owner: owner) else {
+            throw BusError(.notFound, "There is no photo '\(id)' in your album.")
+        }
+        return record
+    }
+
+    func edit(owner: String, id: String, _ edit: Edit, expectedVersion: Int64?) async throws(BusError) -> Record {
+        try Self.checkNotes(edit.notes)
+        let tags = try edit.tags.map { tags throws(BusError) in try TagRules.normalize(tags) }
+        let time = try edit.takenAt.map { text throws(BusError) in
+            guard let time = TakenTime.normalize(text) else {
+                throw BusError.invalid("'takenAt' is a time such as 2024-05-03T14:22.", field: "takenAt")
+            }
+            return time
+        }
+        var placed: PhotoData?
+        if let location = edit.location {
+            // Named before the batch: the gazetteer is read once, not at every retry.
+            var probe = try await photo(owner: owner, id: id).decode(PhotoData.self)
+            probe.location = location
+            try await place(&probe)
+            placed = probe
+        }
+        let relocated = placed
+        let record = try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { current throws(BusError) in
+            guard var photo = current else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
+            if let notes = edit.notes { photo.notes = notes }
+            if let tags { photo.tags = tags }
+            if let time { photo.setTakenAt(time, source: "user", id: id) }
+            if let placed = relocated {
+                photo.location = placed.location
+                photo.placeKey = placed.placeKey
+                photo.place = placed.place
+            }
+            return photo
+        }
+        guard let record else { throw BusError(.internal, "The photo was not stored.") }
+        if let location = edit.location { try await geotag(owner: owner, id: id, location) }
+        return record
+    }
+
+    func setMarkup(owner: String, id: String, sha256: String?, expectedVersion: Int64?) async throws(BusError) -> Record {
+        let record = try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { current throws(BusError) in
+            guard var photo = current else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
+            photo.markup = sha256
+            return photo
+        }
+        guard let record else { throw BusError(.internal, "The photo was not stored.") }
+        return record
+    }
+
+    func delete(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) {
+        _ = try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { current throws(BusError) in
+            guard current != nil else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
+            return nil
+        }
+        _ = try? await bus.request(RemoveGeotag(owner: owner, subject: "album.photos/\(id)"))
+    }
+
+    /// Reads the photo, applies `change` (nil: the photo is gone), and writes the photo, its
+    /// postings and the counters in one batch; a concurrent change to any of them makes it read
+    /// and try again.
+    private func commit(owner: String, id: String, expectedVersion: Int64?,
+                        _ change: @Sendable (PhotoData?) throws(BusError) -> PhotoData?) async throws(BusError) -> Record? {
+        for _ in 0..<8 {
+            let existing = try await store.get(collection: Self.photos, id: id, owner: owner)
+            if let expectedVersion, let existing, existing.version != expectedVersion {
+                throw BusError(.preconditionFailed, "The photo changed since you read it (version \(existing.version), not \(expectedVersion)); "
+                               + "reload it and try again.")
+            }
+            let old = try existing?.decode(PhotoData.self)
+            let new = try change(old)
+            var operations: [WriteOperation] = []
+            switch (old, new) {
+            case (nil, let new?):
+                operations.append(.insert(collection: Self.photos, id: id, owner: owner, data: try JSONDocument(encoding: new)))
+            case (_?, let new?):
+                operations.append(.replace(collection: Self.photos, id: id, owner: owner, data: try JSONDocument(encoding: new),
+                                           expectedVersion: existing?.version))
+            case (_?, nil):
+                operations.append(.delete(collection: Self.photos, id: id, owner: owner, expectedVersion: existing?.version))
+            case (nil, nil):
+                return nil
+            }
+            operations += try postingChanges(owner: owner, id: id, old: old, new: new)
+            operations += try await counterChanges(owner: owner, old: old, new: new)
+            do {
+                let result = try await store.write(WriteBatch(operations))
+                return result.records.first ?? nil
+            } catch where error.code == .conflict || error.code == .preconditionFailed {
+                continue
+            }
+        }
+        throw BusError(.conflict, "The album kept changing while this photo was saved; try again.")
+    }
+
+    private func postings(id: String, _ photo: PhotoData?) -> [String: Posting] {
+        guard let photo else { return [:] }
+        var postings: [String: Posting] = [:]
+        for tag in photo.tags {
+            postings[Posting.id(photo: id, tag: tag)] = Posting(tag: tag, sortKey: photo.sortKey, photo: id, tags: photo.tags, image: photo.image,
+                                                                takenAt: photo.takenAt, placeKey: photo.placeKey)
+        }
+        return postings
+    }
+
+    private func postingChanges(owner: String, id: String, old: PhotoData?, new: PhotoData?) throws(BusError) -> [WriteOperation] {
+        let before = postings(id: id, old), after = postings(id: id, new)
+        var operations: [WriteOperation] = []
+        for (postingID, _) in before where after[postingID] == nil {
+            operations.append(.delete(collection: Self.tagged, id: postingID, owner: owner, expectedVersion: nil))
+        }
+        for (postingID, posting) in after.sorted(by: { $0.key < $1.key }) {
+            if let previous = before[postingID] {
+                if previous != posting {
+                    operations.append(.replace(collection: Self.tagged, id: postingID, owner: owner, data: try JSONDocument(encoding: posting),
+                                               expectedVersion: nil))
+                }
+            } else {
+                operations.append(.insert(collection: Self.tagged, id: postingID, owner: owner, data: try JSONDocument(encoding: posting)))
+            }
+        }
+        return operations
+    }
+
+    /// The folders and tags a photo counts in, with their labels.
+    private func memberships(_ photo: PhotoData?) -> [String: (Counter.Kind, String, String)] {
+        guard let photo else { return [:] }
+        var result: [String: (Counter.Kind, String, String)] = [:]
+        for tag in photo.tags { result[Counter.id(.tag, tag)] = (.tag, tag, tag) }
+        result[Counter.id(.month, photo.month)] = (.month, photo.month, photo.month)
+        result[Counter.id(.day, photo.day)] = (.day, photo.day, photo.day)
+        if let key = photo.placeKey { result[Counter.id(.place, key)] = (.place, key, photo.place?.label ?? key) }
+        return result
+    }
+
+    private func counterChanges(owner: String, old: PhotoData?, new: PhotoData?) async throws(BusError) -> [WriteOperation] {
+        let before = memberships(old), after = memberships(new)
+        var deltas: [String: (kind: Counter.Kind, key: String, label: String, delta: Int)] = [:]
+        for (id, member) in before where after[id] == nil { deltas[id] = (member.0, member.1, member.2, -1) }
+        for (id, member) in after where before[id] == nil { deltas[id] = (member.0, member.1, member.2, 1) }
+        // A place keeps its count but may get a better label: left as first named.
+        var operations: [WriteOperation] = []
+        for (id, change) in deltas.sorted(by: { $0.key < $1.key }) {
+            let record = try await store.get(collection: Self.counts, id: id, owner: owner)
+            var counter = try record?.decode(Counter.self) ?? Counter(kind: change.kind, key: change.key, label: change.label, count: 0)
+            counter.count += change.delta
+            if let record {
+                operations.append(counter.count <= 0
+                    ? .delete(collection: Self.counts, id: id, owner: owner, expectedVersion: record.version)
+                    : .replace(collection: Self.counts, id: id, owner: owner, data: try JSONDocument(encoding: counter), expectedVersion: record.version))
+            } else if counter.count > 0 {
+                operations.append(.insert(collection: Self.counts, id: id, owner: owner, data: try JSONDocument(encoding: counter)))
+            }
+        }
+        return operations
+    }
+}
+
+enum GeoPointCheck {
+    static func isValid(_ latitude: Double, _ longitude: Double) -> Bool {
+        latitude.isFinite && longitude.isFinite && (-90...90).contains(latitude) && (-180...180).contains(longitude)
+    }
+}
