@@ -10,10 +10,10 @@ extension AlbumService {
         let photo = try await photo(owner: owner, id: id).decode(PhotoData.self)
         let when = Self.readable(photo.takenAt)
         let title = photo.notes.split(whereSeparator: \.isNewline).first.map { String($0.prefix(80)) } ?? "A photo from \(when)"
-        let description = [when, photo.place?.label].compactMap { $0 }.joined(separator: " · ")
-        return SharedView(title: title, description: description,
+        // No place: a public page tells the photo's time, never where it was taken (its image has no GPS either).
+        return SharedView(title: title, description: when,
                           items: [SharedView.Item(id: id, title: nil, text: photo.notes.isEmpty ? nil : photo.notes, takenAt: when,
-                                                  place: photo.place?.label, tags: photo.tags, image: photo.image)])
+                                                  place: nil, tags: photo.tags, image: photo.image)])
     }
 
     func sharedSearch(owner: String, resource: [String: String]) async throws(BusError) -> SharedView {

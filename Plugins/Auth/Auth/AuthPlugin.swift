@@ -17,6 +17,8 @@ import StorageAPI
 public struct AuthPlugin: Plugin {
     public struct Config: Sendable {
         var methods: [String]
+        /// How a new person starts: the method a client offers first ("Get Started" for device).
+        var onboarding: String
         var accessTTL: Duration
         var refreshTTL: Duration
         var bcryptCost: Int
@@ -33,6 +35,8 @@ public struct AuthPlugin: Plugin {
         dependencies: ["storage"],
         settings: [
             SettingDescription("methods", "list of password | device", default: "[password, device]", "How people may sign up and sign in"),
+            SettingDescription("onboarding", "password | device", default: "the first of methods",
+                               "The sign-up a client offers first (the manifest says onboarding:<method>); device is password-less"),
             SettingDescription("access_token_ttl", "duration 1m...24h", default: "15m", "Lifetime of an access token"),
             SettingDescription("refresh_token_ttl", "duration 1h...365d", default: "30d", "A session ends after this long unused"),
             SettingDescription("bcrypt_cost", "int 4...16", default: "12", "Work factor of password hashes"),
@@ -44,8 +48,12 @@ public struct AuthPlugin: Plugin {
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
-        Config(
-            methods: section.stringList("methods", default: ["password", "device"], allowed: ["password", "device"]),
+        let methods = section.stringList("methods", default: ["password", "device"], allowed: ["password", "device"])
+        let onboarding = section.choice("onboarding", ["password", "device"], default: methods.first ?? "password")
+        if !methods.contains(onboarding) { section.report("onboarding", "\"\(onboarding)\" is not one of methods \(methods)") }
+        return Config(
+            methods: methods,
+            onboarding: onboarding,
             accessTTL: section.duration("access_token_ttl", default: .seconds(900), in: .seconds(60) ... .seconds(86_400)),
             refreshTTL: section.duration("refresh_token_ttl", default: .seconds(30 * 86_400), in: .seconds(3600) ... .seconds(365 * 86_400)),
             bcryptCost: section.int("bcrypt_cost", default: 12, in: 4...16),
@@ -58,6 +66,7 @@ public struct AuthPlugin: Plugin {
 
     let accounts: AccountService
     let methods: Set<String>
+    let onboarding: String
     let bus: any MessageBus
 
     public init(config: Config, context: PluginContext) async throws {
@@ -73,13 +82,14 @@ public struct AuthPlugin: Plugin {
                                     perAddress: config.attemptsPerAddress),
             refreshTTL: config.refreshTTL)
         methods = Set(config.methods)
+        onboarding = config.onboarding
         bus = context.bus
         for schema in AuthCollections.schemas { try await store.declare(schema) }
     }
 
     public var authenticator: (any RequestAuthenticator)? { BusAuthenticator(bus: bus) }
 
-    public var features: [String] { methods.sorted().map { "sign-in:\($0)" } }
+    public var features: [String] { methods.sorted().map { "sign-in:\($0)" } + ["onboarding:\(onboarding)"] }
 
     public func register(on bus: any MessageBus) async throws {
         let accounts = self.accounts

@@ -173,7 +173,7 @@ public struct ShareLinkPlugin: Plugin {
             var view = try await service.show(record, stored)
             if let title = stored.title, !title.isEmpty { view.title = title }
             let token = context.parameters.get("token") ?? ""
-            let base = baseURL(request) + "/api/v1/share/s/\(token)"
+            let base = baseURL(request) + "/api/v1/share-link/s/\(token)"
             let images = view.items.indices.filter { view.items[$0].image != nil }
             if json {
                 return try .json(PageJSON(title: view.title, description: view.description, url: base, expiresAt: stored.expiresAt,

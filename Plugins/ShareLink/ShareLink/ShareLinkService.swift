@@ -79,7 +79,7 @@ struct ShareLinkService: Sendable {
         let stored = Stored(tokenHash: Self.hash(token), tokenHint: String(token.prefix(4)), kind: request.kind, resource: request.resource,
                             title: request.title, createdAt: now, expiresAt: request.expiresAt, revokedAt: nil, passwordHash: passwordHash)
         let record = try await store.insert(stored, into: Self.collection, owner: request.owner)
-        return .init(link: Self.info(record.id, stored), token: token, path: "/api/v1/share/s/\(token)")
+        return .init(link: Self.info(record.id, stored), token: token, path: "/api/v1/share-link/s/\(token)")
     }
 
     func list(owner: String) async throws(BusError) -> [ShareLinkInfo] {

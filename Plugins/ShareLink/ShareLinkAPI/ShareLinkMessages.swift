@@ -94,7 +94,7 @@ public struct CreateShareLink: BusRequest {
         public var link: ShareLinkInfo
         /// The secret part of the URL; shown once, stored only as a hash.
         public var token: String
-        /// `/api/v1/share/s/<token>`, relative to the server.
+        /// `/api/v1/share-link/s/<token>`, relative to the server.
         public var path: String
         public init(link: ShareLinkInfo, token: String, path: String) {
             self.link = link
