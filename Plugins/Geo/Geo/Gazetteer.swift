@@ -38,8 +38,12 @@ public final class Gazetteer: Sendable {
         }
     }
 
-    /// The gazetteer shipped with the plugin.
+    /// The gazetteer shipped with the plugin, read once per process (it is immutable).
     public static func bundled() throws -> Gazetteer {
+        try shared.get()
+    }
+
+    private static let shared: Result<Gazetteer, any Error> = Result {
         guard let url = Bundle.module.url(forResource: "gazetteer", withExtension: "tsv") else {
             throw LoadError.missing("gazetteer.tsv")
         }

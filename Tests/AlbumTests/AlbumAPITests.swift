@@ -1,0 +1,302 @@
+import AppHost
+import AppHostTestKit
+import Foundation
+import HTTPTypes
+import Testing
+
+@Suite("iRemember: the album over HTTP")
+struct AlbumAPITests {
+    let photos: Photos
+    init() throws { photos = try Photos() }
+
+    @Test("a JPEG with EXIF GPS lands in its city's place folder, dated by its EXIF time, with no other call")
+    func exifPlace() async throws {
+        let jpeg = try photos.jpeg(latitude: 49.2827, longitude: -123.1207, taken: "2024:05:03 14:22:10")
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            let photo = try await client.addPhoto(jpeg, token: token, query: "source=camera")
+            let id = try #require(photo[string: "id"])
+            #expect(photo[string: "takenAt"] == "2024-05-03T14:22:10")
+            #expect(photo[string: "takenAtSource"] == "exif")
+            let place = try #require(photo[object: "place"])
+            #expect(place[string: "city"] == "Vancouver")
+            #expect(place[string: "label"] == "Vancouver, British Columbia, Canada")
+
+            let folders = try await client.send(.get, "/api/v1/album/folders/places", token: token)
+            #expect(folders.items.map { $0["label"] as? String } == ["Vancouver, British Columbia, Canada"])
+            #expect(folders.items.first?["count"] as? Int == 1)
+            let key = try #require(folders.items.first?["key"] as? String)
+            #expect(try await client.photoIDs("/api/v1/album/folders/places/\(key)", token: token) == [id])
+            // geo has the photo, and (from media's event) the image itself.
+            let near = try await client.send(.get, "/api/v1/geo/near?lat=49.28&lon=-123.12&radius_km=1&kind=album.photos", token: token)
+            #expect(near.items.compactMap { ($0["geotag"] as? [String: any Sendable])?["subject"] as? String } == ["album.photos/\(id)"])
+        }
+    }
+
+    @Test("media's ingest event geotags the image with no call to geo")
+    func exifGeotagFromEvent() async throws {
+        let jpeg = try photos.jpeg(seed: 3, latitude: 35.6895, longitude: 139.6917)
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            _ = try await client.addPhoto(jpeg, token: token)
+            var found: [[String: any Sendable]] = []
+            for _ in 0..<100 where found.isEmpty {
+                found = try await client.send(.get, "/api/v1/geo/near?lat=35.69&lon=139.69&radius_km=1&kind=media.image", token: token).items
+                if found.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            let subject = try #require((found.first?["geotag"] as? [String: any Sendable])?["subject"] as? String)
+            #expect(subject.hasPrefix("media.image/"))
+        }
+    }
+
+    @Test("without EXIF: the client's clock and location at capture, else the upload time and no place")
+    func clientCapture() async throws {
+        let plain = try photos.jpeg(seed: 1)
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            let captured = try await client.addPhoto(plain, token: token, query: "takenAt=2023-12-24T18:05&lat=48.8566&lon=2.3522&accuracy=30")
+            #expect(captured[string: "takenAt"] == "2023-12-24T18:05:00")
+            #expect(captured[string: "takenAtSource"] == "device")
+            #expect(captured[object: "place"]?[string: "city"] == "Paris")
+            #expect(captured[object: "location"]?[string: "source"] == "device")
+            let bare = try await client.addPhoto(try photos.jpeg(seed: 2), token: token)
+            #expect(bare[string: "takenAtSource"] == "upload")
+            #expect(bare["place"] == nil)
+        }
+    }
+
+    @Test("tags are forgiving single words, counted, most used first")
+    func tags() async throws {
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            let first = try await client.addPhoto(try photos.jpeg(seed: 1), token: token, query: "tags=%23Beach,%20sunset%20Dog")
+            #expect(first["tags"] as? [String] == ["beach", "sunset", "dog"])
+            _ = try await client.addPhoto(try photos.jpeg(seed: 2), token: token, query: "tags=dog")
+            let counts = try await client.send(.get, "/api/v1/album/tags", token: token).items
+            #expect(counts.map { $0["key"] as? String } == ["dog", "beach", "sunset"])
+            #expect(counts.map { $0["count"] as? Int } == [2, 1, 1])
+        }
+    }
+
+    /// Six photos over three days; ids by name.
+    func seedSearch(_ client: APIClient, _ token: String) async throws -> [String: String] {
+        let spec: [(String, String, String)] = [
+            ("a", "2024-05-01T09:00", "beach,dog"), ("b", "2024-05-01T12:30", "beach"), ("c", "2024-05-02T08:15", "dog,park"),
+            ("d", "2024-05-02T08:16", "park"), ("e", "2024-05-03T20:00", "beach,work"), ("f", "2024-06-01T10:00", "dog"),
+        ]
+        var ids: [String: String] = [:]
+        for (index, (name, time, tags)) in spec.enumerated() {
+            let photo = try await client.addPhoto(try photos.jpeg(seed: index + 10), token: token, query: "takenAt=\(time)&tags=\(tags)")
+            ids[name] = photo[string: "id"]
+        }
+        return ids
+    }
+
+    @Test("search: + tags (any or all), − tags, a time range to the minute, either order, cursor pages")
+    func search() async throws {
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            let ids = try await seedSearch(client, token)
+            func names(_ query: String) async throws -> [String] {
+                let found = try await client.photoIDs("/api/v1/album/photos?\(query)", token: token)
+                return found.map { id in ids.first { $0.value == id }?.key ?? "?" }
+            }
+            #expect(try await names("") == ["a", "b", "c", "d", "e", "f"])
+            #expect(try await names("tags=beach") == ["a", "b", "e"])
+            #expect(try await names("tags=beach%20dog") == ["a", "b", "c", "e", "f"])
+            #expect(try await names("tags=beach%20dog&match=all") == ["a"])
+            #expect(try await names("tags=beach%20-work") == ["a", "b"])
+            #expect(try await names("tags=-dog") == ["b", "d", "e"])
+            #expect(try await names("tags=%2Bdog%20-park&from=2024-05-01&to=2024-05-31") == ["a"])
+            #expect(try await names("from=2024-05-02T08:15&to=2024-05-02T08:15") == ["c"])
+            #expect(try await names("from=2024-05-02T08:16") == ["d", "e", "f"])
+            #expect(try await names("tags=dog&order=desc") == ["f", "c", "a"])
+
+            var seen: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await client.send(.get, "/api/v1/album/photos?tags=dog%20beach&limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""), token: token)
+                seen += page.items.compactMap { item in ids.first { $0.value == item["id"] as? String }?.key }
+                cursor = page["nextCursor"]
+            } while cursor != nil
+            #expect(seen == ["a", "b", "c", "e", "f"])
+        }
+    }
+
+    @Test("month folders and recent days, newest first")
+    func folders() async throws {
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            let ids = try await seedSearch(client, token)
+            let months = try await client.send(.get, "/api/v1/album/folders/months", token: token).items
+            #expect(months.map { $0["key"] as? String } == ["2024-06", "2024-05"])
+            #expect(months.map { $0["label"] as? String } == ["June 2024", "May 2024"])
+            #expect(months.map { $0["count"] as? Int } == [1, 5])
+            #expect(try await client.photoIDs("/api/v1/album/folders/months/2024-06", token: token) == [ids["f"]].compactMap { $0 })
+            let recent = try await client.send(.get, "/api/v1/album/recent?days=2", token: token).items
+            #expect(recent.map { $0["key"] as? String } == ["2024-06-01", "2024-05-03"])
+        }
+    }
+
+    @Test("editing tags, time and location moves a photo between searches, folders and counts; deleting removes it")
+    func editAndDelete() async throws {
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            let ids = try await seedSearch(client, token)
+            let a = try #require(ids["a"])
+            let edited = try await client.send(.patch, "/api/v1/album/photos/\(a)",
+                                               json: ["tags": ["Cat"], "takenAt": "2024-06-15T10:00", "notes": "Grandma's garden",
+                                                      "location": ["latitude": 51.5074, "longitude": -0.1278] as [String: any Sendable]]
+                                                   as [String: any Sendable], token: token)
+            #expect(edited.status == 200)
+            #expect(edited.json["tags"] as? [String] == ["cat"])
+            #expect((edited.json["place"] as? [String: any Sendable])?["city"] as? String == "London")
+            #expect(try await client.photoIDs("/api/v1/album/photos?tags=beach", token: token) == [ids["b"], ids["e"]].compactMap { $0 })
+            #expect(try await client.photoIDs("/api/v1/album/photos?tags=cat", token: token) == [a])
+            let months = try await client.send(.get, "/api/v1/album/folders/months", token: token).items
+            #expect(months.map { $0["count"] as? Int } == [2, 4])
+            let tags = try await client.send(.get, "/api/v1/album/tags", token: token).items
+            #expect(tags.first { $0["key"] as? String == "beach" }?["count"] as? Int == 2)
+
+            let stale = try await client.send(.patch, "/api/v1/album/photos/\(a)", json: ["notes": "x"], token: token, headers: [.ifMatch: "\"1\""])
+            #expect(stale.status == 412)
+
+            #expect(try await client.send(.delete, "/api/v1/album/photos/\(a)", token: token).status == 204)
+            #expect(try await client.send(.get, "/api/v1/album/photos/\(a)", token: token).status == 404)
+            #expect(try await client.photoIDs("/api/v1/album/photos?tags=cat", token: token).isEmpty)
+            let after = try await client.send(.get, "/api/v1/album/tags", token: token).items
+            #expect(!after.contains { $0["key"] as? String == "cat" })
+            let places = try await client.send(.get, "/api/v1/album/folders/places", token: token).items
+            #expect(places.isEmpty)
+            let near = try await client.send(.get, "/api/v1/geo/near?lat=51.5&lon=-0.12&radius_km=5&kind=album.photos", token: token).items
+            #expect(near.isEmpty)
+        }
+    }
+
+    @Test("a slideshow shows every photo once, in random order, over the album or a search")
+    func slideshow() async throws {
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            let ids = try await seedSearch(client, token)
+            var orders: Set<[String]> = []
+            for _ in 0..<8 {
+                let show = try await client.send(.get, "/api/v1/album/slideshow", token: token)
+                let order = try #require(show.json["photos"] as? [String])
+                #expect(order.count == 6)
+                #expect(Set(order) == Set(ids.values))
+                orders.insert(order)
+            }
+            #expect(orders.count > 1, "eight shuffles of six photos all came out the same")
+            let dogs = try await client.send(.get, "/api/v1/album/slideshow?tags=dog", token: token)
+            #expect(Set(dogs.json["photos"] as? [String] ?? []) == Set([ids["a"], ids["c"], ids["f"]].compactMap { $0 }))
+        }
+    }
+
+    @Test("the mark-up is drawn over the photo and the original is kept")
+    func markup() async throws {
+        let jpeg = try photos.jpeg(seed: 5)
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            let id = try #require(try await client.addPhoto(jpeg, token: token)[string: "id"])
+            let points: [[String: any Sendable]] = [["x": 0.1, "y": 0.1], ["x": 0.9, "y": 0.9]]
+            let stroke: [String: any Sendable] = ["color": "#ff0000", "width": 0.02, "points": points]
+            let text: [String: any Sendable] = ["text": "Lucy's birthday", "x": 0.1, "y": 0.8]
+            let drawing: [String: any Sendable] = ["strokes": [stroke], "texts": [text]]
+            let saved = try await client.send(.put, "/api/v1/album/photos/\(id)/markup", json: drawing, token: token)
+            #expect(saved.status == 200)
+            #expect(saved.json["hasMarkup"] as? Bool == true)
+            let loaded = try await client.send(.get, "/api/v1/album/photos/\(id)/markup", token: token)
+            #expect((loaded.json["texts"] as? [[String: any Sendable]])?.first?["text"] as? String == "Lucy's birthday")
+            let marked = try await client.send(.get, "/api/v1/album/photos/\(id)/marked", token: token)
+            #expect(marked.status == 200)
+            #expect(marked.contentType == "image/png")
+            let original = try await client.send(.get, "/api/v1/album/photos/\(id)/image", token: token)
+            #expect(original.body == jpeg)
+            let cleared = try await client.send(.delete, "/api/v1/album/photos/\(id)/markup", token: token)
+            #expect(cleared.json["hasMarkup"] as? Bool == false)
+        }
+    }
+
+    @Test("another user's photos are 404 on every route, and absent from every list")
+    func isolation() async throws {
+        try await IRemember.run { client, _ in
+            let alice = try await client.getStarted()
+            let bob = try await client.getStarted()
+            let id = try #require(try await client.addPhoto(try photos.jpeg(seed: 7, latitude: 48.85, longitude: 2.35), token: alice,
+                                                            query: "tags=secret")[string: "id"])
+            let routes: [(HTTPRequest.Method, String, (any Sendable)?)] = [
+                (.get, "/api/v1/album/photos/\(id)", nil), (.patch, "/api/v1/album/photos/\(id)", ["notes": "mine now"]),
+                (.delete, "/api/v1/album/photos/\(id)", nil), (.get, "/api/v1/album/photos/\(id)/image", nil),
+                (.get, "/api/v1/album/photos/\(id)/image/thumb", nil), (.get, "/api/v1/album/photos/\(id)/markup", nil),
+                (.put, "/api/v1/album/photos/\(id)/markup", ["strokes": [String]()]), (.delete, "/api/v1/album/photos/\(id)/markup", nil),
+                (.get, "/api/v1/album/photos/\(id)/marked", nil), (.post, "/api/v1/album/photos/\(id)/share", ["expiresInSeconds": 60]),
+            ]
+            for (method, path, body) in routes {
+                let reply = try await client.send(method, path, json: body, token: bob)
+                #expect(reply.status == 404, "\(method) \(path): \(reply.status)")
+            }
+            #expect(try await client.photoIDs("/api/v1/album/photos", token: bob).isEmpty)
+            #expect(try await client.photoIDs("/api/v1/album/photos?tags=secret", token: bob).isEmpty)
+            #expect(try await client.send(.get, "/api/v1/album/tags", token: bob).items.isEmpty)
+            #expect(try await client.send(.get, "/api/v1/album/folders/places", token: bob).items.isEmpty)
+            #expect(try await client.send(.get, "/api/v1/geo/near?lat=48.85&lon=2.35&radius_km=5", token: bob).items.isEmpty)
+            #expect(try await client.send(.get, "/api/v1/album/photos/\(id)", token: alice).status == 200)
+            #expect(try await client.send(.get, "/api/v1/album/photos").status == 401)
+        }
+    }
+
+    @Test("URL import: from the web into mark-up; private addresses, redirects to them and oversize bodies refused")
+    func urlImport() async throws {
+        let jpeg = try photos.jpeg(seed: 9, latitude: 40.7128, longitude: -74.0060)
+        try await TestWebServer.run(files: ["nyc.jpg": jpeg]) { server in
+            try await IRemember.run { client, _ in
+                let token = try await client.getStarted()
+                let url = server.redirect(to: "\(server.base)/files/nyc.jpg")
+                let imported = try await client.send(.post, "/api/v1/album/photos/import", json: ["url": url, "tags": ["trip"]] as [String: any Sendable], token: token)
+                #expect(imported.status == 201, "\(imported.text)")
+                let photo = try #require(imported.json["photo"] as? [String: any Sendable])
+                #expect(photo[string: "source"] == "url")
+                #expect(photo[string: "sourceURL"] == url)
+                #expect(photo[object: "place"]?[string: "city"] == "New York City")
+                #expect((imported.json["markup"] as? [String: any Sendable])?["width"] as? Int == 320)
+
+                for target in ["http://127.0.0.1/", "http://[::1]/", "http://10.0.0.1/", "http://169.254.169.254/", "http://[::ffff:127.0.0.1]/",
+                               "http://localhost/"] {
+                    for url in [target, server.redirect(to: target)] {
+                        let refused = try await client.send(.post, "/api/v1/album/photos/import", json: ["url": url], token: token)
+                        #expect(refused.status == 403, "\(url): \(refused.status) \(refused.text)")
+                        #expect(refused.json["reason"] as? String == "address_not_public")
+                    }
+                }
+                let big = try await client.send(.post, "/api/v1/album/photos/import", json: ["url": "\(server.base)/big?bytes=\(50 << 20)"], token: token)
+                #expect(big.status == 413)
+                let ftp = try await client.send(.post, "/api/v1/album/photos/import", json: ["url": "ftp://example.org/a.jpg"], token: token)
+                #expect(ftp.status == 422)
+                #expect(try await client.photoIDs("/api/v1/album/photos", token: token).count == 1)
+            }
+        }
+    }
+
+    @Test("bad input gets a clear error naming the field")
+    func badInput() async throws {
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            let jpeg = try photos.jpeg(seed: 4)
+            for (query, field) in [("takenAt=yesterday", "takenAt"), ("lat=48.8", "latitude"), ("lat=91&lon=0", "latitude"),
+                                   ("lat=0&lon=181", "longitude"), ("source=fax", "source")] {
+                let reply = try await client.upload(.post, "/api/v1/album/photos?\(query)", bytes: jpeg, contentType: "image/jpeg", token: token)
+                #expect([400, 422].contains(reply.status), "\(query): \(reply.status)")
+                #expect(reply.json["field"] as? String == field, "\(query): \(reply.text)")
+            }
+            for (query, field) in [("from=2024-05-02&to=2024-05-01", "from"), ("from=someday", "from"), ("cursor=xyz", "cursor"),
+                                   ("match=most", "match"), ("order=sideways", "order")] {
+                let reply = try await client.send(.get, "/api/v1/album/photos?\(query)", token: token)
+                #expect([400, 422].contains(reply.status), "\(query): \(reply.status)")
+                #expect(reply.json["field"] as? String == field, "\(query): \(reply.text)")
+            }
+            let notImage = try await client.upload(.post, "/api/v1/album/photos", bytes: Data("hello".utf8), contentType: "image/jpeg", token: token)
+            #expect(notImage.status == 415 || notImage.status == 422)
+            #expect(try await client.photoIDs("/api/v1/album/photos", token: token).isEmpty)
+        }
+    }
+}
