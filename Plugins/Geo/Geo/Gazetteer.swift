@@ -110,8 +110,19 @@ public final class Gazetteer: Sendable {
         return found
     }
 
+    /// How far a place of `population` stands for the points around it: 5 km, more for a big city
+    /// (2.5 m × √population: 7.4 km for New York's 8.8 million, so Times Square is New York, not
+    /// Manhattan, while Newark, 14 km out, stays Newark).
+    static func reach(_ population: Int) -> Double {
+        max(cityReach, 2.5 * Double(max(0, population)).squareRoot())
+    }
+
+    /// The largest reach any place has.
+    static let maxReach = 15_000.0
+
     /// The place of a point: the nearest populated place, and as its city the most populous place
-    /// within 5 km (or 1.5 × the nearest's distance, out in the country). Nil only for an empty gazetteer.
+    /// that reaches the point (see ``reach(_:)``; out in the country, anything within 1.5 × the
+    /// nearest's distance). Nil only for an empty gazetteer.
     public func place(at point: GeoPoint) -> Place? {
         var radius = 10_000.0
         var around = entries(within: radius, of: point)
@@ -120,9 +131,11 @@ public final class Gazetteer: Sendable {
             around = entries(within: min(radius, SpatialRules.halfCircumference), of: point)
         }
         guard let nearest = around.min(by: { $0.distance != $1.distance ? $0.distance < $1.distance : $0.index < $1.index }) else { return nil }
-        let reach = max(Self.cityReach, nearest.distance * 1.5)
-        var candidates = around.filter { $0.distance <= reach }
-        if reach > radius { candidates = entries(within: reach, of: point) }
+        let countryside = nearest.distance * 1.5
+        let wide = max(Self.maxReach, countryside)
+        let candidates = (wide > radius ? entries(within: wide, of: point) : around).filter {
+            $0.distance <= max(countryside, Self.reach(entries[$0.index].population))
+        }
         let city = candidates.max { a, b in
             let (x, y) = (entries[a.index].population, entries[b.index].population)
             return x != y ? x < y : a.distance > b.distance

@@ -93,6 +93,7 @@ struct GeoService: Sendable {
         guard (1...SpatialQuery.maxLimit).contains(request.limit) else {
             throw BusError.invalid("limit must be between 1 and \(SpatialQuery.maxLimit).", field: "limit")
         }
+        try Self.validate(request.area)
         let searched: [String]
         if let kind = request.kind {
             guard Geotag.isValidKind(kind) else { throw BusError.invalid("'\(kind)' is not a subject kind.", field: "kind") }
@@ -122,6 +123,20 @@ struct GeoService: Sendable {
                 radius = min(radius * 4, SpatialRules.halfCircumference)
             }
         }
+    }
+
+    /// Checks an area the way storage would, so that a bad one is refused even when no geotag exists yet.
+    static func validate(_ area: FindGeotags.Area) throws(BusError) {
+        let probe: SpatialQuery
+        switch area {
+        case .within(let latitude, let longitude, let radius):
+            probe = .within(radius, of: GeoPoint(latitude: latitude, longitude: longitude), collection: "geo.probe", owner: nil)
+        case .box(let south, let west, let north, let east):
+            probe = .inside(GeoBox(south: south, west: west, north: north, east: east), collection: "geo.probe", owner: nil)
+        case .nearest(let latitude, let longitude):
+            probe = .within(0, of: GeoPoint(latitude: latitude, longitude: longitude), collection: "geo.probe", owner: nil)
+        }
+        _ = try probe.validatedArea()
     }
 
     private func query(_ kinds: [String], owner: String?, limit: Int,

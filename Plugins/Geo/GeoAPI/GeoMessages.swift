@@ -24,6 +24,19 @@ public struct Geotag: Codable, Sendable, Equatable {
         self.source = source
     }
 
+    enum CodingKeys: String, CodingKey { case subject, latitude, longitude, accuracy, altitude, source }
+
+    /// `source` may be left out (a person setting it: `user`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        subject = try container.decode(String.self, forKey: .subject)
+        latitude = try container.decode(Double.self, forKey: .latitude)
+        longitude = try container.decode(Double.self, forKey: .longitude)
+        accuracy = try container.decodeIfPresent(Double.self, forKey: .accuracy)
+        altitude = try container.decodeIfPresent(Double.self, forKey: .altitude)
+        source = try container.decodeIfPresent(String.self, forKey: .source) ?? "user"
+    }
+
     public static let maxSubjectLength = 200
 
     /// The kind of a `kind/id` subject, if it is one.
