@@ -1,6 +1,9 @@
 import AppHost
 import AppHostTestKit
+import AlbumAPI
 import AuthAPI
+import GeoAPI
+import ShareLinkAPI
 import Bus
 import Foundation
 import HTTPKit
@@ -83,7 +86,7 @@ struct HostRoutesTests {
         }
         let documentedRoutes = documented
         // Every plugin that has routes.
-        try await TestApp.run(yaml: TestApp.yaml(extraPlugins: TestApp.napkinPlugins() + "  vocabulary: {}\n")) { _, host in
+        try await TestApp.run(yaml: TestApp.yaml(extraPlugins: TestApp.napkinPlugins() + "  vocabulary: {}\n  geo: {}\n  share-link: {}\n  album: {}\n")) { _, host in
             let documented = documentedRoutes
             let served = Dictionary(uniqueKeysWithValues: host.routes.map { ("\($0.method) \($0.path)", $0.access == .public) })
             #expect(Set(served.keys).subtracting(documented.keys).sorted() == [], "served but not documented")
@@ -97,7 +100,7 @@ struct HostRoutesTests {
     @Test("every message compiled in has a valid name, and no two share one")
     func messageNames() {
         let all: [any BusMessage.Type] = StorageMessages.all + AuthMessages.all + NotesMessages.all + MediaMessages.all
-            + VocabularyMessages.all
+            + VocabularyMessages.all + GeoMessages.all + ShareLinkMessages.all + AlbumMessages.all
         let names = all.map { $0.name.rawValue }
         for name in names { #expect(MessageName.isValid(name), "\(name)") }
         #expect(Set(names).count == names.count)

@@ -56,7 +56,7 @@ struct PluginGraphTests {
     @Test("an unknown plugin is refused at its key, listing the ones compiled in")
     func unknownPlugin() throws {
         #expect(try errors("app: a\nplugins:\n  storage: {}\n  telepathy: {}\n") == [
-            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: auth, drawing, media, notes, storage, vocabulary",
+            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: album, auth, drawing, geo, media, notes, share-link, storage, vocabulary",
         ])
     }
 
@@ -98,7 +98,9 @@ struct PluginGraphTests {
     @Test("every app config shipped in config/ is valid")
     func shippedConfigs() throws {
         let root = RepositoryRoot.path
-        for name in ["config/apps/napkin-notes.yaml", "config/apps/foreign-note.yaml"] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: "\(root)/config/apps").filter { $0.hasSuffix(".yaml") }.sorted()
+        #expect(names == ["foreign-note.yaml", "iremember.yaml", "napkin-notes.yaml"])
+        for name in names.map({ "config/apps/" + $0 }) {
             let config = try AppConfig.load(file: "\(root)/\(name)", environment: [:])
             #expect(throws: Never.self) { try AppHost.validate(config, catalog: PluginCatalog.all) }
         }

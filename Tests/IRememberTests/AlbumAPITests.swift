@@ -86,7 +86,7 @@ struct AlbumAPITests {
         ]
         var ids: [String: String] = [:]
         for (index, (name, time, tags)) in spec.enumerated() {
-            let photo = try await client.addPhoto(try photos.jpeg(seed: index + 10), token: token, query: "takenAt=\(time)&tags=\(tags)")
+            let photo = try await client.addPhoto(try photos.jpeg(seed: index), token: token, query: "takenAt=\(time)&tags=\(tags)")
             ids[name] = photo[string: "id"]
         }
         return ids

@@ -2,6 +2,7 @@ import AppHost
 import AppHostTestKit
 import Foundation
 import HTTPTypes
+import Synchronization
 import Testing
 
 /// iRemember's plugins as a test app: in-memory storage, the same renditions as the shipped YAML,
@@ -23,9 +24,11 @@ enum IRemember {
     }
 }
 
-/// Test images made with vips, EXIF written with exiftool (both installed by tools/setup).
+/// Test images made with vips, EXIF written with exiftool (both installed by tools/setup). Each
+/// distinct image is made once per test process: the tools cost CPU that other suites' deadlines need.
 final class Photos: Sendable {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("quire-album-\(UUID().uuidString)")
+    private static let made = Mutex<[String: Data]>([:])
     init() throws { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
     deinit { try? FileManager.default.removeItem(at: directory) }
 
@@ -41,6 +44,14 @@ final class Photos: Sendable {
 
     /// A JPEG whose pixels depend on `seed`, with EXIF GPS and time when given.
     func jpeg(seed: Int = 0, latitude: Double? = nil, longitude: Double? = nil, taken: String? = nil) throws -> Data {
+        let key = "\(seed)|\(latitude ?? .nan)|\(longitude ?? .nan)|\(taken ?? "")"
+        if let data = Self.made.withLock({ $0[key] }) { return data }
+        let data = try make(seed: seed, latitude: latitude, longitude: longitude, taken: taken)
+        Self.made.withLock { $0[key] = data }
+        return data
+    }
+
+    private func make(seed: Int, latitude: Double?, longitude: Double?, taken: String?) throws -> Data {
         let name = "p\(seed)-\(UUID().uuidString)"
         let xyz = directory.appendingPathComponent(name + ".v").path
         let out = directory.appendingPathComponent(name + ".jpg").path
