@@ -34,7 +34,6 @@ public final class SafeFetcher: Sendable {
     }
 
     public let policy: Policy
-    private let queue = DispatchQueue(label: "quire.safefetch", attributes: .concurrent)
 
     public init(policy: Policy) {
         self.policy = policy
@@ -45,8 +44,13 @@ public final class SafeFetcher: Sendable {
 
     public func fetch(_ url: String) async throws(BusError) -> Fetched {
         let policy = self.policy
+        // A thread of its own: a transfer blocks for up to the timeout, and a blocked worker of
+        // dispatch's shared pool (which Swift's cooperative threads draw from on Linux) stalls
+        // every other task until dispatch notices.
         let result: Result<Fetched, BusError> = await withCheckedContinuation { continuation in
-            queue.async { continuation.resume(returning: Result { () throws(BusError) in try Self.run(url, policy: policy) }) }
+            let thread = Thread { continuation.resume(returning: Result { () throws(BusError) in try Self.run(url, policy: policy) }) }
+            thread.name = "quire.safefetch"
+            thread.start()
         }
         return try result.get()
     }

@@ -11,7 +11,7 @@ struct AlbumAPITests {
 
     @Test("a JPEG with EXIF GPS lands in its city's place folder, dated by its EXIF time, with no other call")
     func exifPlace() async throws {
-        let jpeg = try photos.jpeg(latitude: 49.2827, longitude: -123.1207, taken: "2024:05:03 14:22:10")
+        let jpeg = try await photos.jpeg(latitude: 49.2827, longitude: -123.1207, taken: "2024:05:03 14:22:10")
         try await IRemember.run { client, _ in
             let token = try await client.getStarted()
             let photo = try await client.addPhoto(jpeg, token: token, query: "source=camera")
@@ -35,7 +35,7 @@ struct AlbumAPITests {
 
     @Test("media's ingest event geotags the image with no call to geo")
     func exifGeotagFromEvent() async throws {
-        let jpeg = try photos.jpeg(seed: 3, latitude: 35.6895, longitude: 139.6917)
+        let jpeg = try await photos.jpeg(seed: 3, latitude: 35.6895, longitude: 139.6917)
         try await IRemember.run { client, _ in
             let token = try await client.getStarted()
             _ = try await client.addPhoto(jpeg, token: token)
@@ -51,7 +51,7 @@ struct AlbumAPITests {
 
     @Test("without EXIF: the client's clock and location at capture, else the upload time and no place")
     func clientCapture() async throws {
-        let plain = try photos.jpeg(seed: 1)
+        let plain = try await photos.jpeg(seed: 1)
         try await IRemember.run { client, _ in
             let token = try await client.getStarted()
             let captured = try await client.addPhoto(plain, token: token, query: "takenAt=2023-12-24T18:05&lat=48.8566&lon=2.3522&accuracy=30")
@@ -59,7 +59,7 @@ struct AlbumAPITests {
             #expect(captured[string: "takenAtSource"] == "device")
             #expect(captured[object: "place"]?[string: "city"] == "Paris")
             #expect(captured[object: "location"]?[string: "source"] == "device")
-            let bare = try await client.addPhoto(try photos.jpeg(seed: 2), token: token)
+            let bare = try await client.addPhoto(try await photos.jpeg(seed: 2), token: token)
             #expect(bare[string: "takenAtSource"] == "upload")
             #expect(bare["place"] == nil)
         }
@@ -69,9 +69,9 @@ struct AlbumAPITests {
     func tags() async throws {
         try await IRemember.run { client, _ in
             let token = try await client.getStarted()
-            let first = try await client.addPhoto(try photos.jpeg(seed: 1), token: token, query: "tags=%23Beach,%20sunset%20Dog")
+            let first = try await client.addPhoto(try await photos.jpeg(seed: 1), token: token, query: "tags=%23Beach,%20sunset%20Dog")
             #expect(first["tags"] as? [String] == ["beach", "sunset", "dog"])
-            _ = try await client.addPhoto(try photos.jpeg(seed: 2), token: token, query: "tags=dog")
+            _ = try await client.addPhoto(try await photos.jpeg(seed: 2), token: token, query: "tags=dog")
             let counts = try await client.send(.get, "/api/v1/album/tags", token: token).items
             #expect(counts.map { $0["key"] as? String } == ["dog", "beach", "sunset"])
             #expect(counts.map { $0["count"] as? Int } == [2, 1, 1])
@@ -86,7 +86,7 @@ struct AlbumAPITests {
         ]
         var ids: [String: String] = [:]
         for (index, (name, time, tags)) in spec.enumerated() {
-            let photo = try await client.addPhoto(try photos.jpeg(seed: index), token: token, query: "takenAt=\(time)&tags=\(tags)")
+            let photo = try await client.addPhoto(try await photos.jpeg(seed: index), token: token, query: "takenAt=\(time)&tags=\(tags)")
             ids[name] = photo[string: "id"]
         }
         return ids
@@ -194,7 +194,7 @@ struct AlbumAPITests {
 
     @Test("the mark-up is drawn over the photo and the original is kept")
     func markup() async throws {
-        let jpeg = try photos.jpeg(seed: 5)
+        let jpeg = try await photos.jpeg(seed: 5)
         try await IRemember.run { client, _ in
             let token = try await client.getStarted()
             let id = try #require(try await client.addPhoto(jpeg, token: token)[string: "id"])
@@ -222,7 +222,7 @@ struct AlbumAPITests {
         try await IRemember.run { client, _ in
             let alice = try await client.getStarted()
             let bob = try await client.getStarted()
-            let id = try #require(try await client.addPhoto(try photos.jpeg(seed: 7, latitude: 48.85, longitude: 2.35), token: alice,
+            let id = try #require(try await client.addPhoto(try await photos.jpeg(seed: 7, latitude: 48.85, longitude: 2.35), token: alice,
                                                             query: "tags=secret")[string: "id"])
             let routes: [(HTTPRequest.Method, String, (any Sendable)?)] = [
                 (.get, "/api/v1/album/photos/\(id)", nil), (.patch, "/api/v1/album/photos/\(id)", ["notes": "mine now"]),
@@ -247,7 +247,7 @@ struct AlbumAPITests {
 
     @Test("URL import: from the web into mark-up; private addresses, redirects to them and oversize bodies refused")
     func urlImport() async throws {
-        let jpeg = try photos.jpeg(seed: 9, latitude: 40.7128, longitude: -74.0060)
+        let jpeg = try await photos.jpeg(seed: 9, latitude: 40.7128, longitude: -74.0060)
         try await TestWebServer.run(files: ["nyc.jpg": jpeg]) { server in
             try await IRemember.run { client, _ in
                 let token = try await client.getStarted()
@@ -281,7 +281,7 @@ struct AlbumAPITests {
     func badInput() async throws {
         try await IRemember.run { client, _ in
             let token = try await client.getStarted()
-            let jpeg = try photos.jpeg(seed: 4)
+            let jpeg = try await photos.jpeg(seed: 4)
             for (query, field) in [("takenAt=yesterday", "takenAt"), ("lat=48.8", "latitude"), ("lat=91&lon=0", "latitude"),
                                    ("lat=0&lon=181", "longitude"), ("source=fax", "source")] {
                 let reply = try await client.upload(.post, "/api/v1/album/photos?\(query)", bytes: jpeg, contentType: "image/jpeg", token: token)

@@ -43,10 +43,17 @@ final class Photos: Sendable {
     }
 
     /// A JPEG whose pixels depend on `seed`, with EXIF GPS and time when given.
-    func jpeg(seed: Int = 0, latitude: Double? = nil, longitude: Double? = nil, taken: String? = nil) throws -> Data {
+    /// The tools run on a thread of their own: waiting for a process must not hold one of the test
+    /// run's few cooperative threads (every other suite's bus deadlines depend on them).
+    func jpeg(seed: Int = 0, latitude: Double? = nil, longitude: Double? = nil, taken: String? = nil) async throws -> Data {
         let key = "\(seed)|\(latitude ?? .nan)|\(longitude ?? .nan)|\(taken ?? "")"
         if let data = Self.made.withLock({ $0[key] }) { return data }
-        let data = try make(seed: seed, latitude: latitude, longitude: longitude, taken: taken)
+        let result: Result<Data, any Error> = await withCheckedContinuation { continuation in
+            Thread {
+                continuation.resume(returning: Result { try self.make(seed: seed, latitude: latitude, longitude: longitude, taken: taken) })
+            }.start()
+        }
+        let data = try result.get()
         Self.made.withLock { $0[key] = data }
         return data
     }

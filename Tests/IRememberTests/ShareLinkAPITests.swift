@@ -12,7 +12,7 @@ struct ShareLinkAPITests {
     /// A signed-in user with one photo (EXIF GPS and time) shared; answers the token, the link and the photo id.
     func shared(_ client: APIClient, body: [String: any Sendable] = [:]) async throws -> (token: String, path: String, linkID: String, photo: String) {
         let token = try await client.getStarted()
-        let photo = try await client.addPhoto(try photos.jpeg(seed: 1, latitude: 49.2827, longitude: -123.1207, taken: "2024:05:03 14:22:10"),
+        let photo = try await client.addPhoto(try await photos.jpeg(seed: 1, latitude: 49.2827, longitude: -123.1207, taken: "2024:05:03 14:22:10"),
                                               token: token, query: "tags=garden&notes=Lucy%20in%20the%20garden")
         let id = try #require(photo[string: "id"])
         let created = try await client.send(.post, "/api/v1/album/photos/\(id)/share", json: body, token: token)

@@ -42,7 +42,7 @@ public struct GeoPlugin: Plugin {
     public init(config: Config, context: PluginContext) async throws {
         let gazetteer: Gazetteer
         do {
-            gazetteer = try config.gazetteerPath.map { try Gazetteer(contentsOf: URL(fileURLWithPath: $0)) } ?? Gazetteer.bundled()
+            gazetteer = try await Gazetteer.load(path: config.gazetteerPath)
         } catch {
             throw PluginSetupError("geo: \(error)")
         }
