@@ -136,14 +136,19 @@ let targets: [Target] = [
     module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,
                               .httpTypes, .nioCore, .logging]),
 
+    // What every quire-* tool does around its work.
+    module("ToolKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "Bus", .argumentParser, .logging]),
+
     // Binaries
     tool("quire", ["CQuireSystem", "AppHost", "AppConfig", "PluginKit", "PluginCatalog", .argumentParser, .logging, .lifecycle]),
-    tool("quire-auth", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "Auth", "StorageAPI", .argumentParser, .logging]),
+    tool("quire-auth", ["ToolKit", "AuthAPI", "Bus", .argumentParser]),
     tool("quire-bench", ["Bus", "BusInProcess", "Media", "Drawing", "DrawingAPI", "AppHost", "AppConfig", "PluginCatalog", "AuthAPI",
                          "VocabularyAPI", .argumentParser, .logging]),
     tool("quire-media", ["Media", "MediaAPI", "Bus", .argumentParser]),
     tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "Bus", .argumentParser]),
-    tool("quire-vocab", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "VocabularyAPI", "Bus", .argumentParser, .logging]),
+    tool("quire-vocab", ["ToolKit", "VocabularyAPI", "Bus", .argumentParser]),
+    tool("quire-geo", ["ToolKit", "Geo", "GeoAPI", "StorageAPI", "Bus", .argumentParser]),
+    tool("quire-share", ["ToolKit", "ShareLinkAPI", "Bus", .argumentParser]),
 
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusTestKit", .logging]),
@@ -174,6 +179,8 @@ let package = Package(
         .executable(name: "quire-media", targets: ["quire-media"]),
         .executable(name: "quire-draw", targets: ["quire-draw"]),
         .executable(name: "quire-vocab", targets: ["quire-vocab"]),
+        .executable(name: "quire-geo", targets: ["quire-geo"]),
+        .executable(name: "quire-share", targets: ["quire-share"]),
     ],
     dependencies: dependencies,
     targets: targets

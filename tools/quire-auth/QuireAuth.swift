@@ -1,12 +1,8 @@
-import AppConfig
-import AppHost
 import ArgumentParser
 import AuthAPI
 import Bus
 import Foundation
-import Logging
-import PluginCatalog
-import PluginKit
+import ToolKit
 
 /// `quire-auth`: manage an app's accounts from the shell, on the storage its config names. Safe to
 /// run while the server runs (SQLite in WAL mode takes a second process).
@@ -25,23 +21,7 @@ struct AppOptions: ParsableArguments {
     /// Builds the app's plugins (no HTTP server), runs `body` against its bus, then stops them
     /// cleanly so that the database is closed.
     func withBus<T: Sendable>(_ body: @Sendable (any MessageBus) async throws -> T) async throws -> T {
-        var logger = Logger(label: "quire-auth") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = .warning
-        let environment = ProcessInfo.processInfo.environment
-        do {
-            let appConfig = try AppConfig.load(file: config, environment: environment)
-            let host = try await AppHost.build(config: appConfig, catalog: PluginCatalog.all, environment: environment, logger: logger)
-            return try await host.withServices { try await body(host.bus) }
-        } catch let error as ConfigError {
-            FileHandle.standardError.write(Data((error.description + "\n").utf8))
-            throw ExitCode(1)
-        } catch let error as BusError {
-            FileHandle.standardError.write(Data("quire-auth: \(error.message) [\(error.code.rawValue)]\n".utf8))
-            throw ExitCode(error.code == .notFound ? 3 : 1)
-        } catch let error as PluginSetupError {
-            FileHandle.standardError.write(Data("quire-auth: \(error.description)\n".utf8))
-            throw ExitCode(1)
-        }
+        try await AppSession(tool: "quire-auth", config: config).run(body)
     }
 }
 

@@ -1,12 +1,7 @@
-import AppConfig
-import AppHost
 import ArgumentParser
-import AuthAPI
 import Bus
 import Foundation
-import Logging
-import PluginCatalog
-import PluginKit
+import ToolKit
 import VocabularyAPI
 
 /// `quire-vocab`: import, export and search a user's vocabulary from the shell, through the app's
@@ -28,24 +23,7 @@ struct UserOptions: ParsableArguments {
     /// Builds the app's plugins (no HTTP server), runs `body` with the bus and the user's account
     /// id, then stops them cleanly.
     func run<T: Sendable>(_ body: @Sendable (any MessageBus, String) async throws -> T) async throws -> T {
-        var logger = Logger(label: "quire-vocab") { StreamLogHandler.standardError(label: $0) }
-        logger.logLevel = .warning
-        let environment = ProcessInfo.processInfo.environment
-        let user = self.user
-        do {
-            let appConfig = try AppConfig.load(file: config, environment: environment)
-            let host = try await AppHost.build(config: appConfig, catalog: PluginCatalog.all, environment: environment, logger: logger)
-            return try await host.withServices {
-                let account = try await host.bus.request(FindAccount(username: user), timeout: .seconds(10))
-                return try await body(host.bus, account.accountID)
-            }
-        } catch let error as ConfigError {
-            fail(error.description)
-        } catch let error as BusError {
-            fail("\(error.message) [\(error.code.rawValue)]", code: error.code == .notFound ? 3 : 1)
-        } catch let error as PluginSetupError {
-            fail(error.description)
-        }
+        try await AppSession(tool: "quire-vocab", config: config).run(as: user, body)
     }
 }
 
