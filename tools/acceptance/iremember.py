@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""End-to-end acceptance of iRemember against the real `quire` binary and the shipped config.
+
+- "Get Started" makes a password-less device account (the app's onboarding default).
+- A JPEG with EXIF GPS of a known city, uploaded through the API, lands in that city's place folder
+  with no other call; its shared page's og:image carries no GPS and no EXIF (checked with exiftool),
+  while the original keeps them.
+- A revoked link gives 410 at once; a link refuses POST/PUT/PATCH/DELETE; another user's photos 404.
+- URL import works from an allowed web server and refuses 127.0.0.1, [::1], 10.0.0.1,
+  169.254.169.254, [::ffff:127.0.0.1], a name resolving to loopback, and a redirect to each; a 50 MB
+  body is cut off at the limit.
+- quire-geo and quire-share work on the same data; SIGTERM stops cleanly and a restart keeps all.
+Prints one line per check and `acceptance: N passed, N failed` last.
+"""
+import argparse
+import http.server
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import napkin_notes  # noqa: E402  (shared harness: Server, call, check)
+from napkin_notes import call, check, free_port, results  # noqa: E402
+
+ROOT = napkin_notes.ROOT
+SHIPPED = os.path.join(ROOT, "config", "apps", "iremember.yaml")
+# The allowed test web server listens here; the app's config lets URL imports reach it (tests only).
+WEB_HOST = "127.0.0.2"
+
+
+class Server(napkin_notes.Server):
+    config = SHIPPED
+
+    def start(self):
+        napkin_notes.CONFIG = self.config
+        super().start()
+
+
+def make_config(data):
+    """The shipped config, plus the one test-only exception: URL imports may reach 127.0.0.2."""
+    with open(SHIPPED) as handle:
+        text = handle.read()
+    assert "\n  album:\n" in text
+    path = os.path.join(data, "iremember-acceptance.yaml")
+    with open(path, "w") as handle:
+        handle.write(text.replace("\n  album:\n", "\n  album:\n    import_allow_networks: [127.0.0.2/32]\n"))
+    return path
+
+
+def jpeg(data, name, gps=None, taken=None, seed=0):
+    """A real JPEG from vips, with EXIF GPS and time written by exiftool."""
+    path = os.path.join(data, name)
+    xyz = path + ".v"
+    subprocess.run(["vips", "xyz", xyz, "320", "240"], check=True)
+    subprocess.run(["vips", "linear", xyz, path, "1", str(seed), "--uchar"], check=True)
+    tags = []
+    if gps:
+        lat, lon = gps
+        tags += [f"-GPSLatitude={abs(lat)}", f"-GPSLatitudeRef={'S' if lat < 0 else 'N'}",
+                 f"-GPSLongitude={abs(lon)}", f"-GPSLongitudeRef={'W' if lon < 0 else 'E'}"]
+    if taken:
+        tags.append(f"-DateTimeOriginal={taken}")
+    if tags:
+        subprocess.run(["exiftool", "-q", "-overwrite_original"] + tags + [path], check=True)
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def exif_of(data, name, payload):
+    """What exiftool reads in an image: its GPS and EXIF tags."""
+    path = os.path.join(data, name)
+    with open(path, "wb") as handle:
+        handle.write(payload)
+    out = subprocess.run(["exiftool", "-json", "-n", "-GPS:all", "-EXIF:all", path], capture_output=True, text=True, check=True)
+    found = json.loads(out.stdout)[0]
+    found.pop("SourceFile", None)
+    return found
+
+
+class WebServer:
+    """The allowed web server URL imports fetch from: files, redirects anywhere, a 50 MB body."""
+
+    def __init__(self, files):
+        files = dict(files)
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                url = urllib.parse.urlparse(self.path)
+                query = urllib.parse.parse_qs(url.query)
+                if url.path == "/redirect":
+                    self.send_response(302)
+                    self.send_header("Location", query["to"][0])
+                    self.end_headers()
+                elif url.path == "/big":
+                    self.send_response(200)
+                    self.send_header("Content-Type", "image/jpeg")
+                    self.end_headers()
+                    chunk = b"\xff" * 65536
+                    try:
+                        for _ in range((50 << 20) // len(chunk)):
+                            self.wfile.write(chunk)
+                    except (BrokenPipeError, ConnectionResetError):
+                        pass
+                elif url.path.startswith("/files/") and url.path[7:] in files:
+                    body = files[url.path[7:]]
+                    self.send_response(200)
+                    self.send_header("Content-Type", "image/jpeg")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                else:
+                    self.send_response(404)
+                    self.end_headers()
+
+        self.httpd = http.server.ThreadingHTTPServer((WEB_HOST, 0), Handler)
+        self.base = f"http://{WEB_HOST}:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def redirect(self, target):
+        return f"{self.base}/redirect?to={urllib.parse.quote(target, safe='')}"
+
+    def close(self):
+        self.httpd.shutdown()
+
+
+def get_started(server):
+    status, body, _ = call(server, "POST", "/api/v1/auth/device")
+    if status != 201:
+        raise RuntimeError(f"Get Started: {status} {body}")
+    return body
+
+
+def upload(server, token, payload, query=""):
+    return call(server, "POST", "/api/v1/album/photos" + (("?" + query) if query else ""), raw=payload, token=token,
+                content_type="image/jpeg")
+
+
+def onboarding_and_place(server, data):
+    status, manifest, _ = call(server, "GET", "/api/v1/manifest")
+    auth = next(p for p in manifest["plugins"] if p["id"] == "auth")
+    check("manifest: onboarding is the password-less device account", "onboarding:device" in auth["features"], auth["features"])
+    account = get_started(server)
+    check("Get Started: an account with no user name or password to remember", account["account_id"].startswith("acc_"), account)
+    token = account["access_token"]
+    original = jpeg(data, "paris.jpg", gps=(48.8584, 2.2945), taken="2024:07:14 21:30:00")
+    status, screen, _ = upload(server, token, original, "source=camera&tags=fireworks%20Family")
+    check("camera upload: 201 straight into mark-up (canvas, empty drawing, tags to tap)",
+          status == 201 and screen["markup"]["width"] == 320 and screen["markup"]["drawing"] == {"strokes": [], "texts": []}, (status, screen))
+    photo = screen["photo"]
+    check("time taken from EXIF", photo["takenAt"] == "2024-07-14T21:30:00" and photo["takenAtSource"] == "exif", photo)
+    status, places, _ = call(server, "GET", "/api/v1/album/folders/places", token=token)
+    labels = [item["label"] for item in places["items"]]
+    check("EXIF GPS of the Eiffel Tower: the photo lands in the Paris place folder, no other call",
+          labels == ["Paris, Ile-de-France, France"], labels)
+    key = places["items"][0]["key"]
+    status, folder, _ = call(server, "GET", f"/api/v1/album/folders/places/{key}", token=token)
+    check("…and the folder lists it", [item["id"] for item in folder["items"]] == [photo["id"]], folder)
+    return token, photo, original
+
+
+def sharing(server, data, token, photo, original):
+    status, created, _ = call(server, "POST", f"/api/v1/album/photos/{photo['id']}/share", {}, token=token)
+    check("share a photo: 201 with a 256-bit token", status == 201 and len(created["token"]) == 43, (status, created))
+    path = created["path"]
+    status, page, headers = call(server, "GET", path)
+    html = page.decode() if isinstance(page, bytes) else str(page)
+    check("the shared page is public HTML with og:title and og:image", status == 200 and 'property="og:image"' in html
+          and 'property="og:title"' in html, (status, html[:300]))
+    image_url = html.split('property="og:image" content="')[1].split('"')[0]
+    image_path = urllib.parse.urlparse(image_url).path
+    status, shared_image, _ = call(server, "GET", image_path)
+    shared_tags = exif_of(data, "og.jpg", shared_image)
+    original_tags = exif_of(data, "original.jpg", original)
+    check("exiftool: the original has GPS", "GPSLatitude" in original_tags, original_tags)
+    check("exiftool: og:image has no GPS and no EXIF", status == 200 and not any(k.startswith("GPS") for k in shared_tags)
+          and shared_tags == {}, shared_tags)
+    for method in ["POST", "PUT", "PATCH", "DELETE"]:
+        status, _, _ = call(server, method, path, {"notes": "changed"})
+        check(f"{method} on the link: 405, read-only", status == 405, status)
+    status, now, _ = call(server, "GET", f"/api/v1/album/photos/{photo['id']}", token=token)
+    check("…and the photo is unchanged", now["version"] == photo["version"] and now["notes"] == "", now)
+    status, _, _ = call(server, "DELETE", f"/api/v1/share-link/links/{created['link']['id']}", token=token)
+    status_page, _, _ = call(server, "GET", path)
+    status_image, _, _ = call(server, "GET", image_path)
+    check("revoked: 410 at once, page and image", (status, status_page, status_image) == (200, 410, 410), (status, status_page, status_image))
+    status, _, _ = call(server, "GET", "/api/v1/share-link/s/" + "A" * 43)
+    check("an unknown link: 404", status == 404, status)
+
+
+def isolation(server, photo):
+    other = get_started(server)["access_token"]
+    pid = photo["id"]
+    statuses = [call(server, m, p, b, token=other)[0] for m, p, b in [
+        ("GET", f"/api/v1/album/photos/{pid}", None), ("GET", f"/api/v1/album/photos/{pid}/image", None),
+        ("PATCH", f"/api/v1/album/photos/{pid}", {"notes": "mine"}), ("DELETE", f"/api/v1/album/photos/{pid}", None),
+        ("POST", f"/api/v1/album/photos/{pid}/share", {})]]
+    check("another user's photo: 404 on read, image, edit, delete, share", statuses == [404] * 5, statuses)
+    status, listing, _ = call(server, "GET", "/api/v1/album/photos", token=other)
+    check("…and absent from their album", listing["items"] == [], listing)
+
+
+def url_import(server, data, token, web):
+    status, screen, _ = call(server, "POST", "/api/v1/album/photos/import",
+                             {"url": web.redirect(f"{web.base}/files/tokyo.jpg"), "tags": ["trip"]}, token=token)
+    check("URL import from an allowed server (through a redirect): 201 into mark-up, place from EXIF",
+          status == 201 and screen["photo"]["place"]["city"] == "Tokyo", (status, screen))
+    for target in ["http://127.0.0.1/", "http://[::1]/", "http://10.0.0.1/", "http://169.254.169.254/latest/meta-data/",
+                   "http://[::ffff:127.0.0.1]/", "http://localhost/"]:
+        for url, how in [(target, "directly"), (web.redirect(target), "by redirect")]:
+            status, body, _ = call(server, "POST", "/api/v1/album/photos/import", {"url": url}, token=token)
+            check(f"URL import refuses {target} {how}: 403", status == 403 and body.get("reason") == "address_not_public", (status, body))
+    status, body, _ = call(server, "POST", "/api/v1/album/photos/import", {"url": f"{web.base}/big"}, token=token, timeout=60)
+    check("a 50 MB body is cut off at the limit: 413", status == 413, (status, body))
+
+
+def browsing(server, data, token):
+    for index, (time, tags) in enumerate([("2024-07-15T09:00", "beach dog"), ("2024-07-16T18:45", "beach"), ("2024-08-01T12:00", "dog")]):
+        upload(server, token, jpeg(data, f"b{index}.jpg", seed=10 + index), f"takenAt={time}&tags={urllib.parse.quote(tags)}")
+    _, found, _ = call(server, "GET", "/api/v1/album/photos?tags=beach%20-dog", token=token)
+    check("search +beach −dog", [i["takenAt"] for i in found["items"]] == ["2024-07-16T18:45:00"], found)
+    _, found, _ = call(server, "GET", "/api/v1/album/photos?tags=dog&from=2024-07-15T09:00&to=2024-07-15T09:00", token=token)
+    check("search dog within a one-minute range", [i["takenAt"] for i in found["items"]] == ["2024-07-15T09:00:00"], found)
+    _, months, _ = call(server, "GET", "/api/v1/album/folders/months", token=token)
+    check("month folders, newest first", [(m["key"], m["count"]) for m in months["items"]] == [("2024-08", 1), ("2024-07", 4)], months)
+    _, show, _ = call(server, "GET", "/api/v1/album/slideshow", token=token)
+    check("slideshow: every photo once", show["count"] == 5 and len(set(show["photos"])) == 5, show)
+
+
+def tools(binary, data, config, account):
+    env = dict(os.environ, QUIRE_DATA=data)
+    geo = os.path.join(os.path.dirname(binary), "quire-geo")
+    share = os.path.join(os.path.dirname(binary), "quire-share")
+    out = subprocess.run([geo, "place", "48.8584", "2.2945"], capture_output=True, text=True)
+    check("quire-geo place: Paris", out.returncode == 0 and out.stdout.startswith("Paris, Ile-de-France, France"), out)
+    out = subprocess.run([geo, "near", "48.858", "2.294", "--radius-km", "1", "--config", config, "--user", account, "--kind", "album.photos"],
+                         capture_output=True, text=True, env=env)
+    check("quire-geo near: the Paris photo", out.returncode == 0 and "album.photos/" in out.stdout, out)
+    out = subprocess.run([share, "list", "--user", account, "--config", config], capture_output=True, text=True, env=env)
+    check("quire-share list: the revoked link", out.returncode == 0 and "revoked" in out.stdout, out)
+    out = subprocess.run([share, "create", "album.search", "--resource", "tags=beach", "--expires-in", "1d", "--user", account,
+                          "--config", config], capture_output=True, text=True, env=env)
+    check("quire-share create: a path", out.returncode == 0 and out.stdout.startswith("/api/v1/share-link/s/"), out)
+    return out.stdout.strip()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    args = parser.parse_args()
+    binary = os.path.abspath(args.binary)
+    with tempfile.TemporaryDirectory(prefix="quire-iremember-") as data:
+        server = Server(binary, data, free_port())
+        server.config = make_config(data)
+        web = None
+        try:
+            web = WebServer({"tokyo.jpg": jpeg(data, "tokyo.jpg", gps=(35.6895, 139.6917), taken="2024:07:20 10:00:00", seed=5)})
+            server.start()
+            token, photo, original = onboarding_and_place(server, data)
+            account = json.loads(__import__("base64").urlsafe_b64decode(token.split(".")[1] + "=="))["sub"]
+            sharing(server, data, token, photo, original)
+            isolation(server, photo)
+            url_import(server, data, token, web)
+            browsing(server, data, token)
+            shared_path = tools(binary, data, server.config, account)
+            status, _, _ = call(server, "GET", shared_path + "?format=json")
+            check("…and the server serves the link quire-share made", status == 200, status)
+            _, before, _ = call(server, "GET", "/api/v1/album/photos", token=token)
+            code = server.stop(signal.SIGTERM)
+            check("SIGTERM → clean exit 0", code == 0, code)
+            server.start()
+            _, after, _ = call(server, "GET", "/api/v1/album/photos", token=token)
+            check("after restart: the same photos", before == after, (before, after))
+            server.stop()
+        except Exception as error:  # a crash of the harness is a failed check, with its reason
+            check("acceptance run", False, repr(error))
+            if server.process and server.process.poll() is None:
+                server.process.kill()
+        finally:
+            if web:
+                web.close()
+    failed = results.count(False)
+    print(f"acceptance: {len(results) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
