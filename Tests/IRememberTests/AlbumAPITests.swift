@@ -1,4 +1,6 @@
+import AlbumAPI
 import AppHost
+import Bus
 import AppHostTestKit
 import Foundation
 import HTTPTypes
@@ -297,6 +299,43 @@ struct AlbumAPITests {
             let notImage = try await client.upload(.post, "/api/v1/album/photos", bytes: Data("hello".utf8), contentType: "image/jpeg", token: token)
             #expect(notImage.status == 415 || notImage.status == 422)
             #expect(try await client.photoIDs("/api/v1/album/photos", token: token).isEmpty)
+        }
+    }
+}
+
+@Suite("iRemember: importing photo records")
+struct AlbumImportTests {
+    @Test("records of stored images join the album with their folders, counts, places and geotags; unknown images are refused")
+    func importRecords() async throws {
+        let jpeg = try await Photos().jpeg(seed: 30)
+        try await IRemember.run { client, host in
+            let token = try await client.getStarted()
+            let uploaded = try await client.addPhoto(jpeg, token: token, query: "takenAt=2020-01-01T00:00")
+            let me = try await client.send(.get, "/api/v1/auth/me", token: token)
+            let owner = try #require(me["account_id"] ?? me["id"])
+            // The original's ETag is its SHA-256, the image's address in storage.
+            let original = try await client.send(.get, "/api/v1/album/photos/\(try #require(uploaded[string: "id"]))/image", token: token)
+            let sha = try #require(original.headers[.eTag]?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
+            var records: [ImportPhotoRecords.Photo] = []
+            for index in 0..<150 {
+                let month = String(format: "2021-%02d-10T12:00", index % 12 + 1)
+                let located = index % 2 == 0
+                records.append(ImportPhotoRecords.Photo(image: sha, takenAt: month, tags: ["t\(index % 7)", "all"],
+                                                        latitude: located ? 45.5017 : nil, longitude: located ? -73.5673 : nil))
+            }
+            let ids = try await host.bus.request(ImportPhotoRecords(owner: owner, photos: records)).ids
+            #expect(ids.count == 150 && Set(ids).count == 150)
+            let tags = try await client.send(.get, "/api/v1/album/tags", token: token).items
+            #expect(tags.first?["key"] as? String == "all" && tags.first?["count"] as? Int == 150)
+            let places = try await client.send(.get, "/api/v1/album/folders/places", token: token).items
+            #expect(places.first?["label"] as? String == "Montréal, Quebec, Canada" && places.first?["count"] as? Int == 75)
+            let near = try await client.send(.get, "/api/v1/geo/near?lat=45.5&lon=-73.57&radius_km=1&kind=album.photos&limit=1000", token: token).items
+            #expect(near.count == 75)
+            let january = try await client.photoIDs("/api/v1/album/folders/months/2021-01?limit=500", token: token)
+            #expect(january.count == 13)
+            records[0].image = String(repeating: "0", count: 64)
+            await #expect(throws: BusError.self) { try await host.bus.request(ImportPhotoRecords(owner: owner, photos: records)) }
+            #expect(try await client.send(.get, "/api/v1/album/tags", token: token).items.first?["count"] as? Int == 150, "nothing of a refused import is kept")
         }
     }
 }

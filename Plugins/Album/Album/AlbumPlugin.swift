@@ -80,6 +80,7 @@ public struct AlbumPlugin: Plugin {
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
+        try bus.handle(ImportPhotoRecords.self) { request, _ in .init(ids: try await service.importRecords(owner: request.owner, request.photos)) }
         try bus.handle(ShowShared<SharedPhoto>.self) { request, _ in try await service.sharedPhoto(owner: request.owner, resource: request.resource) }
         try bus.handle(ShowShared<SharedPhotoSearch>.self) { request, _ in
             try await service.sharedSearch(owner: request.owner, resource: request.resource)

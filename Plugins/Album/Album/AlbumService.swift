@@ -144,6 +144,74 @@ struct AlbumService: Sendable {
         }
     }
 
+    /// Adds photos whose images are already stored, as many per storage batch as fit.
+    func importRecords(owner: String, _ photos: [ImportPhotoRecords.Photo]) async throws(BusError) -> [String] {
+        guard (1...ImportPhotoRecords.maxPhotos).contains(photos.count) else {
+            throw BusError.invalid("Import 1 to \(ImportPhotoRecords.maxPhotos) photos at a time.", field: "photos")
+        }
+        var sizes: [String: (format: String, width: Int, height: Int)] = [:]
+        var prepared: [(id: String, photo: PhotoData)] = []
+        for (index, item) in photos.enumerated() {
+            guard let time = TakenTime.normalize(item.takenAt) else {
+                throw BusError.invalid("Photo \(index + 1): 'takenAt' is a time such as 2024-05-03T14:22.", field: "takenAt")
+            }
+            try Self.checkNotes(item.notes)
+            let tags = try TagRules.normalize(item.tags)
+            let location = try Self.location(item.latitude, item.longitude, nil, source: "import")
+            if sizes[item.image] == nil {
+                guard BlobRef.isValidHash(item.image), try await bus.request(StatBlob(sha256: item.image)).blob != nil else {
+                    throw BusError(.notFound, "Photo \(index + 1): no stored image '\(item.image)'; upload it first.", details: ["field": "image"])
+                }
+                let original = try await bus.request(RenderImage(sha256: item.image, rendition: RenderImage.original))
+                let size = try await bus.request(DescribeImage(sha256: item.image))
+                sizes[item.image] = (original.format.rawValue, size.width, size.height)
+            }
+            guard let size = sizes[item.image] else { continue }
+            let id = Self.newID()
+            var photo = PhotoData(image: item.image, format: size.format, width: size.width, height: size.height, takenAt: "", takenAtSource: "",
+                                  sortKey: "", month: "", day: "", notes: item.notes, tags: tags, markup: nil, location: location, placeKey: nil,
+                                  place: nil, source: "import", sourceURL: nil, uploadedAt: Date())
+            photo.setTakenAt(time, source: "import", id: id)
+            try await place(&photo)
+            prepared.append((id, photo))
+        }
+        try await commitNew(owner: owner, prepared[...])
+        let geotags = prepared.compactMap { item in
+            item.photo.location.map { Geotag(subject: "album.photos/\(item.id)", latitude: $0.latitude, longitude: $0.longitude, source: "import") }
+        }
+        if !geotags.isEmpty { _ = try await bus.request(SetGeotags(owner: owner, geotags: geotags)) }
+        return prepared.map(\.id)
+    }
+
+    /// New photos in one batch with their postings and the counters summed; halves until it fits
+    /// a batch, and reads the counters again when another write got there first.
+    private func commitNew(owner: String, _ photos: ArraySlice<(id: String, photo: PhotoData)>) async throws(BusError) {
+        guard !photos.isEmpty else { return }
+        for _ in 0..<8 {
+            var operations: [WriteOperation] = []
+            var deltas: CounterDeltas = [:]
+            for (id, photo) in photos {
+                operations.append(.insert(collection: Self.photos, id: id, owner: owner, data: try JSONDocument(encoding: photo)))
+                operations += try postingChanges(owner: owner, id: id, old: nil, new: photo)
+                counterDeltas(old: nil, new: photo, into: &deltas)
+            }
+            if operations.count + deltas.count > WriteBatch.maxOperations, photos.count > 1 {
+                let middle = photos.startIndex + photos.count / 2
+                try await commitNew(owner: owner, photos[..<middle])
+                try await commitNew(owner: owner, photos[middle...])
+                return
+            }
+            operations += try await counterOperations(owner: owner, deltas)
+            do {
+                _ = try await store.write(WriteBatch(operations))
+                return
+            } catch where error.code == .conflict || error.code == .preconditionFailed {
+                continue
+            }
+        }
+        throw BusError(.conflict, "The album kept changing while these photos were added; try again.")
+    }
+
     // MARK: Changing
 
     struct Edit: Sendable {
@@ -291,14 +359,25 @@ struct AlbumService: Sendable {
         return result
     }
 
-    private func counterChanges(owner: String, old: PhotoData?, new: PhotoData?) async throws(BusError) -> [WriteOperation] {
+    typealias CounterDeltas = [String: (kind: Counter.Kind, key: String, label: String, delta: Int)]
+
+    private func counterDeltas(old: PhotoData?, new: PhotoData?, into deltas: inout CounterDeltas) {
         let before = memberships(old), after = memberships(new)
-        var deltas: [String: (kind: Counter.Kind, key: String, label: String, delta: Int)] = [:]
-        for (id, member) in before where after[id] == nil { deltas[id] = (member.0, member.1, member.2, -1) }
-        for (id, member) in after where before[id] == nil { deltas[id] = (member.0, member.1, member.2, 1) }
+        for (id, member) in before where after[id] == nil { deltas[id, default: (member.0, member.1, member.2, 0)].delta -= 1 }
+        for (id, member) in after where before[id] == nil { deltas[id, default: (member.0, member.1, member.2, 0)].delta += 1 }
+    }
+
+    private func counterChanges(owner: String, old: PhotoData?, new: PhotoData?) async throws(BusError) -> [WriteOperation] {
+        var deltas: CounterDeltas = [:]
+        counterDeltas(old: old, new: new, into: &deltas)
+        return try await counterOperations(owner: owner, deltas)
+    }
+
+    /// Reads each counter and writes it changed by its delta (a count of 0 deletes it).
+    private func counterOperations(owner: String, _ deltas: CounterDeltas) async throws(BusError) -> [WriteOperation] {
         // A place keeps its count but may get a better label: left as first named.
         var operations: [WriteOperation] = []
-        for (id, change) in deltas.sorted(by: { $0.key < $1.key }) {
+        for (id, change) in deltas.sorted(by: { $0.key < $1.key }) where change.delta != 0 {
             let record = try await store.get(collection: Self.counts, id: id, owner: owner)
             var counter = try record?.decode(Counter.self) ?? Counter(kind: change.kind, key: change.key, label: change.label, count: 0)
             counter.count += change.delta

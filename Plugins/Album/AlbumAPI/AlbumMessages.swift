@@ -20,6 +20,43 @@ public struct PhotoAdded: BusEvent {
     }
 }
 
+/// Adds photos whose images are already stored (a restore, a move from another album): the same
+/// checks, place names, counters and geotags as an upload, many photos per storage batch.
+public struct ImportPhotoRecords: BusRequest {
+    public static let name: MessageName = "album.photos.import.v1"
+    public struct Reply: Codable, Sendable, Equatable {
+        public var ids: [String]
+        public init(ids: [String]) { self.ids = ids }
+    }
+
+    public struct Photo: Codable, Sendable, Equatable {
+        /// SHA-256 of an image media has ingested.
+        public var image: String
+        /// Wall-clock time taken, `YYYY-MM-DDTHH:MM[:SS]`.
+        public var takenAt: String
+        public var tags: [String]
+        public var notes: String
+        public var latitude: Double?
+        public var longitude: Double?
+        public init(image: String, takenAt: String, tags: [String] = [], notes: String = "", latitude: Double? = nil, longitude: Double? = nil) {
+            self.image = image
+            self.takenAt = takenAt
+            self.tags = tags
+            self.notes = notes
+            self.latitude = latitude
+            self.longitude = longitude
+        }
+    }
+
+    public static let maxPhotos = 200
+    public var owner: String
+    public var photos: [Photo]
+    public init(owner: String, photos: [Photo]) {
+        self.owner = owner
+        self.photos = photos
+    }
+}
+
 public enum AlbumMessages {
-    public static let all: [any BusMessage.Type] = [PhotoAdded.self]
+    public static let all: [any BusMessage.Type] = [PhotoAdded.self, ImportPhotoRecords.self]
 }

@@ -59,6 +59,7 @@ public struct GeoPlugin: Plugin {
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
         try bus.handle(SetGeotag.self) { request, _ in try await service.set(owner: request.owner, request.geotag) }
+        try bus.handle(SetGeotags.self) { request, _ in .init(set: try await service.set(owner: request.owner, many: request.geotags)) }
         try bus.handle(GetGeotag.self) { request, _ in .init(geotag: try await service.get(owner: request.owner, subject: request.subject)) }
         try bus.handle(RemoveGeotag.self) { request, _ in .init(removed: try await service.remove(owner: request.owner, subject: request.subject)) }
         try bus.handle(FindGeotags.self) { request, _ in .init(hits: try await service.find(request)) }

@@ -73,6 +73,36 @@ struct GeoService: Sendable {
         throw BusError(.conflict, "The geotag of '\(geotag.subject)' kept changing while it was set; try again.")
     }
 
+    /// Many geotags in one batch per kind; a subject given twice keeps the last.
+    func set(owner: String, many geotags: [Geotag]) async throws(BusError) -> Int {
+        guard geotags.count <= WriteBatch.maxOperations else {
+            throw BusError.invalid("At most \(WriteBatch.maxOperations) geotags at once.", field: "geotags")
+        }
+        var byKind: [String: [String: Geotag]] = [:]
+        for geotag in geotags {
+            try geotag.validate()
+            guard let kind = Geotag.kind(of: geotag.subject) else { continue }
+            byKind[kind, default: [:]][geotag.subject] = geotag
+        }
+        for (kind, tags) in byKind.sorted(by: { $0.key < $1.key }) {
+            try await ensure(kind: kind)
+            let collection = Self.collection(kind)
+            var operations: [WriteOperation] = []
+            for (subject, geotag) in tags.sorted(by: { $0.key < $1.key }) {
+                let id = Self.recordID(owner: owner, subject: subject)
+                let data = try JSONDocument(encoding: geotag)
+                if let existing = try await store.get(collection: collection, id: id, owner: owner) {
+                    operations.append(.replace(collection: collection, id: id, owner: owner, data: data, expectedVersion: existing.version))
+                } else {
+                    operations.append(.insert(collection: collection, id: id, owner: owner, data: data))
+                }
+            }
+            _ = try await store.write(WriteBatch(operations))
+            for geotag in tags.values { await bus.publish(GeotagSet(owner: owner, geotag: geotag)) }
+        }
+        return byKind.values.reduce(0) { $0 + $1.count }
+    }
+
     func get(owner: String, subject: String) async throws(BusError) -> Geotag? {
         guard let kind = Geotag.kind(of: subject), kinds.withLock({ $0.contains(kind) }) else { return nil }
         let record = try await store.get(collection: Self.collection(kind), id: Self.recordID(owner: owner, subject: subject), owner: owner)

@@ -87,6 +87,21 @@ public struct SetGeotag: BusRequest {
     }
 }
 
+/// Sets many geotags of one owner at once (an import): one storage batch per kind, at most 500.
+public struct SetGeotags: BusRequest {
+    public static let name: MessageName = "geo.tags.set.v1"
+    public struct Reply: Codable, Sendable, Equatable {
+        public var set: Int
+        public init(set: Int) { self.set = set }
+    }
+    public var owner: String
+    public var geotags: [Geotag]
+    public init(owner: String, geotags: [Geotag]) {
+        self.owner = owner
+        self.geotags = geotags
+    }
+}
+
 public struct GetGeotag: BusRequest {
     public static let name: MessageName = "geo.tag.get.v1"
     public struct Reply: Codable, Sendable, Equatable {
@@ -212,6 +227,6 @@ public struct GeotagSet: BusEvent {
 
 public enum GeoMessages {
     public static let all: [any BusMessage.Type] = [
-        SetGeotag.self, GetGeotag.self, RemoveGeotag.self, FindGeotags.self, LookUpPlace.self, GeotagSet.self,
+        SetGeotag.self, SetGeotags.self, GetGeotag.self, RemoveGeotag.self, FindGeotags.self, LookUpPlace.self, GeotagSet.self,
     ]
 }
