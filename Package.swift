@@ -143,7 +143,7 @@ let targets: [Target] = [
     tool("quire", ["CQuireSystem", "AppHost", "AppConfig", "PluginKit", "PluginCatalog", .argumentParser, .logging, .lifecycle]),
     tool("quire-auth", ["ToolKit", "AuthAPI", "Bus", .argumentParser]),
     tool("quire-bench", ["Bus", "BusInProcess", "Media", "Drawing", "DrawingAPI", "AppHost", "AppConfig", "PluginCatalog", "AuthAPI",
-                         "VocabularyAPI", .argumentParser, .logging]),
+                         "VocabularyAPI", "AlbumAPI", "Geo", "GeoAPI", "MediaAPI", "ToolKit", .argumentParser, .logging]),
     tool("quire-media", ["Media", "MediaAPI", "Bus", .argumentParser]),
     tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "Bus", .argumentParser]),
     tool("quire-vocab", ["ToolKit", "VocabularyAPI", "Bus", .argumentParser]),

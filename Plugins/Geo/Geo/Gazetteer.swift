@@ -97,6 +97,12 @@ public final class Gazetteer: Sendable {
         self.cells = cells
     }
 
+    /// The `count` most populous places: real cities for benchmarks and demos.
+    public func largest(_ count: Int) -> [(name: String, latitude: Double, longitude: Double, population: Int)] {
+        entries.sorted { $0.population != $1.population ? $0.population > $1.population : $0.geonameID < $1.geonameID }
+            .prefix(count).map { ($0.name, $0.latitude, $0.longitude, $0.population) }
+    }
+
     static func cell(latitude: Double, longitude: Double) -> Int {
         let row = min(179, max(0, Int((latitude + 90).rounded(.down))))
         let column = min(359, max(0, Int((longitude + 180).rounded(.down))))

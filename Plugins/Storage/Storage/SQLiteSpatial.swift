@@ -60,7 +60,7 @@ enum SQLiteSpatial {
                       radius: Double?) throws -> SpatialResult {
         let owned = query.owner != nil
         let statement = try db.cachedStatement(sql: """
-            SELECT p.id, p.latitude, p.longitude FROM spatial_rtree r JOIN spatial_points p ON p.pk = r.pk
+            SELECT p.id, p.latitude, p.longitude FROM spatial_rtree r CROSS JOIN spatial_points p ON p.pk = r.pk
             WHERE r.south <= ? AND r.north >= ? AND r.west <= ? AND r.east >= ? AND p.collection = ?\(owned ? " AND p.owner = ?" : "")
             """)
         var candidates: [(id: String, point: GeoPoint, item: String)] = []
