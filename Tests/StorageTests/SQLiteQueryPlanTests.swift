@@ -23,6 +23,20 @@ struct SQLiteQueryPlanTests {
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
     }
 
+    @Test("a spatial query walks the R*Tree, then looks each candidate up by key", arguments: [false, true])
+    func spatialPlan(_ owned: Bool) async throws {
+        let queue = try DatabaseQueue()
+        let store = try SQLiteRecordStore(writer: queue)
+        try await store.declare(CollectionSchema(name: "plan.places", spatial: SpatialIndexSpec()))
+        let plan = try await queue.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteSpatial.candidatesSQL(owned: owned),
+                             arguments: StatementArguments([1.0, 0.0, 1.0, 0.0, "plan.places"] + (owned ? ["alice"] : [])))
+                .map { $0["detail"] as String }
+        }
+        #expect(plan.first?.contains("VIRTUAL TABLE INDEX") == true, "\(plan)")
+        #expect(plan.dropFirst().allSatisfy { $0.contains("INTEGER PRIMARY KEY") }, "\(plan)")
+    }
+
     @Test("re-declaring an index with a new definition replaces it")
     func redeclare() async throws {
         let queue = try DatabaseQueue()

@@ -5,7 +5,7 @@ import StorageAPI
 /// Spatial indexes in SQLite: an R*Tree over every indexed record's point, with a plain table that
 /// maps it to the record. The R*Tree keeps 32-bit floats rounded outward, so it only finds
 /// candidates; the exact position (in `spatial_points`) decides, through ``SpatialRules/select``.
-enum SQLiteSpatial {
+public enum SQLiteSpatial {
     static func createTables(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE spatial_points (
@@ -56,13 +56,18 @@ enum SQLiteSpatial {
         if let record, let point { try insert(db, collection: record.collection, id: record.id, owner: record.owner, point: point) }
     }
 
+    /// The candidates in one box: the R*Tree first (CROSS JOIN fixes the order; left to itself the
+    /// planner scanned the collection's points and probed the tree for each, 50 times slower).
+    public static func candidatesSQL(owned: Bool) -> String {
+        """
+        SELECT p.id, p.latitude, p.longitude FROM spatial_rtree r CROSS JOIN spatial_points p ON p.pk = r.pk
+        WHERE r.south <= ? AND r.north >= ? AND r.west <= ? AND r.east >= ? AND p.collection = ?\(owned ? " AND p.owner = ?" : "")
+        """
+    }
+
     static func query(_ db: Database, _ query: SpatialQuery, boxes: [GeoBox], from origin: GeoPoint,
                       radius: Double?) throws -> SpatialResult {
-        let owned = query.owner != nil
-        let statement = try db.cachedStatement(sql: """
-            SELECT p.id, p.latitude, p.longitude FROM spatial_rtree r CROSS JOIN spatial_points p ON p.pk = r.pk
-            WHERE r.south <= ? AND r.north >= ? AND r.west <= ? AND r.east >= ? AND p.collection = ?\(owned ? " AND p.owner = ?" : "")
-            """)
+        let statement = try db.cachedStatement(sql: candidatesSQL(owned: query.owner != nil))
         var candidates: [(id: String, point: GeoPoint, item: String)] = []
         for box in boxes {
             var arguments: StatementArguments = [box.north, box.south, box.east, box.west, query.collection]

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""iRemember at 100,000 photos: tag (+/-) and time-range searches and month and place folders over
+HTTP, and radius queries over a million geotags in-process.
+
+The album is made by `quire-bench album-seed` through the album plugin's own import: ten years of
+times, 1-4 tags each from 2,000 with a Zipf spread, GPS around the 200 largest real cities (Zipf)
+for nine photos in ten. The geotags are made by `quire-bench geo`: a million around the 2,000
+largest cities (weighted by the square root of their population), spread over 1,000 users.
+
+    tools/bench.d/album.py --bin .build/release [--photos 100000] [--geotags 1000000] [--out DIR]
+
+Prints one JSON object; BENCHMARKS.md quotes it.
+"""
+import argparse
+import http.client
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CONFIG = os.path.join(ROOT, "config", "apps", "iremember.yaml")
+
+
+def percentiles(samples):
+    samples = sorted(samples)
+    pick = lambda p: samples[min(len(samples) - 1, int(len(samples) * p))]
+    return {"n": len(samples), "p50_ms": round(pick(0.5), 3), "p99_ms": round(pick(0.99), 3), "max_ms": round(samples[-1], 3)}
+
+
+def zipf_rank(rng, n):
+    """A rank 0..n-1 drawn with weight 1/(rank+1)."""
+    harmonic = sum(1 / (k + 1) for k in range(n))
+    target, total = rng.random() * harmonic, 0.0
+    for k in range(n):
+        total += 1 / (k + 1)
+        if total >= target:
+            return k
+    return n - 1
+
+
+def time_range(rng):
+    """A window of 1 day to 3 years (log-uniform) inside 2015-2024, to the minute."""
+    first, last = time.mktime((2015, 1, 1, 0, 0, 0, 0, 0, -1)), time.mktime((2025, 1, 1, 0, 0, 0, 0, 0, -1))
+    length = math.exp(rng.uniform(math.log(86400), math.log(3 * 365 * 86400)))
+    start = rng.uniform(first, last - length)
+    fmt = lambda t: time.strftime("%Y-%m-%dT%H:%M", time.localtime(t))
+    return fmt(start), fmt(start + length)
+
+
+def search_queries(rng, tags, count):
+    """What people search: one or two tags to include, maybe one to leave out, a time range."""
+    queries = []
+    for _ in range(count):
+        include = [tags[zipf_rank(rng, len(tags))]]
+        if rng.random() < 0.3:
+            include.append(tags[zipf_rank(rng, len(tags))])
+        words = list(dict.fromkeys(include))
+        if rng.random() < 0.5:
+            words.append("-" + tags[zipf_rank(rng, len(tags))])
+        start, end = time_range(rng)
+        queries.append("/api/v1/album/photos?" + urllib.parse.urlencode({"tags": " ".join(words), "from": start, "to": end, "limit": 60}))
+    return queries
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"))
+    parser.add_argument("--photos", type=int, default=100_000)
+    parser.add_argument("--geotags", type=int, default=1_000_000)
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    rng = random.Random(11)
+    scratch = args.out or tempfile.mkdtemp(prefix="quire-album-bench-")
+    os.makedirs(scratch, exist_ok=True)
+    data = os.path.join(scratch, "data")
+    env = dict(os.environ, QUIRE_DATA=data)
+    report = {"photos": args.photos, "geotags": args.geotags}
+
+    # The album, through the album plugin's import.
+    image = os.path.join(scratch, "photo.jpg")
+    subprocess.run(["vips", "xyz", image + ".v", "640", "480"], check=True)
+    subprocess.run(["vips", "linear", image + ".v", image, "1", "0", "--uchar"], check=True)
+    subprocess.run([os.path.join(args.bin, "quire-auth"), "create-user", "--config", CONFIG, "bench"], env=env, capture_output=True)
+    seeded = subprocess.run([os.path.join(args.bin, "quire-bench"), "album-seed", "--config", CONFIG, "--user", "bench", "--image", image,
+                             "--photos", str(args.photos)], env=env, capture_output=True, text=True)
+    if seeded.returncode != 0:
+        sys.exit(f"album-seed failed: {seeded.stderr[-800:]}")
+    report["seed"] = json.loads(seeded.stdout)
+
+    port = 18000 + rng.randint(0, 999)
+    server = subprocess.Popen([os.path.join(args.bin, "quire"), "serve", "--config", CONFIG], env=dict(env, QUIRE_PORT=str(port)),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(300):
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                connection.request("GET", "/health")
+                if connection.getresponse().status == 200:
+                    break
+            except OSError:
+                time.sleep(0.1)
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        reset = subprocess.run([os.path.join(args.bin, "quire-auth"), "reset-password", "--config", CONFIG, "bench"], env=env,
+                               capture_output=True, text=True)
+        password = next(line.split(": ", 1)[1] for line in reset.stdout.splitlines() if line.startswith("password: "))
+        connection.request("POST", "/api/v1/auth/login", json.dumps({"username": "bench", "password": password}),
+                           {"Content-Type": "application/json"})
+        token = json.loads(connection.getresponse().read())["access_token"]
+        headers = {"Authorization": "Bearer " + token}
+
+        def get(path):
+            connection.request("GET", path, headers=headers)
+            response = connection.getresponse()
+            body = response.read()
+            if response.status != 200:
+                sys.exit(f"GET {path}: {response.status} {body[:300]}")
+            return json.loads(body)
+
+        tags = [item["key"] for item in get("/api/v1/album/tags?limit=1000")["items"]]
+        months = [item["key"] for item in get("/api/v1/album/folders/months")["items"]]
+        places = [item["key"] for item in get("/api/v1/album/folders/places")["items"]]
+        report["album"] = {"tags_used_top_1000": len(tags), "months": len(months), "places": len(places)}
+        n = args.requests
+        groups = {
+            "tags_and_time": search_queries(rng, tags, n),
+            "month_folders": ["/api/v1/album/folders/months"] * n,
+            "place_folders": ["/api/v1/album/folders/places"] * n,
+            "month_folder_photos": [f"/api/v1/album/folders/months/{rng.choice(months)}?limit=60" for _ in range(n)],
+            "place_folder_photos": [f"/api/v1/album/folders/places/{places[zipf_rank(rng, len(places))]}?limit=60" for _ in range(n)],
+            "tag_counts": ["/api/v1/album/tags"] * n,
+        }
+        results, returned = {}, {}
+        for label, paths in groups.items():
+            for path in paths[: max(1, n // 10)]:
+                get(path)  # warm-up, not measured
+            samples, items = [], 0
+            for path in paths:
+                start = time.perf_counter()
+                body = get(path)
+                samples.append((time.perf_counter() - start) * 1000)
+                items += len(body.get("items", []))
+            results[label] = percentiles(samples)
+            returned[label] = round(items / len(paths), 1)
+        report["http"] = results
+        report["mean_items_returned"] = returned
+        with open(f"/proc/{server.pid}/status") as status:
+            fields = dict(line.split(":", 1) for line in status)
+        report["server_memory_mb"] = {"peak": round(int(fields["VmHWM"].split()[0]) / 1024), "now": round(int(fields["VmRSS"].split()[0]) / 1024)}
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+    # A million geotags, in a data directory of their own.
+    geo_env = dict(os.environ, QUIRE_DATA=os.path.join(scratch, "geo"))
+    geo = subprocess.run([os.path.join(args.bin, "quire-bench"), "geo", "--config", CONFIG, "--geotags", str(args.geotags)],
+                         env=geo_env, capture_output=True, text=True)
+    if geo.returncode != 0:
+        sys.exit(f"quire-bench geo failed: {geo.stderr[-800:]}")
+    report["geo_in_process"] = json.loads(geo.stdout)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
