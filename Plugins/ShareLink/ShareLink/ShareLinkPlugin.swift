@@ -53,6 +53,8 @@ public struct ShareLinkPlugin: Plugin {
     let service: ShareLinkService
     let config: Config
     let resolves: AddressLimiter
+    /// Pictures are many per page (a shared search shows up to 60): their own, larger allowance.
+    let pictures: AddressLimiter
     let passwordFailures: AddressLimiter
 
     public init(config: Config, context: PluginContext) async throws {
@@ -61,6 +63,7 @@ public struct ShareLinkPlugin: Plugin {
         service = ShareLinkService(store: store, bus: context.bus, maxLifetime: TimeInterval(config.maxDays) * 86_400)
         self.config = config
         resolves = AddressLimiter(limit: config.resolvesPerMinute, window: 60)
+        pictures = AddressLimiter(limit: config.resolvesPerMinute * 100, window: 60)
         passwordFailures = AddressLimiter(limit: config.passwordFailuresPerHour, window: 3600)
     }
 
@@ -129,9 +132,9 @@ public struct ShareLinkPlugin: Plugin {
     }
 
     /// Resolves the token in the path after the address's rate limit, counting wrong passwords.
-    private func resolve(_ request: Request, _ context: QuireContext) async throws -> (Record, ShareLinkService.Stored) {
+    private func resolve(_ request: Request, _ context: QuireContext, picture: Bool = false) async throws -> (Record, ShareLinkService.Stored) {
         let address = context.remoteAddress ?? "local"
-        if let retry = resolves.take(address) {
+        if let retry = (picture ? pictures : resolves).take(address) {
             throw Problem(status: .tooManyRequests, code: BusError.Code.rateLimited.rawValue,
                           detail: "Too many link openings from your address; wait \(retry) s.", headers: [.retryAfter: String(retry)])
         }
@@ -142,9 +145,10 @@ public struct ShareLinkPlugin: Plugin {
             throw Problem(status: .tooManyRequests, code: BusError.Code.rateLimited.rawValue,
                           detail: "Too many wrong passwords from your address; wait \(retry) s.", headers: [.retryAfter: String(retry)])
         }
+        let grant = picture ? try request.query("grant") : nil
         let result: Result<(Record, ShareLinkService.Stored), BusError>
         do {
-            result = .success(try await service.resolve(token: token, password: password))
+            result = .success(try await service.resolve(token: token, password: password, grant: grant))
         } catch {
             result = .failure(error)
         }
@@ -175,14 +179,17 @@ public struct ShareLinkPlugin: Plugin {
             let token = context.parameters.get("token") ?? ""
             let base = baseURL(request) + "/api/v1/share-link/s/\(token)"
             let images = view.items.indices.filter { view.items[$0].image != nil }
+            // On a password-protected link the pictures carry a grant instead of the password.
+            let suffix = ShareLinkService.grant(for: stored).map { "?grant=\($0)" } ?? ""
+            let picture = { (index: Int) in "\(base)/image/\(index)\(suffix)" }
             if json {
                 return try .json(PageJSON(title: view.title, description: view.description, url: base, expiresAt: stored.expiresAt,
                                           items: view.items.enumerated().map { index, item in
-                                              PageJSON.Item(item, image: item.image == nil ? nil : "\(base)/image/\(index)")
-                                          }, image: images.first.map { "\(base)/image/\($0)" }),
+                                              PageJSON.Item(item, image: item.image == nil ? nil : picture(index))
+                                          }, image: images.first.map(picture)),
                                  headers: [.cacheControl: "no-store", .referrerPolicy: "no-referrer"])
             }
-            let html = SharePage.html(view, pageURL: base) { "\(base)/image/\($0)" }
+            let html = SharePage.html(view, pageURL: base, imageURL: picture)
             return Self.html(html, status: .ok)
         } catch let error as BusError where !json {
             if error.code == .unauthenticated {
@@ -194,7 +201,7 @@ public struct ShareLinkPlugin: Plugin {
     }
 
     private func image(_ request: Request, _ context: QuireContext) async throws -> Response {
-        let (record, stored) = try await resolve(request, context)
+        let (record, stored) = try await resolve(request, context, picture: true)
         let view = try await service.show(record, stored)
         guard let index = context.parameters.get("index").flatMap(Int.init), view.items.indices.contains(index),
               let sha256 = view.items[index].image else {

@@ -107,7 +107,11 @@ struct ShareLinkService: Sendable {
 
     /// What a token grants now. The password is checked last, so that a revoked link says so
     /// without asking for it.
-    func resolve(token: String, password: String?) async throws(BusError) -> (record: Record, stored: Stored) {
+    ///
+    /// `grant` stands in for the password on a password-protected link's pictures: the page, once
+    /// opened with the password, names them with it (see ``grant(for:)``), so that a browser can load
+    /// them without the password in any URL.
+    func resolve(token: String, password: String?, grant: String? = nil) async throws(BusError) -> (record: Record, stored: Stored) {
         guard Self.isWellFormed(token) else { throw Self.unknown }
         let hash = Self.hash(token)
         let page = try await store.query(RecordQuery(collection: Self.collection, owner: nil, filters: [Filter("tokenHash", .eq, .string(hash))],
@@ -118,6 +122,7 @@ struct ShareLinkService: Sendable {
         if stored.revokedAt != nil { throw BusError(.gone, "This link was withdrawn by the person who shared it.") }
         if let expiresAt = stored.expiresAt, expiresAt <= Date() { throw BusError(.gone, "This link has expired.") }
         if let passwordHash = stored.passwordHash {
+            if let grant, let expected = Self.grant(for: stored), Self.constantTimeEqual(grant, expected) { return (record, stored) }
             guard let password, !password.isEmpty else {
                 throw BusError(.unauthenticated, "This link needs its password.", details: ["field": "password"])
             }
@@ -137,6 +142,12 @@ struct ShareLinkService: Sendable {
     }
 
     static let unknown = BusError(.notFound, "There is no such link. Check that it was copied whole.")
+
+    /// What lets a page's pictures load without the password: a hash of the link's password hash
+    /// (a server-side secret) and its token hash. Nil for a link without a password.
+    static func grant(for stored: Stored) -> String? {
+        stored.passwordHash.map { hash("grant|\($0)|\(stored.tokenHash)") }
+    }
 
     static func newToken() -> String {
         var generator = SystemRandomNumberGenerator()

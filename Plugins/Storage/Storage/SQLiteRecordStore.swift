@@ -24,8 +24,9 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
     private let blobFields = Mutex<[String: [String]]>([:])
     /// Each collection's search index, likewise.
     private let searchSpecs = Mutex<[String: SearchIndexSpec]>([:])
-    /// Each collection's spatial index, likewise.
+    /// Each collection's spatial index, likewise, and the R*Tree that keeps it.
     private let spatialSpecs = Mutex<[String: SpatialIndexSpec]>([:])
+    private let spatialTrees = Mutex<[String: String]>([:])
     private let ownerSizes = OwnerSizes()
     private let searchTuning: SQLiteSearchTuning
 
@@ -80,6 +81,8 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
                 if let index = schema.spatial { spatial[schema.name] = index }
             }
             spatialSpecs.withLock { $0 = spatial }
+            let trees = try writer.read { db in try SQLiteSpatial.trees(db) }
+            spatialTrees.withLock { $0 = trees }
             blobFields.withLock { $0 = fields }
             searchSpecs.withLock { $0 = specs }
         } catch {
@@ -148,10 +151,14 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         if schema.search == nil { schema.search = previousSearch }
         let previousSpatial = spatialSpecs.withLock { $0[schema.name] }
         if schema.spatial == nil { schema.spatial = previousSpatial }
-        try await run { [schema] db in
+        let tree = try await run { [schema] db -> String? in
             if schema.spatial != previousSpatial {
-                try SQLiteSpatial.rebuild(db, collection: schema.name, spec: schema.spatial)
+                return try SQLiteSpatial.rebuild(db, collection: schema.name, spec: schema.spatial)
             }
+            return nil
+        }
+        if let tree { spatialTrees.withLock { $0[schema.name] = tree } }
+        try await run { [schema] db in
             if schema.search != previousSearch {
                 try SQLiteSearch.rebuild(db, collection: schema.name, spec: schema.search)
             }
@@ -180,10 +187,10 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
 
     public func spatialQuery(_ query: SpatialQuery) async throws(StorageError) -> SpatialResult {
         let area = try query.validatedArea()
-        guard spatialSpecs.withLock({ $0[query.collection] }) != nil else {
+        guard spatialSpecs.withLock({ $0[query.collection] }) != nil, let tree = spatialTrees.withLock({ $0[query.collection] }) else {
             throw StorageError.invalid("'\(query.collection)' has no spatial index; declare one with the collection.", field: "collection")
         }
-        return try await read { db in try SQLiteSpatial.query(db, query, boxes: area.boxes, from: area.from, radius: area.radius) }
+        return try await read { db in try SQLiteSpatial.query(db, tree: tree, query, boxes: area.boxes, from: area.from, radius: area.radius) }
     }
 
     public func search(_ query: SearchQuery) async throws(StorageError) -> SearchResult {
@@ -260,6 +267,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         let fields = blobFields.withLock { $0 }
         let specs = searchSpecs.withLock { $0 }
         let spatial = spatialSpecs.withLock { $0 }
+        let trees = spatialTrees.withLock { $0 }
         let searchRows: [Int: SQLiteSearch.IndexedRow]
         var points: [Int: GeoPoint] = [:]
         do {
@@ -272,7 +280,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         } catch {
             throw Self.map(error)
         }
-        return try await run { [points] db in
+        return try await run { [points, trees] db in
             if let claim = batch.idempotency,
                let row = try Row.fetchOne(
                 db, sql: "SELECT fingerprint, results FROM idempotency WHERE owner = ? AND scope = ? AND key = ?",
@@ -304,8 +312,8 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
                     letGo.formUnion(try Self.blobChange(operation, fields: names, db: db))
                 }
                 let record = try Self.apply(operation, db: db, stamp: stamp, log: &changeLog)
-                if spatial[operation.collection] != nil {
-                    try SQLiteSpatial.apply(db, operation, record: record, point: points[position])
+                if spatial[operation.collection] != nil, let tree = trees[operation.collection] {
+                    try SQLiteSpatial.apply(db, tree: tree, operation, record: record, point: points[position])
                 }
                 if specs[operation.collection] != nil {
                     try Self.index(operation, record, row: searchRows[position], db: db)
