@@ -98,7 +98,7 @@ public enum SpatialContract {
         ContractCase("the nearest N of a dense crowd, whatever the radius") { store in
             try await declare(store)
             // 40 points 10 m apart going north, and one far away: the 5 nearest are the first five.
-            for index in 0..<40 { try await add(store, String(format: "p%02d", index), 10 + Double(index) * 0.00009, 10) }
+            for index in 0..<40 { try await add(store, "p" + (index < 10 ? "0" : "") + String(index), 10 + Double(index) * 0.00009, 10) }
             try await add(store, "far", 10.3, 10)
             try expectEqual(try await near(store, 10, 10, km: 50, limit: 5), ["p00", "p01", "p02", "p03", "p04"], "limit 5 of 41")
             try expectEqual(try await near(store, 10, 10, km: 50, limit: 41).last, "far", "the far one last")
