@@ -155,6 +155,20 @@ extension Response {
 
     /// 204 No Content.
     public static var noContent: Response { Response(status: .noContent) }
+
+    /// Bytes of a private resource (an image, a rendering) with their type. A content hash as `tag`
+    /// becomes the ETag, and a matching If-None-Match is answered 304 without the bytes.
+    public static func bytes(_ data: Data, type: String, tag: String?, request: Request) -> Response {
+        var headers: HTTPFields = [.contentType: type, .cacheControl: "private, no-cache"]
+        if type == "image/svg+xml" { headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'" }
+        headers[.xContentTypeOptions] = "nosniff"
+        if let tag {
+            let etag = "\"\(tag)\""
+            headers[.eTag] = etag
+            if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
+        }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
 }
 
 extension Request {

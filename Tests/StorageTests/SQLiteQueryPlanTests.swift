@@ -23,22 +23,25 @@ struct SQLiteQueryPlanTests {
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
     }
 
-    @Test("a spatial query reads its collection's R*Tree alone, by its box", arguments: [false, true])
-    func spatialPlan(_ owned: Bool) async throws {
+    @Test("a spatial query reads the tree's nodes alone, or a small owner's points by index")
+    func spatialPlans() async throws {
         let queue = try DatabaseQueue()
         let store = try SQLiteRecordStore(writer: queue)
         try await store.declare(CollectionSchema(name: "plan.places", spatial: SpatialIndexSpec()))
         try await store.declare(CollectionSchema(name: "plan.others", spatial: SpatialIndexSpec()))
-        let (plan, trees) = try await queue.read { db in
+        let (treePlan, ownerPlan, trees) = try await queue.read { db in
             let tree = try String.fetchOne(db, sql: "SELECT 'spatial_tree_' || number FROM spatial_trees WHERE collection = 'plan.places'")
                 ?? "no tree"
-            let plan = try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + SQLiteSpatial.candidatesSQL(tree: tree, owned: owned),
-                                        arguments: StatementArguments([1.0, 0.0, 1.0, 0.0] + (owned ? ["alice"] : [])))
-                .map { $0["detail"] as String }
-            return (plan, try Int.fetchOne(db, sql: "SELECT count(*) FROM spatial_trees") ?? 0)
+            func plan(_ sql: String, _ arguments: StatementArguments) throws -> [String] {
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+            }
+            return (try plan(SQLiteSpatial.treeSQL(tree: tree), [1.0, 0.0, 1.0, 0.0]),
+                    try plan(SQLiteSpatial.ownerSQL, ["plan.places", "alice", 0.0, 1.0, 0.0, 1.0]),
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM spatial_trees") ?? 0)
         }
         #expect(trees == 2, "one tree per collection")
-        #expect(plan.count == 1 && plan.first?.contains("VIRTUAL TABLE INDEX") == true, "\(plan)")
+        #expect(treePlan.count == 1 && treePlan.first?.contains("VIRTUAL TABLE INDEX") == true, "\(treePlan)")
+        #expect(ownerPlan.count == 1 && ownerPlan.first?.contains("COVERING INDEX spatial_points_by_owner") == true, "\(ownerPlan)")
     }
 
     @Test("re-declaring an index with a new definition replaces it")

@@ -85,6 +85,11 @@ struct SpatialContractTests {
         try await onSQLite { try await contract.run($0) }
     }
 
+    @Test("SQLite, every owner's points through the R*Tree", arguments: SpatialContract.cases)
+    func sqliteTreeOnly(_ contract: ContractCase<SpatialContract.Store>) async throws {
+        try await onSQLite(SQLiteSearchTuning(spatialSmallOwner: 0)) { try await contract.run($0) }
+    }
+
     @Test("over the in-process bus", arguments: SpatialContract.cases)
     func overBus(_ contract: ContractCase<SpatialContract.Store>) async throws {
         try await onSQLite { store in

@@ -23,14 +23,10 @@ import tempfile
 import time
 import urllib.parse
 
+from benchlib import memory_mb, percentiles, serving, sign_in
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "iremember.yaml")
-
-
-def percentiles(samples):
-    samples = sorted(samples)
-    pick = lambda p: samples[min(len(samples) - 1, int(len(samples) * p))]
-    return {"n": len(samples), "p50_ms": round(pick(0.5), 3), "p99_ms": round(pick(0.99), 3), "max_ms": round(samples[-1], 3)}
 
 
 def zipf_rank(rng, n):
@@ -95,24 +91,9 @@ def main():
     report["seed"] = json.loads(seeded.stdout)
 
     port = 18000 + rng.randint(0, 999)
-    server = subprocess.Popen([os.path.join(args.bin, "quire"), "serve", "--config", CONFIG], env=dict(env, QUIRE_PORT=str(port)),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(300):
-            try:
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-                connection.request("GET", "/health")
-                if connection.getresponse().status == 200:
-                    break
-            except OSError:
-                time.sleep(0.1)
+    with serving(args.bin, CONFIG, env, port) as server:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        reset = subprocess.run([os.path.join(args.bin, "quire-auth"), "reset-password", "--config", CONFIG, "bench"], env=env,
-                               capture_output=True, text=True)
-        password = next(line.split(": ", 1)[1] for line in reset.stdout.splitlines() if line.startswith("password: "))
-        connection.request("POST", "/api/v1/auth/login", json.dumps({"username": "bench", "password": password}),
-                           {"Content-Type": "application/json"})
-        token = json.loads(connection.getresponse().read())["access_token"]
+        token = sign_in(args.bin, CONFIG, env, connection, "bench")
         headers = {"Authorization": "Bearer " + token}
 
         def get(path):
@@ -150,12 +131,7 @@ def main():
             returned[label] = round(items / len(paths), 1)
         report["http"] = results
         report["mean_items_returned"] = returned
-        with open(f"/proc/{server.pid}/status") as status:
-            fields = dict(line.split(":", 1) for line in status)
-        report["server_memory_mb"] = {"peak": round(int(fields["VmHWM"].split()[0]) / 1024), "now": round(int(fields["VmRSS"].split()[0]) / 1024)}
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+        report["server_memory_mb"] = memory_mb(server.pid)
 
     # A million geotags, in a data directory of their own.
     geo_env = dict(os.environ, QUIRE_DATA=os.path.join(scratch, "geo"))

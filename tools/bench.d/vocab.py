@@ -25,6 +25,8 @@ import tempfile
 import time
 import urllib.parse
 
+from benchlib import memory_mb, percentiles, serving, sign_in
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "foreign-note.yaml")
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
@@ -100,12 +102,6 @@ def queries(rows, rng, n=150):
         first, second = phrase.split(" ")
         result.append(("2words", f"{first} {second[:2]}"))
     return result
-
-
-def percentiles(samples):
-    samples = sorted(samples)
-    pick = lambda p: samples[min(len(samples) - 1, int(len(samples) * p))]
-    return {"n": len(samples), "p50_ms": round(pick(0.5), 3), "p99_ms": round(pick(0.99), 3), "max_ms": round(samples[-1], 3)}
 
 
 def run_timed(command, env):
@@ -201,27 +197,9 @@ def main():
 
     # Over HTTP, against the server on the same data.
     port = 18000 + rng.randint(0, 999)
-    server = subprocess.Popen([os.path.join(args.bin, "quire"), "serve", "--config", CONFIG], env=dict(env, QUIRE_PORT=str(port)),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        for _ in range(300):
-            try:
-                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-                connection.request("GET", "/health")
-                if connection.getresponse().status == 200:
-                    break
-            except OSError:
-                time.sleep(0.1)
+    with serving(args.bin, CONFIG, env, port) as server:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        password = None
-        reset = subprocess.run([os.path.join(args.bin, "quire-auth"), "reset-password", "--config", CONFIG, "bench"], env=env,
-                               capture_output=True, text=True)
-        for line in reset.stdout.splitlines():
-            if line.startswith("password: "):
-                password = line.split(": ", 1)[1]
-        connection.request("POST", "/api/v1/auth/login", json.dumps({"username": "bench", "password": password}),
-                           {"Content-Type": "application/json"})
-        token = json.loads(connection.getresponse().read())["access_token"]
+        token = sign_in(args.bin, CONFIG, env, connection, "bench")
         samples = {}
         for round_ in range(4):
             for label, query in qs:
@@ -235,13 +213,7 @@ def main():
                 if response.status != 200:
                     sys.exit(f"search {query!r}: {response.status}")
         report["http"] = {label: percentiles(s) for label, s in sorted(samples.items())}
-        with open(f"/proc/{server.pid}/status") as status:
-            fields = dict(line.split(":", 1) for line in status)
-        report["server_memory_mb"] = {"peak": round(int(fields["VmHWM"].split()[0]) / 1024),
-                                      "now": round(int(fields["VmRSS"].split()[0]) / 1024)}
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
+        report["server_memory_mb"] = memory_mb(server.pid)
 
     insert, floor = fts_floor(rows, qs, scratch)
     report["sqlite3_fts5_floor"] = {"insert_seconds": round(insert, 1), "queries": floor}

@@ -166,12 +166,11 @@ public struct AlbumPlugin: Plugin {
             try PhotoJSON.response(try await service.setMarkup(owner: identity.accountID, id: try Self.id(context), sha256: nil,
                                                                expectedVersion: try request.ifMatchVersion()))
         }
-        try routes.add(.get, "photos/{id}/marked", summary: "The photo with its mark-up drawn on it (PNG, display size)") { _, context, identity in
+        try routes.add(.get, "photos/{id}/marked", summary: "The photo with its mark-up drawn on it (PNG, display size)") { request, context, identity in
             let photo = try await service.photo(owner: identity.accountID, id: try Self.id(context)).decode(PhotoData.self)
             let rendered = try await service.bus.request(RenderDrawing(sha256: photo.markup, format: .png,
                                                                        over: .init(sha256: photo.image, rendition: "display")))
-            return Response(status: .ok, headers: [.contentType: "image/png", .cacheControl: "private, no-cache"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: rendered.bytes)))
+            return .bytes(rendered.bytes, type: "image/png", tag: nil, request: request)
         }
         try routes.add(.get, "tags", summary: "My tags with how many photos carry each, most used first") { request, _, identity in
             let counters = try await service.counters(owner: identity.accountID, kind: .tag, limit: try request.limit(default: 200, max: 1000))
@@ -251,11 +250,7 @@ public struct AlbumPlugin: Plugin {
     static func image(_ service: AlbumService, _ request: Request, owner: String, id: String, rendition: String) async throws -> Response {
         let photo = try await service.photo(owner: owner, id: id).decode(PhotoData.self)
         let image = try await service.bus.request(RenderImage(sha256: photo.image, rendition: rendition))
-        let etag = "\"\(image.sha256)\""
-        var headers: HTTPFields = [.contentType: image.format.mimeType, .cacheControl: "private, no-cache", .eTag: etag, .xContentTypeOptions: "nosniff"]
-        if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
-        headers[.contentLength] = String(image.bytes.count)
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: image.bytes)))
+        return .bytes(image.bytes, type: image.format.mimeType, tag: image.sha256, request: request)
     }
 
     /// What the mark-up screen opens with after an upload or import.

@@ -84,7 +84,7 @@ struct AlbumService: Sendable {
         let added = photo
         let record = try await commit(owner: owner, id: id, expectedVersion: nil) { _ in added }
         guard let record else { throw BusError(.internal, "The new photo was not stored.") }
-        try await geotag(owner: owner, id: id, photo.location)
+        await geotag(owner: owner, id: id, photo.location)
         await bus.publish(PhotoAdded(owner: owner, photoID: id, image: photo.image, takenAt: photo.takenAt, placeKey: photo.placeKey))
         return record
     }
@@ -133,14 +133,17 @@ struct AlbumService: Sendable {
                                           countryCode: place.countryCode)
     }
 
-    private func geotag(owner: String, id: String, _ location: PhotoData.Location?) async throws(BusError) {
+    /// Geotags the photo for geo's queries. Called after the photo is stored, so it cannot fail the
+    /// request: a client told "failed" would upload the photo again. The photo keeps its location and
+    /// place either way; a missing geotag only hides it from radius searches until it is edited.
+    private func geotag(owner: String, id: String, _ location: PhotoData.Location?) async {
         let subject = "album.photos/\(id)"
         if let location {
-            _ = try await bus.request(SetGeotag(owner: owner, geotag: Geotag(subject: subject, latitude: location.latitude,
-                                                                             longitude: location.longitude, accuracy: location.accuracy,
-                                                                             altitude: location.altitude, source: location.source)))
+            _ = try? await bus.request(SetGeotag(owner: owner, geotag: Geotag(subject: subject, latitude: location.latitude,
+                                                                              longitude: location.longitude, accuracy: location.accuracy,
+                                                                              altitude: location.altitude, source: location.source)))
         } else {
-            _ = try await bus.request(RemoveGeotag(owner: owner, subject: subject))
+            _ = try? await bus.request(RemoveGeotag(owner: owner, subject: subject))
         }
     }
 
@@ -260,7 +263,7 @@ struct AlbumService: Sendable {
             return photo
         }
         guard let record else { throw BusError(.internal, "The photo was not stored.") }
-        if let location = edit.location { try await geotag(owner: owner, id: id, location) }
+        if let location = edit.location { await geotag(owner: owner, id: id, location) }
         return record
     }
 

@@ -90,13 +90,13 @@ enum NoteAttachmentRoutes {
         }
         try routes.add(.get, "{id}/photo", summary: "The photo as uploaded (for pinch-zoom)") { request, context, identity in
             let image = try await service.photo(owner: identity.accountID, id: try NotesPlugin.id(context), rendition: RenderImage.original)
-            return bytes(image.bytes, type: image.format.mimeType, tag: image.sha256, request: request)
+            return Response.bytes(image.bytes, type: image.format.mimeType, tag: image.sha256, request: request)
         }
         try routes.add(.get, "{id}/photo/{rendition}", summary: "A rendition of the photo declared in the app's YAML (list: 44x44, display)") {
             request, context, identity in
             guard let rendition = context.parameters.get("rendition") else { throw Problem.badRequest("The rendition is missing from the path.") }
             let image = try await service.photo(owner: identity.accountID, id: try NotesPlugin.id(context), rendition: rendition)
-            return bytes(image.bytes, type: image.format.mimeType, tag: image.sha256, request: request)
+            return Response.bytes(image.bytes, type: image.format.mimeType, tag: image.sha256, request: request)
         }
         try routes.add(.get, "{id}/drawing", summary: "The drawing on the back (JSON; empty when none)") { _, context, identity in
             try Response.json(try await service.drawing(owner: identity.accountID, id: try NotesPlugin.id(context)))
@@ -131,20 +131,7 @@ enum NoteAttachmentRoutes {
             }
             let rendered = try await service.renderDrawing(owner: identity.accountID, id: try NotesPlugin.id(context), format: format,
                                                            width: width, height: height)
-            return bytes(rendered.bytes, type: format == .svg ? "image/svg+xml" : "image/png", tag: nil, request: request)
+            return Response.bytes(rendered.bytes, type: format == .svg ? "image/svg+xml" : "image/png", tag: nil, request: request)
         }
-    }
-
-    /// Bytes with their type; a content hash as ETag answers a matching If-None-Match with 304.
-    static func bytes(_ data: Data, type: String, tag: String?, request: Request) -> Response {
-        var headers: HTTPFields = [.contentType: type, .cacheControl: "private, no-cache"]
-        if type == "image/svg+xml" { headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'" }
-        headers[.xContentTypeOptions] = "nosniff"
-        if let tag {
-            let etag = "\"\(tag)\""
-            headers[.eTag] = etag
-            if request.headers[.ifNoneMatch] == etag { return Response(status: .notModified, headers: headers) }
-        }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
 }

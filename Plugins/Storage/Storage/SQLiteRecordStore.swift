@@ -190,7 +190,10 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         guard spatialSpecs.withLock({ $0[query.collection] }) != nil, let tree = spatialTrees.withLock({ $0[query.collection] }) else {
             throw StorageError.invalid("'\(query.collection)' has no spatial index; declare one with the collection.", field: "collection")
         }
-        return try await read { db in try SQLiteSpatial.query(db, tree: tree, query, boxes: area.boxes, from: area.from, radius: area.radius) }
+        let smallOwner = searchTuning.spatialSmallOwner
+        return try await read { db in
+            try SQLiteSpatial.query(db, tree: tree, query, boxes: area.boxes, from: area.from, radius: area.radius, smallOwner: smallOwner)
+        }
     }
 
     public func search(_ query: SearchQuery) async throws(StorageError) -> SearchResult {

@@ -28,11 +28,15 @@ public struct SQLiteSearchTuning: Sendable {
     public var bigOwner = 20_000
     /// How many FTS matches a per-candidate check reads before it gives up and uses the token.
     public var scanCap = 30_000
+    /// Spatial queries of an owner with at most this many points in a collection read that owner's
+    /// points by index; larger owners (and everyone's queries) go through the collection's R*Tree.
+    public var spatialSmallOwner = 4096
 
-    public init(candidateCap: Int = 300, bigOwner: Int = 20_000, scanCap: Int = 30_000) {
+    public init(candidateCap: Int = 300, bigOwner: Int = 20_000, scanCap: Int = 30_000, spatialSmallOwner: Int = 4096) {
         self.candidateCap = candidateCap
         self.bigOwner = bigOwner
         self.scanCap = scanCap
+        self.spatialSmallOwner = spatialSmallOwner
     }
 }
 

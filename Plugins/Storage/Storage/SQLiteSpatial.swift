@@ -2,20 +2,34 @@ import Foundation
 import GRDB
 import StorageAPI
 
-/// Spatial indexes in SQLite: an R*Tree per collection (`spatial_tree_N`), which holds each point's
-/// owner, id and exact position as auxiliary columns, so a query reads the tree alone; and one plain
-/// table that finds a record's entry for a replace or delete. The tree's box coordinates are 32-bit
-/// floats rounded outward, so it only finds candidates: the exact position decides, through
-/// ``SpatialRules/select``.
+/// Spatial indexes in SQLite. Each indexed record has a row in `spatial_points` (owner, exact
+/// position; an index by collection, owner and latitude) and an entry in its collection's R*Tree
+/// (`spatial_tree_N`, the point's box only). A circle or box is answered one of two ways:
+///
+/// - an owner with few points in the collection (`SQLiteSearchTuning.spatialSmallOwner`) is answered from the points
+///   table: that owner's rows in the area's latitude band, by index;
+/// - everyone, or an owner with many points, from the tree: candidates with their box
+///   coordinates only (stored in the tree's nodes, no row lookup), ordered by an approximate
+///   distance (the tree's 32-bit floats are within 2 m of the point), then looked up exactly in
+///   that order until the nearest `limit` are certain.
+///
+/// Either way the exact positions decide, through ``SpatialRules/select``.
 public enum SQLiteSpatial {
+    /// Farther than the tree's rounding can move a point, in metres.
+    static let margin = 5.0
+
     static func createTables(_ db: Database) throws {
         try db.execute(sql: """
             CREATE TABLE spatial_points (
                 pk INTEGER PRIMARY KEY,
                 collection TEXT NOT NULL,
                 id TEXT NOT NULL,
+                owner TEXT NOT NULL,
+                latitude REAL NOT NULL,
+                longitude REAL NOT NULL,
                 UNIQUE (collection, id)
             );
+            CREATE INDEX spatial_points_by_owner ON spatial_points(collection, owner, latitude, longitude, id);
             CREATE TABLE spatial_trees (collection TEXT PRIMARY KEY, number INTEGER NOT NULL UNIQUE) WITHOUT ROWID;
             """)
     }
@@ -38,7 +52,7 @@ public enum SQLiteSpatial {
         }
         let number = (try Int64.fetchOne(db, sql: "SELECT max(number) FROM spatial_trees") ?? 0) + 1
         try db.execute(sql: "INSERT INTO spatial_trees(collection, number) VALUES (?, ?)", arguments: [collection, number])
-        try db.execute(sql: "CREATE VIRTUAL TABLE \(table(number)) USING rtree(pk, south, north, west, east, +owner TEXT, +id TEXT, +latitude REAL, +longitude REAL)")
+        try db.execute(sql: "CREATE VIRTUAL TABLE \(table(number)) USING rtree(pk, south, north, west, east)")
         return table(number)
     }
 
@@ -61,10 +75,10 @@ public enum SQLiteSpatial {
     }
 
     static func insert(_ db: Database, tree: String, collection: String, id: String, owner: String, point: GeoPoint) throws {
-        try db.cachedStatement(sql: "INSERT INTO spatial_points(collection, id) VALUES (?, ?)").execute(arguments: [collection, id])
-        try db.cachedStatement(sql: "INSERT INTO \(tree)(pk, south, north, west, east, owner, id, latitude, longitude) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
-            .execute(arguments: [db.lastInsertedRowID, point.latitude, point.latitude, point.longitude, point.longitude, owner, id,
-                                 point.latitude, point.longitude])
+        try db.cachedStatement(sql: "INSERT INTO spatial_points(collection, id, owner, latitude, longitude) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [collection, id, owner, point.latitude, point.longitude])
+        try db.cachedStatement(sql: "INSERT INTO \(tree)(pk, south, north, west, east) VALUES (?, ?, ?, ?, ?)")
+            .execute(arguments: [db.lastInsertedRowID, point.latitude, point.latitude, point.longitude, point.longitude])
     }
 
     static func delete(_ db: Database, tree: String, collection: String, id: String) throws {
@@ -83,40 +97,36 @@ public enum SQLiteSpatial {
         if let record, let point { try insert(db, tree: tree, collection: record.collection, id: record.id, owner: record.owner, point: point) }
     }
 
-    /// The candidates in one box, from the tree alone.
-    public static func candidatesSQL(tree: String, owned: Bool) -> String {
-        "SELECT id, latitude, longitude FROM \(tree) WHERE south <= ? AND north >= ? AND west <= ? AND east >= ?\(owned ? " AND owner = ?" : "")"
+    /// A box's candidates from the tree alone: their point boxes, no row lookups.
+    public static func treeSQL(tree: String) -> String {
+        "SELECT pk, south, north, west, east FROM \(tree) WHERE south <= ? AND north >= ? AND west <= ? AND east >= ?"
     }
 
-    /// A circle is searched in steps — a sixteenth of its radius, a quarter, all of it — and a step
-    /// that finds `limit` points inside its own circle ends the search: they are the nearest. Where
-    /// points are dense (a city, a million geotags) the first step reads a few hundred candidates
-    /// instead of the whole radius' thousands.
+    /// An owner's points in a box, by index.
+    public static let ownerSQL = """
+        SELECT id, latitude, longitude FROM spatial_points
+        WHERE collection = ? AND owner = ? AND latitude BETWEEN ? AND ? AND longitude BETWEEN ? AND ?
+        """
+
+    typealias Candidate = (id: String, point: GeoPoint, item: String)
+
     static func query(_ db: Database, tree: String, _ query: SpatialQuery, boxes: [GeoBox], from origin: GeoPoint,
-                      radius: Double?) throws -> SpatialResult {
-        let statement = try db.cachedStatement(sql: candidatesSQL(tree: tree, owned: query.owner != nil))
-        func candidates(_ boxes: [GeoBox]) throws -> [(id: String, point: GeoPoint, item: String)] {
-            var found: [(id: String, point: GeoPoint, item: String)] = []
-            for box in boxes {
-                var arguments: StatementArguments = [box.north, box.south, box.east, box.west]
-                if let owner = query.owner { arguments += [owner] }
-                let rows = try Row.fetchCursor(statement, arguments: arguments)
-                while let row = try rows.next() {
-                    let id: String = row[0]
-                    found.append((id, GeoPoint(latitude: row[1], longitude: row[2]), id))
-                }
-            }
-            return found
-        }
-        var chosen: [(item: String, distance: Double)] = []
-        if let radius {
+                      radius: Double?, smallOwner: Int) throws -> SpatialResult {
+        var chosen: [(item: String, distance: Double)]
+        if let owner = query.owner, try pointCount(db, collection: query.collection, owner: owner, upTo: smallOwner + 1) <= smallOwner {
+            chosen = SpatialRules.select(try ownerCandidates(db, query.collection, owner, boxes), query: query, from: origin, radius: radius)
+        } else if let radius {
+            // In steps — a sixteenth of the radius, a quarter, all of it — stopping at the first step
+            // whose own circle holds `limit` points: they are the nearest, and a dense city's
+            // thousands of candidates a full radius would read are never touched.
+            chosen = []
             for step in [radius / 16, radius / 4, radius] where step == radius || step >= 100 {
                 let stepBoxes = step == radius ? boxes : SpatialRules.boxes(around: origin, radiusMeters: step)
-                chosen = SpatialRules.select(try candidates(stepBoxes), query: query, from: origin, radius: step)
+                chosen = try nearestFromTree(db, tree: tree, query, boxes: stepBoxes, from: origin, radius: step)
                 if chosen.count >= query.limit { break }
             }
         } else {
-            chosen = SpatialRules.select(try candidates(boxes), query: query, from: origin, radius: nil)
+            chosen = try nearestFromTree(db, tree: tree, query, boxes: boxes, from: origin, radius: nil)
         }
         guard !chosen.isEmpty else { return SpatialResult(hits: []) }
         let ids = JSONValue.array(chosen.map { .string($0.item) }).canonicalJSONText
@@ -131,5 +141,72 @@ public enum SQLiteSpatial {
         return SpatialResult(hits: chosen.compactMap { choice in
             records[choice.item].map { SpatialHit(record: $0, distanceMeters: choice.distance) }
         })
+    }
+
+    /// How many points `owner` has in the collection, counting no further than `limit`.
+    static func pointCount(_ db: Database, collection: String, owner: String, upTo limit: Int) throws -> Int {
+        try Int.fetchOne(db.cachedStatement(sql: """
+            SELECT count(*) FROM (SELECT 1 FROM spatial_points WHERE collection = ? AND owner = ? LIMIT ?)
+            """), arguments: [collection, owner, limit]) ?? 0
+    }
+
+    static func ownerCandidates(_ db: Database, _ collection: String, _ owner: String, _ boxes: [GeoBox]) throws -> [Candidate] {
+        let statement = try db.cachedStatement(sql: ownerSQL)
+        var found: [Candidate] = []
+        for box in boxes {
+            let rows = try Row.fetchCursor(statement, arguments: [collection, owner, box.south, box.north, box.west, box.east])
+            while let row = try rows.next() {
+                let id: String = row[0]
+                found.append((id, GeoPoint(latitude: row[1], longitude: row[2]), id))
+            }
+        }
+        return found
+    }
+
+    /// The nearest `limit` in the area from the tree: approximate distances for every candidate,
+    /// then exact rows in that order until no unread candidate can be nearer than the last kept.
+    static func nearestFromTree(_ db: Database, tree: String, _ query: SpatialQuery, boxes: [GeoBox], from origin: GeoPoint,
+                                radius: Double?) throws -> [(item: String, distance: Double)] {
+        let statement = try db.cachedStatement(sql: treeSQL(tree: tree))
+        var approximate: [(pk: Int64, distance: Double)] = []
+        for box in boxes {
+            let rows = try Row.fetchCursor(statement, arguments: [box.north, box.south, box.east, box.west])
+            while let row = try rows.next() {
+                let point = GeoPoint(latitude: ((row[1] as Double) + (row[2] as Double)) / 2, longitude: ((row[3] as Double) + (row[4] as Double)) / 2)
+                if let box = query.box, !box.contains(point) {
+                    // Within the rounding of the box's edge: kept for the exact check.
+                    let widened = GeoBox(south: box.south - 1e-4, west: box.west - 1e-4, north: box.north + 1e-4, east: box.east + 1e-4)
+                    guard widened.contains(point) else { continue }
+                }
+                let distance = SpatialRules.distance(origin, point)
+                if let radius, distance > radius + margin { continue }
+                approximate.append((row[0], distance))
+            }
+        }
+        approximate.sort { $0.distance != $1.distance ? $0.distance < $1.distance : $0.pk < $1.pk }
+        let lookup = try db.cachedStatement(sql: """
+            SELECT id, owner, latitude, longitude FROM spatial_points WHERE pk IN (SELECT value FROM json_each(?))
+            """)
+        var exact: [Candidate] = []
+        var start = 0
+        var chunk = max(32, query.limit * 2)
+        while start < approximate.count {
+            let slice = approximate[start..<min(approximate.count, start + chunk)]
+            let pks = JSONValue.array(slice.map { .number(Double($0.pk)) }).canonicalJSONText
+            let rows = try Row.fetchCursor(lookup, arguments: [pks])
+            while let row = try rows.next() {
+                if let owner = query.owner, owner != (row[1] as String) { continue }
+                let id: String = row[0]
+                exact.append((id, GeoPoint(latitude: row[2], longitude: row[3]), id))
+            }
+            start = slice.endIndex
+            chunk = min(chunk * 4, 4096)
+            // Enough, once the `limit`-th exact distance is nearer than any unread candidate can be.
+            if exact.count >= query.limit, start < approximate.count {
+                let kept = SpatialRules.select(exact, query: query, from: origin, radius: radius)
+                if let last = kept.last, kept.count >= query.limit, last.distance + margin < approximate[start].distance { break }
+            }
+        }
+        return SpatialRules.select(exact, query: query, from: origin, radius: radius)
     }
 }
