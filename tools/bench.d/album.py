@@ -134,6 +134,9 @@ def main():
         report["server_memory_mb"] = memory_mb(server.pid)
 
     # A million geotags, in a data directory of their own.
+    if args.geotags <= 0:
+        print(json.dumps(report, indent=2))
+        return
     geo_env = dict(os.environ, QUIRE_DATA=os.path.join(scratch, "geo"))
     geo = subprocess.run([os.path.join(args.bin, "quire-bench"), "geo", "--config", CONFIG, "--geotags", str(args.geotags)],
                          env=geo_env, capture_output=True, text=True)

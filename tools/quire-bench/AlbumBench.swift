@@ -110,8 +110,9 @@ struct AlbumSeed: AsyncParsableCommand {
 }
 
 /// `quire-bench geo`: N geotags around real cities through geo's batch API, then radius queries
-/// in-process (through the bus, on the app's SQLite R*Tree), per radius: everyone's and one
-/// user's. Prints one JSON object.
+/// in-process (through the bus, on the app's SQLite), per radius: everyone's (`owner: nil`, as
+/// nearby pinned notebooks are), a user with a thousandth of them, and a user with a tenth.
+/// Prints one JSON object.
 struct GeoBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "geo", abstract: "Radius queries over N geotags, in-process (p50/p99/max).")
 
@@ -136,7 +137,8 @@ struct GeoBench: AsyncParsableCommand {
             let seeding = clock.now
             var done = 0
             while done < total {
-                let owner = "bench-\(done / max(1, total / owners))"
+                // The first tenth is one user's; the rest is spread over `owners` users.
+                let owner = done < total / 10 ? "bench-big" : "bench-\(done / max(1, total / owners))"
                 var batch: [Geotag] = []
                 for index in 0..<min(500, total - done) {
                     let (latitude, longitude) = around(cities[cityDraw.draw(&random)], sigma: 5000, &random)
@@ -148,7 +150,8 @@ struct GeoBench: AsyncParsableCommand {
             }
             if total > 0 { report["seed_seconds"] = (clock.now - seeding).milliseconds / 1000 }
             for radius in radii {
-                for (label, owner) in [("everyone", nil as String?), ("one_user", "bench-0")] {
+                let small = "bench-\(owners / 2)"
+                for (label, owner) in [("everyone", nil as String?), ("small_user", small), ("big_user", "bench-big")] {
                     var samples: [Double] = []
                     var hits = 0
                     for round in 0..<(queries + queries / 10) {
