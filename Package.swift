@@ -137,7 +137,9 @@ let targets: [Target] = [
                               .httpTypes, .nioCore, .logging]),
 
     // What every quire-* tool does around its work.
-    module("ToolKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "Bus", .argumentParser, .logging]),
+    // (It knows the plugin catalog and auth's API, so it lives with the tools, not in the core.)
+    .target(name: "ToolKit", dependencies: ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", "AuthAPI", "Bus", .argumentParser, .logging],
+            path: "tools/ToolKit", swiftSettings: swiftSettings),
 
     // Binaries
     tool("quire", ["CQuireSystem", "AppHost", "AppConfig", "PluginKit", "PluginCatalog", .argumentParser, .logging, .lifecycle]),

@@ -1,26 +1,50 @@
 public import Bus
 import Dispatch
 
-/// Runs blocking work (a libvips decode, a cairo render) on a dispatch queue, never on Swift's
-/// cooperative threads, at most `limit` at a time; waiters queue in order. Bounds a plugin's CPU and
+/// Runs blocking work (a libvips decode, a cairo render) off Swift's cooperative threads, at most
+/// `limit` at a time; waiters queue in order, without holding any thread. Bounds a plugin's CPU and
 /// memory under a burst.
+///
+/// Each slot is a serial dispatch queue: those run on dispatch's overcommitting threads. A blocked
+/// or busy worker of the shared pool (which a concurrent queue uses, and which Swift's cooperative
+/// threads draw from on Linux) stalled every other task of the process until dispatch noticed.
 public final class BlockingGate: Sendable {
-    private let semaphore: DispatchSemaphore
-    private let queue: DispatchQueue
+    private let slots: SlotPool
+    private let queues: [DispatchQueue]
 
     public init(limit: Int, label: String) {
-        semaphore = DispatchSemaphore(value: max(1, limit))
-        queue = DispatchQueue(label: label, attributes: .concurrent)
+        let count = max(1, limit)
+        slots = SlotPool(count: count)
+        queues = (0..<count).map { DispatchQueue(label: "\(label).\($0)") }
     }
 
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws(BusError) -> T) async throws(BusError) -> T {
+        let slot = await slots.acquire()
         let result: Result<T, BusError> = await withCheckedContinuation { continuation in
-            queue.async { [semaphore] in
-                semaphore.wait()
-                defer { semaphore.signal() }
-                continuation.resume(returning: Result { () throws(BusError) in try work() })
-            }
+            queues[slot].async { continuation.resume(returning: Result { () throws(BusError) in try work() }) }
         }
+        await slots.release(slot)
         return try result.get()
+    }
+}
+
+/// Free slot numbers, and the tasks waiting for one in arrival order.
+actor SlotPool {
+    private var free: [Int]
+    private var waiting: [CheckedContinuation<Int, Never>] = []
+
+    init(count: Int) { free = Array((0..<count).reversed()) }
+
+    func acquire() async -> Int {
+        if let slot = free.popLast() { return slot }
+        return await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func release(_ slot: Int) {
+        if waiting.isEmpty {
+            free.append(slot)
+        } else {
+            waiting.removeFirst().resume(returning: slot)
+        }
     }
 }

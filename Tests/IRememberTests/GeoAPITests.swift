@@ -13,16 +13,16 @@ struct GazetteerTests {
         (48.8584, 2.2945, "Paris", "France"), (49.2827, -123.1207, "Vancouver", "Canada"), (35.6762, 139.6503, "Tokyo", "Japan"),
         (-33.8688, 151.2093, "Sydney", "Australia"), (-18.1416, 178.4419, "Suva", "Fiji"), (40.7580, -73.9855, "New York City", "United States"),
     ])
-    func places(_ latitude: Double, _ longitude: Double, _ city: String, _ country: String) throws {
-        let place = try #require(try Gazetteer.bundled().place(at: GeoPoint(latitude: latitude, longitude: longitude)))
+    func places(_ latitude: Double, _ longitude: Double, _ city: String, _ country: String) async throws {
+        let place = try #require(try await Gazetteer.load(path: nil).place(at: GeoPoint(latitude: latitude, longitude: longitude)))
         #expect(place.city == city)
         #expect(place.country == country)
         #expect(place.distanceMeters < 20_000)
     }
 
     @Test("far from any town: the nearest place, however far")
-    func remote() throws {
-        let place = try #require(try Gazetteer.bundled().place(at: GeoPoint(latitude: -54.28, longitude: -36.5)))  // South Georgia
+    func remote() async throws {
+        let place = try #require(try await Gazetteer.load(path: nil).place(at: GeoPoint(latitude: -54.28, longitude: -36.5)))  // South Georgia
         #expect(!place.city.isEmpty)
         #expect(place.distanceMeters > 0)
     }
