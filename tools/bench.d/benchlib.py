@@ -45,7 +45,10 @@ def sign_in(binaries, config, env, connection, username):
 
 
 def memory_mb(pid):
-    """Peak and current resident memory of a process, in MB."""
+    """Resident memory of a process, in MB: peak and now, and now split into the process's own
+    (anonymous) memory and pages of mapped files (SQLite's memory-mapped database: page cache the
+    kernel can reclaim)."""
     with open(f"/proc/{pid}/status") as status:
         fields = dict(line.split(":", 1) for line in status)
-    return {"peak": round(int(fields["VmHWM"].split()[0]) / 1024), "now": round(int(fields["VmRSS"].split()[0]) / 1024)}
+    mb = lambda key: round(int(fields[key].split()[0]) / 1024)
+    return {"peak": mb("VmHWM"), "now": mb("VmRSS"), "now_anonymous": mb("RssAnon"), "now_mapped_files": mb("RssFile")}
