@@ -82,6 +82,7 @@ let targets: [Target] = [
     // Fetching a URL a user gave, refusing the server's own networks (libcurl through a system-library target).
     .systemLibrary(name: "CCurl", path: "Modules/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     module("SafeFetch", ["Bus", "CCurl"]),
+    module("Secrets", [.crypto]),
     module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging]),
     module("AppHost", ["Bus", "BusInProcess", "AppConfig", "HTTPKit", "PluginKit", .hummingbird, .lifecycle, .unixSignals, .logging]),
 
@@ -92,7 +93,7 @@ let targets: [Target] = [
 
     // auth
     plugin("Auth", "AuthAPI", ["Bus", "HTTPKit"]),
-    plugin("Auth", "Auth", ["AuthAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .bcrypt, .jwt, .crypto, .logging]),
+    plugin("Auth", "Auth", ["AuthAPI", "StorageAPI", "Secrets", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .bcrypt, .jwt, .crypto, .logging]),
 
     // notes (Napkin Notes)
     plugin("Notes", "NotesAPI", ["Bus"]),
@@ -121,8 +122,8 @@ let targets: [Target] = [
 
     // share-link: read-only links with a public Open Graph page
     plugin("ShareLink", "ShareLinkAPI", ["Bus"]),
-    plugin("ShareLink", "ShareLink", ["ShareLinkAPI", "AuthAPI", "MediaAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit",
-                                      .hummingbird, .httpTypes, .nioCore, .crypto]),
+    plugin("ShareLink", "ShareLink", ["ShareLinkAPI", "AuthAPI", "MediaAPI", "StorageAPI", "Secrets", "Bus", "PluginKit", "AppConfig", "HTTPKit",
+                                      .hummingbird, .httpTypes, .nioCore]),
 
     // album (iRemember)
     plugin("Album", "AlbumAPI", ["Bus"]),

@@ -1,6 +1,7 @@
 import AuthAPI
 import Bus
 import Foundation
+import Secrets
 import StorageAPI
 
 /// Accounts and sessions, over the record store. Every rule of sign-up, sign-in and sessions lives

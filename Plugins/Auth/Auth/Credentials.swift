@@ -1,6 +1,6 @@
 import Bus
-import Crypto
 import Foundation
+import Secrets
 import HummingbirdBcrypt
 
 /// bcrypt, run off the cooperative thread pool: a hash takes a quarter of a second at cost 12 and
@@ -54,30 +54,5 @@ enum CredentialRules {
         guard password.utf8.count <= 72 else {
             throw BusError.invalid("A password can be at most 72 bytes long.", field: "password")
         }
-    }
-}
-
-/// Random values and hashes for tokens.
-enum Secrets {
-    static func random(bytes count: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return base64URL(Data(bytes))
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-    }
-
-    static func sha256Hex(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// Compares two strings in time independent of where they differ.
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        return zip(x, y).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Secrets
 import Logging
 import PluginKit
 

@@ -1,6 +1,7 @@
 import Bus
 import Crypto
 import Foundation
+import Secrets
 import JWTKit
 
 /// Signs and checks access tokens (HS256 JWTs) and derives device secrets, from one server secret.

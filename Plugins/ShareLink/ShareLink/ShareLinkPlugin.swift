@@ -52,19 +52,19 @@ public struct ShareLinkPlugin: Plugin {
 
     let service: ShareLinkService
     let config: Config
-    let resolves: AddressLimiter
+    let resolves: SlidingWindow
     /// Pictures are many per page (a shared search shows up to 60): their own, larger allowance.
-    let pictures: AddressLimiter
-    let passwordFailures: AddressLimiter
+    let pictures: SlidingWindow
+    let passwordFailures: SlidingWindow
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
         try await store.declare(ShareLinkService.schema)
         service = ShareLinkService(store: store, bus: context.bus, maxLifetime: TimeInterval(config.maxDays) * 86_400)
         self.config = config
-        resolves = AddressLimiter(limit: config.resolvesPerMinute, window: 60)
-        pictures = AddressLimiter(limit: config.resolvesPerMinute * 100, window: 60)
-        passwordFailures = AddressLimiter(limit: config.passwordFailuresPerHour, window: 3600)
+        resolves = SlidingWindow(limit: config.resolvesPerMinute, window: 60)
+        pictures = SlidingWindow(limit: config.resolvesPerMinute * 100, window: 60)
+        passwordFailures = SlidingWindow(limit: config.passwordFailuresPerHour, window: 3600)
     }
 
     public var features: [String] { ["share-links"] + ShareLinkService.kinds.keys.sorted().map { "share:\($0)" } }
@@ -141,7 +141,7 @@ public struct ShareLinkPlugin: Plugin {
         let token = context.parameters.get("token") ?? ""
         let password = try request.headers[.sharePassword] ?? request.query("password")
         // After too many wrong passwords even the right one waits: else a guesser would learn it from the one 200.
-        if password != nil, let retry = passwordFailures.blocked(address) {
+        if password != nil, let retry = passwordFailures.retryAfter(address) {
             throw Problem(status: .tooManyRequests, code: BusError.Code.rateLimited.rawValue,
                           detail: "Too many wrong passwords from your address; wait \(retry) s.", headers: [.retryAfter: String(retry)])
         }
@@ -153,7 +153,7 @@ public struct ShareLinkPlugin: Plugin {
             result = .failure(error)
         }
         if case .failure(let error) = result, error.code == .unauthenticated, password != nil {
-            _ = passwordFailures.take(address)
+            passwordFailures.record(address)
         }
         return try result.get()
     }

@@ -1,7 +1,7 @@
 import AuthAPI
 import Bus
-import Crypto
 import Foundation
+import Secrets
 import ShareLinkAPI
 import StorageAPI
 
@@ -118,11 +118,11 @@ struct ShareLinkService: Sendable {
                                                      limit: 1))
         guard let record = page.records.first else { throw Self.unknown }
         let stored = try record.decode(Stored.self)
-        guard Self.constantTimeEqual(stored.tokenHash, hash) else { throw Self.unknown }
+        guard Secrets.constantTimeEqual(stored.tokenHash, hash) else { throw Self.unknown }
         if stored.revokedAt != nil { throw BusError(.gone, "This link was withdrawn by the person who shared it.") }
         if let expiresAt = stored.expiresAt, expiresAt <= Date() { throw BusError(.gone, "This link has expired.") }
         if let passwordHash = stored.passwordHash {
-            if let grant, let expected = Self.grant(for: stored), Self.constantTimeEqual(grant, expected) { return (record, stored) }
+            if let grant, let expected = Self.grant(for: stored), Secrets.constantTimeEqual(grant, expected) { return (record, stored) }
             guard let password, !password.isEmpty else {
                 throw BusError(.unauthenticated, "This link needs its password.", details: ["field": "password"])
             }
@@ -149,29 +149,13 @@ struct ShareLinkService: Sendable {
         stored.passwordHash.map { hash("grant|\($0)|\(stored.tokenHash)") }
     }
 
-    static func newToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    static func newToken() -> String { Secrets.random(bytes: 32) }
 
     static func isWellFormed(_ token: String) -> Bool {
         token.utf8.count == 43 && token.utf8.allSatisfy { (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 45 || $0 == 95 }
     }
 
-    static func hash(_ token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
-    /// Compares two equally long strings in time that depends on their length only.
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let (x, y) = (Array(a.utf8), Array(b.utf8))
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
-    }
+    static func hash(_ token: String) -> String { Secrets.sha256Hex(token) }
 }
 
 extension Optional {
