@@ -1,6 +1,7 @@
 import AppConfig
 import Bus
 import BusInProcess
+import BusTestKit
 import Drawing
 import DrawingAPI
 import Foundation
@@ -15,7 +16,7 @@ import Testing
 /// The drawing plugin on an in-process bus, with storage and media behind it as an app runs them.
 @Suite("Drawing plugin")
 struct DrawingPluginTests {
-    let bus = InProcessBus()
+    let bus = PatientBus(wrapping: InProcessBus())
     let blobs = InMemoryBlobStore()
 
     init() async throws {

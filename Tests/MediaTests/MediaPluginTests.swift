@@ -1,6 +1,7 @@
 import AppConfig
 import Bus
 import BusInProcess
+import BusTestKit
 import Foundation
 import Logging
 import Media
@@ -13,7 +14,7 @@ import Testing
 
 /// The media plugin on a real in-process bus, with in-memory storage behind it.
 struct MediaHarness {
-    let bus = InProcessBus()
+    let bus = PatientBus(wrapping: InProcessBus())
     let blobs = InMemoryBlobStore()
     let records = InMemoryRecordStore()
     let plugin: MediaPlugin
