@@ -1,5 +1,7 @@
 import AppHost
 import AppHostTestKit
+import Bus
+import ShareLinkAPI
 import Foundation
 import HTTPTypes
 import Testing
@@ -154,6 +156,32 @@ struct ShareLinkAPITests {
             let page = try await client.send(.get, (search["path"] ?? "") + "?format=json")
             #expect((page.json["items"] as? [[String: any Sendable]])?.count == 1)
             #expect(page.json["title"] as? String == "Photos: #garden, not #work, from 2024-01-01")
+        }
+    }
+}
+
+@Suite("Share links over the bus")
+struct ShareLinkBusTests {
+    @Test("a token resolves to what it grants, read-only; revoked or wrong, it does not")
+    func resolve() async throws {
+        let jpeg = try await Photos().jpeg(seed: 2)
+        try await IRemember.run { client, host in
+            let token = try await client.getStarted()
+            let photo = try #require(try await client.addPhoto(jpeg, token: token)[string: "id"])
+            let created = try await client.send(.post, "/api/v1/album/photos/\(photo)/share", json: ["password": "blue garden gate"], token: token)
+            let secret = try #require(created["token"])
+            let link = try #require((created.json["link"] as? [String: any Sendable])?["id"] as? String)
+            let granted = try await host.bus.request(ResolveShareLink(token: secret, password: "blue garden gate"))
+            #expect(granted.kind == "album.photo" && granted.resource == ["photo": photo] && granted.linkID == link)
+            await #expect(throws: BusError.self) { try await host.bus.request(ResolveShareLink(token: secret)) }
+            await #expect(throws: BusError.self) { try await host.bus.request(ResolveShareLink(token: secret, password: "not the one!")) }
+            _ = try await client.send(.delete, "/api/v1/share-link/links/\(link)", token: token)
+            do {
+                _ = try await host.bus.request(ResolveShareLink(token: secret, password: "blue garden gate"))
+                Issue.record("a revoked link resolved")
+            } catch let error as BusError {
+                #expect(error.code == .gone)
+            }
         }
     }
 }
