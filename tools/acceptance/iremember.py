@@ -287,7 +287,7 @@ def main():
             if web:
                 web.close()
     failed = results.count(False)
-    print(f"acceptance: {len(results) - failed} passed, {failed} failed")
+    print(f"iremember acceptance: {len(results) - failed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
 
