@@ -87,6 +87,11 @@ struct SpatialContractTests {
 
     @Test("SQLite, every owner's points through the R*Tree", arguments: SpatialContract.cases)
     func sqliteTreeOnly(_ contract: ContractCase<SpatialContract.Store>) async throws {
+        try await onSQLite(SQLiteSearchTuning(spatialSmallOwner: 0, spatialOwnerBandCap: 0)) { try await contract.run($0) }
+    }
+
+    @Test("SQLite, every owner's points by latitude band", arguments: SpatialContract.cases)
+    func sqliteBands(_ contract: ContractCase<SpatialContract.Store>) async throws {
         try await onSQLite(SQLiteSearchTuning(spatialSmallOwner: 0)) { try await contract.run($0) }
     }
 

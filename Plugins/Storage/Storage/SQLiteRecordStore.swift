@@ -195,9 +195,10 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         guard spatialSpecs.withLock({ $0[query.collection] }) != nil, let tree = spatialTrees.withLock({ $0[query.collection] }) else {
             throw StorageError.invalid("'\(query.collection)' has no spatial index; declare one with the collection.", field: "collection")
         }
-        let smallOwner = searchTuning.spatialSmallOwner
+        let (smallOwner, bandCap) = (searchTuning.spatialSmallOwner, searchTuning.spatialOwnerBandCap)
         return try await read { db in
-            try SQLiteSpatial.query(db, tree: tree, query, boxes: area.boxes, from: area.from, radius: area.radius, smallOwner: smallOwner)
+            try SQLiteSpatial.query(db, tree: tree, query, boxes: area.boxes, from: area.from, radius: area.radius, smallOwner: smallOwner,
+                                    ownerBandCap: bandCap)
         }
     }
 

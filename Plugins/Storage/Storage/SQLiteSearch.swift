@@ -31,12 +31,17 @@ public struct SQLiteSearchTuning: Sendable {
     /// Spatial queries of an owner with at most this many points in a collection read that owner's
     /// points by index; larger owners (and everyone's queries) go through the collection's R*Tree.
     public var spatialSmallOwner = 4096
+    /// A bigger owner's query also reads their points by index when the area's latitude band holds
+    /// at most this many of them; else it goes through the tree.
+    public var spatialOwnerBandCap = 8192
 
-    public init(candidateCap: Int = 300, bigOwner: Int = 20_000, scanCap: Int = 30_000, spatialSmallOwner: Int = 4096) {
+    public init(candidateCap: Int = 300, bigOwner: Int = 20_000, scanCap: Int = 30_000, spatialSmallOwner: Int = 4096,
+                spatialOwnerBandCap: Int = 8192) {
         self.candidateCap = candidateCap
         self.bigOwner = bigOwner
         self.scanCap = scanCap
         self.spatialSmallOwner = spatialSmallOwner
+        self.spatialOwnerBandCap = spatialOwnerBandCap
     }
 }
 

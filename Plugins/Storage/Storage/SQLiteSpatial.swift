@@ -6,9 +6,12 @@ import StorageAPI
 /// position; an index by collection, owner and latitude) and an entry in its collection's R*Tree
 /// (`spatial_tree_N`, the point's box only). A circle or box is answered one of two ways:
 ///
-/// - an owner with few points in the collection (`SQLiteSearchTuning.spatialSmallOwner`) is answered from the points
-///   table: that owner's rows in the area's latitude band, by index;
-/// - everyone, or an owner with many points, from the tree: candidates with their box
+/// - an owner's query from the points table: that owner's rows in the area's latitude band, by
+///   index — always for an owner with few points in the collection
+///   (`SQLiteSearchTuning.spatialSmallOwner`), and for a bigger one when the band holds at most
+///   `SQLiteSearchTuning.spatialOwnerBandCap` of theirs (not a big owner's band around a city they
+///   photographed a hundred thousand times);
+/// - everyone, or an owner crowding the band, from the tree: candidates with their box
 ///   coordinates only (stored in the tree's nodes, no row lookup), ordered by an approximate
 ///   distance (the tree's 32-bit floats are within 2 m of the point), then looked up exactly in
 ///   that order until the nearest `limit` are certain.
@@ -111,22 +114,31 @@ public enum SQLiteSpatial {
     typealias Candidate = (id: String, point: GeoPoint, item: String)
 
     static func query(_ db: Database, tree: String, _ query: SpatialQuery, boxes: [GeoBox], from origin: GeoPoint,
-                      radius: Double?, smallOwner: Int) throws -> SpatialResult {
+                      radius: Double?, smallOwner: Int, ownerBandCap: Int) throws -> SpatialResult {
+        let small = try query.owner.map { owner in
+            try pointCount(db, collection: query.collection, owner: owner, upTo: smallOwner + 1) <= smallOwner
+        } ?? false
+        func nearest(_ boxes: [GeoBox], _ radius: Double?) throws -> [(item: String, distance: Double)] {
+            if let owner = query.owner {
+                // An owner's own points by index: all of a small owner's; a big owner's unless their band is crowded.
+                if let band = try ownerCandidates(db, query.collection, owner, boxes, cap: small ? nil : ownerBandCap) {
+                    return SpatialRules.select(band, query: query, from: origin, radius: radius)
+                }
+            }
+            return try nearestFromTree(db, tree: tree, query, boxes: boxes, from: origin, radius: radius)
+        }
         var chosen: [(item: String, distance: Double)]
-        if let owner = query.owner, try pointCount(db, collection: query.collection, owner: owner, upTo: smallOwner + 1) <= smallOwner {
-            chosen = SpatialRules.select(try ownerCandidates(db, query.collection, owner, boxes), query: query, from: origin, radius: radius)
-        } else if let radius {
+        if let radius {
             // In steps — a sixteenth of the radius, a quarter, all of it — stopping at the first step
             // whose own circle holds `limit` points: they are the nearest, and a dense city's
             // thousands of candidates a full radius would read are never touched.
             chosen = []
             for step in [radius / 16, radius / 4, radius] where step == radius || step >= 100 {
-                let stepBoxes = step == radius ? boxes : SpatialRules.boxes(around: origin, radiusMeters: step)
-                chosen = try nearestFromTree(db, tree: tree, query, boxes: stepBoxes, from: origin, radius: step)
+                chosen = try nearest(step == radius ? boxes : SpatialRules.boxes(around: origin, radiusMeters: step), step)
                 if chosen.count >= query.limit { break }
             }
         } else {
-            chosen = try nearestFromTree(db, tree: tree, query, boxes: boxes, from: origin, radius: nil)
+            chosen = try nearest(boxes, nil)
         }
         guard !chosen.isEmpty else { return SpatialResult(hits: []) }
         let ids = JSONValue.array(chosen.map { .string($0.item) }).canonicalJSONText
@@ -150,10 +162,16 @@ public enum SQLiteSpatial {
             """), arguments: [collection, owner, limit]) ?? 0
     }
 
-    static func ownerCandidates(_ db: Database, _ collection: String, _ owner: String, _ boxes: [GeoBox]) throws -> [Candidate] {
+    /// The owner's points in the boxes, by index; nil when the boxes' latitude bands hold more than
+    /// `cap` of them (the index is read band by band, longitudes filtered as it goes).
+    static func ownerCandidates(_ db: Database, _ collection: String, _ owner: String, _ boxes: [GeoBox], cap: Int?) throws -> [Candidate]? {
         let statement = try db.cachedStatement(sql: ownerSQL)
+        let counter = try db.cachedStatement(sql: """
+            SELECT count(*) FROM (SELECT 1 FROM spatial_points WHERE collection = ? AND owner = ? AND latitude BETWEEN ? AND ? LIMIT ?)
+            """)
         var found: [Candidate] = []
         for box in boxes {
+            if let cap, try Int.fetchOne(counter, arguments: [collection, owner, box.south, box.north, cap + 1]) ?? 0 > cap { return nil }
             let rows = try Row.fetchCursor(statement, arguments: [collection, owner, box.south, box.north, box.west, box.east])
             while let row = try rows.next() {
                 let id: String = row[0]
