@@ -36,7 +36,7 @@ struct SQLiteQueryPlanTests {
                 try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
             }
             return (try plan(SQLiteSpatial.treeSQL(tree: tree), [1.0, 0.0, 1.0, 0.0]),
-                    try plan(SQLiteSpatial.ownerSQL, ["plan.places", "alice", 0.0, 1.0, 0.0, 1.0]),
+                    try plan(SQLiteSpatial.ownerSQL, ["plan.places", "alice", 0.0, 1.0, -1]),
                     try Int.fetchOne(db, sql: "SELECT count(*) FROM spatial_trees") ?? 0)
         }
         #expect(trees == 2, "one tree per collection")

@@ -72,8 +72,9 @@ struct ShareLinkService: Sendable {
         } catch where error.code == .noHandler {
             throw BusError.invalid("This app does not serve '\(request.kind)'.", field: "kind")
         }
-        let passwordHash = try await request.password.asyncMap { password throws(BusError) in
-            try await bus.request(HashSecret(secret: password), timeout: .seconds(10)).hash
+        var passwordHash: String?
+        if let password = request.password {
+            passwordHash = try await bus.request(HashSecret(secret: password), timeout: .seconds(10)).hash
         }
         let token = Self.newToken()
         let stored = Stored(tokenHash: Self.hash(token), tokenHint: String(token.prefix(4)), kind: request.kind, resource: request.resource,
@@ -156,11 +157,4 @@ struct ShareLinkService: Sendable {
     }
 
     static func hash(_ token: String) -> String { Secrets.sha256Hex(token) }
-}
-
-extension Optional {
-    func asyncMap<T>(_ transform: (Wrapped) async throws(BusError) -> T) async throws(BusError) -> T? {
-        guard let value = self else { return nil }
-        return try await transform(value)
-    }
 }

@@ -105,10 +105,10 @@ public enum SQLiteSpatial {
         "SELECT pk, south, north, west, east FROM \(tree) WHERE south <= ? AND north >= ? AND west <= ? AND east >= ?"
     }
 
-    /// An owner's points in a box, by index.
+    /// An owner's points in a latitude band, by index (longitudes are checked as the rows come).
     public static let ownerSQL = """
         SELECT id, latitude, longitude FROM spatial_points
-        WHERE collection = ? AND owner = ? AND latitude BETWEEN ? AND ? AND longitude BETWEEN ? AND ?
+        WHERE collection = ? AND owner = ? AND latitude BETWEEN ? AND ? LIMIT ?
         """
 
     typealias Candidate = (id: String, point: GeoPoint, item: String)
@@ -162,20 +162,22 @@ public enum SQLiteSpatial {
             """), arguments: [collection, owner, limit]) ?? 0
     }
 
-    /// The owner's points in the boxes, by index; nil when the boxes' latitude bands hold more than
-    /// `cap` of them (the index is read band by band, longitudes filtered as it goes).
+    /// The owner's points in the boxes, by index; nil when a box's latitude band holds more than
+    /// `cap` of theirs. Each band's entries are read once: the longitude is checked here, and the
+    /// read stops one entry past the cap.
     static func ownerCandidates(_ db: Database, _ collection: String, _ owner: String, _ boxes: [GeoBox], cap: Int?) throws -> [Candidate]? {
         let statement = try db.cachedStatement(sql: ownerSQL)
-        let counter = try db.cachedStatement(sql: """
-            SELECT count(*) FROM (SELECT 1 FROM spatial_points WHERE collection = ? AND owner = ? AND latitude BETWEEN ? AND ? LIMIT ?)
-            """)
         var found: [Candidate] = []
         for box in boxes {
-            if let cap, try Int.fetchOne(counter, arguments: [collection, owner, box.south, box.north, cap + 1]) ?? 0 > cap { return nil }
-            let rows = try Row.fetchCursor(statement, arguments: [collection, owner, box.south, box.north, box.west, box.east])
+            let rows = try Row.fetchCursor(statement, arguments: [collection, owner, box.south, box.north, cap.map { $0 + 1 } ?? -1])
+            var read = 0
             while let row = try rows.next() {
+                read += 1
+                if let cap, read > cap { return nil }
+                let longitude: Double = row[2]
+                guard longitude >= box.west, longitude <= box.east else { continue }
                 let id: String = row[0]
-                found.append((id, GeoPoint(latitude: row[1], longitude: row[2]), id))
+                found.append((id, GeoPoint(latitude: row[1], longitude: longitude), id))
             }
         }
         return found
