@@ -130,8 +130,14 @@ let targets: [Target] = [
     plugin("Album", "Album", ["AlbumAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "StorageAPI", "SafeFetch", "Bus", "PluginKit",
                               "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
 
+    // notebooks (AR Notebook)
+    plugin("Notebooks", "NotebooksAPI", ["Bus"]),
+    plugin("Notebooks", "Notebooks", ["NotebooksAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "StorageAPI", "OrderKeys", "Secrets", "Bus", "PluginKit",
+                                      "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
+
     // Every plugin compiled into the binaries.
-    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album"],
+    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
+                                                     "Notebooks"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client.
     module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,

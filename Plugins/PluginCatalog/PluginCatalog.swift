@@ -4,6 +4,7 @@ import Drawing
 import Geo
 import Media
 import Notes
+import Notebooks
 import ShareLink
 public import PluginKit
 import Storage
@@ -21,5 +22,6 @@ public enum PluginCatalog {
         PluginFactory(GeoPlugin.self),
         PluginFactory(ShareLinkPlugin.self),
         PluginFactory(AlbumPlugin.self),
+        PluginFactory(NotebooksPlugin.self),
     ]
 }

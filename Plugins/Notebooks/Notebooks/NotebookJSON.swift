@@ -1,0 +1,119 @@
+import Foundation
+import StorageAPI
+
+/// What the API answers: notebooks, pages and items as a client draws them.
+struct NotebookJSON: Codable, Sendable {
+    var id: String
+    var name: String
+    var cover: String
+    var coverText: String?
+    var createdAt: Date
+    var openedAt: Date?
+    var pageCount: Int
+    var itemCount: Int
+    var canUndo: Bool
+    var pin: NotebookData.Pin?
+    /// `owner`, `read` (shared with you) or `edit` (a pinned notebook whose owner allows edits).
+    var access: String
+    var version: Int64
+
+    init(_ record: Record, _ data: NotebookData, access: NotebookAccess) {
+        id = record.id
+        name = data.name
+        cover = data.cover
+        coverText = data.coverText
+        createdAt = record.createdAt
+        openedAt = data.openedAt.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+        pageCount = data.pageCount
+        itemCount = data.itemCount
+        canUndo = access != .read && data.lastInsert != nil
+        pin = data.pin
+        self.access = access.rawValue
+        version = record.version
+    }
+}
+
+struct ItemJSON: Codable, Sendable {
+    var id: String
+    var kind: String
+    var text: String?
+    var image: String?
+    var imageWidth: Int?
+    var imageHeight: Int?
+    var slot: Int?
+    var frame: Frame
+    /// Insertion order within the notebook.
+    var seq: Int
+
+    init(_ record: Record, _ item: ItemData) {
+        id = record.id
+        kind = item.kind
+        text = item.text
+        image = item.image.map { _ in "/api/v1/notebooks/notebooks/\(item.notebook)/items/\(record.id)/image" }
+        imageWidth = item.imageWidth
+        imageHeight = item.imageHeight
+        slot = item.slot
+        frame = item.frame
+        seq = item.seq
+    }
+}
+
+struct PageJSON: Codable, Sendable {
+    var id: String
+    /// 1-based; the cover is page 0.
+    var number: Int
+    var template: String
+    var slots: [Frame]
+    var background: String
+    var items: [ItemJSON]
+}
+
+/// A whole notebook: what opening it returns (FR3.2.14).
+struct NotebookContent: Codable, Sendable {
+    var notebook: NotebookJSON
+    var pages: [PageJSON]
+}
+
+/// One page with where it sits (FR3.2.8): `number` 0 is the cover.
+struct PageView: Codable, Sendable {
+    var notebook: NotebookJSON
+    var number: Int
+    var previous: Int?
+    var next: Int?
+    var page: PageJSON?
+}
+
+struct InsertResult: Codable, Sendable {
+    var item: ItemJSON
+    var page: Int
+    var canUndo: Bool
+}
+
+struct FrameResult: Codable, Sendable {
+    var item: ItemJSON
+    /// True when the server moved or shrank the frame asked for to keep it inside the page.
+    var clamped: Bool
+}
+
+struct UndoResult: Codable, Sendable {
+    var removed: ItemJSON
+    var page: Int?
+}
+
+struct Items<T: Codable & Sendable>: Codable, Sendable {
+    var items: [T]
+}
+
+struct SharedNotebookJSON: Codable, Sendable {
+    var notebook: NotebookJSON
+    var linkID: String
+}
+
+struct NearbyJSON: Codable, Sendable {
+    var radiusMeters: Double
+    var notebooks: [NearbyEntry]
+    struct NearbyEntry: Codable, Sendable {
+        var notebook: NotebookJSON
+        var distanceMeters: Double
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+/// A notebook as stored (`notebooks.notebooks`).
+struct NotebookData: Codable, Sendable {
+    struct Pin: Codable, Sendable, Equatable {
+        var latitude: Double
+        var longitude: Double
+        /// Whether people who find it may edit it (FR3.2.17).
+        var allowEdits: Bool
+    }
+
+    var name: String
+    var cover: String
+    var coverText: String?
+    /// Milliseconds since 1970 of the last open; nil until opened.
+    var openedAt: Int64?
+    var pageCount: Int
+    var itemCount: Int
+    /// The insertion counter: items reopen in the order they were inserted.
+    var nextSeq: Int
+    /// The item the single-step undo removes; cleared by an undo and by any delete (FR3.2.12).
+    var lastInsert: String?
+    var pin: Pin?
+    /// Set when a confirmed delete starts: the notebook is gone for everyone from then on, and a
+    /// delete interrupted by a crash finishes on the next try.
+    var deleting: Bool?
+}
+
+/// One page (`notebooks.pages`); the cover is page 0 and is not stored as a page.
+struct PageData: Codable, Sendable {
+    var notebook: String
+    /// Fractional order key: pages can be inserted anywhere without renumbering others.
+    var order: String
+    var template: String
+    var background: String
+}
+
+/// One inserted item (`notebooks.items`).
+struct ItemData: Codable, Sendable {
+    var notebook: String
+    var page: String
+    var seq: Int
+    /// `text` (keyboard), `clipboard` or `image` (gallery).
+    var kind: String
+    var text: String?
+    /// SHA-256 of the image as media ingested it; a blob field, so the blob goes with the last item holding it.
+    var image: String?
+    var imageWidth: Int?
+    var imageHeight: Int?
+    /// The template slot it was placed in, if any.
+    var slot: Int?
+    var frame: Frame
+}
+
+/// "This notebook was shared with me" (`notebooks.grants`, owned by the recipient).
+struct GrantData: Codable, Sendable {
+    var notebook: String
+    var notebookOwner: String
+    var linkID: String
+    var acceptedAt: Int64
+}
+
+/// Where a user last said they were (`notebooks.presence`, one per user).
+struct PresenceData: Codable, Sendable {
+    var latitude: Double
+    var longitude: Double
+    var at: Int64
+}
+
+enum Clock {
+    static func nowMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
+}
