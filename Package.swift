@@ -135,9 +135,13 @@ let targets: [Target] = [
     plugin("Notebooks", "Notebooks", ["NotebooksAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "StorageAPI", "OrderKeys", "Secrets", "Bus", "PluginKit",
                                       "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
 
+    // device-monitor (AR Notebook): battery alert and lighting checks
+    plugin("DeviceMonitor", "DeviceMonitorAPI", ["Bus"]),
+    plugin("DeviceMonitor", "DeviceMonitor", ["DeviceMonitorAPI", "MediaAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
+
     // Every plugin compiled into the binaries.
     .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
-                                                     "Notebooks"],
+                                                     "Notebooks", "DeviceMonitor"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client.
     module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,
@@ -158,6 +162,7 @@ let targets: [Target] = [
     tool("quire-vocab", ["ToolKit", "VocabularyAPI", "Bus", .argumentParser]),
     tool("quire-geo", ["ToolKit", "Geo", "GeoAPI", "StorageAPI", "Bus", .argumentParser]),
     tool("quire-share", ["ToolKit", "ShareLinkAPI", "Bus", .argumentParser]),
+    tool("quire-monitor", ["DeviceMonitor", "DeviceMonitorAPI", "Media", "MediaAPI", "Bus", .argumentParser]),
 
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusTestKit", .logging]),
@@ -190,6 +195,7 @@ let package = Package(
         .executable(name: "quire-vocab", targets: ["quire-vocab"]),
         .executable(name: "quire-geo", targets: ["quire-geo"]),
         .executable(name: "quire-share", targets: ["quire-share"]),
+        .executable(name: "quire-monitor", targets: ["quire-monitor"]),
     ],
     dependencies: dependencies,
     targets: targets

@@ -102,6 +102,20 @@ public struct ConfigSection: Sendable {
         return number
     }
 
+    /// A finite number within `range`.
+    public func double(_ key: String, default defaultValue: Double, in range: ClosedRange<Double>) -> Double {
+        guard let raw = string(key) else { return defaultValue }
+        guard let number = Double(raw.replacingOccurrences(of: "_", with: "")), number.isFinite else {
+            report(key, "expected a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted()), found \"\(raw)\"")
+            return defaultValue
+        }
+        guard range.contains(number) else {
+            report(key, "expected a number from \(range.lowerBound.formatted()) to \(range.upperBound.formatted()), found \(raw)")
+            return defaultValue
+        }
+        return number
+    }
+
     /// `true` or `false`.
     public func bool(_ key: String, default defaultValue: Bool) -> Bool {
         guard let raw = string(key) else { return defaultValue }

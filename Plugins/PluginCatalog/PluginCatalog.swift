@@ -1,5 +1,6 @@
 import Album
 import Auth
+import DeviceMonitor
 import Drawing
 import Geo
 import Media
@@ -23,5 +24,6 @@ public enum PluginCatalog {
         PluginFactory(ShareLinkPlugin.self),
         PluginFactory(AlbumPlugin.self),
         PluginFactory(NotebooksPlugin.self),
+        PluginFactory(DeviceMonitorPlugin.self),
     ]
 }

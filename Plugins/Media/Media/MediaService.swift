@@ -66,6 +66,14 @@ struct MediaService: Sendable {
         return DescribeImage.Reply(width: size.width, height: size.height)
     }
 
+    func measureColour(_ bytes: Data) async throws(BusError) -> MeanColour {
+        let limits = config.limits
+        guard bytes.count <= limits.maxBytes else {
+            throw BusError(.tooLarge, "A frame is at most \(limits.maxBytes) bytes.", details: ["limit": String(limits.maxBytes)])
+        }
+        return try await gate.run { () throws(BusError) in try Thumbnailer.meanColour(bytes, limits: limits) }
+    }
+
     func composite(_ sha256: String, rendition: String?, overlay: Data) async throws(BusError) -> RenderedImage {
         let bytes = try await image(sha256, rendition: rendition)
         let limits = config.limits

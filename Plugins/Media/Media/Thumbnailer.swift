@@ -47,6 +47,44 @@ public enum Thumbnailer {
         return try thumbnail(bytes, width: side, height: side, fit: .contain, output: output, quality: quality, limits: limits)
     }
 
+    /// The mean colour of an image as sRGB components from 0 to 1 (alpha ignored; grey images give
+    /// equal components), measured on a small thumbnail: what a camera frame's light is judged by.
+    public static func meanColour(_ bytes: Data, limits: MediaLimits = MediaLimits()) throws(BusError) -> MeanColour {
+        _ = try ImageInspector.open(bytes, limits: limits)
+        var out: UnsafeMutablePointer<VipsImage>?
+        let status = bytes.withUnsafeBytes { buffer in
+            quire_vips_thumbnail_buffer(UnsafeMutableRawPointer(mutating: buffer.baseAddress), buffer.count, &out, 64, 64,
+                                        Int32(VIPS_INTERESTING_NONE.rawValue))
+        }
+        guard status == 0, let out else { throw BusError.invalid("The image cannot be decoded: \(Vips.lastError()).") }
+        let image = VipsImageRef(out)
+        let bands = Int(vips_image_get_bands(image.pointer))
+        let format = vips_image_get_format(image.pointer)
+        guard (1...4).contains(bands), format == VIPS_FORMAT_UCHAR || format == VIPS_FORMAT_USHORT else {
+            throw BusError(.unsupportedMedia, "The frame's pixel format cannot be measured; send an ordinary JPEG, PNG or WebP.")
+        }
+        var size = 0
+        guard let memory = vips_image_write_to_memory(image.pointer, &size) else {
+            throw BusError.invalid("The image cannot be decoded: \(Vips.lastError()).")
+        }
+        defer { g_free(memory) }
+        let wide = format == VIPS_FORMAT_USHORT
+        let scale = wide ? 65535.0 : 255.0
+        let pixels = size / (bands * (wide ? 2 : 1))
+        guard pixels > 0 else { throw BusError.invalid("The image has no pixels.") }
+        var sums = [0.0, 0.0, 0.0]
+        let colourBands = bands >= 3 ? 3 : 1
+        for pixel in 0..<pixels {
+            for band in 0..<colourBands {
+                let index = pixel * bands + band
+                let value = wide ? Double(memory.load(fromByteOffset: index * 2, as: UInt16.self)) : Double(memory.load(fromByteOffset: index, as: UInt8.self))
+                sums[band] += value
+            }
+        }
+        let means = sums.map { $0 / Double(pixels) / scale }
+        return colourBands == 3 ? MeanColour(red: means[0], green: means[1], blue: means[2]) : MeanColour(red: means[0], green: means[0], blue: means[0])
+    }
+
     static func save(_ image: VipsImageRef, output: Output, quality: Int) throws(BusError) -> Data {
         var buffer: UnsafeMutableRawPointer?
         var length = 0

@@ -63,6 +63,26 @@ public struct ImageIngested: BusEvent {
     }
 }
 
+/// The mean colour of an image (a camera frame), measured without storing it.
+public struct MeasureColour: BusRequest {
+    public static let name: MessageName = "media.image.measure-colour.v1"
+    public typealias Reply = MeanColour
+    public var bytes: Data
+    public init(bytes: Data) { self.bytes = bytes }
+}
+
+/// Mean sRGB components, each 0...1 (gamma-encoded, as stored).
+public struct MeanColour: Codable, Sendable, Equatable {
+    public var red: Double
+    public var green: Double
+    public var blue: Double
+    public init(red: Double, green: Double, blue: Double) {
+        self.red = red
+        self.green = green
+        self.blue = blue
+    }
+}
+
 /// The limits intake applies, so that a route can refuse an oversized body before reading it.
 public struct GetMediaLimits: BusRequest {
     public static let name: MessageName = "media.limits.get.v1"
@@ -124,6 +144,6 @@ public struct CompositeImage: BusRequest {
 public enum MediaMessages {
     public static let all: [any BusMessage.Type] = [
         IngestImage.self, RenderImage.self, ImageIngested.self, GetMediaLimits.self, EditImage.self, DescribeImage.self,
-        CompositeImage.self,
+        CompositeImage.self, MeasureColour.self,
     ]
 }

@@ -1,0 +1,68 @@
+public import Bus
+public import DeviceMonitorAPI
+import Foundation
+
+/// Each user's battery state (FR3.2.18, UC-14): the alert shows at or below the critical level
+/// while not charging; dismissing it hides it only until the next reading; "I am charging" is
+/// accepted only when the device itself reports charging.
+public actor BatteryMonitor {
+    struct State {
+        var reading: BatteryReading
+        var at: Date
+        var dismissed: Bool
+    }
+
+    let thresholds: DeviceThresholds
+    let bus: any MessageBus
+    /// How recent a reading must be to verify "I am charging".
+    let freshness: TimeInterval
+    private var states: [String: State] = [:]
+
+    public init(thresholds: DeviceThresholds, bus: any MessageBus, freshness: TimeInterval = 120) {
+        self.thresholds = thresholds
+        self.bus = bus
+        self.freshness = freshness
+    }
+
+    public func report(user: String, _ reading: BatteryReading) async throws(BusError) -> BatteryStatus {
+        try BatteryRules.validate(reading)
+        let wasLow = states[user].map { BatteryRules.isLow($0.reading, thresholds) } ?? false
+        states[user] = State(reading: reading, at: Date(), dismissed: false)
+        let isLow = BatteryRules.isLow(reading, thresholds)
+        if isLow, !wasLow { await bus.publish(LowBatteryEntered(user: user, level: reading.level)) }
+        return status(user)
+    }
+
+    /// The alert's "OK": hides it until the next reading, which brings it back while still low.
+    public func dismiss(user: String) -> BatteryStatus {
+        states[user]?.dismissed = true
+        return status(user)
+    }
+
+    /// "I am charging my phone": verified against the device's latest reading, never taken on trust.
+    public func claimCharging(user: String) throws(BusError) -> BatteryStatus {
+        guard let state = states[user], Date().timeIntervalSince(state.at) <= freshness else {
+            throw BusError(.conflict, "No recent battery reading from your device; the app sends one when you plug it in.",
+                           details: ["code_hint": "charging_not_verified"])
+        }
+        guard state.reading.isCharging || state.reading.level > thresholds.batteryCritical else {
+            throw BusError(.conflict, "Your device does not report charging yet (\(Int(state.reading.level)) %, \(state.reading.state)); "
+                           + "plug it in and try again.", details: ["code_hint": "charging_not_verified"])
+        }
+        return status(user)
+    }
+
+    public func status(_ user: String) -> BatteryStatus {
+        guard let state = states[user] else {
+            return BatteryStatus(level: nil, state: "unknown", alert: false, status: "unknown", message: "No battery reading yet.",
+                                 threshold: thresholds.batteryCritical)
+        }
+        let low = BatteryRules.isLow(state.reading, thresholds)
+        let level = Int(state.reading.level.rounded())
+        let message = low
+            ? "Battery at \(level) %: AR needs more than \(Int(thresholds.batteryCritical)) %. Plug in your phone, or close the app."
+            : state.reading.isCharging ? "Charging (\(level) %)." : "Battery at \(level) %."
+        return BatteryStatus(level: state.reading.level, state: state.reading.state, alert: low && !state.dismissed, status: low ? "low" : "ok",
+                             message: message, threshold: thresholds.batteryCritical)
+    }
+}
