@@ -131,7 +131,7 @@ struct AccountService: Sendable {
 
     // MARK: Sessions
 
-    private func startSession(accountID: String) async throws(BusError) -> TokenPair {
+    func startSession(accountID: String) async throws(BusError) -> TokenPair {
         let sessionID = "ses_" + Secrets.random(bytes: 12)
         let secret = Secrets.random(bytes: 32)
         let data = SessionData(refreshHash: Secrets.sha256Hex(secret), expiresAt: refreshExpiry(), revoked: false)

@@ -2,8 +2,10 @@ public import AppConfig
 import AuthAPI
 public import Bus
 import Foundation
+import SafeFetch
 public import HTTPKit
 import Hummingbird
+import Logging
 public import PluginKit
 import StorageAPI
 
@@ -27,6 +29,7 @@ public struct AuthPlugin: Plugin {
         var attemptsPerAccount: Int
         var attemptsPerAddress: Int
         var throttleWindow: Duration
+        var providers: [OIDCProviderConfig]
     }
 
     public static let descriptor = PluginDescriptor(
@@ -34,7 +37,7 @@ public struct AuthPlugin: Plugin {
         summary: "Accounts (password, device), sessions with access and refresh tokens, sign-in throttling",
         dependencies: ["storage"],
         settings: [
-            SettingDescription("methods", "list of password | device", default: "[password, device]", "How people may sign up and sign in"),
+            SettingDescription("methods", "list of password | device | oidc", default: "[password, device]", "How people may sign up and sign in"),
             SettingDescription("onboarding", "password | device", default: "the first of methods",
                                "The sign-up a client offers first (the manifest says onboarding:<method>); device is password-less"),
             SettingDescription("access_token_ttl", "duration 1m...24h", default: "15m", "Lifetime of an access token"),
@@ -44,11 +47,37 @@ public struct AuthPlugin: Plugin {
             SettingDescription("secret_file", "path", default: "./data/<app>.auth-secret", "Where a generated key is kept (mode 0600)"),
             SettingDescription("max_failed_logins", "int 1...1000", default: "5", "Failed sign-ins per account within throttle_window"),
             SettingDescription("max_failed_logins_per_address", "int 1...10000", default: "20", "Failed sign-ins per client address within throttle_window"),
+            SettingDescription("oidc_providers", "list of {name, issuer, audience, keys_url, keys_ttl?, allow_networks?}", default: "[]",
+                               "OpenID Connect providers whose ID tokens sign people in (with 'oidc' in methods); allow_networks is for tests only"),
             SettingDescription("throttle_window", "duration 1m...24h", default: "15m", "The sliding window of the sign-in limits"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
-        let methods = section.stringList("methods", default: ["password", "device"], allowed: ["password", "device"])
+        let methods = section.stringList("methods", default: ["password", "device"], allowed: ["password", "device", "oidc"])
+        var providers: [OIDCProviderConfig] = []
+        for entry in section.sectionList("oidc_providers") {
+            let name = entry.string("name") ?? ""
+            if name.isEmpty || !name.utf8.allSatisfy({ (97...122).contains($0) || (48...57).contains($0) || $0 == 45 }) {
+                entry.report("name", "a provider's name is lowercase letters, digits and '-' (it is part of the sign-in URL)")
+            }
+            if providers.contains(where: { $0.name == name }) { entry.report("name", "\"\(name)\" is named twice") }
+            var networks: [IPNetwork] = []
+            for text in entry.stringList("allow_networks", default: []) {
+                if let network = IPNetwork(text) { networks.append(network) } else { entry.report("allow_networks", "'\(text)' is not a CIDR block") }
+            }
+            let keysURL = entry.string("keys_url") ?? ""
+            if !(keysURL.hasPrefix("https://") || (keysURL.hasPrefix("http://") && !networks.isEmpty)) {
+                entry.report("keys_url", "the provider's JWKS address, https:// (http:// only with allow_networks, in tests)")
+            }
+            let issuer = entry.string("issuer") ?? ""
+            let audience = entry.string("audience") ?? ""
+            if issuer.isEmpty { entry.report("issuer", "the provider's issuer (the ID tokens' 'iss') is required") }
+            if audience.isEmpty { entry.report("audience", "this app's client id at the provider (the ID tokens' 'aud') is required") }
+            providers.append(OIDCProviderConfig(name: name, issuer: issuer, audience: audience, keysURL: keysURL,
+                                                keysTTL: entry.duration("keys_ttl", default: .seconds(3600), in: .seconds(60) ... .seconds(86_400)),
+                                                allowNetworks: networks))
+        }
+        if methods.contains("oidc"), providers.isEmpty { section.report("oidc_providers", "'oidc' is in methods, so list at least one provider") }
         let onboarding = section.choice("onboarding", ["password", "device"], default: methods.first ?? "password")
         if !methods.contains(onboarding) { section.report("onboarding", "\"\(onboarding)\" is not one of methods \(methods)") }
         return Config(
@@ -61,13 +90,15 @@ public struct AuthPlugin: Plugin {
             secretFile: section.string("secret_file"),
             attemptsPerAccount: section.int("max_failed_logins", default: 5, in: 1...1000),
             attemptsPerAddress: section.int("max_failed_logins_per_address", default: 20, in: 1...10_000),
-            throttleWindow: section.duration("throttle_window", default: .seconds(900), in: .seconds(60) ... .seconds(86_400)))
+            throttleWindow: section.duration("throttle_window", default: .seconds(900), in: .seconds(60) ... .seconds(86_400)),
+            providers: providers)
     }
 
     let accounts: AccountService
     let methods: Set<String>
     let onboarding: String
     let bus: any MessageBus
+    let providers: [String: OIDCProvider]
 
     public init(config: Config, context: PluginContext) async throws {
         let secret = try ServerSecret.load(configured: config.secret,
@@ -83,13 +114,20 @@ public struct AuthPlugin: Plugin {
             refreshTTL: config.refreshTTL)
         methods = Set(config.methods)
         onboarding = config.onboarding
+        providers = config.methods.contains("oidc")
+            ? Dictionary(uniqueKeysWithValues: config.providers.map { ($0.name, OIDCProvider(config: $0)) }) : [:]
+        for provider in config.providers where !provider.allowNetworks.isEmpty {
+            context.logger.warning("auth: \(provider.name)'s keys may be fetched from \(provider.allowNetworks.map(\.description).joined(separator: ", ")) (tests only)")
+        }
         bus = context.bus
         for schema in AuthCollections.schemas { try await store.declare(schema) }
     }
 
     public var authenticator: (any RequestAuthenticator)? { BusAuthenticator(bus: bus) }
 
-    public var features: [String] { methods.sorted().map { "sign-in:\($0)" } + ["onboarding:\(onboarding)"] }
+    public var features: [String] {
+        methods.sorted().map { "sign-in:\($0)" } + providers.keys.sorted().map { "oidc:\($0)" } + ["onboarding:\(onboarding)"]
+    }
 
     public func register(on bus: any MessageBus) async throws {
         let accounts = self.accounts
@@ -130,6 +168,15 @@ public struct AuthPlugin: Plugin {
         enum CodingKeys: String, CodingKey {
             case accountID = "account_id"
             case deviceSecret = "device_secret"
+        }
+    }
+
+    struct IDTokenBody: Decodable {
+        var idToken: String
+        var nonce: String?
+        enum CodingKeys: String, CodingKey {
+            case idToken = "id_token"
+            case nonce
         }
     }
 
@@ -179,6 +226,32 @@ public struct AuthPlugin: Plugin {
                 let (tokens, secret) = try await accounts.createDevice(idempotencyKey: try request.idempotencyKey(),
                                                                        address: context.remoteAddress)
                 return try .json(DeviceAccount(tokens: tokens, deviceSecret: secret), status: .created)
+            }
+        }
+        if methods.contains("oidc") {
+            let providers = self.providers
+            @Sendable func provider(_ context: QuireContext) throws -> OIDCProvider {
+                let name = context.parameters.get("provider") ?? ""
+                guard let provider = providers[name] else {
+                    throw Problem.notFound("No sign-in provider '\(name.prefix(40))'; this app offers \(providers.keys.sorted().joined(separator: ", ")).")
+                }
+                return provider
+            }
+            routes.addPublic(.post, "oidc/{provider}", summary: "Sign in with an OpenID Connect provider's ID token: {id_token, nonce}; "
+                             + "the first sign-in creates a linked account") { request, context in
+                var request = request
+                let body = try await request.decodeJSON(IDTokenBody.self, context: context)
+                let provider = try provider(context)
+                let verified = try await provider.verify(idToken: body.idToken, nonce: body.nonce)
+                return try .json(try await accounts.signInExternal(provider: provider.config.name, verified))
+            }
+            try routes.add(.post, "oidc/{provider}/link", summary: "Link a provider's identity to my account: {id_token, nonce}") {
+                request, context, identity in
+                var request = request
+                let body = try await request.decodeJSON(IDTokenBody.self, context: context)
+                let provider = try provider(context)
+                let verified = try await provider.verify(idToken: body.idToken, nonce: body.nonce)
+                return try .json(try await accounts.linkExternal(accountID: identity.accountID, provider: provider.config.name, verified).wire)
             }
         }
         routes.addPublic(.post, "refresh", summary: "Exchange a refresh token for new tokens (the old one stops working)") {

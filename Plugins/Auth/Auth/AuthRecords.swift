@@ -5,6 +5,8 @@ import StorageAPI
 enum AuthCollections {
     static let accounts = "auth.accounts"
     static let sessions = "auth.sessions"
+    /// An external sign-in (OpenID Connect provider + subject) linked to an account; id from both.
+    static let external = "auth.external"
 
     static let schemas = [
         CollectionSchema(name: accounts, indexes: [
@@ -13,14 +15,15 @@ enum AuthCollections {
         CollectionSchema(name: sessions, indexes: [
             IndexSpec(name: "live", fields: ["revoked"]),
         ]),
+        CollectionSchema(name: external),
     ]
 }
 
 /// An account. Its record is owned by itself (owner == id).
 struct AccountData: Codable, Sendable {
-    enum Kind: String, Codable, Sendable { case password, device }
+    enum Kind: String, Codable, Sendable { case password, device, external }
     var kind: Kind
-    /// Lowercased; nil for device accounts.
+    /// Lowercased; nil for device and external accounts.
     var username: String?
     /// bcrypt; nil for device accounts.
     var passwordHash: String?
@@ -54,4 +57,12 @@ struct TokenPair: Codable, Sendable {
         case tokenType = "token_type"
         case accountID = "account_id"
     }
+}
+
+/// An OpenID Connect identity linked to an account (record owned by the account).
+struct ExternalLink: Codable, Sendable {
+    var provider: String
+    var subject: String
+    var email: String?
+    var linkedAt: Date
 }
