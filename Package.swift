@@ -139,9 +139,12 @@ let targets: [Target] = [
     plugin("DeviceMonitor", "DeviceMonitorAPI", ["Bus"]),
     plugin("DeviceMonitor", "DeviceMonitor", ["DeviceMonitorAPI", "MediaAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
 
+    // quotas: an app's limits as configuration
+    plugin("Quotas", "Quotas", ["StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
+
     // Every plugin compiled into the binaries.
     .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
-                                                     "Notebooks", "DeviceMonitor"],
+                                                     "Notebooks", "DeviceMonitor", "Quotas"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client.
     module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,

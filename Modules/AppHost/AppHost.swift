@@ -41,8 +41,10 @@ public struct AppHost: Sendable {
             plugins.append(plugin)
         }
         let authenticator = plugins.lazy.compactMap(\.authenticator).first
+        let gate = plugins.lazy.compactMap(\.gate).first
         let router = Router(context: QuireContext.self)
         router.add(middleware: ProblemMiddleware())
+        if let gate { router.add(middleware: GateMiddleware(gate: gate)) }
         router.add(middleware: BodyLimitMiddleware(maxBodyBytes: config.server.maxBodyBytes))
 
         var routes: [RouteDescription] = []
@@ -55,7 +57,7 @@ public struct AppHost: Sendable {
         for (entry, plugin) in zip(configured, plugins) {
             let prefix = "/api/v1/\(entry.id)"
             let pluginRoutes = PluginRoutes(group: router.group(RouterPath(prefix)), prefix: prefix,
-                                            authenticator: authenticator)
+                                            authenticator: authenticator, gate: gate)
             do {
                 try plugin.routes(pluginRoutes)
             } catch let error as RouteSetupError {
@@ -145,6 +147,19 @@ struct Manifest: Codable, Sendable {
 
     var app: String
     var plugins: [PluginEntry]
+}
+
+/// A plugin's ``RequestGate`` around every request.
+struct GateMiddleware: RouterMiddleware {
+    typealias Context = QuireContext
+    let gate: any RequestGate
+
+    func handle(_ request: Request, context: QuireContext,
+                next: (Request, QuireContext) async throws -> Response) async throws -> Response {
+        try gate.enter(request)
+        defer { gate.leave() }
+        return try await next(request, context)
+    }
 }
 
 /// Applies the configured body limit to every request's context.

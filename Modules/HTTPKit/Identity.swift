@@ -1,3 +1,4 @@
+public import Hummingbird
 /// Who is asking: the signed-in account behind a request.
 public struct Identity: Sendable, Hashable, Codable {
     /// The account's id; records are owned by it.
@@ -16,4 +17,14 @@ public struct Identity: Sendable, Hashable, Codable {
 public protocol RequestAuthenticator: Sendable {
     /// - Throws: a ``Problem`` (401) when the token is missing, malformed, expired or revoked.
     func authenticate(bearerToken: String) async throws -> Identity
+}
+
+/// Admission control in front of every route (a quota plugin provides it): `enter` runs before
+/// routing for every request and may refuse it (the server is full, the body is too big); the
+/// host calls `leave` when the response is ready. `admit` runs after a signed-in route's caller is
+/// known and may refuse them (their daily operations or their storage are used up).
+public protocol RequestGate: Sendable {
+    func enter(_ request: Request) throws
+    func leave()
+    func admit(_ request: Request, identity: Identity) async throws
 }

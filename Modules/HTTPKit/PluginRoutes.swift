@@ -31,12 +31,14 @@ public final class PluginRoutes {
     private let group: RouterGroup<QuireContext>
     private let prefix: String
     private let authenticator: (any RequestAuthenticator)?
+    private let gate: (any RequestGate)?
     private var described: [RouteDescription] = []
 
-    public init(group: RouterGroup<QuireContext>, prefix: String, authenticator: (any RequestAuthenticator)?) {
+    public init(group: RouterGroup<QuireContext>, prefix: String, authenticator: (any RequestAuthenticator)?, gate: (any RequestGate)? = nil) {
         self.group = group
         self.prefix = prefix
         self.authenticator = authenticator
+        self.gate = gate
     }
 
     /// The routes added so far.
@@ -51,9 +53,11 @@ public final class PluginRoutes {
                     + "enable the 'auth' plugin in the app's config")
         }
         record(method, path, .signedIn, summary)
+        let gate = self.gate
         group.on(RouterPath(path), method: method) { request, context in
             var context = context
             let identity = try await Self.authenticate(request, with: authenticator)
+            try await gate?.admit(request, identity: identity)
             context.identity = identity
             return try await handler(request, context, identity)
         }

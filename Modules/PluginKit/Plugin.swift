@@ -34,6 +34,8 @@ public protocol Plugin: Sendable {
 
     /// An authenticator for other plugins' routes; only the auth plugin provides one.
     var authenticator: (any RequestAuthenticator)? { get }
+    /// Admission control for every request; only a quota plugin provides one.
+    var gate: (any RequestGate)? { get }
 
     /// What the plugin offers a client, for `GET /api/v1/manifest` (beyond its routes).
     var features: [String] { get }
@@ -44,6 +46,7 @@ extension Plugin {
     public func register(on bus: any MessageBus) async throws {}
     public func routes(_ routes: PluginRoutes) throws {}
     public var authenticator: (any RequestAuthenticator)? { nil }
+    public var gate: (any RequestGate)? { nil }
     public var features: [String] { [] }
 }
 

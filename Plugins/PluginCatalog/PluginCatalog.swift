@@ -6,6 +6,7 @@ import Geo
 import Media
 import Notes
 import Notebooks
+import Quotas
 import ShareLink
 public import PluginKit
 import Storage
@@ -25,5 +26,6 @@ public enum PluginCatalog {
         PluginFactory(AlbumPlugin.self),
         PluginFactory(NotebooksPlugin.self),
         PluginFactory(DeviceMonitorPlugin.self),
+        PluginFactory(QuotasPlugin.self),
     ]
 }

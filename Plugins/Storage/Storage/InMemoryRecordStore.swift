@@ -5,7 +5,7 @@ import Synchronization
 
 /// Records in memory, for tests and throw-away runs. Behaves exactly like the SQLite store — the
 /// contract suite in `StorageTestKit` holds both to the same results, down to sort order and errors.
-public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching, RecordSpatialIndexing {
+public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching, RecordSpatialIndexing, RecordUsage {
     private struct Entry {
         var record: StorageAPI.Record
         var parsed: JSONValue
@@ -22,6 +22,23 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
     private let state = Mutex(State())
 
     public init() {}
+
+    public func usage(owner: String) async throws(StorageError) -> (recordBytes: Int, blobs: Set<String>) {
+        state.withLock { state in
+            var bytes = 0
+            var blobs: Set<String> = []
+            for (name, entries) in state.collections {
+                let fields = state.schemas[name]?.blobFields ?? []
+                for entry in entries.values where entry.record.owner == owner {
+                    bytes += entry.record.data.bytes.count
+                    for field in fields {
+                        if case .string(let sha) = entry.parsed.value(at: [Substring(field)]) { blobs.insert(sha) }
+                    }
+                }
+            }
+            return (bytes, blobs)
+        }
+    }
 
     public func declare(_ schema: CollectionSchema) async throws(StorageError) {
         try SchemaRules.validate(schema)

@@ -7,7 +7,7 @@ import Synchronization
 /// The embedded default: records in one SQLite file through GRDB's `DatabasePool` (WAL mode, so
 /// reads never wait for the writer). Every batch is one SQLite transaction; a crash mid-batch leaves
 /// the file as it was before the batch.
-public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, RecordSpatialIndexing {
+public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, RecordSpatialIndexing, RecordUsage {
     /// How hard SQLite flushes at commit.
     public enum Durability: String, Sendable {
         /// fsync at every commit: a commit survives a power cut.
@@ -216,6 +216,24 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
     /// The index that answers "which record holds this blob?" for one blob field.
     private static func blobIndex(_ field: String) -> IndexSpec {
         IndexSpec(name: "blob_" + field, fields: [field], scope: .global)
+    }
+
+    /// Per collection, so that each sum walks the owner's slice of the (collection, owner, id) index.
+    public func usage(owner: String) async throws(StorageError) -> (recordBytes: Int, blobs: Set<String>) {
+        let fields = blobFields.withLock { $0 }
+        return try await read { db in
+            var bytes = 0
+            var blobs: Set<String> = []
+            for collection in try String.fetchAll(db, sql: "SELECT name FROM collections") {
+                bytes += try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(LENGTH(data)), 0) FROM records WHERE collection = ? AND owner = ?",
+                                          arguments: [collection, owner]) ?? 0
+                for field in fields[collection] ?? [] {
+                    let sql = "SELECT DISTINCT \(SQLQueryBuilder.expression(field)) FROM records WHERE collection = ? AND owner = ?"
+                    for sha in try String?.fetchAll(db, sql: sql, arguments: [collection, owner]) { if let sha { blobs.insert(sha) } }
+                }
+            }
+            return (bytes, blobs)
+        }
     }
 
     public func heldBlobs(among blobs: Set<String>) async throws(StorageError) -> Set<String> {

@@ -123,6 +123,15 @@ public struct StoragePlugin: Plugin {
         try bus.handle(ReadChanges.self) { request, _ in
             try await records.changes(owner: request.owner, after: request.after, limit: request.limit)
         }
+        try bus.handle(GetStorageUsage.self) { request, _ in
+            guard let usage = records as? any RecordUsage else {
+                throw StorageError(.unavailable, "This storage backend does not measure usage.")
+            }
+            let (recordBytes, held) = try await usage.usage(owner: request.owner)
+            var blobBytes = 0
+            for sha in held { blobBytes += try await blobs.stat(sha)?.size ?? 0 }
+            return .init(recordBytes: recordBytes, blobBytes: blobBytes)
+        }
         try bus.handle(SearchRecords.self) { request, _ in
             guard let searching = records as? any RecordSearching else {
                 throw StorageError(.unavailable, "This storage backend does not keep search indexes.")

@@ -58,6 +58,28 @@ public struct SearchRecords: BusRequest {
     public init(query: SearchQuery) { self.query = query }
 }
 
+/// How much one owner stores: the bytes of their records' data and the blobs those records hold
+/// (each distinct blob once). What a per-user storage quota is checked against.
+public struct GetStorageUsage: BusRequest {
+    public static let name: MessageName = "storage.usage.get.v1"
+    public struct Reply: Codable, Sendable, Equatable {
+        public var recordBytes: Int
+        public var blobBytes: Int
+        public var total: Int { recordBytes + blobBytes }
+        public init(recordBytes: Int, blobBytes: Int) {
+            self.recordBytes = recordBytes
+            self.blobBytes = blobBytes
+        }
+    }
+    public var owner: String
+    public init(owner: String) { self.owner = owner }
+}
+
+/// A backend that can tell one owner's record bytes and the blobs their records hold.
+public protocol RecordUsage: Sendable {
+    func usage(owner: String) async throws(StorageError) -> (recordBytes: Int, blobs: Set<String>)
+}
+
 public struct QuerySpatial: BusRequest {
     public static let name: MessageName = "storage.record.spatial.v1"
     public typealias Reply = SpatialResult
@@ -104,7 +126,7 @@ public struct BlobDeleted: BusEvent {
 /// Every storage message, for name checks.
 public enum StorageMessages {
     public static let all: [any BusMessage.Type] = [
-        DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self, SearchRecords.self, QuerySpatial.self,
+        DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self, SearchRecords.self, QuerySpatial.self, GetStorageUsage.self,
         PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, BlobDeleted.self,
     ]
 }

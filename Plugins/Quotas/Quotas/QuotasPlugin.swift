@@ -1,0 +1,121 @@
+public import AppConfig
+public import Bus
+import Foundation
+public import HTTPKit
+import HTTPTypes
+import Hummingbird
+public import PluginKit
+import StorageAPI
+import Synchronization
+
+/// The `quotas` plugin: an app's limits as configuration (AR Notebook's database constraints,
+/// DBC1–4), each refused with its own status and a message naming the limit:
+/// the largest image (413), simultaneous connections (503), operations per user per day (429 with
+/// `Retry-After`), stored bytes per user (507).
+///
+/// ```yaml
+/// quotas: { max_image_bytes: 10485760, max_connections: 100, ops_per_user_per_day: 90000, max_stored_bytes_per_user: 5368709120 }
+/// ```
+public struct QuotasPlugin: Plugin {
+    public struct Config: Sendable {
+        var maxImageBytes: Int
+        var maxConnections: Int
+        var opsPerDay: Int
+        var maxStoredBytes: Int
+        var usageCacheSeconds: Int
+    }
+
+    public static let descriptor = PluginDescriptor(
+        id: "quotas",
+        summary: "Per-app limits: largest image, simultaneous connections, operations per user per day, stored bytes per user",
+        dependencies: ["storage", "auth"],
+        settings: [
+            SettingDescription("max_image_bytes", "int 1...1073741824", default: "10485760", "Largest image upload (413 beyond)"),
+            SettingDescription("max_connections", "int 1...100000", default: "100", "Requests served at once (503 beyond)"),
+            SettingDescription("ops_per_user_per_day", "int 1...100000000", default: "90000", "Requests per user per UTC day (429 beyond, with Retry-After)"),
+            SettingDescription("max_stored_bytes_per_user", "int 1...1099511627776", default: "5368709120", "What one user may store (507 on writes beyond)"),
+            SettingDescription("usage_cache_seconds", "int 0...3600", default: "30", "How long a user's measured storage is reused before measuring again"),
+        ])
+
+    public static func configure(_ section: ConfigSection) -> Config {
+        Config(maxImageBytes: section.int("max_image_bytes", default: 10 << 20, in: 1...(1 << 30)),
+               maxConnections: section.int("max_connections", default: 100, in: 1...100_000),
+               opsPerDay: section.int("ops_per_user_per_day", default: 90_000, in: 1...100_000_000),
+               maxStoredBytes: section.int("max_stored_bytes_per_user", default: 5 << 30, in: 1...(1 << 40)),
+               usageCacheSeconds: section.int("usage_cache_seconds", default: 30, in: 0...3600))
+    }
+
+    let quotaGate: QuotaGate
+
+    public init(config: Config, context: PluginContext) async throws {
+        quotaGate = QuotaGate(config: config, bus: context.bus)
+    }
+
+    public var gate: (any RequestGate)? { quotaGate }
+    public var features: [String] { ["quotas"] }
+}
+
+final class QuotaGate: RequestGate {
+    let config: QuotasPlugin.Config
+    let bus: any MessageBus
+    private let inFlight = Atomic<Int>(0)
+    private let operations = Mutex<(day: Int, counts: [String: Int])>((0, [:]))
+    private let usage = Mutex<[String: (bytes: Int, at: Date)]>([:])
+
+    init(config: QuotasPlugin.Config, bus: any MessageBus) {
+        self.config = config
+        self.bus = bus
+    }
+
+    func enter(_ request: Request) throws {
+        if let type = request.headers[.contentType]?.lowercased(), type.hasPrefix("image/"),
+           let length = request.headers[.contentLength].flatMap(Int.init), length > config.maxImageBytes {
+            throw Problem(status: .contentTooLarge, code: "too_large",
+                          detail: "The image is \(Self.size(length)); the largest image this app takes is \(Self.size(config.maxImageBytes)) "
+                              + "(quotas.max_image_bytes). Send a smaller one.", extra: ["limit": "max_image_bytes"])
+        }
+        let now = inFlight.wrappingAdd(1, ordering: .relaxed).newValue
+        if now > config.maxConnections {
+            inFlight.wrappingSubtract(1, ordering: .relaxed)
+            throw Problem(status: .serviceUnavailable, code: "unavailable",
+                          detail: "The server is at its \(config.maxConnections) simultaneous connections (quotas.max_connections); try again in a moment.",
+                          extra: ["limit": "max_connections"], headers: [.retryAfter: "1"])
+        }
+    }
+
+    func leave() { inFlight.wrappingSubtract(1, ordering: .relaxed) }
+
+    func admit(_ request: Request, identity: Identity) async throws {
+        let now = Date()
+        let day = Int(now.timeIntervalSince1970 / 86_400)
+        let count = operations.withLock { state in
+            if state.day != day { state = (day, [:]) }
+            state.counts[identity.accountID, default: 0] += 1
+            return state.counts[identity.accountID] ?? 0
+        }
+        if count > config.opsPerDay {
+            let wait = max(1, Int((Double(day + 1) * 86_400 - now.timeIntervalSince1970).rounded(.up)))
+            throw Problem(status: .tooManyRequests, code: "rate_limited",
+                          detail: "You have used today's \(config.opsPerDay) operations (quotas.ops_per_user_per_day); they renew at midnight UTC.",
+                          extra: ["limit": "ops_per_user_per_day", "retry_after": String(wait)], headers: [.retryAfter: String(wait)])
+        }
+        guard [.post, .put, .patch].contains(request.method) else { return }
+        let stored = try await storedBytes(identity.accountID, now: now)
+        if stored >= config.maxStoredBytes {
+            throw Problem(status: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), code: "insufficient_storage",
+                          detail: "You store \(Self.size(stored)) of your \(Self.size(config.maxStoredBytes)) (quotas.max_stored_bytes_per_user); "
+                              + "delete something to write more.", extra: ["limit": "max_stored_bytes_per_user"])
+        }
+    }
+
+    private func storedBytes(_ owner: String, now: Date) async throws -> Int {
+        if let cached = usage.withLock({ $0[owner] }), now.timeIntervalSince(cached.at) < Double(config.usageCacheSeconds) { return cached.bytes }
+        let measured = try await bus.request(GetStorageUsage(owner: owner)).total
+        usage.withLock { $0[owner] = (measured, now) }
+        return measured
+    }
+
+    static func size(_ bytes: Int) -> String {
+        ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .binary)
+    }
+}
