@@ -176,7 +176,7 @@ let targets: [Target] = [
     tests("MediaTests", ["Media", "MediaAPI", "Bus", "BusInProcess", "BusTestKit", "Storage", "StorageAPI", "PluginKit", "AppConfig", .logging, .lifecycle]),
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus",
-                           "StorageAPI", "AuthAPI", "NotesAPI", "MediaAPI", "VocabularyAPI", "GeoAPI", "ShareLinkAPI", "AlbumAPI", .yams, .httpTypes]),
+                           "StorageAPI", "AuthAPI", "NotesAPI", "MediaAPI", "VocabularyAPI", "GeoAPI", "ShareLinkAPI", "AlbumAPI", "NotebooksAPI", "DeviceMonitorAPI", .yams, .httpTypes]),
     tests("StorageTests", ["Storage", "StorageAPI", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "StorageAPI", "Bus", .httpTypes, .nioCore]),

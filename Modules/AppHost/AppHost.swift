@@ -153,10 +153,22 @@ struct Manifest: Codable, Sendable {
 struct GateMiddleware: RouterMiddleware {
     typealias Context = QuireContext
     let gate: any RequestGate
+    static let maxDrainBytes = 64 << 20
 
     func handle(_ request: Request, context: QuireContext,
                 next: (Request, QuireContext) async throws -> Response) async throws -> Response {
-        try gate.enter(request)
+        do {
+            try gate.enter(request)
+        } catch let problem as Problem where problem.status == .contentTooLarge {
+            // Read (and drop) what the client is still sending, up to a bound: a client that sends its
+            // whole body before reading the answer would otherwise never see the 413.
+            var seen = 0
+            for try await chunk in request.body {
+                seen += chunk.readableBytes
+                if seen > Self.maxDrainBytes { break }
+            }
+            throw problem
+        }
         defer { gate.leave() }
         return try await next(request, context)
     }

@@ -1,6 +1,8 @@
 import AppHost
 import AppHostTestKit
 import AlbumAPI
+import DeviceMonitorAPI
+import NotebooksAPI
 import AuthAPI
 import GeoAPI
 import ShareLinkAPI
@@ -86,7 +88,10 @@ struct HostRoutesTests {
         }
         let documentedRoutes = documented
         // Every plugin that has routes.
-        try await TestApp.run(yaml: TestApp.yaml(extraPlugins: TestApp.napkinPlugins() + "  vocabulary: {}\n  geo: {}\n  share-link: {}\n  album: {}\n")) { _, host in
+        let auth = "{ bcrypt_cost: 4, secret: test-secret-0123456789-0123456789-0123456789, methods: [password, device, oidc], "
+            + "oidc_providers: [{ name: test, issuer: https://id.example, audience: quire, keys_url: https://id.example/jwks }] }"
+        let plugins = TestApp.napkinPlugins() + "  vocabulary: {}\n  geo: {}\n  share-link: {}\n  album: {}\n  notebooks: {}\n  device-monitor: {}\n  quotas: {}\n"
+        try await TestApp.run(yaml: TestApp.yaml(extraPlugins: plugins, auth: auth)) { _, host in
             let documented = documentedRoutes
             let served = Dictionary(uniqueKeysWithValues: host.routes.map { ("\($0.method) \($0.path)", $0.access == .public) })
             #expect(Set(served.keys).subtracting(documented.keys).sorted() == [], "served but not documented")
@@ -100,7 +105,8 @@ struct HostRoutesTests {
     @Test("every message compiled in has a valid name, and no two share one")
     func messageNames() {
         let all: [any BusMessage.Type] = StorageMessages.all + AuthMessages.all + NotesMessages.all + MediaMessages.all
-            + VocabularyMessages.all + GeoMessages.all + ShareLinkMessages.all + AlbumMessages.all
+            + VocabularyMessages.all + GeoMessages.all + ShareLinkMessages.all + AlbumMessages.all + NotebooksMessages.all
+            + DeviceMonitorMessages.all
         let names = all.map { $0.name.rawValue }
         for name in names { #expect(MessageName.isValid(name), "\(name)") }
         #expect(Set(names).count == names.count)

@@ -56,7 +56,7 @@ struct PluginGraphTests {
     @Test("an unknown plugin is refused at its key, listing the ones compiled in")
     func unknownPlugin() throws {
         #expect(try errors("app: a\nplugins:\n  storage: {}\n  telepathy: {}\n") == [
-            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: album, auth, drawing, geo, media, notes, share-link, storage, vocabulary",
+            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: album, auth, device-monitor, drawing, geo, media, notebooks, notes, quotas, share-link, storage, vocabulary",
         ])
     }
 
@@ -99,7 +99,7 @@ struct PluginGraphTests {
     func shippedConfigs() throws {
         let root = RepositoryRoot.path
         let names = try FileManager.default.contentsOfDirectory(atPath: "\(root)/config/apps").filter { $0.hasSuffix(".yaml") }.sorted()
-        #expect(names == ["foreign-note.yaml", "iremember.yaml", "napkin-notes.yaml"])
+        #expect(names == ["ar-notebook.yaml", "foreign-note.yaml", "iremember.yaml", "napkin-notes.yaml"])
         for name in names.map({ "config/apps/" + $0 }) {
             let config = try AppConfig.load(file: "\(root)/\(name)", environment: [:])
             #expect(throws: Never.self) { try AppHost.validate(config, catalog: PluginCatalog.all) }
