@@ -29,6 +29,13 @@ extension Request {
         }
     }
 
+    /// Decodes the JSON body as `T` when there is one; nil for a request sent without a body (an
+    /// action whose options are all optional).
+    public mutating func decodeOptionalJSON<T: Decodable>(_ type: T.Type, context: QuireContext) async throws -> T? {
+        if headers[.contentLength] == "0" || (headers[.contentLength] == nil && headers[.contentType] == nil) { return nil }
+        return try await decodeJSON(type, context: context)
+    }
+
     /// The `?limit=` of a list or search: `pageSize` when absent, 400 when it is not a whole number
     /// from 1 to `max`.
     public func limit(default pageSize: Int, max: Int) throws -> Int {

@@ -213,13 +213,13 @@ public struct AlbumPlugin: Plugin {
         try routes.add(.post, "photos/{id}/share", summary: "Share one photo read-only: {expiresInSeconds?, password?, title?}") {
             request, context, identity in
             var request = request
-            let input = try await Self.shareInput(&request, context)
+            let input = try await request.decodeOptionalJSON(ShareInput.self, context: context) ?? ShareInput()
             return try await Self.share(service, owner: identity.accountID, kind: SharedPhoto.id, resource: ["photo": try Self.id(context)], input)
         }
         try routes.add(.post, "searches/share", summary: "Share a search read-only: {tags, from, to, match, expiresInSeconds?, password?, title?}") {
             request, context, identity in
             var request = request
-            let input = try await Self.shareInput(&request, context)
+            let input = try await request.decodeOptionalJSON(ShareInput.self, context: context) ?? ShareInput()
             var resource: [String: String] = [:]
             for (key, value) in [("tags", input.tags), ("from", input.from), ("to", input.to), ("match", input.match)] {
                 if let value, !value.isEmpty { resource[key] = value }
@@ -271,13 +271,6 @@ public struct AlbumPlugin: Plugin {
         var from: String?
         var to: String?
         var match: String?
-    }
-
-    static func shareInput(_ request: inout Request, _ context: QuireContext) async throws -> ShareInput {
-        if request.headers[.contentLength] == "0" || (request.headers[.contentLength] == nil && request.headers[.contentType] == nil) {
-            return ShareInput()
-        }
-        return try await request.decodeJSON(ShareInput.self, context: context)
     }
 
     static func share(_ service: AlbumService, owner: String, kind: String, resource: [String: String], _ input: ShareInput) async throws -> Response {

@@ -149,7 +149,7 @@ struct NotebookService: Sendable {
         var granted: NotebookAccess?
         if let pin = data.pin, let here = try await presence(of: caller),
            Clock.nowMillis() - here.at <= limits.presenceTTL * 1000,
-           Self.distance(here.latitude, here.longitude, pin.latitude, pin.longitude) <= limits.nearbyRadius {
+           SpatialRules.distance(GeoPoint(latitude: here.latitude, longitude: here.longitude), GeoPoint(latitude: pin.latitude, longitude: pin.longitude)) <= limits.nearbyRadius {
             granted = pin.allowEdits ? .edit : .read
         }
         if granted != .edit, try await hasLiveGrant(caller: caller, notebook: record) { granted = granted ?? .read }
@@ -547,14 +547,5 @@ struct NotebookService: Sendable {
         var generator = SystemRandomNumberGenerator()
         let hex = String(generator.next() as UInt64, radix: 16)
         return prefix + String(repeating: "0", count: 16 - hex.count) + hex
-    }
-
-    /// Great-circle distance in metres.
-    static func distance(_ lat1: Double, _ lon1: Double, _ lat2: Double, _ lon2: Double) -> Double {
-        let radians = Double.pi / 180
-        let dLat = (lat2 - lat1) * radians
-        let dLon = (lon2 - lon1) * radians
-        let a = sin(dLat / 2) * sin(dLat / 2) + cos(lat1 * radians) * cos(lat2 * radians) * sin(dLon / 2) * sin(dLon / 2)
-        return 2 * 6_371_008.8 * asin(min(1, a.squareRoot()))
     }
 }

@@ -95,7 +95,7 @@ public struct NotebooksPlugin: Plugin {
         try routes.add(.post, "open", summary: "Open a notebook ({id}); with none, the last one opened, else a new default one. Answers every page and item") {
             request, context, identity in
             var request = request
-            let input = try await Self.optionalJSON(OpenInput.self, &request, context) ?? OpenInput()
+            let input = try await request.decodeOptionalJSON(OpenInput.self, context: context) ?? OpenInput()
             return try .json(try await service.open(caller: identity.accountID, id: input.id))
         }
         try routes.add(.get, "notebooks/{id}", summary: "A whole notebook: every page in order with its items in insertion order") { _, context, identity in
@@ -117,7 +117,7 @@ public struct NotebooksPlugin: Plugin {
         try routes.add(.post, "notebooks/{id}/pages", summary: "Add a page: {template: blank|one-slot|two-slots, background?, after?: page number}") {
             request, context, identity in
             var request = request
-            let input = try await Self.optionalJSON(PageInput.self, &request, context) ?? PageInput()
+            let input = try await request.decodeOptionalJSON(PageInput.self, context: context) ?? PageInput()
             let view = try await service.addPage(caller: identity.accountID, id: try Self.id(context), template: input.template,
                                                  background: input.background, after: input.after)
             return try .json(view, status: .created)
@@ -201,7 +201,7 @@ public struct NotebooksPlugin: Plugin {
         try routes.add(.post, "notebooks/{id}/share", summary: "Share read-only: {expiresInSeconds?, password?, title?}; answers the link") {
             request, context, identity in
             var request = request
-            let input = try await Self.optionalJSON(ShareInput.self, &request, context) ?? ShareInput()
+            let input = try await request.decodeOptionalJSON(ShareInput.self, context: context) ?? ShareInput()
             if let seconds = input.expiresInSeconds, seconds < 1 { throw Problem.invalid("expiresInSeconds is at least 1.", field: "expiresInSeconds") }
             let created = try await service.share(caller: identity.accountID, id: try Self.id(context), title: input.title,
                                                   expiresAt: input.expiresInSeconds.map { Date().addingTimeInterval(TimeInterval($0)) }, password: input.password)
@@ -250,11 +250,6 @@ public struct NotebooksPlugin: Plugin {
             throw Problem.badRequest("A page is named by its number: 0 for the cover, 1 for the first page.", field: "number")
         }
         return number
-    }
-
-    static func optionalJSON<T: Decodable>(_ type: T.Type, _ request: inout Request, _ context: QuireContext) async throws -> T? {
-        if request.headers[.contentLength] == "0" || (request.headers[.contentLength] == nil && request.headers[.contentType] == nil) { return nil }
-        return try await request.decodeJSON(type, context: context)
     }
 
     /// Runs a delete that needs an explicit confirmation; without it, answers 428 with the token to
