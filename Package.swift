@@ -132,7 +132,7 @@ let targets: [Target] = [
 
     // notebooks (AR Notebook)
     plugin("Notebooks", "NotebooksAPI", ["Bus"]),
-    plugin("Notebooks", "Notebooks", ["NotebooksAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "StorageAPI", "OrderKeys", "Secrets", "Bus", "PluginKit",
+    plugin("Notebooks", "Notebooks", ["NotebooksAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "StorageAPI", "Secrets", "Bus", "PluginKit",
                                       "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
 
     // device-monitor (AR Notebook): battery alert and lighting checks

@@ -2,6 +2,8 @@ import Foundation
 
 /// A notebook as stored (`notebooks.notebooks`).
 struct NotebookData: Codable, Sendable {
+    var pageCount: Int { pages.count }
+
     struct Pin: Codable, Sendable, Equatable {
         var latitude: Double
         var longitude: Double
@@ -14,7 +16,8 @@ struct NotebookData: Codable, Sendable {
     var coverText: String?
     /// Milliseconds since 1970 of the last open; nil until opened.
     var openedAt: Int64?
-    var pageCount: Int
+    /// The pages' ids in order: page N is `pages[N - 1]`, found without reading the other pages.
+    var pages: [String]
     var itemCount: Int
     /// The insertion counter: items reopen in the order they were inserted.
     var nextSeq: Int
@@ -29,8 +32,6 @@ struct NotebookData: Codable, Sendable {
 /// One page (`notebooks.pages`); the cover is page 0 and is not stored as a page.
 struct PageData: Codable, Sendable {
     var notebook: String
-    /// Fractional order key: pages can be inserted anywhere without renumbering others.
-    var order: String
     var template: String
     var background: String
 }

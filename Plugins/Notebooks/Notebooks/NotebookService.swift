@@ -3,7 +3,6 @@ import Foundation
 import GeoAPI
 import MediaAPI
 import NotebooksAPI
-import OrderKeys
 import Secrets
 import ShareLinkAPI
 import StorageAPI
@@ -31,7 +30,7 @@ struct NotebookService: Sendable {
 
     static let schemas = [
         CollectionSchema(name: notebooks, indexes: [IndexSpec(name: "opened", fields: ["openedAt"])]),
-        CollectionSchema(name: pages, indexes: [IndexSpec(name: "notebook_order", fields: ["notebook", "order"])]),
+        CollectionSchema(name: pages, indexes: [IndexSpec(name: "notebook", fields: ["notebook"])]),
         CollectionSchema(name: items, indexes: [IndexSpec(name: "notebook_seq", fields: ["notebook", "seq"]),
                                                 IndexSpec(name: "page_seq", fields: ["page", "seq"])],
                          blobFields: ["image"]),
@@ -61,7 +60,7 @@ struct NotebookService: Sendable {
     func create(owner: String, name: String?, cover: String?, coverText: String?) async throws(BusError) -> (Record, NotebookData) {
         let name = try Self.checkName(name ?? "My notebook")
         let cover = try Self.checkCover(cover ?? "colors")
-        let data = NotebookData(name: name, cover: cover, coverText: try coverText.map(Self.checkCoverText), openedAt: nil, pageCount: 0,
+        let data = NotebookData(name: name, cover: cover, coverText: try coverText.map(Self.checkCoverText), openedAt: nil, pages: [],
                                 itemCount: 0, nextSeq: 1, lastInsert: nil, pin: nil, deleting: nil)
         let record = try await store.insert(data, into: Self.notebooks, id: Self.newID("nb"), owner: owner)
         return (record, data)
@@ -105,7 +104,7 @@ struct NotebookService: Sendable {
 
     /// Every page with its items, in order; items in the order they were inserted.
     func content(_ record: Record, _ data: NotebookData, access: NotebookAccess) async throws(BusError) -> NotebookContent {
-        let pages = try await pageRecords(notebook: record.id, owner: record.owner)
+        let pages = try await pageRecords(record, data)
         var itemsByPage: [String: [ItemJSON]] = [:]
         var cursor: String?
         repeat {
@@ -201,16 +200,14 @@ struct NotebookService: Sendable {
 
     // MARK: Pages
 
-    func pageRecords(notebook: String, owner: String) async throws(BusError) -> [(Record, PageData)] {
-        var result: [(Record, PageData)] = []
-        var cursor: String?
-        repeat {
-            let page = try await store.query(RecordQuery(collection: Self.pages, owner: owner, filters: [Filter("notebook", .eq, .string(notebook))],
-                                                         order: [SortKey("order")], limit: 1000, cursor: cursor))
-            for record in page.records { result.append((record, try record.decode(PageData.self))) }
-            cursor = page.nextCursor
-        } while cursor != nil
-        return result
+    /// Every page of a notebook, in its order (a notebook holds at most 1,000 pages: one query).
+    func pageRecords(_ notebook: Record, _ data: NotebookData) async throws(BusError) -> [(Record, PageData)] {
+        guard !data.pages.isEmpty else { return [] }
+        let found = try await store.query(RecordQuery(collection: Self.pages, owner: notebook.owner,
+                                                      filters: [Filter("notebook", .eq, .string(notebook.id))], limit: RecordQuery.maxLimit))
+        var byID: [String: (Record, PageData)] = [:]
+        for record in found.records { byID[record.id] = (record, try record.decode(PageData.self)) }
+        return data.pages.compactMap { byID[$0] }
     }
 
     func pageJSON(_ record: Record, _ page: PageData, number: Int, items: [ItemJSON]) -> PageJSON {
@@ -226,47 +223,45 @@ struct NotebookService: Sendable {
             throw BusError.invalid("'template' is one of \(NotebookLayout.templateIDs.joined(separator: ", ")).", field: "template")
         }
         let background = try Self.checkBackground(background ?? "white")
-        let pages = try await pageRecords(notebook: id, owner: notebook.owner)
-        guard pages.count < limits.maxPages else {
-            throw BusError(.tooLarge, "A notebook holds at most \(limits.maxPages) pages; start another notebook.", details: ["field": "pages"])
-        }
-        let position = try after.map { value throws(BusError) in
-            guard (0...pages.count).contains(value) else {
-                throw BusError.invalid("'after' is a page number from 0 (the cover) to \(pages.count).", field: "after")
-            }
-            return value
-        } ?? pages.count
-        let lower = position == 0 ? nil : pages[position - 1].1.order
-        let upper = position < pages.count ? pages[position].1.order : nil
-        guard let order = OrderKey.between(lower, upper) else { throw BusError(.internal, "No room between two pages' order keys.") }
         let pageID = Self.newID("pg")
-        let page = PageData(notebook: id, order: order, template: template, background: background)
+        let page = PageData(notebook: id, template: template, background: background)
         let pageDocument = try JSONDocument(encoding: page)
         let owner = notebook.owner
+        let maxPages = limits.maxPages
         let updated = try await update(owner: owner, id: id, extra: { _ in
             [.insert(collection: Self.pages, id: pageID, owner: owner, data: pageDocument)]
-        }) { data in data.pageCount += 1 }
-        guard let stored = updated.written.first ?? nil else { throw BusError(.internal, "The page was not stored.") }
-        return PageView(notebook: NotebookJSON(updated.record, updated.data, access: access), number: position + 1, previous: position,
-                        next: position + 1 < pages.count + 1 ? position + 2 : nil,
-                        page: pageJSON(stored, page, number: position + 1, items: []))
+        }) { data throws(BusError) in
+            guard data.pages.count < maxPages else {
+                throw BusError(.tooLarge, "A notebook holds at most \(maxPages) pages; start another notebook.", details: ["field": "pages"])
+            }
+            let position = after ?? data.pages.count
+            guard (0...data.pages.count).contains(position) else {
+                throw BusError.invalid("'after' is a page number from 0 (the cover) to \(data.pages.count).", field: "after")
+            }
+            data.pages.insert(pageID, at: position)
+        }
+        guard let stored = updated.written.first ?? nil, let index = updated.data.pages.firstIndex(of: pageID) else {
+            throw BusError(.internal, "The page was not stored.")
+        }
+        return PageView(notebook: NotebookJSON(updated.record, updated.data, access: access), number: index + 1, previous: index,
+                        next: index + 1 < updated.data.pages.count ? index + 2 : nil,
+                        page: pageJSON(stored, page, number: index + 1, items: []))
     }
 
     /// FR3.2.8: page `number` (0 is the cover) with its neighbours' numbers.
     func page(caller: String, id: String, number: Int) async throws(BusError) -> PageView {
         let (notebook, data, access) = try await access(caller: caller, id: id)
-        let pages = try await pageRecords(notebook: id, owner: notebook.owner)
-        guard (0...pages.count).contains(number) else {
-            throw BusError(.notFound, "This notebook has pages 0 (the cover) to \(pages.count); there is no page \(number).",
+        guard (0...data.pages.count).contains(number) else {
+            throw BusError(.notFound, "This notebook has pages 0 (the cover) to \(data.pages.count); there is no page \(number).",
                            details: ["field": "number"])
         }
         var page: PageJSON?
         if number > 0 {
-            let (record, pageData) = pages[number - 1]
+            let (record, pageData) = try await pageAt(notebook, data, number: number)
             page = pageJSON(record, pageData, number: number, items: try await items(onPage: record.id, owner: notebook.owner).map { ItemJSON($0.0, $0.1) })
         }
         return PageView(notebook: NotebookJSON(notebook, data, access: access), number: number, previous: number > 0 ? number - 1 : nil,
-                        next: number < pages.count ? number + 1 : nil, page: page)
+                        next: number < data.pages.count ? number + 1 : nil, page: page)
     }
 
     func items(onPage page: String, owner: String) async throws(BusError) -> [(Record, ItemData)] {
@@ -276,22 +271,24 @@ struct NotebookService: Sendable {
     }
 
     func setBackground(caller: String, id: String, number: Int, background: String) async throws(BusError) -> PageView {
-        let (notebook, _, _) = try await access(caller: caller, id: id, writing: true)
+        let (notebook, data, _) = try await access(caller: caller, id: id, writing: true)
         let background = try Self.checkBackground(background)
-        let (record, page) = try await pageAt(notebook: id, owner: notebook.owner, number: number)
+        let (record, page) = try await pageAt(notebook, data, number: number)
         var changed = page
         changed.background = background
         _ = try await store.replace(changed, in: Self.pages, id: record.id, owner: notebook.owner, expectedVersion: record.version)
         return try await self.page(caller: caller, id: id, number: number)
     }
 
-    func pageAt(notebook: String, owner: String, number: Int) async throws(BusError) -> (Record, PageData) {
-        let pages = try await pageRecords(notebook: notebook, owner: owner)
-        guard number >= 1, number <= pages.count else {
+    func pageAt(_ notebook: Record, _ data: NotebookData, number: Int) async throws(BusError) -> (Record, PageData) {
+        guard number >= 1, number <= data.pages.count else {
             throw BusError(.notFound, number == 0 ? "Page 0 is the cover; it has no items and cannot be deleted."
-                           : "This notebook has pages 1 to \(pages.count); there is no page \(number).", details: ["field": "number"])
+                           : "This notebook has pages 1 to \(data.pages.count); there is no page \(number).", details: ["field": "number"])
         }
-        return pages[number - 1]
+        guard let record = try await store.get(collection: Self.pages, id: data.pages[number - 1], owner: notebook.owner) else {
+            throw BusError(.conflict, "Page \(number) was deleted meanwhile; reload the notebook.")
+        }
+        return (record, try record.decode(PageData.self))
     }
 
     // MARK: Inserting
@@ -304,13 +301,13 @@ struct NotebookService: Sendable {
     /// FR3.2.5–7: an item on page `number`, in the chosen slot when the page's template has a free
     /// one, else centred; stored at once, and remembered as the notebook's undoable insert.
     func insert(caller: String, id: String, number: Int, slot: Int?, idempotencyKey: String? = nil, _ insert: Insert) async throws(BusError) -> InsertResult {
-        let (notebook, _, _) = try await access(caller: caller, id: id, writing: true)
+        let (notebook, data, _) = try await access(caller: caller, id: id, writing: true)
         let owner = notebook.owner
         // Checked before anything is decoded or stored.
         var item = ItemData(notebook: id, page: "", seq: 0, kind: "text", text: nil, image: nil, imageWidth: nil, imageHeight: nil, slot: nil,
                             frame: Frame(x: 0, y: 0, width: 0, height: 0))
         if case .text(let text, let kind) = insert { (item.kind, item.text) = (kind, try Self.checkText(text, kind: kind)) }
-        let (pageRecord, page) = try await pageAt(notebook: id, owner: notebook.owner, number: number)
+        let (pageRecord, page) = try await pageAt(notebook, data, number: number)
         item.page = pageRecord.id
         let onPage = try await items(onPage: pageRecord.id, owner: owner)
         guard onPage.count < limits.maxItemsPerPage else {
@@ -397,8 +394,7 @@ struct NotebookService: Sendable {
             data.lastInsert = nil
             data.itemCount -= 1
         }
-        let pages = try await pageRecords(notebook: id, owner: notebook.owner)
-        return UndoResult(removed: ItemJSON(record, item), page: pages.firstIndex { $0.0.id == item.page }.map { $0 + 1 })
+        return UndoResult(removed: ItemJSON(record, item), page: data.pages.firstIndex(of: item.page).map { $0 + 1 })
     }
 
     /// Deleting one item is not undoable either, and ends what undo could do.
@@ -430,9 +426,9 @@ struct NotebookService: Sendable {
 
     /// FR3.2.10: deletes page `number` and its items after an explicit confirmation.
     func deletePage(caller: String, id: String, number: Int, confirm: String?) async throws -> Void {
-        let (notebook, _, _) = try await access(caller: caller, id: id, writing: true)
+        let (notebook, data, _) = try await access(caller: caller, id: id, writing: true)
         let owner = notebook.owner
-        let (pageRecord, _) = try await pageAt(notebook: id, owner: notebook.owner, number: number)
+        let (pageRecord, _) = try await pageAt(notebook, data, number: number)
         let onPage = try await items(onPage: pageRecord.id, owner: owner)
         let token = Self.confirmation("page", pageRecord)
         guard confirm == token else {
@@ -451,7 +447,7 @@ struct NotebookService: Sendable {
             (together ? onPage.map { .delete(collection: Self.items, id: $0.0.id, owner: owner, expectedVersion: nil) } : [])
                 + [.delete(collection: Self.pages, id: pageRecord.id, owner: owner, expectedVersion: pageRecord.version)]
         }) { data in
-            data.pageCount -= 1
+            data.pages.removeAll { $0 == pageRecord.id }
             data.itemCount -= onPage.count
             data.lastInsert = nil
         }
