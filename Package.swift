@@ -88,7 +88,7 @@ let targets: [Target] = [
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),
-    plugin("Storage", "Storage", ["StorageAPI", "Bus", "PluginKit", "AppConfig", .grdb, .lifecycle, .logging]),
+    plugin("Storage", "Storage", ["StorageAPI", "DeviceMonitorAPI", "Bus", "PluginKit", "AppConfig", .grdb, .lifecycle, .logging]),
     plugin("Storage", "StorageTestKit", ["StorageAPI"]),
 
     // auth

@@ -27,6 +27,27 @@ struct SQLiteDurabilityTests {
         try reopened.close()
     }
 
+    @Test("commits wait for no checkpoint: the log grows until checkpoint() copies it into the file, from its own connection")
+    func checkpointOffTheWritePath() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("app.sqlite")
+        let store = try SQLiteRecordStore(path: path)
+        // Past SQLite's default autocheckpoint (1,000 pages), which would have checkpointed on a commit.
+        for index in 0..<300 {
+            _ = try await store.insert(Note(title: String(repeating: "x", count: 40_000) + "\(index)"), into: "notes", owner: "alice")
+        }
+        let walBytes = { (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0 }
+        let fileBytes = { (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0 }
+        #expect(walBytes() > 12_000_000)
+        let before = fileBytes()
+        #expect(try await store.checkpoint() > 1000)
+        #expect(fileBytes() > before + 10_000_000)
+        try store.close()
+        let reopened = try SQLiteRecordStore(path: path)
+        #expect(try await reopened.query(RecordQuery(collection: "notes", owner: "alice", limit: 1000)).records.count == 300)
+        try reopened.close()
+    }
+
     @Test("a closed store refuses work with 'unavailable'")
     func closed() async throws {
         let directory = try TemporaryDirectory()

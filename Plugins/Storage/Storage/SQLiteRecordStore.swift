@@ -30,6 +30,10 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
     private let spatialSpecs = Mutex<[String: SpatialIndexSpec]>([:])
     private let spatialTrees = Mutex<[String: String]>([:])
     private let ownerSizes = OwnerSizes()
+    /// The file checkpoints are run on (nil for a store over a given writer).
+    private let checkpointPath: String?
+    private let checkpointer = Checkpointer()
+    static let backstopCheckpointPages = 10_000
     private let searchTuning: SQLiteSearchTuning
 
     /// Opens (or creates) the database at `path` and brings its schema up to date.
@@ -58,10 +62,14 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
                 // 16 KiB pages for a new file (an existing one keeps its size): FTS5 segments and the
                 // wide search rows fit fewer, fuller pages.
                 try db.execute(sql: "PRAGMA page_size = 16384")
+                // Checkpoints run from a connection of their own (``checkpoint()``, every second from the
+                // storage plugin), so a commit never waits for one; the limit here is only a backstop
+                // (160 MB of WAL) should that stop.
+                try db.execute(sql: "PRAGMA wal_autocheckpoint = \(Self.backstopCheckpointPages)")
             }
         }
         do {
-            try self.init(writer: DatabasePool(path: path, configuration: configuration), searchTuning: searchTuning)
+            try self.init(writer: DatabasePool(path: path, configuration: configuration), searchTuning: searchTuning, checkpointPath: path)
         } catch let error as StorageError {
             throw error
         } catch {
@@ -70,8 +78,10 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
     }
 
     /// A store over any GRDB writer; tests may pass a `DatabaseQueue()` in memory.
-    public init(writer: any DatabaseWriter, searchTuning: SQLiteSearchTuning = SQLiteSearchTuning()) throws(StorageError) {
+    public init(writer: any DatabaseWriter, searchTuning: SQLiteSearchTuning = SQLiteSearchTuning(),
+                checkpointPath: String? = nil) throws(StorageError) {
         self.writer = writer
+        self.checkpointPath = checkpointPath
         self.searchTuning = searchTuning
         do {
             try Self.migrator.migrate(writer)
@@ -95,8 +105,18 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         }
     }
 
+    /// Copies committed pages from the write-ahead log into the database file (SQLite's PASSIVE
+    /// checkpoint: it never waits for and never blocks the writer), on a connection and a thread of
+    /// its own. Answers how many log frames are now in the file.
+    @discardableResult
+    public func checkpoint() async throws(StorageError) -> Int {
+        guard let path = checkpointPath else { return 0 }
+        return try await checkpointer.run(path: path)
+    }
+
     /// Closes the database; later calls fail with `unavailable`.
     public func close() throws {
+        checkpointer.close()
         if let pool = writer as? DatabasePool { try pool.close() }
         if let queue = writer as? DatabaseQueue { try queue.close() }
     }
@@ -560,5 +580,52 @@ struct ChangeLog {
             INSERT INTO changes(owner, collection, record_id, kind, version, at)
             SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, ? FROM json_each(?) ORDER BY key
             """).execute(arguments: [stamp, JSONValue.array(entries).canonicalJSONText])
+    }
+}
+
+
+/// The connection checkpoints run on, opened on first use, used on one serial queue: a checkpoint
+/// writes and syncs the database file, which must hold neither the writer nor a cooperative thread.
+final class Checkpointer: Sendable {
+    /// Log frames past which a checkpoint also restarts the log (16 MB at 16 KiB pages).
+    static let restartFrames = 1000
+    private let queue = DispatchQueue(label: "quire.storage.checkpoint")
+    private let connection = Mutex<DatabaseQueue?>(nil)
+
+    func run(path: String) async throws(StorageError) -> Int {
+        let result: Result<Int, StorageError> = await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: Result { () throws(StorageError) -> Int in
+                    do {
+                        let database = try self.connection.withLock { connection in
+                            if let connection { return connection }
+                            var configuration = Configuration()
+                            configuration.busyMode = .timeout(1)
+                            let opened = try DatabaseQueue(path: path, configuration: configuration)
+                            connection = opened
+                            return opened
+                        }
+                        return try database.writeWithoutTransaction { db in
+                            // The bulk (and its fsync) without blocking anyone…
+                            let passive = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(PASSIVE)")
+                            let logged: Int = passive?[1] ?? 0
+                            guard logged >= Self.restartFrames else { return passive?[2] ?? 0 }
+                            // …then, once the log is long, the few frames committed meanwhile, waiting for the
+                            // writer between two commits, so that the next commit starts the log over instead of
+                            // growing it: under steady writes a passive checkpoint alone never catches up.
+                            let restart = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(RESTART)")
+                            return max(passive?[2] ?? 0, restart?[2] ?? 0)
+                        }
+                    } catch {
+                        throw StorageError.unavailable("The database could not be checkpointed: \(error)")
+                    }
+                })
+            }
+        }
+        return try result.get()
+    }
+
+    func close() {
+        queue.sync { connection.withLock { $0 = nil } }
     }
 }

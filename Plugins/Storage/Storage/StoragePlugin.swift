@@ -3,6 +3,7 @@ public import Bus
 public import PluginKit
 public import ServiceLifecycle
 public import StorageAPI
+import DeviceMonitorAPI
 import Logging
 import Synchronization
 import Foundation
@@ -52,6 +53,8 @@ public struct StoragePlugin: Plugin {
     public let records: any RecordStore & BlobHolds & RecordSearching
     public let blobs: any BlobCollecting
     private let closer: StorageService
+    /// The SQLite store's checkpoints, every second and when a device enters low battery.
+    private let checkpoints: CheckpointService?
     private let grace: TimeInterval
     private let sweepInterval: Duration
     private let logger: Logger
@@ -66,11 +69,13 @@ public struct StoragePlugin: Plugin {
             records = store
             blobs = try FileBlobStore(directory: config.blobs, maxBlobBytes: config.maxBlobBytes)
             closer = StorageService(logger: context.logger) { try store.close() }
+            checkpoints = CheckpointService(store: store, lowBattery: context.bus.subscribe(to: LowBatteryEntered.self), logger: context.logger)
             context.logger.info("Storage: SQLite at \(path), blobs in \(config.blobs)")
         case .memory:
             records = InMemoryRecordStore()
             blobs = InMemoryBlobStore(maxBlobBytes: config.maxBlobBytes)
             closer = StorageService(logger: context.logger) {}
+            checkpoints = nil
             context.logger.info("Storage: in memory; nothing is kept after the server stops")
         }
         grace = config.blobGrace
@@ -84,15 +89,18 @@ public struct StoragePlugin: Plugin {
         self.records = records
         self.blobs = blobs
         self.closer = StorageService(logger: logger) {}
+        self.checkpoints = nil
         self.grace = blobGrace
         self.sweepInterval = blobSweep
         self.logger = logger
     }
 
     public var services: [any Service] {
-        guard let collector = collectorBox.collector else { return [closer] }
-        // The closer last: services stop in reverse order, so the sweep ends before the database closes.
-        return [closer, BlobSweepService(collector: collector, interval: sweepInterval)]
+        // The closer first: services stop in reverse order, so the others end before the database closes.
+        var services: [any Service] = [closer]
+        if let checkpoints { services.append(checkpoints) }
+        if let collector = collectorBox.collector { services.append(BlobSweepService(collector: collector, interval: sweepInterval)) }
+        return services
     }
 
     public var features: [String] { ["records", "blobs", "changes"] }
@@ -171,6 +179,42 @@ struct StorageService: Service {
             logger.info("Storage closed cleanly")
         } catch {
             logger.error("Storage did not close cleanly: \(error)")
+        }
+    }
+}
+
+
+/// Checkpoints the SQLite write-ahead log off the write path: every second while there is work,
+/// and at once when a device enters low battery (its pending writes reach the database file).
+struct CheckpointService: Service {
+    let store: SQLiteRecordStore
+    let lowBattery: EventSubscription<LowBatteryEntered>
+    let logger: Logger
+    static let interval: Duration = .seconds(1)
+
+    func run() async throws {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in lowBattery.cancelOnGracefulShutdown() { await checkpoint() }
+            }
+            group.addTask {
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    do {
+                        try await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
+                    } catch {
+                        return
+                    }
+                    await checkpoint()
+                }
+            }
+        }
+    }
+
+    private func checkpoint() async {
+        do {
+            try await store.checkpoint()
+        } catch {
+            logger.warning("storage: \(error.message)")
         }
     }
 }
