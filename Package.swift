@@ -1,4 +1,4 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 //
 // Quire — one set of parts, four apps. See README.md and DESIGN notes in the issues.
 //
@@ -30,6 +30,7 @@ let dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"5.0.0"),
     .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
 ]
 
@@ -46,6 +47,8 @@ extension Target.Dependency {
     static let jwt = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
     static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
     static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
+    static let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
+    static let nioHTTPTypes = Target.Dependency.product(name: "NIOHTTPTypes", package: "swift-nio-extras")
     static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
     static let zip = Target.Dependency.product(name: "ZIPFoundation", package: "ZIPFoundation")
 }
@@ -78,7 +81,7 @@ let targets: [Target] = [
     module("AppConfig", [.yams]),
     module("OrderKeys"),
     .target(name: "CQuireSystem", path: "Modules/CQuireSystem"),
-    module("HTTPKit", ["Bus", .hummingbird, .httpTypes, .nioCore, .logging]),
+    module("HTTPKit", ["Bus", .hummingbird, .httpTypes, .nioCore, .nioHTTP1, .nioHTTPTypes, .logging]),
     // Fetching a URL a user gave, refusing the server's own networks (libcurl through a system-library target).
     .systemLibrary(name: "CCurl", path: "Modules/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     module("SafeFetch", ["Bus", "CCurl"]),
@@ -127,7 +130,7 @@ let targets: [Target] = [
 
     // album (iRemember)
     plugin("Album", "AlbumAPI", ["Bus"]),
-    plugin("Album", "Album", ["AlbumAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "StorageAPI", "SafeFetch", "Bus", "PluginKit",
+    plugin("Album", "Album", ["AlbumAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "StorageAPI", "SafeFetch", "Secrets", "Bus", "PluginKit",
                               "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
 
     // notebooks (AR Notebook)

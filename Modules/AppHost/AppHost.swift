@@ -95,6 +95,8 @@ public struct AppHost: Sendable {
         let app = config.app
         return Application(
             responder: responder,
+            // Malformed HTTP (a bad chunk size, an oversized URL or header) gets a problem document too.
+            server: .http1(configuration: .init(additionalChannelHandlers: [ParseErrorProblemHandler()])),
             configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: "Quire"),
             services: plugins.flatMap(\.services),
             onServerRunning: { channel in

@@ -2,6 +2,7 @@ import Bus
 public import Hummingbird
 import HTTPTypes
 import NIOCore
+import NIOHTTP1
 import Logging
 
 /// Turns every error a route throws into a problem document, so that a client never sees an HTML
@@ -25,10 +26,17 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         case let problem as Problem:
             return problem
         case let error as BusError:
-            if Problem.status(for: error.code).code >= 500 {
-                logger.error("Request failed", metadata: ["code": "\(error.code.rawValue)", "error": "\(error.message)"])
-            }
-            return Problem(error)
+            let status = Problem.status(for: error.code)
+            guard status.code >= 500 else { return Problem(error) }
+            logger.error("Request failed", metadata: ["code": "\(error.code.rawValue)", "error": "\(error.message)"])
+            // An unavailable or timed-out dependency says so in a sentence written for clients;
+            // anything else is internal, and its text stays in the log.
+            if status == .serviceUnavailable || status == .gatewayTimeout, error.code != .noHandler { return Problem(error) }
+            return internalProblem(logger)
+        case let error as HTTPParserError:
+            // The connection's parse-error handler has already answered; this keeps router-level
+            // callers (tests) from seeing a 500.
+            return Problem.badRequest(String(decoding: ParseErrorProblemHandler.problemBody(for: error), as: UTF8.self))
         case let error as any HTTPResponseError:
             let code: String = switch error.status {
             case .notFound: "route_not_found"
@@ -45,8 +53,16 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return Problem(status: error.status, code: code, detail: detail)
         default:
             logger.error("Unexpected error", metadata: ["error": "\(String(reflecting: type(of: error)))"])
-            return Problem(status: .internalServerError, code: "internal",
-                           detail: "Something went wrong on the server. It has been logged; try again later.")
+            return internalProblem(logger)
         }
+    }
+
+    /// A 500 that names the request id (the log line has the details) and nothing else.
+    static func internalProblem(_ logger: Logger) -> Problem {
+        let requestID = logger[metadataKey: "hb.request.id"].map { "\($0)" }
+        let reference = requestID.map { " Quote request id \($0) if it keeps happening." } ?? ""
+        return Problem(status: .internalServerError, code: "internal",
+                       detail: "Something went wrong on the server. It has been logged; try again later.\(reference)",
+                       extra: requestID.map { ["requestId": $0] } ?? [:])
     }
 }

@@ -22,11 +22,24 @@ extension Request {
         guard buffer.readableBytes > 0 else {
             throw Problem.badRequest("The request needs a JSON body.")
         }
+        let data = Data(buffer.readableBytesView)
+        let value: T
         do {
-            return try JSONDecoder.quire.decode(T.self, from: Data(buffer.readableBytesView))
+            value = try JSONDecoder.quire.decode(T.self, from: data)
         } catch let error as DecodingError {
             throw Problem.badRequest(error.quireDescription.detail, field: error.quireDescription.field)
         }
+        // A misspelt member is an error, never silently ignored: where its absence means "empty"
+        // (a drawing's strokes), ignoring it would erase saved work.
+        let unknown = UnknownMembers.find(in: data, as: T.self)
+        if let first = unknown.first {
+            let named = unknown.prefix(5).map { "'\($0.prefix(60))'" }.joined(separator: ", ")
+            throw Problem.badRequest(
+                "The body has \(unknown.count == 1 ? "a member" : "members") this route does not take: \(named)"
+                    + "\(unknown.count > 5 ? " and \(unknown.count - 5) more" : ""). Check the spelling against the API reference.",
+                field: String(first.prefix(60)))
+        }
+        return value
     }
 
     /// Decodes the JSON body as `T` when there is one; nil for a request sent without a body (an
@@ -40,7 +53,7 @@ extension Request {
     /// from 1 to `max`.
     public func limit(default pageSize: Int, max: Int) throws -> Int {
         guard let raw = uri.queryParameters["limit"] else { return pageSize }
-        guard let limit = Int(raw), (1...max).contains(limit) else {
+        guard let limit = Int(raw), (1...Swift.max(1, max)).contains(limit) else {
             throw Problem.badRequest("'limit' must be a whole number from 1 to \(max).", field: "limit")
         }
         return limit
@@ -59,10 +72,36 @@ extension Request {
     /// absent and `required`).
     public func queryNumber(_ name: String, required: Bool = false) throws -> Double? {
         guard let raw = try query(name, required: required) else { return nil }
-        guard let value = Double(raw), value.isFinite else {
+        guard Self.isDecimal(raw), let value = Double(raw), value.isFinite else {
             throw Problem.badRequest("'\(name)' must be a number, not '\(raw.prefix(40))'.", field: name)
         }
         return value
+    }
+
+    /// A query parameter as a whole number in `range`; nil when absent, 400 naming the range when it
+    /// is not a whole number (`1e19`, `2.5`, `abc`) or falls outside it. Never traps, whatever is sent.
+    public func queryInteger(_ name: String, in range: ClosedRange<Int>, required: Bool = false) throws -> Int? {
+        guard let raw = try query(name, required: required) else { return nil }
+        let problem = Problem.badRequest("'\(name)' must be a whole number from \(range.lowerBound) to \(range.upperBound), "
+                                         + "not '\(raw.prefix(40))'.", field: name)
+        guard Self.isDecimal(raw) else { throw problem }
+        if let value = Int(raw) {
+            guard range.contains(value) else { throw problem }
+            return value
+        }
+        // "7.0" and "1e1" are whole numbers written another way; anything else is refused.
+        guard let number = Double(raw), number.isFinite, number.rounded() == number,
+              number >= Double(range.lowerBound), number <= Double(range.upperBound),
+              let value = Int(exactly: number) else { throw problem }
+        return value
+    }
+
+    /// Digits, sign, point and exponent only: Swift's number parsers also read hexadecimal
+    /// ("0x10") and "nan", and a client means none of those.
+    static func isDecimal(_ raw: String) -> Bool {
+        !raw.isEmpty && raw.utf8.count <= 400 && raw.utf8.allSatisfy {
+            (0x30...0x39).contains($0) || $0 == 0x2D || $0 == 0x2B || $0 == 0x2E || $0 == 0x65 || $0 == 0x45
+        }
     }
 
     /// The `Idempotency-Key` header, when present and well-formed (1–255 visible ASCII characters).

@@ -20,6 +20,14 @@ public protocol Plugin: Sendable {
     /// Reads the plugin's section. Mistakes go to the section's diagnostics, not thrown.
     static func configure(_ section: ConfigSection) -> Config
 
+    /// Names this plugin's config declares for other plugins' settings to refer to, by kind (media:
+    /// `["rendition": [its rendition names]]`).
+    static func declaredNames(_ config: Config) -> [String: Set<String>]
+
+    /// Settings of this plugin that name something another plugin declares; `quire config check`
+    /// refuses one that names nothing, at the setting's line and column.
+    static func references(_ config: Config) -> [NameReference]
+
     /// Builds the plugin.
     init(config: Config, context: PluginContext) async throws
 
@@ -42,6 +50,8 @@ public protocol Plugin: Sendable {
 }
 
 extension Plugin {
+    public static func declaredNames(_ config: Config) -> [String: Set<String>] { [:] }
+    public static func references(_ config: Config) -> [NameReference] { [] }
     public var services: [any Service] { [] }
     public func register(on bus: any MessageBus) async throws {}
     public func routes(_ routes: PluginRoutes) throws {}
@@ -99,5 +109,23 @@ public struct SettingDescription: Sendable, Equatable {
         self.type = type
         self.defaultValue = defaultValue
         self.help = help
+    }
+}
+
+/// A setting that names another plugin's thing (share-link's `rendition` names one of media's).
+public struct NameReference: Sendable, Hashable {
+    /// The setting's key in this plugin's section.
+    public var setting: String
+    /// What kind of name it is, as the declaring plugin's ``Plugin/declaredNames(_:)`` files it.
+    public var kind: String
+    public var name: String
+    /// The plugin whose section declares such names, for the message.
+    public var declaredIn: String
+
+    public init(setting: String, kind: String, name: String, declaredIn: String) {
+        self.setting = setting
+        self.kind = kind
+        self.name = name
+        self.declaredIn = declaredIn
     }
 }

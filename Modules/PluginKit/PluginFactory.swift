@@ -4,11 +4,16 @@ public import AppConfig
 public struct PluginFactory: Sendable {
     public let descriptor: PluginDescriptor
     private let configureBody: @Sendable (ConfigSection) -> any Sendable
+    private let namesBody: @Sendable (any Sendable) -> (declared: [String: Set<String>], references: [NameReference])
     private let makeBody: @Sendable (any Sendable, PluginContext) async throws -> any Plugin
 
     public init<P: Plugin>(_ type: P.Type) {
         self.descriptor = P.descriptor
         self.configureBody = { P.configure($0) }
+        self.namesBody = { config in
+            guard let config = config as? P.Config else { return ([:], []) }
+            return (P.declaredNames(config), P.references(config))
+        }
         self.makeBody = { config, context in
             guard let config = config as? P.Config else {
                 throw PluginSetupError("internal: config of the wrong type given to plugin '\(P.descriptor.id)'")
@@ -19,7 +24,11 @@ public struct PluginFactory: Sendable {
 
     /// Reads the plugin's section (pure).
     public func configure(_ section: ConfigSection) -> ConfiguredPlugin {
-        ConfiguredPlugin(factory: self, config: configureBody(section))
+        ConfiguredPlugin(factory: self, config: configureBody(section), section: section)
+    }
+
+    func names(_ config: any Sendable) -> (declared: [String: Set<String>], references: [NameReference]) {
+        namesBody(config)
     }
 
     func make(config: any Sendable, context: PluginContext) async throws -> any Plugin {
@@ -31,6 +40,8 @@ public struct PluginFactory: Sendable {
 public struct ConfiguredPlugin: Sendable {
     public let factory: PluginFactory
     public let config: any Sendable
+    /// Where the plugin's settings are, for checks across plugins.
+    let section: ConfigSection
 
     public var id: String { factory.descriptor.id }
 

@@ -51,6 +51,26 @@ public enum PluginGraph {
             sorted.append(id)
         }
         for id in order { visit(id, []) }
+        checkNames(order.compactMap { configured[$0] })
         return sorted.compactMap { configured[$0] }
+    }
+
+    /// Every setting that names another plugin's thing must name one that plugin declares: what
+    /// `serve` would otherwise find only at the first request (every shared picture a 404).
+    private static func checkNames(_ plugins: [ConfiguredPlugin]) {
+        var declared: [String: Set<String>] = [:]
+        var references: [(ConfiguredPlugin, NameReference)] = []
+        for plugin in plugins {
+            let names = plugin.factory.names(plugin.config)
+            for (kind, values) in names.declared { declared[kind, default: []].formUnion(values) }
+            references += names.references.map { (plugin, $0) }
+        }
+        for (plugin, reference) in references where !(declared[reference.kind]?.contains(reference.name) ?? false) {
+            let known = (declared[reference.kind] ?? []).sorted()
+            let list = known.isEmpty ? "it declares none" : "it declares \(known.map { "\"\($0)\"" }.joined(separator: ", "))"
+            plugin.section.report(reference.setting,
+                                  "names the \(reference.kind) \"\(reference.name)\", which plugin '\(reference.declaredIn)' does not declare (\(list)); "
+                                      + "add it under plugins.\(reference.declaredIn) or name one of those")
+        }
     }
 }

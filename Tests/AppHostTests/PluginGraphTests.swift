@@ -95,6 +95,26 @@ struct PluginGraphTests {
         ])
     }
 
+    @Test("what serve would refuse, check refuses with the position: a short auth secret")
+    func shortSecret() throws {
+        #expect(try errors("app: a\nplugins:\n  storage: {}\n  auth: { secret: too-short }\n") == [
+            "app.yaml:4:19: plugins.auth.secret: must be at least 32 characters (it has 9); generate one with: openssl rand -base64 48",
+        ])
+    }
+
+    @Test("a setting that names another plugin's thing must name one it declares (share-link's rendition, media's renditions)")
+    func crossPluginNames() throws {
+        let plugins = "  storage: {}\n  auth: {}\n  geo: {}\n  drawing: {}\n"
+        let found = try errors("app: a\nplugins:\n\(plugins)  media: { renditions: [{ name: thumb }] }\n  share-link: { rendition: shar }\n")
+        #expect(found == [
+            "app.yaml:8:28: plugins.share-link.rendition: names the rendition \"shar\", which plugin 'media' does not declare (it declares \"thumb\"); "
+                + "add it under plugins.media or name one of those",
+        ], "\(found)")
+        #expect(try errors("app: a\nplugins:\n\(plugins)  media: { renditions: [{ name: share }] }\n  share-link: { rendition: share }\n").isEmpty)
+        // The default ("share") must be declared too.
+        #expect(try errors("app: a\nplugins:\n\(plugins)  media: {}\n  share-link: {}\n").count == 1)
+    }
+
     @Test("every app config shipped in config/ is valid")
     func shippedConfigs() throws {
         let root = RepositoryRoot.path

@@ -9,14 +9,18 @@ import Testing
 /// URL imports allowed to reach the test web server on 127.0.0.2 only.
 enum IRemember {
     static func yaml(shareLink: String = "{ resolves_per_minute: 1000 }", media: String = "max_upload_bytes: 10485760") -> String {
-        TestApp.yaml(app: "iremember-test", extraPlugins: """
-              media: { \(media), renditions: [{ name: thumb, width: 64, height: 64, fit: cover }, { name: display, width: 320, height: 320, format: webp }, { name: share, width: 400, height: 400, format: jpeg }] }
-              drawing: {}
-              geo: {}
-              share-link: \(shareLink)
-              album: { import_allow_networks: [127.0.0.2/32], import_timeout_seconds: 10 }
+        TestApp.yaml(app: "iremember-test", extraPlugins: plugins(shareLink: shareLink, media: media))
+    }
 
-            """)
+    static func plugins(shareLink: String = "{ resolves_per_minute: 1000 }", media: String = "max_upload_bytes: 10485760") -> String {
+        """
+          media: { \(media), renditions: [{ name: thumb, width: 64, height: 64, fit: cover }, { name: display, width: 320, height: 320, format: webp }, { name: share, width: 400, height: 400, format: jpeg }] }
+          drawing: {}
+          geo: {}
+          share-link: \(shareLink)
+          album: { import_allow_networks: [127.0.0.2/32], import_timeout_seconds: 10 }
+
+        """
     }
 
     static func run(yaml: String = IRemember.yaml(), _ body: @Sendable (APIClient, AppHost) async throws -> Void) async throws {

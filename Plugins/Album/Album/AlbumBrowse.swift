@@ -117,7 +117,7 @@ extension AlbumService {
     private func rarest(owner: String, _ tags: [String]) async throws(BusError) -> String {
         var best: (tag: String, count: Int)?
         for tag in tags {
-            let count = try await store.get(collection: Self.counts, id: Counter.id(.tag, tag), owner: owner)?.decode(Counter.self).count ?? 0
+            let count = try await store.get(collection: Self.counts, id: Counter.id(owner: owner, .tag, tag), owner: owner)?.decode(Counter.self).count ?? 0
             if best == nil || count < (best?.count ?? 0) { best = (tag, count) }
         }
         return best?.tag ?? tags[0]

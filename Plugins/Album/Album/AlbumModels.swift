@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import Secrets
 
 /// A photo as stored (`album.photos`). Times are wall-clock (what the camera's clock showed),
 /// `YYYY-MM-DDTHH:MM:SS`, so that "the morning of May 3rd" stays the morning wherever it is viewed.
@@ -76,7 +77,11 @@ struct Counter: Codable, Sendable, Equatable {
     var label: String
     var count: Int
 
-    static func id(_ kind: Kind, _ key: String) -> String { "\(kind.rawValue):\(TagRules.hash(key))" }
+    /// Each owner has their own counters: the id hashes the owner with the key (ids are unique across
+    /// owners, so a shared id let one user's "beach" or "2024-05" block everyone else's).
+    static func id(owner: String, _ kind: Kind, _ key: String) -> String {
+        "\(kind.rawValue):\(Secrets.sha256Hex(owner + "\u{0}" + key).prefix(32))"
+    }
 }
 
 /// Tags are single words: what people type is forgiven — "#Beach, sunset Dog" is beach, sunset, dog.

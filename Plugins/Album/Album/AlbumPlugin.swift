@@ -69,7 +69,9 @@ public struct AlbumPlugin: Plugin {
         limits = (photo: photoLimit, drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
         let fetcher = SafeFetcher(policy: SafeFetcher.Policy(maxBytes: config.importMaxBytes ?? photoLimit, timeout: .seconds(config.importTimeout),
                                                              allowedNetworks: config.importAllowNetworks))
-        service = AlbumService(store: store, bus: context.bus, timeZone: config.timeZone, fetcher: fetcher)
+        service = AlbumService(store: store, bus: context.bus, timeZone: config.timeZone, fetcher: fetcher, logger: context.logger)
+        let moved = try await service.migrateCounterIDs()
+        if moved > 0 { context.logger.notice("album: moved \(moved) tag and folder counters to per-owner ids") }
         pageSize = config.pageSize
         if !config.importAllowNetworks.isEmpty {
             context.logger.warning("album: URL imports may reach \(config.importAllowNetworks.map(\.description).joined(separator: ", ")) (import_allow_networks; tests only)")
@@ -177,8 +179,7 @@ public struct AlbumPlugin: Plugin {
             return try .json(Items(items: counters.map { CountJSON(key: $0.key, label: $0.label, count: $0.count) }))
         }
         try routes.add(.get, "recent", summary: "The most recent days with photos, newest first (?days=N, default 7)") { request, _, identity in
-            let days = try request.queryNumber("days").map(Int.init) ?? 7
-            guard (1...366).contains(days) else { throw Problem.badRequest("'days' is 1 to 366.", field: "days") }
+            let days = try request.queryInteger("days", in: 1...366) ?? 7
             let counters = try await service.counters(owner: identity.accountID, kind: .day, limit: days)
             return try .json(Items(items: counters.map { CountJSON(key: $0.key, label: AlbumService.readableDay($0.key), count: $0.count) }))
         }

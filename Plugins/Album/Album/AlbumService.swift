@@ -2,6 +2,7 @@ import AlbumAPI
 import Bus
 import Foundation
 import GeoAPI
+import Logging
 import MediaAPI
 import SafeFetch
 import StorageAPI
@@ -30,6 +31,8 @@ struct AlbumService: Sendable {
     let bus: any MessageBus
     let timeZone: TimeZone
     let fetcher: SafeFetcher
+    /// Where failures that must not fail a request (a geotag after the photo is stored) are told.
+    var logger = Logger(label: "quire.album")
 
     // MARK: Adding
 
@@ -138,12 +141,17 @@ struct AlbumService: Sendable {
     /// place either way; a missing geotag only hides it from radius searches until it is edited.
     private func geotag(owner: String, id: String, _ location: PhotoData.Location?) async {
         let subject = "album.photos/\(id)"
-        if let location {
-            _ = try? await bus.request(SetGeotag(owner: owner, geotag: Geotag(subject: subject, latitude: location.latitude,
-                                                                              longitude: location.longitude, accuracy: location.accuracy,
-                                                                              altitude: location.altitude, source: location.source)))
-        } else {
-            _ = try? await bus.request(RemoveGeotag(owner: owner, subject: subject))
+        do throws(BusError) {
+            if let location {
+                _ = try await bus.request(SetGeotag(owner: owner, geotag: Geotag(subject: subject, latitude: location.latitude,
+                                                                                 longitude: location.longitude, accuracy: location.accuracy,
+                                                                                 altitude: location.altitude, source: location.source)))
+            } else {
+                _ = try await bus.request(RemoveGeotag(owner: owner, subject: subject))
+            }
+        } catch {
+            logger.warning("album: the photo's geotag was not updated; it is missing from radius searches until the photo is edited",
+                           metadata: ["photo": "\(id)", "code": "\(error.code.rawValue)", "error": "\(error.message)"])
         }
     }
 
@@ -282,7 +290,7 @@ struct AlbumService: Sendable {
             guard current != nil else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
             return nil
         }
-        _ = try? await bus.request(RemoveGeotag(owner: owner, subject: "album.photos/\(id)"))
+        await geotag(owner: owner, id: id, nil)
     }
 
     /// Reads the photo, applies `change` (nil: the photo is gone), and writes the photo, its
@@ -355,10 +363,10 @@ struct AlbumService: Sendable {
     private func memberships(_ photo: PhotoData?) -> [String: (Counter.Kind, String, String)] {
         guard let photo else { return [:] }
         var result: [String: (Counter.Kind, String, String)] = [:]
-        for tag in photo.tags { result[Counter.id(.tag, tag)] = (.tag, tag, tag) }
-        result[Counter.id(.month, photo.month)] = (.month, photo.month, photo.month)
-        result[Counter.id(.day, photo.day)] = (.day, photo.day, photo.day)
-        if let key = photo.placeKey { result[Counter.id(.place, key)] = (.place, key, photo.place?.label ?? key) }
+        for tag in photo.tags { result["tag:\(tag)"] = (.tag, tag, tag) }
+        result["month:\(photo.month)"] = (.month, photo.month, photo.month)
+        result["day:\(photo.day)"] = (.day, photo.day, photo.day)
+        if let key = photo.placeKey { result["place:\(key)"] = (.place, key, photo.place?.label ?? key) }
         return result
     }
 
@@ -380,7 +388,8 @@ struct AlbumService: Sendable {
     private func counterOperations(owner: String, _ deltas: CounterDeltas) async throws(BusError) -> [WriteOperation] {
         // A place keeps its count but may get a better label: left as first named.
         var operations: [WriteOperation] = []
-        for (id, change) in deltas.sorted(by: { $0.key < $1.key }) where change.delta != 0 {
+        for (_, change) in deltas.sorted(by: { $0.key < $1.key }) where change.delta != 0 {
+            let id = Counter.id(owner: owner, change.kind, change.key)
             let record = try await store.get(collection: Self.counts, id: id, owner: owner)
             var counter = try record?.decode(Counter.self) ?? Counter(kind: change.kind, key: change.key, label: change.label, count: 0)
             counter.count += change.delta
@@ -393,6 +402,33 @@ struct AlbumService: Sendable {
             }
         }
         return operations
+    }
+}
+
+extension AlbumService {
+    /// Moves counters stored under the old shared ids (one per tag or folder for everyone) to their
+    /// owner's own ids. Idempotent; run at start before any request. Under the old ids only the
+    /// first owner of a tag or month could have a counter, so no two records merge here.
+    func migrateCounterIDs() async throws(BusError) -> Int {
+        var moved = 0
+        var cursor: String?
+        repeat {
+            let page = try await store.query(RecordQuery(collection: Self.counts, owner: nil, limit: WriteBatch.maxOperations / 2, cursor: cursor))
+            var operations: [WriteOperation] = []
+            for record in page.records {
+                let counter = try record.decode(Counter.self)
+                let id = Counter.id(owner: record.owner, counter.kind, counter.key)
+                guard id != record.id else { continue }
+                operations.append(.delete(collection: Self.counts, id: record.id, owner: record.owner, expectedVersion: record.version))
+                operations.append(.insert(collection: Self.counts, id: id, owner: record.owner, data: try JSONDocument(encoding: counter)))
+            }
+            if !operations.isEmpty {
+                _ = try await store.write(WriteBatch(operations))
+                moved += operations.count / 2
+            }
+            cursor = page.nextCursor
+        } while cursor != nil
+        return moved
     }
 }
 

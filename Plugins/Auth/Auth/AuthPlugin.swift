@@ -80,13 +80,19 @@ public struct AuthPlugin: Plugin {
         if methods.contains("oidc"), providers.isEmpty { section.report("oidc_providers", "'oidc' is in methods, so list at least one provider") }
         let onboarding = section.choice("onboarding", ["password", "device"], default: methods.first ?? "password")
         if !methods.contains(onboarding) { section.report("onboarding", "\"\(onboarding)\" is not one of methods \(methods)") }
+        let secret = section.string("secret").flatMap { $0.isEmpty ? nil : $0 }
+        if let secret, secret.utf8.count < ServerSecret.minimumBytes {
+            // Said here, with the line and column, rather than when serve builds the plugin.
+            section.report("secret", "must be at least \(ServerSecret.minimumBytes) characters (it has \(secret.utf8.count)); "
+                           + "generate one with: openssl rand -base64 48")
+        }
         return Config(
             methods: methods,
             onboarding: onboarding,
             accessTTL: section.duration("access_token_ttl", default: .seconds(900), in: .seconds(60) ... .seconds(86_400)),
             refreshTTL: section.duration("refresh_token_ttl", default: .seconds(30 * 86_400), in: .seconds(3600) ... .seconds(365 * 86_400)),
             bcryptCost: section.int("bcrypt_cost", default: 12, in: 4...16),
-            secret: section.string("secret").flatMap { $0.isEmpty ? nil : $0 },
+            secret: secret,
             secretFile: section.string("secret_file"),
             attemptsPerAccount: section.int("max_failed_logins", default: 5, in: 1...1000),
             attemptsPerAddress: section.int("max_failed_logins_per_address", default: 20, in: 1...10_000),

@@ -58,6 +58,9 @@ actor OIDCProvider {
 
     /// Checks the signature, issuer, audience, expiry and nonce; each refusal says which.
     func verify(idToken: String, nonce: String?) async throws(BusError) -> Verified {
+        guard JWTForm.isCompact(idToken) else {
+            throw Self.refused("The ID token is not a compact JWS (three base64url parts without '=' padding).", reason: "malformed")
+        }
         let kid = try Self.keyID(of: idToken)
         if fetchedAt.map({ clock.now - $0 > config.keysTTL }) ?? true {
             try await refresh()

@@ -6,9 +6,11 @@ import PluginKit
 /// The key that signs access tokens: from config (`secret: ${QUIRE_AUTH_SECRET}`), or else generated
 /// once and kept in a file readable by the server's user only, so tokens survive a restart.
 enum ServerSecret {
+    static let minimumBytes = 32
+
     static func load(configured: String?, file: String, logger: Logger) throws -> Data {
         if let configured {
-            guard configured.utf8.count >= 32 else {
+            guard configured.utf8.count >= minimumBytes else {
                 throw PluginSetupError("auth: 'secret' must be at least 32 characters; generate one with: openssl rand -base64 48")
             }
             return Data(configured.utf8)

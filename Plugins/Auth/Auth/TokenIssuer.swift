@@ -46,6 +46,9 @@ struct TokenIssuer: Sendable {
 
     /// The account, session and remaining lifetime of a valid, unexpired token from this server.
     func verify(_ token: String) async throws(BusError) -> (account: String, session: String, remaining: Duration) {
+        guard JWTForm.isCompact(token) else {
+            throw BusError(.unauthenticated, "The access token is invalid or expired; refresh it or sign in again.")
+        }
         let claims: AccessClaims
         do {
             claims = try await keys.verify(token, as: AccessClaims.self)

@@ -94,7 +94,7 @@ public enum LightingRules {
                 temperature = kelvin.rounded()
                 if kelvin < thresholds.minColourTemperature {
                     warnings.append("too_warm")
-                    sentences.append("The light is too warm: about \(Int(kelvin.rounded())) K, under \(Int(thresholds.minColourTemperature)) K; "
+                    sentences.append("The light is too warm: about \(whole(kelvin)) K, under \(Int(thresholds.minColourTemperature)) K; "
                                      + "use daylight or a cool white lamp.")
                 }
             }
@@ -103,5 +103,11 @@ public enum LightingRules {
                               message: sentences.isEmpty ? "The light is good for AR." : sentences.joined(separator: " "))
     }
 
-    static func percent(_ value: Double) -> String { "\(Int((value * 100).rounded())) %" }
+    static func percent(_ value: Double) -> String { "\(whole(value * 100)) %" }
+
+    /// A measured number for a sentence; never traps (McCamy's formula is unbounded near its pole).
+    static func whole(_ value: Double) -> String {
+        guard value.isFinite, abs(value) < 1e15 else { return value.isNaN ? "?" : (value < 0 ? "−∞" : "∞") }
+        return String(Int(value.rounded()))
+    }
 }

@@ -95,6 +95,11 @@ public struct MediaPlugin: Plugin {
     }
 
     public var services: [any Service] { [RenditionJanitor(service: service, deleted: deleted)] }
+
+    /// Other plugins name renditions in their settings (share-link's `rendition`).
+    public static func declaredNames(_ config: Config) -> [String: Set<String>] {
+        ["rendition": Set(config.renditions.map(\.name))]
+    }
 }
 
 /// When storage deletes an original, its renditions' cache records go too.

@@ -100,8 +100,10 @@ public struct ImageEdit: Codable, Sendable, Equatable {
         guard [0, 90, 180, 270].contains(rotate) else {
             throw BusError.invalid("Rotate by 0, 90, 180 or 270 degrees.", field: "rotate")
         }
-        if let crop, crop.x < 0 || crop.y < 0 || crop.width < 1 || crop.height < 1 {
-            throw BusError.invalid("A crop has x, y ≥ 0 and a width and height of at least 1 pixel.", field: "crop")
+        // Bounded so that x + width cannot overflow: no image is 1,000,000 pixels on a side.
+        if let crop, !(0...1_000_000).contains(crop.x) || !(0...1_000_000).contains(crop.y)
+            || !(1...1_000_000).contains(crop.width) || !(1...1_000_000).contains(crop.height) {
+            throw BusError.invalid("A crop has x and y from 0 and a width and height from 1, each at most 1000000 pixels.", field: "crop")
         }
         if let resize, !(1...10_000).contains(resize.width) || !(1...10_000).contains(resize.height) {
             throw BusError.invalid("A resize is 1 to 10000 pixels on each side.", field: "resize")

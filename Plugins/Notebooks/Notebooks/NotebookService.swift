@@ -191,8 +191,8 @@ struct NotebookService: Sendable {
                 let result = try await store.write(WriteBatch(operations, idempotency: idempotency))
                 guard let saved = result.records.last ?? nil else { throw BusError(.internal, "The notebook was not stored.") }
                 return Updated(record: saved, data: try saved.decode(NotebookData.self), written: result.records)
-            } catch where error.code == .conflict || error.code == .preconditionFailed {
-                continue
+            } catch where error.code == .preconditionFailed || (error.code == .conflict && error.details["reason"] != "idempotency_key_reused") {
+                continue  // another write got there first: read again
             }
         }
         throw BusError(.conflict, "The notebook kept changing while this was saved; try again.")

@@ -165,10 +165,7 @@ public struct NotebooksPlugin: Plugin {
             } else if contentType.hasPrefix("image/") || contentType.hasPrefix("application/octet-stream") {
                 let bytes = try await request.collectUpload(limit: maxImageBytes, what: "an image")
                 insert = .image(bytes)
-                slot = try request.queryNumber("slot").map { value in
-                    guard let whole = Int(exactly: value) else { throw Problem.badRequest("'slot' is a whole number.", field: "slot") }
-                    return whole
-                }
+                slot = try request.queryInteger("slot", in: 0...1_000)
             } else {
                 throw Problem(status: .unsupportedMediaType, code: "unsupported_media_type",
                               detail: "Send text as application/json {kind, text} or an image with its image/* Content-Type.")

@@ -61,14 +61,8 @@ extension NotesService {
     /// Reads the note afresh (an edit made while an image was being ingested is kept, not
     /// overwritten or refused), applies `change`, and writes it guarded by that version.
     private func update(owner: String, id: String, expectedVersion: Int64?,
-                        _ change: @Sendable (inout NoteData) -> Void) async throws(BusError) -> Record {
-        let record = try await note(owner: owner, id: id)
-        var data = try record.decode(NoteData.self)
-        change(&data)
-        let version = expectedVersion ?? record.version
-        let updated = try await writing(owner) { () async throws(BusError) in
-            try await store.replace(data, in: Self.collection, id: id, owner: owner, expectedVersion: version)
-        }
+                        _ change: (inout NoteData) -> Void) async throws(BusError) -> Record {
+        let updated = try await modify(owner: owner, id: id, expectedVersion: expectedVersion, change)
         await bus.publish(NoteChanged(owner: owner, noteID: id, kind: .edited, version: updated.version))
         return updated
     }

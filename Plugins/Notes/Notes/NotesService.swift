@@ -52,9 +52,13 @@ struct NotesService: Sendable {
     private func record(owner: String, id: String) async throws(BusError) -> Record {
         guard StorageNames.isValidID(id),
               let record = try await store.get(collection: Self.collection, id: id, owner: owner) else {
-            throw BusError(.notFound, "No note '\(id)'.", details: ["id": id])
+            throw Self.noSuchNote(id)
         }
         return record
+    }
+
+    static func noSuchNote(_ id: String) -> BusError {
+        BusError(.notFound, "No note '\(id)'.", details: ["id": id])
     }
 
     // MARK: Writing
@@ -82,17 +86,48 @@ struct NotesService: Sendable {
 
     func edit(owner: String, id: String, input: NoteInput, expectedVersion: Int64?) async throws(BusError) -> Record {
         try validate(input)
-        let record = try await record(owner: owner, id: id)
-        var data = try record.decode(NoteData.self)
-        if let title = input.title { data.title = title }
-        if let text = input.text { data.text = text }
-        if let date = input.date { data.date = date }
-        let version = expectedVersion ?? record.version
-        let updated = try await writing(owner) { () async throws(BusError) in
-            try await store.replace(data, in: Self.collection, id: id, owner: owner, expectedVersion: version)
+        let updated = try await modify(owner: owner, id: id, expectedVersion: expectedVersion) { data in
+            if let title = input.title { data.title = title }
+            if let text = input.text { data.text = text }
+            if let date = input.date { data.date = date }
         }
         await publish(owner, updated, .edited)
         return updated
+    }
+
+    /// Reads the note, applies `change` and writes it back. With `If-Match` (`expectedVersion`) the
+    /// write happens only on that version, else 412 saying what the note is at now. Without it, a
+    /// write that lost a race with another client reads the note again and reapplies the change:
+    /// the client asked for no precondition, so it gets none.
+    func modify(owner: String, id: String, expectedVersion: Int64?,
+                _ change: (inout NoteData) -> Void) async throws(BusError) -> Record {
+        for _ in 0..<Self.maxRetries {
+            let record = try await record(owner: owner, id: id)
+            if let expectedVersion, expectedVersion != record.version { throw Self.stale(id: id, expected: expectedVersion, actual: record.version) }
+            var data = try record.decode(NoteData.self)
+            change(&data)
+            do {
+                return try await writing(owner) { () async throws(BusError) in
+                    try await store.replace(data, in: Self.collection, id: id, owner: owner, expectedVersion: record.version)
+                }
+            } catch where error.code == .preconditionFailed {
+                if let expectedVersion {
+                    let now = try await self.record(owner: owner, id: id).version
+                    throw Self.stale(id: id, expected: expectedVersion, actual: now)
+                }
+                continue  // another client wrote in between: read again
+            } catch where error.code == .notFound {
+                throw Self.noSuchNote(id)
+            }
+        }
+        throw BusError(.conflict, "Note '\(id)' kept changing while it was being saved (other devices are editing it); try again.")
+    }
+
+    static let maxRetries = 8
+
+    static func stale(id: String, expected: Int64, actual: Int64) -> BusError {
+        BusError(.preconditionFailed, "Note '\(id)' has changed since version \(expected) (it is at version \(actual) now); "
+                 + "reload it and apply your change again.", details: ["id": id, "version": String(actual)])
     }
 
     func delete(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) {

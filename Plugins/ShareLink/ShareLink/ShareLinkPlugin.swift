@@ -50,6 +50,10 @@ public struct ShareLinkPlugin: Plugin {
                       publicURL: publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 })
     }
 
+    public static func references(_ config: Config) -> [NameReference] {
+        [NameReference(setting: "rendition", kind: "rendition", name: config.rendition, declaredIn: "media")]
+    }
+
     let service: ShareLinkService
     let config: Config
     let resolves: SlidingWindow
@@ -160,8 +164,28 @@ public struct ShareLinkPlugin: Plugin {
 
     private func wantsJSON(_ request: Request) -> Bool {
         if request.uri.queryParameters["format"] == "json" { return true }
-        let accept = request.headers[.accept] ?? ""
-        return accept.contains("application/json") && !accept.contains("text/html")
+        return Self.prefersJSON(accept: request.headers[.accept] ?? "")
+    }
+
+    /// Content negotiation for a page that is HTML for browsers and link previews and JSON for apps:
+    /// JSON when the Accept header ranks a JSON type (application/json, application/problem+json,
+    /// any +json) above HTML; HTML when it names neither, or only wildcards.
+    static func prefersJSON(accept: String) -> Bool {
+        var json = 0.0, html = 0.0
+        for entry in accept.split(separator: ",") {
+            let parts = entry.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let type = parts.first else { continue }
+            var quality = 1.0
+            for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
+                quality = Double(parameter.dropFirst(2)).flatMap { $0.isFinite ? min(1, max(0, $0)) : nil } ?? 0
+            }
+            if type == "application/json" || type == "application/problem+json" || type.hasSuffix("+json") {
+                json = max(json, quality)
+            } else if type == "text/html" || type == "application/xhtml+xml" {
+                html = max(html, quality)
+            }
+        }
+        return json > html
     }
 
     private func baseURL(_ request: Request) -> String {

@@ -270,7 +270,7 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
                                     schema: CollectionSchema?) throws(StorageError) {
         for index in schema?.indexes ?? [] where index.unique {
             if entries.values.contains(where: { $0.record.id != entry.record.id && clash(index, entry, $0) }) {
-                throw StorageError(.conflict, "Another record in '\(entry.record.collection)' already has the same unique value.",
+                throw StorageError(.conflict, "Another item already has the same unique value.",
                                    details: ["index": index.name])
             }
         }

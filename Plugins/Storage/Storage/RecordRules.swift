@@ -2,20 +2,21 @@ import Bus
 import Foundation
 import StorageAPI
 
-/// The rules every backend applies identically, and their error messages.
+/// The rules every backend applies identically, and their error messages. Plugins pass these
+/// messages on to clients, so they name the client's ids and never storage's own collections.
 enum RecordRules {
     static func notFound(collection: String, id: String) -> StorageError {
-        StorageError(.notFound, "No record '\(id)' in '\(collection)'.", details: ["id": id])
+        StorageError(.notFound, "'\(id)' does not exist; it may have been deleted.", details: ["id": id])
     }
 
     static func duplicateID(collection: String, id: String) -> StorageError {
-        StorageError(.conflict, "A record '\(id)' already exists in '\(collection)'.", details: ["id": id])
+        StorageError(.conflict, "'\(id)' already exists.", details: ["id": id])
     }
 
     static func check(expectedVersion: Int64?, actual: Int64, id: String) throws(StorageError) {
         if let expectedVersion, expectedVersion != actual {
             throw StorageError(.preconditionFailed,
-                               "Record '\(id)' is at version \(actual), not \(expectedVersion): it changed since you read it. Reload and retry.",
+                               "'\(id)' changed since you read it (it is at version \(actual), not \(expectedVersion)). Reload it and retry.",
                                details: ["id": id, "version": String(actual)])
         }
     }

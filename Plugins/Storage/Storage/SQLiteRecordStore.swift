@@ -504,7 +504,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
             guard let start = message.range(of: prefix) else { return nil }
             return String(message[start.upperBound...].prefix { $0 != "'" && $0 != " " })
         } ?? "unknown"
-        return StorageError(.conflict, "Another record in '\(collection)' already has the same unique value.",
+        return StorageError(.conflict, "Another item already has the same unique value.",
                             details: ["index": index])
     }
 

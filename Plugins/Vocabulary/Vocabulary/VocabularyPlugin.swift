@@ -40,6 +40,7 @@ public struct VocabularyPlugin: Plugin {
 
     let service: VocabularyService
     let jobs: ImportExport
+    let logger: Logger
     let config: Config
 
     public init(config: Config, context: PluginContext) async throws {
@@ -47,12 +48,13 @@ public struct VocabularyPlugin: Plugin {
         for schema in VocabularyCollections.schemas { try await store.declare(schema) }
         service = VocabularyService(store: store, undoWindow: TimeInterval(config.undoSeconds))
         jobs = ImportExport(service: service, logger: context.logger)
+        logger = context.logger
         self.config = config
     }
 
     public var features: [String] { ["collections", "entries", "tags", "relations", "search", "import:csv", "import:apkg", "export:csv", "export:apkg", "undo-delete"] }
 
-    public var services: [any Service] { [VocabularyJanitor(service: service, jobs: jobs)] }
+    public var services: [any Service] { [VocabularyJanitor(service: service, jobs: jobs, logger: logger)] }
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
@@ -72,6 +74,7 @@ public struct VocabularyPlugin: Plugin {
 struct VocabularyJanitor: Service {
     let service: VocabularyService
     let jobs: ImportExport
+    let logger: Logger
 
     func run() async throws {
         var lastPurge = Date.distantPast
@@ -80,7 +83,13 @@ struct VocabularyJanitor: Service {
             // behind is rolled back soon after it falls silent.
             await jobs.recover()
             if Date().timeIntervalSince(lastPurge) >= 60 {
-                _ = try? await service.purgeTrash()
+                do {
+                    _ = try await service.purgeTrash()
+                } catch {
+                    // Tried again next minute; an entry past its window stays restorable meanwhile.
+                    logger.warning("vocabulary: emptying the undo trash failed; retrying in a minute",
+                                   metadata: ["code": "\(error.code.rawValue)", "error": "\(error.message)"])
+                }
                 lastPurge = Date()
             }
             do {

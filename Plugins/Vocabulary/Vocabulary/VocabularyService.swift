@@ -369,7 +369,7 @@ struct VocabularyService: Sendable {
         var unique: [String] = []
         for id in ids where !unique.contains(id) {
             guard StorageNames.isValidID(id), try await store.get(collection: C.tags, id: id, owner: owner) != nil else {
-                throw BusError.invalid("There is no tag '\(id)'; create it first (POST /api/v1/vocab/tags).", field: "tags")
+                throw BusError.invalid("There is no tag '\(id)'; create it first (POST /api/v1/vocabulary/tags).", field: "tags")
             }
             unique.append(id)
         }
