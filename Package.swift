@@ -114,7 +114,9 @@ let targets: [Target] = [
 
     // vocabulary (Foreign Note)
     plugin("Vocabulary", "VocabularyAPI", ["Bus"]),
-    plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
+    // The file formats it reads, apart: small enough to fuzz without the server around them.
+    plugin("Vocabulary", "VocabularyFormats", ["Bus"]),
+    plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "VocabularyFormats", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
                                         .httpTypes, .nioCore, .grdb, .zip, .crypto, .logging, .lifecycle]),
 
     // geo (iRemember, AR Notebook): geotags on a spatial index, offline place names
@@ -169,11 +171,13 @@ let targets: [Target] = [
     tool("quire-geo", ["ToolKit", "Geo", "GeoAPI", "StorageAPI", "Bus", .argumentParser]),
     tool("quire-share", ["ToolKit", "ShareLinkAPI", "Bus", .argumentParser]),
     tool("quire-monitor", ["DeviceMonitor", "DeviceMonitorAPI", "Media", "MediaAPI", "Bus", .argumentParser]),
+    // Fuzz targets for our own parsers: a corpus replayer here, libFuzzer under tools/fuzz.
+    tool("quire-fuzz", ["AppConfig", "DrawingAPI", "StorageAPI", "VocabularyFormats"]),
 
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusTestKit", .logging]),
     tests("OrderKeysTests", ["OrderKeys"]),
-    tests("HTTPKitTests", ["HTTPKit", "Bus"]),
+    tests("HTTPKitTests", ["HTTPKit", "Bus", .logging]),
     tests("DrawingTests", ["Drawing", "DrawingAPI", "CCairo", "Bus", "BusInProcess", "BusTestKit", "Media", "MediaAPI", "Storage", "StorageAPI",
                            "PluginKit", "AppConfig", .logging]),
     tests("MediaTests", ["Media", "MediaAPI", "Bus", "BusInProcess", "BusTestKit", "Storage", "StorageAPI", "PluginKit", "AppConfig", .logging, .lifecycle]),
@@ -183,7 +187,7 @@ let targets: [Target] = [
     tests("StorageTests", ["Storage", "StorageAPI", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "StorageAPI", "Bus", .httpTypes, .nioCore]),
-    tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "StorageAPI", "Bus", .httpTypes, .nioCore]),
+    tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "VocabularyFormats", "StorageAPI", "Bus", .httpTypes, .nioCore]),
     tests("IRememberTests", ["AppHostTestKit", "AppHost", "Bus", "Geo", "GeoAPI", "AlbumAPI", "ShareLinkAPI", "StorageAPI", .httpTypes]),
     tests("ARNotebookTests", ["Notebooks", "DeviceMonitor", "DeviceMonitorAPI", "MediaAPI", "Bus"]),
     tests("SafeFetchTests", ["SafeFetch", "AppHostTestKit", "Bus"]),
@@ -203,6 +207,7 @@ let package = Package(
         .executable(name: "quire-geo", targets: ["quire-geo"]),
         .executable(name: "quire-share", targets: ["quire-share"]),
         .executable(name: "quire-monitor", targets: ["quire-monitor"]),
+        .executable(name: "quire-fuzz", targets: ["quire-fuzz"]),
     ],
     dependencies: dependencies,
     targets: targets

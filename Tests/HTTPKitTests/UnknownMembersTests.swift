@@ -1,5 +1,7 @@
+import Bus
 import Foundation
 @testable import HTTPKit
+import Logging
 import Testing
 
 @Suite("Request bodies: members a route does not take are found")
@@ -52,5 +54,29 @@ struct UnknownMembersTests {
     func dictionaries() throws {
         #expect(try unknown(#"{"name": "a", "labels": {"anything": "goes", "here": "too"}}"#, as: Labels.self).isEmpty)
         #expect(try unknown(#"{"name": "a", "label": {}}"#, as: Labels.self) == ["label"])
+    }
+}
+
+@Suite("Problems: internal text stays in the log")
+struct InternalProblemTests {
+    @Test("an internal bus error answers a sentence and the request id, never its own text")
+    func internalErrorHidden() {
+        var logger = Logger(label: "test")
+        logger[metadataKey: "hb.request.id"] = "req-42"
+        let problem = ProblemMiddleware<QuireContext>.problem(
+            for: BusError(.internal, "Unexpected storage error: SQLITE_CORRUPT in table notes.notes"), logger: logger)
+        #expect(problem.status == .internalServerError)
+        #expect(!problem.detail.contains("SQLITE"))
+        #expect(!problem.detail.contains("notes.notes"))
+        #expect(problem.detail.contains("req-42"))
+        #expect(problem.extra["requestId"] == "req-42")
+    }
+
+    @Test("an unavailable dependency keeps its sentence, which was written for clients")
+    func unavailableKeepsItsSentence() {
+        let problem = ProblemMiddleware<QuireContext>.problem(for: BusError(.unavailable, "The database is busy; try again."),
+                                                              logger: Logger(label: "test"))
+        #expect(problem.status == .serviceUnavailable)
+        #expect(problem.detail == "The database is busy; try again.")
     }
 }

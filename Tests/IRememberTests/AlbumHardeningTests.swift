@@ -88,6 +88,35 @@ struct AlbumHardeningTests {
         }
     }
 
+    @Test("a misspelt member of a photo edit or its mark-up is refused with 400 naming it; nothing changes, not even the version")
+    func misspeltMembersChangeNothing() async throws {
+        let jpeg = try await photos.jpeg(seed: 13)
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            let photo = try await client.addPhoto(jpeg, token: token, query: "tags=beach")
+            let id = try #require(photo[string: "id"])
+            let markup: [String: any Sendable] = ["strokes": [["points": [["x": 0.2, "y": 0.2], ["x": 0.6, "y": 0.6]]]]]
+            #expect(try await client.send(.put, "/api/v1/album/photos/\(id)/markup", json: markup, token: token).status == 200)
+            let before = try await client.send(.get, "/api/v1/album/photos/\(id)", token: token)
+
+            let edit = try await client.send(.patch, "/api/v1/album/photos/\(id)", json: ["tagz": ["sunset"]], token: token)
+            #expect(edit.status == 400)
+            #expect(edit["field"] == "tagz")
+            let crop = try await client.send(.patch, "/api/v1/album/photos/\(id)", json: ["notes": "x", "crop": ["x": 0]] as [String: any Sendable], token: token)
+            #expect(crop.status == 400)
+            #expect(crop["field"] == "crop")
+            let erase = try await client.send(.put, "/api/v1/album/photos/\(id)/markup", json: ["strokez": [] as [String]], token: token)
+            #expect(erase.status == 400)
+            #expect(erase["field"] == "strokez")
+
+            let after = try await client.send(.get, "/api/v1/album/photos/\(id)", token: token)
+            #expect(after.json["version"] as? Int == before.json["version"] as? Int)
+            #expect(after.json["tags"] as? [String] == ["beach"])
+            let kept = try await client.send(.get, "/api/v1/album/photos/\(id)/markup", token: token)
+            #expect((kept.json["strokes"] as? [Any])?.count == 1)
+        }
+    }
+
     /// The id hash of the counters' old, shared ids (FNV-1a 64 of the key alone).
     static func oldHash(_ text: String) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325

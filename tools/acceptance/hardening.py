@@ -199,6 +199,21 @@ def two_users_one_month(server, data):
         check(f"iremember: {name}'s tag counters count only {name}'s photos", counts == [per_user, per_user], counts)
 
 
+def reused_idempotency_key(server, token):
+    """A notebook insert replayed with its key counts once; the key reused for another insert says so."""
+    base = "/api/v1/notebooks"
+    status, notebook, _ = call(server, "POST", f"{base}/notebooks", {"name": "Keys"}, token=token)
+    nb = notebook["id"]
+    call(server, "POST", f"{base}/notebooks/{nb}/pages", {"template": "blank"}, token=token)
+    key = {"Idempotency-Key": "hardening-key-1"}
+    first, _, _ = call(server, "POST", f"{base}/notebooks/{nb}/pages/1/items", {"kind": "text", "text": "one"}, token=token, headers=key)
+    replay, _, _ = call(server, "POST", f"{base}/notebooks/{nb}/pages/1/items", {"kind": "text", "text": "one"}, token=token, headers=key)
+    status, other, _ = call(server, "POST", f"{base}/notebooks/{nb}/pages/1/items", {"kind": "text", "text": "two"}, token=token, headers=key)
+    check("ar-notebook: an Idempotency-Key reused for a different insert is a 409 that says so, not 'kept changing'",
+          first == 201 and replay in (200, 201) and status == 409 and "Idempotency-Key" in other.get("detail", "")
+          and "kept changing" not in other.get("detail", ""), (first, replay, status, other))
+
+
 def share_json_404(server):
     status, body, headers = call(server, "GET", "/api/v1/share-link/s/no-such-token", headers={"Accept": "application/json"})
     content_type = headers.get("Content-Type", "") if hasattr(headers, "get") else ""
@@ -262,6 +277,8 @@ def main():
                 token = account(server, app, "mallory")
                 hostile_numbers(server, app, token)
                 malformed_http(server, app, token, post_paths[app])
+                if app == "ar-notebook":
+                    reused_idempotency_key(server, token)
                 if app == "iremember":
                     share_json_404(server)
                     two_users_one_month(server, data)

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import GRDB
 import ZIPFoundation
+import VocabularyFormats
 
 /// Anki's `.apkg`: a zip holding `collection.anki2`, an SQLite database (schema 11) whose `notes`
 /// hold the fields (separated by U+001F) and tags, `cards` tie notes to decks, and `col` holds the

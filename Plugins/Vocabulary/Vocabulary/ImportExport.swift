@@ -4,6 +4,7 @@ import Logging
 import StorageAPI
 import Synchronization
 import VocabularyAPI
+import VocabularyFormats
 
 /// Imports as background jobs, and exports.
 ///

@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import StorageAPI
+import VocabularyFormats
 
 /// What is stored, and the rules on what a user may send.
 enum VocabularyCollections {

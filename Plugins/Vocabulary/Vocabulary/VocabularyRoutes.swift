@@ -6,6 +6,7 @@ import Hummingbird
 import NIOCore
 import StorageAPI
 import VocabularyAPI
+import VocabularyFormats
 
 /// The HTTP face of the vocabulary plugin, under `/api/v1/vocabulary`. Every route needs a signed-in
 /// user and sees only that user's data: another user's ids answer 404.

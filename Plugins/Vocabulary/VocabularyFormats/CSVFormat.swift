@@ -1,27 +1,40 @@
-import Bus
-import Foundation
+public import Bus
+public import Foundation
 
 /// One row of a file being imported, before it is checked.
-struct ImportRow: Sendable {
+public struct ImportRow: Sendable {
     /// 1-based position in the file (a CSV's record, counting its header row, as a spreadsheet shows it).
-    var number: Int
-    var word: String
-    var definitions: [String]
-    var tags: [String]
-    var collection: String?
+    public var number: Int
+    public var word: String
+    public var definitions: [String]
+    public var tags: [String]
+    public var collection: String?
+
+    public init(number: Int, word: String, definitions: [String], tags: [String], collection: String?) {
+        self.number = number
+        self.word = word
+        self.definitions = definitions
+        self.tags = tags
+        self.collection = collection
+    }
 }
 
 /// Where import rows come from.
-protocol ImportSource {
+public protocol ImportSource {
     /// Rows in the file, when known.
     var total: Int? { get }
     /// The next row, or a row-level error, or nil at the end.
     mutating func next() -> Result<ImportRow, ImportRowError>?
 }
 
-struct ImportRowError: Error, Sendable {
-    var row: Int
-    var message: String
+public struct ImportRowError: Error, Sendable {
+    public var row: Int
+    public var message: String
+
+    public init(row: Int, message: String) {
+        self.row = row
+        self.message = message
+    }
 }
 
 /// CSV as spreadsheets write it (RFC 4180: commas, double quotes doubled inside quoted fields,
@@ -30,17 +43,17 @@ struct ImportRowError: Error, Sendable {
 /// Columns: `word, definition, tags, collection` — named by a header row (any order, any case,
 /// also `definitions`/`deck`), or in that order without one. Several definitions are separate lines
 /// of the definition cell; tags are separated by spaces, commas or semicolons.
-struct CSVSource: ImportSource {
+public struct CSVSource: ImportSource {
     private let data: Data
     private var offset: Int
     /// Records read so far (the header is record 1), as a spreadsheet numbers its rows.
     private var record = 0
     private var columns: (word: Int, definition: Int, tags: Int?, collection: Int?) = (0, 1, 2, 3)
-    let total: Int?
+    public let total: Int?
 
     /// Checks that the bytes are UTF-8 text and reads the header.
     /// - Throws: `invalid` for a file that is not CSV text.
-    init(data: Data) throws(BusError) {
+    public init(data: Data) throws(BusError) {
         self.data = data
         offset = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         let sample = data.prefix(64 * 1024)
@@ -70,10 +83,14 @@ struct CSVSource: ImportSource {
         }
     }
 
-    mutating func next() -> Result<ImportRow, ImportRowError>? {
-        guard let fields = nextRecord() else { return nil }
+    public mutating func next() -> Result<ImportRow, ImportRowError>? {
+        var fields: [String] = []
+        // Blank lines are skipped in a loop: a file of a million of them must not recurse a million deep.
+        repeat {
+            guard let read = nextRecord() else { return nil }
+            fields = read
+        } while fields.count == 1 && fields[0].trimmed.isEmpty && pendingError == nil
         let number = record
-        if fields.count == 1, fields[0].trimmed.isEmpty { return next() }
         func cell(_ index: Int?) -> String? {
             guard let index, index < fields.count else { return nil }
             let value = fields[index].trimmed
@@ -156,15 +173,17 @@ struct CSVSource: ImportSource {
 }
 
 /// Writes CSV with the columns the importer reads back.
-struct CSVWriter {
-    private(set) var text = "word,definition,tags,collection\r\n"
+public struct CSVWriter {
+    public private(set) var text = "word,definition,tags,collection\r\n"
 
-    mutating func add(word: String, definitions: [String], tags: [String], collection: String) {
+    public init() {}
+
+    public mutating func add(word: String, definitions: [String], tags: [String], collection: String) {
         text += [word, definitions.joined(separator: "\n"), tags.joined(separator: " "), collection].map(Self.escape).joined(separator: ",")
         text += "\r\n"
     }
 
-    static func escape(_ value: String) -> String {
+    public static func escape(_ value: String) -> String {
         guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) || value.hasPrefix(" ") else { return value }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

@@ -3,7 +3,7 @@ extension Substring {
     ///
     /// Foundation's `trimmingCharacters(in:)` goes through `NSString` and UTF-16 on Linux: it was a
     /// tenth of a CSV import's time. This walks the Unicode scalars from both ends instead.
-    var trimmed: String {
+    public var trimmed: String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
               let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
@@ -14,5 +14,5 @@ extension Substring {
 
 extension String {
     /// The text without white space (line breaks included) at either end.
-    var trimmed: String { self[...].trimmed }
+    public var trimmed: String { self[...].trimmed }
 }
