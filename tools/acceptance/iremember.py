@@ -13,6 +13,7 @@
 Prints one line per check and `acceptance: N passed, N failed` last.
 """
 import argparse
+import concurrent.futures
 import http.server
 import json
 import os
@@ -234,6 +235,19 @@ def browsing(server, data, token):
     check("slideshow: every photo once", show["count"] == 5 and len(set(show["photos"])) == 5, show)
 
 
+def album_scenarios(server, data, web, label):
+    """Onboarding, sharing, isolation, URL imports and browsing for one new user; their token."""
+    napkin_notes.scenario.label = label
+    own = os.path.join(data, label.replace(" ", "-"))
+    os.makedirs(own, exist_ok=True)
+    token, photo, original = onboarding_and_place(server, own)
+    sharing(server, own, token, photo, original)
+    isolation(server, photo)
+    url_import(server, own, token, web)
+    browsing(server, own, token)
+    return token
+
+
 def tools(binary, data, config, account):
     env = dict(os.environ, QUIRE_DATA=data)
     geo = os.path.join(os.path.dirname(binary), "quire-geo")
@@ -263,12 +277,13 @@ def main():
         try:
             web = WebServer({"tokyo.jpg": jpeg(data, "tokyo.jpg", gps=(35.6895, 139.6917), taken="2024:07:20 10:00:00", seed=5)})
             server.start()
-            token, photo, original = onboarding_and_place(server, data)
+            # Every album scenario runs for two users at once, with the same photos, months and tags:
+            # what one user stores must never get in the other's way (tag and folder counters were
+            # once shared, so only the first user of a month could upload into it).
+            with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+                runs = [pool.submit(album_scenarios, server, data, web, label) for label in ("user A", "user B")]
+                token = [run.result() for run in runs][0]
             account = json.loads(__import__("base64").urlsafe_b64decode(token.split(".")[1] + "=="))["sub"]
-            sharing(server, data, token, photo, original)
-            isolation(server, photo)
-            url_import(server, data, token, web)
-            browsing(server, data, token)
             shared_path = tools(binary, data, server.config, account)
             status, _, _ = call(server, "GET", shared_path + "?format=json")
             check("…and the server serves the link quire-share made", status == 200, status)

@@ -26,8 +26,14 @@ CONFIG = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
 results = []
 
 
+# Checks made on a scenario's own thread carry its label (two users running the same scenarios at once).
+scenario = threading.local()
+
+
 def check(name, condition, detail=""):
     results.append(bool(condition))
+    label = getattr(scenario, "label", "")
+    name = f"[{label}] {name}" if label else name
     print(("ok   " if condition else "FAIL ") + name + ("" if condition or not detail else f": {detail}"), flush=True)
     return condition
 
