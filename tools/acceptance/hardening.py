@@ -214,6 +214,45 @@ def reused_idempotency_key(server, token):
           and "kept changing" not in other.get("detail", ""), (first, replay, status, other))
 
 
+def hostile_apkg(server, data, token):
+    """An Anki package is the user's file: NULLs, text and huge numbers where Anki writes integers and text."""
+    import sqlite3
+    import zipfile
+    database = os.path.join(data, "collection.anki2")
+    with sqlite3.connect(database) as db:
+        db.execute("CREATE TABLE col (decks)")
+        db.execute("CREATE TABLE notes (id, tags, flds)")
+        db.execute("CREATE TABLE cards (nid, did, ord)")
+        db.execute("INSERT INTO col VALUES ('{\"1\": {\"name\": \"Deck\"}, \"x\": 5}')")
+        db.executemany("INSERT INTO notes VALUES (?, ?, ?)", [
+            (None, None, None), ("abc", 7, "word\x1fdefinition"), (1e30, "t", b"\xff\xfe\x1fx"), (1, "ok", "chat\x1fcat")])
+        db.executemany("INSERT INTO cards VALUES (?, ?, ?)", [(None, None, 0), ("abc", 1e300, 0), (1, "deck", 0)])
+    package = os.path.join(data, "hostile.apkg")
+    with zipfile.ZipFile(package, "w") as archive:
+        archive.write(database, "collection.anki2")
+    with open(package, "rb") as handle:
+        status, job, _ = call(server, "POST", "/api/v1/vocabulary/imports?format=apkg", raw=handle.read(), token=token,
+                              content_type="application/zip")
+    finished = None
+    try:
+        for _ in range(300 if status == 202 else 0):
+            code, body, _ = call(server, "GET", f"/api/v1/vocabulary/imports/{job['id']}", token=token)
+            if code == 200 and body.get("state") != "running":
+                finished = body
+                break
+            time.sleep(0.1)
+    except OSError as error:  # the server went away while importing
+        finished = None
+        job = repr(error)
+    check("foreign-note: an .apkg with NULLs and wrong types where Anki writes numbers imports what it can, and the server lives",
+          status == 202 and server.alive() and finished is not None and finished.get("imported", 0) >= 1, (status, job, finished))
+    if not server.alive():
+        return
+    _, later, _ = call(server, "POST", "/api/v1/vocabulary/imports?format=apkg", raw=b"PK\x03\x04" + b"\x00" * 100, token=token,
+                       content_type="application/zip")
+    check("foreign-note: a damaged package's message names no library error", "NSCocoaErrorDomain" not in str(later) and "Error Domain" not in str(later), later)
+
+
 def share_json_404(server):
     status, body, headers = call(server, "GET", "/api/v1/share-link/s/no-such-token", headers={"Accept": "application/json"})
     content_type = headers.get("Content-Type", "") if hasattr(headers, "get") else ""
@@ -277,6 +316,8 @@ def main():
                 token = account(server, app, "mallory")
                 hostile_numbers(server, app, token)
                 malformed_http(server, app, token, post_paths[app])
+                if app == "foreign-note":
+                    hostile_apkg(server, data, token)
                 if app == "ar-notebook":
                     reused_idempotency_key(server, token)
                 if app == "iremember":

@@ -43,7 +43,7 @@ enum AnkiPackage {
         } catch let error as BusError {
             throw error
         } catch {
-            throw BusError(.unsupportedMedia, "This file is not a readable zip archive, so not an Anki package: \(error.localizedDescription)")
+            throw BusError(.unsupportedMedia, "This file is not a readable zip archive, so not an Anki package. Export the deck again from Anki (\"Anki Deck Package\").")
         }
         if archive["collection.anki21b"] != nil {
             throw BusError(.unsupportedMedia, "This package uses Anki's newer compressed format (collection.anki21b). In Anki, export it again with 'Support older Anki versions' ticked.")
@@ -58,7 +58,7 @@ enum AnkiPackage {
         do {
             _ = try archive.extract(entry, to: database, skipCRC32: false)
         } catch {
-            throw BusError(.unsupportedMedia, "The Anki package is damaged: its collection cannot be unpacked (\(error.localizedDescription)).")
+            throw BusError(.unsupportedMedia, "The Anki package is damaged: its collection cannot be unpacked. Export the deck again from Anki.")
         }
         do {
             var configuration = Configuration()
@@ -69,7 +69,9 @@ enum AnkiPackage {
         } catch let error as BusError {
             throw error
         } catch {
-            throw BusError(.unsupportedMedia, "The package's collection.anki2 is not an Anki collection this reader understands (\(error)).")
+            // SQLite's and Foundation's own words stay out of the answer: they describe our reader, not the file.
+            throw BusError(.unsupportedMedia, "The package's collection.anki2 is not an Anki collection this reader understands; "
+                           + "export the deck again from Anki (File › Export, \"Anki Deck Package\").")
         }
     }
 
@@ -78,18 +80,24 @@ enum AnkiPackage {
             throw BusError(.unsupportedMedia, "The package's database has no Anki notes table; it is not an Anki collection.")
         }
         var deckNames: [Int64: String] = [:]
-        if let text = try String.fetchOne(db, sql: "SELECT decks FROM col LIMIT 1"),
-           let decks = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] {
+        // The package is the user's file: every value is typed in SQL (CAST, typeof), because GRDB's
+        // row subscripts trap on a NULL or a value of another type.
+        if let text = try String.fetchOne(db, sql: "SELECT CAST(decks AS TEXT) FROM col WHERE decks IS NOT NULL LIMIT 1"),
+           let decks = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] {  // decks that are not JSON: rows import without a deck
             for (key, value) in decks {
                 if let id = Int64(key), let deck = value as? [String: Any], let name = deck["name"] as? String { deckNames[id] = name }
             }
         }
         var noteDecks: [Int64: Int64] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT nid, did FROM cards ORDER BY nid, ord") where noteDecks[row[0]] == nil {
+        for row in try Row.fetchAll(db, sql: """
+            SELECT nid, did FROM cards WHERE typeof(nid) = 'integer' AND typeof(did) = 'integer' ORDER BY nid, ord
+            """) where noteDecks[row[0]] == nil {
             noteDecks[row[0]] = row[1]
         }
         var rows: [Result<ImportRow, ImportRowError>] = []
-        let cursor = try Row.fetchCursor(db, sql: "SELECT id, tags, flds FROM notes ORDER BY id")
+        let cursor = try Row.fetchCursor(db, sql: """
+            SELECT COALESCE(CAST(id AS INTEGER), 0), COALESCE(CAST(tags AS TEXT), ''), COALESCE(CAST(flds AS TEXT), '') FROM notes ORDER BY id
+            """)
         var number = 0
         while let row = try cursor.next() {
             number += 1

@@ -40,7 +40,7 @@ struct ImportExport: Sendable {
             do {
                 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             } catch {
-                throw BusError.unavailable("Cannot create a scratch directory for the import: \(error.localizedDescription)")
+                throw BusError(.internal, "Cannot create a scratch directory for the import: \(error)")
             }
             source = try open(file, format: request.format, scratch: scratch)
         } catch {
@@ -288,7 +288,7 @@ struct ImportExport: Sendable {
             do {
                 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             } catch {
-                throw BusError.unavailable("Cannot create a scratch directory for the export: \(error.localizedDescription)")
+                throw BusError(.internal, "Cannot create a scratch directory for the export: \(error)")
             }
             defer { try? FileManager.default.removeItem(at: scratch) }
             return .init(bytes: try AnkiPackage.write(notes, scratch: scratch), entries: count)
