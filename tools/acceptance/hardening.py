@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 
 import yaml
 
@@ -84,6 +85,8 @@ def numeric_operations(spec, mounted):
             parameters = shared + [resolve(p) for p in operation.get("parameters", [])]
             query = [p for p in parameters if p.get("in") == "query"]
             numeric = [p["name"] for p in query if p.get("schema", {}).get("type") in ("integer", "number")]
+            numeric += ["{" + p["name"] + "}" for p in parameters
+                        if p.get("in") == "path" and p.get("schema", {}).get("type") in ("integer", "number")]
             if not numeric:
                 continue
             template = re.sub(r"\{[^}]+\}", "{}", path)
@@ -101,11 +104,14 @@ def hostile_numbers(server, app, token):
     operations = list(numeric_operations(spec, mounted))
     sent, failures = 0, []
     for method, path, numeric, required in operations:
-        concrete = re.sub(r"\{[^}]+\}", "x1", path)
         for name in numeric:
             for value in HOSTILE_NUMBERS:
                 query = {key: "1" for key in required}
-                query[name] = value
+                if name.startswith("{"):  # a path parameter: the value goes in the path, other parameters get 1
+                    concrete = re.sub(r"\{[^}]+\}", lambda match: urllib.parse.quote(value, safe="") or "0" if match.group(0) == name else "1", path)
+                else:
+                    concrete = re.sub(r"\{[^}]+\}", "x1", path)
+                    query[name] = value
                 encoded = "&".join(f"{key}={val}" for key, val in query.items())
                 body = {} if method in ("POST", "PUT", "PATCH") else None
                 try:
