@@ -44,6 +44,8 @@ public struct AppHost: Sendable {
         let gate = plugins.lazy.compactMap(\.gate).first
         let router = Router(context: QuireContext.self)
         router.add(middleware: ProblemMiddleware())
+        let table = RouteTable()
+        router.add(middleware: MethodNotAllowedMiddleware(table: table))
         if let gate { router.add(middleware: GateMiddleware(gate: gate)) }
         router.add(middleware: BodyLimitMiddleware(maxBodyBytes: config.server.maxBodyBytes))
 
@@ -75,6 +77,7 @@ public struct AppHost: Sendable {
             try .json(manifest)
         }
         routes += manifestRoutes.descriptions
+        table.fill(routes)
         return AppHost(config: config, bus: bus, plugins: plugins, routes: routes, responder: router.buildResponder(), logger: logger)
     }
 

@@ -36,12 +36,12 @@ public struct BusError: Error, Codable, Sendable, Equatable, CustomStringConvert
         public static let unauthenticated: Code = "unauthenticated"
         /// Valid credentials, but not allowed.
         public static let forbidden: Code = "forbidden"
-        /// Too many attempts; `details["retry_after"]` says when to try again (seconds).
+        /// Too many attempts; `details["retryAfter"]` says when to try again (seconds).
         public static let rateLimited: Code = "rate_limited"
         /// A limit (size, count, quota) was exceeded.
         public static let tooLarge: Code = "too_large"
         /// The bytes are not of a media type the receiver reads (an upload that is not an image).
-        public static let unsupportedMedia: Code = "unsupported_media"
+        public static let unsupportedMedia: Code = "unsupported_media_type"
         /// No handler is registered for the request's name.
         public static let noHandler: Code = "no_handler"
         /// A second handler tried to register for a name that already has one.

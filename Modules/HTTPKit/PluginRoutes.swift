@@ -16,6 +16,8 @@ public struct RouteDescription: Sendable, Hashable, Codable {
     public var path: String
     public var access: RouteAccess
     public var summary: String
+    /// The query parameters the route takes; any other is refused with 400.
+    public var query: [String] = []
 }
 
 /// A route handler for signed-in callers.
@@ -44,17 +46,20 @@ public final class PluginRoutes {
     /// The routes added so far.
     public var descriptions: [RouteDescription] { described }
 
-    /// Adds a route that needs a signed-in caller.
-    public func add(_ method: HTTPRequest.Method, _ path: String, summary: String,
+    /// Adds a route that needs a signed-in caller. `query` names the query parameters it takes: any
+    /// other is refused with 400 before the handler runs (`GET /notes?q=milk` must not list
+    /// everything as if `q` were a search).
+    public func add(_ method: HTTPRequest.Method, _ path: String, query: Set<String> = [], summary: String,
                     _ handler: @escaping SignedInHandler) throws(RouteSetupError) {
         guard let authenticator else {
             throw RouteSetupError(
                 "\(method) \(fullPath(path)) needs a signed-in user, but no plugin authenticates requests; "
                     + "enable the 'auth' plugin in the app's config")
         }
-        record(method, path, .signedIn, summary)
+        record(method, path, .signedIn, summary, query)
         let gate = self.gate
         group.on(RouterPath(path), method: method) { request, context in
+            try Self.checkQuery(request, allowed: query)
             var context = context
             let identity = try await Self.authenticate(request, with: authenticator)
             try await gate?.admit(request, identity: identity)
@@ -63,18 +68,33 @@ public final class PluginRoutes {
         }
     }
 
-    /// Adds a route anyone may call.
-    public func addPublic(_ method: HTTPRequest.Method, _ path: String, summary: String,
+    /// Adds a route anyone may call; `query` as for ``add(_:_:query:summary:_:)``.
+    public func addPublic(_ method: HTTPRequest.Method, _ path: String, query: Set<String> = [], summary: String,
                           _ handler: @escaping PublicHandler) {
-        record(method, path, .public, summary)
+        record(method, path, .public, summary, query)
         group.on(RouterPath(path), method: method) { request, context in
-            try await handler(request, context)
+            try Self.checkQuery(request, allowed: query)
+            return try await handler(request, context)
         }
     }
 
-    private func record(_ method: HTTPRequest.Method, _ path: String, _ access: RouteAccess, _ summary: String) {
-        let description = RouteDescription(method: method.rawValue, path: fullPath(path), access: access, summary: summary)
+    private func record(_ method: HTTPRequest.Method, _ path: String, _ access: RouteAccess, _ summary: String, _ query: Set<String>) {
+        let description = RouteDescription(method: method.rawValue, path: fullPath(path), access: access, summary: summary,
+                                           query: query.sorted())
         described.append(description)
+    }
+
+    /// 400 naming every query parameter the route does not take.
+    static func checkQuery(_ request: Request, allowed: Set<String>) throws {
+        var unknown: [String] = []
+        for (name, _) in request.uri.queryParameters where !allowed.contains(String(name)) && !unknown.contains(String(name)) {
+            unknown.append(String(name))
+        }
+        guard let first = unknown.first else { return }
+        let takes = allowed.isEmpty ? "it takes none" : "it takes \(allowed.sorted().map { "'\($0)'" }.joined(separator: ", "))"
+        throw Problem.badRequest("This route does not take the query parameter\(unknown.count == 1 ? "" : "s") "
+                                 + "\(unknown.prefix(5).map { "'\($0.prefix(40))'" }.joined(separator: ", ")); \(takes).",
+                                 field: String(first.prefix(40)))
     }
 
     private func fullPath(_ path: String) -> String {

@@ -15,12 +15,12 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
     public var status: HTTPResponse.Status
     public var code: String
     public var detail: String
-    /// Small structured facts, e.g. `field`.
-    public var extra: [String: String]
+    /// Small structured facts, e.g. `field`, with camelCase names; numbers are numbers.
+    public var extra: [String: ProblemValue]
     public var headers: HTTPFields
 
     public init(status: HTTPResponse.Status, code: String, detail: String,
-                extra: [String: String] = [:], headers: HTTPFields = [:]) {
+                extra: [String: ProblemValue] = [:], headers: HTTPFields = [:]) {
         self.status = status
         self.code = code
         self.detail = detail
@@ -41,13 +41,34 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             "code": .string(code),
             "detail": .string(detail),
         ]
-        for (key, value) in extra where body[key] == nil { body[key] = .string(value) }
+        for (key, value) in extra where body[key] == nil {
+            switch value {
+            case .string(let text): body[key] = .string(text)
+            case .int(let number): body[key] = .int(number)
+            }
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = (try? encoder.encode(body)) ?? Data("{\"code\":\"internal\"}".utf8)
         var headers = self.headers
         headers[.contentType] = Self.mediaType
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// A value in a problem's extra members: a string or a number.
+public enum ProblemValue: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, CustomStringConvertible {
+    case string(String)
+    case int(Int)
+
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+
+    public var description: String {
+        switch self {
+        case .string(let text): text
+        case .int(let number): String(number)
+        }
     }
 }
 
@@ -69,11 +90,18 @@ extension Problem {
     /// The HTTP form of an error that crossed the bus.
     public init(_ error: BusError) {
         var headers: HTTPFields = [:]
-        if let retryAfter = error.details["retry_after"] { headers[.retryAfter] = retryAfter }
+        if let retryAfter = error.details["retryAfter"] { headers[.retryAfter] = retryAfter }
         if error.code == .unauthenticated { headers[.wwwAuthenticate] = "Bearer" }
-        self.init(status: Self.status(for: error.code), code: error.code.rawValue, detail: error.message,
-                  extra: error.details.filter { $0.key != "retry_after" }, headers: headers)
+        var extra: [String: ProblemValue] = [:]
+        for (key, value) in error.details {
+            // Details cross the bus as strings; the ones that are counts go out as numbers.
+            if Self.numericDetails.contains(key), let number = Int(value) { extra[key] = .int(number) } else { extra[key] = .string(value) }
+        }
+        self.init(status: Self.status(for: error.code), code: error.code.rawValue, detail: error.message, extra: extra, headers: headers)
     }
+
+    /// Bus error details that are numbers on the wire.
+    static let numericDetails: Set<String> = ["retryAfter", "version", "maxBytes", "pages", "items"]
 
     static func status(for code: BusError.Code) -> HTTPResponse.Status {
         switch code {
@@ -95,12 +123,12 @@ extension Problem {
 
     /// 400: the body is not what the route takes.
     public static func badRequest(_ detail: String, field: String? = nil) -> Problem {
-        Problem(status: .badRequest, code: "bad_request", detail: detail, extra: field.map { ["field": $0] } ?? [:])
+        Problem(status: .badRequest, code: "bad_request", detail: detail, extra: field.map { ["field": .string($0)] } ?? [:])
     }
 
     /// 422: well-formed, but a value breaks a rule.
     public static func invalid(_ detail: String, field: String? = nil) -> Problem {
-        Problem(status: .unprocessableContent, code: "invalid", detail: detail, extra: field.map { ["field": $0] } ?? [:])
+        Problem(status: .unprocessableContent, code: "invalid", detail: detail, extra: field.map { ["field": .string($0)] } ?? [:])
     }
 
     /// 404 for anything that does not exist *or is not the caller's*: never reveal which.

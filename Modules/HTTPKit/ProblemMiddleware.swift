@@ -63,6 +63,6 @@ public struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         let reference = requestID.map { " Quote request id \($0) if it keeps happening." } ?? ""
         return Problem(status: .internalServerError, code: "internal",
                        detail: "Something went wrong on the server. It has been logged; try again later.\(reference)",
-                       extra: requestID.map { ["requestId": $0] } ?? [:])
+                       extra: requestID.map { ["requestId": .string($0)] } ?? [:])
     }
 }

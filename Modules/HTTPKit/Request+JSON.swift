@@ -223,7 +223,7 @@ extension Request {
     public mutating func collectUpload(limit: Int, what: String) async throws -> Data {
         if let contentType = headers[.contentType]?.lowercased(),
            contentType.hasPrefix("multipart/") || contentType.hasPrefix("application/x-www-form-urlencoded") {
-            throw Problem(status: .unsupportedMediaType, code: "unsupported_media",
+            throw Problem(status: .unsupportedMediaType, code: "unsupported_media_type",
                           detail: "Send \(what) as the request body itself (e.g. Content-Type: image/jpeg), not as a form.")
         }
         if let declared = headers[.contentLength].flatMap({ Int($0) }), declared > limit {

@@ -60,6 +60,35 @@ struct HostRoutesTests {
         }
     }
 
+    @Test("a query parameter a route does not take is refused with 400 naming it: GET /notes?q=milk does not list everything")
+    func unknownQueryParameters() async throws {
+        try await TestApp.run { api, _ in
+            let (token, _) = try await api.signUp("quinn")
+            let search = try await api.send(.get, "/api/v1/notes?q=milk", token: token)
+            #expect(search.status == 400)
+            #expect(search["field"] == "q")
+            #expect(search["detail"]?.contains("'limit'") == true)
+            let typo = try await api.send(.get, "/api/v1/notes?limt=5&limit=5", token: token)
+            #expect(typo.status == 400 && typo["field"] == "limt")
+            #expect(try await api.send(.get, "/api/v1/notes?limit=5", token: token).status == 200)
+            #expect(try await api.send(.get, "/api/v1/manifest?debug=1").status == 400)
+        }
+    }
+
+    @Test("a method a real path does not take is 405 with Allow, not 404")
+    func methodNotAllowed() async throws {
+        try await TestApp.run { api, _ in
+            let (token, _) = try await api.signUp("maud")
+            let put = try await api.send(.put, "/api/v1/notes", json: ["title": "x"], token: token)
+            #expect(put.status == 405)
+            #expect(put.headers[.allow] == "GET, HEAD, POST")
+            #expect(put["code"] == "method_not_allowed")
+            let move = try await api.send(.get, "/api/v1/notes/n_1/move", token: token)
+            #expect(move.status == 405 && move.headers[.allow] == "POST")
+            #expect(try await api.send(.get, "/api/v1/no-such-plugin", token: token).status == 404)
+        }
+    }
+
     @Test("a body over the configured limit is refused with 413")
     func bodyLimit() async throws {
         let yaml = TestApp.yaml().replacingOccurrences(of: "port: 0 }", with: "port: 0, max_body_bytes: 2048 }")
@@ -79,14 +108,28 @@ struct HostRoutesTests {
             Issue.record("docs/openapi.yaml has no paths")
             return
         }
+        let components = ((document["components"] as? [String: Any])?["parameters"] as? [String: Any]) ?? [:]
+        func queryNames(_ parameters: Any?) -> Set<String> {
+            Set(((parameters as? [Any]) ?? []).compactMap { entry -> String? in
+                var parameter = entry as? [String: Any] ?? [:]
+                if let reference = parameter["$ref"] as? String, let name = reference.split(separator: "/").last {
+                    parameter = components[String(name)] as? [String: Any] ?? [:]
+                }
+                return parameter["in"] as? String == "query" ? parameter["name"] as? String : nil
+            })
+        }
         var documented: [String: Bool] = [:]  // "METHOD path" -> public?
+        var documentedQuery: [String: Set<String>] = [:]
         for (path, item) in paths {
+            let shared = queryNames((item as? [String: Any])?["parameters"])
             for (method, operation) in (item as? [String: Any]) ?? [:] where method != "parameters" {
                 let security = (operation as? [String: Any])?["security"] as? [Any]
                 documented["\(method.uppercased()) \(path)"] = security?.isEmpty == true
+                documentedQuery["\(method.uppercased()) \(path)"] = shared.union(queryNames((operation as? [String: Any])?["parameters"]))
             }
         }
         let documentedRoutes = documented
+        let documentedQueries = documentedQuery
         // Every plugin that has routes.
         let auth = "{ bcrypt_cost: 4, secret: test-secret-0123456789-0123456789-0123456789, methods: [password, device, oidc], "
             + "oidc_providers: [{ name: test, issuer: https://id.example, audience: quire, keys_url: https://id.example/jwks }] }"
@@ -98,6 +141,11 @@ struct HostRoutesTests {
             #expect(Set(documented.keys).subtracting(served.keys).sorted() == [], "documented but not served")
             for (route, isPublic) in served where documented[route] != nil {
                 #expect(documented[route] == isPublic, "\(route): access differs from the document")
+            }
+            // The query parameters a route takes (any other is refused) are the ones documented.
+            for route in host.routes where documentedQueries["\(route.method) \(route.path)"] != nil {
+                let key = "\(route.method) \(route.path)"
+                #expect(Set(route.query) == documentedQueries[key], "\(key): takes \(route.query.sorted()), documents \(documentedQueries[key]?.sorted() ?? [])")
             }
         }
     }

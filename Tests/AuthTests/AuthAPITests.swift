@@ -22,7 +22,7 @@ struct AuthAPITests {
             #expect((login.json["expires_in"] as? Int) == 900)
             let me = try await api.send(.get, "/api/v1/auth/me", token: login["access_token"])
             #expect(me.status == 200)
-            #expect(me["account_id"] == registered["account_id"])
+            #expect(me["accountId"] == registered["accountId"])
         }
     }
 
@@ -54,7 +54,7 @@ struct AuthAPITests {
             let first = try await api.send(.post, "/api/v1/auth/register", json: body, headers: [.init("Idempotency-Key")!: "k-1"])
             let again = try await api.send(.post, "/api/v1/auth/register", json: body, headers: [.init("Idempotency-Key")!: "k-1"])
             #expect(first.status == 201 && again.status == 201)
-            #expect(first["account_id"] == again["account_id"])
+            #expect(first["accountId"] == again["accountId"])
         }
     }
 
@@ -150,14 +150,14 @@ struct AuthAPITests {
         try await TestApp.run { api, _ in
             let created = try await api.send(.post, "/api/v1/auth/device")
             #expect(created.status == 201)
-            let accountID = try #require(created["account_id"])
-            let secret = try #require(created["device_secret"])
+            let accountID = try #require(created["accountId"])
+            let secret = try #require(created["deviceSecret"])
             let me = try await api.send(.get, "/api/v1/auth/me", token: created["access_token"])
             #expect(me["kind"] == "device")
-            let again = try await api.send(.post, "/api/v1/auth/device", json: ["account_id": accountID, "device_secret": secret])
+            let again = try await api.send(.post, "/api/v1/auth/device", json: ["accountId": accountID, "deviceSecret": secret])
             #expect(again.status == 200)
-            #expect(again["account_id"] == accountID)
-            let wrong = try await api.send(.post, "/api/v1/auth/device", json: ["account_id": accountID, "device_secret": "guess"])
+            #expect(again["accountId"] == accountID)
+            let wrong = try await api.send(.post, "/api/v1/auth/device", json: ["accountId": accountID, "deviceSecret": "guess"])
             #expect(wrong.status == 401)
         }
     }
@@ -168,8 +168,8 @@ struct AuthAPITests {
             let key: HTTPFields = [.init("Idempotency-Key")!: "device-once"]
             let first = try await api.send(.post, "/api/v1/auth/device", headers: key)
             let again = try await api.send(.post, "/api/v1/auth/device", headers: key)
-            #expect(first["account_id"] == again["account_id"])
-            #expect(first["device_secret"] == again["device_secret"])
+            #expect(first["accountId"] == again["accountId"])
+            #expect(first["deviceSecret"] == again["deviceSecret"])
         }
     }
 

@@ -190,7 +190,7 @@ struct InProcessBusRequestTests {
 
     @Test("errors survive a network hop: BusError round-trips through JSON")
     func errorCodable() throws {
-        let error = BusError(.rateLimited, "slow down", details: ["retry_after": "30"])
+        let error = BusError(.rateLimited, "slow down", details: ["retryAfter": "30"])
         let decoded = try JSONDecoder().decode(BusError.self, from: JSONEncoder().encode(error))
         #expect(decoded == error)
     }

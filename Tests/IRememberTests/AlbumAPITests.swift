@@ -30,7 +30,7 @@ struct AlbumAPITests {
             let key = try #require(folders.items.first?["key"] as? String)
             #expect(try await client.photoIDs("/api/v1/album/folders/places/\(key)", token: token) == [id])
             // geo has the photo, and (from media's event) the image itself.
-            let near = try await client.send(.get, "/api/v1/geo/near?lat=49.28&lon=-123.12&radius_km=1&kind=album.photos", token: token)
+            let near = try await client.send(.get, "/api/v1/geo/near?lat=49.28&lon=-123.12&radiusKm=1&kind=album.photos", token: token)
             #expect(near.items.compactMap { ($0["geotag"] as? [String: any Sendable])?["subject"] as? String } == ["album.photos/\(id)"])
         }
     }
@@ -43,7 +43,7 @@ struct AlbumAPITests {
             _ = try await client.addPhoto(jpeg, token: token)
             var found: [[String: any Sendable]] = []
             for _ in 0..<100 where found.isEmpty {
-                found = try await client.send(.get, "/api/v1/geo/near?lat=35.69&lon=139.69&radius_km=1&kind=media.image", token: token).items
+                found = try await client.send(.get, "/api/v1/geo/near?lat=35.69&lon=139.69&radiusKm=1&kind=media.image", token: token).items
                 if found.isEmpty { try await Task.sleep(for: .milliseconds(20)) }
             }
             let subject = try #require((found.first?["geotag"] as? [String: any Sendable])?["subject"] as? String)
@@ -170,7 +170,7 @@ struct AlbumAPITests {
             #expect(!after.contains { $0["key"] as? String == "cat" })
             let places = try await client.send(.get, "/api/v1/album/folders/places", token: token).items
             #expect(places.isEmpty)
-            let near = try await client.send(.get, "/api/v1/geo/near?lat=51.5&lon=-0.12&radius_km=5&kind=album.photos", token: token).items
+            let near = try await client.send(.get, "/api/v1/geo/near?lat=51.5&lon=-0.12&radiusKm=5&kind=album.photos", token: token).items
             #expect(near.isEmpty)
         }
     }
@@ -183,14 +183,24 @@ struct AlbumAPITests {
             var orders: Set<[String]> = []
             for _ in 0..<8 {
                 let show = try await client.send(.get, "/api/v1/album/slideshow", token: token)
-                let order = try #require(show.json["photos"] as? [String])
+                let order = (show.json["items"] as? [Any] ?? []).compactMap { $0 as? String }
+                #expect(show.json["nextCursor"] is NSNull)
                 #expect(order.count == 6)
                 #expect(Set(order) == Set(ids.values))
                 orders.insert(order)
             }
             #expect(orders.count > 1, "eight shuffles of six photos all came out the same")
             let dogs = try await client.send(.get, "/api/v1/album/slideshow?tags=dog", token: token)
-            #expect(Set(dogs.json["photos"] as? [String] ?? []) == Set([ids["a"], ids["c"], ids["f"]].compactMap { $0 }))
+            #expect(Set((dogs.json["items"] as? [Any] ?? []).compactMap { $0 as? String }) == Set([ids["a"], ids["c"], ids["f"]].compactMap { $0 }))
+            // Pages of two come from one shuffled order: the cursor carries its seed.
+            var paged: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await client.send(.get, "/api/v1/album/slideshow?limit=2" + (cursor.map { "&cursor=\($0)" } ?? ""), token: token)
+                paged += (page.json["items"] as? [Any] ?? []).compactMap { $0 as? String }
+                cursor = page.json["nextCursor"] as? String
+            } while cursor != nil
+            #expect(paged.count == 6 && Set(paged) == Set(ids.values))
         }
     }
 
@@ -241,7 +251,7 @@ struct AlbumAPITests {
             #expect(try await client.photoIDs("/api/v1/album/photos?tags=secret", token: bob).isEmpty)
             #expect(try await client.send(.get, "/api/v1/album/tags", token: bob).items.isEmpty)
             #expect(try await client.send(.get, "/api/v1/album/folders/places", token: bob).items.isEmpty)
-            #expect(try await client.send(.get, "/api/v1/geo/near?lat=48.85&lon=2.35&radius_km=5", token: bob).items.isEmpty)
+            #expect(try await client.send(.get, "/api/v1/geo/near?lat=48.85&lon=2.35&radiusKm=5", token: bob).items.isEmpty)
             #expect(try await client.send(.get, "/api/v1/album/photos/\(id)", token: alice).status == 200)
             #expect(try await client.send(.get, "/api/v1/album/photos").status == 401)
         }
@@ -312,7 +322,7 @@ struct AlbumImportTests {
             let token = try await client.getStarted()
             let uploaded = try await client.addPhoto(jpeg, token: token, query: "takenAt=2020-01-01T00:00")
             let me = try await client.send(.get, "/api/v1/auth/me", token: token)
-            let owner = try #require(me["account_id"] ?? me["id"])
+            let owner = try #require(me["accountId"] ?? me["id"])
             // The original's ETag is its SHA-256, the image's address in storage.
             let original = try await client.send(.get, "/api/v1/album/photos/\(try #require(uploaded[string: "id"]))/image", token: token)
             let sha = try #require(original.headers[.eTag]?.trimmingCharacters(in: CharacterSet(charactersIn: "\"")))
@@ -329,7 +339,7 @@ struct AlbumImportTests {
             #expect(tags.first?["key"] as? String == "all" && tags.first?["count"] as? Int == 150)
             let places = try await client.send(.get, "/api/v1/album/folders/places", token: token).items
             #expect(places.first?["label"] as? String == "Montréal, Quebec, Canada" && places.first?["count"] as? Int == 75)
-            let near = try await client.send(.get, "/api/v1/geo/near?lat=45.5&lon=-73.57&radius_km=1&kind=album.photos&limit=1000", token: token).items
+            let near = try await client.send(.get, "/api/v1/geo/near?lat=45.5&lon=-73.57&radiusKm=1&kind=album.photos&limit=1000", token: token).items
             #expect(near.count == 75)
             let january = try await client.photoIDs("/api/v1/album/folders/months/2021-01?limit=500", token: token)
             #expect(january.count == 13)

@@ -62,7 +62,7 @@ struct GeoAPITests {
             #expect(try await client.send(.delete, "/api/v1/geo/tags?subject=notes/n1", token: token).status == 204)
             #expect(try await client.send(.get, "/api/v1/geo/tags?subject=notes/n1", token: token).status == 404)
             #expect(try await client.send(.delete, "/api/v1/geo/tags?subject=notes/n1", token: token).status == 404)
-            #expect(try await client.send(.get, "/api/v1/geo/near?lat=1&lon=1&radius_km=1").status == 401)
+            #expect(try await client.send(.get, "/api/v1/geo/near?lat=1&lon=1&radiusKm=1").status == 401)
         }
     }
 
@@ -84,13 +84,13 @@ struct GeoAPITests {
                     ($0["geotag"] as? [String: any Sendable])?["subject"] as? String
                 }
             }
-            #expect(try await subjects("near?lat=-17&lon=179.92&radius_km=20&kind=pins") == ["pins/a", "pins/b"])
-            #expect(try await subjects("near?lat=-17&lon=179.92&radius_km=20") == ["pins/a", "notes/d", "pins/b"])
+            #expect(try await subjects("near?lat=-17&lon=179.92&radiusKm=20&kind=pins") == ["pins/a", "pins/b"])
+            #expect(try await subjects("near?lat=-17&lon=179.92&radiusKm=20") == ["pins/a", "notes/d", "pins/b"])
             #expect(try await subjects("box?south=-18&west=179&north=-16&east=-179&kind=pins") == ["pins/a", "pins/b"])
             #expect(try await subjects("nearest?lat=-17.5&lon=178.1&limit=2&kind=pins") == ["pins/c", "pins/a"])
-            let bad = try await client.send(.get, "/api/v1/geo/near?lat=-17&lon=179&radius_km=-1", token: token)
+            let bad = try await client.send(.get, "/api/v1/geo/near?lat=-17&lon=179&radiusKm=-1", token: token)
             #expect(bad.status == 422)
-            #expect(try await client.send(.get, "/api/v1/geo/near?lat=x&lon=1&radius_km=1", token: token).status == 400)
+            #expect(try await client.send(.get, "/api/v1/geo/near?lat=x&lon=1&radiusKm=1", token: token).status == 400)
         }
     }
 

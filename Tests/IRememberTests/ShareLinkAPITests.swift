@@ -113,7 +113,7 @@ struct ShareLinkAPITests {
             let list = try await client.send(.get, "/api/v1/share-link/links", token: token)
             #expect(!list.text.contains("blue garden gate"))
             #expect(!list.text.contains(String(path.split(separator: "/").last ?? "")))
-            #expect((list.json["links"] as? [[String: any Sendable]])?.first?["hasPassword"] as? Bool == true)
+            #expect((list.json["items"] as? [[String: any Sendable]])?.first?["hasPassword"] as? Bool == true)
         }
     }
 
@@ -147,7 +147,7 @@ struct ShareLinkAPITests {
             #expect(try await client.send(.post, "/api/v1/share-link/links", json: ["kind": "album.photo", "resource": ["photo": photo]] as [String: any Sendable],
                                           token: bob).status == 404)
             #expect(try await client.send(.delete, "/api/v1/share-link/links/\(link)", token: bob).status == 404)
-            #expect((try await client.send(.get, "/api/v1/share-link/links", token: bob).json["links"] as? [Any])?.isEmpty == true)
+            #expect((try await client.send(.get, "/api/v1/share-link/links", token: bob).json["items"] as? [Any])?.isEmpty == true)
             let unknownKind = try await client.send(.post, "/api/v1/share-link/links", json: ["kind": "bank.account", "resource": ["id": "1"]] as [String: any Sendable],
                                                     token: alice)
             #expect(unknownKind.status == 422)

@@ -168,7 +168,7 @@ struct NotesAPITests {
             for _ in 0..<5 {
                 let page = try await api.send(.get, path, token: token)
                 seen += page.items.compactMap { $0["title"] as? String }
-                guard let cursor = page.json["next_cursor"] as? String else { break }
+                guard let cursor = page.json["nextCursor"] as? String else { break }
                 path = "/api/v1/notes?limit=3&cursor=\(cursor)"
             }
             #expect(seen == (0..<7).map { "n\($0)" })
@@ -198,7 +198,7 @@ struct NotesAPITests {
     func moveIntoTie() async throws {
         try await TestApp.run { api, host in
             let (token, login) = try await api.signUp("ada")
-            let owner = try #require(login["account_id"])
+            let owner = try #require(login["accountId"])
             var ids: [String] = []
             for title in ["a", "b", "c"] { ids.append(try #require(try await api.createNote(["title": title], token: token)["id"])) }
             // Give "b" the same key as "a", as two clients inserting at once would.

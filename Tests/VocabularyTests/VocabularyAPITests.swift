@@ -22,7 +22,7 @@ extension APIClient {
         let encoded = query.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? query
         let reply = try await send(.get, "/api/v1/vocabulary/search?q=\(encoded)\(extra)", token: token)
         guard reply.status == 200 else { throw TestAppFailure("search \(query): \(reply.status) \(reply.text)") }
-        return reply.list("hits")
+        return reply.list("items")
     }
 
     /// Polls an import until it ends.
@@ -50,7 +50,7 @@ struct VocabularyAPITests {
             let german = try await api.make("collections", ["name": "German"], token: token)
             let clash = try await api.send(.patch, "/api/v1/vocabulary/collections/\(german)", json: ["name": "FRENCH"], token: token)
             #expect(clash.status == 409)
-            #expect(clash["conflicting_name"] == "Frénch")
+            #expect(clash["conflictingName"] == "Frénch")
             #expect(clash["detail"]?.contains("'Frénch'") == true)
             let again = try await api.send(.post, "/api/v1/vocabulary/collections", json: ["name": "french"], token: token)
             #expect(again.status == 409)
@@ -59,7 +59,7 @@ struct VocabularyAPITests {
             let entry = try await api.make("entries", ["collection": french, "word": "pain", "definitions": ["bread"]], token: token)
             #expect(try await api.send(.delete, "/api/v1/vocabulary/collections/\(french)", token: token).status == 204)
             #expect(try await api.send(.get, "/api/v1/vocabulary/entries/\(entry)", token: token).status == 404)
-            let names = try await api.send(.get, "/api/v1/vocabulary/collections", token: token).list("collections").compactMap { $0["name"] as? String }
+            let names = try await api.send(.get, "/api/v1/vocabulary/collections", token: token).list("items").compactMap { $0["name"] as? String }
             #expect(names == ["Deutsch"])
         }
     }
@@ -106,7 +106,7 @@ struct VocabularyAPITests {
             let verb = try await api.make("tags", ["name": "verb"], token: token)
             #expect(try await api.send(.post, "/api/v1/vocabulary/tags", json: ["name": "two words"], token: token).status == 422)
             let clash = try await api.send(.patch, "/api/v1/vocabulary/tags/\(verb)", json: ["name": "Food"], token: token)
-            #expect(clash.status == 409 && clash["conflicting_name"] == "food")
+            #expect(clash.status == 409 && clash["conflictingName"] == "food")
             let entry = try await api.make("entries", ["collection": french, "word": "manger", "definitions": ["to eat"], "tags": [food, verb]],
                                            token: token)
             #expect(try await api.send(.delete, "/api/v1/vocabulary/tags/\(food)", token: token).status == 204)
@@ -279,9 +279,9 @@ struct VocabularyAPITests {
             let hit = try #require(try await api.search("pain", token: bob).first)
             #expect(hit["word"] as? String == "pain & <beurre>")
             #expect(hit["definitions"] as? [String] == ["bread", "and butter"])
-            let tags = try await api.send(.get, "/api/v1/vocabulary/tags", token: bob).list("tags").compactMap { $0["name"] as? String }
+            let tags = try await api.send(.get, "/api/v1/vocabulary/tags", token: bob).list("items").compactMap { $0["name"] as? String }
             #expect(tags == ["food"])
-            let decks = try await api.send(.get, "/api/v1/vocabulary/collections", token: bob).list("collections").compactMap { $0["name"] as? String }
+            let decks = try await api.send(.get, "/api/v1/vocabulary/collections", token: bob).list("items").compactMap { $0["name"] as? String }
             #expect(decks == ["French"])
         }
     }

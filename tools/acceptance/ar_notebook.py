@@ -117,7 +117,7 @@ def uc1_sign_in(server, provider):
     check("UC-1 a valid ID token signs in and creates a linked account", status == 200 and "access_token" in (body or {}), (status, body))
     token = body["access_token"]
     status, again, _ = call(server, "POST", "/api/v1/auth/oidc/facebook", {"id_token": provider.token(nonce="n-9"), "nonce": "n-9"})
-    check("UC-1 signing in again finds the same account", status == 200 and again["account_id"] == body["account_id"], (status, again))
+    check("UC-1 signing in again finds the same account", status == 200 and again["accountId"] == body["accountId"], (status, again))
     cases = [
         ("wrong audience", provider.token(aud="someone-else"), "n-123", "wrong_audience"),
         ("expired", provider.token(expires_in=-3600), "n-123", "expired"),

@@ -84,17 +84,17 @@ def anki_round_trip(server, data):
     job = wait_job(server, token, job)
     check("…every card imported", job["state"] == "succeeded" and job["imported"] == 4 and job["errorCount"] == 0, job)
     status, body, _ = call(server, "GET", "/api/v1/vocabulary/collections", token=token)
-    decks = sorted(c["name"] for c in body["collections"])
+    decks = sorted(c["name"] for c in body["items"])
     check("…decks became collections", decks == ["French::Food", "French::Verbs"], decks)
     status, body, _ = call(server, "GET", "/api/v1/vocabulary/tags", token=token)
-    tags = sorted(t["name"] for t in body["tags"])
+    tags = sorted(t["name"] for t in body["items"])
     check("…Anki tags became tags", tags == ["dessert", "food", "verb"], tags)
     status, body, _ = call(server, "GET", "/api/v1/vocabulary/search?q=creme", token=token)
-    hit = body["hits"][0] if body.get("hits") else {}
+    hit = body["items"][0] if body.get("items") else {}
     check("…'creme' finds crème brûlée, HTML made plain", hit.get("word") == "crème brûlée"
           and hit.get("definitions") == ["custard dessert", "with burnt sugar"], hit)
     status, body, _ = call(server, "GET", "/api/v1/vocabulary/search?q=etre", token=token)
-    check("…entities decoded ('être & avoir')", [h["word"] for h in body.get("hits", [])] == ["être & avoir"], body)
+    check("…entities decoded ('être & avoir')", [h["word"] for h in body.get("items", [])] == ["être & avoir"], body)
 
     status, package, headers = call(server, "GET", "/api/v1/vocabulary/export?format=apkg", token=token)
     check("export ?format=apkg → 200 zip", status == 200 and package[:4] == b"PK\x03\x04", status)
@@ -169,11 +169,11 @@ def kill_during_import(server, binary, data, token):
     state = wait_job(server, token, job, timeout=90)
     check("after restart the job is failed, with why", state["state"] == "failed" and "stopped" in (state.get("failure") or ""), state)
     _, body, _ = call(server, "GET", "/api/v1/vocabulary/search?q=crash", token=token)
-    check("…and nothing of it is left (entries)", body.get("hits") == [], body)
+    check("…and nothing of it is left (entries)", body.get("items") == [], body)
     _, body, _ = call(server, "GET", "/api/v1/vocabulary/collections", token=token)
-    check("…nor the collection it created", "Crash" not in [c["name"] for c in body["collections"]], body)
+    check("…nor the collection it created", "Crash" not in [c["name"] for c in body["items"]], body)
     _, body, _ = call(server, "GET", "/api/v1/vocabulary/tags", token=token)
-    check("…nor the tag", "crashtag" not in [t["name"] for t in body["tags"]], body)
+    check("…nor the tag", "crashtag" not in [t["name"] for t in body["items"]], body)
 
 
 def main():

@@ -120,7 +120,7 @@ def all_notes(server, token):
         if status != 200:
             raise RuntimeError(f"list: {status} {body}")
         notes += body["items"]
-        cursor = body.get("next_cursor")
+        cursor = body.get("nextCursor")
         if not cursor:
             return notes
 

@@ -138,15 +138,16 @@ extension AlbumService {
     }
 
     /// Counters of one kind: tags and places by how many photos they hold, months and days newest first.
-    func counters(owner: String, kind: Counter.Kind, limit: Int) async throws(BusError) -> [Counter] {
+    func counters(owner: String, kind: Counter.Kind, limit: Int, cursor: String? = nil) async throws(BusError) -> (items: [Counter], next: String?) {
         let order = kind == .tag || kind == .place ? [SortKey("count", descending: true), SortKey("key")] : [SortKey("key", descending: true)]
         let page = try await store.query(RecordQuery(collection: Self.counts, owner: owner, filters: [Filter("kind", .eq, .string(kind.rawValue))],
-                                                     order: order, limit: limit))
-        return try page.records.map { record throws(BusError) in try record.decode(Counter.self) }
+                                                     order: order, limit: limit, cursor: cursor))
+        return (try page.records.map { record throws(BusError) in try record.decode(Counter.self) }, page.nextCursor)
     }
 
-    /// Every photo of a search once, in random order.
-    func slideshow(owner: String, filter: PhotoFilter) async throws(BusError) -> [String] {
+    /// Every photo of a search once, in an order shuffled by `seed` (the same seed, the same order:
+    /// a slideshow pages through one order).
+    func slideshow(owner: String, filter: PhotoFilter, seed: UInt64) async throws(BusError) -> [String] {
         var ids: [String] = []
         var cursor: String?
         repeat {
@@ -154,8 +155,21 @@ extension AlbumService {
             ids += page.items.map(\.id)
             cursor = page.next
         } while cursor != nil
-        var generator = SystemRandomNumberGenerator()
+        var generator = SeededGenerator(seed: seed)
         ids.shuffle(using: &generator)
         return ids
+    }
+}
+
+/// SplitMix64: a small, fast generator whose sequence a seed fixes.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }

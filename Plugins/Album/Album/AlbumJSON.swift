@@ -103,25 +103,12 @@ struct ThumbnailJSON: Encodable {
     }
 }
 
-struct ThumbnailPage: Encodable {
-    var items: [ThumbnailJSON]
-    var nextCursor: String?
-}
-
 struct CountJSON: Encodable {
     var key: String
     var label: String
     var count: Int
 }
 
-struct Items<T: Encodable>: Encodable {
-    var items: [T]
-}
-
-struct Slideshow: Encodable {
-    var count: Int
-    var photos: [String]
-}
 
 struct MarkupScreen: Encodable {
     struct Markup: Encodable {

@@ -93,7 +93,7 @@ public struct AlbumPlugin: Plugin {
         let service = self.service
         let limits = self.limits
         let pageSize = self.pageSize
-        try routes.add(.post, "photos", summary: "Add a photo: the image bytes as the body; ?source=camera|library, takenAt, lat, lon, accuracy, "
+        try routes.add(.post, "photos", query: ["source", "takenAt", "lat", "lon", "accuracy", "tags", "notes"], summary: "Add a photo: the image bytes as the body; ?source=camera|library, takenAt, lat, lon, accuracy, "
                        + "tags, notes. Answers what the mark-up screen needs") { request, _, identity in
             var request = request
             let bytes = try await request.collectUpload(limit: limits.photo, what: "a photo")
@@ -115,7 +115,7 @@ public struct AlbumPlugin: Plugin {
             let record = try await service.importURL(owner: identity.accountID, url: input.url, capture: capture)
             return try await Self.markupScreen(service, owner: identity.accountID, record)
         }
-        try routes.add(.get, "photos", summary: "Thumbnails in time order: ?tags=beach -work, match=any|all, from, to (to the minute), place, "
+        try routes.add(.get, "photos", query: ["tags", "match", "from", "to", "place", "order", "limit", "cursor"], summary: "Thumbnails in time order: ?tags=beach -work, match=any|all, from, to (to the minute), place, "
                        + "order=asc|desc, limit, cursor") { request, _, identity in
             let filter = try Self.filter(request)
             return try await Self.page(service, request, owner: identity.accountID, filter: filter, pageSize: pageSize)
@@ -174,20 +174,25 @@ public struct AlbumPlugin: Plugin {
                                                                        over: .init(sha256: photo.image, rendition: "display")))
             return .bytes(rendered.bytes, type: "image/png", tag: nil, request: request)
         }
-        try routes.add(.get, "tags", summary: "My tags with how many photos carry each, most used first") { request, _, identity in
-            let counters = try await service.counters(owner: identity.accountID, kind: .tag, limit: try request.limit(default: 200, max: 1000))
-            return try .json(Items(items: counters.map { CountJSON(key: $0.key, label: $0.label, count: $0.count) }))
+        try routes.add(.get, "tags", query: ["limit", "cursor"], summary: "My tags with how many photos carry each, most used first") { request, _, identity in
+            let counters = try await service.counters(owner: identity.accountID, kind: .tag, limit: try request.limit(default: 200, max: 1000),
+                                                      cursor: try request.query("cursor"))
+            return try .json(ListPage(items: counters.items.map { CountJSON(key: $0.key, label: $0.label, count: $0.count) }, nextCursor: counters.next))
         }
-        try routes.add(.get, "recent", summary: "The most recent days with photos, newest first (?days=N, default 7)") { request, _, identity in
+        try routes.add(.get, "recent", query: ["days"], summary: "The most recent days with photos, newest first (?days=N, default 7)") { request, _, identity in
             let days = try request.queryInteger("days", in: 1...366) ?? 7
             let counters = try await service.counters(owner: identity.accountID, kind: .day, limit: days)
-            return try .json(Items(items: counters.map { CountJSON(key: $0.key, label: AlbumService.readableDay($0.key), count: $0.count) }))
+            // The N most recent days are the whole answer: ?days is this list's limit.
+            return try .json(ListPage(items: counters.items.map { CountJSON(key: $0.key, label: AlbumService.readableDay($0.key), count: $0.count) },
+                                      nextCursor: nil))
         }
-        try routes.add(.get, "folders/months", summary: "Month folders, newest first, with their photo counts") { request, _, identity in
-            let counters = try await service.counters(owner: identity.accountID, kind: .month, limit: try request.limit(default: 1000, max: 1000))
-            return try .json(Items(items: counters.map { CountJSON(key: $0.key, label: AlbumService.readableMonth($0.key), count: $0.count) }))
+        try routes.add(.get, "folders/months", query: ["limit", "cursor"], summary: "Month folders, newest first, with their photo counts") { request, _, identity in
+            let counters = try await service.counters(owner: identity.accountID, kind: .month, limit: try request.limit(default: 1000, max: 1000),
+                                                      cursor: try request.query("cursor"))
+            return try .json(ListPage(items: counters.items.map { CountJSON(key: $0.key, label: AlbumService.readableMonth($0.key), count: $0.count) },
+                                      nextCursor: counters.next))
         }
-        try routes.add(.get, "folders/months/{month}", summary: "The photos of one month (YYYY-MM), in time order") { request, context, identity in
+        try routes.add(.get, "folders/months/{month}", query: ["tags", "match", "from", "to", "place", "order", "limit", "cursor"], summary: "The photos of one month (YYYY-MM), in time order") { request, context, identity in
             let month = context.parameters.get("month") ?? ""
             guard month.count == 7, TakenTime.normalize(month + "-01") != nil else {
                 throw Problem.badRequest("A month folder is YYYY-MM, e.g. 2024-05.", field: "month")
@@ -197,19 +202,25 @@ public struct AlbumPlugin: Plugin {
             filter.to = month + "-31T23:59:59|~"
             return try await Self.page(service, request, owner: identity.accountID, filter: filter, pageSize: pageSize)
         }
-        try routes.add(.get, "folders/places", summary: "Place folders (city, region, country), most photos first") { request, _, identity in
-            let counters = try await service.counters(owner: identity.accountID, kind: .place, limit: try request.limit(default: 1000, max: 1000))
-            return try .json(Items(items: counters.map { CountJSON(key: $0.key, label: $0.label, count: $0.count) }))
+        try routes.add(.get, "folders/places", query: ["limit", "cursor"], summary: "Place folders (city, region, country), most photos first") { request, _, identity in
+            let counters = try await service.counters(owner: identity.accountID, kind: .place, limit: try request.limit(default: 1000, max: 1000),
+                                                      cursor: try request.query("cursor"))
+            return try .json(ListPage(items: counters.items.map { CountJSON(key: $0.key, label: $0.label, count: $0.count) }, nextCursor: counters.next))
         }
-        try routes.add(.get, "folders/places/{key}", summary: "The photos of one place folder, in time order") { request, context, identity in
+        try routes.add(.get, "folders/places/{key}", query: ["tags", "match", "from", "to", "place", "order", "limit", "cursor"], summary: "The photos of one place folder, in time order") { request, context, identity in
             var filter = try Self.filter(request)
             filter.placeKey = context.parameters.get("key")
             return try await Self.page(service, request, owner: identity.accountID, filter: filter, pageSize: pageSize)
         }
-        try routes.add(.get, "slideshow", summary: "Every photo of the album or of a search (same parameters as photos) once, in random order") {
+        try routes.add(.get, "slideshow", query: ["tags", "match", "from", "to", "place", "limit", "cursor"], summary: "Every photo of the album or of a search (same parameters as photos) once, in random order") {
             request, _, identity in
-            let ids = try await service.slideshow(owner: identity.accountID, filter: try Self.filter(request))
-            return try .json(Slideshow(count: ids.count, photos: ids))
+            // The cursor carries the shuffle's seed, so every page comes from one order.
+            let (seed, offset) = try SlideshowCursor.decode(try request.query("cursor"))
+            let ids = try await service.slideshow(owner: identity.accountID, filter: try Self.filter(request), seed: seed)
+            let limit = try request.limit(default: 500, max: 1000)
+            let end = min(ids.count, offset + limit)
+            return try .json(ListPage(items: offset < end ? Array(ids[offset..<end]) : [],
+                                      nextCursor: end < ids.count ? SlideshowCursor.encode(seed: seed, offset: end) : nil))
         }
         try routes.add(.post, "photos/{id}/share", summary: "Share one photo read-only: {expiresInSeconds?, password?, title?}") {
             request, context, identity in
@@ -245,7 +256,7 @@ public struct AlbumPlugin: Plugin {
         guard order == "asc" || order == "desc" else { throw Problem.badRequest("'order' is asc (oldest first) or desc.", field: "order") }
         let page = try await service.list(owner: owner, filter: filter, descending: order == "desc", limit: try request.limit(default: pageSize, max: 500),
                                           cursor: try request.query("cursor"))
-        return try .json(ThumbnailPage(items: page.items.map(ThumbnailJSON.init), nextCursor: page.next))
+        return try .json(ListPage(items: page.items.map(ThumbnailJSON.init), nextCursor: page.next))
     }
 
     static func image(_ service: AlbumService, _ request: Request, owner: String, id: String, rendition: String) async throws -> Response {
@@ -257,7 +268,7 @@ public struct AlbumPlugin: Plugin {
     /// What the mark-up screen opens with after an upload or import.
     static func markupScreen(_ service: AlbumService, owner: String, _ record: Record) async throws -> Response {
         let photo = try record.decode(PhotoData.self)
-        let suggestions = try await service.counters(owner: owner, kind: .tag, limit: 12).map(\.key)
+        let suggestions = try await service.counters(owner: owner, kind: .tag, limit: 12).items.map(\.key)
         let screen = MarkupScreen(photo: PhotoJSON(record, photo), markup: .init(drawing: Drawing.empty, width: photo.width, height: photo.height,
                                                                                   image: "/api/v1/album/photos/\(record.id)/image/display"),
                                   suggestedTags: suggestions)
@@ -289,5 +300,25 @@ extension AlbumService {
     static func readableMonth(_ month: String) -> String {
         let parts = readableDay(month + "-01").split(separator: " ")
         return parts.count == 3 ? "\(parts[0]) \(parts[2])" : month
+    }
+}
+
+/// A slideshow page's position: the seed of its order and how far it has got.
+enum SlideshowCursor {
+    static func encode(seed: UInt64, offset: Int) -> String {
+        Data("s:\(seed):\(offset)".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+    }
+
+    /// A new random seed at offset 0 without a cursor.
+    static func decode(_ text: String?) throws -> (seed: UInt64, offset: Int) {
+        guard let text else { return (UInt64.random(in: .min ... .max), 0) }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        let parts = Data(base64Encoded: base64).flatMap { String(data: $0, encoding: .utf8) }?.split(separator: ":") ?? []
+        guard text.count <= 80, parts.count == 3, parts[0] == "s", let seed = UInt64(parts[1]), let offset = Int(parts[2]), offset >= 0 else {
+            throw Problem.badRequest("The cursor is not one this slideshow gave; start again without it.", field: "cursor")
+        }
+        return (seed, offset)
     }
 }

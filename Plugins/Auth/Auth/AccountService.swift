@@ -125,7 +125,7 @@ struct AccountService: Sendable {
     private func checkThrottle(account: String, address: String?) throws(BusError) {
         if let wait = throttle.retryAfter(account: account, address: address) {
             throw BusError(.rateLimited, "Too many failed sign-ins; try again in \(wait) seconds.",
-                           details: ["retry_after": String(wait)])
+                           details: ["retryAfter": String(wait)])
         }
     }
 

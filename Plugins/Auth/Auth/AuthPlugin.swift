@@ -172,8 +172,8 @@ public struct AuthPlugin: Plugin {
         var accountID: String
         var deviceSecret: String
         enum CodingKeys: String, CodingKey {
-            case accountID = "account_id"
-            case deviceSecret = "device_secret"
+            case accountID = "accountId"
+            case deviceSecret
         }
     }
 
@@ -199,7 +199,7 @@ public struct AuthPlugin: Plugin {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(deviceSecret, forKey: .deviceSecret)
         }
-        enum CodingKeys: String, CodingKey { case deviceSecret = "device_secret" }
+        enum CodingKeys: String, CodingKey { case deviceSecret }
     }
 
     public func routes(_ routes: PluginRoutes) throws {
@@ -279,6 +279,6 @@ public struct AuthPlugin: Plugin {
 extension AccountSummary {
     /// The HTTP form, snake_case like the rest of the API.
     var wire: [String: String?] {
-        ["account_id": accountID, "username": username, "kind": kind, "created_at": JSONWriter.iso8601(createdAt)]
+        ["accountId": accountID, "username": username, "kind": kind, "createdAt": JSONWriter.iso8601(createdAt)]
     }
 }

@@ -55,7 +55,7 @@ struct TokenPair: Codable, Sendable {
         case refreshToken = "refresh_token"
         case expiresIn = "expires_in"
         case tokenType = "token_type"
-        case accountID = "account_id"
+        case accountID = "accountId"  // the OAuth members above keep RFC 6749's names; ours are camelCase
     }
 }
 

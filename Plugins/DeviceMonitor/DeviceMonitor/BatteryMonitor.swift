@@ -43,11 +43,11 @@ public actor BatteryMonitor {
     public func claimCharging(user: String) throws(BusError) -> BatteryStatus {
         guard let state = states[user], Date().timeIntervalSince(state.at) <= freshness else {
             throw BusError(.conflict, "No recent battery reading from your device; the app sends one when you plug it in.",
-                           details: ["code_hint": "charging_not_verified"])
+                           details: ["reason": "charging_not_verified"])
         }
         guard state.reading.isCharging || state.reading.level > thresholds.batteryCritical else {
             throw BusError(.conflict, "Your device does not report charging yet (\(Int(state.reading.level)) %, \(state.reading.state)); "
-                           + "plug it in and try again.", details: ["code_hint": "charging_not_verified"])
+                           + "plug it in and try again.", details: ["reason": "charging_not_verified"])
         }
         return status(user)
     }

@@ -74,28 +74,28 @@ public struct GeoPlugin: Plugin {
             let geotag = try await request.decodeJSON(Geotag.self, context: context)
             return try .json(try await service.set(owner: identity.accountID, geotag))
         }
-        try routes.add(.get, "tags", summary: "The geotag of ?subject=kind/id") { request, _, identity in
+        try routes.add(.get, "tags", query: ["subject"], summary: "The geotag of ?subject=kind/id") { request, _, identity in
             let subject = try request.query("subject", required: true) ?? ""
             guard let geotag = try await service.get(owner: identity.accountID, subject: subject) else {
                 throw Problem.notFound("'\(subject)' has no geotag.")
             }
             return try .json(geotag)
         }
-        try routes.add(.delete, "tags", summary: "Remove the geotag of ?subject=kind/id") { request, _, identity in
+        try routes.add(.delete, "tags", query: ["subject"], summary: "Remove the geotag of ?subject=kind/id") { request, _, identity in
             let subject = try request.query("subject", required: true) ?? ""
             guard try await service.remove(owner: identity.accountID, subject: subject) else {
                 throw Problem.notFound("'\(subject)' has no geotag.")
             }
             return .noContent
         }
-        try routes.add(.get, "near", summary: "My geotags within ?radius_km of ?lat,lon, nearest first (?kind, ?limit)") {
+        try routes.add(.get, "near", query: ["lat", "lon", "radiusKm", "kind", "limit", "cursor"], summary: "My geotags within ?radiusKm of ?lat,lon, nearest first (?kind, ?limit)") {
             request, _, identity in
             let area = FindGeotags.Area.within(latitude: try request.queryNumber("lat", required: true) ?? 0,
                                                longitude: try request.queryNumber("lon", required: true) ?? 0,
-                                               radiusMeters: (try request.queryNumber("radius_km", required: true) ?? 0) * 1000)
+                                               radiusMeters: (try request.queryNumber("radiusKm", required: true) ?? 0) * 1000)
             return try await Self.find(service, request, area, owner: identity.accountID)
         }
-        try routes.add(.get, "box", summary: "My geotags in ?south,west,north,east (west > east crosses 180°), nearest the centre first") {
+        try routes.add(.get, "box", query: ["south", "west", "north", "east", "kind", "limit", "cursor"], summary: "My geotags in ?south,west,north,east (west > east crosses 180°), nearest the centre first") {
             request, _, identity in
             let area = FindGeotags.Area.box(south: try request.queryNumber("south", required: true) ?? 0,
                                             west: try request.queryNumber("west", required: true) ?? 0,
@@ -103,21 +103,29 @@ public struct GeoPlugin: Plugin {
                                             east: try request.queryNumber("east", required: true) ?? 0)
             return try await Self.find(service, request, area, owner: identity.accountID)
         }
-        try routes.add(.get, "nearest", summary: "My ?limit geotags nearest ?lat,lon") { request, _, identity in
+        try routes.add(.get, "nearest", query: ["lat", "lon", "kind", "limit", "cursor"], summary: "My ?limit geotags nearest ?lat,lon") { request, _, identity in
             let area = FindGeotags.Area.nearest(latitude: try request.queryNumber("lat", required: true) ?? 0,
                                                 longitude: try request.queryNumber("lon", required: true) ?? 0)
             return try await Self.find(service, request, area, owner: identity.accountID)
         }
-        try routes.add(.get, "place", summary: "The place (city, region, country) of ?lat,lon, from the offline gazetteer") { request, _, _ in
+        try routes.add(.get, "place", query: ["lat", "lon"], summary: "The place (city, region, country) of ?lat,lon, from the offline gazetteer") { request, _, _ in
             try .json(try service.place(latitude: try request.queryNumber("lat", required: true) ?? 0,
                                         longitude: try request.queryNumber("lon", required: true) ?? 0))
         }
     }
 
     static func find(_ service: GeoService, _ request: Request, _ area: FindGeotags.Area, owner: String) async throws -> Response {
-        let hits = try await service.find(FindGeotags(owner: owner, area: area, kind: try request.query("kind"),
-                                                      limit: try request.limit(default: 100, max: SpatialQuery.maxLimit)))
-        return try .json(Items(items: hits.map { HitJSON(geotag: $0.geotag, distanceMeters: $0.distanceMeters) }))
+        // Nearest first: a page is the next stretch of the same ordering, found by asking for one
+        // more than it needs (at most the spatial index's largest answer).
+        let limit = try request.limit(default: 100, max: SpatialQuery.maxLimit)
+        let offset = try OffsetCursor.decode(try request.query("cursor"))
+        let wanted = min(SpatialQuery.maxLimit, offset + limit + 1)
+        let hits = offset < SpatialQuery.maxLimit
+            ? try await service.find(FindGeotags(owner: owner, area: area, kind: try request.query("kind"), limit: wanted)) : []
+        let end = min(hits.count, offset + limit)
+        let page = offset < end ? Array(hits[offset..<end]) : []
+        return try .json(ListPage(items: page.map { HitJSON(geotag: $0.geotag, distanceMeters: $0.distanceMeters) },
+                                  nextCursor: hits.count > end ? OffsetCursor.encode(end) : nil))
     }
 
     struct Items: Encodable {

@@ -69,7 +69,7 @@ struct MediaService: Sendable {
     func measureColour(_ bytes: Data) async throws(BusError) -> MeanColour {
         let limits = config.limits
         guard bytes.count <= limits.maxBytes else {
-            throw BusError(.tooLarge, "A frame is at most \(limits.maxBytes) bytes.", details: ["limit": String(limits.maxBytes)])
+            throw BusError(.tooLarge, "A frame is at most \(limits.maxBytes) bytes.", details: ["maxBytes": String(limits.maxBytes)])
         }
         return try await gate.run { () throws(BusError) in try Thumbnailer.meanColour(bytes, limits: limits) }
     }

@@ -100,10 +100,6 @@ struct UndoResult: Codable, Sendable {
     var page: Int?
 }
 
-struct Items<T: Codable & Sendable>: Codable, Sendable {
-    var items: [T]
-}
-
 struct SharedNotebookJSON: Codable, Sendable {
     var notebook: NotebookJSON
     var linkID: String

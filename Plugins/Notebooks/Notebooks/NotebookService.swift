@@ -384,7 +384,7 @@ struct NotebookService: Sendable {
         let (notebook, data, _) = try await access(caller: caller, id: id, writing: true)
         let owner = notebook.owner
         guard let last = data.lastInsert, let record = try await store.get(collection: Self.items, id: last, owner: owner) else {
-            throw BusError(.conflict, "Nothing to undo: only the last insert can be undone, and deletes cannot.", details: ["code_hint": "nothing_to_undo"])
+            throw BusError(.conflict, "Nothing to undo: only the last insert can be undone, and deletes cannot.", details: ["reason": "nothing_to_undo"])
         }
         let item = try record.decode(ItemData.self)
         _ = try await update(owner: owner, id: id, extra: { data throws(BusError) in

@@ -82,8 +82,8 @@ public struct NotebooksPlugin: Plugin {
                               templates: service.layout.templates, palette: NotebookLayout.palette,
                               clipboardMaxCharacters: NotebookService.maxClipboardLength, maxImageBytes: maxImageBytes))
         }
-        try routes.add(.get, "notebooks", summary: "My notebooks, most recently opened first") { _, _, identity in
-            try .json(Items(items: try await service.list(owner: identity.accountID)))
+        try routes.add(.get, "notebooks", query: ["limit", "cursor"], summary: "My notebooks, most recently opened first") { request, _, identity in
+            try .json(try ListPage.slice(try await service.list(owner: identity.accountID), request: request, pageSize: 100, max: 1000))
         }
         try routes.add(.post, "notebooks", summary: "Create a notebook: {name?, cover: colors|image|text, coverText?}") { request, context, identity in
             var request = request
@@ -108,7 +108,7 @@ public struct NotebooksPlugin: Plugin {
             return try .json(try await service.rename(caller: identity.accountID, id: try Self.id(context), name: input.name, cover: input.cover,
                                                       coverText: input.coverTextGiven ? .some(input.coverText) : nil))
         }
-        try routes.add(.delete, "notebooks/{id}", summary: "Delete a notebook and everything in it: 428 with a confirm token first, then ?confirm=TOKEN") {
+        try routes.add(.delete, "notebooks/{id}", query: ["confirm"], summary: "Delete a notebook and everything in it: 428 with a confirm token first, then ?confirm=TOKEN") {
             request, context, identity in
             try await Self.confirming {
                 try await service.deleteNotebook(caller: identity.accountID, id: try Self.id(context), confirm: try request.query("confirm"))
@@ -134,14 +134,14 @@ public struct NotebooksPlugin: Plugin {
             return try .json(try await service.setBackground(caller: identity.accountID, id: try Self.id(context), number: try Self.number(context),
                                                              background: background))
         }
-        try routes.add(.delete, "notebooks/{id}/pages/{number}", summary: "Delete page N and its items: 428 with a confirm token first, then ?confirm=TOKEN") {
+        try routes.add(.delete, "notebooks/{id}/pages/{number}", query: ["confirm"], summary: "Delete page N and its items: 428 with a confirm token first, then ?confirm=TOKEN") {
             request, context, identity in
             try await Self.confirming {
                 try await service.deletePage(caller: identity.accountID, id: try Self.id(context), number: try Self.number(context),
                                              confirm: try request.query("confirm"))
             }
         }
-        try routes.add(.post, "notebooks/{id}/pages/{number}/items", summary: "Insert on page N: JSON {kind: text|clipboard, text, slot?} or an image "
+        try routes.add(.post, "notebooks/{id}/pages/{number}/items", query: ["slot"], summary: "Insert on page N: JSON {kind: text|clipboard, text, slot?} or an image "
                        + "(gallery) as the body with ?slot=; placed in the slot, else centred. Idempotency-Key replays") { request, context, identity in
             var request = request
             let id = try Self.id(context)
@@ -204,8 +204,9 @@ public struct NotebooksPlugin: Plugin {
                                                   expiresAt: input.expiresInSeconds.map { Date().addingTimeInterval(TimeInterval($0)) }, password: input.password)
             return try .json(created, status: .created, headers: [.location: created.path])
         }
-        try routes.add(.get, "shared", summary: "Notebooks shared with me (read-only) whose links still live") { _, _, identity in
-            try .json(Items(items: try await service.sharedWithMe(caller: identity.accountID)))
+        try routes.add(.get, "shared", query: ["limit", "cursor"], summary: "Notebooks shared with me (read-only) whose links still live") {
+            request, _, identity in
+            try .json(try ListPage.slice(try await service.sharedWithMe(caller: identity.accountID), request: request, pageSize: 100, max: 1000))
         }
         try routes.add(.post, "shared", summary: "Open a shared link in the app: {token, password?}; the notebook is then readable by me") {
             request, context, identity in
@@ -257,7 +258,7 @@ public struct NotebooksPlugin: Plugin {
             return .noContent
         } catch let needed as NotebookService.ConfirmationNeeded {
             throw Problem(status: .preconditionRequired, code: "confirmation_required", detail: needed.summary,
-                          extra: ["confirm": needed.token, "pages": String(needed.pages), "items": String(needed.items)])
+                          extra: ["confirm": .string(needed.token), "pages": .int(needed.pages), "items": .int(needed.items)])
         }
     }
 

@@ -108,7 +108,7 @@ enum NoteAttachmentRoutes {
             NoteJSON.response(try await service.clearDrawing(owner: identity.accountID, id: try NotesPlugin.id(context),
                                                              expectedVersion: try request.ifMatchVersion()))
         }
-        try routes.add(.get, "{id}/drawing/image", summary: "The drawing rendered: ?format=png|svg&size=WIDTHxHEIGHT") {
+        try routes.add(.get, "{id}/drawing/image", query: ["format", "size"], summary: "The drawing rendered: ?format=png|svg&size=WIDTHxHEIGHT") {
             request, context, identity in
             let query = request.uri.queryParameters
             let format = try query["format"].map { raw in

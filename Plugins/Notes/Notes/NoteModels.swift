@@ -38,8 +38,8 @@ enum NoteJSON {
         writer.beginObject()
         writer.key("id", record.id)
         writer.key("version", record.version)
-        writer.key("created_at", record.createdAt)
-        writer.key("updated_at", record.updatedAt)
+        writer.key("createdAt", record.createdAt)
+        writer.key("updatedAt", record.updatedAt)
         writer.members(ofObject: record.data.bytes)
         writer.endObject()
     }
@@ -59,7 +59,7 @@ enum NoteJSON {
         writer.beginArray()
         for record in page.records { write(record, into: &writer) }
         writer.endArray()
-        writer.key("next_cursor")
+        writer.key("nextCursor")
         writer.stringOrNull(page.nextCursor)
         writer.endObject()
         return ByteBuffer(bytes: writer.bytes)

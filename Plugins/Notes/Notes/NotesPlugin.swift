@@ -59,7 +59,7 @@ public struct NotesPlugin: Plugin {
     public func routes(_ routes: PluginRoutes) throws {
         let service = self.service
         let pageSize = self.pageSize
-        try routes.add(.get, "", summary: "The signed-in user's notes, in their order (cursor pages)") { request, _, identity in
+        try routes.add(.get, "", query: ["limit", "cursor"], summary: "The signed-in user's notes, in their order (cursor pages)") { request, _, identity in
             let limit = try request.limit(default: pageSize, max: 500)
             let cursor = request.uri.queryParameters["cursor"].map(String.init)
             return NoteJSON.listResponse(try await service.listPage(owner: identity.accountID, limit: limit, cursor: cursor))

@@ -97,7 +97,7 @@ final class QuotaGate: RequestGate {
             let wait = max(1, Int((Double(day + 1) * 86_400 - now.timeIntervalSince1970).rounded(.up)))
             throw Problem(status: .tooManyRequests, code: "rate_limited",
                           detail: "You have used today's \(config.opsPerDay) operations (quotas.ops_per_user_per_day); they renew at midnight UTC.",
-                          extra: ["limit": "ops_per_user_per_day", "retry_after": String(wait)], headers: [.retryAfter: String(wait)])
+                          extra: ["limit": .string("ops_per_user_per_day"), "retryAfter": .int(wait)], headers: [.retryAfter: String(wait)])
         }
         guard [.post, .put, .patch].contains(request.method) else { return }
         let stored = try await storedBytes(identity.accountID, now: now)

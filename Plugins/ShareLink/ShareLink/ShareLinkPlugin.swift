@@ -110,18 +110,19 @@ public struct ShareLinkPlugin: Plugin {
                                                                    title: input.title, expiresAt: expiresAt, password: input.password))
             return try .json(created, status: .created, headers: [.location: created.path])
         }
-        try routes.add(.get, "links", summary: "My share links, newest first (tokens are never shown again)") { _, _, identity in
-            try .json(ListShareLinks.Reply(links: try await service.list(owner: identity.accountID)))
+        try routes.add(.get, "links", query: ["limit", "cursor"], summary: "My share links, newest first (tokens are never shown again)") {
+            request, _, identity in
+            try .json(try ListPage.slice(try await service.list(owner: identity.accountID), request: request, pageSize: 100, max: 1000))
         }
         try routes.add(.delete, "links/{id}", summary: "Revoke a link: it answers 410 from now on") { _, context, identity in
             guard let id = context.parameters.get("id") else { throw Problem.badRequest("The link id is missing from the path.") }
             return try .json(try await service.revoke(owner: identity.accountID, id: id))
         }
-        routes.addPublic(.get, "s/{token}", summary: "A shared page: HTML with Open Graph tags, or JSON (Accept: application/json or ?format=json); "
+        routes.addPublic(.get, "s/{token}", query: ["format", "password"], summary: "A shared page: HTML with Open Graph tags, or JSON (Accept: application/json or ?format=json); "
                          + "password in the Share-Password header or ?password=") { request, context in
             try await page(request, context)
         }
-        routes.addPublic(.get, "s/{token}/image/{index}", summary: "The picture of a shared page's item, as a rendition without EXIF") {
+        routes.addPublic(.get, "s/{token}/image/{index}", query: ["grant", "password"], summary: "The picture of a shared page's item, as a rendition without EXIF") {
             request, context in
             try await image(request, context)
         }

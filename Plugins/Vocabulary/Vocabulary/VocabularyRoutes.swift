@@ -22,8 +22,9 @@ struct VocabularyRoutes: Sendable {
         let maxImport = config.maxImportBytes
 
         // Collections
-        try routes.add(.get, "collections", summary: "My collections, by name") { _, _, identity in
-            try .json(["collections": try await service.collections(owner: identity.accountID).map(NamedJSON.init)])
+        try routes.add(.get, "collections", query: ["limit", "cursor"], summary: "My collections, by name") { request, _, identity in
+            try .json(try ListPage.slice(try await service.collections(owner: identity.accountID).map(NamedJSON.init), request: request,
+                                         pageSize: pageSize, max: 1000))
         }
         try routes.add(.post, "collections", summary: "Create a collection: {\"name\"}; a name I already have is 409") { request, context, identity in
             var request = request
@@ -45,16 +46,17 @@ struct VocabularyRoutes: Sendable {
             _ = try await service.deleteCollection(owner: identity.accountID, id: try Self.id(context))
             return .noContent
         }
-        try routes.add(.get, "collections/{id}/entries", summary: "A collection's entries by word (cursor pages)") { request, context, identity in
+        try routes.add(.get, "collections/{id}/entries", query: ["limit", "cursor"], summary: "A collection's entries by word (cursor pages)") { request, context, identity in
             let page = try await service.entries(owner: identity.accountID, collection: try Self.id(context),
                                                  limit: try request.limit(default: pageSize, max: 1000),
                                                  cursor: request.uri.queryParameters["cursor"].map(String.init))
-            return try .json(EntryPageJSON(entries: try page.records.map(EntryJSON.init), nextCursor: page.nextCursor))
+            return try .json(ListPage(items: try page.records.map(EntryJSON.init), nextCursor: page.nextCursor))
         }
 
         // Tags
-        try routes.add(.get, "tags", summary: "My tags, by name") { _, _, identity in
-            try .json(["tags": try await service.tags(owner: identity.accountID).map(NamedJSON.init)])
+        try routes.add(.get, "tags", query: ["limit", "cursor"], summary: "My tags, by name") { request, _, identity in
+            try .json(try ListPage.slice(try await service.tags(owner: identity.accountID).map(NamedJSON.init), request: request,
+                                         pageSize: pageSize, max: 1000))
         }
         try routes.add(.post, "tags", summary: "Create a tag: {\"name\"} (one word); a duplicate is 409") { request, context, identity in
             var request = request
@@ -110,21 +112,28 @@ struct VocabularyRoutes: Sendable {
         }
 
         // Search
-        try routes.add(.get, "search", summary: "Search as you type: q, collection, all/any/none (tag ids or names, comma-separated), limit") {
+        try routes.add(.get, "search", query: ["q", "collection", "all", "any", "none", "limit", "cursor"],
+                       summary: "Search as you type: q, collection, all/any/none (tag ids or names, comma-separated), limit, cursor") {
             request, _, identity in
             let query = request.uri.queryParameters
             func list(_ name: Substring) -> [String] {
                 (query[name].map(String.init) ?? "").split(separator: ",").map { $0.trimmed }.filter { !$0.isEmpty }
             }
+            // Ranked results: a page is the next stretch of the same ranking, found by asking for one
+            // more than it needs (the top SearchQuery.maxLimit are reachable).
             let limit = try request.limit(default: 20, max: SearchQuery.maxLimit)
+            let offset = try OffsetCursor.decode(try request.query("cursor"))
+            guard offset < SearchQuery.maxLimit else { return try .json(ListPage<VocabularySearchResult.Hit>(items: [], nextCursor: nil)) }
             let result = try await service.search(SearchVocabulary(
                 owner: identity.accountID, query: query["q"].map(String.init) ?? "", collection: query["collection"].map(String.init),
-                allTags: list("all"), anyTags: list("any"), noTags: list("none"), limit: limit))
-            return try .json(result)
+                allTags: list("all"), anyTags: list("any"), noTags: list("none"), limit: min(SearchQuery.maxLimit, offset + limit + 1)))
+            let end = min(result.hits.count, offset + limit)
+            return try .json(ListPage(items: offset < end ? Array(result.hits[offset..<end]) : [],
+                                      nextCursor: result.hits.count > end ? OffsetCursor.encode(end) : nil))
         }
 
         // Import and export
-        try routes.add(.post, "imports", summary: "Import a CSV or Anki .apkg (the body); ?format=csv|apkg&collection=NAME; 202 with the job") {
+        try routes.add(.post, "imports", query: ["format", "collection"], summary: "Import a CSV or Anki .apkg (the body); ?format=csv|apkg&collection=NAME; 202 with the job") {
             request, _, identity in
             var request = request
             let format = try Self.format(request)
@@ -141,7 +150,7 @@ struct VocabularyRoutes: Sendable {
             _, context, identity in
             try .json(try await jobs.job(owner: identity.accountID, id: try Self.id(context)))
         }
-        try routes.add(.get, "export", summary: "My vocabulary as ?format=csv|apkg, all of it or ?collection=NAME") { request, _, identity in
+        try routes.add(.get, "export", query: ["format", "collection"], summary: "My vocabulary as ?format=csv|apkg, all of it or ?collection=NAME") { request, _, identity in
             guard let raw = request.uri.queryParameters["format"], let format = VocabularyFormat(rawValue: String(raw)) else {
                 throw Problem.badRequest("Say which format: ?format=csv or ?format=apkg.", field: "format")
             }
@@ -180,24 +189,24 @@ struct NamedJSON: Encodable {
     var id: String
     var name: String
     var version: Int64
-    var created: Date
-    var updated: Date
+    var createdAt: Date
+    var updatedAt: Date
 
     init(_ record: Record) throws {
         struct Named: Decodable { var name: String }
         id = record.id
         name = try record.decode(Named.self).name
         version = record.version
-        created = record.createdAt
-        updated = record.updatedAt
+        createdAt = record.createdAt
+        updatedAt = record.updatedAt
     }
 }
 
 struct EntryJSON: Encodable {
     var id: String
     var version: Int64
-    var created: Date
-    var updated: Date
+    var createdAt: Date
+    var updatedAt: Date
     var word: String
     var definitions: [String]
     var languages: [String]
@@ -211,8 +220,8 @@ struct EntryJSON: Encodable {
         let data = try record.decode(EntryData.self)
         id = record.id
         version = record.version
-        created = record.createdAt
-        updated = record.updatedAt
+        createdAt = record.createdAt
+        updatedAt = record.updatedAt
         word = data.word
         definitions = data.definitions
         languages = data.languages
@@ -227,8 +236,8 @@ struct EntryJSON: Encodable {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(version, forKey: .version)
-        try container.encode(created, forKey: .created)
-        try container.encode(updated, forKey: .updated)
+        try container.encode(createdAt, forKey: .createdAt)
+        try container.encode(updatedAt, forKey: .updatedAt)
         try container.encode(word, forKey: .word)
         try container.encode(definitions, forKey: .definitions)
         try container.encode(languages, forKey: .languages)
@@ -239,10 +248,6 @@ struct EntryJSON: Encodable {
         try container.encode(relations, forKey: .relations)
     }
 
-    enum CodingKeys: String, CodingKey { case id, version, created, updated, word, definitions, languages, note, example, collection, tags, relations }
+    enum CodingKeys: String, CodingKey { case id, version, createdAt, updatedAt, word, definitions, languages, note, example, collection, tags, relations }
 }
 
-struct EntryPageJSON: Encodable {
-    var entries: [EntryJSON]
-    var nextCursor: String?
-}

@@ -406,7 +406,7 @@ struct VocabularyService: Sendable {
             let existing = try await byKey(collection, owner: owner, key: key)
             let name = (try? existing?.data.decode(NameOnly.self).name) ?? key
             throw BusError(.conflict, "You already have a \(what) named '\(name)' (names are compared without case or accents); choose another name.",
-                           details: ["conflicting_name": name, "conflicting_id": existing?.id ?? ""])
+                           details: ["conflictingName": name, "conflictingId": existing?.id ?? ""])
         }
     }
 
