@@ -190,11 +190,15 @@ extension JSONEncoder {
 }
 
 extension Response {
-    /// A JSON response.
+    /// A JSON response. A ``VersionedRepresentation`` gets its version as the `ETag`, so every read
+    /// of a versioned record can be edited with `If-Match`.
     public static func json<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok,
                                           headers: HTTPFields = [:]) throws -> Response {
         let data = try JSONEncoder.quire.encode(value)
         var headers = headers
+        if let versioned = value as? any VersionedRepresentation, headers[.eTag] == nil {
+            headers[.eTag] = "\"\(versioned.version)\""
+        }
         headers[.contentType] = "application/json; charset=utf-8"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
     }
@@ -240,4 +244,10 @@ extension Request {
         guard buffer.readableBytes > 0 else { throw Problem.badRequest("The request body is empty; send \(what) as the body.") }
         return Data(buffer.readableBytesView)
     }
+}
+
+/// What the API shows of a versioned record: its `version` is the record's, and the `ETag` of any
+/// response that carries it.
+public protocol VersionedRepresentation {
+    var version: Int64 { get }
 }

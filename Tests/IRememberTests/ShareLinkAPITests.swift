@@ -43,7 +43,7 @@ struct ShareLinkAPITests {
             #expect(image.body.range(of: Data("Exif".utf8)) == nil, "the shared image carries no EXIF block")
             let json = try await client.send(.get, path + "?format=json")
             #expect(json.json["title"] as? String == "Lucy in the garden")
-            #expect((json.json["items"] as? [[String: any Sendable]])?.first?["tags"] as? [String] == ["garden"])
+            #expect((json.json["contents"] as? [[String: any Sendable]])?.first?["tags"] as? [String] == ["garden"])
             #expect(try await client.send(.get, "\(path)/image/1").status == 404)
         }
     }
@@ -154,7 +154,7 @@ struct ShareLinkAPITests {
             let search = try await client.send(.post, "/api/v1/album/searches/share", json: ["tags": "garden -work", "from": "2024-01-01"], token: alice)
             #expect(search.status == 201)
             let page = try await client.send(.get, (search["path"] ?? "") + "?format=json")
-            #expect((page.json["items"] as? [[String: any Sendable]])?.count == 1)
+            #expect((page.json["contents"] as? [[String: any Sendable]])?.count == 1)
             #expect(page.json["title"] as? String == "Photos: #garden, not #work, from 2024-01-01")
         }
     }

@@ -20,6 +20,7 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import conventions  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
@@ -94,14 +95,29 @@ def call(server, method, path, body=None, token=None, headers=None, timeout=10, 
             answer = response.read()
             if not response.headers.get("Content-Type", "").startswith("application/json"):
                 return response.status, answer, dict(response.headers)
-            return response.status, (json.loads(answer) if answer else None), dict(response.headers)
+            parsed = json.loads(answer) if answer else None
+            conform(method, path, parsed, response.headers.get("Content-Type", ""))
+            return response.status, parsed, dict(response.headers)
     except urllib.error.HTTPError as error:
         answer = error.read()
         try:
             parsed = json.loads(answer) if answer else None
+            conform(method, path, parsed, error.headers.get("Content-Type", ""))
         except ValueError:
             parsed = answer
         return error.code, parsed, dict(error.headers)
+
+
+def conform(method, path, body, content_type):
+    """Every JSON body received follows the wire convention; a body that does not fails the run."""
+    global bodies_checked
+    bodies_checked += 1
+    found = conventions.violations(body, content_type)
+    if found:
+        check(f"wire convention: {method} {path.split('?')[0]}", False, "; ".join(found[:3]))
+
+
+bodies_checked = 0
 
 
 def sign_up(server, username, password="correct horse battery"):

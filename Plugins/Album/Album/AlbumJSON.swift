@@ -41,7 +41,7 @@ struct EditInput: Decodable {
     }
 }
 
-struct PhotoJSON: Encodable {
+struct PhotoJSON: Encodable, VersionedRepresentation {
     struct Links: Encodable {
         var image: String
         var thumbnail: String

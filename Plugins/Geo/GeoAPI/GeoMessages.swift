@@ -200,6 +200,10 @@ public struct Place: Codable, Sendable, Equatable {
     /// "Vancouver, British Columbia, Canada".
     public var label: String
 
+    enum CodingKeys: String, CodingKey {
+        case city, geonameID = "geonameId", region, countryCode, country, locality, distanceMeters, label
+    }
+
     public init(city: String, geonameID: Int, region: String?, countryCode: String, country: String, locality: String,
                 distanceMeters: Double) {
         self.city = city

@@ -1,8 +1,9 @@
 import Foundation
+import HTTPKit
 import StorageAPI
 
 /// What the API answers: notebooks, pages and items as a client draws them.
-struct NotebookJSON: Codable, Sendable {
+struct NotebookJSON: Codable, Sendable, VersionedRepresentation {
     var id: String
     var name: String
     var cover: String
@@ -69,9 +70,10 @@ struct PageJSON: Codable, Sendable {
 }
 
 /// A whole notebook: what opening it returns (FR3.2.14).
-struct NotebookContent: Codable, Sendable {
+struct NotebookContent: Codable, Sendable, VersionedRepresentation {
     var notebook: NotebookJSON
     var pages: [PageJSON]
+    var version: Int64 { notebook.version }
 }
 
 /// One page with where it sits (FR3.2.8): `number` 0 is the cover.
@@ -103,11 +105,27 @@ struct UndoResult: Codable, Sendable {
 struct SharedNotebookJSON: Codable, Sendable {
     var notebook: NotebookJSON
     var linkID: String
+    enum CodingKeys: String, CodingKey { case notebook, linkID = "linkId" }
 }
 
+/// The pinned notebooks within the radius, nearest first: a list in the one envelope (all of them
+/// fit one page), with the radius searched.
 struct NearbyJSON: Codable, Sendable {
     var radiusMeters: Double
-    var notebooks: [NearbyEntry]
+    var items: [NearbyEntry]
+    var nextCursor: String?
+
+    init(radiusMeters: Double, items: [NearbyEntry]) {
+        self.radiusMeters = radiusMeters
+        self.items = items
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(radiusMeters, forKey: .radiusMeters)
+        try container.encode(items, forKey: .items)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
     struct NearbyEntry: Codable, Sendable {
         var notebook: NotebookJSON
         var distanceMeters: Double

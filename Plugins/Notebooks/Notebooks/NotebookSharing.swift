@@ -122,7 +122,7 @@ extension NotebookService {
                 NearbyNotebook(id: $0.notebook.id, name: $0.notebook.name, distanceMeters: $0.distanceMeters, canEdit: $0.notebook.access == "edit")
             }))
         }
-        return NearbyJSON(radiusMeters: limits.nearbyRadius, notebooks: entries)
+        return NearbyJSON(radiusMeters: limits.nearbyRadius, items: entries)
     }
 
     static func presenceID(_ account: String) -> String { "u" + Secrets.sha256Hex(account).prefix(40) }

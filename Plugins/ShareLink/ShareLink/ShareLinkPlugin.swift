@@ -209,7 +209,7 @@ public struct ShareLinkPlugin: Plugin {
             let picture = { (index: Int) in "\(base)/image/\(index)\(suffix)" }
             if json {
                 return try .json(PageJSON(title: view.title, description: view.description, url: base, expiresAt: stored.expiresAt,
-                                          items: view.items.enumerated().map { index, item in
+                                          contents: view.items.enumerated().map { index, item in
                                               PageJSON.Item(item, image: item.image == nil ? nil : picture(index))
                                           }, image: images.first.map(picture)),
                                  headers: [.cacheControl: "no-store", .referrerPolicy: "no-referrer"])
@@ -263,7 +263,8 @@ public struct ShareLinkPlugin: Plugin {
         var description: String?
         var url: String
         var expiresAt: Date?
-        var items: [Item]
+        /// What the page shows (a photo, a search's photos, a notebook): the page's content, not a list resource.
+        var contents: [Item]
         var image: String?
     }
 }

@@ -185,7 +185,7 @@ struct VocabularyRoutes: Sendable {
 }
 
 /// A collection or a tag.
-struct NamedJSON: Encodable {
+struct NamedJSON: Encodable, VersionedRepresentation {
     var id: String
     var name: String
     var version: Int64
@@ -202,7 +202,7 @@ struct NamedJSON: Encodable {
     }
 }
 
-struct EntryJSON: Encodable {
+struct EntryJSON: Encodable, VersionedRepresentation {
     var id: String
     var version: Int64
     var createdAt: Date
