@@ -35,20 +35,31 @@ extension ListPage {
     }
 }
 
-/// A position in a short list, opaque to clients.
-public enum OffsetCursor {
-    public static func encode(_ offset: Int) -> String {
-        Data("o:\(offset)".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+/// Cursor text as clients carry it: base64url without padding, opaque to them.
+public enum OpaqueCursor {
+    public static func encode(_ text: String) -> String {
+        Data(text.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
     }
+
+    /// The text a cursor carries; nil when it is longer than `maxLength` or not one `encode` made.
+    public static func decode(_ cursor: String, maxLength: Int) -> String? {
+        guard cursor.count <= maxLength else { return nil }
+        var base64 = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64).flatMap { String(data: $0, encoding: .utf8) }
+    }
+}
+
+/// A position in a short list, opaque to clients.
+public enum OffsetCursor {
+    public static func encode(_ offset: Int) -> String { OpaqueCursor.encode("o:\(offset)") }
 
     /// The offset a cursor stands for (0 without one); 400 for a cursor this API did not give.
     public static func decode(_ text: String?) throws -> Int {
         guard let text else { return 0 }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard text.count <= 40, let data = Data(base64Encoded: base64), let decoded = String(data: data, encoding: .utf8),
-              decoded.hasPrefix("o:"), let offset = Int(decoded.dropFirst(2)), offset >= 0 else {
+        guard let decoded = OpaqueCursor.decode(text, maxLength: 40), decoded.hasPrefix("o:"),
+              let offset = Int(decoded.dropFirst(2)), offset >= 0 else {
             throw Problem.badRequest("The cursor is not one this list gave; start from the first page.", field: "cursor")
         }
         return offset

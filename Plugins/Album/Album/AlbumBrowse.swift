@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import HTTPKit
 import StorageAPI
 
 /// Which photos: tags to include (any or all of them) and to exclude, a time range (to the minute),
@@ -123,15 +124,10 @@ extension AlbumService {
         return best?.tag ?? tags[0]
     }
 
-    static func encodeCursor(_ sortKey: String) -> String {
-        Data(sortKey.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    static func encodeCursor(_ sortKey: String) -> String { OpaqueCursor.encode(sortKey) }
 
     static func decodeCursor(_ text: String) throws(BusError) -> String {
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        guard text.count <= 400, let data = Data(base64Encoded: base64), let key = String(data: data, encoding: .utf8), key.contains("|") else {
+        guard let key = OpaqueCursor.decode(text, maxLength: 400), key.contains("|") else {
             throw BusError.invalid("The cursor is not one this API returned; start from the first page.", field: "cursor")
         }
         return key

@@ -305,18 +305,13 @@ extension AlbumService {
 
 /// A slideshow page's position: the seed of its order and how far it has got.
 enum SlideshowCursor {
-    static func encode(seed: UInt64, offset: Int) -> String {
-        Data("s:\(seed):\(offset)".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-    }
+    static func encode(seed: UInt64, offset: Int) -> String { OpaqueCursor.encode("s:\(seed):\(offset)") }
 
     /// A new random seed at offset 0 without a cursor.
     static func decode(_ text: String?) throws -> (seed: UInt64, offset: Int) {
         guard let text else { return (UInt64.random(in: .min ... .max), 0) }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while base64.count % 4 != 0 { base64 += "=" }
-        let parts = Data(base64Encoded: base64).flatMap { String(data: $0, encoding: .utf8) }?.split(separator: ":") ?? []
-        guard text.count <= 80, parts.count == 3, parts[0] == "s", let seed = UInt64(parts[1]), let offset = Int(parts[2]), offset >= 0 else {
+        let parts = OpaqueCursor.decode(text, maxLength: 80)?.split(separator: ":") ?? []
+        guard parts.count == 3, parts[0] == "s", let seed = UInt64(parts[1]), let offset = Int(parts[2]), offset >= 0 else {
             throw Problem.badRequest("The cursor is not one this slideshow gave; start again without it.", field: "cursor")
         }
         return (seed, offset)
