@@ -37,6 +37,36 @@ struct RecordStoreContractTests {
     }
 }
 
+@Suite("Change log contract")
+struct ChangeLogContractTests {
+    @Test("in-memory", arguments: ChangeLogContract.cases)
+    func inMemory(_ contract: ContractCase<any RecordStore>) async throws {
+        try await contract.run(InMemoryRecordStore())
+    }
+
+    @Test("SQLite file (WAL)", arguments: ChangeLogContract.cases)
+    func sqlite(_ contract: ContractCase<any RecordStore>) async throws {
+        try await onSQLite { try await contract.run($0) }
+    }
+
+    @Test("over the in-process bus", arguments: ChangeLogContract.cases)
+    func overBus(_ contract: ContractCase<any RecordStore>) async throws {
+        let bus = InProcessBus()
+        try StoragePlugin.register(records: InMemoryRecordStore(), blobs: InMemoryBlobStore(), on: bus)
+        try await contract.run(BusRecordStore(bus: bus))
+    }
+
+    @Test("compaction, in-memory", arguments: ChangeLogContract.compaction)
+    func compactInMemory(_ contract: ContractCase<ChangeLogContract.Store>) async throws {
+        try await contract.run(InMemoryRecordStore())
+    }
+
+    @Test("compaction, SQLite file (WAL)", arguments: ChangeLogContract.compaction)
+    func compactSQLite(_ contract: ContractCase<ChangeLogContract.Store>) async throws {
+        try await onSQLite { try await contract.run($0) }
+    }
+}
+
 @Suite("Search contract")
 struct SearchContractTests {
     @Test("in-memory", arguments: SearchContract.cases)

@@ -5,7 +5,7 @@ import Synchronization
 
 /// Records in memory, for tests and throw-away runs. Behaves exactly like the SQLite store — the
 /// contract suite in `StorageTestKit` holds both to the same results, down to sort order and errors.
-public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching, RecordSpatialIndexing, RecordUsage {
+public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching, RecordSpatialIndexing, RecordUsage, ChangeLogCompacting {
     private struct Entry {
         var record: StorageAPI.Record
         var parsed: JSONValue
@@ -14,8 +14,16 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
     private struct State {
         var collections: [String: [String: Entry]] = [:]
         var schemas: [String: CollectionSchema] = [:]
-        var changes: [(owner: String, change: Change)] = []
+        var changes: [Change] = []
         var sequence: Int64 = 0
+        var horizon: Int64 = 0
+        /// When each tombstone in `changes` was written, by sequence.
+        var deletedAt: [Int64: Double] = [:]
+        /// Per `collection/id`: the version a deleted record's tombstone carries, so an insert of
+        /// the same id goes on from it.
+        var tombstones: [String: Int64] = [:]
+        /// Per `collection/id`: earlier versions, oldest first, with when each was superseded.
+        var versions: [String: [(record: StorageAPI.Record, supersededAt: Date)]] = [:]
         var idempotency: [String: (fingerprint: String, references: [RecordReference?])] = [:]
     }
 
@@ -58,6 +66,8 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
             for field in schema.blobFields where !merged.blobFields.contains(field) { merged.blobFields.append(field) }
             if let search = schema.search { merged.search = search }
             if let spatial = schema.spatial { merged.spatial = spatial }
+            if schema.history { merged.history = true }
+            if let scope = schema.scope { merged.scope = scope }
             state.schemas[schema.name] = merged
         }
     }
@@ -121,6 +131,7 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
             var draft = state  // applied to `state` only when every operation succeeded
             var written: [StorageAPI.Record?] = []
             var letGo: Set<String> = []
+            let logged = draft.changes.count
             for (operation, parsed) in zip(batch.operations, parsedData) {
                 written.append(try Self.apply(operation, parsed: parsed, to: &draft, now: now, letGo: &letGo))
             }
@@ -130,8 +141,9 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
                     record.map { RecordReference(collection: operation.collection, id: $0.id) }
                 })
             }
+            let moved = LogMove.of(Array(draft.changes[logged...]))
             state = draft
-            return WriteResult(records: written, replayed: false, releasedBlobs: released)
+            return WriteResult(records: written, replayed: false, releasedBlobs: released, moved: moved)
         }
     }
 
@@ -196,16 +208,50 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
         return held
     }
 
-    public func changes(owner: String, after: Int64, limit: Int) async throws(StorageError) -> ChangePage {
-        guard (1...RecordQuery.maxLimit).contains(limit) else {
-            throw StorageError.invalid("limit must be between 1 and \(RecordQuery.maxLimit).", field: "limit")
-        }
+    public func changes(_ query: ChangeQuery) async throws(StorageError) -> ChangePage {
+        try query.validate()
         return state.withLock { state in
-            let matching = state.changes.lazy.filter { $0.owner == owner && $0.change.sequence > after }.map(\.change)
-            let page = Array(matching.prefix(limit + 1))
-            return ChangePage(changes: Array(page.prefix(limit)), hasMore: page.count > limit)
+            let matching = state.changes.lazy.filter { $0.sequence > query.after && query.includes($0) }
+            let page = Array(matching.prefix(query.limit + 1))
+            return ChangePage(changes: Array(page.prefix(query.limit)), hasMore: page.count > query.limit, horizon: state.horizon)
         }
     }
+
+    public func history(collection: String, id: String, owner: String) async throws(StorageError) -> [StorageAPI.Record] {
+        state.withLock { state in
+            (state.versions[Self.versionKey(collection, id)] ?? []).lazy.map(\.record).filter { $0.owner == owner }.reversed()
+        }
+    }
+
+    public func compact(before cutoff: Date) async throws(StorageError) -> Compaction {
+        state.withLock { state in
+            var latest: [String: Int64] = [:]
+            for change in state.changes { latest[Self.versionKey(change.collection, change.recordID)] = change.sequence }
+            var superseded = 0, tombstones = 0, versions = 0
+            let cutoffStamp = cutoff.timeIntervalSince1970
+            state.changes.removeAll { change in
+                let key = Self.versionKey(change.collection, change.recordID)
+                if latest[key] != change.sequence { superseded += 1; return true }
+                if change.kind == .delete, let at = state.deletedAt[change.sequence], at < cutoffStamp {
+                    tombstones += 1
+                    state.horizon = max(state.horizon, change.sequence)
+                    state.tombstones[key] = nil
+                    return true
+                }
+                return false
+            }
+            let kept = Set(state.changes.map(\.sequence))
+            state.deletedAt = state.deletedAt.filter { kept.contains($0.key) }
+            for (key, list) in state.versions {
+                let kept = list.filter { $0.supersededAt >= cutoff }
+                versions += list.count - kept.count
+                state.versions[key] = kept.isEmpty ? nil : kept
+            }
+            return Compaction(supersededChanges: superseded, tombstones: tombstones, versions: versions, horizon: state.horizon)
+        }
+    }
+
+    private static func versionKey(_ collection: String, _ id: String) -> String { "\(collection)\u{0}\(id)" }
 
     // MARK: Rules
 
@@ -216,6 +262,7 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
     private static func apply(_ operation: WriteOperation, parsed: JSONValue?, to state: inout State,
                               now: Date, letGo: inout Set<String>) throws(StorageError) -> StorageAPI.Record? {
         let collection = operation.collection
+        let schema = state.schemas[collection]
         var entries = state.collections[collection] ?? [:]
         if let blobFields = state.schemas[collection]?.blobFields, !blobFields.isEmpty {
             if let parsed { _ = try BlobFieldRules.blobs(in: parsed, fields: blobFields, collection: collection) }
@@ -230,18 +277,21 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
         case .insert(_, let id, let owner, let data):
             let id = id ?? RecordIDs.make()
             guard entries[id] == nil else { throw RecordRules.duplicateID(collection: collection, id: id) }
-            let record = StorageAPI.Record(collection: collection, id: id, owner: owner, version: 1, createdAt: now,
+            let version = (state.tombstones.removeValue(forKey: versionKey(collection, id)) ?? 0) + 1
+            let record = StorageAPI.Record(collection: collection, id: id, owner: owner, version: version, createdAt: now,
                                            updatedAt: now, data: data)
             let entry = Entry(record: record, parsed: parsed ?? .null)
             try checkUnique(entry, among: entries, schema: state.schemas[collection])
             entries[id] = entry
             result = record
-            change = Change(sequence: state.sequence, collection: collection, recordID: id, kind: .insert, version: 1)
+            change = Change(sequence: state.sequence, owner: owner, collection: collection, recordID: id, kind: .insert, version: version,
+                            scope: ScopeRules.scope(field: schema?.scope, id: id, data: entry.parsed))
         case .replace(_, let id, let owner, let data, let expectedVersion):
             guard var entry = entries[id], entry.record.owner == owner else {
                 throw RecordRules.notFound(collection: collection, id: id)
             }
             try RecordRules.check(expectedVersion: expectedVersion, actual: entry.record.version, id: id)
+            if schema?.history == true { state.versions[versionKey(collection, id), default: []].append((entry.record, now)) }
             entry.record.version += 1
             entry.record.updatedAt = now
             entry.record.data = data
@@ -249,20 +299,23 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
             try checkUnique(entry, among: entries, schema: state.schemas[collection])
             entries[id] = entry
             result = entry.record
-            change = Change(sequence: state.sequence, collection: collection, recordID: id, kind: .replace,
-                            version: entry.record.version)
+            change = Change(sequence: state.sequence, owner: owner, collection: collection, recordID: id, kind: .replace,
+                            version: entry.record.version, scope: ScopeRules.scope(field: schema?.scope, id: id, data: entry.parsed))
         case .delete(_, let id, let owner, let expectedVersion):
             guard let entry = entries[id], entry.record.owner == owner else {
                 throw RecordRules.notFound(collection: collection, id: id)
             }
             try RecordRules.check(expectedVersion: expectedVersion, actual: entry.record.version, id: id)
+            if schema?.history == true { state.versions[versionKey(collection, id), default: []].append((entry.record, now)) }
             entries[id] = nil
             result = nil
-            change = Change(sequence: state.sequence, collection: collection, recordID: id, kind: .delete,
-                            version: entry.record.version + 1)
+            state.tombstones[versionKey(collection, id)] = entry.record.version + 1
+            state.deletedAt[state.sequence] = now.timeIntervalSince1970
+            change = Change(sequence: state.sequence, owner: owner, collection: collection, recordID: id, kind: .delete,
+                            version: entry.record.version + 1, scope: ScopeRules.scope(field: schema?.scope, id: id, data: entry.parsed))
         }
         state.collections[collection] = entries
-        state.changes.append((operation.owner, change))
+        state.changes.append(change)
         return result
     }
 

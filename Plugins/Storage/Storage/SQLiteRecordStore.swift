@@ -7,7 +7,7 @@ import Synchronization
 /// The embedded default: records in one SQLite file through GRDB's `DatabasePool` (WAL mode, so
 /// reads never wait for the writer). Every batch is one SQLite transaction; a crash mid-batch leaves
 /// the file as it was before the batch.
-public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, RecordSpatialIndexing, RecordUsage {
+public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, RecordSpatialIndexing, RecordUsage, ChangeLogCompacting {
     /// How hard SQLite flushes at commit.
     public enum Durability: String, Sendable {
         /// fsync at every commit: a commit survives a power cut.
@@ -29,6 +29,8 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
     /// Each collection's spatial index, likewise, and the R*Tree that keeps it.
     private let spatialSpecs = Mutex<[String: SpatialIndexSpec]>([:])
     private let spatialTrees = Mutex<[String: String]>([:])
+    /// Each collection's history and scope settings, likewise.
+    private let logSpecs = Mutex<[String: LogSpec]>([:])
     private let ownerSizes = OwnerSizes()
     /// The file checkpoints are run on (nil for a store over a given writer).
     private let checkpointPath: String?
@@ -89,13 +91,16 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
             var fields: [String: [String]] = [:]
             var specs: [String: SearchIndexSpec] = [:]
             var spatial: [String: SpatialIndexSpec] = [:]
+            var logs: [String: LogSpec] = [:]
             for text in schemas {
                 let schema = try JSONDecoder().decode(CollectionSchema.self, from: Data(text.utf8))
+                if let spec = LogSpec(schema) { logs[schema.name] = spec }
                 if !schema.blobFields.isEmpty { fields[schema.name] = schema.blobFields }
                 if let search = schema.search { specs[schema.name] = search }
                 if let index = schema.spatial { spatial[schema.name] = index }
             }
             spatialSpecs.withLock { $0 = spatial }
+            logSpecs.withLock { $0 = logs }
             let trees = try writer.read { db in try SQLiteSpatial.trees(db) }
             spatialTrees.withLock { $0 = trees }
             blobFields.withLock { $0 = fields }
@@ -161,6 +166,26 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         migrator.registerMigration("v2: search indexes") { db in try SQLiteSearch.createTables(db) }
         migrator.registerMigration("v3: search index kept per batch") { db in try SQLiteSearch.migrateToVersion3(db) }
         migrator.registerMigration("v4: spatial indexes") { db in try SQLiteSpatial.createTables(db) }
+        migrator.registerMigration("v5: sync — scopes, earlier versions, compaction") { db in
+            try db.execute(sql: """
+                ALTER TABLE changes ADD COLUMN scope TEXT;
+                CREATE INDEX changes_by_record ON changes(collection, record_id, sequence);
+                CREATE INDEX changes_by_scope ON changes(owner, scope, sequence) WHERE scope IS NOT NULL;
+                CREATE TABLE versions (
+                    collection TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    version INTEGER NOT NULL,
+                    created_at REAL NOT NULL,
+                    updated_at REAL NOT NULL,
+                    data TEXT NOT NULL,
+                    superseded_at REAL NOT NULL,
+                    PRIMARY KEY (collection, id, version)
+                ) WITHOUT ROWID;
+                CREATE INDEX versions_by_time ON versions(superseded_at);
+                CREATE TABLE log_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 
@@ -176,6 +201,10 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         if schema.search == nil { schema.search = previousSearch }
         let previousSpatial = spatialSpecs.withLock { $0[schema.name] }
         if schema.spatial == nil { schema.spatial = previousSpatial }
+        if let previous = logSpecs.withLock({ $0[schema.name] }) {
+            schema.history = schema.history || previous.history
+            if schema.scope == nil { schema.scope = previous.scope }
+        }
         let tree = try await run { [schema] db -> String? in
             if schema.spatial != previousSpatial {
                 return try SQLiteSpatial.rebuild(db, collection: schema.name, spec: schema.spatial)
@@ -208,6 +237,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         if !schema.blobFields.isEmpty { blobFields.withLock { $0[schema.name] = schema.blobFields } }
         if let search = schema.search { searchSpecs.withLock { $0[schema.name] = search } }
         if let spatial = schema.spatial { spatialSpecs.withLock { $0[schema.name] = spatial } }
+        if let spec = LogSpec(schema) { logSpecs.withLock { $0[schema.name] = spec } }
     }
 
     public func spatialQuery(_ query: SpatialQuery) async throws(StorageError) -> SpatialResult {
@@ -315,6 +345,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         let specs = searchSpecs.withLock { $0 }
         let spatial = spatialSpecs.withLock { $0 }
         let trees = spatialTrees.withLock { $0 }
+        let logs = logSpecs.withLock { $0 }
         let searchRows: [Int: SQLiteSearch.IndexedRow]
         var points: [Int: GeoPoint] = [:]
         do {
@@ -358,7 +389,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
                 if let names = fields[operation.collection] {
                     letGo.formUnion(try Self.blobChange(operation, fields: names, db: db))
                 }
-                let record = try Self.apply(operation, db: db, stamp: stamp, log: &changeLog)
+                let record = try Self.apply(operation, db: db, stamp: stamp, spec: logs[operation.collection], log: &changeLog)
                 if spatial[operation.collection] != nil, let tree = trees[operation.collection] {
                     try SQLiteSpatial.apply(db, tree: tree, operation, record: record, point: points[position])
                 }
@@ -369,7 +400,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
                 written.append(record)
             }
             for (collection, ids) in reindexed { try SQLiteSearch.reindex(db, collection: collection, ids: ids) }
-            try changeLog.write(db, at: stamp)
+            let moved = try changeLog.write(db, at: stamp)
             let released = letGo.subtracting(try Self.held(among: letGo, fields: fields, db: db)).sorted()
             if let claim = batch.idempotency {
                 let references = zip(batch.operations, written).map { operation, record in
@@ -380,25 +411,65 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
                     sql: "INSERT INTO idempotency(owner, scope, key, fingerprint, results, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                     arguments: [claim.owner, claim.scope, claim.key, claim.fingerprint, results, stamp])
             }
-            return WriteResult(records: written, replayed: false, releasedBlobs: released)
+            return WriteResult(records: written, replayed: false, releasedBlobs: released, moved: moved)
         }
     }
 
-    public func changes(owner: String, after: Int64, limit: Int) async throws(StorageError) -> ChangePage {
-        guard (1...RecordQuery.maxLimit).contains(limit) else {
-            throw StorageError.invalid("limit must be between 1 and \(RecordQuery.maxLimit).", field: "limit")
+    public func changes(_ query: ChangeQuery) async throws(StorageError) -> ChangePage {
+        try query.validate()
+        var condition = "owner = ?"
+        var texts = [query.owner]
+        for shared in query.shared {
+            condition += " OR (owner = ? AND scope = ?)"
+            texts += [shared.owner, shared.scope]
         }
-        return try await read { db in
-            let rows = try Row.fetchAll(
-                db, sql: """
-                    SELECT sequence, collection, record_id, kind, version FROM changes
-                    WHERE owner = ? AND sequence > ? ORDER BY sequence LIMIT ?
-                    """, arguments: [owner, after, limit + 1])
-            let changes = rows.prefix(limit).map { row in
-                Change(sequence: row[0], collection: row[1], recordID: row[2],
-                       kind: Change.Kind(rawValue: row[3]) ?? .replace, version: row[4])
+        let sql = """
+            SELECT sequence, owner, collection, record_id, kind, version, scope FROM changes
+            WHERE (\(condition)) AND sequence > ? ORDER BY sequence LIMIT ?
+            """
+        return try await read { [texts] db in
+            let rows = try Row.fetchAll(db.cachedStatement(sql: sql),
+                                        arguments: StatementArguments(texts) + [query.after, query.limit + 1])
+            let changes = rows.prefix(query.limit).map { row in
+                Change(sequence: row[0], owner: row[1], collection: row[2], recordID: row[3],
+                       kind: Change.Kind(rawValue: row[4]) ?? .replace, version: row[5], scope: row[6])
             }
-            return ChangePage(changes: Array(changes), hasMore: rows.count > limit)
+            let horizon = try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM log_meta WHERE key = 'horizon'")) ?? 0
+            return ChangePage(changes: Array(changes), hasMore: rows.count > query.limit, horizon: horizon)
+        }
+    }
+
+    public func history(collection: String, id: String, owner: String) async throws(StorageError) -> [StorageAPI.Record] {
+        guard StorageNames.isValidCollection(collection), StorageNames.isValidID(id) else { return [] }
+        return try await read { db in
+            try Row.fetchAll(db.cachedStatement(sql: """
+                SELECT \(SQLQueryBuilder.recordColumns) FROM versions WHERE collection = ? AND id = ? AND owner = ? ORDER BY version DESC
+                """), arguments: [collection, id, owner]).map(Self.record)
+        }
+    }
+
+    public func compact(before cutoff: Date) async throws(StorageError) -> Compaction {
+        let stamp = cutoff.timeIntervalSince1970
+        return try await run { db in
+            try db.execute(sql: """
+                DELETE FROM changes WHERE EXISTS (
+                    SELECT 1 FROM changes AS later
+                    WHERE later.collection = changes.collection AND later.record_id = changes.record_id AND later.sequence > changes.sequence)
+                """)
+            let superseded = db.changesCount
+            let dropped = try Int64.fetchOne(db, sql: "SELECT MAX(sequence) FROM changes WHERE kind = 'delete' AND at < ?", arguments: [stamp])
+            try db.execute(sql: "DELETE FROM changes WHERE kind = 'delete' AND at < ?", arguments: [stamp])
+            let tombstones = db.changesCount
+            try db.execute(sql: "DELETE FROM versions WHERE superseded_at < ?", arguments: [stamp])
+            let versions = db.changesCount
+            if let dropped {
+                try db.execute(sql: """
+                    INSERT INTO log_meta(key, value) VALUES ('horizon', ?)
+                    ON CONFLICT(key) DO UPDATE SET value = MAX(value, excluded.value)
+                    """, arguments: [dropped])
+            }
+            let horizon = try Int64.fetchOne(db, sql: "SELECT value FROM log_meta WHERE key = 'horizon'") ?? 0
+            return Compaction(supersededChanges: superseded, tombstones: tombstones, versions: versions, horizon: horizon)
         }
     }
 
@@ -443,25 +514,29 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         }
     }
 
-    private static func apply(_ operation: WriteOperation, db: Database, stamp: Double, log: inout ChangeLog) throws -> Record? {
+    private static func apply(_ operation: WriteOperation, db: Database, stamp: Double, spec: LogSpec?,
+                              log: inout ChangeLog) throws -> Record? {
         let now = Date(timeIntervalSince1970: stamp)
         switch operation {
-        case .insert(let collection, let id, let owner, let data):
-            let id = id ?? RecordIDs.make()
-            let record = Record(collection: collection, id: id, owner: owner, version: 1, createdAt: now,
+        case .insert(let collection, let chosen, let owner, let data):
+            let id = chosen ?? RecordIDs.make()
+            // An id the caller chose may be a deleted record's: its versions go on from the tombstone.
+            let version = try chosen.map { try tombstoneVersion(db, collection: collection, id: $0, log: log) + 1 } ?? 1
+            let record = Record(collection: collection, id: id, owner: owner, version: version, createdAt: now,
                                 updatedAt: now, data: data)
             do {
                 // Cached: an insert's statement carries every index's checks, and preparing it cost
                 // a sixth of an import's time.
-                try db.cachedStatement(sql: "INSERT INTO records(\(SQLQueryBuilder.recordColumns)) VALUES (?, ?, ?, 1, ?, ?, ?)")
-                    .execute(arguments: [collection, id, owner, stamp, stamp, String(decoding: data.bytes, as: UTF8.self)])
+                try db.cachedStatement(sql: "INSERT INTO records(\(SQLQueryBuilder.recordColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                    .execute(arguments: [collection, id, owner, version, stamp, stamp, String(decoding: data.bytes, as: UTF8.self)])
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw constraintError(error, collection: collection, id: id)
             }
-            log.add(owner: owner, collection: collection, id: id, kind: .insert, version: 1)
+            log.add(owner: owner, collection: collection, id: id, kind: .insert, version: version, scope: try spec?.scope(id: id, data))
             return record
         case .replace(let collection, let id, let owner, let data, let expectedVersion):
             let existing = try existingRecord(db, collection: collection, id: id, owner: owner, expectedVersion: expectedVersion)
+            if spec?.history == true { try keep(existing, db: db, at: stamp) }
             let version = existing.version + 1
             do {
                 try db.cachedStatement(sql: "UPDATE records SET version = ?, updated_at = ?, data = ? WHERE collection = ? AND id = ?")
@@ -469,15 +544,35 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 throw constraintError(error, collection: collection, id: id)
             }
-            log.add(owner: owner, collection: collection, id: id, kind: .replace, version: version)
+            log.add(owner: owner, collection: collection, id: id, kind: .replace, version: version, scope: try spec?.scope(id: id, data))
             return Record(collection: collection, id: id, owner: owner, version: version, createdAt: existing.createdAt,
                           updatedAt: now, data: data)
         case .delete(let collection, let id, let owner, let expectedVersion):
             let existing = try existingRecord(db, collection: collection, id: id, owner: owner, expectedVersion: expectedVersion)
+            if spec?.history == true { try keep(existing, db: db, at: stamp) }
             try db.cachedStatement(sql: "DELETE FROM records WHERE collection = ? AND id = ?").execute(arguments: [collection, id])
-            log.add(owner: owner, collection: collection, id: id, kind: .delete, version: existing.version + 1)
+            log.add(owner: owner, collection: collection, id: id, kind: .delete, version: existing.version + 1,
+                    scope: try spec?.scope(id: id, existing.data))
             return nil
         }
+    }
+
+    /// Keeps a record's version as it was before a replace or delete.
+    private static func keep(_ record: Record, db: Database, at stamp: Double) throws {
+        try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO versions(collection, id, owner, version, created_at, updated_at, data, superseded_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [record.collection, record.id, record.owner, record.version, record.createdAt.timeIntervalSince1970,
+                                     record.updatedAt.timeIntervalSince1970, String(decoding: record.data.bytes, as: UTF8.self), stamp])
+    }
+
+    /// The version of a deleted record's tombstone (this batch's or the log's), or 0.
+    private static func tombstoneVersion(_ db: Database, collection: String, id: String, log: ChangeLog) throws -> Int64 {
+        if let pending = log.last(collection: collection, id: id) { return pending.kind == .delete ? pending.version : 0 }
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+            SELECT kind, version FROM changes WHERE collection = ? AND record_id = ? ORDER BY sequence DESC LIMIT 1
+            """), arguments: [collection, id]) else { return 0 }
+        return (row[0] as String) == Change.Kind.delete.rawValue ? row[1] : 0
     }
 
     private static func existingRecord(_ db: Database, collection: String, id: String, owner: String,
@@ -568,21 +663,61 @@ struct RecordReference: Codable, Sendable {
 /// order, so sequence numbers follow it): a statement per row — each also bumping the AUTOINCREMENT
 /// counter — was a measurable part of a large import.
 struct ChangeLog {
-    private var entries: [JSONValue] = []
-
-    mutating func add(owner: String, collection: String, id: String, kind: Change.Kind, version: Int64) {
-        entries.append(.array([.string(owner), .string(collection), .string(id), .string(kind.rawValue), .number(Double(version))]))
+    private struct Entry {
+        var owner: String
+        var collection: String
+        var id: String
+        var kind: Change.Kind
+        var version: Int64
+        var scope: String?
     }
 
-    func write(_ db: Database, at stamp: Double) throws {
-        guard !entries.isEmpty else { return }
+    private var entries: [Entry] = []
+
+    mutating func add(owner: String, collection: String, id: String, kind: Change.Kind, version: Int64, scope: String?) {
+        entries.append(Entry(owner: owner, collection: collection, id: id, kind: kind, version: version, scope: scope))
+    }
+
+    func last(collection: String, id: String) -> (kind: Change.Kind, version: Int64)? {
+        entries.last { $0.collection == collection && $0.id == id }.map { ($0.kind, $0.version) }
+    }
+
+    /// Writes the rows; answers whose logs moved, to which sequence, touching which scopes.
+    func write(_ db: Database, at stamp: Double) throws -> [LogMove] {
+        guard !entries.isEmpty else { return [] }
+        let rows = JSONValue.array(entries.map { entry in
+            .array([.string(entry.owner), .string(entry.collection), .string(entry.id), .string(entry.kind.rawValue),
+                    .number(Double(entry.version)), entry.scope.map(JSONValue.string) ?? .null])
+        })
         try db.cachedStatement(sql: """
-            INSERT INTO changes(owner, collection, record_id, kind, version, at)
-            SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, ? FROM json_each(?) ORDER BY key
-            """).execute(arguments: [stamp, JSONValue.array(entries).canonicalJSONText])
+            INSERT INTO changes(owner, collection, record_id, kind, version, scope, at)
+            SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, ? FROM json_each(?) ORDER BY key
+            """).execute(arguments: [stamp, rows.canonicalJSONText])
+        // One statement, one writer, AUTOINCREMENT: the rows took consecutive sequences ending here.
+        let last = db.lastInsertedRowID
+        return LogMove.of(entries.enumerated().map { offset, entry in
+            Change(sequence: last - Int64(entries.count - 1 - offset), owner: entry.owner, collection: entry.collection, recordID: entry.id,
+                   kind: entry.kind, version: entry.version, scope: entry.scope)
+        })
     }
 }
 
+/// A collection's settings that the change log follows.
+struct LogSpec: Sendable {
+    var history: Bool
+    var scope: String?
+
+    init?(_ schema: CollectionSchema) {
+        guard schema.history || schema.scope != nil else { return nil }
+        history = schema.history
+        scope = schema.scope
+    }
+
+    func scope(id: String, _ data: JSONDocument) throws -> String? {
+        guard let scope else { return nil }
+        return ScopeRules.scope(field: scope, id: id, data: try data.parsed())
+    }
+}
 
 /// The connection checkpoints run on, opened on first use, used on one serial queue: a checkpoint
 /// writes and syncs the database file, which must hold neither the writer nor a cooperative thread.

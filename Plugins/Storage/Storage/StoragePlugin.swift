@@ -23,6 +23,9 @@ public struct StoragePlugin: Plugin {
         public var maxBlobBytes: Int
         public var blobGrace: TimeInterval
         public var blobSweep: Duration
+        /// How long tombstones and earlier versions are kept.
+        public var retention: TimeInterval
+        public var compactEvery: Duration
     }
 
     public static let descriptor = PluginDescriptor(
@@ -37,6 +40,9 @@ public struct StoragePlugin: Plugin {
             SettingDescription("blob_grace_seconds", "int 0...86400", default: "600",
                                "A blob no record holds is deleted once it has not been uploaded again for this long (0: at once; for tests)"),
             SettingDescription("blob_sweep_minutes", "int 1...10080", default: "60", "How often unused blobs left by failed uploads are looked for"),
+            SettingDescription("retention_days", "int 1...3650", default: "90",
+                               "How long deletes stay in the change log and earlier versions in history; a device away longer resyncs"),
+            SettingDescription("compact_minutes", "int 1...10080", default: "60", "How often the change log is compacted"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
@@ -47,16 +53,20 @@ public struct StoragePlugin: Plugin {
             durability: SQLiteRecordStore.Durability(rawValue: section.choice("durability", ["normal", "full"], default: "normal")) ?? .normal,
             maxBlobBytes: section.int("max_blob_bytes", default: 64 << 20, in: 1...(1 << 30)),
             blobGrace: TimeInterval(section.int("blob_grace_seconds", default: 600, in: 0...86_400)),
-            blobSweep: .seconds(60 * section.int("blob_sweep_minutes", default: 60, in: 1...10_080)))
+            blobSweep: .seconds(60 * section.int("blob_sweep_minutes", default: 60, in: 1...10_080)),
+            retention: TimeInterval(86_400 * section.int("retention_days", default: 90, in: 1...3650)),
+            compactEvery: .seconds(60 * section.int("compact_minutes", default: 60, in: 1...10_080)))
     }
 
-    public let records: any RecordStore & BlobHolds & RecordSearching
+    public let records: any RecordStore & BlobHolds & RecordSearching & ChangeLogCompacting
     public let blobs: any BlobCollecting
     private let closer: StorageService
     /// The SQLite store's checkpoints, every second and when a device enters low battery.
     private let checkpoints: CheckpointService?
     private let grace: TimeInterval
     private let sweepInterval: Duration
+    private let retention: TimeInterval
+    private let compactEvery: Duration
     private let logger: Logger
     /// Set once the plugin is on a bus (deleted blobs are announced there).
     private let collectorBox = CollectorBox()
@@ -80,11 +90,13 @@ public struct StoragePlugin: Plugin {
         }
         grace = config.blobGrace
         sweepInterval = config.blobSweep
+        retention = config.retention
+        compactEvery = config.compactEvery
         logger = context.logger
     }
 
     /// A plugin over given stores (tests, tools).
-    public init(records: any RecordStore & BlobHolds & RecordSearching, blobs: any BlobCollecting, logger: Logger,
+    public init(records: any RecordStore & BlobHolds & RecordSearching & ChangeLogCompacting, blobs: any BlobCollecting, logger: Logger,
                 blobGrace: TimeInterval = 600, blobSweep: Duration = .seconds(3600)) {
         self.records = records
         self.blobs = blobs
@@ -92,6 +104,8 @@ public struct StoragePlugin: Plugin {
         self.checkpoints = nil
         self.grace = blobGrace
         self.sweepInterval = blobSweep
+        self.retention = 90 * 86_400
+        self.compactEvery = .seconds(3600)
         self.logger = logger
     }
 
@@ -100,6 +114,7 @@ public struct StoragePlugin: Plugin {
         var services: [any Service] = [closer]
         if let checkpoints { services.append(checkpoints) }
         if let collector = collectorBox.collector { services.append(BlobSweepService(collector: collector, interval: sweepInterval)) }
+        services.append(CompactionService(store: records, retention: retention, interval: compactEvery, logger: logger))
         return services
     }
 
@@ -126,10 +141,13 @@ public struct StoragePlugin: Plugin {
         try bus.handle(WriteRecords.self) { request, _ in
             let result = try await records.write(request.batch)
             if let collector, !result.releasedBlobs.isEmpty { await collector.collect(result.releasedBlobs) }
+            // Committed before this: a client told of the move finds the changes when it pulls.
+            if !result.moved.isEmpty { await bus.publish(RecordsChanged(moved: result.moved)) }
             return result
         }
-        try bus.handle(ReadChanges.self) { request, _ in
-            try await records.changes(owner: request.owner, after: request.after, limit: request.limit)
+        try bus.handle(ReadChanges.self) { request, _ in try await records.changes(request.query) }
+        try bus.handle(ReadHistory.self) { request, _ in
+            .init(versions: try await records.history(collection: request.collection, id: request.id, owner: request.owner))
         }
         try bus.handle(GetStorageUsage.self) { request, _ in
             guard let usage = records as? any RecordUsage else {
@@ -183,6 +201,34 @@ struct StorageService: Service {
     }
 }
 
+
+/// Compacts the change log now and then (see ``ChangeLogCompacting``), once at start too.
+struct CompactionService: Service {
+    let store: any ChangeLogCompacting
+    let retention: TimeInterval
+    let interval: Duration
+    let logger: Logger
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                let report = try await store.compact(before: Date().addingTimeInterval(-retention))
+                if report.supersededChanges + report.tombstones + report.versions > 0 {
+                    logger.info("storage: compacted the change log", metadata: [
+                        "superseded": "\(report.supersededChanges)", "tombstones": "\(report.tombstones)",
+                        "versions": "\(report.versions)", "horizon": "\(report.horizon)"])
+                }
+            } catch {
+                logger.warning("storage: compaction failed: \(error.message)")
+            }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                return
+            }
+        }
+    }
+}
 
 /// Checkpoints the SQLite write-ahead log off the write path: every second while there is work,
 /// and at once when a device enters low battery (its pending writes reach the database file).

@@ -28,8 +28,12 @@ public struct BusRecordStore: RecordStore, RecordSearching, RecordSpatialIndexin
         try await bus.request(WriteRecords(batch: batch), timeout: timeout)
     }
 
-    public func changes(owner: String, after: Int64, limit: Int) async throws(StorageError) -> ChangePage {
-        try await bus.request(ReadChanges(owner: owner, after: after, limit: limit), timeout: timeout)
+    public func changes(_ query: ChangeQuery) async throws(StorageError) -> ChangePage {
+        try await bus.request(ReadChanges(query: query), timeout: timeout)
+    }
+
+    public func history(collection: String, id: String, owner: String) async throws(StorageError) -> [Record] {
+        try await bus.request(ReadHistory(collection: collection, id: id, owner: owner), timeout: timeout).versions
     }
 
     public func search(_ query: SearchQuery) async throws(StorageError) -> SearchResult {

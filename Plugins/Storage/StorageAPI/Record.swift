@@ -44,14 +44,23 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
     public var search: SearchIndexSpec?
     /// The collection's spatial index, likewise (see ``RecordSpatialIndexing``).
     public var spatial: SpatialIndexSpec?
+    /// Whether the store keeps the record's earlier versions (for the retention window): what a
+    /// note's history lists and what a merge of an edit based on an older version starts from.
+    public var history: Bool
+    /// The payload field (or `@id`) naming the sharing scope a record belongs to — a notebook's
+    /// pages and items name their notebook. Each change carries it, so a recipient's change feed
+    /// can take in exactly one shared scope of another owner's (see ``ChangeQuery/shared``).
+    public var scope: String?
 
     public init(name: String, indexes: [IndexSpec] = [], blobFields: [String] = [], search: SearchIndexSpec? = nil,
-                spatial: SpatialIndexSpec? = nil) {
+                spatial: SpatialIndexSpec? = nil, history: Bool = false, scope: String? = nil) {
         self.name = name
         self.indexes = indexes
         self.blobFields = blobFields
         self.search = search
         self.spatial = spatial
+        self.history = history
+        self.scope = scope
     }
 
     public init(from decoder: any Decoder) throws {
@@ -61,6 +70,8 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
         blobFields = try container.decodeIfPresent([String].self, forKey: .blobFields) ?? []
         search = try container.decodeIfPresent(SearchIndexSpec.self, forKey: .search)
         spatial = try container.decodeIfPresent(SpatialIndexSpec.self, forKey: .spatial)
+        history = try container.decodeIfPresent(Bool.self, forKey: .history) ?? false
+        scope = try container.decodeIfPresent(String.self, forKey: .scope)
     }
 }
 

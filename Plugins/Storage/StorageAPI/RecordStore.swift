@@ -17,8 +17,23 @@ public protocol RecordStore: Sendable {
     /// Applies a batch atomically.
     func write(_ batch: WriteBatch) async throws(StorageError) -> WriteResult
 
-    /// The owner's changes with a sequence number greater than `after`, oldest first.
-    func changes(owner: String, after: Int64, limit: Int) async throws(StorageError) -> ChangePage
+    /// The changes a query takes in (the owner's, and shared scopes') with a sequence number
+    /// greater than `after`, oldest first.
+    ///
+    /// An insert that reuses the id of a deleted record continues its versions (the tombstone's
+    /// version + 1), so that a version never goes back for anyone who saw the delete.
+    func changes(_ query: ChangeQuery) async throws(StorageError) -> ChangePage
+
+    /// The record's earlier versions that the store still keeps (collections declared with
+    /// ``CollectionSchema/history``), newest first; `[]` for another owner's record.
+    func history(collection: String, id: String, owner: String) async throws(StorageError) -> [Record]
+}
+
+/// A backend whose change log the storage plugin compacts (its own periodic work, never a request).
+public protocol ChangeLogCompacting: Sendable {
+    /// Drops every change a later change of the same record supersedes, and tombstones and earlier
+    /// versions older than `cutoff`; moves the log's horizon past the dropped tombstones.
+    func compact(before cutoff: Date) async throws(StorageError) -> Compaction
 }
 
 /// A backend's answer to "does any record still hold this blob?" (see ``CollectionSchema/blobFields``).
@@ -54,6 +69,16 @@ public protocol BlobStore: Sendable {
 }
 
 extension RecordStore {
+    /// One owner's changes, without shared scopes.
+    public func changes(owner: String, after: Int64, limit: Int) async throws(StorageError) -> ChangePage {
+        try await changes(ChangeQuery(owner: owner, after: after, limit: limit))
+    }
+
+    /// One earlier version of a record, if the store still keeps it.
+    public func version(_ version: Int64, collection: String, id: String, owner: String) async throws(StorageError) -> Record? {
+        try await history(collection: collection, id: id, owner: owner).first { $0.version == version }
+    }
+
     /// Inserts one record.
     public func insert<T: Encodable>(_ value: T, into collection: String, id: String? = nil,
                                      owner: String) async throws(StorageError) -> Record {

@@ -41,14 +41,29 @@ public struct WriteRecords: BusRequest {
 public struct ReadChanges: BusRequest {
     public static let name: MessageName = "storage.changes.read.v1"
     public typealias Reply = ChangePage
+    public var query: ChangeQuery
+    public init(query: ChangeQuery) { self.query = query }
+}
+
+public struct ReadHistory: BusRequest {
+    public static let name: MessageName = "storage.record.history.v1"
+    public struct Reply: Codable, Sendable { public var versions: [Record]; public init(versions: [Record]) { self.versions = versions } }
+    public var collection: String
+    public var id: String
     public var owner: String
-    public var after: Int64
-    public var limit: Int
-    public init(owner: String, after: Int64, limit: Int) {
+    public init(collection: String, id: String, owner: String) {
+        self.collection = collection
+        self.id = id
         self.owner = owner
-        self.after = after
-        self.limit = limit
     }
+}
+
+/// Published after every batch that wrote something: whose logs moved and to where. Carries no
+/// record data; the sync plugin turns it into pokes.
+public struct RecordsChanged: BusEvent {
+    public static let name: MessageName = "storage.changes.moved.v1"
+    public var moved: [LogMove]
+    public init(moved: [LogMove]) { self.moved = moved }
 }
 
 public struct SearchRecords: BusRequest {
@@ -126,7 +141,7 @@ public struct BlobDeleted: BusEvent {
 /// Every storage message, for name checks.
 public enum StorageMessages {
     public static let all: [any BusMessage.Type] = [
-        DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self, SearchRecords.self, QuerySpatial.self, GetStorageUsage.self,
+        DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self, ReadHistory.self, RecordsChanged.self, SearchRecords.self, QuerySpatial.self, GetStorageUsage.self,
         PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, BlobDeleted.self,
     ]
 }

@@ -102,34 +102,72 @@ public struct WriteResult: Codable, Sendable, Hashable {
     /// Blobs that a record held before this batch and none holds after it (see
     /// ``CollectionSchema/blobFields``), sorted.
     public var releasedBlobs: [String]
+    /// Whose change logs the batch moved, and to where; empty for a replay.
+    public var moved: [LogMove]
 
-    public init(records: [Record?], replayed: Bool, releasedBlobs: [String] = []) {
+    public init(records: [Record?], replayed: Bool, releasedBlobs: [String] = [], moved: [LogMove] = []) {
         self.records = records
         self.replayed = replayed
         self.releasedBlobs = releasedBlobs
+        self.moved = moved
     }
 }
 
-/// One entry of an owner's change log.
+/// How far one batch moved one owner's change log.
+public struct LogMove: Codable, Sendable, Hashable {
+    public var owner: String
+    /// The last sequence the batch wrote in this owner's log.
+    public var sequence: Int64
+    /// The scopes (``CollectionSchema/scope``) the batch touched in this owner's records.
+    public var scopes: [String]
+
+    public init(owner: String, sequence: Int64, scopes: [String]) {
+        self.owner = owner
+        self.sequence = sequence
+        self.scopes = scopes
+    }
+
+    /// One entry per owner, in first-seen order, from a batch's changes.
+    public static func of(_ changes: [Change]) -> [LogMove] {
+        var moves: [LogMove] = []
+        for change in changes {
+            if let index = moves.firstIndex(where: { $0.owner == change.owner }) {
+                moves[index].sequence = max(moves[index].sequence, change.sequence)
+                if let scope = change.scope, !moves[index].scopes.contains(scope) { moves[index].scopes.append(scope) }
+            } else {
+                moves.append(LogMove(owner: change.owner, sequence: change.sequence, scopes: change.scope.map { [$0] } ?? []))
+            }
+        }
+        return moves
+    }
+}
+
+/// One entry of the change log.
 public struct Change: Codable, Sendable, Hashable {
     public enum Kind: String, Codable, Sendable {
         case insert, replace, delete
     }
 
-    /// Strictly increasing; a client syncs from the last one it saw.
+    /// Strictly increasing across the whole log; a client syncs from the last one it saw.
     public var sequence: Int64
+    public var owner: String
     public var collection: String
     public var recordID: String
     public var kind: Kind
     /// The record's version after the change.
     public var version: Int64
+    /// The record's sharing scope (``CollectionSchema/scope``), when its collection declares one.
+    public var scope: String?
 
-    public init(sequence: Int64, collection: String, recordID: String, kind: Kind, version: Int64) {
+    public init(sequence: Int64, owner: String, collection: String, recordID: String, kind: Kind, version: Int64,
+                scope: String? = nil) {
         self.sequence = sequence
+        self.owner = owner
         self.collection = collection
         self.recordID = recordID
         self.kind = kind
         self.version = version
+        self.scope = scope
     }
 }
 
@@ -138,9 +176,13 @@ public struct ChangePage: Codable, Sendable, Hashable {
     public var changes: [Change]
     /// Whether more changes follow the last one returned.
     public var hasMore: Bool
+    /// Compaction has dropped tombstones up to this sequence: a reader whose cursor is below it may
+    /// have missed a delete and must start over (resync). 0 until a tombstone has been dropped.
+    public var horizon: Int64
 
-    public init(changes: [Change], hasMore: Bool) {
+    public init(changes: [Change], hasMore: Bool, horizon: Int64 = 0) {
         self.changes = changes
         self.hasMore = hasMore
+        self.horizon = horizon
     }
 }
