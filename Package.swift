@@ -32,6 +32,7 @@ let dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
+    .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", exact: "2.8.1"),
 ]
 
 extension Target.Dependency {
@@ -51,6 +52,8 @@ extension Target.Dependency {
     static let nioHTTPTypes = Target.Dependency.product(name: "NIOHTTPTypes", package: "swift-nio-extras")
     static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
     static let zip = Target.Dependency.product(name: "ZIPFoundation", package: "ZIPFoundation")
+    static let webSocket = Target.Dependency.product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
+    static let nioWebSocket = Target.Dependency.product(name: "NIOWebSocket", package: "swift-nio")
 }
 
 // MARK: - Targets
@@ -81,13 +84,13 @@ let targets: [Target] = [
     module("AppConfig", [.yams]),
     module("OrderKeys"),
     .target(name: "CQuireSystem", path: "Modules/CQuireSystem"),
-    module("HTTPKit", ["Bus", .hummingbird, .httpTypes, .nioCore, .nioHTTP1, .nioHTTPTypes, .logging]),
+    module("HTTPKit", ["Bus", .hummingbird, .webSocket, .httpTypes, .nioCore, .nioHTTP1, .nioHTTPTypes, .logging]),
     // Fetching a URL a user gave, refusing the server's own networks (libcurl through a system-library target).
     .systemLibrary(name: "CCurl", path: "Modules/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     module("SafeFetch", ["Bus", "CCurl"]),
     module("Secrets", [.crypto]),
     module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging]),
-    module("AppHost", ["Bus", "BusInProcess", "AppConfig", "HTTPKit", "PluginKit", .hummingbird, .lifecycle, .unixSignals, .logging]),
+    module("AppHost", ["Bus", "BusInProcess", "AppConfig", "HTTPKit", "PluginKit", .hummingbird, .webSocket, .lifecycle, .unixSignals, .logging]),
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),
@@ -100,7 +103,7 @@ let targets: [Target] = [
 
     // notes (Napkin Notes)
     plugin("Notes", "NotesAPI", ["Bus"]),
-    plugin("Notes", "Notes", ["NotesAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
+    plugin("Notes", "Notes", ["NotesAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
 
     // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
     .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
@@ -116,7 +119,7 @@ let targets: [Target] = [
     plugin("Vocabulary", "VocabularyAPI", ["Bus"]),
     // The file formats it reads, apart: small enough to fuzz without the server around them.
     plugin("Vocabulary", "VocabularyFormats", ["Bus"]),
-    plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "VocabularyFormats", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
+    plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "SyncAPI", "VocabularyFormats", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
                                         .httpTypes, .nioCore, .grdb, .zip, .crypto, .logging, .lifecycle]),
 
     // geo (iRemember, AR Notebook): geotags on a spatial index, offline place names
@@ -132,24 +135,29 @@ let targets: [Target] = [
 
     // album (iRemember)
     plugin("Album", "AlbumAPI", ["Bus"]),
-    plugin("Album", "Album", ["AlbumAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "StorageAPI", "SafeFetch", "Secrets", "Bus", "PluginKit",
+    plugin("Album", "Album", ["AlbumAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "StorageAPI", "SafeFetch", "Secrets", "Bus", "PluginKit",
                               "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
 
     // notebooks (AR Notebook)
     plugin("Notebooks", "NotebooksAPI", ["Bus"]),
-    plugin("Notebooks", "Notebooks", ["NotebooksAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "StorageAPI", "Secrets", "Bus", "PluginKit",
+    plugin("Notebooks", "Notebooks", ["NotebooksAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "StorageAPI", "Secrets", "Bus", "PluginKit",
                                       "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
 
     // device-monitor (AR Notebook): battery alert and lighting checks
     plugin("DeviceMonitor", "DeviceMonitorAPI", ["Bus"]),
     plugin("DeviceMonitor", "DeviceMonitor", ["DeviceMonitorAPI", "MediaAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
 
+    // sync: the change feed, live pokes over WebSocket
+    plugin("Sync", "SyncAPI", ["Bus", "StorageAPI"]),
+    plugin("Sync", "Sync", ["SyncAPI", "StorageAPI", "AuthAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .webSocket, .httpTypes,
+                            .nioCore, .nioWebSocket, .logging, .lifecycle]),
+
     // quotas: an app's limits as configuration
     plugin("Quotas", "Quotas", ["StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
 
     // Every plugin compiled into the binaries.
     .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
-                                                     "Notebooks", "DeviceMonitor", "Quotas"],
+                                                     "Notebooks", "DeviceMonitor", "Quotas", "Sync"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client.
     module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,

@@ -3,6 +3,7 @@ public import Bus
 import BusInProcess
 public import HTTPKit
 public import Hummingbird
+import HummingbirdWebSocket
 public import Logging
 public import PluginKit
 import ServiceLifecycle
@@ -21,6 +22,8 @@ public struct AppHost: Sendable {
     public let plugins: [any Plugin]
     /// Every route mounted, for the manifest and the OpenAPI check.
     public let routes: [RouteDescription]
+    /// WebSocket endpoints, by full path.
+    let live: [String: LiveHandler]
     let responder: RouterResponder<QuireContext>
     let logger: Logger
 
@@ -50,6 +53,7 @@ public struct AppHost: Sendable {
         router.add(middleware: BodyLimitMiddleware(maxBodyBytes: config.server.maxBodyBytes))
 
         var routes: [RouteDescription] = []
+        var live: [String: LiveHandler] = [:]
         let health = PluginRoutes(group: router.group(), prefix: "", authenticator: authenticator)
         health.addPublic(.get, "health", summary: "Liveness: 200 while the server runs") { _, _ in
             try .json(["status": "ok"])
@@ -66,6 +70,7 @@ public struct AppHost: Sendable {
                 throw PluginSetupError("plugin '\(entry.id)': \(error.description)")
             }
             routes += pluginRoutes.descriptions
+            for endpoint in pluginRoutes.liveEndpoints { live[endpoint.path] = endpoint.handler }
         }
 
         let manifest = Manifest(app: config.app, plugins: zip(configured, plugins).map { entry, plugin in
@@ -78,7 +83,8 @@ public struct AppHost: Sendable {
         }
         routes += manifestRoutes.descriptions
         table.fill(routes)
-        return AppHost(config: config, bus: bus, plugins: plugins, routes: routes, responder: router.buildResponder(), logger: logger)
+        return AppHost(config: config, bus: bus, plugins: plugins, routes: routes, live: live, responder: router.buildResponder(),
+                       logger: logger)
     }
 
     /// Reads every plugin's section and checks the whole file; nothing is built or opened.
@@ -90,6 +96,9 @@ public struct AppHost: Sendable {
         return configured
     }
 
+    /// How often a live (WebSocket) connection is pinged; one that does not answer is closed.
+    public static let heartbeat: Duration = .seconds(25)
+
     /// The HTTP application: plugin services first, then the server.
     public func application(onServerRunning: @escaping @Sendable (String) async -> Void = { _ in })
         -> some ApplicationProtocol
@@ -99,7 +108,14 @@ public struct AppHost: Sendable {
         return Application(
             responder: responder,
             // Malformed HTTP (a bad chunk size, an oversized URL or header) gets a problem document too.
-            server: .http1(configuration: .init(additionalChannelHandlers: [ParseErrorProblemHandler()])),
+            server: .http1WebSocketUpgrade(
+                configuration: .init(http1: .init(additionalChannelHandlers: [ParseErrorProblemHandler()]),
+                                     ws: .init(maxFrameSize: 1 << 14, autoPing: .enabled(timePeriod: Self.heartbeat))),
+                shouldUpgrade: { [live] head, _, _ in
+                    guard head.method == .get, let path = head.path?.split(separator: "?", maxSplits: 1).first,
+                          let handler = live[String(path)] else { return .dontUpgrade }
+                    return .upgrade([:], handler)
+                }),
             configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: "Quire"),
             services: plugins.flatMap(\.services),
             onServerRunning: { channel in

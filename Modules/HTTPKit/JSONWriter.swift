@@ -84,6 +84,13 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Writes a JSON value given as its bytes; the caller vouches that they are one.
+    public mutating func raw(_ value: Data) {
+        separate()
+        bytes.append(contentsOf: value)
+        needsComma = true
+    }
+
     public mutating func key(_ key: String, _ value: String) { self.key(key); string(value) }
     public mutating func key(_ key: String, _ value: Int64) { self.key(key); int(value) }
     public mutating func key(_ key: String, _ value: Date) { self.key(key); date(value) }

@@ -1,4 +1,5 @@
 public import Hummingbird
+public import HummingbirdWebSocket
 public import HTTPTypes
 
 /// Who may call a route.
@@ -35,6 +36,7 @@ public final class PluginRoutes {
     private let authenticator: (any RequestAuthenticator)?
     private let gate: (any RequestGate)?
     private var described: [RouteDescription] = []
+    private var live: [LiveEndpoint] = []
 
     public init(group: RouterGroup<QuireContext>, prefix: String, authenticator: (any RequestAuthenticator)?, gate: (any RequestGate)? = nil) {
         self.group = group
@@ -45,6 +47,22 @@ public final class PluginRoutes {
 
     /// The routes added so far.
     public var descriptions: [RouteDescription] { described }
+    /// The WebSocket endpoints added so far.
+    public var liveEndpoints: [LiveEndpoint] { live }
+
+    /// Adds a WebSocket endpoint at `path`. The upgrade itself is open — browsers cannot send an
+    /// `Authorization` header with one — so the handler must authenticate the caller in-band before
+    /// it sends anything. A plain `GET` there (no upgrade) answers 426.
+    public func addLive(_ path: String, summary: String, _ handler: @escaping LiveHandler) {
+        record(.get, path, .signedIn, summary, [])
+        live.append(LiveEndpoint(path: fullPath(path), handler: handler))
+        group.on(RouterPath(path), method: .get) { (request, _) async throws -> Response in
+            try Self.checkQuery(request, allowed: [])
+            throw Problem(status: .upgradeRequired, code: "upgrade_required",
+                          detail: "This is a WebSocket endpoint: open it with 'Connection: Upgrade' and 'Upgrade: websocket'.",
+                          headers: [.upgrade: "websocket", .connection: "Upgrade"])
+        }
+    }
 
     /// Adds a route that needs a signed-in caller. `query` names the query parameters it takes: any
     /// other is refused with 400 before the handler runs (`GET /notes?q=milk` must not list
@@ -111,6 +129,15 @@ public final class PluginRoutes {
         }
         return try await authenticator.authenticate(bearerToken: String(parts[1]))
     }
+}
+
+/// What a WebSocket endpoint runs once the connection is upgraded.
+public typealias LiveHandler = WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>
+
+/// A WebSocket endpoint, by its full path.
+public struct LiveEndpoint: Sendable {
+    public var path: String
+    public var handler: LiveHandler
 }
 
 /// A plugin's routes could not be mounted.

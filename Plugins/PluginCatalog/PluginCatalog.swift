@@ -10,6 +10,7 @@ import Quotas
 import ShareLink
 public import PluginKit
 import Storage
+import Sync
 import Vocabulary
 
 /// Every plugin compiled into Quire's binaries. An app's YAML picks from these by id.
@@ -27,5 +28,6 @@ public enum PluginCatalog {
         PluginFactory(NotebooksPlugin.self),
         PluginFactory(DeviceMonitorPlugin.self),
         PluginFactory(QuotasPlugin.self),
+        PluginFactory(SyncPlugin.self),
     ]
 }

@@ -227,7 +227,8 @@ struct AccountService: Sendable {
         else {
             throw BusError(.unauthenticated, "The session has ended (signed out, revoked or expired); sign in again.")
         }
-        let verifiedSession = VerifiedSession(accountID: accountID, sessionID: sessionID)
+        let verifiedSession = VerifiedSession(accountID: accountID, sessionID: sessionID,
+                                              expiresAt: Date().addingTimeInterval(Double(remaining.components.seconds)))
         verified.remember(accessToken, verifiedSession, tokenLifetime: remaining)
         return verifiedSession
     }

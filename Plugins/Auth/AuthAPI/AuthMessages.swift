@@ -15,9 +15,12 @@ public struct VerifySession: BusRequest {
 public struct VerifiedSession: Codable, Sendable, Hashable {
     public var accountID: String
     public var sessionID: String
-    public init(accountID: String, sessionID: String) {
+    /// When the access token stops being accepted (a live connection opened with it closes then).
+    public var expiresAt: Date?
+    public init(accountID: String, sessionID: String, expiresAt: Date? = nil) {
         self.accountID = accountID
         self.sessionID = sessionID
+        self.expiresAt = expiresAt
     }
 }
 

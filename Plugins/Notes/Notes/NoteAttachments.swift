@@ -62,7 +62,7 @@ extension NotesService {
     /// overwritten or refused), applies `change`, and writes it guarded by that version.
     private func update(owner: String, id: String, expectedVersion: Int64?,
                         _ change: (inout NoteData) -> Void) async throws(BusError) -> Record {
-        let updated = try await modify(owner: owner, id: id, expectedVersion: expectedVersion, change)
+        let updated = try await modify(owner: owner, id: id, expectedVersion: expectedVersion, change).record
         await bus.publish(NoteChanged(owner: owner, noteID: id, kind: .edited, version: updated.version))
         return updated
     }

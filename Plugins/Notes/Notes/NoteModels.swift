@@ -34,19 +34,32 @@ struct NoteData: Codable, Sendable, Equatable {
 /// A note as the API shows it: the record's id, version and timestamps, then its stored payload
 /// spliced in as it is (see `JSONWriter`).
 enum NoteJSON {
-    static func write(_ record: Record, into writer: inout JSONWriter) {
+    static func write(_ record: Record, replaced: [String: JSONValue] = [:], into writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("id", record.id)
         writer.key("version", record.version)
         writer.key("createdAt", record.createdAt)
         writer.key("updatedAt", record.updatedAt)
         writer.members(ofObject: record.data.bytes)
+        if !replaced.isEmpty, let bytes = try? JSONDocument(encoding: JSONValue.object(replaced)).bytes {
+            // What this edit overwrote that another device had written since the edit's base version.
+            writer.key("replaced")
+            writer.raw(bytes)
+        }
         writer.endObject()
     }
 
-    static func response(_ record: Record, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    /// The record as the API shows it, as a JSON object (sync's feed).
+    static func document(_ record: Record) -> JSONDocument {
         var writer = JSONWriter(capacity: 256 + record.data.bytes.count)
         write(record, into: &writer)
+        return JSONDocument(trustedBytes: Data(writer.bytes))
+    }
+
+    static func response(_ record: Record, replaced: [String: JSONValue] = [:], status: HTTPResponse.Status = .ok,
+                         headers: HTTPFields = [:]) -> Response {
+        var writer = JSONWriter(capacity: 256 + record.data.bytes.count)
+        write(record, replaced: replaced, into: &writer)
         var headers = headers
         headers[.eTag] = "\"\(record.version)\""
         return writer.response(status: status, headers: headers)

@@ -5,6 +5,7 @@ public import HTTPKit
 import Hummingbird
 public import PluginKit
 import StorageAPI
+import SyncAPI
 import MediaAPI
 import DrawingAPI
 
@@ -41,12 +42,14 @@ public struct NotesPlugin: Plugin {
     }
 
     let service: NotesService
+    let bus: any MessageBus
     let pageSize: Int
     let uploadLimits: (photo: Int, drawing: Int)
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
         try await store.declare(NotesService.schema)
+        self.bus = context.bus
         service = NotesService(store: store, bus: context.bus, timeZone: config.timeZone,
                                lists: NoteListCache(capacity: config.listCacheBytes))
         pageSize = config.pageSize
@@ -54,7 +57,14 @@ public struct NotesPlugin: Plugin {
                         drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
     }
 
-    public var features: [String] { ["notes", "reorder", "photo", "drawing"] }
+    public var features: [String] { ["notes", "reorder", "photo", "drawing", "history"] }
+
+    public func register(on bus: any MessageBus) async throws {
+        // Sync's feed shows a note as GET /notes/{id} does.
+        try bus.handle(ShowSynced<SyncedNote>.self) { request, _ in
+            .init(shown: request.records.map { $0.owner == request.viewer ? NoteJSON.document($0) : nil })
+        }
+    }
 
     public func routes(_ routes: PluginRoutes) throws {
         let service = self.service
@@ -81,8 +91,23 @@ public struct NotesPlugin: Plugin {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(NoteInput.self, context: context)
-            return NoteJSON.response(try await service.edit(owner: identity.accountID, id: try Self.id(context), input: input,
-                                                     expectedVersion: try request.ifMatchVersion()))
+            let edited = try await service.edit(owner: identity.accountID, id: try Self.id(context), input: input,
+                                                expectedVersion: try request.ifMatchVersion())
+            return NoteJSON.response(edited.record, replaced: edited.replaced)
+        }
+        try routes.add(.get, "{id}/history", query: ["limit", "cursor"],
+                       summary: "The note's earlier versions, newest first (kept for the storage retention window)") { request, context, identity in
+            let versions = try await service.history(owner: identity.accountID, id: try Self.id(context))
+            let page = try ListPage.slice(versions.map(NoteJSON.document), request: request, pageSize: 50, max: 500)
+            return try .json(page)
+        }
+        try routes.add(.post, "{id}/history/{version}/restore",
+                       summary: "Bring back an earlier version's title, text and date, as a new version") { _, context, identity in
+            guard let text = context.parameters.get("version"), let version = Int64(text), version > 0, text.allSatisfy(\.isASCII) else {
+                throw Problem.badRequest("The version in the path must be a whole number from 1.", field: "version")
+            }
+            let restored = try await service.restore(owner: identity.accountID, id: try Self.id(context), version: version)
+            return NoteJSON.response(restored.record)
         }
         try routes.add(.delete, "{id}", summary: "Delete a note") { request, context, identity in
             try await service.delete(owner: identity.accountID, id: try Self.id(context),

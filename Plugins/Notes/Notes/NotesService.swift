@@ -11,7 +11,7 @@ import StorageAPI
 struct NotesService: Sendable {
     static let collection = "notes.notes"
     static let schema = CollectionSchema(name: collection, indexes: [IndexSpec(name: "position", fields: ["position"])],
-                                         blobFields: ["photo", "drawing"])
+                                         blobFields: ["photo", "drawing"], history: true)
     static let defaultTitle = "Title"
     static let maxTitle = 200
     static let maxText = 100_000
@@ -84,43 +84,75 @@ struct NotesService: Sendable {
         return (record, result.replayed)
     }
 
-    func edit(owner: String, id: String, input: NoteInput, expectedVersion: Int64?) async throws(BusError) -> Record {
+    func edit(owner: String, id: String, input: NoteInput, expectedVersion: Int64?) async throws(BusError) -> Edited {
         try validate(input)
         let updated = try await modify(owner: owner, id: id, expectedVersion: expectedVersion) { data in
             if let title = input.title { data.title = title }
             if let text = input.text { data.text = text }
             if let date = input.date { data.date = date }
         }
-        await publish(owner, updated, .edited)
+        await publish(owner, updated.record, .edited)
         return updated
     }
 
-    /// Reads the note, applies `change` and writes it back. With `If-Match` (`expectedVersion`) the
-    /// write happens only on that version, else 412 saying what the note is at now. Without it, a
-    /// write that lost a race with another client reads the note again and reapplies the change:
-    /// the client asked for no precondition, so it gets none.
+    /// A note as an edit left it, with the values it replaced that another device had written
+    /// meanwhile (see ``modify(owner:id:expectedVersion:_:)``).
+    struct Edited {
+        var record: Record
+        var replaced: [String: JSONValue]
+    }
+
+    /// Reads the note, applies `change` and writes it back.
+    ///
+    /// With `If-Match` naming the current version, that is a plain guarded write. Naming an earlier
+    /// version that history still keeps (an edit queued offline), the change is applied to that
+    /// version and merged into the note field by field: fields nobody else changed take the edit,
+    /// a field both changed takes the edit too (the later write) and the value it replaced is
+    /// returned. Older than history: 412 saying what the note is at now. Without `If-Match`, a write
+    /// that lost a race with another client reads the note again and reapplies the change.
     func modify(owner: String, id: String, expectedVersion: Int64?,
-                _ change: (inout NoteData) -> Void) async throws(BusError) -> Record {
+                _ change: (inout NoteData) -> Void) async throws(BusError) -> Edited {
         for _ in 0..<Self.maxRetries {
             let record = try await record(owner: owner, id: id)
-            if let expectedVersion, expectedVersion != record.version { throw Self.stale(id: id, expected: expectedVersion, actual: record.version) }
-            var data = try record.decode(NoteData.self)
-            change(&data)
+            guard let edit = try await store.mergedEdit(record, basedOn: expectedVersion, as: NoteData.self, { change(&$0) }) else {
+                throw Self.stale(id: id, expected: expectedVersion ?? 0, actual: record.version)
+            }
             do {
-                return try await writing(owner) { () async throws(BusError) in
-                    try await store.replace(data, in: Self.collection, id: id, owner: owner, expectedVersion: record.version)
+                let written = try await writing(owner) { () async throws(BusError) in
+                    try await store.replace(edit.payload, in: Self.collection, id: id, owner: owner, expectedVersion: record.version)
                 }
+                return Edited(record: written, replaced: edit.replaced)
             } catch where error.code == .preconditionFailed {
-                if let expectedVersion {
-                    let now = try await self.record(owner: owner, id: id).version
-                    throw Self.stale(id: id, expected: expectedVersion, actual: now)
-                }
-                continue  // another client wrote in between: read again
+                continue  // another client wrote in between: read again and merge again
             } catch where error.code == .notFound {
                 throw Self.noSuchNote(id)
             }
         }
         throw BusError(.conflict, "Note '\(id)' kept changing while it was being saved (other devices are editing it); try again.")
+    }
+
+    /// The note's earlier versions the server keeps (the retention window), newest first.
+    func history(owner: String, id: String) async throws(BusError) -> [Record] {
+        _ = try await record(owner: owner, id: id)
+        return try await store.history(collection: Self.collection, id: id, owner: owner)
+    }
+
+    /// Brings back an earlier version's title, text and date as a new version (photo and drawing
+    /// stay as they are: a replaced image is not kept).
+    func restore(owner: String, id: String, version: Int64) async throws(BusError) -> Edited {
+        guard let earlier = try await store.version(version, collection: Self.collection, id: id, owner: owner) else {
+            _ = try await record(owner: owner, id: id)
+            throw BusError(.notFound, "Note '\(id)' has no version \(version) in its history (kept for the retention window).",
+                           details: ["id": id])
+        }
+        let old = try earlier.decode(NoteData.self)
+        let restored = try await modify(owner: owner, id: id, expectedVersion: nil) { data in
+            data.title = old.title
+            data.text = old.text
+            data.date = old.date
+        }
+        await publish(owner, restored.record, .edited)
+        return restored
     }
 
     static let maxRetries = 8

@@ -1,0 +1,142 @@
+import Bus
+import Foundation
+import HTTPKit
+import StorageAPI
+import SyncAPI
+
+/// A position in a user's feed, opaque to clients: the last sequence of the log they have seen.
+enum SyncCursor {
+    static func encode(_ sequence: Int64) -> String { OpaqueCursor.encode("s:\(sequence)") }
+
+    /// The sequence a cursor stands for (0 without one: from the start); 400 for one this API did not give.
+    static func decode(_ text: String?) throws -> Int64 {
+        guard let text, !text.isEmpty else { return 0 }
+        guard let plain = OpaqueCursor.decode(text, maxLength: 64), plain.hasPrefix("s:"),
+              let sequence = Int64(plain.dropFirst(2)), sequence >= 0 else {
+            throw Problem.badRequest("'after' is not a cursor this server gave; pull from the start (no 'after') to resync.", field: "after")
+        }
+        return sequence
+    }
+}
+
+/// One entry of a pull: a record as its plugin shows it, or a tombstone.
+struct FeedEntry: Encodable {
+    var kind: String
+    var id: String
+    var version: Int64
+    /// The owner, when it is not the viewer (a notebook shared with them).
+    var owner: String?
+    var deleted: Bool
+    var record: JSONDocument?
+
+    enum CodingKeys: String, CodingKey { case kind, id, version, owner, deleted, record }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(kind, forKey: .kind)
+        try container.encode(id, forKey: .id)
+        try container.encode(version, forKey: .version)
+        try container.encodeIfPresent(owner, forKey: .owner)
+        try container.encode(deleted, forKey: .deleted)
+        if let record { try container.encode(record, forKey: .record) }
+    }
+}
+
+/// A page of the feed: `nextCursor` is always the cursor to send next (also on the last page, to
+/// come back later); `hasMore` says whether to pull again now.
+struct FeedPage: Encodable {
+    var items: [FeedEntry]
+    var nextCursor: String
+    var hasMore: Bool
+}
+
+/// Turns the storage change log into what an offline-first client pulls.
+struct SyncFeed: Sendable {
+    let store: any RecordStore
+    let bus: any MessageBus
+    /// The synced kinds by collection.
+    let kinds: [String: any SyncKind.Type]
+
+    init(store: any RecordStore, bus: any MessageBus) {
+        self.store = store
+        self.bus = bus
+        var kinds: [String: any SyncKind.Type] = [:]
+        for kind in SyncKinds.all { kinds[kind.collection] = kind }
+        self.kinds = kinds
+    }
+
+    /// The scopes of other owners' records the viewer may read now.
+    func sharedScopes(viewer: String) async throws(BusError) -> [SharedScope] {
+        var scopes: [SharedScope] = []
+        for kind in SyncKinds.all where kind.sharesScopes {
+            do {
+                scopes += try await Self.scopes(kind, viewer: viewer, bus: bus)
+            } catch where error.code == .noHandler {
+                continue  // the plugin is not in this app
+            }
+        }
+        return Array(scopes.prefix(ChangeQuery.maxShared))
+    }
+
+    private static func scopes<Kind: SyncKind>(_ kind: Kind.Type, viewer: String, bus: any MessageBus) async throws(BusError) -> [SharedScope] {
+        try await bus.request(ListSharedScopes<Kind>(viewer: viewer)).scopes
+    }
+
+    func pull(viewer: String, after: Int64, limit: Int) async throws -> FeedPage {
+        let shared = try await sharedScopes(viewer: viewer)
+        let page = try await store.changes(ChangeQuery(owner: viewer, after: after, limit: limit, shared: shared))
+        if after > 0, after < page.horizon {
+            throw Problem(status: .gone, code: "resync_required",
+                          detail: "This device has been away longer than the server keeps deletes; pull from the start (no 'after'), "
+                              + "keep what the pull returns and drop every record it does not.",
+                          extra: ["horizon": .string(SyncCursor.encode(page.horizon))])
+        }
+        // A change is shown when it is the record's latest: an earlier one is superseded by a later
+        // entry of the log, which comes in this page or a later one.
+        var latest: [(change: Change, record: Record?)] = []
+        var seen: Set<String> = []
+        for change in page.changes.reversed() where kinds[change.collection] != nil {
+            let key = change.collection + "\u{0}" + change.recordID
+            guard seen.insert(key).inserted else { continue }
+            let record = try await store.get(collection: change.collection, id: change.recordID, owner: change.owner)
+            if let record {
+                guard record.version == change.version else { continue }
+            } else if change.kind != .delete {
+                continue  // deleted since; the tombstone follows
+            }
+            latest.append((change, record))
+        }
+        latest.reverse()
+        var shown: [String: [JSONDocument?]] = [:]
+        for (collection, kind) in kinds {
+            let records = latest.compactMap { $0.change.collection == collection ? $0.record : nil }
+            guard !records.isEmpty else { continue }
+            shown[collection] = try await Self.show(kind, viewer: viewer, records: records, bus: bus)
+        }
+        var positions: [String: Int] = [:]
+        var items: [FeedEntry] = []
+        for (change, record) in latest {
+            guard let kind = kinds[change.collection] else { continue }
+            let owner = change.owner == viewer ? nil : change.owner
+            guard record != nil else {
+                items.append(FeedEntry(kind: kind.id, id: change.recordID, version: change.version, owner: owner, deleted: true))
+                continue
+            }
+            let position = positions[change.collection, default: 0]
+            positions[change.collection] = position + 1
+            guard let list = shown[change.collection], position < list.count, let document = list[position] else { continue }
+            items.append(FeedEntry(kind: kind.id, id: change.recordID, version: change.version, owner: owner, deleted: false, record: document))
+        }
+        let last = page.changes.last?.sequence ?? after
+        return FeedPage(items: items, nextCursor: SyncCursor.encode(last), hasMore: page.hasMore)
+    }
+
+    private static func show<Kind: SyncKind>(_ kind: Kind.Type, viewer: String, records: [Record],
+                                             bus: any MessageBus) async throws(BusError) -> [JSONDocument?] {
+        let reply = try await bus.request(ShowSynced<Kind>(viewer: viewer, records: records), timeout: .seconds(10))
+        guard reply.shown.count == records.count else {
+            throw BusError(.internal, "The plugin showing '\(Kind.id)' answered \(reply.shown.count) records for \(records.count).")
+        }
+        return reply.shown
+    }
+}
