@@ -74,6 +74,8 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
     var format: String
     var hasMarkup: Bool
     var links: Links
+    /// After an edit merged into newer changes: what it overwrote of them.
+    var replaced: [String: JSONValue]?
 
     init(_ record: Record, _ photo: PhotoData) {
         let base = "/api/v1/album/photos/\(record.id)"
@@ -86,8 +88,10 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
                       marked: base + "/marked")
     }
 
-    static func response(_ record: Record) throws -> Response {
-        try .json(PhotoJSON(record, try record.decode(PhotoData.self)), headers: [.eTag: "\"\(record.version)\""])
+    static func response(_ record: Record, replaced: [String: JSONValue] = [:]) throws -> Response {
+        var json = PhotoJSON(record, try record.decode(PhotoData.self))
+        json.replaced = replaced.isEmpty ? nil : replaced
+        return try .json(json, headers: [.eTag: "\"\(record.version)\""])
     }
 }
 

@@ -13,6 +13,7 @@ public import PluginKit
 import SafeFetch
 import ShareLinkAPI
 import StorageAPI
+import SyncAPI
 
 /// The `album` plugin — iRemember's domain: photos added by upload (camera, phone library) or by
 /// URL, each with its time taken, notes, tags, a mark-up drawing and a place; browsed in time
@@ -83,6 +84,13 @@ public struct AlbumPlugin: Plugin {
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
         try bus.handle(ImportPhotoRecords.self) { request, _ in .init(ids: try await service.importRecords(owner: request.owner, request.photos)) }
+        // Sync's feed shows a photo as GET /photos/{id} does.
+        try bus.handle(ShowSynced<SyncedPhoto>.self) { request, _ in
+            .init(shown: request.records.map { record in
+                guard record.owner == request.viewer, let photo = try? record.decode(PhotoData.self) else { return nil }
+                return try? JSONDocument(encoding: PhotoJSON(record, photo))
+            })
+        }
         try bus.handle(ShowShared<SharedPhoto>.self) { request, _ in try await service.sharedPhoto(owner: request.owner, resource: request.resource) }
         try bus.handle(ShowShared<SharedPhotoSearch>.self) { request, _ in
             try await service.sharedSearch(owner: request.owner, resource: request.resource)
@@ -132,8 +140,9 @@ public struct AlbumPlugin: Plugin {
                 location = .some(try AlbumService.location(input.location?.latitude, input.location?.longitude, input.location?.accuracy, source: "user"))
             }
             let edit = AlbumService.Edit(notes: input.notes, tags: input.tags, takenAt: input.takenAt, location: location)
-            return try PhotoJSON.response(try await service.edit(owner: identity.accountID, id: try Self.id(context), edit,
-                                                                 expectedVersion: try request.ifMatchVersion()))
+            let edited = try await service.edit(owner: identity.accountID, id: try Self.id(context), edit,
+                                                expectedVersion: try request.ifMatchVersion())
+            return try PhotoJSON.response(edited.record, replaced: edited.replaced)
         }
         try routes.add(.delete, "photos/{id}", summary: "Delete a photo (its image goes when nothing else holds it)") { request, context, identity in
             try await service.delete(owner: identity.accountID, id: try Self.id(context), expectedVersion: try request.ifMatchVersion())

@@ -21,7 +21,7 @@ struct AlbumService: Sendable {
     static let schemas = [
         CollectionSchema(name: photos, indexes: [IndexSpec(name: "time", fields: ["sortKey"]),
                                                  IndexSpec(name: "place", fields: ["placeKey", "sortKey"])],
-                         blobFields: ["image", "markup"]),
+                         blobFields: ["image", "markup"], history: true),
         CollectionSchema(name: tagged, indexes: [IndexSpec(name: "tag_time", fields: ["tag", "sortKey"])]),
         CollectionSchema(name: counts, indexes: [IndexSpec(name: "by_count", fields: ["kind", "count"]),
                                                  IndexSpec(name: "by_key", fields: ["kind", "key"])]),
@@ -85,8 +85,9 @@ struct AlbumService: Sendable {
         }
         try await place(&photo)
         let added = photo
-        let record = try await commit(owner: owner, id: id, expectedVersion: nil) { _ in added }
-        guard let record else { throw BusError(.internal, "The new photo was not stored.") }
+        guard let record = try await commit(owner: owner, id: id, expectedVersion: nil, { _ in added }).record else {
+            throw BusError(.internal, "The new photo was not stored.")
+        }
         await geotag(owner: owner, id: id, photo.location)
         await bus.publish(PhotoAdded(owner: owner, photoID: id, image: photo.image, takenAt: photo.takenAt, placeKey: photo.placeKey))
         return record
@@ -225,6 +226,9 @@ struct AlbumService: Sendable {
 
     // MARK: Changing
 
+    /// Stored fields derived from others (never reported as replaced: their source field is).
+    static let derivedFields: Set<String> = ["sortKey", "placeKey", "takenAtSource", "month", "day"]
+
     struct Edit: Sendable {
         var notes: String?
         var tags: [String]?
@@ -240,7 +244,7 @@ struct AlbumService: Sendable {
         return record
     }
 
-    func edit(owner: String, id: String, _ edit: Edit, expectedVersion: Int64?) async throws(BusError) -> Record {
+    func edit(owner: String, id: String, _ edit: Edit, expectedVersion: Int64?) async throws(BusError) -> (record: Record, replaced: [String: JSONValue]) {
         try Self.checkNotes(edit.notes)
         let tags = try edit.tags.map { tags throws(BusError) in try TagRules.normalize(tags) }
         let time = try edit.takenAt.map { text throws(BusError) in
@@ -270,9 +274,9 @@ struct AlbumService: Sendable {
             }
             return photo
         }
-        guard let record else { throw BusError(.internal, "The photo was not stored.") }
+        guard let saved = record.record else { throw BusError(.internal, "The photo was not stored.") }
         if let location = edit.location { await geotag(owner: owner, id: id, location) }
-        return record
+        return (saved, record.replaced)
     }
 
     func setMarkup(owner: String, id: String, sha256: String?, expectedVersion: Int64?) async throws(BusError) -> Record {
@@ -281,7 +285,7 @@ struct AlbumService: Sendable {
             photo.markup = sha256
             return photo
         }
-        guard let record else { throw BusError(.internal, "The photo was not stored.") }
+        guard let record = record.record else { throw BusError(.internal, "The photo was not stored.") }
         return record
     }
 
@@ -293,19 +297,35 @@ struct AlbumService: Sendable {
         await geotag(owner: owner, id: id, nil)
     }
 
+    /// A photo as a change left it, and what the change overwrote of a concurrent one.
+    struct Committed: Sendable {
+        var record: Record?
+        var replaced: [String: JSONValue] = [:]
+    }
+
     /// Reads the photo, applies `change` (nil: the photo is gone), and writes the photo, its
     /// postings and the counters in one batch; a concurrent change to any of them makes it read
-    /// and try again.
+    /// and try again. With `expectedVersion` older than the photo, an edit (not a delete) based on
+    /// a version history keeps merges field by field (``FieldMerge``); else 412.
     private func commit(owner: String, id: String, expectedVersion: Int64?,
-                        _ change: @Sendable (PhotoData?) throws(BusError) -> PhotoData?) async throws(BusError) -> Record? {
+                        _ change: @Sendable (PhotoData?) throws(BusError) -> PhotoData?) async throws(BusError) -> Committed {
         for _ in 0..<8 {
             let existing = try await store.get(collection: Self.photos, id: id, owner: owner)
-            if let expectedVersion, let existing, existing.version != expectedVersion {
-                throw BusError(.preconditionFailed, "The photo changed since you read it (version \(existing.version), not \(expectedVersion)); "
-                               + "reload it and try again.")
-            }
             let old = try existing?.decode(PhotoData.self)
-            let new = try change(old)
+            var new = try change(old)
+            var replaced: [String: JSONValue] = [:]
+            if let expectedVersion, let existing, existing.version != expectedVersion {
+                let stale = BusError(.preconditionFailed, "The photo changed since you read it (version \(existing.version), not \(expectedVersion)), "
+                                     + "and that version is no longer kept; reload it and try again.",
+                                     details: ["version": String(existing.version)])
+                guard new != nil, expectedVersion < existing.version,
+                      let base = try await store.version(expectedVersion, collection: Self.photos, id: id, owner: owner),
+                      let edited = try change(try base.decode(PhotoData.self)) else { throw stale }
+                let merge = FieldMerge.merge(base: try base.data.parsed(), edited: try JSONDocument(encoding: edited).parsed(),
+                                             current: try existing.data.parsed())
+                new = try JSONDocument(encoding: merge.merged).decode(PhotoData.self)
+                replaced = merge.replaced.filter { !Self.derivedFields.contains($0.key) }
+            }
             var operations: [WriteOperation] = []
             switch (old, new) {
             case (nil, let new?):
@@ -316,13 +336,13 @@ struct AlbumService: Sendable {
             case (_?, nil):
                 operations.append(.delete(collection: Self.photos, id: id, owner: owner, expectedVersion: existing?.version))
             case (nil, nil):
-                return nil
+                return Committed(record: nil)
             }
             operations += try postingChanges(owner: owner, id: id, old: old, new: new)
             operations += try await counterChanges(owner: owner, old: old, new: new)
             do {
                 let result = try await store.write(WriteBatch(operations))
-                return result.records.first ?? nil
+                return Committed(record: result.records.first ?? nil, replaced: replaced)
             } catch where error.code == .conflict || error.code == .preconditionFailed {
                 continue
             }

@@ -59,6 +59,34 @@ struct ItemJSON: Codable, Sendable {
     }
 }
 
+/// A page as sync's feed shows it: where it belongs (its place in the notebook is the notebook's
+/// `pages` order; its items come as items).
+struct SyncedPageJSON: Codable, Sendable {
+    var id: String
+    var notebook: String
+    var template: String
+    var background: String
+    var version: Int64
+}
+
+/// An item as sync's feed shows it: as in a page, with its notebook, page and version.
+struct SyncedItemJSON: Encodable, Sendable {
+    var item: ItemJSON
+    var notebook: String
+    var page: String
+    var version: Int64
+
+    enum CodingKeys: String, CodingKey { case notebook, page, version }
+
+    func encode(to encoder: any Encoder) throws {
+        try item.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(notebook, forKey: .notebook)
+        try container.encode(page, forKey: .page)
+        try container.encode(version, forKey: .version)
+    }
+}
+
 struct PageJSON: Codable, Sendable {
     var id: String
     /// 1-based; the cover is page 0.
@@ -91,10 +119,14 @@ struct InsertResult: Codable, Sendable {
     var canUndo: Bool
 }
 
-struct FrameResult: Codable, Sendable {
+struct FrameResult: Codable, Sendable, VersionedRepresentation {
     var item: ItemJSON
     /// True when the server moved or shrank the frame asked for to keep it inside the page.
     var clamped: Bool
+    /// The item's version: send it as `If-Match` with the next change.
+    var version: Int64
+    /// What this change overwrote that another device had written since its `If-Match` version.
+    var replaced: [String: JSONValue]?
 }
 
 struct UndoResult: Codable, Sendable {

@@ -29,11 +29,12 @@ struct NotebookService: Sendable {
     static let geoKind = "notebooks.notebook"
 
     static let schemas = [
-        CollectionSchema(name: notebooks, indexes: [IndexSpec(name: "opened", fields: ["openedAt"])]),
-        CollectionSchema(name: pages, indexes: [IndexSpec(name: "notebook", fields: ["notebook"])]),
+        // Scoped by notebook: a recipient's change feed takes in exactly the notebooks shared with them.
+        CollectionSchema(name: notebooks, indexes: [IndexSpec(name: "opened", fields: ["openedAt"])], scope: "@id"),
+        CollectionSchema(name: pages, indexes: [IndexSpec(name: "notebook", fields: ["notebook"])], scope: "notebook"),
         CollectionSchema(name: items, indexes: [IndexSpec(name: "notebook_seq", fields: ["notebook", "seq"]),
                                                 IndexSpec(name: "page_seq", fields: ["page", "seq"])],
-                         blobFields: ["image"]),
+                         blobFields: ["image"], history: true, scope: "notebook"),
         CollectionSchema(name: grants, indexes: [IndexSpec(name: "notebook", fields: ["notebook"])]),
         CollectionSchema(name: presence),
     ]
@@ -358,23 +359,41 @@ struct NotebookService: Sendable {
     }
 
     /// FR3.2.13: moves or resizes an item; the server keeps it inside the page whatever was asked.
-    func updateItem(caller: String, id: String, itemID: String, frame: Frame?, text: String?) async throws(BusError) -> FrameResult {
+    /// Moves, resizes or retypes an item. With `If-Match` naming an earlier version that history
+    /// keeps, the change merges field by field into the item as it is (frame and text apart); the
+    /// answer carries what a concurrent change to the same field had written.
+    func updateItem(caller: String, id: String, itemID: String, frame: Frame?, text: String?,
+                    expectedVersion: Int64? = nil) async throws(BusError) -> FrameResult {
         let (notebook, _, _) = try await access(caller: caller, id: id, writing: true)
-        guard StorageNames.isValidID(itemID), let record = try await store.get(collection: Self.items, id: itemID, owner: notebook.owner),
-              var item = try? record.decode(ItemData.self), item.notebook == id else {
-            throw BusError(.notFound, "No item '\(itemID)' in this notebook.", details: ["id": itemID])
-        }
         var clamped = false
-        if let frame {
+        let newFrame = try frame.map { frame throws(BusError) -> Frame in
             let result = try layout.clamp(frame)
-            (item.frame, clamped) = (result.frame, result.clamped)
+            clamped = result.clamped
+            return result.frame
         }
-        if let text {
-            guard item.kind != "image" else { throw BusError.invalid("An image item has no text to change.", field: "text") }
-            item.text = try Self.checkText(text, kind: item.kind)
+        for _ in 0..<8 {
+            guard StorageNames.isValidID(itemID), let record = try await store.get(collection: Self.items, id: itemID, owner: notebook.owner),
+                  let current = try? record.decode(ItemData.self), current.notebook == id else {
+                throw BusError(.notFound, "No item '\(itemID)' in this notebook.", details: ["id": itemID])
+            }
+            if text != nil, current.kind == "image" { throw BusError.invalid("An image item has no text to change.", field: "text") }
+            let checkedText = try text.map { text throws(BusError) in try Self.checkText(text, kind: current.kind) }
+            guard let edit = try await store.mergedEdit(record, basedOn: expectedVersion, as: ItemData.self, { item in
+                if let newFrame { item.frame = newFrame }
+                if let checkedText { item.text = checkedText }
+            }) else {
+                throw BusError(.preconditionFailed, "Item '\(itemID)' is at version \(record.version) and its version \(expectedVersion ?? 0) is no longer "
+                               + "kept; reload it and apply your change again.", details: ["id": itemID, "version": String(record.version)])
+            }
+            do {
+                let saved = try await store.replace(edit.payload, in: Self.items, id: itemID, owner: notebook.owner, expectedVersion: record.version)
+                return FrameResult(item: ItemJSON(saved, edit.payload), clamped: clamped, version: saved.version,
+                                   replaced: edit.replaced.isEmpty ? nil : edit.replaced)
+            } catch where error.code == .preconditionFailed {
+                continue
+            }
         }
-        let saved = try await store.replace(item, in: Self.items, id: itemID, owner: notebook.owner, expectedVersion: record.version)
-        return FrameResult(item: ItemJSON(saved, item), clamped: clamped)
+        throw BusError(.conflict, "Item '\(itemID)' kept changing while it was being saved; try again.")
     }
 
     // MARK: Undo and deletes

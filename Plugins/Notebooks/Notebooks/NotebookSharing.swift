@@ -54,6 +54,52 @@ extension NotebookService {
         return result
     }
 
+    /// The notebooks shared with the caller by a live link, as sync scopes (owner, notebook id).
+    func sharedScopes(caller: String) async throws(BusError) -> [SharedScope] {
+        let held = try await store.query(RecordQuery(collection: Self.grants, owner: caller, limit: 1000))
+        var scopes: [SharedScope] = []
+        var live: [String: Set<String>] = [:]
+        for grant in held.records {
+            let data = try grant.decode(GrantData.self)
+            let key = data.notebookOwner + "\u{0}" + data.notebook
+            if live[key] == nil { live[key] = try await liveLinks(owner: data.notebookOwner, notebook: data.notebook) }
+            let scope = SharedScope(owner: data.notebookOwner, scope: data.notebook)
+            if live[key]?.contains(data.linkID) == true, !scopes.contains(scope) { scopes.append(scope) }
+        }
+        return scopes
+    }
+
+    /// How sync's feed shows the viewer notebooks, pages and items: as the REST routes do, the
+    /// owner's with owner access, a shared notebook's read-only; nil for anything else.
+    func showSynced(viewer: String, records: [Record]) async throws(BusError) -> [JSONDocument?] {
+        let needsShares = records.contains { $0.owner != viewer }
+        let shared = needsShares ? Set(try await sharedScopes(caller: viewer)) : []
+        return records.map { record in
+            let data = try? record.data.parsed()
+            let notebook = record.collection == Self.notebooks ? record.id : data.flatMap { data -> String? in
+                if case .string(let id) = data.value(at: ["notebook"]) { return id }
+                return nil
+            }
+            let mine = record.owner == viewer
+            guard mine || notebook.map({ shared.contains(SharedScope(owner: record.owner, scope: $0)) }) == true else { return nil }
+            switch record.collection {
+            case Self.notebooks:
+                guard let value = try? record.decode(NotebookData.self), value.deleting != true else { return nil }
+                return try? JSONDocument(encoding: NotebookJSON(record, value, access: mine ? .owner : .read))
+            case Self.pages:
+                guard let page = try? record.decode(PageData.self) else { return nil }
+                return try? JSONDocument(encoding: SyncedPageJSON(id: record.id, notebook: page.notebook, template: page.template,
+                                                                  background: page.background, version: record.version))
+            case Self.items:
+                guard let item = try? record.decode(ItemData.self) else { return nil }
+                return try? JSONDocument(encoding: SyncedItemJSON(item: ItemJSON(record, item), notebook: item.notebook, page: item.page,
+                                                                  version: record.version))
+            default:
+                return nil
+            }
+        }
+    }
+
     func hasLiveGrant(caller: String, notebook: Record) async throws(BusError) -> Bool {
         let held = try await store.query(RecordQuery(collection: Self.grants, owner: caller, filters: [Filter("notebook", .eq, .string(notebook.id))],
                                                      limit: 50))

@@ -9,6 +9,7 @@ import NotebooksAPI
 public import PluginKit
 import ShareLinkAPI
 import StorageAPI
+import SyncAPI
 
 /// The `notebooks` plugin — AR Notebook's domain: notebooks with cover styles, pages (blank or from
 /// a one- or two-slot template, on a palette colour), keyboard, clipboard and gallery inserts placed
@@ -62,6 +63,10 @@ public struct NotebooksPlugin: Plugin {
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
         try bus.handle(ShowShared<SharedNotebook>.self) { request, _ in try await service.sharedView(owner: request.owner, resource: request.resource) }
+        try bus.handle(ListSharedScopes<SyncedNotebook>.self) { request, _ in .init(scopes: try await service.sharedScopes(caller: request.viewer)) }
+        try bus.handle(ShowSynced<SyncedNotebook>.self) { request, _ in .init(shown: try await service.showSynced(viewer: request.viewer, records: request.records)) }
+        try bus.handle(ShowSynced<SyncedNotebookPage>.self) { request, _ in .init(shown: try await service.showSynced(viewer: request.viewer, records: request.records)) }
+        try bus.handle(ShowSynced<SyncedNotebookItem>.self) { request, _ in .init(shown: try await service.showSynced(viewer: request.viewer, records: request.records)) }
     }
 
     struct Catalog: Codable, Sendable {
@@ -179,7 +184,7 @@ public struct NotebooksPlugin: Plugin {
             let input = try await request.decodeJSON(ItemInput.self, context: context)
             guard input.frame != nil || input.text != nil else { throw Problem.badRequest("Send a 'frame', a 'text' or both.") }
             return try .json(try await service.updateItem(caller: identity.accountID, id: try Self.id(context), itemID: try Self.item(context),
-                                                          frame: input.frame, text: input.text))
+                                                          frame: input.frame, text: input.text, expectedVersion: try request.ifMatchVersion()))
         }
         try routes.add(.delete, "notebooks/{id}/items/{item}", summary: "Remove one item (not undoable)") { _, context, identity in
             try await service.deleteItem(caller: identity.accountID, id: try Self.id(context), itemID: try Self.item(context))

@@ -23,7 +23,7 @@ enum VocabularyCollections {
         CollectionSchema(
             name: entries,
             indexes: [IndexSpec(name: "collection", fields: ["collection", "sortKey"]), IndexSpec(name: "job", fields: ["importJob"])],
-            search: SearchIndexSpec(key: "word", text: ["definitions"], filters: ["collection", "tags"])),
+            search: SearchIndexSpec(key: "word", text: ["definitions"], filters: ["collection", "tags"]), history: true),
         CollectionSchema(name: trash, indexes: [IndexSpec(name: "deleted", fields: ["deletedAt"], scope: .global)]),
         CollectionSchema(name: jobs, indexes: [IndexSpec(name: "state", fields: ["state"], scope: .global)]),
     ]

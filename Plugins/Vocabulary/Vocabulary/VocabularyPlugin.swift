@@ -7,6 +7,7 @@ import Logging
 public import PluginKit
 public import ServiceLifecycle
 import StorageAPI
+import SyncAPI
 import VocabularyAPI
 
 /// The `vocabulary` plugin — Foreign Note's domain: collections of words and phrases with their
@@ -63,6 +64,22 @@ public struct VocabularyPlugin: Plugin {
         try bus.handle(GetImportJob.self) { request, _ in try await jobs.job(owner: request.owner, id: request.id) }
         try bus.handle(ExportVocabulary.self) { request, _ in try await jobs.export(request) }
         try bus.handle(SearchVocabulary.self) { request, _ in try await service.search(request) }
+        // Sync's feed shows collections, tags and entries as their GET routes do.
+        try bus.handle(ShowSynced<SyncedVocabularyEntry>.self) { request, _ in
+            .init(shown: request.records.map { record in
+                record.owner == request.viewer ? (try? EntryJSON(record)).flatMap { try? JSONDocument(encoding: $0) } : nil
+            })
+        }
+        try bus.handle(ShowSynced<SyncedVocabularyCollection>.self) { request, _ in
+            .init(shown: request.records.map { record in
+                record.owner == request.viewer ? (try? NamedJSON(record)).flatMap { try? JSONDocument(encoding: $0) } : nil
+            })
+        }
+        try bus.handle(ShowSynced<SyncedVocabularyTag>.self) { request, _ in
+            .init(shown: request.records.map { record in
+                record.owner == request.viewer ? (try? NamedJSON(record)).flatMap { try? JSONDocument(encoding: $0) } : nil
+            })
+        }
     }
 
     public func routes(_ routes: PluginRoutes) throws {

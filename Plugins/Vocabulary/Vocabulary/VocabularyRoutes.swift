@@ -90,8 +90,11 @@ struct VocabularyRoutes: Sendable {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(EntryInput.self, context: context)
-            return try .json(try EntryJSON(try await service.updateEntry(owner: identity.accountID, id: try Self.id(context), input: input,
-                                                                     expectedVersion: try request.ifMatchVersion())))
+            let updated = try await service.updateEntry(owner: identity.accountID, id: try Self.id(context), input: input,
+                                                        expectedVersion: try request.ifMatchVersion())
+            var json = try EntryJSON(updated.record)
+            json.replaced = updated.replaced.isEmpty ? nil : updated.replaced
+            return try .json(json)
         }
         try routes.add(.delete, "entries/{id}", summary: "Delete an entry; restorable for the undo window") { request, context, identity in
             try await service.deleteEntry(owner: identity.accountID, id: try Self.id(context), expectedVersion: try request.ifMatchVersion())
@@ -215,6 +218,8 @@ struct EntryJSON: Encodable, VersionedRepresentation {
     var collection: String
     var tags: [String]
     var relations: [Relation]
+    /// After an edit merged into newer changes: what it overwrote of them.
+    var replaced: [String: JSONValue]?
 
     init(_ record: Record) throws {
         let data = try record.decode(EntryData.self)
@@ -246,8 +251,11 @@ struct EntryJSON: Encodable, VersionedRepresentation {
         try container.encode(collection, forKey: .collection)
         try container.encode(tags, forKey: .tags)
         try container.encode(relations, forKey: .relations)
+        try container.encodeIfPresent(replaced, forKey: .replaced)
     }
 
-    enum CodingKeys: String, CodingKey { case id, version, createdAt, updatedAt, word, definitions, languages, note, example, collection, tags, relations }
+    enum CodingKeys: String, CodingKey {
+        case id, version, createdAt, updatedAt, word, definitions, languages, note, example, collection, tags, relations, replaced
+    }
 }
 

@@ -174,23 +174,46 @@ struct VocabularyService: Sendable {
         return try await store.insert(data, into: C.entries, id: VocabularyRules.randomID("e_"), owner: owner)
     }
 
-    func updateEntry(owner: String, id: String, input: EntryInput, expectedVersion: Int64?) async throws(BusError) -> Record {
-        let existing = try await entry(owner: owner, id: id)
-        var data = try existing.decode(EntryData.self)
-        if let collectionID = input.collection {
-            _ = try await collection(owner: owner, id: collectionID)
-            data.collection = collectionID
+    /// Edits an entry. With `If-Match` naming an earlier version that history keeps (an edit
+    /// queued offline), the edit merges field by field into the entry as it is now; `replaced` holds
+    /// what it overwrote of a concurrent edit to the same field.
+    func updateEntry(owner: String, id: String, input: EntryInput, expectedVersion: Int64?) async throws(BusError)
+        -> (record: Record, replaced: [String: JSONValue]) {
+        if let collectionID = input.collection { _ = try await collection(owner: owner, id: collectionID) }
+        let word = try input.word.map { _ throws(BusError) in try VocabularyRules.word(input.word) }
+        let definitions = try input.definitions.map { _ throws(BusError) in try VocabularyRules.definitions(input.definitions) }
+        let languages = try input.languages.map { _ throws(BusError) in try VocabularyRules.languages(input.languages) }
+        let note = try input.note.map { note throws(BusError) in try VocabularyRules.text(note, field: "note", max: VocabularyRules.maxNote) }
+        let example = try input.example.map { example throws(BusError) in
+            try VocabularyRules.text(example, field: "example", max: VocabularyRules.maxNote)
         }
-        if input.word != nil {
-            data.word = try VocabularyRules.word(input.word)
-            data.sortKey = SearchText.fold(data.word)
+        var tags: [String]?
+        if let asked = input.tags { tags = try await checkedTags(owner: owner, asked) }
+        for _ in 0..<8 {
+            let existing = try await entry(owner: owner, id: id)
+            guard let edit = try await store.mergedEdit(existing, basedOn: expectedVersion, as: EntryData.self, { data in
+                if let collectionID = input.collection { data.collection = collectionID }
+                if let word {
+                    data.word = word
+                    data.sortKey = SearchText.fold(word)
+                }
+                if let definitions { data.definitions = definitions }
+                if let languages { data.languages = languages }
+                if let note { data.note = note }
+                if let example { data.example = example }
+                if let tags { data.tags = tags }
+            }) else {
+                throw BusError(.preconditionFailed, "Entry '\(id)' is at version \(existing.version); version \(expectedVersion ?? 0) is no longer kept. "
+                               + "Reload it and apply your change again.", details: ["id": id, "version": String(existing.version)])
+            }
+            do {
+                let saved = try await store.replace(edit.payload, in: C.entries, id: id, owner: owner, expectedVersion: existing.version)
+                return (saved, edit.replaced.filter { $0.key != "sortKey" })
+            } catch where error.code == .preconditionFailed {
+                continue
+            }
         }
-        if input.definitions != nil { data.definitions = try VocabularyRules.definitions(input.definitions) }
-        if input.languages != nil { data.languages = try VocabularyRules.languages(input.languages) }
-        if let note = input.note { data.note = try VocabularyRules.text(note, field: "note", max: VocabularyRules.maxNote) }
-        if let example = input.example { data.example = try VocabularyRules.text(example, field: "example", max: VocabularyRules.maxNote) }
-        if let tags = input.tags { data.tags = try await checkedTags(owner: owner, tags) }
-        return try await store.replace(data, in: C.entries, id: id, owner: owner, expectedVersion: expectedVersion ?? existing.version)
+        throw BusError(.conflict, "Entry '\(id)' kept changing while it was being saved; try again.")
     }
 
     /// Deletes an entry (and its relations, on both sides), keeping it restorable for the undo window.
