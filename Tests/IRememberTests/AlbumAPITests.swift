@@ -160,7 +160,12 @@ struct AlbumAPITests {
             let tags = try await client.send(.get, "/api/v1/album/tags", token: token).items
             #expect(tags.first { $0["key"] as? String == "beach" }?["count"] as? Int == 2)
 
-            let stale = try await client.send(.patch, "/api/v1/album/photos/\(a)", json: ["notes": "x"], token: token, headers: [.ifMatch: "\"1\""])
+            // An edit based on version 1 merges into what changed since (tags, time, place stay).
+            let merged = try await client.send(.patch, "/api/v1/album/photos/\(a)", json: ["notes": "x"], token: token, headers: [.ifMatch: "\"1\""])
+            #expect(merged.status == 200)
+            #expect(merged["notes"] == "x")
+            #expect((merged.json["place"] as? [String: any Sendable])?["city"] as? String == "London")
+            let stale = try await client.send(.patch, "/api/v1/album/photos/\(a)", json: ["notes": "y"], token: token, headers: [.ifMatch: "\"99\""])
             #expect(stale.status == 412)
 
             #expect(try await client.send(.delete, "/api/v1/album/photos/\(a)", token: token).status == 204)

@@ -110,17 +110,37 @@ struct NotesAPITests {
         }
     }
 
-    @Test("If-Match with a stale ETag is refused with 412; the note keeps the newer edit")
+    @Test("If-Match naming an older version merges by field; the same field keeps the later write and returns the one it replaced")
     func ifMatch() async throws {
         try await TestApp.run { api, _ in
             let (token, _) = try await api.signUp("ada")
-            let id = try #require(try await api.createNote(["title": "v1"], token: token)["id"])
+            let id = try #require(try await api.createNote(["title": "v1", "text": "t1"], token: token)["id"])
             let first = try await api.send(.patch, "/api/v1/notes/\(id)", json: ["title": "v2"], token: token, headers: [.ifMatch: "\"1\""])
             #expect(first.status == 200)
-            let stale = try await api.send(.patch, "/api/v1/notes/\(id)", json: ["title": "lost"], token: token, headers: [.ifMatch: "\"1\""])
-            #expect(stale.status == 412)
-            #expect(stale["code"] == "precondition_failed")
-            #expect(try await api.send(.get, "/api/v1/notes/\(id)", token: token)["title"] == "v2")
+            // Another device, still on version 1, changes the text only: merged, nothing replaced.
+            let text = try await api.send(.patch, "/api/v1/notes/\(id)", json: ["text": "t2"], token: token, headers: [.ifMatch: "\"1\""])
+            #expect(text.status == 200)
+            #expect(text["title"] == "v2")
+            #expect(text["text"] == "t2")
+            #expect(text.json["replaced"] == nil)
+            // And the title too: the later write wins, and the answer says what it replaced.
+            let title = try await api.send(.patch, "/api/v1/notes/\(id)", json: ["title": "v3"], token: token, headers: [.ifMatch: "\"1\""])
+            #expect(title.status == 200)
+            #expect(title["title"] == "v3")
+            #expect(title["text"] == "t2")
+            #expect((title.json["replaced"] as? [String: any Sendable])?["title"] as? String == "v2")
+            // A version the note never had is still refused.
+            let never = try await api.send(.patch, "/api/v1/notes/\(id)", json: ["title": "lost"], token: token, headers: [.ifMatch: "\"99\""])
+            #expect(never.status == 412)
+            #expect(never["code"] == "precondition_failed")
+            #expect(try await api.send(.get, "/api/v1/notes/\(id)", token: token)["title"] == "v3")
+            // History lists the earlier versions, newest first, and restores one as a new version.
+            let history = try await api.send(.get, "/api/v1/notes/\(id)/history", token: token).items
+            #expect(history.map { $0["version"] as? Int } == [3, 2, 1])
+            let restored = try await api.send(.post, "/api/v1/notes/\(id)/history/1/restore", token: token)
+            #expect(restored["title"] == "v1")
+            #expect(restored.json["version"] as? Int == 5)
+            #expect(try await api.send(.post, "/api/v1/notes/\(id)/history/77/restore", token: token).status == 404)
         }
     }
 

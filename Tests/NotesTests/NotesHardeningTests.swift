@@ -52,17 +52,17 @@ struct NotesHardeningTests {
         }
     }
 
-    @Test("a stale If-Match answers 412 in the note's own words, never storage's")
+    @Test("an If-Match history cannot merge from answers 412 in the note's own words, never storage's")
     func staleIfMatch() async throws {
         try await TestApp.run { client, _ in
             let token = try await client.signUp("cyd").token
             let id = try #require(try await client.send(.post, "/api/v1/notes", json: ["title": "v1"], token: token)["id"])
             #expect(try await client.send(.patch, "/api/v1/notes/\(id)", json: ["title": "v2"], token: token).status == 200)
-            let stale = try await client.send(.patch, "/api/v1/notes/\(id)", json: ["title": "v3"], token: token, headers: [.ifMatch: "\"1\""])
+            let stale = try await client.send(.patch, "/api/v1/notes/\(id)", json: ["title": "v3"], token: token, headers: [.ifMatch: "\"7\""])
             #expect(stale.status == 412)
             #expect(stale["detail"]?.contains("Note '\(id)'") == true)
             let drawing = try await client.send(.put, "/api/v1/notes/\(id)/drawing", json: ["strokes": [] as [String]], token: token,
-                                                headers: [.ifMatch: "\"1\""])
+                                                headers: [.ifMatch: "\"7\""])
             #expect(drawing.status == 412)
             for reply in [stale, drawing] {
                 #expect(reply.text.contains("notes.notes") == false)

@@ -46,8 +46,8 @@ def free_port():
 
 
 class Server:
-    def __init__(self, binary, data, port):
-        self.binary, self.data, self.port = binary, data, port
+    def __init__(self, binary, data, port, config=CONFIG):
+        self.binary, self.data, self.port, self.config = binary, data, port, config
         self.base = f"http://127.0.0.1:{port}"
         self.process = None
         self.log_path = os.path.join(data, "server.log")
@@ -57,7 +57,7 @@ class Server:
         env = dict(os.environ, QUIRE_PORT=str(self.port), QUIRE_DATA=self.data, QUIRE_BLOB_GRACE="0")
         env.pop("QUIRE_AUTH_SECRET", None)
         self.log = open(self.log_path, "a")
-        self.process = subprocess.Popen([self.binary, "serve", "--config", CONFIG], env=env, cwd=ROOT,
+        self.process = subprocess.Popen([self.binary, "serve", "--config", self.config], env=env, cwd=ROOT,
                                         stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60
         while time.time() < deadline:

@@ -40,9 +40,10 @@ public struct StoragePlugin: Plugin {
             SettingDescription("blob_grace_seconds", "int 0...86400", default: "600",
                                "A blob no record holds is deleted once it has not been uploaded again for this long (0: at once; for tests)"),
             SettingDescription("blob_sweep_minutes", "int 1...10080", default: "60", "How often unused blobs left by failed uploads are looked for"),
-            SettingDescription("retention_days", "int 1...3650", default: "90",
-                               "How long deletes stay in the change log and earlier versions in history; a device away longer resyncs"),
-            SettingDescription("compact_minutes", "int 1...10080", default: "60", "How often the change log is compacted"),
+            SettingDescription("retention_days", "int 0...3650", default: "90",
+                               "How long deletes stay in the change log and earlier versions in history; a device away longer resyncs "
+                                   + "(0: until the next compaction; for tests)"),
+            SettingDescription("compact_seconds", "int 1...604800", default: "3600", "How often the change log is compacted"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
@@ -54,8 +55,8 @@ public struct StoragePlugin: Plugin {
             maxBlobBytes: section.int("max_blob_bytes", default: 64 << 20, in: 1...(1 << 30)),
             blobGrace: TimeInterval(section.int("blob_grace_seconds", default: 600, in: 0...86_400)),
             blobSweep: .seconds(60 * section.int("blob_sweep_minutes", default: 60, in: 1...10_080)),
-            retention: TimeInterval(86_400 * section.int("retention_days", default: 90, in: 1...3650)),
-            compactEvery: .seconds(60 * section.int("compact_minutes", default: 60, in: 1...10_080)))
+            retention: TimeInterval(86_400 * section.int("retention_days", default: 90, in: 0...3650)),
+            compactEvery: .seconds(section.int("compact_seconds", default: 3600, in: 1...604_800)))
     }
 
     public let records: any RecordStore & BlobHolds & RecordSearching & ChangeLogCompacting
