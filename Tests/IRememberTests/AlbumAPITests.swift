@@ -18,7 +18,7 @@ struct AlbumAPITests {
             let token = try await client.getStarted()
             let photo = try await client.addPhoto(jpeg, token: token, query: "source=camera")
             let id = try #require(photo[string: "id"])
-            #expect(photo[string: "takenAt"] == "2024-05-03T14:22:10")
+            #expect(photo[string: "takenAt"] == "2024-05-03T14:22:10+00:00", "EXIF has no zone: the album's (UTC here) is given")
             #expect(photo[string: "takenAtSource"] == "exif")
             let place = try #require(photo[object: "place"])
             #expect(place[string: "city"] == "Vancouver")
@@ -57,8 +57,11 @@ struct AlbumAPITests {
         try await IRemember.run { client, _ in
             let token = try await client.getStarted()
             let captured = try await client.addPhoto(plain, token: token, query: "takenAt=2023-12-24T18:05&lat=48.8566&lon=2.3522&accuracy=30")
-            #expect(captured[string: "takenAt"] == "2023-12-24T18:05:00")
+            #expect(captured[string: "takenAt"] == "2023-12-24T18:05:00+00:00")
             #expect(captured[string: "takenAtSource"] == "device")
+            // A time with its offset keeps it (RFC 3339 out as in).
+            let zoned = try await client.addPhoto(try await photos.jpeg(seed: 3), token: token, query: "takenAt=2024-05-03T14:22:00%2B01:00")
+            #expect(zoned[string: "takenAt"] == "2024-05-03T14:22:00+01:00")
             #expect(captured[object: "place"]?[string: "city"] == "Paris")
             #expect(captured[object: "location"]?[string: "source"] == "device")
             let bare = try await client.addPhoto(try await photos.jpeg(seed: 2), token: token)

@@ -46,10 +46,12 @@ struct PhotoData: Codable, Sendable, Equatable {
         var countryCode: String
     }
 
+    /// `time` is RFC 3339 with its offset (``TakenTime/normalize(_:zone:)``); the album sorts and
+    /// files photos by the wall-clock time (the first 19 characters), as the person saw the clock.
     mutating func setTakenAt(_ time: String, source: String, id: String) {
         takenAt = time
         takenAtSource = source
-        sortKey = "\(time)|\(id)"
+        sortKey = "\(time.prefix(19))|\(id)"
         month = String(time.prefix(7))
         day = String(time.prefix(10))
     }
@@ -122,10 +124,42 @@ enum TagRules {
 /// Times as people give them: `2024-05-03`, `2024-05-03T14:22`, `2024-05-03 14:22:10`, with or
 /// without an offset (dropped: the wall clock is kept).
 enum TakenTime {
-    /// `YYYY-MM-DDTHH:MM:SS`, or nil when `text` is not a time.
-    static func normalize(_ text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let scalars = Array(trimmed.utf8)
+    /// `YYYY-MM-DDTHH:MM:SS±HH:MM` (RFC 3339), or nil when `text` is not a time. A time given with
+    /// an offset (`Z`, `+01:00`) keeps it; one without (EXIF's DateTimeOriginal, a typed date) gets
+    /// `zone`'s offset at that wall-clock time.
+    static func normalize(_ text: String, zone: TimeZone) -> String? {
+        var trimmed = Substring(text.trimmingCharacters(in: .whitespaces))
+        var offset: String?
+        if trimmed.hasSuffix("Z") || trimmed.hasSuffix("z") {
+            offset = "+00:00"
+            trimmed = trimmed.dropLast()
+        } else if trimmed.count > 16, let sign = trimmed.dropLast(5).last, sign == "+" || sign == "-", trimmed.dropLast(5).count >= 11 {
+            let tail = Array(trimmed.suffix(5).utf8)
+            guard tail.count == 5, tail[2] == 58, [0, 1, 3, 4].allSatisfy({ (48...57).contains(tail[$0]) }),
+                  let hours = Int(String(decoding: tail[0..<2], as: UTF8.self)), hours <= 14,
+                  let minutes = Int(String(decoding: tail[3..<5], as: UTF8.self)), minutes <= 59 else { return nil }
+            offset = String(sign) + String(decoding: tail, as: UTF8.self)
+            trimmed = trimmed.dropLast(6)
+        }
+        guard let wall = wallClock(String(trimmed)) else { return nil }
+        return wall + (offset ?? Self.offset(of: zone, at: wall))
+    }
+
+    /// `zone`'s offset (`+02:00`) at a wall-clock time in it.
+    static func offset(of zone: TimeZone, at wall: String) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let parts = wall.split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap { Int($0) }
+        let date = parts.count == 6
+            ? calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4], second: parts[5]))
+            : nil
+        let seconds = zone.secondsFromGMT(for: date ?? Date())
+        return String(format: "%@%02d:%02d", seconds < 0 ? "-" : "+", abs(seconds) / 3600, abs(seconds) % 3600 / 60)
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS` from a date or a time without offset, or nil.
+    static func wallClock(_ text: String) -> String? {
+        let scalars = Array(text.utf8)
         guard scalars.count >= 10 else { return nil }
         func digits(_ range: Range<Int>) -> Int? {
             guard range.upperBound <= scalars.count, scalars[range].allSatisfy({ (48...57).contains($0) }) else { return nil }
@@ -156,18 +190,19 @@ enum TakenTime {
         }
     }
 
-    /// Now on the wall clock of `zone`.
+    /// Now on the wall clock of `zone`, with its offset.
     static func now(in zone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date())
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1, parts.hour ?? 0,
-                      parts.minute ?? 0, parts.second ?? 0)
+        let wall = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1, parts.hour ?? 0,
+                          parts.minute ?? 0, parts.second ?? 0)
+        return wall + offset(of: zone, at: wall)
     }
 
     /// The first sort key at or after `from` (a time, to the minute, or a day).
     static func lowerBound(_ text: String) throws(BusError) -> String {
-        guard let time = normalize(text) else {
+        guard let time = wallClock(text.trimmingCharacters(in: .whitespaces)) else {
             throw BusError.invalid("'from' is a date or time such as 2024-05-03 or 2024-05-03T14:22.", field: "from")
         }
         return time
@@ -175,7 +210,7 @@ enum TakenTime {
 
     /// A bound above every sort key up to `to`, inclusive to the minute (or the whole day).
     static func upperBound(_ text: String) throws(BusError) -> String {
-        guard let time = normalize(text) else {
+        guard let time = wallClock(text.trimmingCharacters(in: .whitespaces)) else {
             throw BusError.invalid("'to' is a date or time such as 2024-05-31 or 2024-05-31T18:00.", field: "to")
         }
         let trimmed = text.trimmingCharacters(in: .whitespaces)

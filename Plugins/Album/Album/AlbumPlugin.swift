@@ -203,7 +203,7 @@ public struct AlbumPlugin: Plugin {
         }
         try routes.add(.get, "folders/months/{month}", query: ["tags", "match", "from", "to", "place", "order", "limit", "cursor"], summary: "The photos of one month (YYYY-MM), in time order") { request, context, identity in
             let month = context.parameters.get("month") ?? ""
-            guard month.count == 7, TakenTime.normalize(month + "-01") != nil else {
+            guard month.count == 7, TakenTime.wallClock(month + "-01") != nil else {
                 throw Problem.badRequest("A month folder is YYYY-MM, e.g. 2024-05.", field: "month")
             }
             var filter = try Self.filter(request)

@@ -52,7 +52,7 @@ struct AlbumService: Sendable {
         // Checked before anything is stored.
         let tags = try TagRules.normalize(capture.tags)
         let clientTime = try capture.takenAt.map { text throws(BusError) in
-            guard let time = TakenTime.normalize(text) else {
+            guard let time = TakenTime.normalize(text, zone: timeZone) else {
                 throw BusError.invalid("'takenAt' is a time such as 2024-05-03T14:22.", field: "takenAt")
             }
             return time
@@ -69,7 +69,7 @@ struct AlbumService: Sendable {
                               location: nil, placeKey: nil, place: nil, source: capture.source, sourceURL: capture.sourceURL,
                               uploadedAt: Date())
         // Time taken: EXIF, else the client's clock at capture, else now on the server's.
-        if let exif = info.takenAt.flatMap(TakenTime.normalize) {
+        if let exif = info.takenAt.flatMap({ TakenTime.normalize($0, zone: timeZone) }) {
             photo.setTakenAt(exif, source: "exif", id: id)
         } else if let clientTime {
             photo.setTakenAt(clientTime, source: "device", id: id)
@@ -164,7 +164,7 @@ struct AlbumService: Sendable {
         var sizes: [String: (format: String, width: Int, height: Int)] = [:]
         var prepared: [(id: String, photo: PhotoData)] = []
         for (index, item) in photos.enumerated() {
-            guard let time = TakenTime.normalize(item.takenAt) else {
+            guard let time = TakenTime.normalize(item.takenAt, zone: timeZone) else {
                 throw BusError.invalid("Photo \(index + 1): 'takenAt' is a time such as 2024-05-03T14:22.", field: "takenAt")
             }
             try Self.checkNotes(item.notes)
@@ -248,7 +248,7 @@ struct AlbumService: Sendable {
         try Self.checkNotes(edit.notes)
         let tags = try edit.tags.map { tags throws(BusError) in try TagRules.normalize(tags) }
         let time = try edit.takenAt.map { text throws(BusError) in
-            guard let time = TakenTime.normalize(text) else {
+            guard let time = TakenTime.normalize(text, zone: timeZone) else {
                 throw BusError.invalid("'takenAt' is a time such as 2024-05-03T14:22.", field: "takenAt")
             }
             return time

@@ -12,7 +12,7 @@ extension AlbumService {
         let title = photo.notes.split(whereSeparator: \.isNewline).first.map { String($0.prefix(80)) } ?? "A photo from \(when)"
         // No place: a public page tells the photo's time, never where it was taken (its image has no GPS either).
         return SharedView(title: title, description: when,
-                          items: [SharedView.Item(id: id, title: nil, text: photo.notes.isEmpty ? nil : photo.notes, takenAt: when,
+                          items: [SharedView.Item(id: id, title: nil, text: photo.notes.isEmpty ? nil : photo.notes, takenAt: photo.takenAt,
                                                   place: nil, tags: photo.tags, image: photo.image)])
     }
 
@@ -25,7 +25,7 @@ extension AlbumService {
         if let to = resource["to"] { words.append("to \(to)") }
         let title = words.isEmpty ? "Photos" : "Photos: " + words.joined(separator: ", ")
         return SharedView(title: title, description: "\(page.items.count)\(page.next == nil ? "" : "+") photos",
-                          items: page.items.map { SharedView.Item(id: $0.id, takenAt: Self.readable($0.takenAt), tags: $0.tags, image: $0.image) })
+                          items: page.items.map { SharedView.Item(id: $0.id, takenAt: $0.takenAt, tags: $0.tags, image: $0.image) })
     }
 
     /// "May 3, 2024 at 14:22".

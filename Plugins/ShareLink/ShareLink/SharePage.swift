@@ -30,7 +30,7 @@ enum SharePage {
             var caption: [String] = []
             if let title = item.title, !title.isEmpty { caption.append("<strong>\(escape(title))</strong>") }
             if let text = item.text, !text.isEmpty { caption.append(escape(text)) }
-            let facts = [item.takenAt, item.place].compactMap { $0 }.filter { !$0.isEmpty }
+            let facts = [item.takenAt.map(Self.readable), item.place].compactMap { $0 }.filter { !$0.isEmpty }
             if !facts.isEmpty { caption.append("<small>\(escape(facts.joined(separator: " · ")))</small>") }
             if !item.tags.isEmpty { caption.append("<small>\(item.tags.map { "#" + escape($0) }.joined(separator: " "))</small>") }
             if !caption.isEmpty { body += "<figcaption>\(caption.joined(separator: "<br>"))</figcaption>\n" }
@@ -72,6 +72,14 @@ enum SharePage {
         <body><h1>\(escape(title))</h1><p>\(escape(text))</p></body></html>
 
         """
+    }
+
+    /// An RFC 3339 time as people read it on the page: "May 3, 2024 at 14:22" (its own wall clock).
+    static func readable(_ time: String) -> String {
+        let months = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+        let parts = time.prefix(19).split(whereSeparator: { $0 == "-" || $0 == "T" || $0 == ":" }).compactMap { Int($0) }
+        guard parts.count >= 5, (1...12).contains(parts[1]) else { return time }
+        return "\(months[parts[1] - 1]) \(parts[2]), \(parts[0]) at \(String(format: "%02d:%02d", parts[3], parts[4]))"
     }
 
     static func escape(_ text: String) -> String {

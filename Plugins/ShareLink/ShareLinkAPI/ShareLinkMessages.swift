@@ -36,6 +36,7 @@ public struct SharedView: Codable, Sendable, Equatable {
         public var id: String
         public var title: String?
         public var text: String?
+        /// RFC 3339, with its offset.
         public var takenAt: String?
         public var place: String?
         public var tags: [String]

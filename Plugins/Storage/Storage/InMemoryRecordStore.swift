@@ -66,7 +66,7 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
             for field in schema.blobFields where !merged.blobFields.contains(field) { merged.blobFields.append(field) }
             if let search = schema.search { merged.search = search }
             if let spatial = schema.spatial { merged.spatial = spatial }
-            if schema.history { merged.history = true }
+            merged.history = schema.history
             if let scope = schema.scope { merged.scope = scope }
             state.schemas[schema.name] = merged
         }

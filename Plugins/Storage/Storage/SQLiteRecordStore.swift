@@ -201,10 +201,8 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         if schema.search == nil { schema.search = previousSearch }
         let previousSpatial = spatialSpecs.withLock { $0[schema.name] }
         if schema.spatial == nil { schema.spatial = previousSpatial }
-        if let previous = logSpecs.withLock({ $0[schema.name] }) {
-            schema.history = schema.history || previous.history
-            if schema.scope == nil { schema.scope = previous.scope }
-        }
+        // History is as the latest declaration says (the storage plugin may turn it off); a scope stays.
+        if let previous = logSpecs.withLock({ $0[schema.name] }), schema.scope == nil { schema.scope = previous.scope }
         let tree = try await run { [schema] db -> String? in
             if schema.spatial != previousSpatial {
                 return try SQLiteSpatial.rebuild(db, collection: schema.name, spec: schema.spatial)
@@ -237,7 +235,8 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         if !schema.blobFields.isEmpty { blobFields.withLock { $0[schema.name] = schema.blobFields } }
         if let search = schema.search { searchSpecs.withLock { $0[schema.name] = search } }
         if let spatial = schema.spatial { spatialSpecs.withLock { $0[schema.name] = spatial } }
-        if let spec = LogSpec(schema) { logSpecs.withLock { $0[schema.name] = spec } }
+        let spec = LogSpec(schema)
+        logSpecs.withLock { $0[schema.name] = spec }
     }
 
     public func spatialQuery(_ query: SpatialQuery) async throws(StorageError) -> SpatialResult {

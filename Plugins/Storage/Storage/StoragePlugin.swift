@@ -25,6 +25,8 @@ public struct StoragePlugin: Plugin {
         public var blobSweep: Duration
         /// How long tombstones and earlier versions are kept.
         public var retention: TimeInterval
+        /// Whether earlier versions are kept for collections that ask for them.
+        public var history: Bool
         public var compactEvery: Duration
     }
 
@@ -44,6 +46,8 @@ public struct StoragePlugin: Plugin {
                                "How long deletes stay in the change log and earlier versions in history; a device away longer resyncs "
                                    + "(0: until the next compaction; for tests)"),
             SettingDescription("compact_seconds", "int 1...604800", default: "3600", "How often the change log is compacted"),
+            SettingDescription("history", "bool", default: "true",
+                               "Keep earlier versions (note history, merging edits made offline); false: an edit on an older version is 412"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
@@ -56,6 +60,7 @@ public struct StoragePlugin: Plugin {
             blobGrace: TimeInterval(section.int("blob_grace_seconds", default: 600, in: 0...86_400)),
             blobSweep: .seconds(60 * section.int("blob_sweep_minutes", default: 60, in: 1...10_080)),
             retention: TimeInterval(86_400 * section.int("retention_days", default: 90, in: 0...3650)),
+            history: section.bool("history", default: true),
             compactEvery: .seconds(section.int("compact_seconds", default: 3600, in: 1...604_800)))
     }
 
@@ -68,6 +73,7 @@ public struct StoragePlugin: Plugin {
     private let sweepInterval: Duration
     private let retention: TimeInterval
     private let compactEvery: Duration
+    private let keepHistory: Bool
     private let logger: Logger
     /// Set once the plugin is on a bus (deleted blobs are announced there).
     private let collectorBox = CollectorBox()
@@ -93,6 +99,7 @@ public struct StoragePlugin: Plugin {
         sweepInterval = config.blobSweep
         retention = config.retention
         compactEvery = config.compactEvery
+        keepHistory = config.history
         logger = context.logger
     }
 
@@ -107,6 +114,7 @@ public struct StoragePlugin: Plugin {
         self.sweepInterval = blobSweep
         self.retention = 90 * 86_400
         self.compactEvery = .seconds(3600)
+        self.keepHistory = true
         self.logger = logger
     }
 
@@ -124,15 +132,17 @@ public struct StoragePlugin: Plugin {
     public func register(on bus: any MessageBus) async throws {
         let collector = BlobCollector(holds: records, blobs: blobs, bus: bus, grace: grace, logger: logger)
         collectorBox.set(collector)
-        try Self.register(records: records, blobs: blobs, collector: collector, on: bus)
+        try Self.register(records: records, blobs: blobs, collector: collector, keepHistory: keepHistory, on: bus)
     }
 
     /// Answers every storage request on `bus` from the given stores; with a collector, blobs a
     /// write releases are deleted before the write is answered.
     public static func register(records: any RecordStore, blobs: any BlobStore, collector: BlobCollector? = nil,
-                                on bus: any MessageBus) throws(BusError) {
+                                keepHistory: Bool = true, on bus: any MessageBus) throws(BusError) {
         try bus.handle(DeclareCollection.self) { request, _ in
-            try await records.declare(request.schema)
+            var schema = request.schema
+            if !keepHistory { schema.history = false }
+            try await records.declare(schema)
             return Empty()
         }
         try bus.handle(GetRecord.self) { request, _ in
