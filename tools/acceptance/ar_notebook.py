@@ -236,6 +236,7 @@ def walk(server, data, token, other):
     check("NFR3.3.1 the owner's other notebooks are 404 to the recipient", status == 404 and status2 == 404, (status, status2))
     _, listing, _ = call(server, "GET", f"{base}/notebooks", token=other)
     check("NFR3.3.1 the recipient's own list has none of the owner's notebooks", listing["items"] == [], listing)
+    shared_feed(server, token, other, nb, secret_nb["id"])
     # UC-13: pin; a passer-by reports a location and gets the alert; may edit when allowed.
     status, pinned, _ = call(server, "PUT", f"{base}/notebooks/{nb}/pin", {"latitude": 38.7223, "longitude": -9.1393, "allowEdits": True}, token=token)
     check("UC-13 a notebook is pinned", status == 200 and pinned["pin"]["allowEdits"], (status, pinned))
@@ -259,6 +260,54 @@ def walk(server, data, token, other):
     check("UC-15 an insert replayed after a lost connection is stored once", first[0] == 201 and second[0] == 201
           and first[1]["item"]["id"] == second[1]["item"]["id"] and texts.count("queued offline") == 1, (first[0], second[0], texts))
     return nb, picture
+
+
+def pull_all(server, token):
+    entries, cursor = [], None
+    while True:
+        status, page, _ = call(server, "GET", "/api/v1/sync/changes" + (f"?after={cursor}" if cursor else ""), token=token)
+        if status != 200:
+            raise RuntimeError(f"pull: {status} {page}")
+        entries += page["items"]
+        cursor = page["nextCursor"]
+        if not page["hasMore"]:
+            return entries, cursor
+
+
+def shared_feed(server, token, other, nb, secret):
+    """Sync for a recipient: the shared notebook's changes and nothing else of the owner's."""
+    from websockets.sync.client import connect
+    base = "/api/v1/notebooks"
+    entries, cursor = pull_all(server, other)
+    notebooks = {e["id"] for e in entries if e["kind"] == "notebooks.notebook"}
+    check("sync: the recipient's feed has the shared notebook, read-only, marked with its owner",
+          notebooks == {nb} and all(e.get("owner") for e in entries if e["kind"].startswith("notebooks."))
+          and next(e for e in entries if e["id"] == nb)["record"]["access"] == "read", entries[:3])
+    check("sync: …with its pages and items", any(e["kind"] == "notebooks.page" for e in entries)
+          and any(e["kind"] == "notebooks.item" and e["record"]["notebook"] == nb for e in entries), [e["kind"] for e in entries])
+    check("sync: …and nothing of the owner's other notebook", all(e["id"] != secret and (e.get("record") or {}).get("notebook") != secret
+                                                                   for e in entries))
+    live = connect(f"ws://127.0.0.1:{server.port}/api/v1/sync/live", open_timeout=5)
+    live.send(json.dumps({"type": "auth", "token": other}))
+    live.recv(timeout=5)
+    call(server, "POST", f"{base}/notebooks/{secret}/pages", {"template": "blank"}, token=token)
+    try:
+        stray = live.recv(timeout=0.5)
+    except TimeoutError:
+        stray = None
+    check("sync: the owner's other notebook changing pokes no recipient", stray is None, stray)
+    call(server, "POST", f"{base}/notebooks/{nb}/pages/1/items", {"kind": "text", "text": "for the recipient"}, token=token)
+    poke = json.loads(live.recv(timeout=2))
+    check("sync: a change to the shared notebook pokes the recipient", poke.get("type") == "poke", poke)
+    status, page, _ = call(server, "GET", f"/api/v1/sync/changes?after={cursor}", token=other)
+    items = [e for e in page["items"] if e["kind"] == "notebooks.item"]
+    check("sync: …who pulls that change (the item, and the notebook's new count)", status == 200
+          and [e["record"].get("text") for e in items] == ["for the recipient"]
+          and {e["id"] for e in page["items"] if e["kind"] == "notebooks.notebook"} == {nb}, page)
+    live.close()
+    _, listing, _ = call(server, "GET", f"{base}/notebooks/{nb}", token=token)
+    item = next(i for p in listing["pages"] for i in p["items"] if i.get("text") == "for the recipient")
+    call(server, "DELETE", f"{base}/notebooks/{nb}/items/{item['id']}", token=token)
 
 
 def uc8_delete_notebook(server, data, token, other, nb):
