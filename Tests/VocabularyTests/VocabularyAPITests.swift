@@ -155,6 +155,8 @@ struct VocabularyAPITests {
             #expect(try await api.search("pomme", token: token).isEmpty, "a deleted entry is not found")
             let restored = try await api.send(.post, "/api/v1/vocabulary/entries/\(entry)/restore", token: token)
             #expect(restored.status == 200 && restored["word"] == "pomme")
+            // Versions never go back: 1 created, 2 deleted, 3 restored (a syncing client saw the delete at 2).
+            #expect(restored.json["version"] as? Int == 3)
             #expect(try await api.search("pomme", token: token).count == 1)
             #expect(try await api.send(.delete, "/api/v1/vocabulary/entries/\(entry)", token: token).status == 204)
             try await Task.sleep(for: .milliseconds(1300))  // the test app's undo window is 1 s

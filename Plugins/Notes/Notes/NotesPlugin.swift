@@ -85,28 +85,30 @@ public struct NotesPlugin: Plugin {
             return NoteJSON.response(note, status: .created, headers: headers)
         }
         try routes.add(.get, "{id}", summary: "One note") { _, context, identity in
-            NoteJSON.response(try await service.note(owner: identity.accountID, id: try Self.id(context)))
+            let id = try Self.id(context)
+            let record = try await service.note(owner: identity.accountID, id: id)
+            return NoteJSON.response(record)
         }
         try routes.add(.patch, "{id}", summary: "Edit title, text or date; If-Match guards against lost updates") {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(NoteInput.self, context: context)
-            let edited = try await service.edit(owner: identity.accountID, id: try Self.id(context), input: input,
-                                                expectedVersion: try request.ifMatchVersion())
+            let (id, expected) = (try Self.id(context), try request.ifMatchVersion())
+            let edited = try await service.edit(owner: identity.accountID, id: id, input: input, expectedVersion: expected)
             return NoteJSON.response(edited.record, replaced: edited.replaced)
         }
         try routes.add(.get, "{id}/history", query: ["limit", "cursor"],
                        summary: "The note's earlier versions, newest first (kept for the storage retention window)") { request, context, identity in
-            let versions = try await service.history(owner: identity.accountID, id: try Self.id(context))
-            let page = try ListPage.slice(versions.map(NoteJSON.document), request: request, pageSize: 50, max: 500)
-            return try .json(page)
+            let id = try Self.id(context)
+            let versions = try await service.history(owner: identity.accountID, id: id)
+            var documents: [JSONDocument] = []
+            for version in versions { documents.append(NoteJSON.document(version)) }
+            return try .json(try ListPage.slice(documents, request: request, pageSize: 50, max: 500))
         }
         try routes.add(.post, "{id}/history/{version}/restore",
                        summary: "Bring back an earlier version's title, text and date, as a new version") { _, context, identity in
-            guard let text = context.parameters.get("version"), let version = Int64(text), version > 0, text.allSatisfy(\.isASCII) else {
-                throw Problem.badRequest("The version in the path must be a whole number from 1.", field: "version")
-            }
-            let restored = try await service.restore(owner: identity.accountID, id: try Self.id(context), version: version)
+            let (id, version) = (try Self.id(context), try Self.version(context))
+            let restored = try await service.restore(owner: identity.accountID, id: id, version: version)
             return NoteJSON.response(restored.record)
         }
         try routes.add(.delete, "{id}", summary: "Delete a note") { request, context, identity in
@@ -121,6 +123,13 @@ public struct NotesPlugin: Plugin {
             return NoteJSON.response(try await service.move(owner: identity.accountID, id: try Self.id(context), input: input))
         }
         try NoteAttachmentRoutes.add(to: routes, service: service, limits: uploadLimits)
+    }
+
+    static func version(_ context: QuireContext) throws -> Int64 {
+        guard let text = context.parameters.get("version"), text.utf8.allSatisfy({ (48...57).contains($0) }), let version = Int64(text), version > 0 else {
+            throw Problem.badRequest("The version in the path must be a whole number from 1.", field: "version")
+        }
+        return version
     }
 
     static func id(_ context: QuireContext) throws -> String {

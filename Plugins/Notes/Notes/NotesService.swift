@@ -45,6 +45,8 @@ struct NotesService: Sendable {
         return try await body()
     }
 
+    // Not inlined into the route: inlined, Swift 6.3's release optimizer crashed splitting the route's coroutine.
+    @inline(never)
     func note(owner: String, id: String) async throws(BusError) -> Record {
         try await record(owner: owner, id: id)
     }

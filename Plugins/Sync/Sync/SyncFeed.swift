@@ -3,6 +3,7 @@ import Foundation
 import HTTPKit
 import StorageAPI
 import SyncAPI
+import Synchronization
 
 /// A position in a user's feed, opaque to clients: the last sequence of the log they have seen.
 enum SyncCursor {
@@ -51,11 +52,13 @@ struct FeedPage: Encodable {
 }
 
 /// Turns the storage change log into what an offline-first client pulls.
-struct SyncFeed: Sendable {
+final class SyncFeed: Sendable {
     let store: any RecordStore
     let bus: any MessageBus
     /// The synced kinds by collection.
     let kinds: [String: any SyncKind.Type]
+    /// Sharing kinds whose plugin is not in this app (found once, then not asked again).
+    private let absent = Mutex<Set<String>>([])
 
     init(store: any RecordStore, bus: any MessageBus) {
         self.store = store
@@ -68,11 +71,11 @@ struct SyncFeed: Sendable {
     /// The scopes of other owners' records the viewer may read now.
     func sharedScopes(viewer: String) async throws(BusError) -> [SharedScope] {
         var scopes: [SharedScope] = []
-        for kind in SyncKinds.all where kind.sharesScopes {
+        for kind in SyncKinds.all where kind.sharesScopes && !absent.withLock({ $0.contains(kind.id) }) {
             do {
                 scopes += try await Self.scopes(kind, viewer: viewer, bus: bus)
             } catch where error.code == .noHandler {
-                continue  // the plugin is not in this app
+                absent.withLock { _ = $0.insert(kind.id) }  // the plugin is not in this app
             }
         }
         return Array(scopes.prefix(ChangeQuery.maxShared))
