@@ -56,6 +56,11 @@ struct SyncFeedTests {
                 if page.json["hasMore"] as? Bool != true { break }
             } while true
             #expect(seen.count == 5)
+            // A page larger than a storage 'in' list (100) is read in chunks.
+            for index in 0..<150 { _ = try await api.createNote(["title": "m\(index)"], token: ada) }
+            let big = try await api.send(.get, "/api/v1/sync/changes?limit=1000", token: ada)
+            #expect(big.status == 200)
+            #expect(big.items.count == 155)
             #expect(try await api.send(.get, "/api/v1/sync/changes", token: bob).items.isEmpty)
             let bad = try await api.send(.get, "/api/v1/sync/changes?after=not-a-cursor", token: ada)
             #expect(bad.status == 400)

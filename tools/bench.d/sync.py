@@ -118,7 +118,7 @@ class Device:
                 return
 
     async def live(self, ready):
-        async with connect(f"ws://127.0.0.1:{self.port}/api/v1/sync/live", max_queue=None, ping_interval=None) as socket_:
+        async with connect(f"ws://127.0.0.1:{self.port}/api/v1/sync/live", ping_interval=None) as socket_:
             await socket_.send(json.dumps({"type": "auth", "token": self.token}))
             await socket_.recv()
             ready.release()

@@ -26,6 +26,8 @@ public struct RecordQuery: Codable, Sendable, Hashable {
 
     /// The largest page.
     public static let maxLimit = 1000
+    /// The most values an `in` filter takes.
+    public static let maxInValues = 100
 
     /// Validates the query and decodes its cursor: what every backend does first.
     public func validatedCursor() throws(StorageError) -> QueryCursor? {
@@ -48,8 +50,8 @@ public struct RecordQuery: Codable, Sendable, Hashable {
             throw StorageError.invalid("'\(field)' is not a valid field path.", field: field)
         }
         for filter in filters where filter.op == .in {
-            guard case .array(let values) = filter.value, values.count <= 100 else {
-                throw StorageError.invalid("An 'in' filter takes a list of at most 100 values.", field: filter.field)
+            guard case .array(let values) = filter.value, values.count <= Self.maxInValues else {
+                throw StorageError.invalid("An 'in' filter takes a list of at most \(Self.maxInValues) values.", field: filter.field)
             }
         }
         for filter in filters where filter.op == .prefix {

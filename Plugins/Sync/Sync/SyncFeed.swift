@@ -96,14 +96,17 @@ final class SyncFeed: Sendable {
         }
         // A change is shown when it is the record's latest: an earlier one is superseded by a later
         // entry of the log, which comes in this page or a later one.
-        var latest: [(change: Change, record: Record?)] = []
+        var newest: [Change] = []
         var seen: Set<String> = []
         for change in page.changes.reversed() where kinds[change.collection] != nil {
-            let key = change.collection + "\u{0}" + change.recordID
-            guard seen.insert(key).inserted else { continue }
-            let record = try await store.get(collection: change.collection, id: change.recordID, owner: change.owner)
+            if seen.insert(change.collection + "\u{0}" + change.recordID).inserted { newest.append(change) }
+        }
+        let current = try await records(for: newest)
+        var latest: [(change: Change, record: Record?)] = []
+        for change in newest {
+            let record = current[RecordKey(collection: change.collection, id: change.recordID)]
             if let record {
-                guard record.version == change.version else { continue }
+                guard record.owner == change.owner, record.version == change.version else { continue }
             } else if change.kind != .delete {
                 continue  // deleted since; the tombstone follows
             }
@@ -132,6 +135,28 @@ final class SyncFeed: Sendable {
         }
         let last = page.changes.last?.sequence ?? after
         return FeedPage(items: items, nextCursor: SyncCursor.encode(last), hasMore: page.hasMore)
+    }
+
+    struct RecordKey: Hashable {
+        var collection: String
+        var id: String
+    }
+
+    /// The records the changes name, as they are now: one query per collection and owner.
+    private func records(for changes: [Change]) async throws(StorageError) -> [RecordKey: Record] {
+        var groups: [String: [Change]] = [:]
+        for change in changes { groups[change.collection + "\u{0}" + change.owner, default: []].append(change) }
+        var found: [RecordKey: Record] = [:]
+        for group in groups.values {
+            guard let first = group.first else { continue }
+            for chunk in stride(from: 0, to: group.count, by: RecordQuery.maxInValues) {
+                let ids = group[chunk..<min(group.count, chunk + RecordQuery.maxInValues)].map { JSONValue.string($0.recordID) }
+                let page = try await store.query(RecordQuery(collection: first.collection, owner: first.owner,
+                                                             filters: [Filter(MetaField.id.rawValue, .in, .array(ids))], limit: ids.count))
+                for record in page.records { found[RecordKey(collection: record.collection, id: record.id)] = record }
+            }
+        }
+        return found
     }
 
     private static func show<Kind: SyncKind>(_ kind: Kind.Type, viewer: String, records: [Record],
