@@ -241,6 +241,63 @@ def resync_converges(binary, workdir):
         server.stop()
 
 
+def close_code(live, timeout):
+    """The close code the server ends a live connection with (None if it stays open that long)."""
+    from websockets.exceptions import ConnectionClosed
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            live.recv(timeout=max(0.05, deadline - time.monotonic()))
+    except TimeoutError:
+        return None
+    except ConnectionClosed as closed:
+        return closed.rcvd.code if closed.rcvd else None
+    return None
+
+
+def live_limits(binary, workdir):
+    """The live endpoint's rules: authenticate in time, with a valid token, within the per-user
+    bound; a connection ends when its token expires unless the client renews it."""
+    data = os.path.join(workdir, "limits")
+    os.makedirs(data)
+    config = os.path.join(workdir, "limits.yaml")
+    with open(napkin_notes.CONFIG) as source:
+        text = source.read()
+    text = text.replace("  sync: {}", "  sync: { max_connections_per_user: 2, auth_timeout_seconds: 1 }")
+    text = text.replace("    methods: [password, device]", "    methods: [password, device]\n    access_token_ttl: 1m")
+    with open(config, "w") as target:
+        target.write(text)
+    server = Server(binary, data, free_port(), config=config)
+    server.start()
+    url = f"ws://127.0.0.1:{server.port}/api/v1/sync/live"
+    try:
+        token = sign_up(server, "sync-limits")
+        silent = connect(url, open_timeout=5)
+        check("a connection that does not authenticate in time is closed with 4401", close_code(silent, 5) == 4401)
+        forged = connect(url, open_timeout=5)
+        forged.send(json.dumps({"type": "auth", "token": token[:-4] + "AAAA"}))
+        check("a forged token is closed with 4401", close_code(forged, 5) == 4401)
+        garbled = connect(url, open_timeout=5)
+        garbled.send("hello")
+        check("a message that is not an auth is closed with 4400", close_code(garbled, 5) == 4400)
+        kept, renewed = connect(url, open_timeout=5), connect(url, open_timeout=5)
+        for live in (kept, renewed):
+            live.send(json.dumps({"type": "auth", "token": token}))
+            live.recv(timeout=5)
+        third = connect(url, open_timeout=5)
+        third.send(json.dumps({"type": "auth", "token": token}))
+        check("a third connection over max_connections_per_user (2) is closed with 4429", close_code(third, 5) == 4429)
+        # Half way through the token's minute, one connection renews with a fresh token.
+        time.sleep(30)
+        _, session, _ = call(server, "POST", "/api/v1/auth/login", {"username": "sync-limits", "password": "correct horse battery"})
+        renewed.send(json.dumps({"type": "auth", "token": session["access_token"]}))
+        check("the connection whose token expires is closed with 4403", close_code(kept, 45) == 4403)
+        check("…while the one that renewed its token stays open", close_code(renewed, 2) is None)
+        renewed.close()
+    finally:
+        server.stop()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
@@ -259,6 +316,7 @@ def main():
         finally:
             server.stop()
         resync_converges(args.binary, workdir)
+        live_limits(args.binary, workdir)
     passed = sum(napkin_notes.results)
     failed = len(napkin_notes.results) - passed
     print(f"acceptance: {passed} passed, {failed} failed")

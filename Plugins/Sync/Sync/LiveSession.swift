@@ -111,6 +111,8 @@ struct LiveSession: Sendable {
         }
     }
 
+    /// Closes the connection when its token expires (closing ends the read loop, and with it the
+    /// session); a renewed token moves the moment.
     private func watch(_ expiry: Expiry) async throws {
         while true {
             guard let at = expiry.value else {
@@ -119,7 +121,8 @@ struct LiveSession: Sendable {
             }
             let left = at.timeIntervalSinceNow
             if left <= 0 {
-                throw SessionEnd(code: .tokenExpired, reason: "Your access token expired; refresh it and reconnect.")
+                await close(.tokenExpired, "Your access token expired; refresh it and reconnect.")
+                return
             }
             try await Task.sleep(for: .milliseconds(Int64(min(left, 60) * 1000) + 1))
         }
