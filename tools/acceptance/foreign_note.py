@@ -28,9 +28,8 @@ CONFIG = os.path.join(ROOT, "config", "apps", "foreign-note.yaml")
 
 
 class Server(napkin_notes.Server):
-    def start(self):
-        napkin_notes.CONFIG = CONFIG
-        super().start()
+    def __init__(self, binary, data, port):
+        super().__init__(binary, data, port, config=CONFIG)
 
 
 def wait_job(server, token, job, timeout=120):

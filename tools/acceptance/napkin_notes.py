@@ -46,8 +46,9 @@ def free_port():
 
 
 class Server:
-    def __init__(self, binary, data, port, config=CONFIG):
-        self.binary, self.data, self.port, self.config = binary, data, port, config
+    def __init__(self, binary, data, port, config=None):
+        # CONFIG is read now, not when the class was defined: the other apps' scripts set it.
+        self.binary, self.data, self.port, self.config = binary, data, port, config or CONFIG
         self.base = f"http://127.0.0.1:{port}"
         self.process = None
         self.log_path = os.path.join(data, "server.log")
