@@ -62,7 +62,9 @@ struct InProcessBusRequestTests {
             #expect(error.message.contains("test.ping.v1"))
             #expect(error.details["message"] == "test.ping.v1")
         }
-        #expect(ContinuousClock.now - started < .seconds(5), "did not wait for the deadline")
+        // Well under the 30 s deadline: other suites run alongside and, on a fresh machine, hold the
+        // two cooperative threads for seconds at start (libvips, cairo's font cache).
+        #expect(ContinuousClock.now - started < .seconds(20), "did not wait for the deadline")
     }
 
     @Test("a second handler for the same request is refused at registration")
@@ -100,7 +102,8 @@ struct InProcessBusRequestTests {
             #expect(error.code == .deadlineExceeded)
             #expect(error.message.contains("test.sleepy.v1"))
         }
-        #expect(ContinuousClock.now - started < .seconds(10))
+        // Well under the handler's 30 s (see noHandler on why not tighter).
+        #expect(ContinuousClock.now - started < .seconds(20))
         // The caller is answered first; the handler sees its cancellation right after.
         var cancelled = false
         for _ in 0..<200 where !cancelled {

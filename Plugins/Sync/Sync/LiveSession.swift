@@ -94,9 +94,7 @@ struct LiveSession: Sendable {
     private func pokes(_ connection: LiveConnection) async throws {
         for await _ in connection.signals {
             guard let sequence = connection.take() else { continue }
-            if sequence > 0, connection.user.isEmpty == false {
-                try await outbound.writeTextMessage(#"{"type":"poke","cursor":"\#(SyncCursor.encode(sequence))"}"#)
-            }
+            try await outbound.writeTextMessage(#"{"type":"poke","cursor":"\#(SyncCursor.encode(sequence))"}"#)
             // A new shared notebook is a write to the recipient's own log: follow its scope from now on.
             await follow(connection)
             if settings.pokeInterval > .zero { try await Task.sleep(for: settings.pokeInterval) }

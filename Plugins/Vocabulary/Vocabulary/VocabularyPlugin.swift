@@ -57,6 +57,14 @@ public struct VocabularyPlugin: Plugin {
 
     public var services: [any Service] { [VocabularyJanitor(service: service, jobs: jobs, logger: logger)] }
 
+    /// The viewer's own records as `show` makes them; nil for anyone else's.
+    static func show<Shown: Encodable>(_ records: [Record], to viewer: String, _ show: (Record) throws -> Shown) -> [JSONDocument?] {
+        records.map { record in
+            guard record.owner == viewer, let shown = try? show(record) else { return nil }
+            return try? JSONDocument(encoding: shown)
+        }
+    }
+
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
         let jobs = self.jobs
@@ -65,21 +73,9 @@ public struct VocabularyPlugin: Plugin {
         try bus.handle(ExportVocabulary.self) { request, _ in try await jobs.export(request) }
         try bus.handle(SearchVocabulary.self) { request, _ in try await service.search(request) }
         // Sync's feed shows collections, tags and entries as their GET routes do.
-        try bus.handle(ShowSynced<SyncedVocabularyEntry>.self) { request, _ in
-            .init(shown: request.records.map { record in
-                record.owner == request.viewer ? (try? EntryJSON(record)).flatMap { try? JSONDocument(encoding: $0) } : nil
-            })
-        }
-        try bus.handle(ShowSynced<SyncedVocabularyCollection>.self) { request, _ in
-            .init(shown: request.records.map { record in
-                record.owner == request.viewer ? (try? NamedJSON(record)).flatMap { try? JSONDocument(encoding: $0) } : nil
-            })
-        }
-        try bus.handle(ShowSynced<SyncedVocabularyTag>.self) { request, _ in
-            .init(shown: request.records.map { record in
-                record.owner == request.viewer ? (try? NamedJSON(record)).flatMap { try? JSONDocument(encoding: $0) } : nil
-            })
-        }
+        try bus.handle(ShowSynced<SyncedVocabularyEntry>.self) { request, _ in .init(shown: Self.show(request.records, to: request.viewer, EntryJSON.init)) }
+        try bus.handle(ShowSynced<SyncedVocabularyCollection>.self) { request, _ in .init(shown: Self.show(request.records, to: request.viewer, NamedJSON.init)) }
+        try bus.handle(ShowSynced<SyncedVocabularyTag>.self) { request, _ in .init(shown: Self.show(request.records, to: request.viewer, NamedJSON.init)) }
     }
 
     public func routes(_ routes: PluginRoutes) throws {
