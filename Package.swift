@@ -37,6 +37,7 @@ let dependencies: [Package.Dependency] = [
 
 extension Target.Dependency {
     static let hummingbird = Target.Dependency.product(name: "Hummingbird", package: "hummingbird")
+    static let hummingbirdCore = Target.Dependency.product(name: "HummingbirdCore", package: "hummingbird")
     static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
     static let bcrypt = Target.Dependency.product(name: "HummingbirdBcrypt", package: "hummingbird-auth")
     static let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
@@ -90,7 +91,7 @@ let targets: [Target] = [
     module("SafeFetch", ["Bus", "CCurl"]),
     module("Secrets", [.crypto]),
     module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging]),
-    module("AppHost", ["Bus", "BusInProcess", "AppConfig", "HTTPKit", "PluginKit", .hummingbird, .webSocket, .lifecycle, .unixSignals, .logging]),
+    module("AppHost", ["Bus", "BusInProcess", "AppConfig", "HTTPKit", "PluginKit", .hummingbird, .hummingbirdCore, .webSocket, .nioCore, .nioHTTP1, .lifecycle, .unixSignals, .logging]),
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),

@@ -3,6 +3,7 @@ public import Bus
 import BusInProcess
 public import HTTPKit
 public import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 public import Logging
 public import PluginKit
@@ -108,14 +109,17 @@ public struct AppHost: Sendable {
         return Application(
             responder: responder,
             // Malformed HTTP (a bad chunk size, an oversized URL or header) gets a problem document too.
-            server: .http1WebSocketUpgrade(
-                configuration: .init(http1: .init(additionalChannelHandlers: [ParseErrorProblemHandler()]),
-                                     ws: .init(maxFrameSize: 1 << 14, autoPing: .enabled(timePeriod: Self.heartbeat))),
-                shouldUpgrade: { [live] head, _, _ in
-                    guard head.method == .get, let path = head.path?.split(separator: "?", maxSplits: 1).first,
-                          let handler = live[String(path)] else { return .dontUpgrade }
-                    return .upgrade([:], handler)
-                }),
+            server: HTTPServerBuilder { [live] responder in
+                UpgradableServer(inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder,
+                    configuration: .init(http1: .init(additionalChannelHandlers: [ParseErrorProblemHandler()]),
+                                         ws: .init(maxFrameSize: 1 << 14, autoPing: .enabled(timePeriod: Self.heartbeat))),
+                    shouldUpgrade: { head, _, _ in
+                        guard head.method == .get, let path = head.path?.split(separator: "?", maxSplits: 1).first,
+                              let handler = live[String(path)] else { return .dontUpgrade }
+                        return .upgrade([:], handler)
+                    }))
+            },
             configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: "Quire"),
             services: plugins.flatMap(\.services),
             onServerRunning: { channel in

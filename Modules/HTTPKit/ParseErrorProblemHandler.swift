@@ -57,7 +57,7 @@ public final class ParseErrorProblemHandler: ChannelDuplexHandler, RemovableChan
         context.close(promise: nil)
     }
 
-    static func problemBody(for error: HTTPParserError) -> Data {
+    public static func problemBody(for error: HTTPParserError) -> Data {
         let detail: String = switch error {
         case .invalidChunkSize:
             "The chunked request body is malformed (a chunk size is not a hexadecimal number the server accepts). Resend the request."

@@ -1,0 +1,60 @@
+import HTTPKit
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The HTTP/1.1 channel with WebSocket upgrades, answering malformed request heads with a problem.
+///
+/// hummingbird-websocket adds a channel's own handlers (``ParseErrorProblemHandler``) only once it
+/// knows the request is not an upgrade — after its head is parsed. A URL or header too large to
+/// parse never gets that far, and the connection would close without an answer. So a small handler
+/// goes in right behind the request decoder, answers a head that cannot be parsed, and lets every
+/// later error through to ``ParseErrorProblemHandler`` as before.
+struct UpgradableServer: ServerChildChannel {
+    let inner: HTTP1WebSocketUpgradeChannel
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1WebSocketUpgradeChannel.Value> {
+        let value = inner.setup(channel: channel, logger: logger)
+        return channel.eventLoop.makeCompletedFuture {
+            let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try channel.pipeline.syncOperations.addHandler(HeadParseErrorHandler(), position: .after(decoder))
+        }.flatMap { value }
+    }
+
+    func handle(value: HTTP1WebSocketUpgradeChannel.Value, logger: Logger) async {
+        await inner.handle(value: value, logger: logger)
+    }
+}
+
+/// Answers 400 with a problem document when the first request head on a connection cannot be parsed.
+final class HeadParseErrorHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private var sawHead = false
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) { sawHead = true }
+        context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard !sawHead, let parseError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        sawHead = true
+        let body = ParseErrorProblemHandler.problemBody(for: parseError)
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: Problem.mediaType)
+        headers.add(name: "Content-Length", value: String(body.count))
+        headers.add(name: "Connection", value: "close")
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .badRequest, headers: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+    }
+}
