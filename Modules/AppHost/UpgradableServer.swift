@@ -37,9 +37,16 @@ final class HeadParseErrorHandler: ChannelDuplexHandler, RemovableChannelHandler
 
     private var sawHead = false
 
+    /// Gone once a head has parsed: later errors are ParseErrorProblemHandler's, and after an
+    /// upgrade WebSocket frames, not HTTP parts, come this way.
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { sawHead = true }
+        guard case .head = unwrapInboundIn(data) else {
+            context.fireChannelRead(data)
+            return
+        }
+        sawHead = true
         context.fireChannelRead(data)
+        context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
