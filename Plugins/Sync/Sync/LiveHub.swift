@@ -93,7 +93,7 @@ final class LiveHub: Sendable {
     }
 
     /// Pokes whoever a batch's log moves concern: the owner's connections, and those following a
-    /// scope it touched. Answers the owners whose own connections were poked.
+    /// scope it touched.
     func moved(_ moves: [LogMove]) {
         let targets = state.withLock { state -> [(LiveConnection, Int64)] in
             var targets: [(LiveConnection, Int64)] = []
@@ -109,6 +109,4 @@ final class LiveHub: Sendable {
         }
         for (connection, sequence) in targets { connection.poke(sequence) }
     }
-
-    var count: Int { state.withLock { $0.connections.count } }
 }

@@ -28,19 +28,8 @@ struct FeedEntry: Encodable {
     /// The owner, when it is not the viewer (a notebook shared with them).
     var owner: String?
     var deleted: Bool
+    /// Absent for a delete (synthesized encoding leaves nil members out).
     var record: JSONDocument?
-
-    enum CodingKeys: String, CodingKey { case kind, id, version, owner, deleted, record }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(id, forKey: .id)
-        try container.encode(version, forKey: .version)
-        try container.encodeIfPresent(owner, forKey: .owner)
-        try container.encode(deleted, forKey: .deleted)
-        if let record { try container.encode(record, forKey: .record) }
-    }
 }
 
 /// A page of the feed: `nextCursor` is always the cursor to send next (also on the last page, to
@@ -113,25 +102,23 @@ final class SyncFeed: Sendable {
             latest.append((change, record))
         }
         latest.reverse()
-        var shown: [String: [JSONDocument?]] = [:]
+        var shown: [RecordKey: JSONDocument] = [:]
         for (collection, kind) in kinds {
             let records = latest.compactMap { $0.change.collection == collection ? $0.record : nil }
             guard !records.isEmpty else { continue }
-            shown[collection] = try await Self.show(kind, viewer: viewer, records: records, bus: bus)
+            for (record, document) in zip(records, try await Self.show(kind, viewer: viewer, records: records, bus: bus)) {
+                shown[RecordKey(collection: collection, id: record.id)] = document
+            }
         }
-        var positions: [String: Int] = [:]
         var items: [FeedEntry] = []
         for (change, record) in latest {
             guard let kind = kinds[change.collection] else { continue }
             let owner = change.owner == viewer ? nil : change.owner
-            guard record != nil else {
+            if record == nil {
                 items.append(FeedEntry(kind: kind.id, id: change.recordID, version: change.version, owner: owner, deleted: true))
-                continue
+            } else if let document = shown[RecordKey(collection: change.collection, id: change.recordID)] {
+                items.append(FeedEntry(kind: kind.id, id: change.recordID, version: change.version, owner: owner, deleted: false, record: document))
             }
-            let position = positions[change.collection, default: 0]
-            positions[change.collection] = position + 1
-            guard let list = shown[change.collection], position < list.count, let document = list[position] else { continue }
-            items.append(FeedEntry(kind: kind.id, id: change.recordID, version: change.version, owner: owner, deleted: false, record: document))
         }
         let last = page.changes.last?.sequence ?? after
         return FeedPage(items: items, nextCursor: SyncCursor.encode(last), hasMore: page.hasMore)
