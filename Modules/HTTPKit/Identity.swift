@@ -26,5 +26,6 @@ public protocol RequestAuthenticator: Sendable {
 public protocol RequestGate: Sendable {
     func enter(_ request: Request) throws
     func leave()
-    func admit(_ request: Request, identity: Identity) async throws
+    /// May replace the request's body (to count what streams in), hence `inout`.
+    func admit(_ request: inout Request, identity: Identity) async throws
 }

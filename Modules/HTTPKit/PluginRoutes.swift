@@ -79,8 +79,9 @@ public final class PluginRoutes {
         group.on(RouterPath(path), method: method) { request, context in
             try Self.checkQuery(request, allowed: query)
             var context = context
+            var request = request
             let identity = try await Self.authenticate(request, with: authenticator)
-            try await gate?.admit(request, identity: identity)
+            try await gate?.admit(&request, identity: identity)
             context.identity = identity
             return try await handler(request, context, identity)
         }

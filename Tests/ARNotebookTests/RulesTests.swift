@@ -1,4 +1,5 @@
 import Bus
+import BusInProcess
 import DeviceMonitor
 import DeviceMonitorAPI
 import MediaAPI
@@ -69,5 +70,25 @@ struct RulesTests {
         #expect(!BatteryRules.isLow(BatteryReading(level: 6, state: "discharging"), thresholds))
         #expect(throws: BusError.self) { try BatteryRules.validate(BatteryReading(level: 101, state: "discharging")) }
         #expect(throws: BusError.self) { try BatteryRules.validate(BatteryReading(level: 50, state: "plugged")) }
+    }
+
+    @Test("battery reports: the unit is explicit, fractions are read as fractions, platform state words are accepted")
+    func batteryUnits() throws {
+        #expect(try BatteryRules.reading(BatteryReport(level: 0.5, unit: "fraction", state: "unplugged")) == BatteryReading(level: 50, state: "discharging"))
+        #expect(try BatteryRules.reading(BatteryReport(level: 0.5, unit: "percent", state: "not_charging")) == BatteryReading(level: 0.5, state: "not-charging"))
+        #expect(try BatteryRules.reading(BatteryReport(level: 1, unit: "fraction", state: "Full")) == BatteryReading(level: 100, state: "full"))
+        #expect(throws: BusError.self) { try BatteryRules.reading(BatteryReport(level: 42, unit: "fraction", state: "full")) }
+        #expect(throws: BusError.self) { try BatteryRules.reading(BatteryReport(level: 42, unit: "", state: "full")) }
+        #expect(throws: BusError.self) { try BatteryRules.reading(BatteryReport(level: .nan, unit: "percent", state: "full")) }
+    }
+
+    @Test("the alert at or below 5 % cannot be dismissed; above it, dismissing is harmless")
+    func batteryDismiss() async throws {
+        let monitor = BatteryMonitor(thresholds: DeviceThresholds(), bus: InProcessBus())
+        _ = try await monitor.report(user: "u", BatteryReading(level: 4, state: "discharging"))
+        await #expect(throws: BusError.self) { try await monitor.dismiss(user: "u") }
+        #expect(await monitor.status("u").alert)
+        _ = try await monitor.report(user: "u", BatteryReading(level: 40, state: "discharging"))
+        #expect(try await monitor.dismiss(user: "u").alert == false)
     }
 }

@@ -331,15 +331,27 @@ def uc8_delete_notebook(server, data, token, other, nb):
 
 def uc14_device(server, data, token, binary):
     dm = "/api/v1/device-monitor"
-    status, low, _ = call(server, "POST", f"{dm}/battery", {"level": 5, "state": "discharging"}, token=token)
+    status, low, _ = call(server, "POST", f"{dm}/battery", {"level": 5, "unit": "percent", "state": "discharging"}, token=token)
     check("UC-14 battery at 5 % not charging: the alert shows", status == 200 and low["alert"], low)
-    _, dismissed, _ = call(server, "POST", f"{dm}/battery/dismiss", token=token)
-    check("UC-14 dismissed: hidden for now", not dismissed["alert"], dismissed)
-    _, back, _ = call(server, "POST", f"{dm}/battery", {"level": 5, "state": "discharging"}, token=token)
-    check("UC-14 …and back with the next reading while still low", back["alert"], back)
+    status, refused, _ = call(server, "POST", f"{dm}/battery/dismiss", token=token)
+    check("FR3.2.18 at or below 5 % the alert cannot be dismissed (409 battery_critical)",
+          status == 409 and refused.get("reason") == "battery_critical", (status, refused))
+    _, still, _ = call(server, "GET", f"{dm}/battery", token=token)
+    check("FR3.2.18 …and it keeps showing", still["alert"], still)
+    status, fraction, _ = call(server, "POST", f"{dm}/battery", {"level": 0.04, "unit": "fraction", "state": "unplugged"}, token=token)
+    check("a fraction from iOS / BatteryManager (0.04, 'unplugged') reads as 4 %, discharging, alert",
+          status == 200 and round(fraction["level"]) == 4 and fraction["state"] == "discharging" and fraction["alert"], (status, fraction))
+    status, half, _ = call(server, "POST", f"{dm}/battery", {"level": 0.5, "unit": "fraction", "state": "unplugged"}, token=token)
+    check("0.5 as a fraction is 50 %, not 1 %: no alert, and dismissing is fine", status == 200 and half["level"] == 50 and not half["alert"]
+          and call(server, "POST", f"{dm}/battery/dismiss", token=token)[0] == 200, (status, half))
+    status, unitless, _ = call(server, "POST", f"{dm}/battery", {"level": 0.5, "state": "unplugged"}, token=token)
+    check("a level without its unit is refused with a sentence naming 'unit'", status == 400 and "unit" in unitless.get("detail", ""), (status, unitless))
+    status, wrong, _ = call(server, "POST", f"{dm}/battery", {"level": 42, "unit": "fraction", "state": "full"}, token=token)
+    check("42 as a fraction is refused (fractions are 0.0–1.0)", status == 422, (status, wrong))
+    call(server, "POST", f"{dm}/battery", {"level": 5, "unit": "percent", "state": "discharging"}, token=token)
     status, claim, _ = call(server, "POST", f"{dm}/battery/charging", token=token)
     check("UC-14 'I am charging' is not taken on trust (409 until the device says so)", status == 409, (status, claim))
-    _, charging, _ = call(server, "POST", f"{dm}/battery", {"level": 5, "state": "charging"}, token=token)
+    _, charging, _ = call(server, "POST", f"{dm}/battery", {"level": 5, "unit": "percent", "state": "charging"}, token=token)
     status, verified, _ = call(server, "POST", f"{dm}/battery/charging", token=token)
     check("UC-14 charging: the alert is gone and the claim verifies", not charging["alert"] and status == 200, (charging, status))
     for name, rgb, expected in [("dark", (12, 10, 9), ["too_dark"]), ("tungsten", (255, 170, 90), ["too_warm"]), ("daylight", (235, 238, 245), [])]:
@@ -370,11 +382,7 @@ def uc14_device(server, data, token, binary):
 def quotas(binary, data, provider):
     server = Server(binary, os.path.join(data, "q"), free_port())
     os.makedirs(server.data)
-    server.config = make_config(data, provider, {"ops_per_user_per_day": 8, "max_stored_bytes_per_user": 3000})
-    with open(server.config) as handle:
-        text = handle.read()
-    with open(server.config, "w") as handle:
-        handle.write(text.replace("  quotas:", "  quotas:\n    usage_cache_seconds: 0"))
+    server.config = make_config(data, provider, {"ops_per_user_per_day": 9, "max_stored_bytes_per_user": 3000})
     server.start()
     try:
         token = sign_up(server, "quota-user")
@@ -386,6 +394,9 @@ def quotas(binary, data, provider):
             status, problem, headers = call(server, "POST", f"{base}/notebooks/{nb['id']}/pages/1/items", {"kind": "text", "text": "z" * 1000}, token=token)
             statuses.append(status)
         check("quotas: stored bytes per user beyond the limit → 507 naming it", 507 in statuses and "max_stored_bytes_per_user" in str(problem), (statuses, problem))
+        status, usage, _ = call(server, "GET", "/api/v1/quotas/usage", token=token)
+        check("DBC4 the limit is never overshot, though usage is measured only every 30 s (each write counts at the write)",
+              status == 200 and usage["storedBytes"] <= usage["maxStoredBytes"] == 3000 and statuses.count(201) >= 1, (status, usage, statuses))
         status, problem, headers = call(server, "GET", f"{base}/notebooks", token=token)
         check("quotas: operations per user per day beyond the limit → 429 with Retry-After", status == 429 and int(headers.get("Retry-After", "0")) > 0
               and "ops_per_user_per_day" in problem["detail"], (status, problem, headers))

@@ -3,13 +3,12 @@ public import DeviceMonitorAPI
 import Foundation
 
 /// Each user's battery state (FR3.2.18, UC-14): the alert shows at or below the critical level
-/// while not charging; dismissing it hides it only until the next reading; "I am charging" is
-/// accepted only when the device itself reports charging.
+/// while not charging and cannot be dismissed then ("exit out of this alert if and only if they are
+/// above 5%"); "I am charging" is accepted only when the device itself reports charging.
 public actor BatteryMonitor {
     struct State {
         var reading: BatteryReading
         var at: Date
-        var dismissed: Bool
     }
 
     let thresholds: DeviceThresholds
@@ -27,15 +26,19 @@ public actor BatteryMonitor {
     public func report(user: String, _ reading: BatteryReading) async throws(BusError) -> BatteryStatus {
         try BatteryRules.validate(reading)
         let wasLow = states[user].map { BatteryRules.isLow($0.reading, thresholds) } ?? false
-        states[user] = State(reading: reading, at: Date(), dismissed: false)
+        states[user] = State(reading: reading, at: Date())
         let isLow = BatteryRules.isLow(reading, thresholds)
         if isLow, !wasLow { await bus.publish(LowBatteryEntered(user: user, level: reading.level)) }
         return status(user)
     }
 
-    /// The alert's "OK": hides it until the next reading, which brings it back while still low.
-    public func dismiss(user: String) -> BatteryStatus {
-        states[user]?.dismissed = true
+    /// The alert's "OK": refused while the battery is at or below the critical level and not
+    /// charging (the alert keeps reappearing, FR3.2.18); above it there is no alert to dismiss.
+    public func dismiss(user: String) throws(BusError) -> BatteryStatus {
+        if let state = states[user], BatteryRules.isLow(state.reading, thresholds) {
+            throw BusError(.conflict, "The alert stays while the battery is at \(Int(state.reading.level.rounded())) % and not charging: "
+                           + "plug in your phone and tap \"I am charging\", or close the app.", details: ["reason": "battery_critical"])
+        }
         return status(user)
     }
 
@@ -62,7 +65,7 @@ public actor BatteryMonitor {
         let message = low
             ? "Battery at \(level) %: AR needs more than \(Int(thresholds.batteryCritical)) %. Plug in your phone, or close the app."
             : state.reading.isCharging ? "Charging (\(level) %)." : "Battery at \(level) %."
-        return BatteryStatus(level: state.reading.level, state: state.reading.state, alert: low && !state.dismissed, status: low ? "low" : "ok",
+        return BatteryStatus(level: state.reading.level, state: state.reading.state, alert: low, status: low ? "low" : "ok",
                              message: message, threshold: thresholds.batteryCritical)
     }
 }

@@ -19,7 +19,7 @@ public import PluginKit
 public struct DeviceMonitorPlugin: Plugin {
     public static let descriptor = PluginDescriptor(
         id: "device-monitor",
-        summary: "Battery alert (at or below 5 %, back after dismissal until charging is verified) and lighting checks from lux or a camera frame",
+        summary: "Battery alert (at or below 5 % and not charging; it cannot be dismissed then) and lighting checks from lux or a camera frame",
         dependencies: ["auth", "media"],
         settings: [
             SettingDescription("battery_critical_percent", "number 1...50", default: "5", "At or below this level, not charging, the alert shows"),
@@ -61,17 +61,17 @@ public struct DeviceMonitorPlugin: Plugin {
         let thresholds = self.thresholds
         let bus = self.bus
         let maxFrameBytes = self.maxFrameBytes
-        try routes.add(.post, "battery", summary: "Report the device's battery: {level: 0-100, state: charging|full|discharging|not-charging|unknown}") {
+        try routes.add(.post, "battery", summary: "Report the device's battery: {level, unit: percent|fraction, state: charging|full|discharging|unplugged|not-charging|unknown}") {
             request, context, identity in
             var request = request
-            let reading = try await request.decodeJSON(BatteryReading.self, context: context)
+            let reading = try BatteryRules.reading(try await request.decodeJSON(BatteryReport.self, context: context))
             return try .json(try await battery.report(user: identity.accountID, reading))
         }
         try routes.add(.get, "battery", summary: "The battery status and whether the low-battery alert shows") { _, _, identity in
             try .json(await battery.status(identity.accountID))
         }
-        try routes.add(.post, "battery/dismiss", summary: "Dismiss the alert: it comes back with the next reading while still low") { _, _, identity in
-            try .json(await battery.dismiss(user: identity.accountID))
+        try routes.add(.post, "battery/dismiss", summary: "Dismiss the alert: 409 battery_critical while at or below the critical level and not charging") { _, _, identity in
+            try .json(try await battery.dismiss(user: identity.accountID))
         }
         try routes.add(.post, "battery/charging", summary: "\"I am charging\": 200 when the device's latest reading confirms it, else 409") {
             _, _, identity in

@@ -29,13 +29,39 @@ public struct DeviceThresholds: Sendable, Equatable {
 /// Battery readings checked and judged.
 public enum BatteryRules {
     public static let states = ["charging", "full", "discharging", "not-charging", "unknown"]
+    /// The words phones and browsers use for the same states: iOS `UIDevice.BatteryState` says
+    /// `unplugged`, Android's `BatteryManager` `not_charging`.
+    static let synonyms = ["unplugged": "discharging", "not_charging": "not-charging", "notcharging": "not-charging"]
+    public static let units = ["percent", "fraction"]
+
+    /// A client's report as a reading in percent with one of `states`.
+    public static func reading(_ report: BatteryReport) throws(BusError) -> BatteryReading {
+        guard report.level.isFinite else { throw BusError.invalid("'level' is a number.", field: "level") }
+        let percent: Double
+        switch report.unit.lowercased() {
+        case "percent":
+            percent = report.level
+        case "fraction":
+            guard (0...1).contains(report.level) else {
+                throw BusError.invalid("'level' in unit 'fraction' is from 0.0 to 1.0 (0.42 is 42 %).", field: "level")
+            }
+            percent = report.level * 100
+        default:
+            throw BusError.invalid("'unit' is 'percent' (0–100) or 'fraction' (0.0–1.0, as iOS batteryLevel and the web's BatteryManager.level give it).",
+                                   field: "unit")
+        }
+        let word = report.state.lowercased()
+        let reading = BatteryReading(level: percent, state: synonyms[word] ?? word)
+        try validate(reading)
+        return reading
+    }
 
     public static func validate(_ reading: BatteryReading) throws(BusError) {
         guard reading.level.isFinite, (0...100).contains(reading.level) else {
             throw BusError.invalid("'level' is a percentage from 0 to 100.", field: "level")
         }
         guard states.contains(reading.state) else {
-            throw BusError.invalid("'state' is one of \(states.joined(separator: ", ")).", field: "state")
+            throw BusError.invalid("'state' is one of \((states + synonyms.keys.sorted()).joined(separator: ", ")).", field: "state")
         }
     }
 

@@ -14,12 +14,26 @@ public struct BatteryReading: Codable, Sendable, Equatable {
     public var isCharging: Bool { state == "charging" || state == "full" }
 }
 
+/// A battery reading as a phone or browser sends it: `level` in the stated `unit` (`percent`, 0–100,
+/// or `fraction`, 0.0–1.0 as iOS `batteryLevel` and the web's `BatteryManager.level` give it) and
+/// the OS's state word (`charging`, `full`, `discharging`, `unplugged`, `not-charging`, `unknown`).
+public struct BatteryReport: Codable, Sendable, Equatable {
+    public var level: Double
+    public var unit: String
+    public var state: String
+    public init(level: Double, unit: String, state: String) {
+        self.level = level
+        self.unit = unit
+        self.state = state
+    }
+}
+
 /// What the battery monitor says now (FR3.2.18, UC-14).
 public struct BatteryStatus: Codable, Sendable, Equatable {
     public var level: Double?
     public var state: String
-    /// Whether the low-battery alert shows: at or below the threshold, not verified charging, and not
-    /// dismissed since the last reading.
+    /// Whether the low-battery alert shows: at or below the threshold and not charging. It cannot be
+    /// dismissed then (FR3.2.18: "exit out of this alert if and only if they are above 5%").
     public var alert: Bool
     /// `ok`, `low` (at or below the threshold, not charging) or `unknown` (no reading yet).
     public var status: String

@@ -1,5 +1,5 @@
 public import AppConfig
-public import Bus
+import Bus
 import Foundation
 public import HTTPKit
 import HTTPTypes
@@ -11,7 +11,7 @@ import Synchronization
 /// The `quotas` plugin: an app's limits as configuration (AR Notebook's database constraints,
 /// DBC1–4), each refused with its own status and a message naming the limit:
 /// the largest image (413), simultaneous connections (503), operations per user per day (429 with
-/// `Retry-After`), stored bytes per user (507).
+/// `Retry-After`), stored bytes per user (507, counted at each write so it is never overshot).
 ///
 /// ```yaml
 /// quotas: { max_image_bytes: 10485760, max_connections: 100, ops_per_user_per_day: 90000, max_stored_bytes_per_user: 5368709120 }
@@ -53,6 +53,22 @@ public struct QuotasPlugin: Plugin {
 
     public var gate: (any RequestGate)? { quotaGate }
     public var features: [String] { ["quotas"] }
+
+    public func routes(_ routes: PluginRoutes) throws {
+        let gate = quotaGate
+        try routes.add(.get, "usage", summary: "What I store and how many operations I used today, against this app's limits") { _, _, identity in
+            try .json(try await gate.usageReport(identity.accountID))
+        }
+    }
+}
+
+/// `GET /quotas/usage`: the caller's use against the app's limits.
+struct QuotaUsage: Codable, Sendable {
+    var storedBytes: Int
+    var maxStoredBytes: Int
+    var operationsToday: Int
+    var maxOperationsPerDay: Int
+    var maxImageBytes: Int
 }
 
 final class QuotaGate: RequestGate {
@@ -85,7 +101,7 @@ final class QuotaGate: RequestGate {
 
     func leave() { inFlight.wrappingSubtract(1, ordering: .relaxed) }
 
-    func admit(_ request: Request, identity: Identity) async throws {
+    func admit(_ request: inout Request, identity: Identity) async throws {
         let now = Date()
         let day = Int(now.timeIntervalSince1970 / 86_400)
         let count = operations.withLock { state in
@@ -100,19 +116,56 @@ final class QuotaGate: RequestGate {
                           extra: ["limit": .string("ops_per_user_per_day"), "retryAfter": .int(wait)], headers: [.retryAfter: String(wait)])
         }
         guard [.post, .put, .patch].contains(request.method) else { return }
-        let stored = try await storedBytes(identity.accountID, now: now)
-        if stored >= config.maxStoredBytes {
-            throw Problem(status: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), code: "insufficient_storage",
-                          detail: "You store \(Self.size(stored)) of your \(Self.size(config.maxStoredBytes)) (quotas.max_stored_bytes_per_user); "
-                              + "delete something to write more.", extra: ["limit": "max_stored_bytes_per_user"])
+        let owner = identity.accountID
+        try await measureIfStale(owner, now: now)
+        if let declared = request.headers[.contentLength].flatMap(Int.init) {
+            try reserve(declared, for: owner)
+        } else {
+            // A body of unknown length is counted as it streams in, and cut off at the limit.
+            try reserve(0, for: owner)
+            let gate = self
+            let counted = request.body.map { buffer in
+                try gate.reserve(buffer.readableBytes, for: owner)
+                return buffer
+            }
+            request.body = RequestBody(asyncSequence: counted)
         }
     }
 
-    private func storedBytes(_ owner: String, now: Date) async throws -> Int {
-        if let cached = usage.withLock({ $0[owner] }), now.timeIntervalSince(cached.at) < Double(config.usageCacheSeconds) { return cached.bytes }
+    /// Counts `bytes` against what `owner` stores, at the write: the measured usage (reused for
+    /// `usage_cache_seconds`) plus every write admitted since it was measured. A write that would
+    /// cross the limit is refused whole, so the limit is never overshot however stale the measure.
+    func reserve(_ bytes: Int, for owner: String) throws {
+        let limit = config.maxStoredBytes
+        let refused: Int? = usage.withLock { usage in
+            let stored = usage[owner]?.bytes ?? 0
+            if stored >= limit || stored + bytes > limit { return stored }
+            usage[owner, default: (0, Date())].bytes = stored + bytes
+            return nil
+        }
+        guard let stored = refused else { return }
+        let detail = stored >= limit
+            ? "You store \(Self.size(stored)) of your \(Self.size(limit)) (quotas.max_stored_bytes_per_user); delete something to write more."
+            : "This write (\(Self.size(bytes))) would take you past your \(Self.size(limit)) (quotas.max_stored_bytes_per_user): you store "
+                + "\(Self.size(stored)). Delete something, or write less."
+        throw Problem(status: HTTPResponse.Status(code: 507, reasonPhrase: "Insufficient Storage"), code: "insufficient_storage",
+                      detail: detail, extra: ["limit": "max_stored_bytes_per_user"])
+    }
+
+    private func measureIfStale(_ owner: String, now: Date) async throws {
+        if let cached = usage.withLock({ $0[owner] }), now.timeIntervalSince(cached.at) < Double(config.usageCacheSeconds) { return }
         let measured = try await bus.request(GetStorageUsage(owner: owner)).total
         usage.withLock { $0[owner] = (measured, now) }
-        return measured
+    }
+
+    /// What `owner` stores, measured now, and their limits.
+    func usageReport(_ owner: String) async throws -> QuotaUsage {
+        let stored = try await bus.request(GetStorageUsage(owner: owner)).total
+        usage.withLock { $0[owner] = (stored, Date()) }
+        let day = Int(Date().timeIntervalSince1970 / 86_400)
+        let used = operations.withLock { $0.day == day ? $0.counts[owner] ?? 0 : 0 }
+        return QuotaUsage(storedBytes: stored, maxStoredBytes: config.maxStoredBytes, operationsToday: used, maxOperationsPerDay: config.opsPerDay,
+                          maxImageBytes: config.maxImageBytes)
     }
 
     static func size(_ bytes: Int) -> String {

@@ -1,6 +1,6 @@
 public import AppConfig
 import AuthAPI
-public import Bus
+import Bus
 import Foundation
 public import HTTPKit
 import HummingbirdWebSocket
