@@ -19,7 +19,7 @@ import threading
 import time
 
 from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -38,7 +38,8 @@ def b64url(data):
 
 
 class Provider:
-    """A small OpenID Connect provider: publishes its P-256 keys as a JWKS and signs ES256 ID tokens."""
+    """A small OpenID Connect provider: publishes its keys as a JWKS and signs ID tokens, ES256 with a
+    P-256 key or RS256 with an RSA key (Apple and Facebook sign RS256)."""
 
     def __init__(self):
         self.keys = {"k1": ec.generate_private_key(ec.SECP256R1())}
@@ -64,17 +65,26 @@ class Provider:
         keys = []
         for kid, key in self.keys.items():
             numbers = key.public_key().public_numbers()
-            keys.append({"kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": kid,
-                         "x": b64url(numbers.x.to_bytes(32, "big")), "y": b64url(numbers.y.to_bytes(32, "big"))})
+            if isinstance(key, rsa.RSAPrivateKey):
+                keys.append({"kty": "RSA", "alg": "RS256", "use": "sig", "kid": kid, "e": b64url(numbers.e.to_bytes(3, "big")),
+                             "n": b64url(numbers.n.to_bytes((numbers.n.bit_length() + 7) // 8, "big"))})
+            else:
+                keys.append({"kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": kid,
+                             "x": b64url(numbers.x.to_bytes(32, "big")), "y": b64url(numbers.y.to_bytes(32, "big"))})
         return {"keys": keys}
 
-    def token(self, sub="fb|1001", aud=AUDIENCE, iss=ISSUER, expires_in=600, nonce="n-123", kid="k1", key=None):
+    def token(self, sub="fb|1001", aud=AUDIENCE, iss=ISSUER, expires_in=600, nonce="n-123", kid="k1", key=None, extra=None):
         now = int(time.time())
-        header = b64url(json.dumps({"alg": "ES256", "typ": "JWT", "kid": kid}).encode())
+        key = key or self.keys[kid]
+        alg = "RS256" if isinstance(key, rsa.RSAPrivateKey) else "ES256"
+        header = b64url(json.dumps({"alg": alg, "typ": "JWT", "kid": kid}).encode())
         claims = {"iss": iss, "sub": sub, "aud": aud, "iat": now - 5, "exp": now + expires_in, "nonce": nonce, "email": "ann@example.com"}
+        claims.update(extra or {})
         payload = b64url(json.dumps(claims).encode())
-        signing = (key or self.keys[kid]).sign(f"{header}.{payload}".encode(), ec.ECDSA(hashes.SHA256()))
-        r, s = decode_dss_signature(signing)
+        signing_input = f"{header}.{payload}".encode()
+        if alg == "RS256":
+            return f"{header}.{payload}.{b64url(key.sign(signing_input, padding.PKCS1v15(), hashes.SHA256()))}"
+        r, s = decode_dss_signature(key.sign(signing_input, ec.ECDSA(hashes.SHA256())))
         return f"{header}.{payload}.{b64url(r.to_bytes(32, 'big') + s.to_bytes(32, 'big'))}"
 
     def close(self):

@@ -175,6 +175,58 @@ def kill_during_import(server, binary, data, token):
     check("…nor the tag", "crashtag" not in [t["name"] for t in body["items"]], body)
 
 
+def apple_sign_in(binary, data):
+    """Sign in with Apple, the document's method: the provider commented in the shipped YAML, uncommented
+    and pointed at a local provider that signs tokens the way Apple does (RS256, `aud` = the
+    Services ID, `nonce` = SHA-256 of the client's nonce)."""
+    import hashlib
+    import re
+    import ar_notebook
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    provider = ar_notebook.Provider()
+    provider.keys["apple-rsa"] = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    with open(CONFIG) as handle:
+        text = handle.read()
+    block = re.search(r"^    # oidc_providers:.*\n(?:    #   .*\n)+", text, re.M)
+    check("the shipped foreign-note.yaml has the Apple provider, commented", block is not None and "appleid.apple.com" in block.group(0), text[:400])
+    if block is None:
+        provider.close()
+        return
+    live = re.sub(r"^    # ?", "    ", block.group(0), flags=re.M)
+    live = live.replace("https://appleid.apple.com/auth/keys", f"http://127.0.0.2:{provider.port}/jwks.json\n        allow_networks: [127.0.0.2/32]")
+    live = live.replace("${QUIRE_APPLE_SERVICE_ID}", "app.quire.foreignnote.web")
+    text = text.replace(block.group(0), live).replace("methods: [password, device]", "methods: [password, device, oidc]")
+    path = os.path.join(data, "foreign-note-apple.yaml")
+    with open(path, "w") as handle:
+        handle.write(text)
+    server = napkin_notes.Server(binary, os.path.join(data, "apple"), free_port(), config=path)
+    os.makedirs(server.data)
+    server.start()
+    try:
+        apple = dict(iss="https://appleid.apple.com", aud="app.quire.foreignnote.web", sub="001234.abcdef.0042", kid="apple-rsa")
+        raw = "b2f6c1d0-nonce"
+        hashed = hashlib.sha256(raw.encode()).hexdigest()
+        status, body, _ = call(server, "POST", "/api/v1/auth/oidc/apple", {"id_token": provider.token(nonce=hashed, **apple), "nonce": raw})
+        check("Sign in with Apple: an RS256 token for the Services ID with the hashed nonce signs in", status == 200 and "access_token" in body,
+              (status, body))
+        status, again, _ = call(server, "POST", "/api/v1/auth/oidc/apple",
+                                {"id_token": provider.token(nonce=hashed, **dict(apple, kid="k1")), "nonce": raw})
+        check("…an ES256 key of the same provider verifies too, and finds the same account",
+              status == 200 and again["accountId"] == body["accountId"], (status, again))
+        status, problem, _ = call(server, "POST", "/api/v1/auth/oidc/apple", {"id_token": provider.token(nonce=raw, **apple), "nonce": raw})
+        check("…a token carrying the nonce unhashed is refused (wrong_nonce)", status == 401 and problem.get("reason") == "wrong_nonce", (status, problem))
+        status, problem, _ = call(server, "POST", "/api/v1/auth/oidc/apple",
+                                  {"id_token": provider.token(nonce=hashed, **dict(apple, aud="com.other.app")), "nonce": raw})
+        check("…a token for another Services ID is refused (wrong_audience)", status == 401 and problem.get("reason") == "wrong_audience",
+              (status, problem))
+        token = body["access_token"]
+        status, made, _ = call(server, "POST", "/api/v1/vocabulary/collections", {"name": "Apple's words"}, token=token)
+        check("…and the account it made keeps collections", status == 201, (status, made))
+    finally:
+        server.stop()
+        provider.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
@@ -189,6 +241,7 @@ def main():
             quire_vocab(server, binary, data)
             kill_during_import(server, binary, data, token)
             server.stop()
+            apple_sign_in(binary, data)
         except Exception as error:  # a crash of the harness is a failed check, with its reason
             check("acceptance run", False, repr(error))
             if server.process and server.process.poll() is None:

@@ -47,8 +47,10 @@ public struct AuthPlugin: Plugin {
             SettingDescription("secret_file", "path", default: "./data/<app>.auth-secret", "Where a generated key is kept (mode 0600)"),
             SettingDescription("max_failed_logins", "int 1...1000", default: "5", "Failed sign-ins per account within throttle_window"),
             SettingDescription("max_failed_logins_per_address", "int 1...10000", default: "20", "Failed sign-ins per client address within throttle_window"),
-            SettingDescription("oidc_providers", "list of {name, issuer, audience, keys_url, keys_ttl?, allow_networks?}", default: "[]",
-                               "OpenID Connect providers whose ID tokens sign people in (with 'oidc' in methods); allow_networks is for tests only"),
+            SettingDescription("oidc_providers", "list of {name, issuer, audience, keys_url, keys_ttl?, nonce_hash?: none|sha256, allow_networks?}",
+                               default: "[]",
+                               "OpenID Connect providers whose ID tokens sign people in (with 'oidc' in methods); nonce_hash sha256 for Apple; "
+                                   + "allow_networks is for tests only"),
             SettingDescription("throttle_window", "duration 1m...24h", default: "15m", "The sliding window of the sign-in limits"),
         ])
 
@@ -75,7 +77,8 @@ public struct AuthPlugin: Plugin {
             if audience.isEmpty { entry.report("audience", "this app's client id at the provider (the ID tokens' 'aud') is required") }
             providers.append(OIDCProviderConfig(name: name, issuer: issuer, audience: audience, keysURL: keysURL,
                                                 keysTTL: entry.duration("keys_ttl", default: .seconds(3600), in: .seconds(60) ... .seconds(86_400)),
-                                                allowNetworks: networks))
+                                                allowNetworks: networks,
+                                                nonceHash: OIDCProviderConfig.NonceHash(rawValue: entry.choice("nonce_hash", ["none", "sha256"], default: "none")) ?? .none))
         }
         if methods.contains("oidc"), providers.isEmpty { section.report("oidc_providers", "'oidc' is in methods, so list at least one provider") }
         let onboarding = section.choice("onboarding", ["password", "device"], default: methods.first ?? "password")

@@ -1,4 +1,5 @@
 import Bus
+import Crypto
 import Foundation
 import JWTKit
 import SafeFetch
@@ -13,6 +14,14 @@ struct OIDCProviderConfig: Sendable {
     var keysTTL: Duration
     /// TESTS ONLY: private blocks the keys URL may be on (a provider on loopback).
     var allowNetworks: [IPNetwork]
+    /// How the token carries the nonce the client sends: as it is, or (Sign in with Apple) as the
+    /// lowercase hex SHA-256 of it, because the client gave Apple the hash.
+    var nonceHash: NonceHash = .none
+
+    enum NonceHash: String, Sendable, CaseIterable {
+        case none
+        case sha256
+    }
 }
 
 /// The claims of an ID token Quire reads. Their checks are ``OIDCProvider/verify(idToken:nonce:)``'s,
@@ -93,8 +102,12 @@ actor OIDCProvider {
         guard let nonce, !nonce.isEmpty else {
             throw BusError.invalid("Send the nonce the sign-in started with, so a replayed token can be told apart.", field: "nonce")
         }
-        guard let tokenNonce = claims.nonce, tokenNonce.utf8.count == nonce.utf8.count,
-              zip(tokenNonce.utf8, nonce.utf8).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
+        let expected = switch config.nonceHash {
+        case .none: nonce
+        case .sha256: SHA256.hash(data: Data(nonce.utf8)).map { String(format: "%02x", $0) }.joined()
+        }
+        guard let tokenNonce = claims.nonce, tokenNonce.utf8.count == expected.utf8.count,
+              zip(tokenNonce.utf8, expected.utf8).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0 else {
             throw Self.refused("The ID token's nonce is not the one this sign-in started with.", reason: "wrong_nonce")
         }
         guard !claims.sub.value.isEmpty, claims.sub.value.utf8.count <= 255 else {
