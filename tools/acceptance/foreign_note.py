@@ -109,6 +109,29 @@ def anki_round_trip(server, data):
     return token
 
 
+def browse(server, token):
+    """Browsing without a query: the words of a tag, a collection's words in order, page by page."""
+    status, body, _ = call(server, "GET", "/api/v1/vocabulary/search?all=food", token=token)
+    words = [h["word"] for h in body.get("items", [])]
+    check("the words of a tag with no query (?all=food), by word", status == 200 and words == ["crème brûlée", "manger", "pain"], (status, body))
+    check("…each hit carries its tags' names, not only their ids", sorted(body["items"][0].get("tagNames", [])) == ["dessert", "food"]
+          and len(body["items"][0]["tags"]) == 2, body["items"][:1])
+    status, body, _ = call(server, "GET", "/api/v1/vocabulary/search?q=pain", token=token)
+    check("…search hits too", body["items"] and body["items"][0].get("tagNames") == ["food"], body)
+    pages, cursor = [], ""
+    while len(pages) < 5:
+        status, body, _ = call(server, "GET", "/api/v1/vocabulary/search?collection=French::Verbs&limit=1" + cursor, token=token)
+        pages.append([h["word"] for h in body.get("items", [])])
+        if not body.get("nextCursor"):
+            break
+        cursor = "&cursor=" + body["nextCursor"]
+    check("every word of a collection in order, a page at a time", pages == [["être & avoir"], ["manger"]], pages)
+    status, body, _ = call(server, "GET", "/api/v1/vocabulary/search?limit=100", token=token)
+    check("…and with no filter, all my words", [h["word"] for h in body["items"]] == ["crème brûlée", "être & avoir", "manger", "pain"], body)
+    status, body, _ = call(server, "GET", "/api/v1/vocabulary/search?all=food&cursor=bm9wZQ", token=token)
+    check("a cursor this list did not give → 400", status == 400, (status, body))
+
+
 def wrong_files(server, token):
     status, body, _ = call(server, "POST", "/api/v1/vocabulary/imports?format=apkg", raw=b"word,definition\nx,y\n", token=token)
     check("a CSV sent as .apkg → 415 with a sentence", status == 415 and "Anki" in body.get("detail", ""), (status, body))
@@ -237,6 +260,7 @@ def main():
         try:
             server.start()
             token = anki_round_trip(server, data)
+            browse(server, token)
             wrong_files(server, token)
             quire_vocab(server, binary, data)
             kill_during_import(server, binary, data, token)

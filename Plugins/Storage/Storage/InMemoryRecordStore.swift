@@ -172,7 +172,7 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
         try query.validate(against: spec)
         guard let spec else { return SearchResult(hits: []) }
         let terms = SearchText.terms(query.text)
-        guard !terms.isEmpty else { return SearchResult(hits: []) }
+        guard !terms.isEmpty else { return browse(query, spec: spec, entries) }
         var matches: [(tier: SearchTier, key: String, entry: Entry)] = []
         for entry in entries where entry.record.owner == query.owner {
             let held = SearchRules.filterValues(spec, entry.parsed)
@@ -189,6 +189,24 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
             SearchHit(record: match.entry.record, tier: match.tier,
                       highlights: SearchRules.highlights(spec, match.entry.parsed, terms))
         })
+    }
+
+    private func browse(_ query: SearchQuery, spec: SearchIndexSpec, _ entries: [Entry]) -> SearchResult {
+        var rows: [(key: String, entry: Entry)] = []
+        for entry in entries where entry.record.owner == query.owner {
+            let held = SearchRules.filterValues(spec, entry.parsed)
+            guard query.filters.allSatisfy({ $0.accepts(held[$0.field] ?? []) }) else { continue }
+            let key = SearchRules.foldedKey(spec, entry.parsed)
+            if let after = query.after, !after.precedes(key: key, id: entry.record.id) { continue }
+            rows.append((key, entry))
+        }
+        rows.sort { a, b in
+            if a.key != b.key { return a.key.utf8.lexicographicallyPrecedes(b.key.utf8) }
+            return a.entry.record.id.utf8.lexicographicallyPrecedes(b.entry.record.id.utf8)
+        }
+        let page = rows.prefix(query.limit)
+        let next = rows.count > query.limit ? page.last.map { SearchCursor(key: $0.key, id: $0.entry.record.id) } : nil
+        return SearchResult(hits: page.map { SearchHit(record: $0.entry.record, tier: .listed, highlights: []) }, next: next)
     }
 
     public func heldBlobs(among blobs: Set<String>) async throws(StorageError) -> Set<String> {

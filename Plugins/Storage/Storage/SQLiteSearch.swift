@@ -208,10 +208,52 @@ enum SQLiteSearch {
     // MARK: Searching
 
     /// - Parameter ownerRows: how many rows the owner has in the collection (at least), from ``OwnerSizes``.
+    /// A query with no words: the owner's rows that pass the filters, in key order after the cursor
+    /// (the `search_rows_by_key` index gives the order).
+    static func browse(_ db: Database, _ query: SearchQuery, spec: SearchIndexSpec) throws -> SearchResult {
+        var conditions = ["collection = ?", "owner = ?"]
+        var arguments: [any DatabaseValueConvertible] = [query.collection, query.owner]
+        if let after = query.after {
+            conditions.append("(key > ? OR (key = ? AND record_id > ?))")
+            arguments += [after.key, after.key, after.id]
+        }
+        appendFilters(query, spec: spec, to: &conditions, &arguments)
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: """
+                SELECT key, record_id FROM search_rows WHERE \(conditions.joined(separator: " AND "))
+                ORDER BY key, record_id LIMIT \(query.limit + 1)
+                """),
+            arguments: StatementArguments(arguments))
+        var hits: [SearchHit] = []
+        for row in rows.prefix(query.limit) {
+            let id: String = row["record_id"]
+            guard let found = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT \(SQLQueryBuilder.recordColumns) FROM records WHERE collection = ? AND id = ?"),
+                arguments: [query.collection, id]) else { continue }
+            hits.append(SearchHit(record: SQLiteRecordStore.record(found), tier: .listed, highlights: []))
+        }
+        let last = rows.count > query.limit ? rows[query.limit - 1] : nil
+        return SearchResult(hits: hits, next: last.map { SearchCursor(key: $0["key"], id: $0["record_id"]) })
+    }
+
+    static func appendFilters(_ query: SearchQuery, spec: SearchIndexSpec, to conditions: inout [String],
+                              _ arguments: inout [any DatabaseValueConvertible]) {
+        for filter in query.filters {
+            guard let index = spec.filters.firstIndex(of: filter.field) else { continue }
+            let tests = filter.values.map { _ in "instr(scope, ?) > 0" }
+            arguments += filter.values.map { " " + filterToken(index, $0) + " " }
+            switch filter.match {
+            case .any: conditions.append("(" + tests.joined(separator: " OR ") + ")")
+            case .all: conditions.append("(" + tests.joined(separator: " AND ") + ")")
+            case .none: conditions.append("NOT (" + tests.joined(separator: " OR ") + ")")
+            }
+        }
+    }
+
     static func search(_ db: Database, _ query: SearchQuery, spec: SearchIndexSpec, ownerRows: Int,
                        tuning: SQLiteSearchTuning) throws -> SearchResult {
         let terms = SearchText.terms(query.text)
-        guard !terms.isEmpty else { return SearchResult(hits: []) }
+        guard !terms.isEmpty else { return try browse(db, query, spec: spec) }
         var found: [(tier: SearchTier, record: StorageAPI.Record, data: JSONValue)] = []
         var seen: Set<String> = []
 
@@ -240,16 +282,7 @@ enum SQLiteSearch {
             conditions.append("(key = ? OR (key >= ? AND key < ?))")
             arguments += [key, key + " ", key + " \u{10FFFF}"]
         }
-        for filter in query.filters {
-            guard let index = spec.filters.firstIndex(of: filter.field) else { continue }
-            let tests = filter.values.map { _ in "instr(scope, ?) > 0" }
-            arguments += filter.values.map { " " + filterToken(index, $0) + " " }
-            switch filter.match {
-            case .any: conditions.append("(" + tests.joined(separator: " OR ") + ")")
-            case .all: conditions.append("(" + tests.joined(separator: " AND ") + ")")
-            case .none: conditions.append("NOT (" + tests.joined(separator: " OR ") + ")")
-            }
-        }
+        appendFilters(query, spec: spec, to: &conditions, &arguments)
         try take(String.fetchAll(
             db.cachedStatement(sql: "SELECT record_id FROM search_rows WHERE \(conditions.joined(separator: " AND ")) ORDER BY key, record_id LIMIT \(query.limit)"),
             arguments: StatementArguments(arguments)))

@@ -22,7 +22,9 @@ public struct SearchIndexSpec: Codable, Sendable, Hashable {
 }
 
 /// A search as the user types: every word must match (the last one as a prefix), in the key or
-/// the text fields, among one owner's records.
+/// the text fields, among one owner's records. A query with no words browses: every record that
+/// passes the filters, in folded-key order (then id), `limit` at a time, each page after the last
+/// one's ``SearchResult/next``; its hits have tier ``SearchTier/listed`` and no highlights.
 public struct SearchQuery: Codable, Sendable, Hashable {
     public var collection: String
     public var owner: String
@@ -30,13 +32,16 @@ public struct SearchQuery: Codable, Sendable, Hashable {
     public var filters: [SearchFilter]
     /// 1...100.
     public var limit: Int
+    /// Browsing (a query with no words) goes on after this record.
+    public var after: SearchCursor?
 
-    public init(collection: String, owner: String, text: String, filters: [SearchFilter] = [], limit: Int = 20) {
+    public init(collection: String, owner: String, text: String, filters: [SearchFilter] = [], limit: Int = 20, after: SearchCursor? = nil) {
         self.collection = collection
         self.owner = owner
         self.text = text
         self.filters = filters
         self.limit = limit
+        self.after = after
     }
 
     public static let maxLimit = 100
@@ -106,6 +111,8 @@ public enum SearchTier: Int, Codable, Sendable, Comparable {
     case key = 2
     /// Every word is in the key or the text fields, some only in the text.
     case text = 3
+    /// No words were asked for: the record passes the filters (browsing).
+    case listed = 4
 
     public static func < (lhs: SearchTier, rhs: SearchTier) -> Bool { lhs.rawValue < rhs.rawValue }
 }
@@ -136,7 +143,28 @@ public struct SearchHit: Codable, Sendable, Hashable {
 
 public struct SearchResult: Codable, Sendable, Hashable {
     public var hits: [SearchHit]
-    public init(hits: [SearchHit]) { self.hits = hits }
+    /// Browsing: where the next page starts, nil on the last page. Nil for a search with words.
+    public var next: SearchCursor?
+    public init(hits: [SearchHit], next: SearchCursor? = nil) {
+        self.hits = hits
+        self.next = next
+    }
+}
+
+/// A place in a browse: the folded key and id of the last record a page gave.
+public struct SearchCursor: Codable, Sendable, Hashable {
+    public var key: String
+    public var id: String
+    public init(key: String, id: String) {
+        self.key = key
+        self.id = id
+    }
+
+    /// Whether a record at (`key`, `id`) comes after this place, in the browse order (UTF-8 bytes).
+    public func precedes(key other: String, id otherID: String) -> Bool {
+        if key != other { return key.utf8.lexicographicallyPrecedes(other.utf8) }
+        return id.utf8.lexicographicallyPrecedes(otherID.utf8)
+    }
 }
 
 /// A store that keeps declared search indexes.

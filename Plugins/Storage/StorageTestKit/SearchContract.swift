@@ -70,7 +70,6 @@ public enum SearchContract {
             try expectEqual(try await ids(store, "to eat "), ["eat"], "a finished word matches whole")
             try expectEqual(try await ids(store, "milk fat"), ["cream"], "words in any order")
             try expectEqual(try await ids(store, "milk xyz"), [], "one word missing")
-            try expectEqual(try await ids(store, "  "), [], "nothing to search")
         },
         ContractCase("Chinese and Japanese are found by any substring") { store in
             try await seed(store)
@@ -98,6 +97,24 @@ public enum SearchContract {
             try expectEqual(try await ids(store, "str", filters: [SearchFilter("tags", .any, ["de", "ja"])]), ["strasse"], "any of de, ja")
             try expectEqual(try await ids(store, "cr", filters: [SearchFilter("collection", .any, ["c2"])]), [], "another collection")
             try expectEqual(try await ids(store, "dessert", filters: [SearchFilter("tags", .none, ["fr"])]), [], "none of, in the text tier")
+        },
+        ContractCase("no words browses: every record passing the filters, in folded-key order, in keyset pages") { store in
+            try await seed(store)
+            try expectEqual(try await ids(store, ""), ["cream", "creme", "crevette", "eat", "strasse", "tokyo"], "all of alice's, by folded key")
+            try expectEqual(try await ids(store, "  ", filters: [SearchFilter("tags", .any, ["food"])]), ["cream", "creme", "crevette"],
+                            "the words of a tag")
+            try expectEqual(try await ids(store, "", filters: [SearchFilter("tags", .none, ["fr"]), SearchFilter("collection", .any, ["c1"])]),
+                            ["cream"], "none of fr in c1")
+            var pages: [[String]] = []
+            var after: SearchCursor?
+            repeat {
+                let result = try await store.search(SearchQuery(collection: words, owner: "alice", text: "", limit: 4, after: after))
+                try expect(result.hits.allSatisfy { $0.tier == .listed && $0.highlights.isEmpty }, "listed, without highlights")
+                pages.append(result.hits.map(\.record.id))
+                after = result.next
+            } while after != nil && pages.count < 5
+            try expectEqual(pages, [["cream", "creme", "crevette", "eat"], ["strasse", "tokyo"]], "pages of 4, then the rest and no cursor")
+            try expectEqual(try await ids(store, "", owner: "bob"), ["bob"], "bob browses his own only")
         },
         ContractCase("another owner's records are never found") { store in
             try await seed(store)

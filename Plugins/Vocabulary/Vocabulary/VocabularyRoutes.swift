@@ -116,19 +116,35 @@ struct VocabularyRoutes: Sendable {
 
         // Search
         try routes.add(.get, "search", query: ["q", "collection", "all", "any", "none", "limit", "cursor"],
-                       summary: "Search as you type: q, collection, all/any/none (tag ids or names, comma-separated), limit, cursor") {
+                       summary: "Search as you type: q, collection, all/any/none (tag ids or names, comma-separated), limit, cursor; without q, browse by word") {
             request, _, identity in
             let query = request.uri.queryParameters
             func list(_ name: Substring) -> [String] {
                 (query[name].map(String.init) ?? "").split(separator: ",").map { $0.trimmed }.filter { !$0.isEmpty }
             }
+            let words = query["q"].map(String.init) ?? ""
+            let limit = try request.limit(default: 20, max: SearchQuery.maxLimit)
+            let cursor = try request.query("cursor")
+            if SearchText.terms(words).isEmpty {
+                // Browsing: every entry that passes the filters, by word, in keyset pages.
+                var after: String?
+                if let cursor {
+                    guard let text = OpaqueCursor.decode(cursor, maxLength: 2000), text.hasPrefix("b:") else {
+                        throw Problem.badRequest("The cursor is not one this list gave; start from the first page.", field: "cursor")
+                    }
+                    after = String(text.dropFirst(2))
+                }
+                let result = try await service.search(SearchVocabulary(
+                    owner: identity.accountID, query: "", collection: query["collection"].map(String.init),
+                    allTags: list("all"), anyTags: list("any"), noTags: list("none"), limit: limit, after: after))
+                return try .json(ListPage(items: result.hits, nextCursor: result.next.map { OpaqueCursor.encode("b:" + $0) }))
+            }
             // Ranked results: a page is the next stretch of the same ranking, found by asking for one
             // more than it needs (the top SearchQuery.maxLimit are reachable).
-            let limit = try request.limit(default: 20, max: SearchQuery.maxLimit)
-            let offset = try OffsetCursor.decode(try request.query("cursor"))
+            let offset = try OffsetCursor.decode(cursor)
             guard offset < SearchQuery.maxLimit else { return try .json(ListPage<VocabularySearchResult.Hit>(items: [], nextCursor: nil)) }
             let result = try await service.search(SearchVocabulary(
-                owner: identity.accountID, query: query["q"].map(String.init) ?? "", collection: query["collection"].map(String.init),
+                owner: identity.accountID, query: words, collection: query["collection"].map(String.init),
                 allTags: list("all"), anyTags: list("any"), noTags: list("none"), limit: min(SearchQuery.maxLimit, offset + limit + 1)))
             let end = min(result.hits.count, offset + limit)
             return try .json(ListPage(items: offset < end ? Array(result.hits[offset..<end]) : [],

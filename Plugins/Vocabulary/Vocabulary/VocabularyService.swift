@@ -372,15 +372,28 @@ struct VocabularyService: Sendable {
             }
             filters.append(SearchFilter("tags", match, ids))
         }
+        var after: SearchCursor?
+        if let text = request.after {
+            guard let cursor = try? JSONDecoder().decode(SearchCursor.self, from: Data(text.utf8)) else {
+                throw BusError.invalid("The cursor is not one this list gave; start from the first page.", field: "cursor")
+            }
+            after = cursor
+        }
         let result = try await store.search(SearchQuery(collection: C.entries, owner: request.owner, text: request.query,
-                                                        filters: filters, limit: request.limit))
-        return VocabularySearchResult(hits: try result.hits.map { hit throws(BusError) in
-            let data = try hit.record.decode(EntryData.self)
-            return VocabularySearchResult.Hit(
+                                                        filters: filters, limit: request.limit, after: after))
+        let entries = try result.hits.map { hit throws(BusError) in (hit, try hit.record.decode(EntryData.self)) }
+        var tagNames: [String: String] = [:]
+        if entries.contains(where: { !$0.1.tags.isEmpty }) {
+            for tag in try await tags(owner: request.owner) { tagNames[tag.id] = (try? tag.decode(TagData.self))?.name }
+        }
+        let next = result.next.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        return VocabularySearchResult(hits: entries.map { hit, data in
+            VocabularySearchResult.Hit(
                 id: hit.record.id, word: data.word, definitions: data.definitions, collection: data.collection, tags: data.tags,
-                match: ["exact", "prefix", "word", "definition"][hit.tier.rawValue],
+                tagNames: data.tags.map { tagNames[$0] ?? $0 },
+                match: ["exact", "prefix", "word", "definition", "listed"][hit.tier.rawValue],
                 highlights: Dictionary(hit.highlights.map { ($0.field, $0.ranges) }, uniquingKeysWith: { a, _ in a }))
-        })
+        }, next: next)
     }
 
     // MARK: Helpers

@@ -133,8 +133,10 @@ public struct SearchVocabulary: BusRequest {
     public var anyTags: [String]
     public var noTags: [String]
     public var limit: Int
+    /// Browsing (an empty query): the `next` of the page before.
+    public var after: String?
     public init(owner: String, query: String, collection: String? = nil, allTags: [String] = [], anyTags: [String] = [],
-                noTags: [String] = [], limit: Int = 20) {
+                noTags: [String] = [], limit: Int = 20, after: String? = nil) {
         self.owner = owner
         self.query = query
         self.collection = collection
@@ -142,6 +144,7 @@ public struct SearchVocabulary: BusRequest {
         self.anyTags = anyTags
         self.noTags = noTags
         self.limit = limit
+        self.after = after
     }
 }
 
@@ -152,24 +155,33 @@ public struct VocabularySearchResult: Codable, Sendable, Hashable {
         public var definitions: [String]
         public var collection: String
         public var tags: [String]
-        /// `exact`, `prefix`, `word` (every word of the query in the word) or `definition`.
+        /// The names of `tags`, in the same order.
+        public var tagNames: [String]
+        /// `exact`, `prefix`, `word` (every word of the query in the word), `definition`, or `listed`
+        /// when browsing without words.
         public var match: String
         /// Field path (`word`, `definitions.0`) → `[start, end)` UTF-16 ranges.
         public var highlights: [String: [[Int]]]
-        public init(id: String, word: String, definitions: [String], collection: String, tags: [String], match: String,
-                    highlights: [String: [[Int]]]) {
+        public init(id: String, word: String, definitions: [String], collection: String, tags: [String], tagNames: [String],
+                    match: String, highlights: [String: [[Int]]]) {
             self.id = id
             self.word = word
             self.definitions = definitions
             self.collection = collection
             self.tags = tags
+            self.tagNames = tagNames
             self.match = match
             self.highlights = highlights
         }
     }
 
     public var hits: [Hit]
-    public init(hits: [Hit]) { self.hits = hits }
+    /// Browsing: where the next page starts (pass it as `after`); nil on the last page.
+    public var next: String?
+    public init(hits: [Hit], next: String? = nil) {
+        self.hits = hits
+        self.next = next
+    }
 }
 
 /// Every vocabulary message, for name checks.
