@@ -132,6 +132,86 @@ def browse(server, token):
     check("a cursor this list did not give → 400", status == 400, (status, body))
 
 
+def vocabulary_of(server, token):
+    """Everything a user's vocabulary says, by word, with ids replaced by names and words."""
+    tags = {t["id"]: t["name"] for t in call(server, "GET", "/api/v1/vocabulary/tags", token=token)[1]["items"]}
+    entries = []
+    for collection in call(server, "GET", "/api/v1/vocabulary/collections", token=token)[1]["items"]:
+        entries += [(collection["name"], e) for e in call(server, "GET", f"/api/v1/vocabulary/collections/{collection['id']}/entries?limit=1000",
+                                                         token=token)[1]["items"]]
+    words = {e["id"]: e["word"] for _, e in entries}
+    return {e["word"]: {"collection": name, "definitions": e["definitions"], "languages": e["languages"], "note": e.get("note"),
+                        "example": e.get("example"), "tags": sorted(tags[t] for t in e["tags"]),
+                        "relations": sorted((r["kind"], words[r["entry"]]) for r in e["relations"])}
+            for name, e in entries}
+
+
+def lossless_export(server, data):
+    """An export reads back through our own import to exactly what was exported, every field."""
+    token = sign_up(server, "lossless")
+    V = "/api/v1/vocabulary"
+    french = call(server, "POST", f"{V}/collections", {"name": "French"}, token=token)[1]["id"]
+    german = call(server, "POST", f"{V}/collections", {"name": "German, too"}, token=token)[1]["id"]
+    food = call(server, "POST", f"{V}/tags", {"name": "food"}, token=token)[1]["id"]
+    verb = call(server, "POST", f"{V}/tags", {"name": "verb"}, token=token)[1]["id"]
+    made = {}
+    for collection, word, definitions, languages, note, example, tags in [
+            (french, "crème brûlée", ["custard dessert", "with burnt sugar, \"caramelised\""], ["fr", "en"],
+             "Say it: krɛm bʁy.le\nFirst seen in Paris; 2019", "Une crème brûlée, s'il vous plaît !", [food]),
+            (french, "manger", ["to eat"], ["fr"], None, "On mange à 8 h.", [verb, food]),
+            (french, "bouffer", ["to eat (slang)"], ["fr-FR"], "informal <b>not</b> HTML & co", None, [verb]),
+            (german, "essen", ["to eat"], ["de"], None, None, []),
+            (german, "Straße", ["street"], ["de-CH", "en"], "=1+1 is not a formula", "Die Straße, bitte.", [])]:
+        status, entry, _ = call(server, "POST", f"{V}/entries", {"collection": collection, "word": word, "definitions": definitions,
+                                                                 "languages": languages, "note": note, "example": example, "tags": tags},
+                                token=token)
+        made[word] = entry["id"]
+    for a, kind, b in [("manger", "alternative", "bouffer"), ("manger", "related", "essen"), ("crème brûlée", "related", "manger")]:
+        call(server, "POST", f"{V}/entries/{made[a]}/relations", {"kind": kind, "entry": made[b]}, token=token)
+    original = vocabulary_of(server, token)
+    check("the lossless fixture has every field and relations across collections",
+          original["manger"]["relations"] == [("alternative", "bouffer"), ("related", "crème brûlée"), ("related", "essen")], original["manger"])
+    for fmt, content_type in [("csv", "text/csv"), ("apkg", "application/zip")]:
+        status, exported, _ = call(server, "GET", f"{V}/export?format={fmt}", token=token)
+        reader = sign_up(server, f"lossless-{fmt}")
+        status, job, _ = call(server, "POST", f"{V}/imports?format={fmt}", raw=exported, token=reader, content_type=content_type)
+        job = wait_job(server, reader, job)
+        back = vocabulary_of(server, reader)
+        check(f"{fmt} export → our import → exactly what was exported (every field, tags, collections, relations)",
+              job["state"] == "succeeded" and back == original,
+              (job, {w: (original.get(w), back.get(w)) for w in set(original) | set(back) if original.get(w) != back.get(w)}))
+        if fmt == "csv":
+            header = exported.decode().splitlines()[0]
+            check("…the CSV names every column", header == "id,word,definition,languages,note,example,tags,collection,related,alternative", header)
+        else:
+            path = os.path.join(data, "lossless.apkg")
+            with open(path, "wb") as handle:
+                handle.write(exported)
+            fields = anki_fields(path, data)
+            creme = fields.get("crème brûlée", {})
+            check("…Anki opens the .apkg and shows the example, note, languages and relations in note fields",
+                  creme.get("Example") == "Une crème brûlée, s'il vous plaît !" and "First seen in Paris; 2019" in creme.get("Note", "")
+                  and creme.get("Languages") == "fr en" and ">manger</span>" in creme.get("Related", "")
+                  and "{{Example}}" in creme.get("__afmt", ""), creme)
+
+
+def anki_fields(path, scratch):
+    """Each note's fields by name, as Anki's own library reads the package (and the card's back template)."""
+    from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
+    col = Collection(os.path.join(scratch, "fields.anki2"))
+    try:
+        col.import_anki_package(ImportAnkiPackageRequest(package_path=path, options=ImportAnkiPackageOptions()))
+        found = {}
+        for nid in col.find_notes(""):
+            note = col.get_note(nid)
+            fields = dict(note.items())
+            fields["__afmt"] = note.note_type()["tmpls"][0]["afmt"]
+            found[note.fields[0]] = fields
+        return found
+    finally:
+        col.close()
+
+
 def wrong_files(server, token):
     status, body, _ = call(server, "POST", "/api/v1/vocabulary/imports?format=apkg", raw=b"word,definition\nx,y\n", token=token)
     check("a CSV sent as .apkg → 415 with a sentence", status == 415 and "Anki" in body.get("detail", ""), (status, body))
@@ -163,8 +243,9 @@ def quire_vocab(server, binary, data):
     run = subprocess.run([tool, "export", "--config", CONFIG, "--user", "carol", "--collection", "Japanese"], env=env,
                          capture_output=True, text=True)
     rows = list(csv.reader(io.StringIO(run.stdout)))
-    check("quire-vocab export --collection Japanese → that one row", rows == [["word", "definition", "tags", "collection"],
-                                                                       ["東京都", "Tokyo", "ja", "Japanese"]], rows)
+    check("quire-vocab export --collection Japanese → that one row, every column",
+          len(rows) == 2 and rows[0][:8] == ["id", "word", "definition", "languages", "note", "example", "tags", "collection"]
+          and rows[1][1:8] == ["東京都", "Tokyo", "", "", "", "ja", "Japanese"] and rows[1][0].startswith("e_"), rows)
     run = subprocess.run([tool, "search", "x", "--config", CONFIG, "--user", "nobody"], env=env, capture_output=True, text=True)
     check("quire-vocab for an unknown user → exit 3 with a sentence", run.returncode == 3 and "nobody" in run.stderr, run.stderr)
 
@@ -261,6 +342,7 @@ def main():
             server.start()
             token = anki_round_trip(server, data)
             browse(server, token)
+            lossless_export(server, data)
             wrong_files(server, token)
             quire_vocab(server, binary, data)
             kill_during_import(server, binary, data, token)

@@ -2,6 +2,7 @@ import Bus
 import Crypto
 import Foundation
 import GRDB
+import StorageAPI
 import ZIPFoundation
 import VocabularyFormats
 
@@ -11,7 +12,11 @@ import VocabularyFormats
 ///
 /// Reading: the first field is the word, the second the definition (HTML made plain text, one
 /// definition per line), Anki's tags are tags, the deck of a note's first card is its collection.
-/// Writing: one "Quire Word" note type (Word, Definition), a deck per collection.
+/// Writing: one "Quire Word" note type, a deck per collection, and every field of an entry in a
+/// note field that its card shows (Word, Definition, Languages, Example, Note, Related,
+/// Alternative). A note of that type reads back field by field, exactly: the note's guid is the
+/// entry's id, and a relation is `<span data-quire-entry="ID">word</span>`, the word for Anki to
+/// show and the id to read back.
 enum AnkiPackage {
     /// Largest `collection.anki2` unpacked (a zip bomb is refused before it is inflated).
     static let maxCollectionBytes: UInt64 = 1 << 30
@@ -88,6 +93,16 @@ enum AnkiPackage {
                 if let id = Int64(key), let deck = value as? [String: Any], let name = deck["name"] as? String { deckNames[id] = name }
             }
         }
+        // Note types by id: "Quire Word" (ours) is read field by field, any other by position.
+        var quireModels: Set<Int64> = []
+        if let text = try String.fetchOne(db, sql: "SELECT CAST(models AS TEXT) FROM col WHERE models IS NOT NULL LIMIT 1"),
+           let models = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] {
+            for (key, value) in models {
+                guard let id = Int64(key), let model = value as? [String: Any], model["name"] as? String == modelName,
+                      let fields = model["flds"] as? [[String: Any]], fields.compactMap({ $0["name"] as? String }) == fieldNames else { continue }
+                quireModels.insert(id)
+            }
+        }
         var noteDecks: [Int64: Int64] = [:]
         for row in try Row.fetchAll(db, sql: """
             SELECT nid, did FROM cards WHERE typeof(nid) = 'integer' AND typeof(did) = 'integer' ORDER BY nid, ord
@@ -96,11 +111,30 @@ enum AnkiPackage {
         }
         var rows: [Result<ImportRow, ImportRowError>] = []
         let cursor = try Row.fetchCursor(db, sql: """
-            SELECT COALESCE(CAST(id AS INTEGER), 0), COALESCE(CAST(tags AS TEXT), ''), COALESCE(CAST(flds AS TEXT), '') FROM notes ORDER BY id
+            SELECT COALESCE(CAST(id AS INTEGER), 0), COALESCE(CAST(tags AS TEXT), ''), COALESCE(CAST(flds AS TEXT), ''),
+                   COALESCE(CAST(guid AS TEXT), ''), COALESCE(CAST(mid AS INTEGER), 0) FROM notes ORDER BY id
             """)
         var number = 0
         while let row = try cursor.next() {
             number += 1
+            if quireModels.contains(row[4]) {
+                let raw = (row[2] as String).split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+                if raw.count == fieldNames.count {
+                    var imported = ImportRow(
+                        number: number, word: exactText(raw[0]), definitions: exactText(raw[1]).split(separator: "\n").map(String.init),
+                        tags: (row[1] as String).split(whereSeparator: \.isWhitespace).map(String.init),
+                        collection: noteDecks[row[0]].flatMap { deckNames[$0] })
+                    imported.languages = exactText(raw[2]).split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+                    imported.example = Optional(exactText(raw[3])).flatMap { $0.isEmpty ? nil : $0 }
+                    imported.note = Optional(exactText(raw[4])).flatMap { $0.isEmpty ? nil : $0 }
+                    imported.related = entryLinks(raw[5])
+                    imported.alternative = entryLinks(raw[6])
+                    let guid: String = row[3]
+                    imported.key = guid.isEmpty ? nil : guid
+                    rows.append(.success(imported))
+                    continue
+                }
+            }
             let fields = (row[2] as String).split(separator: "\u{1F}", omittingEmptySubsequences: false).map { plainText(String($0)) }
             guard fields.count >= 2 else {
                 rows.append(.failure(ImportRowError(row: number, message: "The note has one field; a word needs a second field for its definition.")))
@@ -112,6 +146,34 @@ enum AnkiPackage {
                 tags: (row[1] as String).split(whereSeparator: \.isWhitespace).map(String.init), collection: deck)))
         }
         return Source(rows: rows)
+    }
+
+    /// A field Quire wrote: `<br>` is a new line, entities are decoded, nothing else changes.
+    static func exactText(_ html: String) -> String {
+        var text = ""
+        var rest = Substring(html)
+        while let next = rest.firstIndex(where: { $0 == "<" || $0 == "&" }) {
+            text += rest[..<next]
+            rest = rest[next...]
+            if rest.hasPrefix("<br>") {
+                text += "\n"
+                rest = rest.dropFirst(4)
+            } else if rest.first == "&", let semicolon = rest.prefix(10).firstIndex(of: ";"),
+                      let decoded = decode(String(rest[rest.index(after: rest.startIndex)..<semicolon])) {
+                text += decoded
+                rest = rest[rest.index(after: semicolon)...]
+            } else {
+                text.append(rest.removeFirst())
+            }
+        }
+        return text + rest
+    }
+
+    /// The entry ids of a Related or Alternative field: `<span data-quire-entry="ID">word</span>`, …
+    static func entryLinks(_ html: String) -> [String] {
+        html.components(separatedBy: "data-quire-entry=\"").dropFirst().compactMap { part in
+            part.split(separator: "\"", maxSplits: 1).first.map(String.init)
+        }.filter { StorageNames.isValidID($0) }
     }
 
     /// A field's HTML as plain text: line breaks and block ends become new lines, tags go, entities
@@ -168,7 +230,26 @@ enum AnkiPackage {
         var definitions: [String]
         var tags: [String]
         var deck: String
+        var languages: [String] = []
+        var example: String?
+        var note: String?
+        /// (id, word) of related and alternative entries.
+        var related: [(id: String, word: String)] = []
+        var alternative: [(id: String, word: String)] = []
+
+        /// The note's fields in ``fieldNames`` order, as HTML.
+        var fields: [String] {
+            func text(_ value: String?) -> String { escape(value ?? "").replacingOccurrences(of: "\n", with: "<br>") }
+            func links(_ entries: [(id: String, word: String)]) -> String {
+                entries.map { "<span data-quire-entry=\"\(escape($0.id))\">\(escape($0.word))</span>" }.joined(separator: ", ")
+            }
+            return [text(word), definitions.map(escape).joined(separator: "<br>"), escape(languages.joined(separator: " ")),
+                    text(example), text(note), links(related), links(alternative)]
+        }
     }
+
+    static let modelName = "Quire Word"
+    static let fieldNames = ["Word", "Definition", "Languages", "Example", "Note", "Related", "Alternative"]
 
     static let modelID: Int64 = 1_700_000_000_001
 
@@ -190,11 +271,9 @@ enum AnkiPackage {
                                            try json(decks), try json(["1": deckConfiguration])])
                 for (index, note) in notes.enumerated() {
                     let id = stamp * 1000 + Int64(index)
-                    let word = escape(note.word)
                     try db.execute(sql: "INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, '')",
                                    arguments: [id, note.guid, modelID, stamp, note.tags.isEmpty ? "" : " " + note.tags.joined(separator: " ") + " ",
-                                               word + "\u{1F}" + note.definitions.map(escape).joined(separator: "<br>"),
-                                               note.word, checksum(note.word)])
+                                               note.fields.joined(separator: "\u{1F}"), note.word, checksum(note.word)])
                     try db.execute(sql: "INSERT INTO cards VALUES (?, ?, ?, 0, ?, -1, 0, 0, ?, 0, 0, 0, 0, 0, 0, 0, 0, '')",
                                    arguments: [id, id, deckIDs[note.deck] ?? 1, stamp, index + 1])
                 }
@@ -244,14 +323,21 @@ enum AnkiPackage {
             ["name": name, "ord": ord, "font": "Liberation Sans", "media": [String](), "rtl": false, "size": 20, "sticky": false]
         }
         return [
-            "id": String(modelID), "name": "Quire Word", "type": 0, "mod": stamp, "usn": -1, "sortf": 0, "did": deck,
-            "flds": [field("Word", 0), field("Definition", 1)],
+            "id": String(modelID), "name": modelName, "type": 0, "mod": stamp, "usn": -1, "sortf": 0, "did": deck,
+            "flds": fieldNames.enumerated().map { field($1, $0) },
             "tmpls": [[
-                "name": "Card 1", "ord": 0, "qfmt": "{{Word}}", "afmt": "{{FrontSide}}<hr id=answer>{{Definition}}",
+                "name": "Card 1", "ord": 0, "qfmt": "{{Word}}",
+                "afmt": "{{FrontSide}}<hr id=answer>{{Definition}}"
+                    + "{{#Languages}}<div class=languages>{{Languages}}</div>{{/Languages}}"
+                    + "{{#Example}}<div class=example><i>{{Example}}</i></div>{{/Example}}"
+                    + "{{#Note}}<div class=note>{{Note}}</div>{{/Note}}"
+                    + "{{#Related}}<div class=related>Related: {{Related}}</div>{{/Related}}"
+                    + "{{#Alternative}}<div class=alternative>Also: {{Alternative}}</div>{{/Alternative}}",
                 "bqfmt": "", "bafmt": "", "bfont": "", "bsize": 0, "did": NSNull(),
             ] as [String: Any]],
             "req": [[0, "any", [0]] as [Any]],
-            "css": ".card { font-family: arial; font-size: 20px; text-align: center; }",
+            "css": ".card { font-family: arial; font-size: 20px; text-align: center; }\n"
+                + ".languages, .note, .related, .alternative { font-size: 15px; color: #555; margin-top: 8px; }\n.example { margin-top: 8px; }",
             "latexPre": "\\documentclass[12pt]{article}\n\\special{papersize=3in,5in}\n\\usepackage[utf8]{inputenc}\n\\usepackage{amssymb,amsmath}\n\\pagestyle{empty}\n\\setlength{\\parindent}{0in}\n\\begin{document}\n",
             "latexPost": "\\end{document}", "latexsvg": false, "tags": [String](), "vers": [Int](),
         ]

@@ -146,6 +146,10 @@ struct ImportExport: Sendable {
         var collections: [String: String] = [:]
         var tags: [String: String] = [:]
         var batch: [WriteOperation] = []
+        /// Rows' keys in the file → the entries they became, and the entries whose row named
+        /// relations: they are linked once every row is in.
+        var entryIDs: [String: String] = [:]
+        var linked: [(id: String, data: EntryData, related: [String], alternative: [String])] = []
         var lastProgress = Date()
         /// Records the job's progress a few times a second (also its heartbeat: see `staleAfter`).
         func saveProgress(_ job: ImportJob) async throws(BusError) {
@@ -203,11 +207,15 @@ struct ImportExport: Sendable {
                     tags[key] = id
                     if !tagIDs.contains(id) { tagIDs.append(id) }
                 }
-                let data = EntryData(word: word, definitions: definitions, languages: [], note: nil, example: nil,
+                let data = EntryData(word: word, definitions: definitions, languages: try VocabularyRules.languages(row.languages),
+                                     note: try VocabularyRules.text(row.note, field: "note", max: VocabularyRules.maxNote),
+                                     example: try VocabularyRules.text(row.example, field: "example", max: VocabularyRules.maxNote),
                                      collection: collectionID ?? "", tags: tagIDs, relations: [], sortKey: SearchText.fold(word),
                                      importJob: job.id)
-                batch.append(.insert(collection: C.entries, id: VocabularyRules.randomID("e_"), owner: owner,
-                                     data: try JSONDocument(encoding: data)))
+                let id = VocabularyRules.randomID("e_")
+                if let key = row.key { entryIDs[key] = id }
+                if !row.related.isEmpty || !row.alternative.isEmpty { linked.append((id, data, row.related, row.alternative)) }
+                batch.append(.insert(collection: C.entries, id: id, owner: owner, data: try JSONDocument(encoding: data)))
             } catch where error.code == .invalid {
                 report(ImportRowError(row: row.number, message: error.message), &job)
             }
@@ -220,6 +228,45 @@ struct ImportExport: Sendable {
         job.imported += try await writes.send(batch)
         job.imported += try await writes.finish()
         job.rowsTotal = job.rowsRead
+        try await link(linked, entryIDs: entryIDs, owner: owner)
+    }
+
+    /// Gives imported entries the relations their rows named, both ways (a relation is listed on
+    /// both entries), to rows of the same file; a key the file does not have is left out.
+    private func link(_ linked: [(id: String, data: EntryData, related: [String], alternative: [String])], entryIDs: [String: String],
+                      owner: String) async throws(BusError) {
+        guard !linked.isEmpty else { return }
+        var relations: [String: [Relation]] = [:]
+        func add(_ from: String, _ relation: Relation) {
+            if !(relations[from] ?? []).contains(relation) { relations[from, default: []].append(relation) }
+        }
+        for row in linked {
+            for (keys, kind) in [(row.related, RelationKind.related), (row.alternative, .alternative)] {
+                for key in keys {
+                    guard let other = entryIDs[key], other != row.id else { continue }
+                    add(row.id, Relation(kind: kind, entry: other))
+                    add(other, Relation(kind: kind, entry: row.id))
+                }
+            }
+        }
+        let known = Dictionary(linked.map { ($0.id, $0.data) }, uniquingKeysWith: { a, _ in a })
+        var batch: [WriteOperation] = []
+        for (id, list) in relations.sorted(by: { $0.key < $1.key }) {
+            var data: EntryData
+            if let held = known[id] {
+                data = held
+            } else {
+                guard let record = try await store.get(collection: C.entries, id: id, owner: owner) else { continue }
+                data = try record.decode(EntryData.self)
+            }
+            data.relations = list
+            batch.append(.replace(collection: C.entries, id: id, owner: owner, data: try JSONDocument(encoding: data), expectedVersion: nil))
+            if batch.count == Self.batchSize {
+                _ = try await store.write(WriteBatch(batch))
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty { _ = try await store.write(WriteBatch(batch)) }
     }
 
     /// Deletes what an import wrote: its entries, then the collections and tags it created that
@@ -262,6 +309,8 @@ struct ImportExport: Sendable {
         var csv = CSVWriter()
         var notes: [AnkiPackage.Note] = []
         var count = 0
+        var words: [String: String] = [:]
+        var exported: [(id: String, data: EntryData, collection: String)] = []
         for collection in collections {
             let name = try collection.decode(CollectionData.self).name
             var cursor: String?
@@ -269,16 +318,34 @@ struct ImportExport: Sendable {
                 let page = try await service.entries(owner: request.owner, collection: collection.id, limit: 1000, cursor: cursor)
                 for record in page.records {
                     let data = try record.decode(EntryData.self)
-                    let tags = data.tags.compactMap { tagNames[$0] }
-                    switch request.format {
-                    case .csv: csv.add(word: data.word, definitions: data.definitions, tags: tags, collection: name)
-                    case .apkg: notes.append(AnkiPackage.Note(guid: record.id, word: data.word, definitions: data.definitions,
-                                                              tags: tags, deck: name))
-                    }
-                    count += 1
+                    words[record.id] = data.word
+                    exported.append((record.id, data, name))
                 }
                 cursor = page.nextCursor
             } while cursor != nil
+        }
+        for (id, data, collection) in exported {
+            let tags = data.tags.compactMap { tagNames[$0] }
+            // Relations to entries outside the export (another collection's) are left out: they could not be read back.
+            let related = data.relations.filter { $0.kind == .related && words[$0.entry] != nil }.map(\.entry)
+            let alternative = data.relations.filter { $0.kind == .alternative && words[$0.entry] != nil }.map(\.entry)
+            switch request.format {
+            case .csv:
+                var row = ImportRow(number: count + 2, word: data.word, definitions: data.definitions, tags: tags, collection: collection)
+                row.key = id
+                row.languages = data.languages
+                row.note = data.note
+                row.example = data.example
+                row.related = related
+                row.alternative = alternative
+                csv.add(row)
+            case .apkg:
+                notes.append(AnkiPackage.Note(guid: id, word: data.word, definitions: data.definitions, tags: tags, deck: collection,
+                                              languages: data.languages, example: data.example, note: data.note,
+                                              related: related.map { ($0, words[$0] ?? "") },
+                                              alternative: alternative.map { ($0, words[$0] ?? "") }))
+            }
+            count += 1
         }
         switch request.format {
         case .csv:

@@ -170,6 +170,10 @@ enum VocabularyRules {
         guard definitions.allSatisfy({ $0.count <= maxDefinition }) else {
             throw BusError.invalid("A definition is at most \(maxDefinition) characters.", field: "definitions")
         }
+        // One line each: files keep several definitions as the lines of one cell.
+        guard !definitions.contains(where: { $0.contains(where: \.isNewline) }) else {
+            throw BusError.invalid("A definition is one line; send each meaning as a definition of its own.", field: "definitions")
+        }
         return definitions
     }
 

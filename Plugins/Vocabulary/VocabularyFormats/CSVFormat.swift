@@ -9,6 +9,15 @@ public struct ImportRow: Sendable {
     public var definitions: [String]
     public var tags: [String]
     public var collection: String?
+    /// BCP 47 codes.
+    public var languages: [String] = []
+    public var note: String?
+    public var example: String?
+    /// The row's name in the file (an exported entry's id, an Anki note's guid): what `related` and
+    /// `alternative` of other rows point to.
+    public var key: String?
+    public var related: [String] = []
+    public var alternative: [String] = []
 
     public init(number: Int, word: String, definitions: [String], tags: [String], collection: String?) {
         self.number = number
@@ -42,13 +51,18 @@ public struct ImportRowError: Error, Sendable {
 ///
 /// Columns: `word, definition, tags, collection` — named by a header row (any order, any case,
 /// also `definitions`/`deck`), or in that order without one. Several definitions are separate lines
-/// of the definition cell; tags are separated by spaces, commas or semicolons.
+/// of the definition cell; tags are separated by spaces, commas or semicolons. A header may also
+/// name `id`, `languages` (codes separated by spaces or commas), `note`, `example`, `related` and
+/// `alternative` (the ids of other rows, separated by spaces): what an export writes, so that it
+/// reads back whole.
 public struct CSVSource: ImportSource {
     private let data: Data
     private var offset: Int
     /// Records read so far (the header is record 1), as a spreadsheet numbers its rows.
     private var record = 0
     private var columns: (word: Int, definition: Int, tags: Int?, collection: Int?) = (0, 1, 2, 3)
+    /// The optional columns a header named: `id`, `languages`, `note`, `example`, `related`, `alternative`.
+    private var extra: [String: Int] = [:]
     public let total: Int?
 
     /// Checks that the bytes are UTF-8 text and reads the header.
@@ -76,6 +90,9 @@ public struct CSVSource: ImportSource {
             }
             columns = (word, definition, names.firstIndex(of: "tags"),
                        names.firstIndex(where: { $0 == "collection" || $0 == "deck" }))
+            for name in ["id", "languages", "note", "example", "related", "alternative"] {
+                if let index = names.firstIndex(of: name) { extra[name] = index }
+            }
         } else {
             // No header: the first row is data.
             offset = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
@@ -100,11 +117,21 @@ public struct CSVSource: ImportSource {
             pendingError = nil
             return .failure(ImportRowError(row: number, message: error))
         }
-        return .success(ImportRow(
+        func list(_ name: String) -> [String] {
+            (cell(extra[name]) ?? "").split(whereSeparator: { $0.isWhitespace || $0 == "," || $0 == ";" }).map(String.init)
+        }
+        var row = ImportRow(
             number: number, word: cell(columns.word) ?? "",
             definitions: (cell(columns.definition) ?? "").split(whereSeparator: \.isNewline).map(String.init),
             tags: (cell(columns.tags) ?? "").split(whereSeparator: { $0.isWhitespace || $0 == "," || $0 == ";" }).map(String.init),
-            collection: cell(columns.collection)))
+            collection: cell(columns.collection))
+        row.key = cell(extra["id"])
+        row.languages = list("languages")
+        row.note = cell(extra["note"])
+        row.example = cell(extra["example"])
+        row.related = list("related")
+        row.alternative = list("alternative")
+        return .success(row)
     }
 
     private var pendingError: String?
@@ -172,14 +199,17 @@ public struct CSVSource: ImportSource {
     }
 }
 
-/// Writes CSV with the columns the importer reads back.
+/// Writes CSV with every column the importer reads back: an export imports to what was exported.
 public struct CSVWriter {
-    public private(set) var text = "word,definition,tags,collection\r\n"
+    public private(set) var text = "id,word,definition,languages,note,example,tags,collection,related,alternative\r\n"
 
     public init() {}
 
-    public mutating func add(word: String, definitions: [String], tags: [String], collection: String) {
-        text += [word, definitions.joined(separator: "\n"), tags.joined(separator: " "), collection].map(Self.escape).joined(separator: ",")
+    public mutating func add(_ row: ImportRow) {
+        let cells = [row.key ?? "", row.word, row.definitions.joined(separator: "\n"), row.languages.joined(separator: " "),
+                     row.note ?? "", row.example ?? "", row.tags.joined(separator: " "), row.collection ?? "",
+                     row.related.joined(separator: " "), row.alternative.joined(separator: " ")]
+        text += cells.map(Self.escape).joined(separator: ",")
         text += "\r\n"
     }
 
