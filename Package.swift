@@ -112,7 +112,7 @@ let targets: [Target] = [
     plugin("Media", "Media", ["MediaAPI", "StorageAPI", "CVips", "Bus", "PluginKit", "AppConfig", .crypto, .logging]),
 
     // drawing (cairo through a system-library target)
-    .systemLibrary(name: "CCairo", path: "Plugins/Drawing/CCairo", pkgConfig: "cairo", providers: [.apt(["libcairo2-dev"])]),
+    .systemLibrary(name: "CCairo", path: "Plugins/Drawing/CCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
     plugin("Drawing", "DrawingAPI", ["Bus"]),
     plugin("Drawing", "Drawing", ["DrawingAPI", "CCairo", "MediaAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig"]),
 

@@ -59,6 +59,23 @@ struct DrawingTests {
         #expect(pixels.alpha(size.0 / 2, size.1 / 10) == 0, "off the line: transparent")
     }
 
+    @Test("an emoji in a label is drawn from the emoji font, in colour — not an empty box in the label's black")
+    func emoji() throws {
+        let label = Drawing.TextAnnotation(text: "Tom 🙂", x: 0.05, y: 0.7, size: 0.4, color: "#000000")
+        let pixels = try Pixels(png: try DrawingRenderer.render(Drawing(texts: [label]), width: 400, height: 200, as: .png))
+        var coloured = 0
+        for y in 0..<pixels.height {
+            for x in 0..<pixels.width {
+                let argb = pixels.value(x, y)
+                let (a, r, g, b) = (argb >> 24, (argb >> 16) & 0xff, (argb >> 8) & 0xff, argb & 0xff)
+                // A yellow face: premultiplied red and green well above blue.
+                if a > 200, r > 150, g > 100, b + 80 < g { coloured += 1 }
+            }
+        }
+        #expect(coloured > 200, "the smiley's yellow")
+        #expect(pixels.alpha(10, 10) == 0, "the rest stays transparent")
+    }
+
     @Test("a translucent pressure stroke is evenly translucent: no darker dots where its segments meet")
     func pressureOverlap() throws {
         let points = (0...40).map { Drawing.Point(x: 0.1 + Double($0) * 0.02, y: 0.5, pressure: 0.8) }

@@ -3,6 +3,7 @@ import AppHostTestKit
 import Bus
 import Foundation
 import HTTPTypes
+import StorageAPI
 import Testing
 
 let vocabularyYAML = TestApp.yaml(extraPlugins: "  vocabulary: { undo_seconds: 1 }\n")
@@ -61,6 +62,46 @@ struct VocabularyAPITests {
             #expect(try await api.send(.get, "/api/v1/vocabulary/entries/\(entry)", token: token).status == 404)
             let names = try await api.send(.get, "/api/v1/vocabulary/collections", token: token).list("items").compactMap { $0["name"] as? String }
             #expect(names == ["Deutsch"])
+        }
+    }
+
+    @Test("deleting a collection: gone from view at once (its entries hidden everywhere), the entries deleted in the background")
+    func deleteInBackground() async throws {
+        try await TestApp.run(yaml: vocabularyYAML) { api, host in
+            let (token, login) = try await api.signUp("ada")
+            let account = try #require(login["accountId"])
+            let big = try await api.make("collections", ["name": "Big"], token: token)
+            let other = try await api.make("collections", ["name": "Other"], token: token)
+            let csv = (0..<1200).map { "w\($0),meaning \($0)" }.joined(separator: "\n")
+            let started = try await api.upload(.post, "/api/v1/vocabulary/imports?format=csv&collection=Big", bytes: Data(csv.utf8), token: token)
+            let job = try #require(started["id"])
+            var state = "running"
+            for _ in 0..<600 where state == "running" {
+                state = try await api.send(.get, "/api/v1/vocabulary/imports/\(job)", token: token)["state"] ?? "failed"
+                if state == "running" { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(state == "succeeded")
+            let kept = try await api.make("entries", ["collection": other, "word": "w1", "definitions": ["kept"]], token: token)
+            let sample = try #require(try await api.send(.get, "/api/v1/vocabulary/collections/\(big)/entries?limit=1", token: token).items.first?["id"] as? String)
+            #expect(try await api.send(.delete, "/api/v1/vocabulary/collections/\(big)", token: token).status == 204)
+            // At once, whatever the background has got to:
+            #expect(try await api.send(.get, "/api/v1/vocabulary/collections/\(big)", token: token).status == 404)
+            #expect(try await api.send(.get, "/api/v1/vocabulary/entries/\(sample)", token: token).status == 404)
+            let hits = try await api.send(.get, "/api/v1/vocabulary/search?q=w1", token: token).items.compactMap { $0["id"] as? String }
+            #expect(hits == [kept])
+            let browsed = try await api.send(.get, "/api/v1/vocabulary/search?limit=100", token: token).items.compactMap { $0["id"] as? String }
+            #expect(browsed == [kept])
+            #expect(try await api.make("collections", ["name": "Big"], token: token) != big)
+            // In the background: every entry, then the purge record.
+            let store = BusRecordStore(bus: host.bus)
+            var left = -1
+            for _ in 0..<400 where left != 0 {
+                left = try await store.query(RecordQuery(collection: "vocab.entries", owner: account, filters: [Filter("collection", .eq, .string(big))],
+                                                         limit: 10)).records.count
+                    + (try await store.query(RecordQuery(collection: "vocab.purging", owner: account, limit: 10)).records.count)
+                if left != 0 { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            #expect(left == 0)
         }
     }
 

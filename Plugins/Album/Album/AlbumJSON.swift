@@ -6,13 +6,28 @@ import HTTPTypes
 import Hummingbird
 import StorageAPI
 
+/// Tags as people send them: a list (`["tom", "london"]`) or the text they typed
+/// (`"Tom, London #trip"`); ``TagRules/normalize(_:)`` makes words of either.
+struct TagsInput: Decodable {
+    var values: [String]
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if let text = try? container.decode(String.self) {
+            values = [text]
+        } else {
+            values = try container.decode([String].self)
+        }
+    }
+}
+
 struct ImportInput: Decodable {
     var url: String
     var takenAt: String?
     var latitude: Double?
     var longitude: Double?
     var accuracy: Double?
-    var tags: [String]?
+    var tags: TagsInput?
     var notes: String?
 }
 
@@ -34,7 +49,7 @@ struct EditInput: Decodable {
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         notes = try container.decodeIfPresent(String.self, forKey: .notes)
-        tags = try container.decodeIfPresent([String].self, forKey: .tags)
+        tags = try container.decodeIfPresent(TagsInput.self, forKey: .tags)?.values
         takenAt = try container.decodeIfPresent(String.self, forKey: .takenAt)
         locationGiven = container.contains(.location)
         location = try container.decodeIfPresent(Point.self, forKey: .location)

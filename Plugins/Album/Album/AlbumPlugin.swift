@@ -119,7 +119,7 @@ public struct AlbumPlugin: Plugin {
             var request = request
             let input = try await request.decodeJSON(ImportInput.self, context: context)
             let capture = AlbumService.Capture(takenAt: input.takenAt, latitude: input.latitude, longitude: input.longitude, accuracy: input.accuracy,
-                                               tags: input.tags ?? [], notes: input.notes, source: "url")
+                                               tags: input.tags?.values ?? [], notes: input.notes, source: "url")
             let record = try await service.importURL(owner: identity.accountID, url: input.url, capture: capture)
             return try await Self.markupScreen(service, owner: identity.accountID, record)
         }

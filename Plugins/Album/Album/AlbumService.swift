@@ -21,7 +21,7 @@ struct AlbumService: Sendable {
     static let schemas = [
         CollectionSchema(name: photos, indexes: [IndexSpec(name: "time", fields: ["sortKey"]),
                                                  IndexSpec(name: "place", fields: ["placeKey", "sortKey"])],
-                         blobFields: ["image", "markup"], history: true),
+                         blobFields: ["image", "markup"], history: true, forgetsOnDelete: true),
         CollectionSchema(name: tagged, indexes: [IndexSpec(name: "tag_time", fields: ["tag", "sortKey"])]),
         CollectionSchema(name: counts, indexes: [IndexSpec(name: "by_count", fields: ["kind", "count"]),
                                                  IndexSpec(name: "by_key", fields: ["kind", "key"])]),
@@ -60,7 +60,7 @@ struct AlbumService: Sendable {
         let clientLocation = try Self.location(capture.latitude, capture.longitude, capture.accuracy, source: "device")
         try Self.checkNotes(capture.notes)
 
-        let image = try await bus.request(IngestImage(owner: owner, bytes: bytes))
+        let image = try await bus.request(IngestImage(owner: owner, bytes: bytes, geotagsItself: true))
         let info = image.info
         let id = Self.newID()
         let oriented = info.orientation >= 5 ? (info.height, info.width) : (info.width, info.height)
@@ -290,11 +290,18 @@ struct AlbumService: Sendable {
     }
 
     func delete(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) {
+        let image = try await store.get(collection: Self.photos, id: id, owner: owner).map { record throws(BusError) in
+            try record.decode(PhotoData.self).image
+        }
         _ = try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { current throws(BusError) in
             guard current != nil else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
             return nil
         }
         await geotag(owner: owner, id: id, nil)
+        // Photos stored before album geotagged them itself also had their image geotagged from EXIF.
+        if let image {
+            _ = try? await bus.request(RemoveGeotag(owner: owner, subject: "media.image/\(image)"))
+        }
     }
 
     /// A photo as a change left it, and what the change overwrote of a concurrent one.

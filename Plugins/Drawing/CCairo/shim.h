@@ -2,6 +2,9 @@
 #define QUIRE_CCAIRO_SHIM_H
 #include <cairo.h>
 #include <cairo-svg.h>
+// Text through Pango: font fallback per character (an emoji in a label is drawn from the emoji
+// font, Debian's fonts-noto-color-emoji, in colour), shaping for every script.
+#include <pango/pangocairo.h>
 // zlib (a dependency of libcairo2-dev through libpng-dev): the drawing renderer writes its PNGs
 // itself, at a faster compression level than cairo's PNG writer allows choosing.
 #include <zlib.h>

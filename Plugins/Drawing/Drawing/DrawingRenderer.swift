@@ -70,14 +70,27 @@ public enum DrawingRenderer {
             cairo_stroke(context)
         }
         cairo_set_operator(context, CAIRO_OPERATOR_OVER)
-        cairo_select_font_face(context, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL)
         for text in drawing.texts {
             let color = RGBA(hex: text.color)
             cairo_set_source_rgba(context, color?.red ?? 0, color?.green ?? 0, color?.blue ?? 0, color?.alpha ?? 1)
-            cairo_set_font_size(context, text.size * height)
-            cairo_move_to(context, text.x * width, text.y * height)
-            cairo_show_text(context, text.text)
+            drawText(text.text, size: text.size * height, at: (text.x * width, text.y * height), on: context)
         }
+    }
+
+    /// One label through Pango, its baseline's start at `point` (as cairo's own text was placed):
+    /// characters the sans-serif font lacks come from a font that has them — an emoji from the
+    /// colour emoji font.
+    static func drawText(_ text: String, size: Double, at point: (x: Double, y: Double), on context: OpaquePointer) {
+        guard size > 0, let layout = pango_cairo_create_layout(context) else { return }
+        defer { g_object_unref(UnsafeMutableRawPointer(layout)) }
+        guard let font = pango_font_description_from_string("sans-serif") else { return }
+        defer { pango_font_description_free(font) }
+        pango_font_description_set_absolute_size(font, size * Double(PANGO_SCALE))
+        pango_layout_set_font_description(layout, font)
+        pango_layout_set_text(layout, text, -1)
+        let baseline = Double(pango_layout_get_baseline(layout)) / Double(PANGO_SCALE)
+        cairo_move_to(context, point.x, point.y - baseline)
+        pango_cairo_show_layout(context, layout)
     }
 }
 

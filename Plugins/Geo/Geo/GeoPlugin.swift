@@ -38,6 +38,7 @@ public struct GeoPlugin: Plugin {
 
     let service: GeoService
     let ingested: EventSubscription<ImageIngested>
+    let blobsDeleted: EventSubscription<BlobDeleted>
 
     public init(config: Config, context: PluginContext) async throws {
         let gazetteer: Gazetteer
@@ -49,12 +50,13 @@ public struct GeoPlugin: Plugin {
         service = GeoService(store: BusRecordStore(bus: context.bus), bus: context.bus, gazetteer: gazetteer)
         try await service.loadKinds()
         ingested = context.bus.subscribe(to: ImageIngested.self)
+        blobsDeleted = context.bus.subscribe(to: BlobDeleted.self)
         context.logger.info("Geo: \(gazetteer.count) places in the gazetteer")
     }
 
     public var features: [String] { ["geotags", "places"] }
 
-    public var services: [any Service] { [ExifGeotagger(service: service, ingested: ingested)] }
+    public var services: [any Service] { [ExifGeotagger(service: service, ingested: ingested), ImageForgetter(service: service, deleted: blobsDeleted)] }
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
@@ -138,14 +140,28 @@ public struct GeoPlugin: Plugin {
     }
 }
 
-/// Geotags every ingested image that carries EXIF GPS, as `media.image/<sha256>` of its owner.
+/// When storage deletes an image's bytes (nothing holds them any more), its EXIF geotags go too:
+/// where a photo was taken is not kept after the photo.
+struct ImageForgetter: Service {
+    let service: GeoService
+    let deleted: EventSubscription<BlobDeleted>
+
+    func run() async throws {
+        for await event in deleted.cancelOnGracefulShutdown() {
+            _ = try? await service.removeEverywhere(subject: "media.image/\(event.sha256)")
+        }
+    }
+}
+
+/// Geotags every ingested image that carries EXIF GPS, as `media.image/<sha256>` of its owner,
+/// unless the caller geotags what it makes of the image itself (album photos).
 struct ExifGeotagger: Service {
     let service: GeoService
     let ingested: EventSubscription<ImageIngested>
 
     func run() async throws {
         for await event in ingested.cancelOnGracefulShutdown() {
-            guard let gps = event.image.info.gps else { continue }
+            guard !event.geotagsItself, let gps = event.image.info.gps else { continue }
             let geotag = Geotag(subject: "media.image/\(event.image.sha256)", latitude: gps.latitude, longitude: gps.longitude,
                                 altitude: gps.altitude.flatMap { (-11_000...50_000).contains($0) ? $0 : nil }, source: "exif")
             // A camera that wrote impossible coordinates simply leaves the image without a geotag.

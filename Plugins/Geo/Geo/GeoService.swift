@@ -119,6 +119,18 @@ struct GeoService: Sendable {
         }
     }
 
+    /// Removes a subject's geotags of every owner (an image whose bytes are gone); answers how many.
+    func removeEverywhere(subject: String) async throws(BusError) -> Int {
+        guard let kind = Geotag.kind(of: subject), kinds.withLock({ $0.contains(kind) }) else { return 0 }
+        let page = try await store.query(RecordQuery(collection: Self.collection(kind), owner: nil,
+                                                     filters: [Filter("subject", .eq, .string(subject))], limit: RecordQuery.maxLimit))
+        guard !page.records.isEmpty else { return 0 }
+        _ = try await store.write(WriteBatch(page.records.map {
+            .delete(collection: Self.collection(kind), id: $0.id, owner: $0.owner, expectedVersion: nil)
+        }))
+        return page.records.count
+    }
+
     func find(_ request: FindGeotags) async throws(BusError) -> [GeotagHit] {
         guard (1...SpatialQuery.maxLimit).contains(request.limit) else {
             throw BusError.invalid("limit must be between 1 and \(SpatialQuery.maxLimit).", field: "limit")

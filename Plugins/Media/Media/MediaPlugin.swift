@@ -83,7 +83,9 @@ public struct MediaPlugin: Plugin {
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
-        try bus.handle(IngestImage.self) { request, _ in try await service.ingest(request.bytes, owner: request.owner) }
+        try bus.handle(IngestImage.self) { request, _ in
+            try await service.ingest(request.bytes, owner: request.owner, geotagsItself: request.geotagsItself)
+        }
         try bus.handle(RenderImage.self) { request, _ in try await service.render(request.sha256, rendition: request.rendition) }
         try bus.handle(GetMediaLimits.self) { _, _ in service.config.limits }
         try bus.handle(MeasureColour.self) { request, _ in try await service.measureColour(request.bytes) }

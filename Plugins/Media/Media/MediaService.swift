@@ -20,7 +20,7 @@ struct MediaService: Sendable {
     let config: MediaPlugin.Config
     let gate: BlockingGate
 
-    func ingest(_ bytes: Data, owner: String) async throws(BusError) -> IngestedImage {
+    func ingest(_ bytes: Data, owner: String, geotagsItself: Bool = false) async throws(BusError) -> IngestedImage {
         let limits = config.limits
         // Two checks before anything is stored: every pixel decodes (a full, streaming decode), and
         // the rendition pipeline works on it — shrink-on-load reads the file its own way, and
@@ -36,7 +36,7 @@ struct MediaService: Sendable {
         let blob = try await blobs.put(bytes)
         if let first { try await cache(rendition, of: blob.sha256, as: first) }
         let image = IngestedImage(sha256: blob.sha256, size: blob.size, info: info)
-        await bus.publish(ImageIngested(owner: owner, image: image))
+        await bus.publish(ImageIngested(owner: owner, image: image, geotagsItself: geotagsItself))
         return image
     }
 

@@ -8,9 +8,13 @@ public struct IngestImage: BusRequest {
     public typealias Reply = IngestedImage
     public var owner: String
     public var bytes: Data
-    public init(owner: String, bytes: Data) {
+    /// The caller geotags what it makes of the image (an album photo), so the image itself is not
+    /// geotagged from its EXIF as well: one place, listed once, gone with the photo.
+    public var geotagsItself: Bool
+    public init(owner: String, bytes: Data, geotagsItself: Bool = false) {
         self.owner = owner
         self.bytes = bytes
+        self.geotagsItself = geotagsItself
     }
 }
 
@@ -57,9 +61,12 @@ public struct ImageIngested: BusEvent {
     public static let name: MessageName = "media.image.ingested.v1"
     public var owner: String
     public var image: IngestedImage
-    public init(owner: String, image: IngestedImage) {
+    /// See ``IngestImage/geotagsItself``.
+    public var geotagsItself: Bool
+    public init(owner: String, image: IngestedImage, geotagsItself: Bool = false) {
         self.owner = owner
         self.image = image
+        self.geotagsItself = geotagsItself
     }
 }
 

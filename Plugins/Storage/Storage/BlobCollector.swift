@@ -26,21 +26,34 @@ public final class BlobCollector: Sendable {
     }
 
     /// Deletes those of `candidates` that no record holds and that were not put within the grace
-    /// period; returns the deleted ones. Failures are logged: the sweep retries later.
+    /// period; returns the deleted ones. One released but put within the grace is looked at again
+    /// once the grace has passed (`retry`), so a deleted photo's bytes go within the grace of its
+    /// deletion, not at the next sweep. Failures are logged: the sweep retries later.
     @discardableResult
-    public func collect(_ candidates: some Collection<String>, now: Date = Date()) async -> [String] {
+    public func collect(_ candidates: some Collection<String>, now: Date = Date(), retry: Bool = true) async -> [String] {
         guard !candidates.isEmpty else { return [] }
         var deleted: [String] = []
+        var waiting: [String] = []
         do {
             let held = try await holds.heldBlobs(among: Set(candidates))
             for sha256 in candidates where !held.contains(sha256) {
                 if try await blobs.collect(sha256, unlessPutSince: now.addingTimeInterval(-grace)) {
                     deleted.append(sha256)
                     await bus?.publish(BlobDeleted(sha256: sha256))
+                } else {
+                    waiting.append(sha256)
                 }
             }
         } catch {
             logger.warning("Blob collection failed; the next sweep retries", metadata: ["error": "\(error.message)"])
+        }
+        if retry, !waiting.isEmpty {
+            // Unstructured on purpose: it outlives the request that released the blob. A restart
+            // loses it, and the sweep at start takes over.
+            Task { [self, waiting, grace] in
+                try? await Task.sleep(for: .seconds(grace + 1))
+                await collect(waiting, retry: false)
+            }
         }
         return deleted
     }
@@ -52,7 +65,7 @@ public final class BlobCollector: Sendable {
             let old = try await blobs.blobs(putBefore: now.addingTimeInterval(-grace))
             var deleted: [String] = []
             for start in stride(from: 0, to: old.count, by: 500) {
-                deleted += await collect(old[start..<min(start + 500, old.count)], now: now)
+                deleted += await collect(old[start..<min(start + 500, old.count)], now: now, retry: false)
             }
             if !deleted.isEmpty { logger.info("Blob sweep: deleted \(deleted.count) unused blob(s) of \(old.count) checked") }
             return deleted

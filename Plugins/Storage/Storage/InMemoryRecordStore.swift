@@ -67,6 +67,7 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
             if let search = schema.search { merged.search = search }
             if let spatial = schema.spatial { merged.spatial = spatial }
             merged.history = schema.history
+            merged.forgetsOnDelete = schema.forgetsOnDelete
             if let scope = schema.scope { merged.scope = scope }
             state.schemas[schema.name] = merged
         }
@@ -324,7 +325,11 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
                 throw RecordRules.notFound(collection: collection, id: id)
             }
             try RecordRules.check(expectedVersion: expectedVersion, actual: entry.record.version, id: id)
-            if schema?.history == true { state.versions[versionKey(collection, id), default: []].append((entry.record, now)) }
+            if schema?.forgetsOnDelete == true {
+                state.versions[versionKey(collection, id)] = nil
+            } else if schema?.history == true {
+                state.versions[versionKey(collection, id), default: []].append((entry.record, now))
+            }
             entries[id] = nil
             result = nil
             state.tombstones[versionKey(collection, id)] = entry.record.version + 1

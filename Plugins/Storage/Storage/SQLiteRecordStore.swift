@@ -548,7 +548,11 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
                           updatedAt: now, data: data)
         case .delete(let collection, let id, let owner, let expectedVersion):
             let existing = try existingRecord(db, collection: collection, id: id, owner: owner, expectedVersion: expectedVersion)
-            if spec?.history == true { try keep(existing, db: db, at: stamp) }
+            if spec?.forgetsOnDelete == true {
+                try db.cachedStatement(sql: "DELETE FROM versions WHERE collection = ? AND id = ?").execute(arguments: [collection, id])
+            } else if spec?.history == true {
+                try keep(existing, db: db, at: stamp)
+            }
             try db.cachedStatement(sql: "DELETE FROM records WHERE collection = ? AND id = ?").execute(arguments: [collection, id])
             log.add(owner: owner, collection: collection, id: id, kind: .delete, version: existing.version + 1,
                     scope: try spec?.scope(id: id, existing.data))
@@ -705,11 +709,13 @@ struct ChangeLog {
 struct LogSpec: Sendable {
     var history: Bool
     var scope: String?
+    var forgetsOnDelete: Bool
 
     init?(_ schema: CollectionSchema) {
-        guard schema.history || schema.scope != nil else { return nil }
+        guard schema.history || schema.scope != nil || schema.forgetsOnDelete else { return nil }
         history = schema.history
         scope = schema.scope
+        forgetsOnDelete = schema.forgetsOnDelete
     }
 
     func scope(id: String, _ data: JSONDocument) throws -> String? {

@@ -51,9 +51,12 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
     /// pages and items name their notebook. Each change carries it, so a recipient's change feed
     /// can take in exactly one shared scope of another owner's (see ``ChangeQuery/shared``).
     public var scope: String?
+    /// Whether a delete also drops every earlier version the history kept: nothing a deleted record
+    /// said is kept (an album's photos: where a person was, who they were with).
+    public var forgetsOnDelete: Bool
 
     public init(name: String, indexes: [IndexSpec] = [], blobFields: [String] = [], search: SearchIndexSpec? = nil,
-                spatial: SpatialIndexSpec? = nil, history: Bool = false, scope: String? = nil) {
+                spatial: SpatialIndexSpec? = nil, history: Bool = false, scope: String? = nil, forgetsOnDelete: Bool = false) {
         self.name = name
         self.indexes = indexes
         self.blobFields = blobFields
@@ -61,6 +64,7 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
         self.spatial = spatial
         self.history = history
         self.scope = scope
+        self.forgetsOnDelete = forgetsOnDelete
     }
 
     public init(from decoder: any Decoder) throws {
@@ -72,6 +76,7 @@ public struct CollectionSchema: Codable, Sendable, Hashable {
         spatial = try container.decodeIfPresent(SpatialIndexSpec.self, forKey: .spatial)
         history = try container.decodeIfPresent(Bool.self, forKey: .history) ?? false
         scope = try container.decodeIfPresent(String.self, forKey: .scope)
+        forgetsOnDelete = try container.decodeIfPresent(Bool.self, forKey: .forgetsOnDelete) ?? false
     }
 }
 

@@ -51,6 +51,19 @@ public enum ChangeLogContract {
             try expectEqual(try await store.history(collection: kept.name, id: first.id, owner: "alice").map(\.version), [3, 2, 1],
                             "a delete keeps the last version")
         },
+        ContractCase("a collection that forgets on delete drops every earlier version with the record") { store in
+            let private_ = CollectionSchema(name: "contract.private", history: true, forgetsOnDelete: true)
+            try await store.declare(private_)
+            let photo = try await store.insert(Doc(title: "at home"), into: private_.name, owner: "alice")
+            _ = try await store.replace(Doc(title: "in the park"), in: private_.name, id: photo.id, owner: "alice")
+            try expectEqual(try await store.history(collection: private_.name, id: photo.id, owner: "alice").map(\.version), [1],
+                            "history while it lives")
+            try await store.delete(from: private_.name, id: photo.id, owner: "alice")
+            try expect(try await store.history(collection: private_.name, id: photo.id, owner: "alice").isEmpty, "nothing kept after the delete")
+            try expect(try await store.version(1, collection: private_.name, id: photo.id, owner: "alice") == nil, "not even by version")
+            let feed = try await store.changes(owner: "alice", after: 0, limit: 10).changes
+            try expectEqual(feed.last?.kind, .delete, "the feed still says it went")
+        },
         ContractCase("a shared scope takes in exactly that scope of another owner's log") { store in
             try await store.declare(books)
             try await store.declare(pages)

@@ -10,6 +10,8 @@ enum VocabularyCollections {
     static let tags = "vocab.tags"
     static let trash = "vocab.trash"
     static let jobs = "vocab.jobs"
+    /// Collections deleted and gone from view whose entries are still being deleted.
+    static let purging = "vocab.purging"
 
     static let schemas: [CollectionSchema] = [
         CollectionSchema(name: collections, indexes: [
@@ -26,6 +28,7 @@ enum VocabularyCollections {
             search: SearchIndexSpec(key: "word", text: ["definitions"], filters: ["collection", "tags"]), history: true),
         CollectionSchema(name: trash, indexes: [IndexSpec(name: "deleted", fields: ["deletedAt"], scope: .global)]),
         CollectionSchema(name: jobs, indexes: [IndexSpec(name: "state", fields: ["state"], scope: .global)]),
+        CollectionSchema(name: purging),
     ]
 }
 
@@ -66,6 +69,12 @@ struct EntryData: Codable, Sendable {
     var sortKey: String
     /// The import that created it, while that import may still be rolled back.
     var importJob: String?
+}
+
+/// A collection being deleted: gone from every list, its entries deleted in the background.
+struct PurgeData: Codable, Sendable {
+    var name: String
+    var requestedAt: Date
 }
 
 /// A deleted entry, restorable until `deletedAt` + the undo window; afterwards only a tombstone

@@ -41,6 +41,7 @@ public struct VocabularyPlugin: Plugin {
 
     let service: VocabularyService
     let jobs: ImportExport
+    let purger: CollectionPurger
     let logger: Logger
     let config: Config
 
@@ -49,13 +50,14 @@ public struct VocabularyPlugin: Plugin {
         for schema in VocabularyCollections.schemas { try await store.declare(schema) }
         service = VocabularyService(store: store, undoWindow: TimeInterval(config.undoSeconds))
         jobs = ImportExport(service: service, logger: context.logger)
+        purger = CollectionPurger(service: service, logger: context.logger)
         logger = context.logger
         self.config = config
     }
 
     public var features: [String] { ["collections", "entries", "tags", "relations", "search", "import:csv", "import:apkg", "export:csv", "export:apkg", "undo-delete"] }
 
-    public var services: [any Service] { [VocabularyJanitor(service: service, jobs: jobs, logger: logger)] }
+    public var services: [any Service] { [VocabularyJanitor(service: service, jobs: jobs, purger: purger, logger: logger)] }
 
     /// The viewer's own records as `show` makes them; nil for anyone else's.
     static func show<Shown: Encodable>(_ records: [Record], to viewer: String, _ show: (Record) throws -> Shown) -> [JSONDocument?] {
@@ -79,14 +81,16 @@ public struct VocabularyPlugin: Plugin {
     }
 
     public func routes(_ routes: PluginRoutes) throws {
-        try VocabularyRoutes(service: service, jobs: jobs, config: config).add(to: routes)
+        try VocabularyRoutes(service: service, jobs: jobs, purger: purger, config: config).add(to: routes)
     }
 }
 
-/// Empties the undo trash past its window and rolls back imports a stopped server left behind.
+/// Empties the undo trash past its window, rolls back imports a stopped server left behind and
+/// resumes deletions of collections' entries it interrupted.
 struct VocabularyJanitor: Service {
     let service: VocabularyService
     let jobs: ImportExport
+    let purger: CollectionPurger
     let logger: Logger
 
     func run() async throws {
@@ -95,6 +99,7 @@ struct VocabularyJanitor: Service {
             // Cheap (an indexed look for running jobs): often, so that an import a crash left
             // behind is rolled back soon after it falls silent.
             await jobs.recover()
+            await purger.resume()
             if Date().timeIntervalSince(lastPurge) >= 60 {
                 do {
                     _ = try await service.purgeTrash()

@@ -13,11 +13,13 @@ import VocabularyFormats
 struct VocabularyRoutes: Sendable {
     let service: VocabularyService
     let jobs: ImportExport
+    let purger: CollectionPurger
     let config: VocabularyPlugin.Config
 
     func add(to routes: PluginRoutes) throws {
         let service = self.service
         let jobs = self.jobs
+        let purger = self.purger
         let pageSize = config.pageSize
         let maxImport = config.maxImportBytes
 
@@ -42,8 +44,12 @@ struct VocabularyRoutes: Sendable {
             return try .json(try NamedJSON(try await service.renameCollection(owner: identity.accountID, id: try Self.id(context),
                                                                           name: input.name, expectedVersion: try request.ifMatchVersion())))
         }
-        try routes.add(.delete, "collections/{id}", summary: "Delete a collection and its entries") { _, context, identity in
-            _ = try await service.deleteCollection(owner: identity.accountID, id: try Self.id(context))
+        try routes.add(.delete, "collections/{id}", summary: "Delete a collection and its entries: gone at once, the entries deleted in the background") {
+            _, context, identity in
+            let owner = identity.accountID
+            let id = try Self.id(context)
+            try await service.deleteCollection(owner: owner, id: id)
+            purger.start(owner: owner, collection: id)
             return .noContent
         }
         try routes.add(.get, "collections/{id}/entries", query: ["limit", "cursor"], summary: "A collection's entries by word (cursor pages)") { request, context, identity in

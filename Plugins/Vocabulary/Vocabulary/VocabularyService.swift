@@ -49,10 +49,33 @@ struct VocabularyService: Sendable {
         }
     }
 
-    /// Deletes a collection with its entries, 500 at a time; the collection itself goes last, so
-    /// an interrupted delete leaves a smaller collection that can be deleted again.
-    func deleteCollection(owner: String, id: String) async throws(BusError) -> Int {
-        _ = try await collection(owner: owner, id: id)
+    /// Deletes a collection: at once, it and its entries are gone from every list, search and
+    /// GET (the collection record goes, a purge record takes its place, in one batch); its entries
+    /// are then deleted in the background (``purge(owner:collection:)``), resumed after a restart.
+    func deleteCollection(owner: String, id: String) async throws(BusError) {
+        let existing = try await collection(owner: owner, id: id)
+        let data = try existing.decode(CollectionData.self)
+        _ = try await store.write(WriteBatch([
+            .delete(collection: C.collections, id: id, owner: owner, expectedVersion: existing.version),
+            .insert(collection: C.purging, id: id, owner: owner, data: try JSONDocument(encoding: PurgeData(name: data.name, requestedAt: Date()))),
+        ]))
+    }
+
+    /// The ids of the owner's collections still being purged (their entries are hidden).
+    func purgingCollections(owner: String) async throws(BusError) -> [String] {
+        try await store.query(RecordQuery(collection: C.purging, owner: owner, limit: RecordQuery.maxLimit)).records.map(\.id)
+    }
+
+    /// Every pending purge, of every owner.
+    func pendingPurges() async throws(BusError) -> [Record] {
+        try await store.query(RecordQuery(collection: C.purging, owner: nil, limit: RecordQuery.maxLimit)).records
+    }
+
+    /// Deletes a deleted collection's entries, 200 at a time (entries of other collections related
+    /// to them lose those relations), then its purge record; answers how many entries went.
+    /// Interrupted, it goes on from where it was.
+    @discardableResult
+    func purge(owner: String, collection id: String) async throws(BusError) -> Int {
         var deleted = 0
         while true {
             let page = try await store.query(RecordQuery(collection: C.entries, owner: owner,
@@ -87,7 +110,11 @@ struct VocabularyService: Sendable {
             }
             try await flush()
         }
-        try await store.delete(from: C.collections, id: id, owner: owner)
+        do {
+            try await store.delete(from: C.purging, id: id, owner: owner)
+        } catch where error.code == .notFound {
+            // Another purge of it finished first.
+        }
         return deleted
     }
 
@@ -148,8 +175,14 @@ struct VocabularyService: Sendable {
 
     // MARK: Entries
 
+    /// One entry; 404 while its collection is being deleted.
     func entry(owner: String, id: String) async throws(BusError) -> Record {
-        try await existing(C.entries, "entry", owner: owner, id: id)
+        let record = try await existing(C.entries, "entry", owner: owner, id: id)
+        let collection = try record.decode(EntryData.self).collection
+        guard try await store.get(collection: C.collections, id: collection, owner: owner) != nil else {
+            throw BusError(.notFound, "No entry '\(id)': its collection was deleted.", details: ["id": id])
+        }
+        return record
     }
 
     func entries(owner: String, collection id: String, limit: Int, cursor: String?) async throws(BusError) -> RecordPage {
@@ -379,6 +412,8 @@ struct VocabularyService: Sendable {
             }
             after = cursor
         }
+        let purging = try await purgingCollections(owner: request.owner)
+        if !purging.isEmpty { filters.append(SearchFilter("collection", .none, purging)) }
         let result = try await store.search(SearchQuery(collection: C.entries, owner: request.owner, text: request.query,
                                                         filters: filters, limit: request.limit, after: after))
         let entries = try result.hits.map { hit throws(BusError) in (hit, try hit.record.decode(EntryData.self)) }
