@@ -131,7 +131,7 @@ let targets: [Target] = [
 
     // share-link: read-only links with a public Open Graph page
     plugin("ShareLink", "ShareLinkAPI", ["Bus"]),
-    plugin("ShareLink", "ShareLink", ["ShareLinkAPI", "AuthAPI", "MediaAPI", "StorageAPI", "Secrets", "Bus", "PluginKit", "AppConfig", "HTTPKit",
+    plugin("ShareLink", "ShareLink", ["ShareLinkAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "StorageAPI", "Secrets", "Bus", "PluginKit", "AppConfig", "HTTPKit",
                                       .hummingbird, .httpTypes, .nioCore]),
 
     // album (iRemember)

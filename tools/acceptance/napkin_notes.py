@@ -46,6 +46,9 @@ def free_port():
 
 
 class Server:
+    # Grace 0: a blob is deleted the moment nothing holds it, so the checks can see it go.
+    blob_grace = "0"
+
     def __init__(self, binary, data, port, config=None):
         # CONFIG is read now, not when the class was defined: the other apps' scripts set it.
         self.binary, self.data, self.port, self.config = binary, data, port, config or CONFIG
@@ -54,8 +57,7 @@ class Server:
         self.log_path = os.path.join(data, "server.log")
 
     def start(self):
-        # Grace 0: a blob is deleted the moment nothing holds it, so the checks can see it go.
-        env = dict(os.environ, QUIRE_PORT=str(self.port), QUIRE_DATA=self.data, QUIRE_BLOB_GRACE="0")
+        env = dict(os.environ, QUIRE_PORT=str(self.port), QUIRE_DATA=self.data, QUIRE_BLOB_GRACE=self.blob_grace)
         env.pop("QUIRE_AUTH_SECRET", None)
         self.log = open(self.log_path, "a")
         self.process = subprocess.Popen([self.binary, "serve", "--config", self.config], env=env, cwd=ROOT,

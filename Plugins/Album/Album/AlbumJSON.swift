@@ -4,6 +4,7 @@ import Foundation
 import HTTPKit
 import HTTPTypes
 import Hummingbird
+import MediaAPI
 import StorageAPI
 
 /// Tags as people send them: a list (`["tom", "london"]`) or the text they typed
@@ -29,6 +30,13 @@ struct ImportInput: Decodable {
     var accuracy: Double?
     var tags: TagsInput?
     var notes: String?
+}
+
+/// `POST …/edit`: what to change of the picture as it looks now, applied in this order.
+struct ImageEditInput: Decodable {
+    var straighten: Double?
+    var rotate: Int?
+    var crop: ImageEdit.Fractions?
 }
 
 /// A PATCH body; `location: null` removes the location, leaving it out keeps it.
@@ -88,6 +96,8 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
     var height: Int
     var format: String
     var hasMarkup: Bool
+    /// Cropped, rotated or straightened: `POST …/revert` brings back the picture as it was added.
+    var edited: Bool
     var links: Links
     /// After an edit merged into newer changes: what it overwrote of them.
     var replaced: [String: JSONValue]?
@@ -96,7 +106,7 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
         let base = "/api/v1/album/photos/\(record.id)"
         (id, version, takenAt, takenAtSource, notes, tags) = (record.id, record.version, photo.takenAt, photo.takenAtSource, photo.notes, photo.tags)
         (location, source, sourceURL, uploadedAt) = (photo.location, photo.source, photo.sourceURL, photo.uploadedAt)
-        (width, height, format, hasMarkup) = (photo.width, photo.height, photo.format, photo.markup != nil)
+        (width, height, format, hasMarkup, edited) = (photo.width, photo.height, photo.format, photo.markup != nil, photo.original != nil)
         place = photo.place.map { PlaceJSON(key: photo.placeKey ?? "", label: $0.label, city: $0.city, region: $0.region, country: $0.country,
                                             countryCode: $0.countryCode) }
         links = Links(image: base + "/image", thumbnail: base + "/image/thumb", display: base + "/image/display", markup: base + "/markup",

@@ -21,6 +21,10 @@ struct PhotoData: Codable, Sendable, Equatable {
     var tags: [String]
     /// The mark-up drawing (a drawing blob), laid over the photo; the original stays as it was.
     var markup: String?
+    /// After a crop, rotation or straightening: the picture as it was uploaded (kept, so the edit
+    /// can be reverted), and its format. `image` is then the edited picture.
+    var original: String?
+    var originalFormat: String?
     var location: Location?
     var placeKey: String?
     var place: PlaceName?

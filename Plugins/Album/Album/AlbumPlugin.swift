@@ -156,6 +156,23 @@ public struct AlbumPlugin: Plugin {
             guard let rendition = context.parameters.get("rendition") else { throw Problem.badRequest("The rendition is missing from the path.") }
             return try await Self.image(service, request, owner: identity.accountID, id: try Self.id(context), rendition: rendition)
         }
+        try routes.add(.post, "photos/{id}/edit", summary: "Straighten (-45…45°), rotate (90, 180, 270) and/or crop ({x, y, width, height} in fractions) "
+                       + "the picture as it looks now, in that order, as a new version; the uploaded picture is kept (revert). If-Match") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(ImageEditInput.self, context: context)
+            let edit = ImageEdit(rotate: input.rotate ?? 0, straighten: input.straighten, cropFractions: input.crop)
+            let edited = try await service.editImage(owner: identity.accountID, id: try Self.id(context), edit,
+                                                     expectedVersion: try request.ifMatchVersion())
+            guard let record = edited.record else { throw Problem.notFound("The photo is gone.") }
+            return try PhotoJSON.response(record, replaced: edited.replaced)
+        }
+        try routes.add(.post, "photos/{id}/revert", summary: "Back to the picture as it was added (409 not_edited when it was never edited). If-Match") {
+            request, context, identity in
+            let reverted = try await service.revert(owner: identity.accountID, id: try Self.id(context), expectedVersion: try request.ifMatchVersion())
+            guard let record = reverted.record else { throw Problem.notFound("The photo is gone.") }
+            return try PhotoJSON.response(record, replaced: reverted.replaced)
+        }
         try routes.add(.get, "photos/{id}/markup", summary: "The mark-up drawing (JSON; empty when none)") { _, context, identity in
             let photo = try await service.photo(owner: identity.accountID, id: try Self.id(context)).decode(PhotoData.self)
             guard let markup = photo.markup else { return try .json(Drawing.empty) }
@@ -231,16 +248,25 @@ public struct AlbumPlugin: Plugin {
             return try .json(ListPage(items: offset < end ? Array(ids[offset..<end]) : [],
                                       nextCursor: end < ids.count ? SlideshowCursor.encode(seed: seed, offset: end) : nil))
         }
-        try routes.add(.post, "photos/{id}/share", summary: "Share one photo read-only: {expiresInSeconds?, password?, title?}") {
+        try routes.add(.post, "photos/{id}/share", summary: "Share one photo read-only: {expiresInSeconds?, password?, title?, markup?: true to show it marked up}") {
             request, context, identity in
             var request = request
             let input = try await request.decodeOptionalJSON(ShareInput.self, context: context) ?? ShareInput()
-            return try await Self.share(service, owner: identity.accountID, kind: SharedPhoto.id, resource: ["photo": try Self.id(context)], input)
+            let id = try Self.id(context)
+            var resource = ["photo": id]
+            if input.markup == true {
+                guard try await service.photo(owner: identity.accountID, id: id).decode(PhotoData.self).markup != nil else {
+                    throw Problem.invalid("This photo has no mark-up to share; draw on it first, or share it without 'markup'.", field: "markup")
+                }
+                resource["markup"] = "true"
+            }
+            return try await Self.share(service, owner: identity.accountID, kind: SharedPhoto.id, resource: resource, input)
         }
         try routes.add(.post, "searches/share", summary: "Share a search read-only: {tags, from, to, match, expiresInSeconds?, password?, title?}") {
             request, context, identity in
             var request = request
             let input = try await request.decodeOptionalJSON(ShareInput.self, context: context) ?? ShareInput()
+            if input.markup != nil { throw Problem.invalid("'markup' is for sharing one photo; a search is shared as its photos are.", field: "markup") }
             var resource: [String: String] = [:]
             for (key, value) in [("tags", input.tags), ("from", input.from), ("to", input.to), ("match", input.match)] {
                 if let value, !value.isEmpty { resource[key] = value }
@@ -288,6 +314,8 @@ public struct AlbumPlugin: Plugin {
         var expiresInSeconds: Int?
         var password: String?
         var title: String?
+        /// A photo share: show the photo with its mark-up drawn on it.
+        var markup: Bool?
         var tags: String?
         var from: String?
         var to: String?

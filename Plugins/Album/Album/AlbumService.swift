@@ -21,7 +21,7 @@ struct AlbumService: Sendable {
     static let schemas = [
         CollectionSchema(name: photos, indexes: [IndexSpec(name: "time", fields: ["sortKey"]),
                                                  IndexSpec(name: "place", fields: ["placeKey", "sortKey"])],
-                         blobFields: ["image", "markup"], history: true, forgetsOnDelete: true),
+                         blobFields: ["image", "markup", "original"], history: true, forgetsOnDelete: true),
         CollectionSchema(name: tagged, indexes: [IndexSpec(name: "tag_time", fields: ["tag", "sortKey"])]),
         CollectionSchema(name: counts, indexes: [IndexSpec(name: "by_count", fields: ["kind", "count"]),
                                                  IndexSpec(name: "by_key", fields: ["kind", "key"])]),
@@ -287,6 +287,48 @@ struct AlbumService: Sendable {
         }
         guard let record = record.record else { throw BusError(.internal, "The photo was not stored.") }
         return record
+    }
+
+    /// Crops, rotates (90° steps) and/or straightens the photo as it looks now, as a new version of
+    /// it: the first edit keeps the uploaded picture as `original`, so ``revert(owner:id:expectedVersion:)``
+    /// can bring it back. Thumbnails follow (they are renditions of `image`).
+    func editImage(owner: String, id: String, _ edit: ImageEdit, expectedVersion: Int64?) async throws(BusError) -> Committed {
+        try edit.validate()
+        guard edit.rotate != 0 || (edit.straighten ?? 0) != 0 || edit.cropFractions != nil else {
+            throw BusError.invalid("Say what to change: 'rotate' (90, 180 or 270), 'straighten' (-45 to 45 degrees) or 'crop' ({x, y, width, height} in fractions).")
+        }
+        let current = try await photo(owner: owner, id: id).decode(PhotoData.self)
+        let edited = try await bus.request(EditImage(owner: owner, sha256: current.image, edit: edit, geotagsItself: true), timeout: .seconds(60))
+        return try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { photo throws(BusError) in
+            guard var photo else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
+            if photo.original == nil {
+                photo.original = photo.image
+                photo.originalFormat = photo.format
+            }
+            photo.image = edited.sha256
+            photo.format = edited.info.format.rawValue
+            (photo.width, photo.height) = (edited.info.width, edited.info.height)
+            return photo
+        }
+    }
+
+    /// Brings back the picture as it was uploaded; 409 when the photo was never edited.
+    func revert(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) -> Committed {
+        let current = try await photo(owner: owner, id: id).decode(PhotoData.self)
+        guard let original = current.original else {
+            throw BusError(.conflict, "This photo has not been edited: it is the picture as it was added.", details: ["reason": "not_edited"])
+        }
+        let size = try await bus.request(DescribeImage(sha256: original))
+        return try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { photo throws(BusError) in
+            guard var photo else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
+            guard photo.original == original else { throw BusError(.conflict, "The photo changed meanwhile; reload it and try again.") }
+            photo.image = original
+            photo.format = photo.originalFormat ?? photo.format
+            (photo.width, photo.height) = (size.width, size.height)
+            photo.original = nil
+            photo.originalFormat = nil
+            return photo
+        }
     }
 
     func delete(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) {

@@ -13,7 +13,8 @@ extension AlbumService {
         // No place: a public page tells the photo's time, never where it was taken (its image has no GPS either).
         return SharedView(title: title, description: when,
                           items: [SharedView.Item(id: id, title: nil, text: photo.notes.isEmpty ? nil : photo.notes, takenAt: photo.takenAt,
-                                                  place: nil, tags: photo.tags, image: photo.image)])
+                                                  place: nil, tags: photo.tags, image: photo.image,
+                                                  overlay: resource["markup"] == "true" ? photo.markup : nil)])
     }
 
     func sharedSearch(owner: String, resource: [String: String]) async throws(BusError) -> SharedView {

@@ -55,6 +55,12 @@ static inline int quire_vips_rot(VipsImage *in, VipsImage **out, int angle) {
     return vips_rot(in, out, (VipsAngle)angle, NULL);
 }
 
+/// Rotates by any angle (degrees, clockwise) about the centre; the canvas grows to hold the
+/// corners, filled with black (a straighten crops them away after).
+static inline int quire_vips_rotate(VipsImage *in, VipsImage **out, double angle) {
+    return vips_rotate(in, out, angle, NULL);
+}
+
 /// Scales by `hscale` × `vscale` (high-quality kernel, lanczos3).
 static inline int quire_vips_resize(VipsImage *in, VipsImage **out, double hscale, double vscale) {
     return vips_resize(in, out, hscale, "vscale", vscale, NULL);

@@ -89,7 +89,9 @@ public struct MediaPlugin: Plugin {
         try bus.handle(RenderImage.self) { request, _ in try await service.render(request.sha256, rendition: request.rendition) }
         try bus.handle(GetMediaLimits.self) { _, _ in service.config.limits }
         try bus.handle(MeasureColour.self) { request, _ in try await service.measureColour(request.bytes) }
-        try bus.handle(EditImage.self) { request, _ in try await service.edit(request.sha256, request.edit, owner: request.owner) }
+        try bus.handle(EditImage.self) { request, _ in
+            try await service.edit(request.sha256, request.edit, owner: request.owner, geotagsItself: request.geotagsItself)
+        }
         try bus.handle(DescribeImage.self) { request, _ in try await service.describe(request.sha256, rendition: request.rendition) }
         try bus.handle(CompositeImage.self) { request, _ in
             try await service.composite(request.sha256, rendition: request.rendition, overlay: request.overlayPNG)

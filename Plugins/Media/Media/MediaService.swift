@@ -42,7 +42,7 @@ struct MediaService: Sendable {
 
     /// A new image made from an ingested one (crop, rotate, resize), in the original's format when
     /// Quire writes it (JPEG, WebP, PNG), else JPEG.
-    func edit(_ sha256: String, _ edit: ImageEdit, owner: String) async throws(BusError) -> IngestedImage {
+    func edit(_ sha256: String, _ edit: ImageEdit, owner: String, geotagsItself: Bool = false) async throws(BusError) -> IngestedImage {
         try edit.validate()
         let original = try await blobs.get(sha256)
         let limits = config.limits
@@ -50,7 +50,7 @@ struct MediaService: Sendable {
             let format = try ImageInspector.inspect(original, limits: limits).format
             return try ImageEditor.edit(original, edit, output: Thumbnailer.Output(rawValue: format.rawValue) ?? .jpeg, limits: limits)
         }
-        return try await ingest(edited, owner: owner)
+        return try await ingest(edited, owner: owner, geotagsItself: geotagsItself)
     }
 
     /// The bytes of the original or of a rendition.

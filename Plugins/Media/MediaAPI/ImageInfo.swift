@@ -85,15 +85,34 @@ public struct ImageEdit: Codable, Sendable, Equatable {
         }
     }
 
+    /// A part of the image in fractions of its width and height (0...1): what a crop frame over a
+    /// picture of any size gives.
+    public struct Fractions: Codable, Sendable, Equatable {
+        public var x, y, width, height: Double
+        public init(x: Double, y: Double, width: Double, height: Double) {
+            self.x = x
+            self.y = y
+            self.width = width
+            self.height = height
+        }
+    }
+
     public var crop: Rect?
     /// 0, 90, 180 or 270 degrees clockwise.
     public var rotate: Int
     public var resize: Size?
+    /// Degrees clockwise, -45...45, applied first: the picture is turned and cropped to the largest
+    /// rectangle of its own proportions inside it, so no empty corners show.
+    public var straighten: Double?
+    /// Applied after `rotate`, on the picture as it then looks.
+    public var cropFractions: Fractions?
 
-    public init(crop: Rect? = nil, rotate: Int = 0, resize: Size? = nil) {
+    public init(crop: Rect? = nil, rotate: Int = 0, resize: Size? = nil, straighten: Double? = nil, cropFractions: Fractions? = nil) {
         self.crop = crop
         self.rotate = rotate
         self.resize = resize
+        self.straighten = straighten
+        self.cropFractions = cropFractions
     }
 
     public func validate() throws(BusError) {
@@ -107,6 +126,17 @@ public struct ImageEdit: Codable, Sendable, Equatable {
         }
         if let resize, !(1...10_000).contains(resize.width) || !(1...10_000).contains(resize.height) {
             throw BusError.invalid("A resize is 1 to 10000 pixels on each side.", field: "resize")
+        }
+        if let straighten, !straighten.isFinite || !(-45...45).contains(straighten) {
+            throw BusError.invalid("Straighten by -45 to 45 degrees.", field: "straighten")
+        }
+        if let part = cropFractions {
+            let values = [part.x, part.y, part.width, part.height]
+            guard values.allSatisfy({ $0.isFinite }), part.x >= 0, part.y >= 0, part.width > 0, part.height > 0,
+                  part.x + part.width <= 1.000001, part.y + part.height <= 1.000001 else {
+                throw BusError.invalid("A crop is {x, y, width, height} in fractions of the picture: x and y from 0, width and height above 0, "
+                                       + "and it stays inside the picture (x + width and y + height at most 1).", field: "crop")
+            }
         }
     }
 }

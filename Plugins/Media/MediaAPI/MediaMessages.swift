@@ -105,10 +105,13 @@ public struct EditImage: BusRequest {
     public var owner: String
     public var sha256: String
     public var edit: ImageEdit
-    public init(owner: String, sha256: String, edit: ImageEdit) {
+    /// See ``IngestImage/geotagsItself``.
+    public var geotagsItself: Bool
+    public init(owner: String, sha256: String, edit: ImageEdit, geotagsItself: Bool = false) {
         self.owner = owner
         self.sha256 = sha256
         self.edit = edit
+        self.geotagsItself = geotagsItself
     }
 }
 

@@ -1,5 +1,6 @@
 public import AppConfig
 public import Bus
+import DrawingAPI
 import Foundation
 public import HTTPKit
 import HTTPTypes
@@ -232,10 +233,21 @@ public struct ShareLinkPlugin: Plugin {
               let sha256 = view.items[index].image else {
             throw Problem.notFound("This shared page has no picture \(context.parameters.get("index") ?? "").")
         }
-        let rendered = try await service.bus.request(RenderImage(sha256: sha256, rendition: config.rendition), timeout: .seconds(30))
-        let headers: HTTPFields = [.contentType: rendered.format.mimeType, .cacheControl: "private, max-age=300",
+        let bytes: Data
+        let type: String
+        if let overlay = view.items[index].overlay {
+            // The mark-up drawn over the same rendition: a PNG drawing writes, without EXIF either.
+            let marked = try await service.bus.request(RenderDrawing(sha256: overlay, format: .png,
+                                                                     over: .init(sha256: sha256, rendition: config.rendition)),
+                                                       timeout: .seconds(30))
+            (bytes, type) = (marked.bytes, "image/png")
+        } else {
+            let rendered = try await service.bus.request(RenderImage(sha256: sha256, rendition: config.rendition), timeout: .seconds(30))
+            (bytes, type) = (rendered.bytes, rendered.format.mimeType)
+        }
+        let headers: HTTPFields = [.contentType: type, .cacheControl: "private, max-age=300",
                                    .xContentTypeOptions: "nosniff", .referrerPolicy: "no-referrer"]
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: rendered.bytes)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
     static func html(_ text: String, status: HTTPResponse.Status) -> Response {

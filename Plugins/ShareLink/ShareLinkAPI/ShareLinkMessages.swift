@@ -41,8 +41,11 @@ public struct SharedView: Codable, Sendable, Equatable {
         public var place: String?
         public var tags: [String]
         public var image: String?
+        /// A drawing (by its blob's SHA-256) the page shows drawn over `image`: a photo's mark-up,
+        /// when the sharer chose to share it.
+        public var overlay: String?
         public init(id: String, title: String? = nil, text: String? = nil, takenAt: String? = nil, place: String? = nil, tags: [String] = [],
-                    image: String? = nil) {
+                    image: String? = nil, overlay: String? = nil) {
             self.id = id
             self.title = title
             self.text = text
@@ -50,6 +53,7 @@ public struct SharedView: Codable, Sendable, Equatable {
             self.place = place
             self.tags = tags
             self.image = image
+            self.overlay = overlay
         }
     }
 
