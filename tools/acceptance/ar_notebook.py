@@ -22,6 +22,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 
+from websockets.sync.client import connect
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import napkin_notes  # noqa: E402  (shared harness: Server, call, check)
 from napkin_notes import call, check, free_port, results, sign_up  # noqa: E402
@@ -111,6 +113,19 @@ def make_config(data, provider, quotas=None):
     with open(path, "w") as handle:
         handle.write(text)
     return path
+
+
+def next_alert(live, timeout=5):
+    """The next alert message on a live connection (pokes skipped), or None."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            message = json.loads(live.recv(timeout=max(0.05, deadline - time.time())))
+        except TimeoutError:
+            return None
+        if message.get("type") == "alert":
+            return message
+    return None
 
 
 def frame(data, name, rgb, size=(64, 48)):
@@ -255,8 +270,22 @@ def walk(server, data, token, other):
     check("UC-13 9 km away: nothing nearby", status == 200 and far["items"] == [], far)
     status, _, _ = call(server, "GET", f"{base}/notebooks/{nb}", token=passer)
     check("UC-13 …and the pinned notebook cannot be opened from there (404)", status == 404, status)
+    # The passer-by's phone (the one reporting) and their tablet hold live sync connections.
+    devices = []
+    for _ in range(2):
+        live = connect(f"ws://127.0.0.1:{server.port}/api/v1/sync/live", open_timeout=5)
+        live.send(json.dumps({"type": "auth", "token": passer}))
+        live.recv(timeout=5)
+        devices.append(live)
     status, near, _ = call(server, "POST", f"{base}/nearby", {"latitude": 38.7226, "longitude": -9.1390}, token=passer)
     check("UC-13 40 m away: the pinned notebook is reported nearby", status == 200 and [n["notebook"]["id"] for n in near["items"]] == [nb], near)
+    alerts = [next_alert(live) for live in devices]
+    check("UC-13 coming within the radius is pushed to every live device of the user (alert notebooks.nearby)",
+          all(a and a["kind"] == "notebooks.nearby" and [n["id"] for n in a["data"]["notebooks"]] == [nb] for a in alerts), alerts)
+    call(server, "POST", f"{base}/nearby", {"latitude": 38.7225, "longitude": -9.1391}, token=passer)
+    check("UC-13 …once: still within it at the next report, no new alert", next_alert(devices[0], timeout=1.5) is None)
+    for live in devices:
+        live.close()
     status, edited, _ = call(server, "POST", f"{base}/notebooks/{nb}/pages/1/items", {"kind": "text", "text": "was here"}, token=passer)
     check("UC-13 the finder may edit, as the owner allowed", status == 201, (status, edited))
     status, _, _ = call(server, "DELETE", f"{base}/notebooks/{nb}", token=passer)

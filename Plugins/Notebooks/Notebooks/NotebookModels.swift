@@ -66,6 +66,9 @@ struct PresenceData: Codable, Sendable {
     var latitude: Double
     var longitude: Double
     var at: Int64
+    /// The pinned notebooks within the radius at that report: a later report alerts only for the
+    /// ones not among them (the user came within their radius).
+    var near: [String]?
 }
 
 enum Clock {

@@ -5,6 +5,7 @@ import NotebooksAPI
 import Secrets
 import ShareLinkAPI
 import StorageAPI
+import SyncAPI
 
 /// Read-only sharing (FR3.2.16, UC-11/12) and GPS pins (FR3.2.17, UC-13).
 extension NotebookService {
@@ -150,10 +151,14 @@ extension NotebookService {
     }
 
     /// UC-13: the caller reports where they are; they get other people's notebooks pinned within the
-    /// radius (nearest first), which they may then open — and an alert event goes out.
+    /// radius (nearest first), which they may then open — and an alert event goes out. Coming within
+    /// the radius of a notebook (not near it at the last report, or that report is older than the
+    /// presence window) is also pushed to every device of the caller with a live sync connection.
     func nearby(caller: String, latitude: Double, longitude: Double) async throws(BusError) -> NearbyJSON {
         try Geotag(subject: "here/x", latitude: latitude, longitude: longitude).validate()
-        try await setPresence(caller, PresenceData(latitude: latitude, longitude: longitude, at: Clock.nowMillis()))
+        let now = Clock.nowMillis()
+        let before = try await presence(of: caller)
+        let wasNear = Set(before.flatMap { now - $0.at <= limits.presenceTTL * 1000 ? $0.near : nil } ?? [])
         let hits = try await bus.request(FindGeotags(owner: nil, area: .within(latitude: latitude, longitude: longitude, radiusMeters: limits.nearbyRadius),
                                                      kind: Self.geoKind, limit: 100)).hits
         var entries: [NearbyJSON.NearbyEntry] = []
@@ -163,12 +168,27 @@ extension NotebookService {
                   let data = try? record.decode(NotebookData.self), data.deleting != true, let pin = data.pin else { continue }
             entries.append(.init(notebook: NotebookJSON(record, data, access: pin.allowEdits ? .edit : .read), distanceMeters: hit.distanceMeters))
         }
+        try await setPresence(caller, PresenceData(latitude: latitude, longitude: longitude, at: now, near: entries.map(\.notebook.id)))
+        let entered = entries.filter { !wasNear.contains($0.notebook.id) }
+        if !entered.isEmpty {
+            let alert = NearbyAlert(latitude: latitude, longitude: longitude, notebooks: entered.map {
+                NearbyNotebook(id: $0.notebook.id, name: $0.notebook.name, distanceMeters: $0.distanceMeters, canEdit: $0.notebook.access == "edit")
+            })
+            await bus.publish(UserAlert(user: caller, kind: "notebooks.nearby", data: try JSONDocument(encoding: alert)))
+        }
         if !entries.isEmpty {
             await bus.publish(PinnedNotebooksNearby(user: caller, latitude: latitude, longitude: longitude, notebooks: entries.map {
                 NearbyNotebook(id: $0.notebook.id, name: $0.notebook.name, distanceMeters: $0.distanceMeters, canEdit: $0.notebook.access == "edit")
             }))
         }
         return NearbyJSON(radiusMeters: limits.nearbyRadius, items: entries)
+    }
+
+    /// What a live connection is told when its user comes near pinned notebooks.
+    struct NearbyAlert: Encodable {
+        var latitude: Double
+        var longitude: Double
+        var notebooks: [NearbyNotebook]
     }
 
     static func presenceID(_ account: String) -> String { "u" + Secrets.sha256Hex(account).prefix(40) }

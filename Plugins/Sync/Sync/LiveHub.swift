@@ -9,6 +9,9 @@ final class LiveConnection: Sendable {
     let id: Int
     let user: String
     private let latest = Mutex<Int64?>(nil)
+    /// Alerts waiting to be sent (JSON texts), oldest first; a slow client keeps the newest 32.
+    private let alerts = Mutex<[String]>([])
+    static let maxPendingAlerts = 32
     private let signal: AsyncStream<Void>.Continuation
     let signals: AsyncStream<Void>
 
@@ -21,6 +24,22 @@ final class LiveConnection: Sendable {
     func poke(_ sequence: Int64) {
         latest.withLock { $0 = max($0 ?? 0, sequence) }
         signal.yield()
+    }
+
+    func alert(_ text: String) {
+        alerts.withLock { queue in
+            queue.append(text)
+            if queue.count > Self.maxPendingAlerts { queue.removeFirst(queue.count - Self.maxPendingAlerts) }
+        }
+        signal.yield()
+    }
+
+    /// The alerts to send now, oldest first.
+    func takeAlerts() -> [String] {
+        alerts.withLock { queue in
+            defer { queue.removeAll() }
+            return queue
+        }
     }
 
     /// The cursor to send now, if any since the last call.
@@ -90,6 +109,14 @@ final class LiveHub: Sendable {
             state.connections[connection.id] = nil
         }
         connection.finish()
+    }
+
+    /// Queues an alert on every live connection of `user`; answers how many.
+    @discardableResult
+    func alert(user: String, _ text: String) -> Int {
+        let connections = state.withLock { Array(($0.byUser[user] ?? [:]).values) }
+        for connection in connections { connection.alert(text) }
+        return connections.count
     }
 
     /// Pokes whoever a batch's log moves concern: the owner's connections, and those following a

@@ -90,9 +90,10 @@ struct LiveSession: Sendable {
         }
     }
 
-    /// Sends the newest cursor whenever the log moved, then waits out the interval.
+    /// Sends waiting alerts, and the newest cursor whenever the log moved, then waits out the interval.
     private func pokes(_ connection: LiveConnection) async throws {
         for await _ in connection.signals {
+            for alert in connection.takeAlerts() { try await outbound.writeTextMessage(alert) }
             guard let sequence = connection.take() else { continue }
             try await outbound.writeTextMessage(#"{"type":"poke","cursor":"\#(SyncCursor.encode(sequence))"}"#)
             // A new shared notebook is a write to the recipient's own log: follow its scope from now on.

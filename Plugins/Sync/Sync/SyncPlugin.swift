@@ -55,6 +55,7 @@ public struct SyncPlugin: Plugin {
     let bus: any MessageBus
     let logger: Logger
     let moves: EventSubscription<RecordsChanged>
+    let alerts: EventSubscription<UserAlert>
 
     public init(config: Config, context: PluginContext) async throws {
         self.config = config
@@ -64,10 +65,11 @@ public struct SyncPlugin: Plugin {
         logger = context.logger
         // Subscribed now, before any write can happen, so no move is missed.
         moves = context.bus.subscribe(to: RecordsChanged.self, buffering: OverflowPolicy(capacity: 65_536, drop: .oldest))
+        alerts = context.bus.subscribe(to: UserAlert.self, buffering: OverflowPolicy(capacity: 4096, drop: .oldest))
     }
 
-    public var services: [any Service] { [PokeService(moves: moves, hub: hub)] }
-    public var features: [String] { ["changes", "live"] }
+    public var services: [any Service] { [PokeService(moves: moves, hub: hub), AlertService(alerts: alerts, hub: hub)] }
+    public var features: [String] { ["changes", "live", "alerts"] }
 
     public func routes(_ routes: PluginRoutes) throws {
         let (feed, pageSize) = (self.feed, config.pageSize)
@@ -83,6 +85,23 @@ public struct SyncPlugin: Plugin {
             inbound, outbound, _ in
             await LiveSession(settings: live, outbound: outbound).run(inbound)
         }
+    }
+}
+
+/// Sends other plugins' alerts to the user's live connections.
+struct AlertService: Service {
+    let alerts: EventSubscription<UserAlert>
+    let hub: LiveHub
+
+    func run() async throws {
+        for await event in alerts.cancelOnGracefulShutdown() {
+            let text = #"{"type":"alert","kind":"# + Self.quoted(event.kind) + #","data":"# + String(decoding: event.data.bytes, as: UTF8.self) + "}"
+            hub.alert(user: event.user, text)
+        }
+    }
+
+    static func quoted(_ text: String) -> String {
+        (try? JSONEncoder().encode(text)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\""
     }
 }
 

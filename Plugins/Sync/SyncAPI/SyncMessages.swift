@@ -17,6 +17,23 @@ extension SyncKind {
     public static var sharesScopes: Bool { false }
 }
 
+/// Something to tell a user's devices now, over their live connections (as
+/// `{"type":"alert","kind":…,"data":…}`), from any plugin: a pinned notebook nearby (UC-13), a
+/// reminder. Users without a live connection are not told here; the plugin's own routes stay the
+/// way to ask.
+public struct UserAlert: BusEvent {
+    public static let name: MessageName = "sync.alert.v1"
+    public var user: String
+    /// What it is, `plugin.what`: `notebooks.nearby`.
+    public var kind: String
+    public var data: JSONDocument
+    public init(user: String, kind: String, data: JSONDocument) {
+        self.user = user
+        self.kind = kind
+        self.data = data
+    }
+}
+
 public enum SyncedNote: SyncKind {
     public static let id = "notes.note"
     public static let collection = "notes.notes"
