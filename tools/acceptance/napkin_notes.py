@@ -170,6 +170,9 @@ def walkthrough(server):
     status, problem, headers = call(server, "POST", "/api/v1/notes", {"title": 42}, token)
     check("bad body → 400 problem+json", status == 400 and headers.get("Content-Type") == "application/problem+json"
           and problem.get("type") == "urn:quire:problem:bad_request", (status, problem))
+    status, problem, _ = call(server, "GET", "/api/v1/notes?q=milk", token=token)
+    check("GET /notes?q=milk does not silently list everything: 400 naming 'q' (search comes with the 'beyond' issue)",
+          status == 400 and problem.get("field") == "q", (status, problem))
     return token, titles
 
 
