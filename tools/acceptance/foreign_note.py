@@ -9,6 +9,7 @@
 Prints one line per check and `acceptance: N passed, N failed` last.
 """
 import argparse
+import contextlib
 import csv
 import io
 import os
@@ -58,18 +59,25 @@ def genanki_deck(path):
     return notes
 
 
-def anki_notes(path, scratch):
+@contextlib.contextmanager
+def anki_opened(path, scratch, name):
+    """A new Anki collection (Anki's own library) with the package imported into it."""
     from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
-    col = Collection(os.path.join(scratch, "check.anki2"))
+    col = Collection(os.path.join(scratch, name))
     try:
         col.import_anki_package(ImportAnkiPackageRequest(package_path=path, options=ImportAnkiPackageOptions()))
+        yield col
+    finally:
+        col.close()
+
+
+def anki_notes(path, scratch):
+    with anki_opened(path, scratch, "check.anki2") as col:
         found = {}
         for nid in col.find_notes(""):
             note = col.get_note(nid)
             found[note.fields[0]] = (note.fields[1], sorted(note.tags), col.decks.name(note.cards()[0].did))
         return found
-    finally:
-        col.close()
 
 
 def anki_round_trip(server, data):
@@ -197,10 +205,7 @@ def lossless_export(server, data):
 
 def anki_fields(path, scratch):
     """Each note's fields by name, as Anki's own library reads the package (and the card's back template)."""
-    from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
-    col = Collection(os.path.join(scratch, "fields.anki2"))
-    try:
-        col.import_anki_package(ImportAnkiPackageRequest(package_path=path, options=ImportAnkiPackageOptions()))
+    with anki_opened(path, scratch, "fields.anki2") as col:
         found = {}
         for nid in col.find_notes(""):
             note = col.get_note(nid)
@@ -208,8 +213,6 @@ def anki_fields(path, scratch):
             fields["__afmt"] = note.note_type()["tmpls"][0]["afmt"]
             found[note.fields[0]] = fields
         return found
-    finally:
-        col.close()
 
 
 def wrong_files(server, token):

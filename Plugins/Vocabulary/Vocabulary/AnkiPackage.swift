@@ -94,8 +94,11 @@ enum AnkiPackage {
             }
         }
         // Note types by id: "Quire Word" (ours) is read field by field, any other by position.
+        // A file from elsewhere may lack any column Anki writes: each one read is checked first.
+        let columns = Set(try db.columns(in: "col").map(\.name) + db.columns(in: "notes").map { "notes." + $0.name })
         var quireModels: Set<Int64> = []
-        if let text = try String.fetchOne(db, sql: "SELECT CAST(models AS TEXT) FROM col WHERE models IS NOT NULL LIMIT 1"),
+        if columns.contains("models"),
+           let text = try String.fetchOne(db, sql: "SELECT CAST(models AS TEXT) FROM col WHERE models IS NOT NULL LIMIT 1"),
            let models = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] {
             for (key, value) in models {
                 guard let id = Int64(key), let model = value as? [String: Any], model["name"] as? String == modelName,
@@ -112,7 +115,8 @@ enum AnkiPackage {
         var rows: [Result<ImportRow, ImportRowError>] = []
         let cursor = try Row.fetchCursor(db, sql: """
             SELECT COALESCE(CAST(id AS INTEGER), 0), COALESCE(CAST(tags AS TEXT), ''), COALESCE(CAST(flds AS TEXT), ''),
-                   COALESCE(CAST(guid AS TEXT), ''), COALESCE(CAST(mid AS INTEGER), 0) FROM notes ORDER BY id
+                   \(columns.contains("notes.guid") ? "COALESCE(CAST(guid AS TEXT), '')" : "''"),
+                   \(columns.contains("notes.mid") ? "COALESCE(CAST(mid AS INTEGER), 0)" : "0") FROM notes ORDER BY id
             """)
         var number = 0
         while let row = try cursor.next() {
