@@ -156,9 +156,14 @@ let targets: [Target] = [
     // quotas: an app's limits as configuration
     plugin("Quotas", "Quotas", ["StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
 
+    // web: the one client for every app, served at / (its files in Plugins/Web/Client, beside the plugin)
+    .systemLibrary(name: "CQuireZlib", path: "Modules/CQuireZlib", providers: [.apt(["zlib1g-dev"])]),
+    .target(name: "Web", dependencies: ["PluginKit", "AppConfig", "HTTPKit", "CQuireZlib", .hummingbird, .httpTypes, .crypto],
+            path: "Plugins/Web", exclude: ["Client/tsconfig.json"], sources: ["Web"], resources: [.copy("Client")], swiftSettings: swiftSettings),
+
     // Every plugin compiled into the binaries.
     .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
-                                                     "Notebooks", "DeviceMonitor", "Quotas", "Sync"],
+                                                     "Notebooks", "DeviceMonitor", "Quotas", "Sync", "Web"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client.
     module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,

@@ -72,6 +72,13 @@ public struct AppHost: Sendable {
             }
             routes += pluginRoutes.descriptions
             for endpoint in pluginRoutes.liveEndpoints { live[endpoint.path] = endpoint.handler }
+            let site = PluginRoutes(group: router.group(), prefix: "", authenticator: authenticator, gate: gate)
+            do {
+                try plugin.siteRoutes(site)
+            } catch let error as RouteSetupError {
+                throw PluginSetupError("plugin '\(entry.id)': \(error.description)")
+            }
+            routes += site.descriptions.map { var route = $0; route.path = "/" + route.path.drop { $0 == "/" }; return route }
         }
 
         let manifest = Manifest(app: config.app, plugins: zip(configured, plugins).map { entry, plugin in

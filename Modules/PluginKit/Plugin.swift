@@ -40,6 +40,10 @@ public protocol Plugin: Sendable {
     /// Adds the plugin's HTTP routes, mounted at `/api/v1/<id>`.
     func routes(_ routes: PluginRoutes) throws
 
+    /// Adds routes outside the API, mounted at the site's root: only the web client's plugin has
+    /// any (`/`, its assets, its service worker).
+    func siteRoutes(_ routes: PluginRoutes) throws
+
     /// An authenticator for other plugins' routes; only the auth plugin provides one.
     var authenticator: (any RequestAuthenticator)? { get }
     /// Admission control for every request; only a quota plugin provides one.
@@ -55,6 +59,7 @@ extension Plugin {
     public var services: [any Service] { [] }
     public func register(on bus: any MessageBus) async throws {}
     public func routes(_ routes: PluginRoutes) throws {}
+    public func siteRoutes(_ routes: PluginRoutes) throws {}
     public var authenticator: (any RequestAuthenticator)? { nil }
     public var gate: (any RequestGate)? { nil }
     public var features: [String] { [] }

@@ -12,6 +12,7 @@ public import PluginKit
 import Storage
 import Sync
 import Vocabulary
+import Web
 
 /// Every plugin compiled into Quire's binaries. An app's YAML picks from these by id.
 public enum PluginCatalog {
@@ -29,5 +30,6 @@ public enum PluginCatalog {
         PluginFactory(DeviceMonitorPlugin.self),
         PluginFactory(QuotasPlugin.self),
         PluginFactory(SyncPlugin.self),
+        PluginFactory(WebPlugin.self),
     ]
 }

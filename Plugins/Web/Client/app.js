@@ -1,0 +1,127 @@
+// @ts-check
+/**
+ * The app: reads the server's manifest and shows the screens of the plugins this app has. One
+ * client for every app; the YAML decides which screens exist. Routes are the URL's hash, so the
+ * back button and reloads work offline too.
+ */
+import { Api, ApiError } from "./api.js";
+import { Sync } from "./sync.js";
+import { announce, h } from "./ui.js";
+import "./screen-signin.js";
+
+/** @typedef {{app: string, plugins: Array<{id: string, features: string[]}>}} Manifest */
+
+class QuireApp extends HTMLElement {
+  constructor() {
+    super();
+    this.api = new Api();
+    /** @type {Manifest | null} */
+    this.manifest = null;
+    /** @type {Sync | null} */
+    this.sync = null;
+    this.name = document.title;
+  }
+
+  async connectedCallback() {
+    const theme = document.querySelector('meta[name="theme-color"]')?.getAttribute("content");
+    if (theme) document.documentElement.style.setProperty("--accent", theme);
+    this.manifest = await this.loadManifest();
+    window.addEventListener("hashchange", () => this.route());
+    window.addEventListener("quire:session", () => this.sessionChanged());
+    await this.sessionChanged();
+  }
+
+  /** The manifest from the server, or the last one seen when offline. @returns {Promise<Manifest>} */
+  async loadManifest() {
+    try {
+      const manifest = await this.api.get("/api/v1/manifest");
+      localStorage.setItem("quire.manifest", JSON.stringify(manifest));
+      return manifest;
+    } catch {
+      const kept = localStorage.getItem("quire.manifest");
+      return kept ? JSON.parse(kept) : { app: document.body.dataset.app ?? "", plugins: [] };
+    }
+  }
+
+  /** @param {string} id */
+  plugin(id) {
+    return this.manifest?.plugins.find((p) => p.id === id);
+  }
+
+  async sessionChanged() {
+    this.sync?.stop();
+    this.sync = null;
+    if (!this.api.session) {
+      const auth = this.plugin("auth");
+      const features = auth?.features ?? [];
+      const signIn = /** @type {import("./screen-signin.js").QuireSignIn} */ (h("quire-signin"));
+      this.replaceChildren(signIn);
+      signIn.show(this.api, { name: this.name, password: features.includes("sign-in:password") || features.length === 0,
+        device: features.includes("sign-in:device"),
+        onboarding: features.find((f) => f.startsWith("onboarding:"))?.split(":")[1] ?? "password" });
+      return;
+    }
+    this.sync = new Sync(this.api, this.manifest?.app ?? "quire");
+    this.sync.addEventListener("refused", (event) => this.notice(/** @type {CustomEvent} */ (event).detail));
+    await this.sync.start();
+    this.route();
+  }
+
+  /** Shows a sentence from the server (a write it refused) until dismissed. @param {string} text */
+  notice(text) {
+    const bar = h("div", { class: "notice", role: "alert" }, text,
+      h("button", { type: "button", class: "secondary", onclick: () => bar.remove() }, "OK"));
+    this.querySelector(".notice")?.remove();
+    this.prepend(bar);
+  }
+
+  /** @param {string} hash */
+  go(hash) {
+    if (location.hash === hash) this.route();
+    else location.hash = hash;
+  }
+
+  async route() {
+    if (!this.sync) return;
+    const sync = this.sync;
+    const context = { api: this.api, sync, go: (/** @type {string} */ hash) => this.go(hash) };
+    const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+    const status = /** @type {import("./ui.js").QuireStatus} */ (h("quire-status"));
+    status.attach(sync);
+    const header = h("header", { class: "bar" }, h("span", { class: "app-name" }, this.name), status,
+      h("button", { type: "button", class: "link", onclick: () => this.signOut() }, "Sign out"));
+    /** @type {HTMLElement} */
+    let screen;
+    if (this.plugin("notes")) {
+      const { NotesList, NoteEditor, NoteBack } = await import("./screen-notes.js");
+      if (parts[0] === "notes" && parts[1] && parts[2] === "back") {
+        const back = new NoteBack();
+        screen = back;
+        back.attach(context, parts[1]);
+      } else if (parts[0] === "notes" && parts[1]) {
+        const editor = new NoteEditor();
+        screen = editor;
+        editor.attach(context, parts[1]);
+      } else {
+        const list = new NotesList();
+        screen = list;
+        list.attach(context);
+      }
+    } else {
+      screen = h("main", { class: "screen" }, h("h1", {}, this.name),
+        h("p", {}, "This app's screens are not in the web client yet; its API is at /api/v1 (see the README)."));
+    }
+    this.replaceChildren(header, screen);
+    const heading = screen.querySelector("h1");
+    if (heading) announce(heading.textContent ?? "");
+  }
+
+  async signOut() {
+    if (this.sync && this.sync.pending > 0) {
+      this.notice(`${this.sync.pending} change(s) are not on the server yet; connect to the network before signing out.`);
+      return;
+    }
+    await this.api.signOut().catch((error) => { if (error instanceof ApiError) this.notice(error.message); });
+  }
+}
+customElements.define("quire-app", QuireApp);

@@ -1,0 +1,106 @@
+// @ts-check
+/**
+ * The outbox: every write the user makes, kept (in IndexedDB, by `db.js`) until the server has it.
+ * Pure functions here; `sync.js` persists and sends. Each write carries its Idempotency-Key (a
+ * resend after a lost answer creates nothing twice) and the version it was based on (If-Match: the
+ * server merges an edit made offline into newer changes field by field).
+ */
+
+/**
+ * @typedef {object} Write
+ * @property {number} [seq]            order of the user's actions (IndexedDB key)
+ * @property {string} key              Idempotency-Key
+ * @property {"POST"|"PATCH"|"PUT"|"DELETE"} method
+ * @property {string} path             API path, may name a local id `local:…` not yet known to the server
+ * @property {any} [body]              JSON body, or a Blob for an upload
+ * @property {string} [contentType]    for a Blob body
+ * @property {number} [baseVersion]    If-Match
+ * @property {string} kind             the record's sync kind, `notes.note`
+ * @property {string} id               the record's id (local until the server gives one)
+ * @property {number} attempts
+ * @property {Record<string, any>} [local] how the record looks meanwhile, for writes whose body is not
+ *   the record's fields (a move, a photo picked offline)
+ */
+
+/** A new random Idempotency-Key. */
+export function newKey() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** A local id for a record created offline; replaced by the server's id once it is created. */
+export function localId() {
+  return "local:" + newKey().slice(0, 16);
+}
+
+/** @param {string} id */
+export function isLocal(id) {
+  return id.startsWith("local:");
+}
+
+/**
+ * Rewrites queued writes once the server gave a local record its id.
+ * @param {Write[]} writes
+ * @param {string} local
+ * @param {string} real
+ * @returns {Write[]}
+ */
+export function resolveId(writes, local, real) {
+  return writes.map((write) => {
+    const path = write.path.split(local).join(real);
+    let body = write.body;
+    if (body && typeof body === "object" && !(body instanceof Blob)) {
+      body = JSON.parse(JSON.stringify(body).split(JSON.stringify(local)).join(JSON.stringify(real)));
+    }
+    return { ...write, path, body, id: write.id === local ? real : write.id };
+  });
+}
+
+/**
+ * What to do with a write after the server answered (or did not).
+ * @param {number | null} status  null: no answer (offline, network error)
+ * @returns {"done" | "retry" | "drop"}
+ */
+export function outcome(status) {
+  if (status === null) return "retry";
+  if (status >= 200 && status < 300) return "done";
+  // 404/410 on an edit of something deleted elsewhere: nothing to retry. Too many requests and
+  // server trouble: later. Any other refusal will not change by resending.
+  if (status === 408 || status === 425 || status === 429 || status >= 500) return "retry";
+  return "drop";
+}
+
+/**
+ * How long to wait before the next attempt: exponential with a cap, so a server that is down is
+ * not hammered, and one that is back is found within half a minute.
+ * @param {number} attempts
+ */
+export function backoff(attempts) {
+  return Math.min(30_000, 500 * 2 ** Math.min(attempts, 6));
+}
+
+/**
+ * The records as the user sees them: the server's copies with every queued write applied on top,
+ * so a screen shows what the user just did before the server has it.
+ * @param {Map<string, any>} records   key `kind/id` → record as the server shows it
+ * @param {Write[]} writes
+ * @returns {Map<string, any>}
+ */
+export function overlay(records, writes) {
+  const view = new Map(records);
+  for (const write of writes) {
+    const key = `${write.kind}/${write.id}`;
+    const current = view.get(key);
+    if (write.method === "DELETE" && write.path.endsWith(write.id)) {
+      view.delete(key);
+    } else if (write.method === "POST" && !current && write.body && typeof write.body === "object" && !(write.body instanceof Blob)) {
+      view.set(key, { ...write.body, id: write.id, version: 0, pending: true });
+    } else if (current && write.method === "PATCH" && write.body && typeof write.body === "object") {
+      view.set(key, { ...current, ...write.body, pending: true });
+    } else if (current && write.local) {
+      view.set(key, { ...current, ...write.local, pending: true });
+    }
+  }
+  return view;
+}

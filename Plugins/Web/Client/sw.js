@@ -1,0 +1,32 @@
+// The service worker: the app shell and this version's assets are kept, so the app opens without
+// a network. API calls are never cached here: the client keeps the user's records in IndexedDB.
+const VERSION = "{{VERSION}}";
+const SHELL = `quire-shell-${VERSION}`;
+// Every asset of this version, listed by the server when it serves this file.
+const ASSETS = /** @type {string[]} */ ({{ASSETS}}).map((file) => `/app/${VERSION}/${file}`);
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(caches.open(SHELL).then((cache) => cache.addAll(["/", "/manifest.webmanifest", ...ASSETS])).then(() => self.skipWaiting()));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(caches.keys()
+    .then((keys) => Promise.all(keys.filter((key) => key.startsWith("quire-shell-") && key !== SHELL).map((key) => caches.delete(key))))
+    .then(() => self.clients.claim()));
+});
+
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== "GET" || url.origin !== location.origin || url.pathname.startsWith("/api/")) return;
+  if (url.pathname.startsWith("/app/")) {
+    // Immutable: the cache first, the network for anything not kept.
+    event.respondWith(caches.match(event.request).then((hit) => hit ?? fetch(event.request)));
+    return;
+  }
+  // The shell: the network first (it names the newest assets), the kept copy offline.
+  event.respondWith(fetch(event.request).then((response) => {
+    if (response.ok && url.pathname === "/") caches.open(SHELL).then((cache) => cache.put("/", response.clone()));
+    return response;
+  }).catch(() => caches.match(url.pathname === "/" || event.request.mode === "navigate" ? "/" : event.request)
+    .then((hit) => hit ?? new Response("Offline", { status: 503 }))));
+});

@@ -1,0 +1,283 @@
+// @ts-check
+/**
+ * The device's copy of the user's records and the way it stays current: a pull of the change feed
+ * at start, on every poke from the live connection and when the network returns; every write goes
+ * to the outbox first and is sent in order when the server can be reached. Screens read `view()`
+ * and listen for `change`; they never wait on the network to show what the user did.
+ */
+import { ApiError } from "./api.js";
+import { Database } from "./db.js";
+import { feedChanges } from "./merge.js";
+import { backoff, isLocal, newKey, outcome, overlay, resolveId } from "./outbox.js";
+
+/** @typedef {"offline" | "syncing" | "idle"} SyncState */
+
+export class Sync extends EventTarget {
+  /** @param {import("./api.js").Api} api @param {string} app */
+  constructor(api, app) {
+    super();
+    this.api = api;
+    this.app = app;
+    /** @type {Database | null} */
+    this.db = null;
+    /** @type {Map<string, any>} */
+    this.records = new Map();
+    /** @type {import("./outbox.js").Write[]} */
+    this.writes = [];
+    /** Local ids of records created offline → the ids the server gave them. @type {Map<string, string>} */
+    this.resolved = new Map();
+    /** Screens' changes typed but not yet queued. @type {Set<string>} */
+    this.drafts = new Set();
+    /** @type {SyncState} */
+    this.state = navigator.onLine ? "syncing" : "offline";
+    this.draining = false;
+    this.pulling = /** @type {Promise<void> | null} */ (null);
+    this.pullAgain = false;
+    /** @type {WebSocket | null} */
+    this.socket = null;
+    this.retryTimer = 0;
+    this.liveAttempts = 0;
+    this.stopped = false;
+  }
+
+  async start() {
+    const account = this.api.session?.accountId ?? "anonymous";
+    this.db = await Database.open(`quire-${this.app}-${account}`);
+    this.records = await this.db.allRecords();
+    this.writes = await this.db.outbox();
+    this.changed();
+    window.addEventListener("online", this.onOnline);
+    window.addEventListener("offline", this.onOffline);
+    this.connect();
+    this.pull().then(() => this.drain());
+  }
+
+  stop() {
+    this.stopped = true;
+    window.removeEventListener("online", this.onOnline);
+    window.removeEventListener("offline", this.onOffline);
+    this.socket?.close();
+    clearTimeout(this.retryTimer);
+  }
+
+  onOnline = () => {
+    this.setState("syncing");
+    this.connect();
+    this.pull().then(() => this.drain());
+  };
+
+  onOffline = () => this.setState("offline");
+
+  /** @param {SyncState} state */
+  setState(state) {
+    if (this.state === state) return;
+    this.state = state;
+    this.dispatchEvent(new Event("state"));
+  }
+
+  changed() {
+    this.dispatchEvent(new Event("change"));
+  }
+
+  /** How many of the user's changes wait for the server (typed but not yet queued included). */
+  get pending() {
+    return this.writes.length + this.drafts.size;
+  }
+
+  /**
+   * Marks a screen's change as typed but not yet written (an editor waits for a pause in typing):
+   * the indicator says "Saving" rather than "Saved" meanwhile.
+   * @param {string} key @param {boolean} open
+   */
+  draft(key, open) {
+    if (open === this.drafts.has(key)) return;
+    if (open) this.drafts.add(key);
+    else this.drafts.delete(key);
+    this.dispatchEvent(new Event("state"));
+  }
+
+  /**
+   * The records of a kind as the user sees them: the server's copies with queued writes on top.
+   * @param {string} kind
+   * @returns {any[]}
+   */
+  view(kind) {
+    const all = overlay(this.records, this.writes);
+    const prefix = kind + "/";
+    return [...all.entries()].filter(([key]) => key.startsWith(prefix)).map(([, value]) => value);
+  }
+
+  /** @param {string} kind @param {string} id */
+  one(kind, id) {
+    return overlay(this.records, this.writes).get(`${kind}/${id}`);
+  }
+
+  /** The moves queued for a kind, in order (lists apply them on top of the server's order). */
+  moves(kind) {
+    return this.writes.filter((w) => w.kind === kind && w.path.endsWith("/move")).map((w) => ({ id: w.id, ...w.body }));
+  }
+
+  /**
+   * Queues a write and shows it at once; it is sent when the network allows.
+   * @param {Omit<import("./outbox.js").Write, "key" | "attempts">} write
+   */
+  async write(write) {
+    const queued = { ...write, key: newKey(), attempts: 0 };
+    queued.seq = await /** @type {Database} */ (this.db).enqueue(queued);
+    this.writes.push(queued);
+    this.changed();
+    this.drain();
+  }
+
+  /** Sends queued writes in order until one cannot be sent now. */
+  async drain() {
+    if (this.draining || this.stopped || !this.db) return;
+    this.draining = true;
+    try {
+      while (this.writes.length > 0) {
+        const write = this.writes[0];
+        if (isLocal(write.id) && write.method !== "POST") break; // its create has not been answered yet
+        /** @type {Record<string, string>} */
+        const headers = { "Idempotency-Key": write.key };
+        if (write.baseVersion) headers["If-Match"] = `"${write.baseVersion}"`;
+        let status = null;
+        let answer = null;
+        let message = "";
+        try {
+          const response = await this.api.request(write.method, write.path, { body: write.body, contentType: write.contentType, headers });
+          status = response.status;
+          answer = response.body;
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          status = error.status;
+          message = error.message;
+        }
+        const next = outcome(status);
+        if (next === "retry") {
+          write.attempts += 1;
+          this.setState(status === null ? "offline" : "syncing");
+          clearTimeout(this.retryTimer);
+          this.retryTimer = window.setTimeout(() => this.drain(), backoff(write.attempts));
+          break;
+        }
+        await this.db.dequeue(/** @type {number} */ (write.seq));
+        this.writes.shift();
+        if (next === "done") {
+          await this.acknowledged(write, answer);
+        } else {
+          this.dispatchEvent(new CustomEvent("refused", { detail: message }));
+        }
+        this.changed();
+      }
+    } finally {
+      this.draining = false;
+      if (this.writes.length === 0 && this.state !== "offline") this.setState("idle");
+      this.dispatchEvent(new Event("state"));
+    }
+  }
+
+  /**
+   * The server took a write: its answer is the record as it is now.
+   * @param {import("./outbox.js").Write} write
+   * @param {any} answer
+   */
+  async acknowledged(write, answer) {
+    const db = /** @type {Database} */ (this.db);
+    if (isLocal(write.id) && answer?.id) {
+      this.writes = resolveId(this.writes, write.id, answer.id);
+      this.resolved.set(write.id, answer.id);
+      await db.replaceOutbox(this.writes);
+      this.records.delete(`${write.kind}/${write.id}`);
+    }
+    if (answer && typeof answer === "object" && answer.id && typeof answer.version === "number") {
+      const key = `${write.kind}/${answer.id}`;
+      const held = this.records.get(key);
+      if (!held || held.version <= answer.version) {
+        const record = { ...answer, kind: write.kind };
+        this.records.set(key, record);
+        await db.applyRecords([[key, record]], []);
+      }
+    } else if (write.method === "DELETE" && write.path.endsWith(write.id)) {
+      this.records.delete(`${write.kind}/${write.id}`);
+      await db.applyRecords([], [`${write.kind}/${write.id}`]);
+    }
+  }
+
+  /** Pulls the feed until it is current; a pull asked for meanwhile runs once more after. */
+  async pull() {
+    if (this.pulling) {
+      this.pullAgain = true;
+      return this.pulling;
+    }
+    this.pulling = (async () => {
+      do {
+        this.pullAgain = false;
+        await this.pullOnce();
+      } while (this.pullAgain);
+    })().finally(() => {
+      this.pulling = null;
+    });
+    return this.pulling;
+  }
+
+  async pullOnce() {
+    const db = /** @type {Database} */ (this.db);
+    if (!this.api.session) return;
+    try {
+      let more = true;
+      while (more) {
+        const cursor = await db.meta("cursor");
+        const query = cursor ? `?after=${encodeURIComponent(cursor)}&limit=100` : "?limit=100";
+        const page = await this.api.get(`/api/v1/sync/changes${query}`);
+        const { puts, deletes } = feedChanges(this.records, page.items);
+        for (const [key, value] of puts) this.records.set(key, value);
+        for (const key of deletes) this.records.delete(key);
+        await db.applyRecords(puts, deletes, page.nextCursor);
+        if (puts.length || deletes.length) this.changed();
+        more = page.hasMore;
+      }
+      if (this.writes.length === 0) this.setState("idle");
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 410) {
+        // The server compacted past this device's cursor: start over from the beginning.
+        await db.setMeta("cursor", null);
+        this.records = new Map();
+        await db.run("records", "readwrite", (store) => store.clear());
+        return this.pullOnce();
+      }
+      if (error instanceof ApiError && error.offline) this.setState("offline");
+    }
+  }
+
+  /** The live connection: a poke means pull; an alert is passed on; it reconnects when dropped. */
+  connect() {
+    if (this.stopped || !this.api.session || (this.socket && this.socket.readyState <= WebSocket.OPEN)) return;
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const socket = new WebSocket(`${scheme}://${location.host}/api/v1/sync/live`);
+    this.socket = socket;
+    socket.onopen = () => socket.send(JSON.stringify({ type: "auth", token: this.api.session?.accessToken }));
+    socket.onmessage = (event) => {
+      let message;
+      try {
+        message = JSON.parse(String(event.data));
+      } catch {
+        return;
+      }
+      if (message.type === "ready") {
+        this.liveAttempts = 0;
+        this.pull();
+      } else if (message.type === "poke") {
+        this.pull();
+      } else if (message.type === "alert") {
+        this.dispatchEvent(new CustomEvent("alert", { detail: message }));
+      }
+    };
+    socket.onclose = async (event) => {
+      if (this.socket === socket) this.socket = null;
+      if (this.stopped) return;
+      if (event.code === 4403 || event.code === 4401) await this.api.refresh(true).catch(() => {});
+      this.liveAttempts += 1;
+      window.setTimeout(() => this.connect(), navigator.onLine ? backoff(this.liveAttempts) : 5000);
+    };
+  }
+}

@@ -1,0 +1,113 @@
+// @ts-check
+/** Small helpers every screen uses: building elements (text is always text, never HTML), a live
+ * region for screen readers, a confirmation dialog, and images fetched with the user's token. */
+
+/**
+ * An element with attributes, properties (`on…` are listeners) and children.
+ * @param {string} tag
+ * @param {Record<string, any>} [props]
+ * @param {Array<Node | string | null | undefined | false>} children
+ * @returns {HTMLElement}
+ */
+export function h(tag, props = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(props)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") element.addEventListener(name.slice(2), value);
+    else if (name === "class") element.className = value;
+    else if (name in element && typeof value !== "string") /** @type {any} */ (element)[name] = value;
+    else element.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return element;
+}
+
+/** Says something to screen-reader users without moving focus. @param {string} text */
+export function announce(text) {
+  let region = document.getElementById("announcer");
+  if (!region) {
+    region = h("div", { id: "announcer", class: "visually-hidden", "aria-live": "polite", role: "status" });
+    document.body.append(region);
+  }
+  region.textContent = "";
+  window.setTimeout(() => { /** @type {HTMLElement} */ (region).textContent = text; }, 50);
+}
+
+/**
+ * Asks before something that cannot be undone; resolves true when confirmed.
+ * @param {string} question
+ * @param {string} action  the confirming button's label ("Delete")
+ * @returns {Promise<boolean>}
+ */
+export function confirmAction(question, action) {
+  return new Promise((resolve) => {
+    const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": "confirm-question" },
+      h("p", { id: "confirm-question" }, question),
+      h("div", { class: "row" },
+        h("button", { type: "button", class: "secondary", onclick: () => dialog.close("cancel") }, "Cancel"),
+        h("button", { type: "button", class: "danger", onclick: () => dialog.close("ok") }, action))));
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      resolve(dialog.returnValue === "ok");
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}
+
+/** @type {Map<string, Promise<string>>} */
+const images = new Map();
+
+/**
+ * An object URL for an image the API serves to the signed-in user (an <img> cannot send the
+ * token itself). Kept per path, so a list does not fetch a thumbnail twice.
+ * @param {import("./api.js").Api} api
+ * @param {string} path
+ * @returns {Promise<string>}
+ */
+export function imageURL(api, path) {
+  let url = images.get(path);
+  if (!url) {
+    url = api.request("GET", path).then((answer) => URL.createObjectURL(answer.body));
+    url.catch(() => images.delete(path));
+    images.set(path, url);
+  }
+  return url;
+}
+
+/** Today as YYYY-MM-DD in the user's own time zone. */
+export function today() {
+  const now = new Date();
+  return `${now.getFullYear()}-${String(now.getMonth() + 1).padStart(2, "0")}-${String(now.getDate()).padStart(2, "0")}`;
+}
+
+/** "23 Nov 2026" for a YYYY-MM-DD date. @param {string} date */
+export function readableDate(date) {
+  const [y, m, d] = date.split("-").map(Number);
+  if (!y || !m || !d) return date;
+  return new Date(y, m - 1, d).toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
+}
+
+/** The quiet sync indicator: offline, syncing, or how many changes wait. */
+export class QuireStatus extends HTMLElement {
+  /** @param {import("./sync.js").Sync} sync */
+  attach(sync) {
+    this.setAttribute("role", "status");
+    this.setAttribute("aria-live", "polite");
+    const render = () => {
+      const waiting = sync.pending;
+      const text = sync.state === "offline"
+        ? (waiting ? `Offline · ${waiting} change${waiting === 1 ? "" : "s"} waiting` : "Offline")
+        : waiting ? `Saving ${waiting} change${waiting === 1 ? "" : "s"}…` : sync.state === "syncing" ? "Syncing…" : "Saved";
+      this.textContent = text;
+      this.dataset.state = sync.state === "offline" ? "offline" : waiting ? "waiting" : sync.state;
+    };
+    sync.addEventListener("state", render);
+    sync.addEventListener("change", render);
+    render();
+  }
+}
+customElements.define("quire-status", QuireStatus);

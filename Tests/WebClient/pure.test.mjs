@@ -1,0 +1,65 @@
+// Unit tests of the client's pure modules, run by `node --test Tests/WebClient` (tools/test).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { backoff, isLocal, localId, outcome, overlay, resolveId } from "../../Plugins/Web/Client/outbox.js";
+import { feedChanges, ordered } from "../../Plugins/Web/Client/merge.js";
+
+test("a write's outcome: 2xx done, no answer / 429 / 5xx retried, any other refusal dropped", () => {
+  assert.equal(outcome(201), "done");
+  assert.equal(outcome(null), "retry");
+  assert.equal(outcome(429), "retry");
+  assert.equal(outcome(503), "retry");
+  assert.equal(outcome(422), "drop");
+  assert.equal(outcome(404), "drop");
+});
+
+test("backoff grows and stops at 30 s", () => {
+  assert.equal(backoff(0), 500);
+  assert.equal(backoff(3), 4000);
+  assert.equal(backoff(50), 30000);
+});
+
+test("a local id is replaced everywhere once the server gives the record its id", () => {
+  const id = localId();
+  assert.ok(isLocal(id));
+  const writes = [
+    { key: "a", method: "POST", path: "/api/v1/notes", body: { title: "x" }, kind: "notes.note", id, attempts: 0 },
+    { key: "b", method: "PATCH", path: `/api/v1/notes/${id}`, body: { text: "y" }, kind: "notes.note", id, attempts: 0 },
+    { key: "c", method: "POST", path: "/api/v1/notes/n_2/move", body: { before: id }, kind: "notes.note", id: "n_2", attempts: 0 },
+  ];
+  const resolved = resolveId(writes, id, "n_1");
+  assert.equal(resolved[1].path, "/api/v1/notes/n_1");
+  assert.equal(resolved[1].id, "n_1");
+  assert.deepEqual(resolved[2].body, { before: "n_1" });
+  assert.equal(resolved[2].id, "n_2");
+});
+
+test("the screen shows queued writes on top of the server's copy", () => {
+  const records = new Map([["notes.note/n_1", { id: "n_1", title: "old", version: 2 }]]);
+  const view = overlay(records, [
+    { key: "a", method: "PATCH", path: "/api/v1/notes/n_1", body: { title: "new" }, kind: "notes.note", id: "n_1", attempts: 0 },
+    { key: "b", method: "POST", path: "/api/v1/notes", body: { title: "offline" }, kind: "notes.note", id: "local:1", attempts: 0 },
+  ]);
+  assert.equal(view.get("notes.note/n_1").title, "new");
+  assert.equal(view.get("notes.note/local:1").title, "offline");
+  const deleted = overlay(view, [{ key: "c", method: "DELETE", path: "/api/v1/notes/n_1", kind: "notes.note", id: "n_1", attempts: 0 }]);
+  assert.equal(deleted.has("notes.note/n_1"), false);
+});
+
+test("a feed page puts and deletes, but never rolls back a newer copy", () => {
+  const held = new Map([["notes.note/a", { version: 5 }]]);
+  const { puts, deletes } = feedChanges(held, [
+    { kind: "notes.note", id: "a", version: 4, deleted: false, record: { id: "a", title: "stale" } },
+    { kind: "notes.note", id: "b", version: 1, deleted: false, record: { id: "b", title: "new" } },
+    { kind: "notes.note", id: "c", version: 3, deleted: true },
+  ]);
+  assert.deepEqual(puts.map(([key]) => key), ["notes.note/b"]);
+  assert.deepEqual(deletes, ["notes.note/c"]);
+});
+
+test("the user's order: by position, then the moves still queued", () => {
+  const notes = [{ id: "c", position: "b" }, { id: "a", position: "a" }, { id: "b", position: "a" }];
+  assert.deepEqual(ordered(notes).map((n) => n.id), ["a", "b", "c"]);
+  assert.deepEqual(ordered(notes, [{ id: "c", before: "a" }]).map((n) => n.id), ["c", "a", "b"]);
+  assert.deepEqual(ordered(notes, [{ id: "a", after: "c" }]).map((n) => n.id), ["b", "c", "a"]);
+});
