@@ -155,8 +155,13 @@ def walk(browser, server, data):
     page.wait_for_function("() => document.querySelectorAll('li.note .title')[1]?.textContent === 'Groceries'")
     check("the keyboard moves a note (arrow up on its handle)", titles() == ["Idea", "Groceries", "Lecture"], titles())
     status_is(page, "Saved")
-    handle = page.locator("li.note").nth(2).locator(".handle").bounding_box()
-    target = page.locator("li.note").nth(0).bounding_box()
+    handle = target = None
+    for _ in range(50):  # the list re-renders when a poke's pull lands: read the boxes of one rendering
+        handle = page.locator("li.note").nth(2).locator(".handle").bounding_box()
+        target = page.locator("li.note").nth(0).bounding_box()
+        if handle and target:
+            break
+        page.wait_for_timeout(100)
     page.mouse.move(handle["x"] + handle["width"] / 2, handle["y"] + handle["height"] / 2)
     page.mouse.down()
     page.mouse.move(handle["x"] + handle["width"] / 2, target["y"] + 5, steps=8)

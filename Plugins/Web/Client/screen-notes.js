@@ -31,7 +31,11 @@ export class NotesList extends HTMLElement {
   }
 
   render() {
-    const context = /** @type {Context} */ (this.context);
+    // A change arriving mid-drag (a poke from another device) waits: the row under the finger stays.
+    if (this.dragging) {
+      this.stale = true;
+      return;
+    }
     const notes = this.notes();
     const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.focusKey : undefined;
     const list = h("ol", { class: "notes", "aria-label": "Your notes, in your order" },
@@ -99,6 +103,7 @@ export class NotesList extends HTMLElement {
     handle.setPointerCapture(event.pointerId);
     const startY = event.clientY;
     row.classList.add("dragging");
+    this.dragging = true;
     /** @param {PointerEvent} e */
     const move = (e) => { row.style.transform = `translateY(${e.clientY - startY}px)`; };
     /** @param {PointerEvent} e */
@@ -108,6 +113,11 @@ export class NotesList extends HTMLElement {
       handle.removeEventListener("pointercancel", up);
       row.classList.remove("dragging");
       row.style.transform = "";
+      this.dragging = false;
+      if (this.stale) {
+        this.stale = false;
+        this.render();
+      }
       const rows = [...this.querySelectorAll("li.note")].filter((r) => r !== row);
       const over = rows.find((r) => { const box = r.getBoundingClientRect(); return e.clientY >= box.top && e.clientY <= box.bottom; });
       if (!over) return;
@@ -210,17 +220,18 @@ export class NoteEditor extends HTMLElement {
     this.timer = window.setTimeout(() => this.flush(), 500);
   }
 
+  /** Queues what was typed; the indicator says "Saving" until the write is queued, then counts it. */
   flush() {
     clearTimeout(this.timer);
+    const context = this.context;
+    if (!context) return;
     const body = this.pendingEdit ?? {};
-    if (!this.context) return;
-    this.context.sync.draft(`note:${this.noteId}`, false);
-    if (!Object.keys(body).length) return;
     this.pendingEdit = {};
     const note = this.note();
-    if (!note) return;
-    this.context.sync.write({ method: "PATCH", path: `${NOTES}/${note.id}`, body, kind: KIND, id: note.id,
-      baseVersion: note.version || undefined });
+    if (Object.keys(body).length && note) {
+      context.sync.write({ method: "PATCH", path: `${NOTES}/${note.id}`, body, kind: KIND, id: note.id, baseVersion: note.version || undefined });
+    }
+    context.sync.draft(`note:${this.noteId}`, false);
   }
 
   /** @param {File} file */

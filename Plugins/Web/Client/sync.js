@@ -122,10 +122,13 @@ export class Sync extends EventTarget {
    * @param {Omit<import("./outbox.js").Write, "key" | "attempts">} write
    */
   async write(write) {
+    /** @type {import("./outbox.js").Write} */
     const queued = { ...write, key: newKey(), attempts: 0 };
-    queued.seq = await /** @type {Database} */ (this.db).enqueue(queued);
+    // Counted and shown at once; sent once IndexedDB holds it (a crash meanwhile loses nothing
+    // the server was told).
     this.writes.push(queued);
     this.changed();
+    queued.seq = await /** @type {Database} */ (this.db).enqueue(queued);
     this.drain();
   }
 
@@ -136,6 +139,7 @@ export class Sync extends EventTarget {
     try {
       while (this.writes.length > 0) {
         const write = this.writes[0];
+        if (write.seq === undefined) break; // not in IndexedDB yet: write() drains once it is
         if (isLocal(write.id) && write.method !== "POST") break; // its create has not been answered yet
         /** @type {Record<string, string>} */
         const headers = { "Idempotency-Key": write.key };
