@@ -4,11 +4,12 @@ import assert from "node:assert/strict";
 import { backoff, isLocal, localId, outcome, overlay, resolveId } from "../../Plugins/Web/Client/outbox.js";
 import { feedChanges, ordered } from "../../Plugins/Web/Client/merge.js";
 
-test("a write's outcome: 2xx done, no answer / 429 / 5xx retried, any other refusal dropped", () => {
+test("a write's outcome: 2xx done, no answer / 401 / 429 / 5xx retried, any other refusal dropped", () => {
   assert.equal(outcome(201), "done");
   assert.equal(outcome(null), "retry");
   assert.equal(outcome(429), "retry");
   assert.equal(outcome(503), "retry");
+  assert.equal(outcome(401), "retry", "signed out: kept until the user signs in again, never thrown away");
   assert.equal(outcome(422), "drop");
   assert.equal(outcome(404), "drop");
 });

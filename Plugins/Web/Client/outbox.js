@@ -65,6 +65,9 @@ export function resolveId(writes, local, real) {
 export function outcome(status) {
   if (status === null) return "retry";
   if (status >= 200 && status < 300) return "done";
+  // Signed out meanwhile (a refresh token that expired during a long time offline): the write
+  // waits in this account's outbox until its owner signs in again.
+  if (status === 401) return "retry";
   // 404/410 on an edit of something deleted elsewhere: nothing to retry. Too many requests and
   // server trouble: later. Any other refusal will not change by resending.
   if (status === 408 || status === 425 || status === 429 || status >= 500) return "retry";
