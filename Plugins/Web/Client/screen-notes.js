@@ -215,7 +215,7 @@ export class NoteEditor extends HTMLElement {
   /** @param {string} name @param {string} value */
   edit(name, value) {
     /** @type {Record<string, string>} */ (this.pendingEdit)[name] = value;
-    /** @type {Context} */ (this.context).sync.draft(`note:${this.noteId}`, true);
+    /** @type {Context} */ (this.context).sync.draft(`${KIND}/${this.currentId()}`, true);
     clearTimeout(this.timer);
     this.timer = window.setTimeout(() => this.flush(), 500);
   }
@@ -231,7 +231,7 @@ export class NoteEditor extends HTMLElement {
     if (Object.keys(body).length && note) {
       context.sync.write({ method: "PATCH", path: `${NOTES}/${note.id}`, body, kind: KIND, id: note.id, baseVersion: note.version || undefined });
     }
-    context.sync.draft(`note:${this.noteId}`, false);
+    context.sync.draft(`${KIND}/${this.currentId()}`, false);
   }
 
   /** @param {File} file */
@@ -261,7 +261,7 @@ export class NoteEditor extends HTMLElement {
     if (!(await confirmAction(`Delete “${note.title || "Title"}”? This cannot be undone.`, "Delete"))) return;
     const context = /** @type {Context} */ (this.context);
     this.pendingEdit = {};
-    context.sync.draft(`note:${this.noteId}`, false);
+    context.sync.draft(`${KIND}/${this.currentId()}`, false);
     await context.sync.write({ method: "DELETE", path: `${NOTES}/${note.id}`, kind: KIND, id: note.id });
     announce("Note deleted.");
     context.go("#/notes");

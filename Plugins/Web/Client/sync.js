@@ -81,7 +81,11 @@ export class Sync extends EventTarget {
 
   /** How many of the user's changes wait for the server (typed but not yet queued included). */
   get pending() {
-    return this.writes.length + this.drafts.size;
+    // Counted as the user sees them: records changed, not requests (a new note is a create, a move
+    // and an edit, and the user made one note).
+    const changed = new Set(this.writes.map((w) => `${w.kind}/${w.id}`));
+    for (const draft of this.drafts) changed.add(draft);
+    return changed.size;
   }
 
   /**

@@ -100,7 +100,7 @@ export class QuireStatus extends HTMLElement {
     const render = () => {
       const waiting = sync.pending;
       const text = sync.state === "offline"
-        ? (waiting ? `Offline · ${waiting} change${waiting === 1 ? "" : "s"} waiting` : "Offline")
+        ? (waiting ? `Offline · ${waiting} waiting` : "Offline")
         : waiting ? `Saving ${waiting} change${waiting === 1 ? "" : "s"}…` : sync.state === "syncing" ? "Syncing…" : "Saved";
       this.textContent = text;
       this.dataset.state = sync.state === "offline" ? "offline" : waiting ? "waiting" : sync.state;
