@@ -4,8 +4,16 @@ import contextlib
 import http.client
 import json
 import os
+import socket
 import subprocess
 import time
+
+
+def free_port():
+    """A free port on loopback for a server started next."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def percentiles(samples):

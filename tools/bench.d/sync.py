@@ -18,7 +18,6 @@ import asyncio
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
@@ -27,16 +26,10 @@ import time
 
 from websockets.asyncio.client import connect
 
-from benchlib import memory_mb, percentiles, serving
+from benchlib import free_port, memory_mb, percentiles, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def write_config(path, sync, history):

@@ -14,22 +14,15 @@ import argparse
 import http.client
 import json
 import os
-import socket
 import sqlite3
 import sys
 import tempfile
 import time
 
-from benchlib import serving
+from benchlib import free_port, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "foreign-note.yaml")
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def request(port, method, path, body=None, token=None, content_type="application/json"):

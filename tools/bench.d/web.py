@@ -17,7 +17,6 @@ Prints one JSON object; BENCHMARKS.md quotes it.
 import argparse
 import json
 import os
-import socket
 import sys
 import tempfile
 import time
@@ -25,17 +24,11 @@ import urllib.request
 
 from playwright.sync_api import sync_playwright
 
-from benchlib import serving
+from benchlib import free_port, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
 PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def api(base, method, path, body=None, token=None):
