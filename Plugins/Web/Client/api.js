@@ -156,6 +156,15 @@ export class Api {
     this.keep({ ...this.sessionFrom(answer.body), deviceSecret: answer.body.deviceSecret });
   }
 
+  /**
+   * Opens a device account on this phone with the code from the phone it was made on.
+   * @param {{accountId: string, deviceSecret: string}} account
+   */
+  async moveIn(account) {
+    const answer = await this.request("POST", "/api/v1/auth/device", { body: account, auth: false });
+    this.keep({ ...this.sessionFrom(answer.body, { accountId: account.accountId }), deviceSecret: account.deviceSecret });
+  }
+
   async signOut() {
     if (this.session) {
       await this.request("POST", "/api/v1/auth/logout", { body: { refresh_token: this.session.refreshToken } }).catch(() => {});

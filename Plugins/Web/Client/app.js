@@ -6,7 +6,7 @@
  */
 import { Api, ApiError } from "./api.js";
 import { Sync } from "./sync.js";
-import { announce, h } from "./ui.js";
+import { announce, confirmAction, h } from "./ui.js";
 import "./screen-signin.js";
 
 /** @typedef {{app: string, plugins: Array<{id: string, features: string[]}>}} Manifest */
@@ -28,6 +28,7 @@ class QuireApp extends HTMLElement {
     this.manifest = await this.loadManifest();
     window.addEventListener("hashchange", () => this.route());
     window.addEventListener("quire:session", () => this.sessionChanged());
+    this.addEventListener("quire:sign-out", () => this.signOut());
     await this.sessionChanged();
   }
 
@@ -57,6 +58,7 @@ class QuireApp extends HTMLElement {
       const signIn = /** @type {import("./screen-signin.js").QuireSignIn} */ (h("quire-signin"));
       this.replaceChildren(signIn);
       signIn.show(this.api, { name: this.name, password: features.includes("sign-in:password") || features.length === 0,
+        moveCode: this.plugin("album") ? location.hash : undefined,
         device: features.includes("sign-in:device"),
         onboarding: features.find((f) => f.startsWith("onboarding:"))?.split(":")[1] ?? "password" });
       return;
@@ -85,14 +87,22 @@ class QuireApp extends HTMLElement {
     if (!this.sync) return;
     const sync = this.sync;
     const context = { api: this.api, sync, go: (/** @type {string} */ hash) => this.go(hash) };
-    const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+    const [path, query = ""] = location.hash.replace(/^#\/?/, "").split("?");
+    const parts = path.split("/").map(decodeURIComponent);
     const status = /** @type {import("./ui.js").QuireStatus} */ (h("quire-status"));
     status.attach(sync);
+    // iRemember's device account has no password to sign in with again: signing out lives on the
+    // "new phone" screen, next to the code that opens the album again.
+    const album = Boolean(this.plugin("album"));
     const header = h("header", { class: "bar" }, h("span", { class: "app-name" }, this.name), status,
-      h("button", { type: "button", class: "link", onclick: () => this.signOut() }, "Sign out"));
+      album ? (path ? h("a", { href: "#/", class: "link" }, "Home") : null)
+        : h("button", { type: "button", class: "link", onclick: () => this.signOut() }, "Sign out"));
     /** @type {HTMLElement} */
     let screen;
-    if (this.plugin("notes")) {
+    if (album) {
+      const { albumScreen } = await import("./screen-album.js");
+      screen = albumScreen(context, parts, query);
+    } else if (this.plugin("notes")) {
       const { NotesList, NoteEditor, NoteBack } = await import("./screen-notes.js");
       if (parts[0] === "notes" && parts[1] && parts[2] === "back") {
         const back = new NoteBack();
@@ -121,6 +131,9 @@ class QuireApp extends HTMLElement {
       this.notice(`${this.sync.pending} change(s) are not on the server yet; connect to the network before signing out.`);
       return;
     }
+    if (this.api.session?.deviceSecret && !(await confirmAction(
+      "Sign out of this phone? Your album stays safe, but to open it again you need its code (on the “new phone” screen). Copy it first.",
+      "Sign out"))) return;
     await this.api.signOut().catch((error) => { if (error instanceof ApiError) this.notice(error.message); });
   }
 }

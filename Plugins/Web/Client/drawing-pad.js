@@ -1,7 +1,8 @@
 // @ts-check
-/** The back of a note: draw with a finger, a mouse or a pen (its pressure), erase, pick a colour
- * and a width, clear. Emits `change` with the drawing after each stroke. */
-import { paint, pointFrom, simplified } from "./strokes.js";
+/** The back of a note, or mark-up over a photo: draw with a finger, a mouse or a pen (its
+ * pressure), erase, pick a colour and a width, write words onto it (with the `texts` attribute),
+ * clear. Emits `change` with the drawing after each stroke or word. */
+import { paint, paintText, pointFrom, simplified } from "./strokes.js";
 import { h } from "./ui.js";
 
 const COLOURS = [["#1b1b1b", "Black"], ["#c62828", "Red"], ["#1565c0", "Blue"], ["#2e7d32", "Green"], ["#f9a825", "Yellow"]];
@@ -11,16 +12,23 @@ export class DrawingPad extends HTMLElement {
     super();
     /** @type {import("./strokes.js").Drawing} */
     this.drawing = { strokes: [], texts: [] };
-    this.tool = /** @type {"pen" | "eraser"} */ ("pen");
+    this.tool = /** @type {"pen" | "eraser" | "text"} */ ("pen");
     this.colour = COLOURS[0][0];
     this.width = 0.012;
   }
 
   connectedCallback() {
     if (this.canvas) return;
-    this.canvas = /** @type {HTMLCanvasElement} */ (h("canvas", { class: "pad", role: "img", "aria-label": "Drawing on the back of the note" }));
+    // Over a photo, a colour that shows on most pictures.
+    const colour = this.getAttribute("colour");
+    if (colour && COLOURS.some(([value]) => value === colour)) this.colour = colour;
+    this.canvas = /** @type {HTMLCanvasElement} */ (h("canvas", { class: "pad", role: "img",
+      "aria-label": this.getAttribute("label") ?? "Drawing on the back of the note" }));
+    this.words = /** @type {HTMLInputElement} */ (h("input", { type: "text", class: "words", "aria-label": "Words to write on the photo",
+      placeholder: "Type, then tap the photo", enterkeyhint: "done" }));
+    const writing = this.hasAttribute("texts");
     const tools = h("div", { class: "tools", role: "toolbar", "aria-label": "Drawing tools" },
-      this.toolButton("pen", "Pen"), this.toolButton("eraser", "Eraser"),
+      this.toolButton("pen", "Pen"), this.toolButton("eraser", "Eraser"), writing ? this.toolButton("text", "Write") : null,
       ...COLOURS.map(([value, name]) => {
         const swatch = h("button", { type: "button", class: "swatch", "aria-label": name, "aria-pressed": String(value === this.colour),
           onclick: (/** @type {Event} */ e) => this.pickColour(value, /** @type {HTMLElement} */ (e.currentTarget)) });
@@ -30,7 +38,9 @@ export class DrawingPad extends HTMLElement {
       h("label", { class: "width" }, "Width", h("input", { type: "range", min: "0.004", max: "0.04", step: "0.002", value: String(this.width),
         oninput: (/** @type {Event} */ e) => { this.width = Number(/** @type {HTMLInputElement} */ (e.target).value); } })),
       h("button", { type: "button", class: "secondary", onclick: () => this.clear() }, "Clear"));
-    this.append(tools, this.canvas);
+    this.stage = h("div", { class: "stage" }, this.canvas);
+    this.append(tools, writing ? this.words : "", this.stage);
+    this.words.hidden = true;
     this.canvas.addEventListener("pointerdown", this.down);
     this.canvas.addEventListener("pointermove", this.move);
     this.canvas.addEventListener("pointerup", this.up);
@@ -38,13 +48,31 @@ export class DrawingPad extends HTMLElement {
     new ResizeObserver(() => this.resize()).observe(this.canvas);
   }
 
-  /** @param {"pen" | "eraser"} tool @param {string} label */
+  /** @param {"pen" | "eraser" | "text"} tool @param {string} label */
   toolButton(tool, label) {
     return h("button", { type: "button", class: "tool", "data-tool": tool, "aria-pressed": String(this.tool === tool),
       onclick: () => {
         this.tool = tool;
         this.querySelectorAll(".tool").forEach((b) => b.setAttribute("aria-pressed", String(/** @type {HTMLElement} */ (b).dataset.tool === tool)));
+        const words = /** @type {HTMLInputElement} */ (this.words);
+        words.hidden = tool !== "text";
+        if (tool === "text") words.focus();
       } }, label);
+  }
+
+  /**
+   * Draws over a picture rather than on white: the canvas takes the picture's proportions, so the
+   * drawing's 0–1 coordinates are the picture's.
+   * @param {string} url @param {number} width @param {number} height @param {string} label
+   */
+  background(url, width, height, label) {
+    const stage = /** @type {HTMLElement} */ (this.stage);
+    stage.querySelector("img")?.remove();
+    stage.prepend(h("img", { src: url, alt: label }));
+    // CSSOM, which the CSP allows: the picture's proportions, no taller than most of the screen.
+    stage.style.aspectRatio = `${width} / ${height}`;
+    stage.style.width = `min(100%, calc(60vh * ${(width / height).toFixed(4)}))`;
+    this.classList.add("over-picture");
   }
 
   /** @param {string} colour @param {HTMLElement} button */
@@ -75,11 +103,16 @@ export class DrawingPad extends HTMLElement {
     context.setTransform(ratio, 0, 0, ratio, 0, 0);
     context.clearRect(0, 0, canvas.clientWidth, canvas.clientHeight);
     for (const stroke of this.drawing.strokes) paint(context, stroke, canvas.clientWidth, canvas.clientHeight);
+    for (const text of this.drawing.texts) paintText(context, text, canvas.clientWidth, canvas.clientHeight);
   }
 
   /** @param {PointerEvent} event */
   down = (event) => {
     const canvas = /** @type {HTMLCanvasElement} */ (this.canvas);
+    if (this.tool === "text") {
+      this.write(event.offsetX / canvas.clientWidth, event.offsetY / canvas.clientHeight);
+      return;
+    }
     canvas.setPointerCapture(event.pointerId);
     this.last = performance.now();
     this.current = { color: this.colour, width: this.width, tool: this.tool,
@@ -116,6 +149,21 @@ export class DrawingPad extends HTMLElement {
     const context = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
     const stroke = /** @type {import("./strokes.js").Stroke} */ (this.current);
     paint(context, stroke, canvas.clientWidth, canvas.clientHeight, Math.max(1, stroke.points.length - 4));
+  }
+
+  /** Puts the typed words where the photo was tapped. @param {number} x @param {number} y */
+  write(x, y) {
+    const words = /** @type {HTMLInputElement} */ (this.words);
+    const text = words.value.trim();
+    if (!text) {
+      words.focus();
+      return;
+    }
+    const round = (/** @type {number} */ v) => Math.round(Math.max(0, Math.min(1, v)) * 10000) / 10000;
+    this.drawing.texts.push({ text, x: round(x), y: round(y), size: 0.07, color: this.colour });
+    words.value = "";
+    this.redraw();
+    this.dispatchEvent(new CustomEvent("change", { detail: this.drawing }));
   }
 
   clear() {

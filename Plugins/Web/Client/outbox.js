@@ -20,6 +20,8 @@
  * @property {number} attempts
  * @property {Record<string, any>} [local] how the record looks meanwhile, for writes whose body is not
  *   the record's fields (a move, a photo picked offline)
+ * @property {string} [recordAt]     where the record is in the server's answer, when the answer is more
+ *   than the record (`photo` in the album's mark-up screen)
  */
 
 /** A new random Idempotency-Key. */
@@ -55,6 +57,16 @@ export function resolveId(writes, local, real) {
     }
     return { ...write, path, body, id: write.id === local ? real : write.id };
   });
+}
+
+/**
+ * The record in the server's answer to a write.
+ * @param {Write} write
+ * @param {any} answer
+ * @returns {any}
+ */
+export function recordIn(write, answer) {
+  return write.recordAt && answer && typeof answer === "object" ? answer[write.recordAt] : answer;
 }
 
 /**
@@ -97,6 +109,8 @@ export function overlay(records, writes) {
     const current = view.get(key);
     if (write.method === "DELETE" && write.path.endsWith(write.id)) {
       view.delete(key);
+    } else if (write.method === "POST" && !current && write.local) {
+      view.set(key, { ...write.local, id: write.id, version: 0, pending: true });
     } else if (write.method === "POST" && !current && write.body && typeof write.body === "object" && !(write.body instanceof Blob)) {
       view.set(key, { ...write.body, id: write.id, version: 0, pending: true });
     } else if (current && write.method === "PATCH" && write.body && typeof write.body === "object") {

@@ -1,13 +1,14 @@
 // @ts-check
 /** Signing in and signing up; or, where the app's onboarding is the device account, "Get Started"
  * with nothing to type. Every refusal shows the server's own sentence. */
+import { readMoveCode } from "./album.js";
 import { ApiError } from "./api.js";
 import { h } from "./ui.js";
 
 export class QuireSignIn extends HTMLElement {
   /**
    * @param {import("./api.js").Api} api
-   * @param {{name: string, password: boolean, device: boolean, onboarding: string}} options
+   * @param {{name: string, password: boolean, device: boolean, onboarding: string, moveCode?: string}} options
    */
   show(api, options) {
     const error = h("p", { class: "error", role: "alert", id: "signin-error" });
@@ -38,10 +39,34 @@ export class QuireSignIn extends HTMLElement {
     const start = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "hero",
       onclick: () => attempt(() => api.getStarted(), start) }, "Get Started"));
     const device = options.device && options.onboarding === "device";
+    // Moving from another phone: its code (typed, pasted, or in the link it sent).
+    const linked = options.moveCode ? readMoveCode(options.moveCode) : null;
+    /** @param {{accountId: string, deviceSecret: string}} account */
+    const moveIn = async (account) => {
+      await api.moveIn(account);
+      history.replaceState(null, "", "#/");
+    };
+    const open = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "hero",
+      onclick: () => linked && attempt(() => moveIn(linked), open) }, "Open my album"));
+    const code = /** @type {HTMLInputElement} */ (h("input", { id: "move-code-in", autocomplete: "off", autocapitalize: "none", spellcheck: "false" }));
+    const useCode = /** @type {HTMLButtonElement} */ (h("button", { type: "submit" }, "Open my album"));
+    const codeForm = h("form", { class: "stack", onsubmit: (/** @type {Event} */ event) => {
+      event.preventDefault();
+      const account = readMoveCode(code.value);
+      if (!account) {
+        error.textContent = "That is not an album code. On your other phone, open “Use this album on a new phone” and copy the code again.";
+        return;
+      }
+      attempt(() => moveIn(account), useCode);
+    } },
+    h("label", { for: "move-code-in" }, "The code from your other phone"), code, useCode);
     this.replaceChildren(h("main", { class: "screen signin" },
       h("h1", {}, options.name),
-      device ? h("p", { class: "lead" }, "Your photos stay on this phone's account. Nothing to type, nothing to remember.") : null,
-      device ? start : null,
+      linked ? h("p", { class: "lead" }, "This link opens your album from your other phone.") : null,
+      linked ? open : null,
+      device && !linked ? h("p", { class: "lead" }, "Your photos stay on this phone's account. Nothing to type, nothing to remember.") : null,
+      device && !linked ? start : null,
+      device ? h("details", {}, h("summary", {}, "I have a code from my other phone"), codeForm) : null,
       options.password ? (device ? h("details", {}, h("summary", {}, "I have a user name and password"), form) : form) : null,
       error));
   }

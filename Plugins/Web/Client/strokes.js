@@ -7,7 +7,8 @@
 
 /** @typedef {{x: number, y: number, pressure?: number}} Point */
 /** @typedef {{color: string, width: number, tool?: "pen" | "eraser", points: Point[]}} Stroke */
-/** @typedef {{strokes: Stroke[], texts: any[]}} Drawing */
+/** @typedef {{text: string, x: number, y: number, size?: number, color?: string}} Text */
+/** @typedef {{strokes: Stroke[], texts: Text[]}} Drawing */
 
 /**
  * A point from a pointer event on a canvas of `width`×`height` CSS pixels.
@@ -72,6 +73,18 @@ export function paint(context, stroke, width, height, from = 0) {
     context.stroke();
   }
   context.globalCompositeOperation = "source-over";
+}
+
+/**
+ * Paints words where the drawing plugin renders them: baseline at (x, y), `size` a fraction of the
+ * canvas height (as the server draws them on the shared picture).
+ * @param {CanvasRenderingContext2D} context @param {Text} text @param {number} width @param {number} height
+ */
+export function paintText(context, text, width, height) {
+  context.globalCompositeOperation = "source-over";
+  context.font = `${Math.max(8, (text.size ?? 0.05) * height)}px system-ui, sans-serif`;
+  context.fillStyle = text.color ?? "#000000";
+  context.fillText(text.text, text.x * width, text.y * height);
 }
 
 /** The drawing's JSON without points closer than a quarter pixel: smaller, the same to the eye.

@@ -8,7 +8,7 @@
 import { ApiError } from "./api.js";
 import { Database } from "./db.js";
 import { feedChanges } from "./merge.js";
-import { backoff, isLocal, newKey, outcome, overlay, resolveId } from "./outbox.js";
+import { backoff, isLocal, newKey, outcome, overlay, recordIn, resolveId } from "./outbox.js";
 
 /** @typedef {"offline" | "syncing" | "idle"} SyncState */
 
@@ -187,10 +187,11 @@ export class Sync extends EventTarget {
   /**
    * The server took a write: its answer is the record as it is now.
    * @param {import("./outbox.js").Write} write
-   * @param {any} answer
+   * @param {any} reply
    */
-  async acknowledged(write, answer) {
+  async acknowledged(write, reply) {
     const db = /** @type {Database} */ (this.db);
+    const answer = recordIn(write, reply);
     if (isLocal(write.id) && answer?.id) {
       this.writes = resolveId(this.writes, write.id, answer.id);
       this.resolved.set(write.id, answer.id);

@@ -1,0 +1,275 @@
+// @ts-check
+/**
+ * iRemember's album, worked out on the device from the synced photos: by time, recent days, tags
+ * (+ adds, − takes away), a time range, month and place folders, a slideshow's order, and the code
+ * that moves a device account to a new phone. Pure, so every screen works offline and the rules are
+ * unit-tested (`Tests/WebClient`). The server's browse routes answer the same questions for
+ * clients that keep no copy.
+ */
+
+/**
+ * @typedef {object} Photo
+ * @property {string} id
+ * @property {number} version
+ * @property {string} takenAt        local wall-clock time, `2024-07-15T09:00:00`
+ * @property {string[]} tags
+ * @property {string} [notes]
+ * @property {{key: string, label: string} | null} [place]
+ * @property {boolean} [hasMarkup]
+ * @property {Blob} [pendingImage]   picked offline, not uploaded yet
+ */
+
+/**
+ * A search: photos with any `plus` tag (all photos when none), without every `minus` tag, taken
+ * between `from` and `to` (days, both included); or one day, month or place folder.
+ * @typedef {{plus: string[], minus: string[], from?: string, to?: string, day?: string, month?: string, place?: string}} Search
+ */
+
+/** @returns {Search} */
+export function emptySearch() {
+  return { plus: [], minus: [] };
+}
+
+/** @param {Search} search */
+export function isEmpty(search) {
+  return !search.plus.length && !search.minus.length && !search.from && !search.to && !search.day && !search.month && !search.place;
+}
+
+/** @param {Photo} photo @param {Search} search */
+export function matches(photo, search) {
+  const tags = new Set(photo.tags ?? []);
+  if (search.plus.length && !search.plus.some((tag) => tags.has(tag))) return false;
+  if (search.minus.some((tag) => tags.has(tag))) return false;
+  const day = dayOf(photo);
+  if (search.from && day < search.from) return false;
+  if (search.to && day > search.to) return false;
+  if (search.day && day !== search.day) return false;
+  if (search.month && day.slice(0, 7) !== search.month) return false;
+  if (search.place && photo.place?.key !== search.place) return false;
+  return true;
+}
+
+/** @param {Photo} photo */
+export function dayOf(photo) {
+  return (photo.takenAt ?? "").slice(0, 10);
+}
+
+/**
+ * The album in time order, newest first (what was just added is at the top), matching a search.
+ * @param {Photo[]} photos @param {Search} [search] @returns {Photo[]}
+ */
+export function inTimeOrder(photos, search = emptySearch()) {
+  return photos.filter((photo) => matches(photo, search))
+    .sort((a, b) => (a.takenAt < b.takenAt ? 1 : a.takenAt > b.takenAt ? -1 : a.id < b.id ? 1 : -1));
+}
+
+/**
+ * Photos grouped by the day they were taken, in the order given.
+ * @param {Photo[]} photos @returns {Array<{day: string, photos: Photo[]}>}
+ */
+export function byDay(photos) {
+  /** @type {Array<{day: string, photos: Photo[]}>} */
+  const days = [];
+  for (const photo of photos) {
+    const day = dayOf(photo);
+    if (days.at(-1)?.day !== day) days.push({ day, photos: [] });
+    /** @type {{day: string, photos: Photo[]}} */ (days.at(-1)).photos.push(photo);
+  }
+  return days;
+}
+
+/**
+ * Tags with how many photos have each, most used first (ties alphabetical).
+ * @param {Photo[]} photos @returns {Array<{tag: string, count: number}>}
+ */
+export function tagCounts(photos) {
+  /** @type {Map<string, number>} */
+  const counts = new Map();
+  for (const photo of photos) for (const tag of new Set(photo.tags ?? [])) counts.set(tag, (counts.get(tag) ?? 0) + 1);
+  return [...counts].map(([tag, count]) => ({ tag, count })).sort((a, b) => b.count - a.count || (a.tag < b.tag ? -1 : 1));
+}
+
+/**
+ * The most recent days that have photos, newest first.
+ * @param {Photo[]} photos @param {number} [days] @returns {Array<{day: string, count: number}>}
+ */
+export function recentDays(photos, days = 7) {
+  return counted(photos.map(dayOf)).sort((a, b) => (a.key < b.key ? 1 : -1)).slice(0, days).map(({ key, count }) => ({ day: key, count }));
+}
+
+/** Month folders (`2024-07`), newest first. @param {Photo[]} photos @returns {Array<{month: string, count: number}>} */
+export function months(photos) {
+  return counted(photos.map((p) => dayOf(p).slice(0, 7))).sort((a, b) => (a.key < b.key ? 1 : -1)).map(({ key, count }) => ({ month: key, count }));
+}
+
+/**
+ * Place folders, most photos first; photos with no place are in none.
+ * @param {Photo[]} photos @returns {Array<{key: string, label: string, count: number}>}
+ */
+export function places(photos) {
+  /** @type {Map<string, {key: string, label: string, count: number}>} */
+  const found = new Map();
+  for (const photo of photos) {
+    if (!photo.place?.key) continue;
+    const folder = found.get(photo.place.key) ?? { key: photo.place.key, label: photo.place.label, count: 0 };
+    folder.count += 1;
+    found.set(photo.place.key, folder);
+  }
+  return [...found.values()].sort((a, b) => b.count - a.count || (a.label < b.label ? -1 : 1));
+}
+
+/** @param {string[]} keys */
+function counted(keys) {
+  /** @type {Map<string, number>} */
+  const counts = new Map();
+  for (const key of keys) if (key) counts.set(key, (counts.get(key) ?? 0) + 1);
+  return [...counts].map(([key, count]) => ({ key, count }));
+}
+
+/**
+ * Cycles a tag in a search the way the manual's buttons do: `+` puts it among the tags that add
+ * photos, `−` among those that take photos away, `×` takes it out of the search.
+ * @param {Search} search @param {string} tag @param {"+" | "-" | "x"} how @returns {Search}
+ */
+export function withTag(search, tag, how) {
+  const plus = search.plus.filter((t) => t !== tag);
+  const minus = search.minus.filter((t) => t !== tag);
+  if (how === "+") plus.push(tag);
+  if (how === "-") minus.push(tag);
+  return { ...search, plus, minus };
+}
+
+/**
+ * A search as the part of the address after `?`, so it survives a reload and the back button.
+ * @param {Search} search
+ */
+export function searchQuery(search) {
+  const query = new URLSearchParams();
+  if (search.plus.length) query.set("plus", search.plus.join(","));
+  if (search.minus.length) query.set("minus", search.minus.join(","));
+  for (const key of /** @type {const} */ (["from", "to", "day", "month", "place"])) if (search[key]) query.set(key, /** @type {string} */ (search[key]));
+  return query.toString();
+}
+
+/** @param {string} text @returns {Search} */
+export function parseSearch(text) {
+  const query = new URLSearchParams(text);
+  const list = (/** @type {string} */ key) => (query.get(key) ?? "").split(",").filter(Boolean);
+  /** @type {Search} */
+  const search = { plus: list("plus"), minus: list("minus") };
+  for (const key of /** @type {const} */ (["from", "to", "day", "month", "place"])) {
+    const value = query.get(key);
+    if (value) search[key] = value;
+  }
+  return search;
+}
+
+/**
+ * The search as the album plugin's share route takes it: tags `beach -work`, days as times.
+ * @param {Search} search
+ */
+export function shareBody(search) {
+  /** @type {Record<string, string>} */
+  const body = { match: "any" };
+  const tags = [...search.plus, ...search.minus.map((t) => `-${t}`)].join(" ");
+  if (tags) body.tags = tags;
+  const from = search.from ?? search.day ?? (search.month ? `${search.month}-01` : undefined);
+  const to = search.to ?? search.day ?? (search.month ? lastDay(search.month) : undefined);
+  if (from) body.from = `${from}T00:00`;
+  if (to) body.to = `${to}T23:59`;
+  return body;
+}
+
+/** @param {string} month `2024-02` */
+function lastDay(month) {
+  const [y, m] = month.split("-").map(Number);
+  return `${month}-${String(new Date(y, m, 0).getDate()).padStart(2, "0")}`;
+}
+
+/**
+ * "Today", "Yesterday", or the date in the reader's words.
+ * @param {string} day `YYYY-MM-DD` @param {Date} [now]
+ */
+export function dayLabel(day, now = new Date()) {
+  const [y, m, d] = day.split("-").map(Number);
+  if (!y || !m || !d) return day || "No date";
+  const date = new Date(y, m - 1, d);
+  const midnight = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+  const days = Math.round((midnight.getTime() - date.getTime()) / 86_400_000);
+  if (days === 0) return "Today";
+  if (days === 1) return "Yesterday";
+  return date.toLocaleDateString(undefined, { weekday: "long", day: "numeric", month: "long", year: "numeric" });
+}
+
+/** "July 2024" for `2024-07`. @param {string} month */
+export function monthLabel(month) {
+  const [y, m] = month.split("-").map(Number);
+  if (!y || !m) return month;
+  return new Date(y, m - 1, 1).toLocaleDateString(undefined, { month: "long", year: "numeric" });
+}
+
+/**
+ * The photos in a random order, each once (Fisher–Yates).
+ * @template T @param {T[]} items @param {() => number} [random] @returns {T[]}
+ */
+export function shuffled(items, random = Math.random) {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
+/**
+ * Tags as a person types them ("Tom, London #trip"): lower-case words, no `#`, each once.
+ * The server normalizes the same way; the chips show what it will keep.
+ * @param {string} text @returns {string[]}
+ */
+export function typedTags(text) {
+  const words = text.split(/[\s,;#]+/).map((w) => w.trim().toLowerCase()).filter(Boolean);
+  return [...new Set(words)];
+}
+
+const MOVE_PREFIX = "IR1-";
+
+/**
+ * The code that moves a device account to another phone: its id and secret, nothing else. Whoever
+ * has it can open the album, so the screen says to keep it to oneself.
+ * @param {{accountId: string, deviceSecret: string}} account
+ */
+export function moveCode(account) {
+  const json = JSON.stringify({ a: account.accountId, s: account.deviceSecret });
+  const base64 = btoa(String.fromCharCode(...new TextEncoder().encode(json)));
+  return MOVE_PREFIX + base64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/**
+ * The account in a move code, or in a link that carries one; null when the text is not one.
+ * @param {string} text @returns {{accountId: string, deviceSecret: string} | null}
+ */
+export function readMoveCode(text) {
+  const found = text.replace(/\s+/g, "").match(/IR1-([A-Za-z0-9_-]+)/);
+  if (!found) return null;
+  try {
+    const base64 = found[1].replace(/-/g, "+").replace(/_/g, "/");
+    const bytes = Uint8Array.from(atob(base64 + "=".repeat((4 - (base64.length % 4)) % 4)), (c) => c.charCodeAt(0));
+    const value = JSON.parse(new TextDecoder().decode(bytes));
+    return typeof value?.a === "string" && typeof value?.s === "string" && value.a && value.s
+      ? { accountId: value.a, deviceSecret: value.s } : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The phone's clock as the album takes it for a photo with no EXIF time, with the phone's offset
+ * so the day is the user's own: `2026-11-23T19:25:00+01:00`.
+ * @param {Date} [now]
+ */
+export function localTime(now = new Date()) {
+  const two = (/** @type {number} */ n) => String(n).padStart(2, "0");
+  const offset = -now.getTimezoneOffset();
+  const zone = `${offset < 0 ? "-" : "+"}${two(Math.floor(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
+  return `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}T${two(now.getHours())}:${two(now.getMinutes())}:${two(now.getSeconds())}${zone}`;
+}

@@ -1,0 +1,872 @@
+// @ts-check
+/**
+ * iRemember, as its tutorials describe: the main menu (Choose From Phone, Take With Camera, Import
+ * from Internet, Recent, Album, Share); mark-up straight after a photo (draw and write on it,
+ * notes, tags as big chips with the most used a tap away, the time it was taken); the album by time
+ * and by recent days; search by tags (+ adds, − takes away) and by time; month and place folders; a
+ * full-screen slideshow; sharing a photo or a search; moving the account to a new phone.
+ *
+ * Built for people with memory loss: one task per screen, large text and targets, every control
+ * labelled, nothing that expires or must be remembered. Everything but sharing and importing works
+ * offline: the album is the synced copy on the phone (`album.js` answers its questions), and a photo
+ * taken offline is shown at once and uploaded when the network returns.
+ */
+import * as Album from "./album.js";
+import { ApiError } from "./api.js";
+import { isLocal, localId } from "./outbox.js";
+import { announce, confirmAction, h } from "./ui.js";
+import "./drawing-pad.js";
+
+const KIND = "album.photo";
+const PHOTOS = "/api/v1/album/photos";
+
+/** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void}} Context */
+/** @typedef {import("./album.js").Photo & {links?: {thumbnail: string, display: string}, width?: number, height?: number, pending?: boolean}} Photo */
+
+/**
+ * The screen for a route: `parts` is the path after `#/`, `query` what follows `?`.
+ * @param {Context} context @param {string[]} parts @param {string} query @returns {HTMLElement}
+ */
+export function albumScreen(context, parts, query) {
+  const [first, id, sub] = parts;
+  /** @type {AlbumElement} */
+  let screen;
+  if (first === "photo" && id && sub === "markup") screen = new MarkupScreen();
+  else if (first === "photo" && id) screen = new PhotoScreen();
+  else if (first === "album" && id === "tags") screen = new TagSearchScreen();
+  else if (first === "album" && id === "time") screen = new TimeSearchScreen();
+  else if (first === "album") screen = new AlbumScreen();
+  else if (first === "recent") screen = new RecentScreen();
+  else if (first === "folders") screen = new FoldersScreen();
+  else if (first === "slideshow") screen = new SlideshowScreen();
+  else if (first === "import") screen = new ImportScreen();
+  else if (first === "share") screen = new ShareScreen();
+  else if (first === "move") screen = new MoveScreen();
+  else screen = new HomeScreen();
+  screen.attach(context, id ?? "", Album.parseSearch(query));
+  return screen;
+}
+
+/** What every album screen shares: the context, re-rendering on sync changes, and the photos. */
+class AlbumElement extends HTMLElement {
+  /** @param {Context} context @param {string} id @param {import("./album.js").Search} search */
+  attach(context, id, search) {
+    this.context = context;
+    this.id_ = id;
+    this.search = search;
+    this.rerender = () => this.changed();
+    context.sync.addEventListener("change", this.rerender);
+    this.render();
+  }
+
+  disconnectedCallback() {
+    if (this.rerender) this.context?.sync.removeEventListener("change", this.rerender);
+  }
+
+  /** Called when the synced photos change; most screens simply draw again. */
+  changed() {
+    this.render();
+  }
+
+  render() {}
+
+  get ctx() {
+    return /** @type {Context} */ (this.context);
+  }
+
+  /** @returns {Photo[]} */
+  photos() {
+    return this.ctx.sync.view(KIND);
+  }
+
+  /** The photo this screen shows, following its id once the server gave it one. @returns {Photo | undefined} */
+  photo() {
+    const id = this.ctx.sync.resolved.get(this.id_ ?? "") ?? this.id_ ?? "";
+    return this.ctx.sync.one(KIND, id);
+  }
+}
+
+// Pictures --------------------------------------------------------------------------------------
+
+/** @type {Map<string, Promise<string>>} */
+const pictures = new Map();
+
+/**
+ * An object URL for a photo's rendition: the bytes picked on this phone while they wait to upload,
+ * else the device's kept copy, else the server's (then kept, so the album opens offline).
+ * @param {Context} context @param {Photo} photo @param {"thumb" | "display"} rendition
+ * @returns {Promise<string>}
+ */
+export function picture(context, photo, rendition) {
+  if (photo.pendingImage) {
+    const key = `pending:${photo.id}`;
+    if (!pictures.has(key)) pictures.set(key, Promise.resolve(URL.createObjectURL(photo.pendingImage)));
+    return /** @type {Promise<string>} */ (pictures.get(key));
+  }
+  const key = `picture:${photo.id}:${rendition}@${photo.version}`;
+  let url = pictures.get(key);
+  if (!url) {
+    const db = /** @type {import("./db.js").Database} */ (context.sync.db);
+    url = db.meta(key).then(async (kept) => {
+      if (kept instanceof Blob) return URL.createObjectURL(kept);
+      const answer = await context.api.request("GET", `${PHOTOS}/${photo.id}/image/${rendition}`);
+      await db.setMeta(key, answer.body);
+      return URL.createObjectURL(answer.body);
+    });
+    url.catch(() => pictures.delete(key));
+    pictures.set(key, url);
+  }
+  return url;
+}
+
+/**
+ * A photo's mark-up: while a change of it waits to upload, as drawn on this phone (kept by id, or
+ * by the local id it had before it uploaded); else the server's, kept for offline.
+ * @param {Context} context @param {Photo} photo @param {string} routeId
+ * @returns {Promise<import("./strokes.js").Drawing | null>}
+ */
+async function loadMarkup(context, photo, routeId) {
+  const db = /** @type {import("./db.js").Database} */ (context.sync.db);
+  const kept = async () => (await db.meta(`markup:${photo.id}`)) ?? (await db.meta(`markup:${routeId}`)) ?? null;
+  const waiting = context.sync.writes.some((w) => w.kind === KIND && (w.id === photo.id || w.id === routeId) && w.path.endsWith("/markup"));
+  if (waiting || isLocal(photo.id)) return kept();
+  if (!photo.hasMarkup) return null;
+  try {
+    const drawing = await context.api.get(`${PHOTOS}/${photo.id}/markup`);
+    await db.setMeta(`markup:${photo.id}`, drawing);
+    return drawing;
+  } catch {
+    return kept();
+  }
+}
+
+/** @param {Photo} photo */
+function describe(photo) {
+  const tags = photo.tags?.length ? `, tagged ${photo.tags.join(", ")}` : "";
+  const place = photo.place?.label ? `, in ${photo.place.label}` : "";
+  return `Photo from ${Album.dayLabel(Album.dayOf(photo))}${place}${tags}`;
+}
+
+/**
+ * A grid of thumbnails; each opens its photo.
+ * @param {Context} context @param {Photo[]} photos @param {string} label
+ * @param {(photo: Photo) => string} [href]
+ */
+function grid(context, photos, label, href = (photo) => `#/photo/${encodeURIComponent(photo.id)}`) {
+  return h("ul", { class: "grid", "aria-label": label }, ...photos.map((photo) => {
+    const cell = h("a", { href: href(photo), class: "cell", "aria-label": describe(photo) });
+    if (photo.pending) cell.classList.add("pending");
+    picture(context, photo, "thumb").then((url) => cell.prepend(h("img", { src: url, alt: "", loading: "lazy" }))).catch(() => {});
+    return h("li", {}, cell);
+  }));
+}
+
+/** The big "back" a screen offers: one place to go, always the same words. @param {string} hash @param {string} label */
+function back(hash, label) {
+  return h("a", { href: hash, class: "button secondary back" }, `‹ ${label}`);
+}
+
+// The main menu -----------------------------------------------------------------------------------
+
+const ICONS = {
+  phone: "M4 5h16v14H4z M4 15l5-5 4 4 3-3 4 4",
+  camera: "M3 8h4l2-3h6l2 3h4v11H3z M12 17a4 4 0 1 0 0-8 4 4 0 0 0 0 8",
+  globe: "M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18z M3 12h18 M12 3c3 3 3 15 0 18 M12 3c-3 3-3 15 0 18",
+  clock: "M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18z M12 7v5l3 3",
+  album: "M4 4h7v7H4z M13 4h7v7h-7z M4 13h7v7H4z M13 13h7v7h-7z",
+  share: "M12 15V3 M7 8l5-5 5 5 M5 12v8h14v-8",
+};
+
+/** @param {keyof typeof ICONS} name */
+function icon(name) {
+  const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("class", "icon");
+  const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+  path.setAttribute("d", ICONS[name]);
+  svg.append(path);
+  return svg;
+}
+
+export class HomeScreen extends AlbumElement {
+  /** A sync meanwhile changes the count, not the buttons (a file chooser may be open on one). */
+  changed() {
+    const lead = this.querySelector(".lead");
+    if (lead) lead.textContent = this.lead();
+  }
+
+  lead() {
+    const count = this.photos().length;
+    return count ? `${count} photo${count === 1 ? "" : "s"} in your album.` : "Add your first photo: take one, or choose one from your phone.";
+  }
+
+  render() {
+    /** @param {boolean} camera */
+    const picker = (camera) => {
+      const input = /** @type {HTMLInputElement} */ (h("input", { type: "file", accept: "image/*", hidden: true,
+        capture: camera ? "environment" : undefined,
+        onchange: () => { const file = input.files?.[0]; if (file) addPhoto(this.ctx, file, camera ? "camera" : "library"); } }));
+      return [h("button", { type: "button", class: "tile", onclick: () => input.click() }, icon(camera ? "camera" : "phone"),
+        camera ? "Take With Camera" : "Choose From Phone"), input];
+    };
+    /** @param {string} hash @param {keyof typeof ICONS} name @param {string} text */
+    const tile = (hash, name, text) => h("a", { href: hash, class: "tile" }, icon(name), text);
+    this.replaceChildren(h("main", { class: "screen home" },
+      h("h1", {}, "iRemember"),
+      h("p", { class: "lead" }, this.lead()),
+      h("nav", { class: "tiles", "aria-label": "Main menu" },
+        ...picker(false), ...picker(true), tile("#/import", "globe", "Import from Internet"),
+        tile("#/recent", "clock", "Recent"), tile("#/album", "album", "Album"), tile("#/share", "share", "Share")),
+      h("a", { href: "#/move", class: "button secondary" }, "Use this album on a new phone")));
+  }
+}
+customElements.define("album-home", HomeScreen);
+
+/**
+ * A photo from the camera or the phone: where the phone is (for a photo without GPS) and its
+ * clock go with it; it is in the album at once, and the mark-up screen opens.
+ * @param {Context} context @param {File} file @param {"camera" | "library"} source
+ */
+export async function addPhoto(context, file, source) {
+  if (!file.type.startsWith("image/")) {
+    announce("That file is not a picture. Choose a photo.");
+    return;
+  }
+  const busy = h("div", { class: "busy", role: "status" }, "Saving your photo…");
+  document.body.append(busy);
+  const takenAt = Album.localTime(file.lastModified && source === "library" ? new Date(file.lastModified) : new Date());
+  const query = new URLSearchParams({ source, takenAt });
+  const place = await here();
+  if (place) {
+    query.set("lat", String(place.latitude));
+    query.set("lon", String(place.longitude));
+    query.set("accuracy", String(Math.round(place.accuracy)));
+  }
+  const id = localId();
+  await context.sync.write({ method: "POST", path: `${PHOTOS}?${query}`, body: file, contentType: file.type, kind: KIND, id,
+    recordAt: "photo", local: { takenAt, tags: [], notes: "", source, hasMarkup: false, pendingImage: file } });
+  busy.remove();
+  context.go(`#/photo/${encodeURIComponent(id)}/markup`);
+}
+
+/**
+ * Where the phone is now, if it says within a few seconds (a photo without GPS takes its place
+ * from here); null when the user said no or it does not know.
+ * @returns {Promise<GeolocationCoordinates | null>}
+ */
+function here() {
+  if (!("geolocation" in navigator)) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const timer = window.setTimeout(() => resolve(null), 6000);
+    navigator.geolocation.getCurrentPosition((position) => { clearTimeout(timer); resolve(position.coords); },
+      () => { clearTimeout(timer); resolve(null); }, { maximumAge: 300_000, timeout: 5000, enableHighAccuracy: false });
+  });
+}
+
+// Import from Internet ----------------------------------------------------------------------------
+
+export class ImportScreen extends AlbumElement {
+  changed() {}
+
+  render() {
+    const error = h("p", { class: "error", role: "alert", id: "import-error" });
+    const url = /** @type {HTMLInputElement} */ (h("input", { id: "import-url", type: "url", inputmode: "url", required: true,
+      autocomplete: "off", placeholder: "https://…", "aria-describedby": "import-error" }));
+    const ok = /** @type {HTMLButtonElement} */ (h("button", { type: "submit" }, "OK"));
+    const form = h("form", { class: "stack", onsubmit: async (/** @type {Event} */ event) => {
+      event.preventDefault();
+      error.textContent = "";
+      ok.disabled = true;
+      ok.textContent = "Importing…";
+      try {
+        const answer = await this.ctx.api.request("POST", `${PHOTOS}/import`, { body: { url: url.value.trim(), takenAt: Album.localTime() },
+          headers: { "Idempotency-Key": localId().slice(6) } });
+        const photo = answer.body.photo;
+        await this.ctx.sync.pull();
+        this.ctx.go(`#/photo/${encodeURIComponent(photo.id)}/markup`);
+      } catch (failure) {
+        error.textContent = failure instanceof ApiError
+          ? (failure.offline ? "Importing needs the internet. Try again when this phone is online." : failure.message)
+          : "Something went wrong; try again.";
+        ok.disabled = false;
+        ok.textContent = "OK";
+      }
+    } },
+    h("label", { for: "import-url" }, "Enter the address (URL) of a picture:"), url,
+    h("div", { class: "row" }, ok, h("a", { href: "#/", class: "button secondary" }, "Cancel")), error);
+    this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Import from Internet"), form));
+  }
+}
+customElements.define("album-import", ImportScreen);
+
+// Mark-up -----------------------------------------------------------------------------------------
+
+export class MarkupScreen extends AlbumElement {
+  /** @type {HTMLInputElement | undefined} the new-tag box, kept across redraws of the chips */
+  tagInput;
+  /** @type {string | undefined} */
+  tagsShown;
+  /** Only the tags and the status follow sync while the user draws and types; the pad stays. */
+  changed() {
+    if (!this.pad) return this.render();
+    const photo = this.photo();
+    if (!photo) return;
+    this.renderTags(photo);
+  }
+
+  render() {
+    const photo = this.photo();
+    if (!photo) {
+      this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Mark up"), h("p", { class: "empty" }, "This photo is not in your album."), back("#/album", "Album")));
+      return;
+    }
+    const pad = /** @type {import("./drawing-pad.js").DrawingPad} */ (h("drawing-pad", { texts: true, colour: "#c62828", label: "Draw or write on the photo" }));
+    this.pad = pad;
+    const notes = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "photo-notes", rows: "3", placeholder: "Who, where, what happened" }));
+    notes.value = photo.notes ?? "";
+    notes.addEventListener("input", () => this.noteTyped(notes.value));
+    notes.addEventListener("blur", () => this.saveNotes());
+    const taken = /** @type {HTMLInputElement} */ (h("input", { id: "photo-taken", type: "datetime-local", value: (photo.takenAt ?? "").slice(0, 16),
+      onchange: () => { if (taken.value) this.patch({ takenAt: Album.localTime(new Date(taken.value)) }); } }));
+    this.tagsArea = h("div", { class: "tags-area" });
+    this.replaceChildren(h("main", { class: "screen markup" },
+      h("div", { class: "toolbar" }, h("h1", {}, "Mark up"),
+        h("button", { type: "button", class: "primary done", onclick: () => this.done() }, "Done")),
+      pad,
+      h("label", { for: "photo-notes" }, "Notes"), notes,
+      h("h2", { id: "tags-heading" }, "Tags"), this.tagsArea,
+      h("label", { for: "photo-taken" }, "Time taken"), taken,
+      h("button", { type: "button", class: "primary done", onclick: () => this.done() }, "Done")));
+    this.renderTags(photo);
+    picture(this.ctx, photo, "display").then((url) => pad.background(url, photo.width ?? 4, photo.height ?? 3, describe(photo)))
+      .catch(() => pad.background("", photo.width ?? 4, photo.height ?? 3, describe(photo)));
+    if (!photo.width && photo.pendingImage) {
+      // A photo not uploaded yet: its proportions from the picture itself.
+      createImageBitmap(photo.pendingImage).then((bitmap) => pad.background(URL.createObjectURL(/** @type {Blob} */ (photo.pendingImage)), bitmap.width, bitmap.height, describe(photo))).catch(() => {});
+    }
+    loadMarkup(this.ctx, photo, this.id_ ?? "").then((drawing) => { if (drawing) pad.load(drawing); });
+    pad.addEventListener("change", (event) => this.saveMarkup(/** @type {CustomEvent} */ (event).detail));
+  }
+
+  /** @param {import("./strokes.js").Drawing} drawing */
+  async saveMarkup(drawing) {
+    const photo = this.photo();
+    if (!photo) return;
+    const db = /** @type {import("./db.js").Database} */ (this.ctx.sync.db);
+    await db.setMeta(`markup:${photo.id}`, drawing);
+    await this.ctx.sync.write({ method: "PUT", path: `${PHOTOS}/${photo.id}/markup`, body: drawing, kind: KIND, id: photo.id,
+      local: { hasMarkup: drawing.strokes.length + drawing.texts.length > 0 } });
+  }
+
+  /** @param {string} text */
+  noteTyped(text) {
+    const photo = this.photo();
+    if (!photo) return;
+    this.typed = text;
+    this.ctx.sync.draft(`${KIND}/${photo.id}`, true);
+    clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => this.saveNotes(), 600);
+  }
+
+  saveNotes() {
+    clearTimeout(this.timer);
+    const photo = this.photo();
+    if (this.typed === undefined || !photo) return;
+    const notes = this.typed;
+    this.typed = undefined;
+    this.ctx.sync.draft(`${KIND}/${photo.id}`, false);
+    if (notes !== photo.notes) this.patch({ notes });
+  }
+
+  /** @param {Record<string, any>} body */
+  patch(body) {
+    const photo = this.photo();
+    if (!photo) return;
+    this.ctx.sync.write({ method: "PATCH", path: `${PHOTOS}/${photo.id}`, body, kind: KIND, id: photo.id });
+  }
+
+  /** The photo's tags as big chips to take off; the most used others one tap away; a box for new ones. @param {Photo} photo */
+  renderTags(photo) {
+    const area = /** @type {HTMLElement} */ (this.tagsArea);
+    const focused = document.activeElement instanceof HTMLElement && area.contains(document.activeElement) ? document.activeElement.dataset.focusKey : undefined;
+    const tags = photo.tags ?? [];
+    const suggested = Album.tagCounts(this.photos()).map((t) => t.tag).filter((t) => !tags.includes(t)).slice(0, 8);
+    // Drawn again only when the chips change (a sync mid-typing keeps what is typed, and focus).
+    const shown = JSON.stringify([tags, suggested]);
+    if (this.tagsShown === shown) return;
+    this.tagsShown = shown;
+    this.tagInput ??= /** @type {HTMLInputElement} */ (h("input", { id: "new-tag", enterkeyhint: "done", autocapitalize: "none",
+      placeholder: "A word: Tom, beach, birthday", "data-focus-key": "new-tag" }));
+    const input = this.tagInput;
+    const add = () => {
+      const words = Album.typedTags(input.value);
+      if (!words.length) return input.focus();
+      input.value = "";
+      const now = this.photo()?.tags ?? [];
+      this.setTags([...now, ...words.filter((w) => !now.includes(w))]);
+      announce(`Tagged ${words.join(", ")}.`);
+    };
+    area.replaceChildren(...[
+      tags.length ? h("ul", { class: "chips", "aria-labelledby": "tags-heading" }, ...tags.map((tag) => h("li", {},
+        h("button", { type: "button", class: "chip on", "data-focus-key": `off-${tag}`, "aria-label": `Remove the tag ${tag}`,
+          onclick: () => { this.setTags((this.photo()?.tags ?? []).filter((t) => t !== tag)); announce(`Tag ${tag} removed.`); } }, tag, h("span", { "aria-hidden": "true" }, " ×")))))
+        : h("p", { class: "hint" }, "No tags yet. Tags help you find this photo later."),
+      suggested.length ? h("p", { class: "hint", id: "suggested-heading" }, "Your tags:") : null,
+      suggested.length ? h("ul", { class: "chips", "aria-labelledby": "suggested-heading" }, ...suggested.map((tag) => h("li", {},
+        h("button", { type: "button", class: "chip", "data-focus-key": `on-${tag}`, "aria-label": `Add the tag ${tag}`,
+          onclick: () => { this.setTags([...(this.photo()?.tags ?? []).filter((t) => t !== tag), tag]); announce(`Tagged ${tag}.`); } }, h("span", { "aria-hidden": "true" }, "+ "), tag))))
+        : null,
+      h("form", { class: "row add-tag", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); add(); } },
+        h("label", { for: "new-tag", class: "visually-hidden" }, "New tag"), input,
+        h("button", { type: "submit", class: "secondary" }, "Add tag"))].filter(/** @returns {node is HTMLElement} */ (node) => node !== null));
+    if (focused) /** @type {HTMLElement | null} */ (area.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`) ?? area.querySelector("#new-tag"))?.focus();
+  }
+
+  /** @param {string[]} tags */
+  setTags(tags) {
+    this.patch({ tags });
+  }
+
+  done() {
+    this.saveNotes();
+    const photo = this.photo();
+    announce("Saved.");
+    this.ctx.go(photo ? `#/photo/${encodeURIComponent(photo.id)}` : "#/album");
+  }
+
+  disconnectedCallback() {
+    this.saveNotes();
+    super.disconnectedCallback();
+  }
+}
+customElements.define("album-markup", MarkupScreen);
+
+// One photo ---------------------------------------------------------------------------------------
+
+export class PhotoScreen extends AlbumElement {
+  render() {
+    const photo = this.photo();
+    if (!photo) {
+      this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Photo"), h("p", { class: "empty" }, "This photo is not in your album any more."), back("#/album", "Album")));
+      return;
+    }
+    if (this.shown === `${photo.id}@${photo.version}:${photo.pending}`) return;
+    this.shown = `${photo.id}@${photo.version}:${photo.pending}`;
+    const figure = h("figure", { class: "picture" });
+    const canvas = /** @type {HTMLCanvasElement} */ (h("canvas", { "aria-hidden": "true" }));
+    picture(this.ctx, photo, "display").then(async (url) => {
+      const img = /** @type {HTMLImageElement} */ (h("img", { src: url, alt: describe(photo) }));
+      figure.prepend(img);
+      await img.decode().catch(() => {});
+      const drawing = await loadMarkup(this.ctx, photo, this.id_ ?? "");
+      if (drawing) overlayDrawing(canvas, img, drawing);
+    }).catch(() => figure.prepend(h("p", { class: "empty" }, "The picture shows when this phone is online.")));
+    figure.append(canvas);
+    const facts = h("dl", { class: "facts" },
+      h("dt", {}, "Taken"), h("dd", {}, Album.dayLabel(Album.dayOf(photo)) + timeOf(photo)),
+      photo.place?.label ? h("dt", {}, "Place") : null, photo.place?.label ? h("dd", {}, photo.place.label) : null,
+      h("dt", {}, "Tags"), h("dd", {}, photo.tags?.length ? photo.tags.join(", ") : "None"));
+    this.replaceChildren(h("main", { class: "screen photo" },
+      h("div", { class: "toolbar" }, back("#/album", "Album"), h("h1", {}, "Photo")),
+      figure,
+      photo.notes ? h("p", { class: "notes" }, photo.notes) : null,
+      facts,
+      h("div", { class: "actions" },
+        h("a", { href: `#/photo/${encodeURIComponent(photo.id)}/markup`, class: "button" }, "Mark up"),
+        h("button", { type: "button", class: "secondary", onclick: () => sharePhoto(this.ctx, photo) }, "Share"),
+        h("a", { href: `#/slideshow?${Album.searchQuery({ plus: [], minus: [], day: Album.dayOf(photo) })}`, class: "button secondary" }, "Slideshow of this day"),
+        h("button", { type: "button", class: "danger", onclick: () => this.remove_(photo) }, "Delete photo"))));
+  }
+
+  /** @param {Photo} photo */
+  async remove_(photo) {
+    if (!(await confirmAction("Delete this photo, its notes and its tags? This cannot be undone.", "Delete"))) return;
+    await this.ctx.sync.write({ method: "DELETE", path: `${PHOTOS}/${photo.id}`, kind: KIND, id: photo.id });
+    announce("Photo deleted.");
+    this.ctx.go("#/album");
+  }
+}
+customElements.define("album-photo", PhotoScreen);
+
+/** @param {Photo} photo */
+function timeOf(photo) {
+  const time = (photo.takenAt ?? "").slice(11, 16);
+  return time ? `, ${time}` : "";
+}
+
+/**
+ * The mark-up drawn over the shown picture (the picture itself stays as it was taken).
+ * @param {HTMLCanvasElement} canvas @param {HTMLImageElement} img @param {import("./strokes.js").Drawing} drawing
+ */
+async function overlayDrawing(canvas, img, drawing) {
+  const { paint, paintText } = await import("./strokes.js");
+  const draw = () => {
+    const width = img.clientWidth, height = img.clientHeight, ratio = window.devicePixelRatio || 1;
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    const context = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    for (const stroke of drawing.strokes ?? []) paint(context, stroke, width, height);
+    for (const text of drawing.texts ?? []) paintText(context, text, width, height);
+  };
+  new ResizeObserver(draw).observe(img);
+}
+
+// Sharing -----------------------------------------------------------------------------------------
+
+/**
+ * Shares a read-only link through the phone's share sheet, or shows it to copy.
+ * @param {Context} context @param {string} path @param {any} body @param {string} title
+ */
+async function share(context, path, body, title) {
+  let link;
+  try {
+    const answer = await context.api.request("POST", path, { body: { ...body, title } });
+    link = new URL(answer.body.path, location.origin).toString();
+  } catch (failure) {
+    const text = failure instanceof ApiError && !failure.offline ? failure.message : "Sharing needs the internet. Try again when this phone is online.";
+    showLink(null, text);
+    return;
+  }
+  if (typeof navigator.share === "function") {
+    try {
+      await navigator.share({ title, text: title, url: link });
+      announce("Shared.");
+      return;
+    } catch (failure) {
+      if (failure instanceof DOMException && failure.name === "AbortError") return; // the person closed the sheet
+    }
+  }
+  showLink(link, "Anyone with this link can see it, but not change it.");
+}
+
+/** @param {Context} context @param {Photo} photo */
+export function sharePhoto(context, photo) {
+  if (photo.pending) {
+    showLink(null, "This photo is still waiting to upload. Share it once this phone is online.");
+    return Promise.resolve();
+  }
+  return share(context, `${PHOTOS}/${photo.id}/share`, { markup: Boolean(photo.hasMarkup) }, "A photo from my album");
+}
+
+/** @param {Context} context @param {import("./album.js").Search} search */
+function shareSearch(context, search) {
+  return share(context, "/api/v1/album/searches/share", Album.shareBody(search), "Photos from my album");
+}
+
+/** The link to copy (or, with no link, why there is none). @param {string | null} link @param {string} text */
+function showLink(link, text) {
+  const field = /** @type {HTMLInputElement} */ (h("input", { id: "share-link", readonly: true, value: link ?? "" }));
+  const copied = h("p", { class: "hint", role: "status" });
+  const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm share", "aria-labelledby": "share-title" },
+    h("h2", { id: "share-title" }, link ? "Share this link" : "Not shared"),
+    h("p", {}, text),
+    link ? h("label", { for: "share-link", class: "visually-hidden" }, "The link") : null,
+    link ? field : null,
+    copied,
+    h("div", { class: "row" },
+      link ? h("button", { type: "button", onclick: async () => {
+        field.select();
+        try {
+          await navigator.clipboard.writeText(link);
+          copied.textContent = "Copied. Paste it in a message or an email.";
+        } catch {
+          copied.textContent = "Select the link above and copy it.";
+        }
+      } }, "Copy link") : null,
+      h("button", { type: "button", class: "secondary", onclick: () => dialog.close() }, "Close"))));
+  dialog.addEventListener("close", () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+}
+
+// The album ---------------------------------------------------------------------------------------
+
+/** Words for a search, for its heading. @param {import("./album.js").Search} search */
+function searchWords(search) {
+  const parts = [];
+  if (search.day) parts.push(Album.dayLabel(search.day));
+  if (search.month) parts.push(Album.monthLabel(search.month));
+  if (search.place) parts.push("one place");
+  if (search.plus.length) parts.push(`with ${search.plus.join(" or ")}`);
+  if (search.minus.length) parts.push(`without ${search.minus.join(" or ")}`);
+  if (search.from || search.to) parts.push(`${search.from ? Album.dayLabel(search.from) : "the start"} to ${search.to ? Album.dayLabel(search.to) : "today"}`);
+  return parts.join(", ");
+}
+
+export class AlbumScreen extends AlbumElement {
+  render() {
+    const search = /** @type {import("./album.js").Search} */ (this.search);
+    const all = this.photos();
+    const found = Album.inTimeOrder(all, search);
+    const place = search.place ? Album.places(all).find((p) => p.key === search.place)?.label ?? "A place" : "";
+    const filtered = !Album.isEmpty(search);
+    const query = Album.searchQuery(search);
+    const heading = filtered ? (search.place ? place : "Search") : "Album";
+    this.replaceChildren(h("main", { class: "screen album" },
+      h("div", { class: "toolbar" }, back("#/", "Home"), h("h1", {}, heading)),
+      h("nav", { class: "row options", "aria-label": "Find photos" },
+        h("a", { href: `#/album/tags?${query}`, class: "button secondary" }, "Search by Tags"),
+        h("a", { href: `#/album/time?${query}`, class: "button secondary" }, "Search by Time"),
+        h("a", { href: "#/folders", class: "button secondary" }, "Folders")),
+      filtered ? h("p", { class: "lead" }, `${found.length} photo${found.length === 1 ? "" : "s"}: ${searchWords(search)}. `,
+        h("a", { href: "#/album" }, "Show all photos")) : null,
+      found.length ? h("div", { class: "row" },
+        h("a", { href: `#/slideshow?${query}`, class: "button" }, "Slideshow"),
+        filtered ? h("button", { type: "button", class: "secondary", onclick: () => shareSearch(this.ctx, search) }, "Share these photos") : null) : null,
+      found.length ? null : h("p", { class: "empty" }, all.length ? "No photo matches this search." : "No photos yet. Go Home and take one."),
+      ...Album.byDay(found).map(({ day, photos }) => h("section", { class: "day", "aria-label": Album.dayLabel(day) },
+        h("h2", {}, Album.dayLabel(day)), grid(this.ctx, photos, `Photos from ${Album.dayLabel(day)}`)))));
+  }
+}
+customElements.define("album-browse", AlbumScreen);
+
+export class TagSearchScreen extends AlbumElement {
+  render() {
+    const search = /** @type {import("./album.js").Search} */ (this.search);
+    const all = this.photos();
+    const found = Album.inTimeOrder(all, search);
+    const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.focusKey : undefined;
+    /** @param {string} tag @param {"+" | "-" | "x"} how */
+    const set = (tag, how) => {
+      this.search = Album.withTag(search, tag, how);
+      history.replaceState(null, "", `#/album/tags?${Album.searchQuery(this.search)}`);
+      this.render();
+      const count = Album.inTimeOrder(this.photos(), this.search).length;
+      announce(`${count} photo${count === 1 ? "" : "s"} found.`);
+    };
+    const selected = [...search.plus.map((t) => ["+", t]), ...search.minus.map((t) => ["−", t])];
+    this.replaceChildren(h("main", { class: "screen tag-search" },
+      h("div", { class: "toolbar" }, back(`#/album?${Album.searchQuery(search)}`, "Album"), h("h1", {}, "Search by Tags")),
+      h("p", { class: "hint" }, "Tap + to show the photos with a tag, − to hide them."),
+      selected.length ? h("ul", { class: "chips", "aria-label": "Selected tags" }, ...selected.map(([how, tag]) => h("li", {},
+        h("button", { type: "button", class: `chip on ${how === "+" ? "plus" : "minus"}`, "data-focus-key": `x-${tag}`,
+          "aria-label": `${how === "+" ? "With" : "Without"} ${tag}: remove from the search`, onclick: () => set(tag, "x") },
+        `${how} ${tag}`, h("span", { "aria-hidden": "true" }, " ×"))))) : null,
+      h("ul", { class: "tag-list", "aria-label": "Your tags, most used first" }, ...Album.tagCounts(all).map(({ tag, count }) => h("li", {},
+        h("span", { class: "tag-name" }, tag, h("span", { class: "count" }, ` (${count})`)),
+        h("button", { type: "button", class: "round", "data-focus-key": `plus-${tag}`, "aria-label": `Show photos tagged ${tag}`,
+          "aria-pressed": String(search.plus.includes(tag)), onclick: () => set(tag, search.plus.includes(tag) ? "x" : "+") }, "+"),
+        h("button", { type: "button", class: "round", "data-focus-key": `minus-${tag}`, "aria-label": `Hide photos tagged ${tag}`,
+          "aria-pressed": String(search.minus.includes(tag)), onclick: () => set(tag, search.minus.includes(tag) ? "x" : "-") }, "−")))),
+      all.length ? null : h("p", { class: "empty" }, "No tags yet: add tags when you mark up a photo."),
+      h("p", { class: "lead", role: "status" }, `${found.length} photo${found.length === 1 ? "" : "s"}`),
+      h("div", { class: "row" },
+        h("a", { href: `#/album?${Album.searchQuery(search)}`, class: "button" }, "Show these photos"),
+        found.length && !Album.isEmpty(search) ? h("button", { type: "button", class: "secondary", onclick: () => shareSearch(this.ctx, search) }, "Share these photos") : null),
+      grid(this.ctx, found.slice(0, 60), "Photos found")));
+    if (focused) /** @type {HTMLElement | null} */ (this.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`))?.focus();
+  }
+}
+customElements.define("album-tag-search", TagSearchScreen);
+
+export class TimeSearchScreen extends AlbumElement {
+  changed() {}
+
+  render() {
+    const search = /** @type {import("./album.js").Search} */ (this.search);
+    const from = /** @type {HTMLInputElement} */ (h("input", { id: "time-from", type: "date", value: search.from ?? "" }));
+    const to = /** @type {HTMLInputElement} */ (h("input", { id: "time-to", type: "date", value: search.to ?? "" }));
+    const error = h("p", { class: "error", role: "alert" });
+    this.replaceChildren(h("main", { class: "screen" },
+      h("div", { class: "toolbar" }, back(`#/album?${Album.searchQuery(search)}`, "Album"), h("h1", {}, "Search by Time")),
+      h("form", { class: "stack", onsubmit: (/** @type {Event} */ event) => {
+        event.preventDefault();
+        if (from.value && to.value && from.value > to.value) {
+          error.textContent = "“From” is after “To”. Choose an earlier “From” day.";
+          return;
+        }
+        const next = { ...search, from: from.value || undefined, to: to.value || undefined, day: undefined, month: undefined };
+        this.ctx.go(`#/album?${Album.searchQuery(next)}`);
+      } },
+      h("label", { for: "time-from" }, "From"), from,
+      h("label", { for: "time-to" }, "To"), to,
+      error,
+      h("button", { type: "submit" }, "Confirm"))));
+  }
+}
+customElements.define("album-time-search", TimeSearchScreen);
+
+export class RecentScreen extends AlbumElement {
+  render() {
+    const days = Album.recentDays(this.photos(), 7);
+    this.replaceChildren(h("main", { class: "screen" },
+      h("div", { class: "toolbar" }, back("#/", "Home"), h("h1", {}, "Recent")),
+      days.length ? h("p", { class: "hint" }, "Your most recent days with photos.") : h("p", { class: "empty" }, "No photos yet. Go Home and take one."),
+      h("ul", { class: "big-list", "aria-label": "Recent days" }, ...days.map(({ day, count }) => h("li", {},
+        h("a", { href: `#/album?${Album.searchQuery({ plus: [], minus: [], day })}`, class: "big-link" },
+          h("span", {}, Album.dayLabel(day)), h("span", { class: "count" }, `${count} photo${count === 1 ? "" : "s"}`)))))));
+  }
+}
+customElements.define("album-recent", RecentScreen);
+
+export class FoldersScreen extends AlbumElement {
+  render() {
+    const photos = this.photos();
+    const months = Album.months(photos);
+    const places = Album.places(photos);
+    /** @param {string} hash @param {string} label @param {number} count */
+    const folder = (hash, label, count) => h("li", {}, h("a", { href: hash, class: "big-link" },
+      h("span", {}, label), h("span", { class: "count" }, `${count} photo${count === 1 ? "" : "s"}`)));
+    this.replaceChildren(h("main", { class: "screen" },
+      h("div", { class: "toolbar" }, back("#/album", "Album"), h("h1", {}, "Folders")),
+      h("h2", { id: "months-heading" }, "Months"),
+      months.length ? h("ul", { class: "big-list", "aria-labelledby": "months-heading" },
+        ...months.map(({ month, count }) => folder(`#/album?month=${month}`, Album.monthLabel(month), count))) : h("p", { class: "empty" }, "No photos yet."),
+      h("h2", { id: "places-heading" }, "Places"),
+      places.length ? h("ul", { class: "big-list", "aria-labelledby": "places-heading" },
+        ...places.map(({ key, label, count }) => folder(`#/album?place=${encodeURIComponent(key)}`, label, count)))
+        : h("p", { class: "empty" }, "No places yet: photos taken with the location on go here.")));
+  }
+}
+customElements.define("album-folders", FoldersScreen);
+
+// Slideshow ---------------------------------------------------------------------------------------
+
+const SLIDE_SECONDS = 5;
+
+export class SlideshowScreen extends AlbumElement {
+  /** New photos do not reshuffle a running show. */
+  changed() {}
+
+  render() {
+    const search = /** @type {import("./album.js").Search} */ (this.search);
+    this.order = Album.shuffled(Album.inTimeOrder(this.photos(), search));
+    this.index = 0;
+    this.playing = true;
+    const leave = `#/album?${Album.searchQuery(search)}`;
+    this.img = /** @type {HTMLImageElement} */ (h("img", { alt: "" }));
+    this.caption = h("p", { class: "caption", "aria-live": "polite" });
+    this.playButton = h("button", { type: "button", class: "big", "aria-label": "Pause", onclick: () => this.toggle() }, "❚❚");
+    this.replaceChildren(h("main", { class: "slideshow" },
+      h("h1", { class: "visually-hidden" }, "Slideshow"),
+      h("div", { class: "slide" }, this.img),
+      this.caption,
+      h("div", { class: "controls", role: "toolbar", "aria-label": "Slideshow controls" },
+        h("button", { type: "button", class: "big", "aria-label": "Previous photo", onclick: () => this.step(-1) }, "‹"),
+        this.playButton,
+        h("button", { type: "button", class: "big", "aria-label": "Next photo", onclick: () => this.step(1) }, "›"),
+        h("a", { href: leave, class: "button big close", "aria-label": "Close the slideshow" }, "✕"))));
+    this.keys = (/** @type {KeyboardEvent} */ event) => {
+      if (event.key === "ArrowRight") this.step(1);
+      else if (event.key === "ArrowLeft") this.step(-1);
+      else if (event.key === "Escape") this.ctx.go(leave);
+    };
+    document.addEventListener("keydown", this.keys);
+    if (!this.order.length) {
+      this.caption.textContent = "No photos to show.";
+      return;
+    }
+    this.show();
+  }
+
+  show() {
+    const order = /** @type {Photo[]} */ (this.order);
+    const photo = order[/** @type {number} */ (this.index)];
+    const img = /** @type {HTMLImageElement} */ (this.img);
+    picture(this.ctx, photo, "display").then((url) => {
+      img.src = url;
+      img.alt = describe(photo);
+    }).catch(() => { img.alt = "This photo shows when the phone is online."; });
+    const next = order[(/** @type {number} */ (this.index) + 1) % order.length];
+    if (next) picture(this.ctx, next, "display").catch(() => {});
+    /** @type {HTMLElement} */ (this.caption).textContent = `${Album.dayLabel(Album.dayOf(photo))}${photo.notes ? " · " + photo.notes : ""} (${(this.index ?? 0) + 1} of ${order.length})`;
+    clearTimeout(this.timer);
+    if (this.playing) this.timer = window.setTimeout(() => this.step(1), SLIDE_SECONDS * 1000);
+  }
+
+  /** @param {number} by */
+  step(by) {
+    const count = this.order?.length ?? 0;
+    if (!count) return;
+    this.index = ((this.index ?? 0) + by + count) % count;
+    this.show();
+  }
+
+  toggle() {
+    this.playing = !this.playing;
+    const button = /** @type {HTMLElement} */ (this.playButton);
+    button.textContent = this.playing ? "❚❚" : "▶";
+    button.setAttribute("aria-label", this.playing ? "Pause" : "Play");
+    announce(this.playing ? "Playing." : "Paused.");
+    this.show();
+  }
+
+  disconnectedCallback() {
+    clearTimeout(this.timer);
+    if (this.keys) document.removeEventListener("keydown", this.keys);
+    super.disconnectedCallback();
+  }
+}
+customElements.define("album-slideshow", SlideshowScreen);
+
+// Share -------------------------------------------------------------------------------------------
+
+export class ShareScreen extends AlbumElement {
+  render() {
+    const photos = Album.inTimeOrder(this.photos());
+    this.replaceChildren(h("main", { class: "screen" },
+      h("div", { class: "toolbar" }, back("#/", "Home"), h("h1", {}, "Share")),
+      h("p", { class: "lead" }, "Tap the photo you want to share."),
+      h("a", { href: "#/album/tags", class: "button secondary" }, "Share photos by tag instead"),
+      photos.length ? grid(this.ctx, photos.slice(0, 60), "Photos to share", (photo) => `#/photo/${encodeURIComponent(photo.id)}`)
+        : h("p", { class: "empty" }, "No photos yet. Go Home and take one.")));
+    // A tap shares straight away (the photo screen has a Share button too).
+    for (const [index, cell] of [...this.querySelectorAll("a.cell")].entries()) {
+      const photo = photos[index];
+      cell.setAttribute("aria-label", `Share: ${describe(photo)}`);
+      cell.addEventListener("click", (event) => {
+        event.preventDefault();
+        sharePhoto(this.ctx, photo);
+      });
+    }
+  }
+}
+customElements.define("album-share", ShareScreen);
+
+// Moving to a new phone ---------------------------------------------------------------------------
+
+export class MoveScreen extends AlbumElement {
+  changed() {}
+
+  render() {
+    const session = this.ctx.api.session;
+    if (!session?.deviceSecret) {
+      this.replaceChildren(h("main", { class: "screen" },
+        h("div", { class: "toolbar" }, back("#/", "Home"), h("h1", {}, "A new phone")),
+        h("p", { class: "lead" }, `You signed in as ${session?.username ?? "a user"}: on a new phone, sign in with the same user name and password.`),
+        this.signOutButton()));
+      return;
+    }
+    const code = Album.moveCode({ accountId: session.accountId, deviceSecret: session.deviceSecret });
+    const link = `${location.origin}/#/move/${code}`;
+    const field = /** @type {HTMLInputElement} */ (h("input", { id: "move-code", readonly: true, value: code }));
+    const said = h("p", { class: "hint", role: "status" });
+    this.replaceChildren(h("main", { class: "screen move" },
+      h("div", { class: "toolbar" }, back("#/", "Home"), h("h1", {}, "A new phone")),
+      h("p", { class: "lead" }, "To see this album on another phone, send this code to yourself, then open it there."),
+      h("label", { for: "move-code" }, "Your album's code"), field,
+      h("div", { class: "row" },
+        h("button", { type: "button", onclick: async () => {
+          field.select();
+          try {
+            await navigator.clipboard.writeText(code);
+            said.textContent = "Copied. On the new phone, open this app and choose “I have a code”.";
+          } catch {
+            said.textContent = "Select the code above and copy it.";
+          }
+        } }, "Copy code"),
+        typeof navigator.share === "function" ? h("button", { type: "button", class: "secondary",
+          onclick: () => navigator.share({ title: "My iRemember album", url: link }).catch(() => {}) }, "Send to my other phone") : null),
+      said,
+      h("p", { class: "warning" }, "Keep this code to yourself: anyone who has it can see your photos."),
+      this.signOutButton()));
+  }
+
+  signOutButton() {
+    return h("button", { type: "button", class: "link", onclick: () => this.dispatchEvent(new CustomEvent("quire:sign-out", { bubbles: true })) },
+      "Sign out of this phone");
+  }
+}
+customElements.define("album-move", MoveScreen);

@@ -1,0 +1,98 @@
+// iRemember's album rules, as the screens use them offline (node --test).
+import assert from "node:assert/strict";
+import test from "node:test";
+import * as Album from "../../Plugins/Web/Client/album.js";
+import { overlay, recordIn } from "../../Plugins/Web/Client/outbox.js";
+
+const photo = (id, takenAt, tags, place = null) => ({ id, version: 1, takenAt, tags, place });
+const photos = [
+  photo("a", "2024-07-15T09:00:00+02:00", ["beach", "dog"], { key: "fr/paris", label: "Paris" }),
+  photo("b", "2024-07-16T18:45:00+02:00", ["beach"], { key: "fr/paris", label: "Paris" }),
+  photo("c", "2024-08-01T12:00:00+01:00", ["dog"], { key: "gb/london", label: "London" }),
+  photo("d", "2024-08-01T08:00:00+01:00", []),
+];
+const ids = (list) => list.map((p) => p.id);
+
+test("+ tags add photos (any of them), − tags take photos away", () => {
+  assert.deepEqual(ids(Album.inTimeOrder(photos, { plus: ["beach"], minus: [] })), ["b", "a"]);
+  assert.deepEqual(ids(Album.inTimeOrder(photos, { plus: ["beach", "dog"], minus: [] })), ["c", "b", "a"]);
+  assert.deepEqual(ids(Album.inTimeOrder(photos, { plus: ["beach"], minus: ["dog"] })), ["b"]);
+  assert.deepEqual(ids(Album.inTimeOrder(photos, { plus: [], minus: ["beach"] })), ["c", "d"]);
+});
+
+test("a time range includes both its days; day, month and place folders", () => {
+  assert.deepEqual(ids(Album.inTimeOrder(photos, { plus: [], minus: [], from: "2024-07-16", to: "2024-08-01" })), ["c", "d", "b"]);
+  assert.deepEqual(ids(Album.inTimeOrder(photos, { plus: [], minus: [], day: "2024-08-01" })), ["c", "d"]);
+  assert.deepEqual(ids(Album.inTimeOrder(photos, { plus: [], minus: [], month: "2024-07" })), ["b", "a"]);
+  assert.deepEqual(ids(Album.inTimeOrder(photos, { plus: [], minus: [], place: "gb/london" })), ["c"]);
+});
+
+test("days, months, places and tags are counted, in the order the screens show them", () => {
+  assert.deepEqual(Album.byDay(Album.inTimeOrder(photos)).map((d) => [d.day, ids(d.photos)]),
+    [["2024-08-01", ["c", "d"]], ["2024-07-16", ["b"]], ["2024-07-15", ["a"]]]);
+  assert.deepEqual(Album.recentDays(photos, 2), [{ day: "2024-08-01", count: 2 }, { day: "2024-07-16", count: 1 }]);
+  assert.deepEqual(Album.months(photos), [{ month: "2024-08", count: 2 }, { month: "2024-07", count: 2 }]);
+  assert.deepEqual(Album.places(photos), [{ key: "fr/paris", label: "Paris", count: 2 }, { key: "gb/london", label: "London", count: 1 }]);
+  assert.deepEqual(Album.tagCounts(photos), [{ tag: "beach", count: 2 }, { tag: "dog", count: 2 }]);
+});
+
+test("a tag cycles through +, − and out; a search survives the address bar", () => {
+  let search = Album.withTag(Album.emptySearch(), "beach", "+");
+  search = Album.withTag(search, "dog", "-");
+  assert.deepEqual(search, { plus: ["beach"], minus: ["dog"] });
+  assert.deepEqual(Album.withTag(search, "dog", "+"), { plus: ["beach", "dog"], minus: [] });
+  assert.deepEqual(Album.withTag(search, "beach", "x"), { plus: [], minus: ["dog"] });
+  const full = { plus: ["a b", "c"], minus: ["d"], from: "2024-01-01", to: "2024-02-01", place: "fr/paris" };
+  assert.deepEqual(Album.parseSearch(Album.searchQuery(full)), full);
+  assert.equal(Album.isEmpty(Album.parseSearch("")), true);
+});
+
+test("a search is shared as the server's search: tags with −, days as times", () => {
+  assert.deepEqual(Album.shareBody({ plus: ["beach"], minus: ["dog"], from: "2024-07-01" }),
+    { match: "any", tags: "beach -dog", from: "2024-07-01T00:00" });
+  assert.deepEqual(Album.shareBody({ plus: [], minus: [], month: "2024-02" }), { match: "any", from: "2024-02-01T00:00", to: "2024-02-29T23:59" });
+});
+
+test("typed tags become words, as the server keeps them", () => {
+  assert.deepEqual(Album.typedTags("Tom, London #trip  tom"), ["tom", "london", "trip"]);
+  assert.deepEqual(Album.typedTags(" , # "), []);
+});
+
+test("the move code carries the account and nothing else; anything else is not a code", () => {
+  const account = { accountId: "acct_1", deviceSecret: "s3cr€t/+=" };
+  const code = Album.moveCode(account);
+  assert.match(code, /^IR1-[A-Za-z0-9_-]+$/);
+  assert.deepEqual(Album.readMoveCode(code), account);
+  assert.deepEqual(Album.readMoveCode(`https://example.org/#/move/${code}\n`), account);
+  assert.equal(Album.readMoveCode("IR1-bm90IGpzb24"), null);
+  assert.equal(Album.readMoveCode("hello"), null);
+});
+
+test("the slideshow shows every photo once", () => {
+  let seed = 7;
+  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const order = Album.shuffled(ids(photos), random);
+  assert.deepEqual([...order].sort(), ["a", "b", "c", "d"]);
+});
+
+test("the phone's clock carries its offset; days read as words", () => {
+  assert.match(Album.localTime(new Date(2026, 10, 23, 9, 5, 7)), /^2026-11-23T09:05:07[+-]\d\d:\d\d$/);
+  const now = new Date(2026, 10, 23, 12);
+  assert.equal(Album.dayLabel("2026-11-23", now), "Today");
+  assert.equal(Album.dayLabel("2026-11-22", now), "Yesterday");
+  assert.equal(Album.dayLabel("", now), "No date");
+});
+
+test("a photo picked offline shows at once; the server's answer holds the record under `photo`", () => {
+  const file = new Blob(["jpeg"], { type: "image/jpeg" });
+  const post = { key: "k", method: "POST", path: "/api/v1/album/photos?source=camera", body: file, contentType: "image/jpeg",
+    kind: "album.photo", id: "local:1", attempts: 0, recordAt: "photo", local: { tags: [], pendingImage: file } };
+  const tag = { key: "t", method: "PATCH", path: "/api/v1/album/photos/local:1", body: { tags: ["train"] }, kind: "album.photo", id: "local:1", attempts: 0 };
+  const view = overlay(new Map(), [post, tag]);
+  const shown = view.get("album.photo/local:1");
+  assert.equal(shown.pendingImage, file);
+  assert.deepEqual(shown.tags, ["train"]);
+  assert.equal(shown.pending, true);
+  assert.deepEqual(recordIn(post, { photo: { id: "p1", version: 1 }, suggestedTags: [] }), { id: "p1", version: 1 });
+  assert.deepEqual(recordIn(tag, { id: "p1", version: 2 }), { id: "p1", version: 2 });
+});

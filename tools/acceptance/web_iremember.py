@@ -1,0 +1,428 @@
+#!/usr/bin/env python3
+"""The web client in a real browser: iRemember on a phone (390×844, touch), Debian's Chromium driven
+by Playwright, against the real server and the shipped config (plus the one test-only exception
+that lets URL imports reach the local test web server).
+
+Walks every screen of the tutorials: Get Started, the main menu, Take With Camera (a real JPEG with
+EXIF GPS), Choose From Phone (no GPS: the place comes from navigator.geolocation), Import from
+Internet (and a refused address), mark-up (drawing and writing with pointer events, notes, tag
+chips, the most used tag one tap away), the photo, Recent, the album by day, Search by Tags (+ and −)
+and by Time, month and place folders, the slideshow, sharing a photo and a search (the Web Share
+API, and the link to copy), moving the album to a new phone with its code and with its link; then
+offline (a photo taken and marked up offline, a reload, back online: on the server once, with its
+mark-up and tags) and a second phone seeing it within a second, without a reload. axe-core checks
+every screen; screenshots go to docs/screenshots/iremember-*.png.
+
+Prints one line per check and `web acceptance: N passed, N failed` last.
+"""
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import iremember  # noqa: E402  (the album's harness: Server, make_config, jpeg, WebServer)
+import napkin_notes  # noqa: E402
+import web_napkin  # noqa: E402  (the browser harness: chromium, axe, the phone)
+from napkin_notes import call, check, free_port, results  # noqa: E402
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+ROOT = napkin_notes.ROOT
+PARIS = (48.8584, 2.2945)
+LONDON = {"latitude": 51.5007, "longitude": -0.1246, "accuracy": 20}
+PAGES = []
+# The phone's share sheet: Chromium on Linux has none, so the walk stands in for it and records
+# what the app handed over (the copy-a-link path is walked on the second phone, which has none).
+SHARE_SHEET = "navigator.share = async (data) => { window.__shared = data; };"
+
+
+def shot(page, name):
+    os.makedirs(web_napkin.SHOTS, exist_ok=True)
+    page.screenshot(path=os.path.join(web_napkin.SHOTS, f"iremember-{name}.png"))
+
+
+def screen(page, name, file=None):
+    """axe on the screen as it is, and its screenshot."""
+    web_napkin.accessible(page, name)
+    if file:
+        shot(page, file)
+
+
+def settled(page, timeout=20_000):
+    web_napkin.status_is(page, "Saved", timeout)
+
+
+def photos_of(server, token):
+    _, body, _ = call(server, "GET", "/api/v1/album/photos?limit=100", token=token)
+    out = []
+    for item in body["items"]:
+        _, photo, _ = call(server, "GET", f"/api/v1/album/photos/{item['id']}", token=token)
+        out.append(photo)
+    return out
+
+
+def draw(page, selector, strokes=2):
+    box = page.wait_for_selector(selector).bounding_box()
+    for index in range(strokes):
+        y = box["y"] + box["height"] * (0.3 + 0.3 * index)
+        page.mouse.move(box["x"] + 30, y)
+        page.mouse.down()
+        for step in range(1, 10):
+            page.mouse.move(box["x"] + 30 + step * 20, y + (step % 3) * 5)
+        page.mouse.up()
+
+
+def phone(browser, server, share_sheet=True):
+    context = browser.new_context(base_url=server.base, geolocation=LONDON,
+                                  permissions=["geolocation", "clipboard-read", "clipboard-write"], **web_napkin.PHONE)
+    if share_sheet:
+        context.add_init_script(SHARE_SHEET)
+    page = context.new_page()
+    PAGES.append(page)
+    page.on("pageerror", lambda error: print("  page error:", error))
+    return context, page
+
+
+def get_started(page):
+    page.goto("/")
+    page.wait_for_selector("quire-signin")
+    check("/ serves iRemember: “Get Started”, nothing to type", page.title() == "iRemember" and page.is_visible("text=Get Started")
+          and not page.is_visible("#password"), page.title())
+    screen(page, "Get Started", "start")
+    page.click("text=Get Started")
+    page.wait_for_selector("album-home")
+    tiles = page.eval_on_selector_all(".tiles .tile", "els => els.map(e => e.textContent.trim())")
+    check("Get Started opens the main menu with its six buttons", tiles == ["Choose From Phone", "Take With Camera", "Import from Internet",
+                                                                          "Recent", "Album", "Share"], tiles)
+    small = page.eval_on_selector_all("a, button, label.tile, input, summary",
+                                      "els => els.filter(e => e.offsetParent && (e.getBoundingClientRect().width < 48 || e.getBoundingClientRect().height < 48)).map(e => e.outerHTML.slice(0, 80))")
+    check("every target on the menu is at least 48×48 CSS px", not small, small)
+    screen(page, "the main menu", "home")
+    return web_napkin.token_of(page)
+
+
+def camera_and_markup(page, server, data, token):
+    with open(os.path.join(data, "paris.jpg"), "wb") as handle:
+        handle.write(iremember.jpeg(data, "paris.jpg", gps=PARIS, seed=1))
+    with page.expect_file_chooser() as chooser:
+        page.click("text=Take With Camera")
+    check("Take With Camera asks for the camera (capture)", chooser.value.element.get_attribute("capture") == "environment")
+    chooser.value.set_files(os.path.join(data, "paris.jpg"))
+    page.wait_for_selector("album-markup drawing-pad .stage img", timeout=15_000)
+    check("the mark-up screen opens straight after the photo", page.is_visible("h1:has-text('Mark up')"))
+    draw(page, "album-markup canvas.pad", strokes=2)
+    page.click("album-markup button.tool:has-text('Write')")
+    page.fill("input.words", "Tom")
+    box = page.locator("album-markup canvas.pad").bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.8)
+    page.fill("#photo-notes", "Picnic with Tom by the tower")
+    page.fill("#new-tag", "Tom, picnic")
+    page.click("text=Add tag")
+    page.wait_for_selector("button.chip.on:has-text('picnic')")
+    settled(page)
+    page.evaluate("window.scrollTo(0, 0)")
+    screen(page, "mark-up", "markup")
+    page.click("album-markup .toolbar button.done")
+    page.wait_for_selector("album-photo figure img", timeout=15_000)
+    settled(page)
+    screen(page, "the photo", "photo")
+    photos = photos_of(server, token)
+    check("the camera photo is on the server once, with its notes and tags, its place from EXIF GPS",
+          len(photos) == 1 and photos[0]["notes"] == "Picnic with Tom by the tower" and sorted(photos[0]["tags"]) == ["picnic", "tom"]
+          and (photos[0].get("place") or {}).get("city") == "Paris", photos)
+    _, drawing, _ = call(server, "GET", f"/api/v1/album/photos/{photos[0]['id']}/markup", token=token)
+    check("the mark-up drawn and written with the pointer is saved: 2 strokes and the word “Tom”",
+          len(drawing.get("strokes", [])) == 2 and [t["text"] for t in drawing.get("texts", [])] == ["Tom"], drawing)
+    return photos[0]
+
+
+def library_with_geolocation(page, server, data, token):
+    page.click("text=Home")
+    with open(os.path.join(data, "garden.jpg"), "wb") as handle:
+        handle.write(iremember.jpeg(data, "garden.jpg", seed=2))
+    with page.expect_file_chooser() as chooser:
+        page.click("text=Choose From Phone")
+    chooser.value.set_files(os.path.join(data, "garden.jpg"))
+    page.wait_for_selector("album-markup")
+    suggested = page.locator("button.chip:not(.on)", has_text="tom")
+    check("the most used tag is one tap away on the next photo", suggested.count() == 1)
+    suggested.click()
+    page.wait_for_selector("button.chip.on:has-text('tom')")
+    page.click("album-markup .toolbar button.done")
+    page.wait_for_selector("album-photo")
+    settled(page)
+    photos = photos_of(server, token)
+    garden = next((p for p in photos if p["source"] == "library"), None)
+    location = (garden or {}).get("location") or {}
+    check("a photo without GPS takes the place from navigator.geolocation at capture (London)",
+          garden and garden["tags"] == ["tom"] and abs(location.get("latitude", 0) - LONDON["latitude"]) < 0.01
+          and (garden.get("place") or {}).get("city") == "London", garden)
+
+
+def internet(page, server, web, token):
+    page.click("text=Home")
+    page.click("text=Import from Internet")
+    page.wait_for_selector("#import-url")
+    screen(page, "Import from Internet", "import")
+    page.fill("#import-url", "http://127.0.0.1/secret.jpg")
+    page.click("button:has-text('OK')")
+    page.wait_for_function("() => document.querySelector('#import-error')?.textContent.length > 0")
+    _, problem, _ = call(server, "POST", "/api/v1/album/photos/import", {"url": "http://127.0.0.1/secret.jpg"}, token=token)
+    shown = page.text_content("#import-error")
+    check("a refused address shows the server's own sentence", shown == problem["detail"], (shown, problem))
+    page.fill("#import-url", f"{web.base}/files/tokyo.jpg")
+    page.click("button:has-text('OK')")
+    page.wait_for_selector("album-markup", timeout=20_000)
+    page.fill("#new-tag", "trip")
+    page.click("text=Add tag")
+    page.wait_for_selector("button.chip.on:has-text('trip')")
+    page.click("album-markup .toolbar button.done")
+    page.wait_for_selector("album-photo")
+    settled(page)
+    photos = photos_of(server, token)
+    tokyo = next((p for p in photos if p["source"] == "url"), None)
+    check("Import from Internet: the picture is in the album, into mark-up, tagged", tokyo and tokyo["tags"] == ["trip"]
+          and (tokyo.get("place") or {}).get("city") == "Tokyo", [(p["source"], p["tags"]) for p in photos])
+
+
+def browsing(page, server, token):
+    grid_count = lambda: page.locator("ul.grid li").count()  # noqa: E731
+    page.click("text=Home")
+    page.click(".tiles >> text=Recent")
+    page.wait_for_selector("album-recent .big-link")
+    days = page.eval_on_selector_all("album-recent .big-link", "els => els.map(e => e.innerText.replace(/\\s+/g, ' '))")
+    check("Recent lists the recent days with photos: the Tokyo photo's day, and today with two", "Today 2 photos" in days and len(days) == 2, days)
+    screen(page, "Recent", "recent")
+    page.click("album-recent .big-link >> text=Today")
+    page.wait_for_selector("album-browse ul.grid img")
+    check("a recent day opens its photos", grid_count() == 2, grid_count())
+
+    page.click("text=Show all photos")
+    page.wait_for_selector("album-browse section.day")
+    sections = page.eval_on_selector_all("section.day h2", "els => els.map(e => e.textContent)")
+    check("the album shows every photo by day, newest first", grid_count() == 3 and sections[0] == "Today" and len(sections) == 2, sections)
+    screen(page, "the album", "album")
+
+    page.click("text=Search by Tags")
+    page.wait_for_selector("ul.tag-list")
+    tags = page.eval_on_selector_all("ul.tag-list .tag-name", "els => els.map(e => e.textContent)")
+    check("Search by Tags lists the tags, most used first, with their counts", tags[0] == "tom (2)" and len(tags) == 3, tags)
+    page.click("button[aria-label='Show photos tagged tom']")
+    page.wait_for_function("() => document.querySelectorAll('ul.grid li').length === 2")
+    page.click("button[aria-label='Hide photos tagged picnic']")
+    page.wait_for_function("() => document.querySelectorAll('ul.grid li').length === 1")
+    check("+ tom shows two photos, − picnic takes one away", grid_count() == 1)
+    screen(page, "Search by Tags", "tags")
+    page.click("button.chip >> text=picnic")
+    page.wait_for_function("() => document.querySelectorAll('ul.grid li').length === 2")
+    check("× takes a tag out of the search", grid_count() == 2)
+
+    page.click("text=Share these photos")
+    page.wait_for_function("() => window.__shared !== undefined")
+    shared = page.evaluate("window.__shared")
+    status, body, _ = call(server, "GET", shared["url"].replace(server.base, ""), headers={"Accept": "application/json"})
+    check("Share these photos hands the phone's share sheet a link that shows the search's two photos",
+          status == 200 and len(body.get("contents", [])) == 2, (shared, status, body))
+
+    page.click("a:has-text('Show these photos')")
+    page.wait_for_selector("album-browse")
+    page.click("text=Show all photos")
+    page.click("text=Search by Time")
+    page.wait_for_selector("#time-from")
+    screen(page, "Search by Time", "time")
+    page.fill("#time-from", "2024-07-01")
+    page.fill("#time-to", "2024-07-31")
+    page.click("text=Confirm")
+    page.wait_for_function("() => document.querySelectorAll('ul.grid li').length === 1")
+    check("Search by Time: July 2024 finds the one photo taken then", grid_count() == 1)
+
+    page.click("text=Show all photos")
+    page.click("text=Folders")
+    page.wait_for_selector("album-folders")
+    months = page.eval_on_selector_all("[aria-labelledby=months-heading] .big-link", "els => els.map(e => e.innerText.replace(/\\s+/g, ' '))")
+    places = page.eval_on_selector_all("[aria-labelledby=places-heading] .big-link", "els => els.map(e => e.innerText.replace(/\\s+/g, ' '))")
+    check("month folders, newest first", len(months) == 2 and months[1].startswith("July 2024"), months)
+    check("place folders: Paris, London and Tokyo", sorted(p.split(",")[0] for p in places) == ["London", "Paris", "Tokyo"], places)
+    screen(page, "Folders", "folders")
+    page.click("[aria-labelledby=places-heading] .big-link >> text=Tokyo")
+    page.wait_for_function("() => document.querySelectorAll('ul.grid li').length === 1")
+    check("a place folder opens its photos", grid_count() == 1)
+
+
+def slideshow(page):
+    page.click("text=Show all photos")
+    page.click("a:has-text('Slideshow')")
+    page.wait_for_function("() => document.querySelector('.slideshow .slide img')?.src.startsWith('blob:')", timeout=15_000)
+    caption = page.text_content(".slideshow .caption")
+    check("the slideshow shows a photo full screen: “1 of 3”", "(1 of 3)" in caption, caption)
+    sizes = page.eval_on_selector_all(".slideshow .controls .big", "els => els.map(e => [e.getBoundingClientRect().width, e.getBoundingClientRect().height])")
+    check("…with four large controls (72 px)", len(sizes) == 4 and all(w >= 64 and h >= 64 for w, h in sizes), sizes)
+    screen(page, "the slideshow", "slideshow")
+    page.click("[aria-label='Next photo']")
+    page.wait_for_function("() => document.querySelector('.slideshow .caption').textContent.includes('(2 of 3)')")
+    page.click("[aria-label='Pause']")
+    page.wait_for_timeout(5_600)
+    caption = page.text_content(".slideshow .caption")
+    check("Next moves on; paused, it stays", "(2 of 3)" in caption, caption)
+    page.click("[aria-label='Play']")
+    page.wait_for_function("() => document.querySelector('.slideshow .caption').textContent.includes('(3 of 3)')", timeout=8_000)
+    check("playing, it moves on by itself", True)
+    page.click("[aria-label='Close the slideshow']")
+    page.wait_for_selector("album-browse")
+
+
+def share_photo(page, server):
+    page.evaluate("window.__shared = undefined")
+    page.click("text=Home")
+    page.click(".tiles >> text=Share")
+    page.wait_for_selector("album-share ul.grid a.cell")
+    screen(page, "Share", "share")
+    page.click("album-share ul.grid a.cell >> nth=0")
+    page.wait_for_function("() => window.__shared !== undefined")
+    shared = page.evaluate("window.__shared")
+    status, html, _ = call(server, "GET", shared["url"].replace(server.base, ""), headers={"Accept": "text/html"})
+    check("Share: a tap hands the share sheet a read-only link to the photo", status == 200 and b"og:image" in html, (shared, status))
+
+
+def move_to_new_phone(browser, server, page):
+    page.click("text=Home")
+    page.click("text=Use this album on a new phone")
+    page.wait_for_selector("#move-code")
+    code = page.input_value("#move-code")
+    page.click("text=Copy code")
+    page.wait_for_function("() => document.querySelector('album-move [role=status]').textContent.startsWith('Copied')")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    check("the new-phone screen shows the album's code and copies it", code.startswith("IR1-") and copied == code, (code, copied))
+    screen(page, "A new phone", "move")
+
+    second, other = phone(browser, server, share_sheet=False)
+    other.goto("/")
+    other.click("text=I have a code from my other phone")
+    other.fill("#move-code-in", "not a code")
+    other.click("quire-signin form button:has-text('Open my album')")
+    said = other.text_content("#signin-error")
+    check("a wrong code says what to do", "copy the code again" in said, said)
+    other.fill("#move-code-in", code)
+    other.click("quire-signin form button:has-text('Open my album')")
+    other.wait_for_selector("album-home")
+    other.wait_for_function("() => document.querySelector('album-home .lead').textContent.startsWith('3 photos')", timeout=10_000)
+    check("the code opens the same album on a new phone", True)
+
+    third, linked = phone(browser, server, share_sheet=False)
+    linked.goto(f"/#/move/{code}")
+    linked.wait_for_selector("quire-signin button.hero:has-text('Open my album')")
+    linked.click("button.hero:has-text('Open my album')")
+    linked.wait_for_selector("album-home")
+    check("…and so does the link it sends, in one tap", linked.url.endswith("#/"), linked.url)
+
+    # The copy-a-link path: a phone without a share sheet.
+    linked.click(".tiles >> text=Album")
+    linked.wait_for_selector("ul.grid a.cell")
+    linked.click("ul.grid a.cell >> nth=0")
+    linked.wait_for_selector("album-photo")
+    linked.click("album-photo button:has-text('Share')")
+    linked.wait_for_selector("dialog.share #share-link")
+    link = linked.input_value("#share-link")
+    linked.click("dialog.share button:has-text('Copy link')")
+    linked.wait_for_function("() => document.querySelector('dialog.share [role=status]').textContent.startsWith('Copied')")
+    check("without a share sheet, Share shows the link to copy, and copies it",
+          link.startswith(server.base + "/api/v1/share-link/s/") and linked.evaluate("navigator.clipboard.readText()") == link, link)
+    web_napkin.accessible(linked, "the link to copy")
+    linked.click("dialog.share button:has-text('Close')")
+    third.close()
+    return second, other
+
+
+def offline(page, server, token, other, data):
+    other.click(".tiles >> text=Album")
+    other.wait_for_selector("album-browse ul.grid")
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.goto("/#/")
+    page.reload()
+    page.wait_for_selector("album-home")
+    page.context.set_offline(True)
+    page.reload()
+    page.wait_for_selector("album-home", timeout=15_000)
+    check("offline, the app still opens", page.is_visible("text=Take With Camera"))
+    with open(os.path.join(data, "offline.jpg"), "wb") as handle:
+        handle.write(iremember.jpeg(data, "offline.jpg", gps=PARIS, seed=3))
+    with page.expect_file_chooser() as chooser:
+        page.click("text=Take With Camera")
+    chooser.value.set_files(os.path.join(data, "offline.jpg"))
+    page.wait_for_selector("album-markup drawing-pad .stage img", timeout=15_000)
+    draw(page, "album-markup canvas.pad", strokes=1)
+    page.fill("#new-tag", "train")
+    page.click("text=Add tag")
+    page.wait_for_selector("button.chip.on:has-text('train')")
+    page.fill("#photo-notes", "Taken offline")
+    page.click("album-markup .toolbar button.done")
+    page.wait_for_selector("album-photo")
+    page.wait_for_function("() => document.querySelector('quire-status')?.textContent.startsWith('Offline')")
+    waiting = page.text_content("quire-status")
+    check("offline: the photo is in the album at once, and the indicator says one change waits", waiting == "Offline · 1 waiting", waiting)
+    page.click("text=‹ Album")
+    page.wait_for_selector("ul.grid .cell.pending img")
+    shot(page, "offline")
+    page.reload()
+    page.wait_for_selector("album-browse ul.grid .cell.pending", timeout=15_000)
+    check("reloaded offline, the photo waiting to upload is still there", page.locator("ul.grid li").count() == 4)
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    started = time.time()
+    settled(page, 30_000)
+    photos = photos_of(server, token)
+    taken = [p for p in photos if p["notes"] == "Taken offline"]
+    check("back online: the photo reached the server exactly once, with its tag and mark-up",
+          len(photos) == 4 and len(taken) == 1 and taken[0]["tags"] == ["train"] and taken[0]["hasMarkup"], [(p["notes"], p["tags"]) for p in photos])
+    other.wait_for_function("() => document.querySelectorAll('ul.grid li').length === 4", timeout=5_000)
+    seen = time.time() - started
+    check("the second phone shows it without a reload, within a second (measured %.2f s from going online, the upload included)" % seen,
+          seen < 1.5, seen)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="quire-web-iremember-") as data:
+        server = iremember.Server(os.path.abspath(args.binary), data, free_port())
+        server.config = iremember.make_config(data)
+        web = iremember.WebServer({"tokyo.jpg": iremember.jpeg(data, "tokyo.jpg", gps=(35.6895, 139.6917), taken="2024:07:20 10:00:00", seed=5)})
+        server.start()
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=web_napkin.chromium_path(), args=["--no-sandbox"])
+                try:
+                    context, page = phone(browser, server)
+                    token = get_started(page)
+                    camera_and_markup(page, server, data, token)
+                    library_with_geolocation(page, server, data, token)
+                    internet(page, server, web, token)
+                    browsing(page, server, token)
+                    slideshow(page)
+                    share_photo(page, server)
+                    second, other = move_to_new_phone(browser, server, page)
+                    offline(page, server, web_napkin.token_of(page), other, data)
+                    second.close()
+                except Exception:
+                    if PAGES:
+                        where = os.path.join(ROOT, ".build", "web-failure.png")
+                        PAGES[-1].screenshot(path=where)
+                        print(f"  the page at the failure: {where}; its text: {PAGES[-1].inner_text('body')[:300]!r}")
+                    raise
+                finally:
+                    browser.close()
+        except Exception as error:  # a crash of the harness is a failed check, with its reason
+            check("web acceptance run", False, repr(error))
+        finally:
+            server.stop()
+            web.httpd.shutdown()
+    failed = results.count(False)
+    print(f"web acceptance: {len(results) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
