@@ -8,7 +8,10 @@ driven by Playwright at a phone's size (390×844), on loopback:
 2. a list of 1,000 notes: opened and scrolled to the end; the longest task (PerformanceObserver
    `longtask`, none is reported under 50 ms);
 3. the pen: 1,000 strokes drawn on the back, the time from each pointer event to the frame that
-   paints it (p50, p95).
+   paints it (p50, p95);
+4. iRemember (config/apps/iremember.yaml): its first screen ("Get Started" usable), and an album of
+   1,000 photos: the Album screen opened and scrolled to the end (long tasks), and how many
+   thumbnails it fetched (only those near the screen are).
 
     tools/bench.d/web.py --bin .build/release [--rounds 3]
 
@@ -17,6 +20,7 @@ Prints one JSON object; BENCHMARKS.md quotes it.
 import argparse
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -28,6 +32,7 @@ from benchlib import free_port, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
+IREMEMBER = os.path.join(ROOT, "config", "apps", "iremember.yaml")
 PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True)
 
 
@@ -41,7 +46,7 @@ def api(base, method, path, body=None, token=None):
         return json.loads(data) if data else None
 
 
-def first_screen(browser, base, rounds):
+def first_screen(browser, base, rounds, ready="quire-signin form #username"):
     results = []
     for _ in range(rounds):
         context = browser.new_context(**PHONE, service_workers="block")
@@ -54,7 +59,7 @@ def first_screen(browser, base, rounds):
         cdp.on("Network.loadingFinished", lambda event: sizes.__setitem__(event["requestId"], event["encodedDataLength"]))
         started = time.perf_counter()
         page.goto(base + "/")
-        page.wait_for_selector("quire-signin form #username")
+        page.wait_for_selector(ready)
         usable = (time.perf_counter() - started) * 1000
         paint = page.evaluate("performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null")
         page.wait_for_timeout(300)
@@ -132,6 +137,60 @@ def pen(browser, base):
                                                                            "max": round(ordered[-1], 1)}}
 
 
+def tiny_jpeg(data):
+    path = os.path.join(data, "tiny.jpg")
+    subprocess.run(["vips", "xyz", path + ".v", "64", "48"], check=True)
+    subprocess.run(["vips", "linear", path + ".v", path, "1", "40", "--uchar"], check=True)
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def thousand_photos(browser, base, data):
+    account = api(base, "POST", "/api/v1/auth/device")
+    token = account["access_token"]
+    body = tiny_jpeg(data)
+    started = time.perf_counter()
+    for index in range(1000):
+        day = 1 + index % 28
+        request = urllib.request.Request(f"{base}/api/v1/album/photos?source=library&takenAt=2026-{1 + index % 12:02d}-{day:02d}T10:{index % 60:02d}:00"
+                                         f"&tags=t{index % 9}", data=body, method="POST")
+        request.add_header("Content-Type", "image/jpeg")
+        request.add_header("Authorization", f"Bearer {token}")
+        urllib.request.urlopen(request, timeout=30).read()
+    uploaded = time.perf_counter() - started
+    context = browser.new_context(**PHONE)
+    session = {"accessToken": token, "refreshToken": account["refresh_token"], "expiresAt": int(time.time() * 1000) + 800_000,
+               "accountId": account["accountId"], "deviceSecret": account["deviceSecret"]}
+    context.add_init_script(f"localStorage.setItem('quire.session', JSON.stringify({json.dumps(session)}));")
+    context.add_init_script("""
+        window.__long = [];
+        new PerformanceObserver(list => { for (const e of list.getEntries()) window.__long.push(e.duration); })
+          .observe({type: 'longtask', buffered: true});
+    """)
+    page = context.new_page()
+    thumbs = []
+    page.on("request", lambda r: thumbs.append(r.url) if r.url.endswith("/image/thumb") else None)
+    page.goto(base + "/")
+    page.wait_for_function("() => document.querySelector('album-home .lead')?.textContent.startsWith('1000 photos')", timeout=180_000)
+    page.evaluate("window.__long = []")
+    started = time.perf_counter()
+    page.click(".tiles >> text=Album")
+    page.wait_for_function("() => document.querySelectorAll('ul.grid li').length === 1000", timeout=60_000)
+    opened = (time.perf_counter() - started) * 1000
+    page.wait_for_timeout(500)
+    fetched_first = len(thumbs)
+    page.evaluate("window.__long = []")
+    for _ in range(60):
+        page.mouse.wheel(0, 1500)
+        page.wait_for_timeout(50)
+    page.wait_for_timeout(500)
+    long_tasks = page.evaluate("window.__long")
+    context.close()
+    return {"photos": 1000, "upload_s": round(uploaded, 1), "album_opened_ms": round(opened, 1), "thumbnails_fetched_on_open": fetched_first,
+            "thumbnails_fetched_after_scrolling_to_the_end": len(thumbs), "long_tasks_while_scrolling": len(long_tasks),
+            "longest_ms": round(max(long_tasks, default=0), 1)}
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"))
@@ -147,6 +206,18 @@ def main():
                 try:
                     result = {"first_screen": first_screen(browser, base, args.rounds), "list": thousand_notes(browser, base),
                               "pen": pen(browser, base)}
+                finally:
+                    browser.close()
+    with tempfile.TemporaryDirectory(prefix="quire-bench-web-") as data:
+        port = free_port()
+        env = dict(os.environ, QUIRE_DATA=data)
+        base = f"http://127.0.0.1:{port}"
+        with serving(os.path.abspath(args.bin), IREMEMBER, env, port):
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+                try:
+                    result["iremember"] = {"first_screen": first_screen(browser, base, args.rounds, ready="quire-signin button.hero"),
+                                           "album": thousand_photos(browser, base, data)}
                 finally:
                     browser.close()
     print(json.dumps(result))

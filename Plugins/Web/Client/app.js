@@ -35,7 +35,8 @@ class QuireApp extends HTMLElement {
   /** The manifest from the server, or the last one seen when offline. @returns {Promise<Manifest>} */
   async loadManifest() {
     try {
-      const manifest = await this.api.get("/api/v1/manifest");
+      // Public, asked for without the token: the page's preload of it is then the same request.
+      const manifest = (await this.api.request("GET", "/api/v1/manifest", { auth: false })).body;
       localStorage.setItem("quire.manifest", JSON.stringify(manifest));
       return manifest;
     } catch {

@@ -61,6 +61,12 @@ class AlbumElement extends HTMLElement {
 
   disconnectedCallback() {
     if (this.rerender) this.context?.sync.removeEventListener("change", this.rerender);
+    this.releaseCells();
+  }
+
+  /** Thumbnails about to be drawn again or gone stop being watched. */
+  releaseCells() {
+    for (const cell of this.querySelectorAll("a.cell")) nearScreen.unobserve(cell);
   }
 
   /** Called when the synced photos change; most screens simply draw again. */
@@ -147,6 +153,15 @@ function describe(photo) {
   return `Photo from ${Album.dayLabel(Album.dayOf(photo))}${place}${tags}`;
 }
 
+/** Thumbnails are fetched as their cells come near the screen: an album of thousands asks for a few dozen. */
+const nearScreen = new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    if (!entry.isIntersecting) continue;
+    nearScreen.unobserve(entry.target);
+    /** @type {any} */ (entry.target).load?.();
+  }
+}, { rootMargin: "400px 0px" });
+
 /**
  * A grid of thumbnails; each opens its photo.
  * @param {Context} context @param {Photo[]} photos @param {string} label
@@ -156,7 +171,8 @@ function grid(context, photos, label, href = (photo) => `#/photo/${encodeURIComp
   return h("ul", { class: "grid", "aria-label": label }, ...photos.map((photo) => {
     const cell = h("a", { href: href(photo), class: "cell", "aria-label": describe(photo) });
     if (photo.pending) cell.classList.add("pending");
-    picture(context, photo, "thumb").then((url) => cell.prepend(h("img", { src: url, alt: "", loading: "lazy" }))).catch(() => {});
+    /** @type {any} */ (cell).load = () => picture(context, photo, "thumb").then((url) => cell.prepend(h("img", { src: url, alt: "" }))).catch(() => {});
+    nearScreen.observe(cell);
     return h("li", {}, cell);
   }));
 }
@@ -597,6 +613,7 @@ function searchWords(search) {
 
 export class AlbumScreen extends AlbumElement {
   render() {
+    this.releaseCells();
     const search = /** @type {import("./album.js").Search} */ (this.search);
     const all = this.photos();
     const found = Album.inTimeOrder(all, search);
@@ -624,6 +641,7 @@ customElements.define("album-browse", AlbumScreen);
 
 export class TagSearchScreen extends AlbumElement {
   render() {
+    this.releaseCells();
     const search = /** @type {import("./album.js").Search} */ (this.search);
     const all = this.photos();
     const found = Album.inTimeOrder(all, search);
@@ -805,6 +823,7 @@ customElements.define("album-slideshow", SlideshowScreen);
 
 export class ShareScreen extends AlbumElement {
   render() {
+    this.releaseCells();
     const photos = Album.inTimeOrder(this.photos());
     this.replaceChildren(h("main", { class: "screen" },
       h("div", { class: "toolbar" }, back("#/", "Home"), h("h1", {}, "Share")),
