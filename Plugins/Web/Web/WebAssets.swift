@@ -47,6 +47,35 @@ struct WebAssets: Sendable {
         return Asset(bytes: bytes, gzipped: compressed, type: type, etag: "\"\(digest)\"")
     }
 
+    /// The modules a page needs before its first screen: `entry` and what it imports statically, all
+    /// the way down, in the order found. A screen module an app loads later with `import()` is not
+    /// among them, so an app does not download another app's screens up front.
+    func staticModules(from entry: String) -> [String] {
+        var found: [String] = []
+        var queue = [entry]
+        while let name = queue.first {
+            queue.removeFirst()
+            guard !found.contains(name), let asset = files[name] else { continue }
+            found.append(name)
+            queue += Self.staticImports(in: String(decoding: asset.bytes, as: UTF8.self))
+        }
+        return found
+    }
+
+    /// `import … from "./x.js"` and `import "./x.js"` at the start of a line (not `import()`, not a
+    /// JSDoc type).
+    static func staticImports(in source: String) -> [String] {
+        var names: [String] = []
+        for pattern in [#"(?m)^[ \t]*import\s[^;()]*?from\s*"\./([^"/]+)""#, #"(?m)^[ \t]*import\s*"\./([^"/]+)""#] {
+            guard let expression = try? NSRegularExpression(pattern: pattern) else { continue }
+            let range = NSRange(source.startIndex..., in: source)
+            for match in expression.matches(in: source, range: range) {
+                if let name = Range(match.range(at: 1), in: source).map({ String(source[$0]) }) { names.append(name) }
+            }
+        }
+        return names
+    }
+
     /// A template file with `{{KEY}}` replaced (values are HTML-escaped by the caller where needed).
     func rendered(_ name: String, _ values: [String: String]) -> Asset? {
         guard let template = files[name] else { return nil }

@@ -73,8 +73,9 @@ public struct WebPlugin: Plugin {
         let name = config.name ?? Self.title(appName)
         let cached = assets.files.keys.filter { $0 != "index.html" && $0 != "sw.js" }.sorted()
         let list = String(decoding: try JSONSerialization.data(withJSONObject: cached), as: UTF8.self)
-        // Every module is fetched at once rather than import by import (a phone's round trips).
-        let preload = cached.filter { $0.hasSuffix(".js") }.map { "<link rel=\"modulepreload\" href=\"/app/\(assets.version)/\($0)\">" }
+        // The first screen's modules are fetched at once rather than import by import (a phone's
+        // round trips); the screens of each app come with `import()` once it knows which app it is.
+        let preload = assets.staticModules(from: "main.js").filter { $0 != "main.js" }.map { "<link rel=\"modulepreload\" href=\"/app/\(assets.version)/\($0)\">" }
             .joined(separator: "\n  ")
         let values = ["VERSION": assets.version, "NAME": Self.escape(name), "THEME": config.themeColor, "APP": Self.escape(appName),
                       "DESCRIPTION": Self.escape(config.description), "ASSETS": list, "PRELOAD": preload]
@@ -85,7 +86,8 @@ public struct WebPlugin: Plugin {
             "name": name, "short_name": config.shortName ?? name, "description": config.description,
             "start_url": "/", "scope": "/", "display": "standalone", "orientation": "portrait",
             "theme_color": config.themeColor, "background_color": config.backgroundColor,
-            "icons": [["src": "/app/\(assets.version)/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any maskable"]],
+            "icons": [["src": "/app/\(assets.version)/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"]]
+                + AppIcon.sizes.filter { $0 != 180 }.map { ["src": "/icon-\($0).png", "sizes": "\($0)x\($0)", "type": "image/png", "purpose": "any maskable"] },
         ] as [String: Any], options: [.sortedKeys])
         let manifestAsset = WebAssets.asset(manifest, type: "application/manifest+json")
 
@@ -99,6 +101,15 @@ public struct WebPlugin: Plugin {
         }
         routes.addPublic(.get, "manifest.webmanifest", summary: "The web app manifest: name, icons, colours from the app's YAML") { request, _ in
             Self.serve(manifestAsset, request, cache: "no-cache", page: false)
+        }
+        // The home-screen icons in the app's colour: drawn on first request, then kept.
+        let icons = IconCache(accent: AppIcon.RGB(hex: config.themeColor) ?? AppIcon.RGB(0x1f, 0x5f, 0x8b))
+        for size in AppIcon.sizes {
+            let path = size == 180 ? "apple-touch-icon.png" : "icon-\(size).png"
+            routes.addPublic(.get, path, summary: "The home-screen icon, \(size)×\(size) PNG in the app's colour") { request, _ in
+                guard let icon = icons.icon(size) else { throw Problem(status: .serviceUnavailable, code: "unavailable", detail: "The icon could not be drawn; try again.") }
+                return Self.serve(icon, request, cache: "public, max-age=86400", page: false)
+            }
         }
         routes.addPublic(.get, "app/{version}/{file}", summary: "A client asset; its URL carries the build's version, so it never changes") {
             request, context in
