@@ -29,6 +29,7 @@ class QuireApp extends HTMLElement {
     window.addEventListener("hashchange", () => this.route());
     window.addEventListener("quire:session", () => this.sessionChanged());
     this.addEventListener("quire:sign-out", () => this.signOut());
+    window.addEventListener("quire:notice", (event) => this.notice(String(/** @type {CustomEvent} */ (event).detail)));
     await this.sessionChanged();
   }
 
@@ -103,6 +104,9 @@ class QuireApp extends HTMLElement {
     if (album) {
       const { albumScreen } = await import("./screen-album.js");
       screen = albumScreen(context, parts, query);
+    } else if (this.plugin("vocabulary")) {
+      const { vocabScreen } = await import("./screen-vocab.js");
+      screen = vocabScreen(context, parts, query);
     } else if (this.plugin("notes")) {
       const { NotesList, NoteEditor, NoteBack } = await import("./screen-notes.js");
       if (parts[0] === "notes" && parts[1] && parts[2] === "back") {

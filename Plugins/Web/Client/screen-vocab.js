@@ -1,0 +1,668 @@
+// @ts-check
+/**
+ * Foreign Note, as its use cases describe: collections (a required name, rename, delete with
+ * confirmation), entries (word, definitions, languages, note, example, tags, related and
+ * alternative entries as chips that open them), tags; a deleted entry comes back from the
+ * "Deleted · Undo" bar within the server's window; search as you type over everything, with the
+ * server's highlights online and the device's copy offline (`vocab.js`); import a CSV or an Anki
+ * package with progress; export either as a download.
+ */
+import { ApiError } from "./api.js";
+import { localId } from "./outbox.js";
+import { announce, confirmAction, h } from "./ui.js";
+import * as Vocab from "./vocab.js";
+
+const V = "/api/v1/vocabulary";
+const COLLECTION = "vocabulary.collection";
+const ENTRY = "vocabulary.entry";
+const TAG = "vocabulary.tag";
+
+/** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void}} Context */
+/** @typedef {{id: string, name: string, version: number, pending?: boolean}} Named */
+
+/**
+ * The screen for a route: `parts` is the path after `#/`, `query` what follows `?`.
+ * @param {Context} context @param {string[]} parts @param {string} query @returns {HTMLElement}
+ */
+export function vocabScreen(context, parts, query) {
+  const [first, id] = parts;
+  /** @type {VocabElement} */
+  let screen;
+  if (first === "c" && id) screen = new CollectionScreen();
+  else if (first === "e" && id) screen = new EntryScreen();
+  else if (first === "new" && id) screen = new EntryForm();
+  else if (first === "edit" && id) screen = new EntryForm();
+  else if (first === "search") screen = new SearchScreen();
+  else if (first === "tags") screen = new TagsScreen();
+  else if (first === "files") screen = new FilesScreen();
+  else screen = new CollectionsScreen();
+  screen.attach(context, first ?? "", id ?? "", new URLSearchParams(query));
+  return screen;
+}
+
+class VocabElement extends HTMLElement {
+  /** @param {Context} context @param {string} route @param {string} id @param {URLSearchParams} query */
+  attach(context, route, id, query) {
+    this.context = context;
+    this.route = route;
+    this.id_ = id;
+    this.query = query;
+    this.rerender = () => this.changed();
+    context.sync.addEventListener("change", this.rerender);
+    this.render();
+  }
+
+  disconnectedCallback() {
+    if (this.rerender) this.context?.sync.removeEventListener("change", this.rerender);
+  }
+
+  changed() {
+    this.render();
+  }
+
+  render() {}
+
+  get ctx() {
+    return /** @type {Context} */ (this.context);
+  }
+
+  /** @returns {Named[]} */
+  collections() {
+    return [...this.ctx.sync.view(COLLECTION)].sort((a, b) => Vocab.fold(a.name) < Vocab.fold(b.name) ? -1 : 1);
+  }
+
+  /** @returns {Named[]} */
+  tags() {
+    return [...this.ctx.sync.view(TAG)].sort((a, b) => Vocab.fold(a.name) < Vocab.fold(b.name) ? -1 : 1);
+  }
+
+  /** @returns {import("./vocab.js").Entry[]} */
+  entries() {
+    return this.ctx.sync.view(ENTRY);
+  }
+
+  /** A record by id, following a local id to the server's once it has one. @param {string} kind @param {string} id */
+  one(kind, id) {
+    return this.ctx.sync.one(kind, this.ctx.sync.resolved.get(id) ?? id);
+  }
+}
+
+/** @param {string} hash @param {string} label */
+function back(hash, label) {
+  return h("a", { href: hash, class: "button secondary back" }, `‹ ${label}`);
+}
+
+/**
+ * Asks for a name in a small dialog (a collection's or a tag's); resolves the trimmed name, or null.
+ * @param {string} title @param {string} label @param {string} [value]
+ * @returns {Promise<string | null>}
+ */
+function askName(title, label, value = "") {
+  return new Promise((resolve) => {
+    const input = /** @type {HTMLInputElement} */ (h("input", { id: "name-input", value, required: true, maxlength: "100", autocomplete: "off" }));
+    const error = h("p", { class: "error", role: "alert", id: "name-error" });
+    const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": "name-title" },
+      h("form", { class: "stack", method: "dialog", onsubmit: (/** @type {SubmitEvent} */ event) => {
+        if (event.submitter?.getAttribute("value") === "cancel") return;
+        if (!input.value.trim()) {
+          event.preventDefault();
+          error.textContent = "A name is required: type one, or tap Cancel.";
+          input.focus();
+        }
+      } },
+      h("h2", { id: "name-title" }, title),
+      h("label", { for: "name-input" }, label), input, error,
+      h("div", { class: "row" },
+        h("button", { type: "submit", value: "cancel", class: "secondary", formnovalidate: true }, "Cancel"),
+        h("button", { type: "submit", value: "ok" }, "Save")))));
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      resolve(dialog.returnValue === "ok" ? input.value.trim() : null);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    input.focus();
+  });
+}
+
+/** @param {string} text @param {Array<[number, number]>} [marked] */
+function highlighted(text, marked) {
+  return Vocab.pieces(text, marked).map(([piece, on]) => (on ? h("mark", {}, piece) : piece));
+}
+
+/** The search box every list screen starts with; typing opens the search screen. @param {string} [value] */
+function searchBox(value = "") {
+  const input = /** @type {HTMLInputElement} */ (h("input", { type: "search", id: "search", value, placeholder: "Search every word",
+    autocomplete: "off", autocapitalize: "none", spellcheck: "false", enterkeyhint: "search" }));
+  input.addEventListener("input", () => {
+    if (location.hash.startsWith("#/search")) return;
+    location.hash = `#/search?q=${encodeURIComponent(input.value)}`;
+  });
+  return h("div", { class: "search-box", role: "search" }, h("label", { for: "search", class: "visually-hidden" }, "Search"), input);
+}
+
+// Collections --------------------------------------------------------------------------------------
+
+export class CollectionsScreen extends VocabElement {
+  render() {
+    const counts = new Map();
+    for (const entry of this.entries()) counts.set(entry.collection, (counts.get(entry.collection) ?? 0) + 1);
+    const collections = this.collections();
+    this.replaceChildren(h("main", { class: "screen vocab" },
+      h("div", { class: "toolbar" }, h("h1", {}, "Collections"),
+        h("button", { type: "button", onclick: () => this.create() }, "New collection")),
+      searchBox(),
+      collections.length ? h("ul", { class: "big-list", "aria-label": "Your collections" }, ...collections.map((c) => h("li", {},
+        h("a", { href: `#/c/${encodeURIComponent(c.id)}`, class: "big-link" }, h("span", {}, c.name),
+          h("span", { class: "count" }, `${counts.get(c.id) ?? 0} word${counts.get(c.id) === 1 ? "" : "s"}`)))))
+        : h("p", { class: "empty" }, "No collections yet. Tap “New collection” to start one (French, Verbs, Trip to Rome…)."),
+      h("nav", { class: "row", "aria-label": "More" },
+        h("a", { href: "#/tags", class: "button secondary" }, "Tags"),
+        h("a", { href: "#/files", class: "button secondary" }, "Import and export"))));
+  }
+
+  async create() {
+    const name = await askName("New collection", "Name");
+    if (!name) return;
+    if (this.collections().some((c) => Vocab.fold(c.name) === Vocab.fold(name))) {
+      window.dispatchEvent(new CustomEvent("quire:notice", { detail: `You already have a collection named “${name}”; choose another name.` }));
+      return;
+    }
+    const id = localId();
+    await this.ctx.sync.write({ method: "POST", path: `${V}/collections`, body: { name }, kind: COLLECTION, id });
+    this.ctx.go(`#/c/${encodeURIComponent(id)}`);
+  }
+}
+customElements.define("vocab-collections", CollectionsScreen);
+
+export class CollectionScreen extends VocabElement {
+  render() {
+    const collection = this.one(COLLECTION, this.id_ ?? "");
+    if (!collection) {
+      this.replaceChildren(h("main", { class: "screen" }, back("#/", "Collections"), h("h1", {}, "Collection"),
+        h("p", { class: "empty" }, "This collection is not there any more.")));
+      return;
+    }
+    const entries = Vocab.byWord(this.entries().filter((e) => e.collection === collection.id));
+    this.replaceChildren(h("main", { class: "screen vocab" },
+      h("div", { class: "toolbar" }, back("#/", "Collections"), h("h1", {}, collection.name)),
+      h("div", { class: "row" },
+        h("a", { href: `#/new/${encodeURIComponent(collection.id)}`, class: "button" }, "Add word"),
+        h("button", { type: "button", class: "secondary", onclick: () => this.rename(collection) }, "Rename"),
+        h("button", { type: "button", class: "danger", onclick: () => this.remove_(collection, entries.length) }, "Delete")),
+      entries.length ? entryList(entries.map((entry) => ({ entry, match: "listed", highlights: {} })), this.tagNames(), `Words in ${collection.name}`)
+        : h("p", { class: "empty" }, "No words yet. Tap “Add word”.")));
+  }
+
+  tagNames() {
+    return new Map(this.tags().map((t) => [t.id, t.name]));
+  }
+
+  /** @param {Named} collection */
+  async rename(collection) {
+    const name = await askName("Rename collection", "Name", collection.name);
+    if (!name || name === collection.name) return;
+    await this.ctx.sync.write({ method: "PATCH", path: `${V}/collections/${collection.id}`, body: { name }, kind: COLLECTION, id: collection.id,
+      baseVersion: collection.version || undefined });
+    announce(`Renamed to ${name}.`);
+  }
+
+  /** @param {Named} collection @param {number} count */
+  async remove_(collection, count) {
+    const what = count ? ` and its ${count} word${count === 1 ? "" : "s"}` : "";
+    if (!(await confirmAction(`Delete “${collection.name}”${what}? This cannot be undone.`, "Delete"))) return;
+    await this.ctx.sync.write({ method: "DELETE", path: `${V}/collections/${collection.id}`, kind: COLLECTION, id: collection.id });
+    announce(`${collection.name} deleted.`);
+    this.ctx.go("#/");
+  }
+}
+customElements.define("vocab-collection", CollectionScreen);
+
+/**
+ * Entries as a list of links: the word and its first definition, highlighted where they matched,
+ * and the tags.
+ * @param {import("./vocab.js").Hit[]} hits @param {Map<string, string>} tagNames @param {string} label
+ */
+function entryList(hits, tagNames, label) {
+  return h("ul", { class: "entries", "aria-label": label }, ...hits.map(({ entry, highlights }) => {
+    const first = (entry.definitions ?? [])[0] ?? "";
+    const tags = (entry.tags ?? []).map((id) => tagNames.get(id)).filter(Boolean);
+    return h("li", {}, h("a", { href: `#/e/${encodeURIComponent(entry.id)}`, class: "entry-link" },
+      h("span", { class: "word" }, ...highlighted(entry.word, highlights.word)),
+      first ? h("span", { class: "definition" }, ...highlighted(first, highlights["definitions.0"])) : null,
+      tags.length ? h("span", { class: "tag-line" }, tags.map((t) => `#${t}`).join(" ")) : null));
+  }));
+}
+
+// One entry -----------------------------------------------------------------------------------------
+
+export class EntryScreen extends VocabElement {
+  render() {
+    const entry = this.one(ENTRY, this.id_ ?? "");
+    if (!entry) {
+      this.replaceChildren(h("main", { class: "screen" }, back("#/", "Collections"), h("h1", {}, "Word"),
+        h("p", { class: "empty" }, "This word is not there any more.")));
+      return;
+    }
+    const collection = this.one(COLLECTION, entry.collection);
+    const tagNames = new Map(this.tags().map((t) => [t.id, t.name]));
+    /** @param {"related" | "alternative"} kind */
+    const related = (kind) => (entry.relations ?? []).filter((r) => r.kind === kind).map((r) => this.one(ENTRY, r.entry)).filter(Boolean);
+    /** @param {"related" | "alternative"} kind @param {string} title */
+    const relations = (kind, title) => {
+      const others = related(kind);
+      return h("section", { class: "relations", "aria-label": title }, h("h2", {}, title),
+        others.length ? h("ul", { class: "chips" }, ...others.map((other) => h("li", { class: "chip-pair" },
+          h("a", { href: `#/e/${encodeURIComponent(other.id)}`, class: "chip link-chip" }, other.word),
+          h("button", { type: "button", class: "chip-remove", "aria-label": `Remove ${other.word} from ${title.toLowerCase()}`,
+            onclick: () => this.unrelate(entry, other.id) }, "×")))) : h("p", { class: "hint" }, "None yet."),
+        h("button", { type: "button", class: "secondary", onclick: () => this.relate(entry, kind) }, kind === "related" ? "Add a related word" : "Add an alternative"));
+    };
+    this.replaceChildren(h("main", { class: "screen vocab entry" },
+      h("div", { class: "toolbar" }, back(collection ? `#/c/${encodeURIComponent(collection.id)}` : "#/", collection?.name ?? "Collections"),
+        h("a", { href: `#/edit/${encodeURIComponent(entry.id)}`, class: "button" }, "Edit")),
+      h("h1", { lang: entry.languages?.[0] || undefined }, entry.word),
+      entry.languages?.length ? h("p", { class: "hint" }, entry.languages.join(" · ")) : null,
+      h("ol", { class: "definitions" }, ...(entry.definitions ?? []).map((d) => h("li", {}, d))),
+      entry.example ? h("p", { class: "example" }, h("strong", {}, "Example: "), entry.example) : null,
+      entry.note ? h("p", { class: "note" }, h("strong", {}, "Note: "), entry.note) : null,
+      (entry.tags ?? []).length ? h("ul", { class: "chips", "aria-label": "Tags" }, ...entry.tags.map((id) => h("li", {},
+        h("a", { class: "chip", href: `#/search?all=${encodeURIComponent(id)}` }, `#${tagNames.get(id) ?? "…"}`)))) : null,
+      relations("related", "Related"),
+      relations("alternative", "Alternatives"),
+      h("button", { type: "button", class: "danger", onclick: () => this.remove_(entry) }, "Delete word")));
+  }
+
+  /** @param {import("./vocab.js").Entry} entry @param {"related" | "alternative"} kind */
+  async relate(entry, kind) {
+    const other = await pickEntry(this.entries().filter((e) => e.id !== entry.id), kind === "related" ? "Add a related word" : "Add an alternative");
+    if (!other) return;
+    const relations = [...(entry.relations ?? []).filter((r) => r.entry !== other.id), { kind, entry: other.id }];
+    await this.ctx.sync.write({ method: "POST", path: `${V}/entries/${entry.id}/relations`, body: { kind, entry: other.id }, kind: ENTRY,
+      id: entry.id, local: { relations } });
+    announce(`${other.word} added.`);
+  }
+
+  /** @param {import("./vocab.js").Entry} entry @param {string} other */
+  async unrelate(entry, other) {
+    const relations = (entry.relations ?? []).filter((r) => r.entry !== other);
+    await this.ctx.sync.write({ method: "DELETE", path: `${V}/entries/${entry.id}/relations/${other}`, kind: ENTRY, id: entry.id, local: { relations } });
+  }
+
+  /** @param {import("./vocab.js").Entry} entry */
+  async remove_(entry) {
+    if (!(await confirmAction(`Delete “${entry.word}”? You can undo it for a few minutes.`, "Delete"))) return;
+    await this.ctx.sync.write({ method: "DELETE", path: `${V}/entries/${entry.id}`, kind: ENTRY, id: entry.id });
+    undoBar(this.ctx, entry);
+    this.ctx.go(`#/c/${encodeURIComponent(entry.collection)}`);
+  }
+}
+customElements.define("vocab-entry", EntryScreen);
+
+/**
+ * "Deleted · Undo": the entry comes back (with its relations to entries that still exist) while the
+ * server still keeps it; the bar goes when dismissed or when the window has passed.
+ * @param {Context} context @param {import("./vocab.js").Entry} entry
+ */
+function undoBar(context, entry) {
+  document.querySelector(".undo-bar")?.remove();
+  const bar = h("div", { class: "undo-bar", role: "status" },
+    h("span", {}, `“${entry.word}” deleted`),
+    h("button", { type: "button", onclick: async () => {
+      bar.remove();
+      const { relations, ...shown } = entry;
+      await context.sync.write({ method: "POST", path: `${V}/entries/${entry.id}/restore`, kind: ENTRY, id: entry.id, local: { ...shown, relations } });
+      announce(`${entry.word} is back.`);
+    } }, "Undo"),
+    h("button", { type: "button", class: "link", "aria-label": "Dismiss", onclick: () => bar.remove() }, "×"));
+  document.body.append(bar);
+  window.setTimeout(() => bar.remove(), 300_000);
+}
+
+/**
+ * A word picked from a searchable list, in a dialog; resolves null when cancelled.
+ * @param {import("./vocab.js").Entry[]} entries @param {string} title
+ * @returns {Promise<import("./vocab.js").Entry | null>}
+ */
+function pickEntry(entries, title) {
+  return new Promise((resolve) => {
+    /** @type {import("./vocab.js").Entry | null} */
+    let picked = null;
+    const results = h("ul", { class: "pick-list", "aria-label": "Words found" });
+    const input = /** @type {HTMLInputElement} */ (h("input", { type: "search", id: "pick-search", placeholder: "Type a word", autocomplete: "off" }));
+    const show = () => results.replaceChildren(...Vocab.search(entries, input.value, { all: [], any: [], none: [] }, 20).map(({ entry, highlights }) => h("li", {},
+      h("button", { type: "button", class: "secondary pick", onclick: () => { picked = entry; dialog.close(); } }, ...highlighted(entry.word, highlights.word)))));
+    input.addEventListener("input", show);
+    const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm pick", "aria-labelledby": "pick-title" },
+      h("h2", { id: "pick-title" }, title), h("label", { for: "pick-search", class: "visually-hidden" }, "Search words"), input, results,
+      h("button", { type: "button", class: "secondary", onclick: () => dialog.close() }, "Cancel")));
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      resolve(picked);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    show();
+  });
+}
+
+// New and edit ------------------------------------------------------------------------------------
+
+export class EntryForm extends VocabElement {
+  /** The form is not drawn again while the person types; a new tag shows in the chips. */
+  changed() {
+    if (!this.querySelector("form")) this.render();
+  }
+
+  render() {
+    const editing = this.route === "edit";
+    const entry = editing ? this.one(ENTRY, this.id_ ?? "") : null;
+    if (editing && !entry) {
+      this.replaceChildren(h("main", { class: "screen" }, back("#/", "Collections"), h("p", { class: "empty" }, "This word is not there any more.")));
+      return;
+    }
+    const collectionId = entry?.collection ?? this.id_ ?? "";
+    const error = h("p", { class: "error", role: "alert", id: "entry-error" });
+    const field = (/** @type {string} */ id, /** @type {string} */ label, /** @type {HTMLElement} */ input, /** @type {string} */ hint = "") =>
+      [h("label", { for: id }, label), hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null, input];
+    const word = /** @type {HTMLInputElement} */ (h("input", { id: "entry-word", value: entry?.word ?? "", required: true, maxlength: "200",
+      autocapitalize: "none", autocomplete: "off" }));
+    const definitions = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "entry-definitions", rows: "3", required: true, "aria-describedby": "entry-definitions-hint" }));
+    definitions.value = (entry?.definitions ?? []).join("\n");
+    const languages = /** @type {HTMLInputElement} */ (h("input", { id: "entry-languages", value: (entry?.languages ?? []).join(", "),
+      placeholder: "fr, en", autocapitalize: "none", "aria-describedby": "entry-languages-hint" }));
+    const example = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "entry-example", rows: "2" }));
+    example.value = entry?.example ?? "";
+    const note = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "entry-note", rows: "2" }));
+    note.value = entry?.note ?? "";
+    const chosen = new Set(entry?.tags ?? []);
+    const tagArea = h("div", { class: "tag-picker" });
+    const drawTags = () => tagArea.replaceChildren(
+      h("ul", { class: "chips", "aria-label": "Tags" }, ...this.tags().map((tag) => h("li", {},
+        h("button", { type: "button", class: `chip${chosen.has(tag.id) ? " on" : ""}`, "aria-pressed": String(chosen.has(tag.id)),
+          onclick: () => { chosen.has(tag.id) ? chosen.delete(tag.id) : chosen.add(tag.id); drawTags(); } }, `#${tag.name}`)))),
+      h("button", { type: "button", class: "secondary", onclick: async () => {
+        const name = await askName("New tag", "One word");
+        if (!name) return;
+        const id = localId();
+        await this.ctx.sync.write({ method: "POST", path: `${V}/tags`, body: { name }, kind: TAG, id });
+        chosen.add(id);
+        drawTags();
+      } }, "New tag"));
+    drawTags();
+    const collections = this.collections();
+    const collection = /** @type {HTMLSelectElement} */ (h("select", { id: "entry-collection" },
+      ...collections.map((c) => h("option", { value: c.id, selected: c.id === collectionId }, c.name))));
+    const leave = entry ? `#/e/${encodeURIComponent(entry.id)}` : `#/c/${encodeURIComponent(collectionId)}`;
+    this.replaceChildren(h("main", { class: "screen vocab" },
+      h("div", { class: "toolbar" }, back(leave, "Cancel"), h("h1", {}, editing ? "Edit word" : "New word")),
+      h("form", { class: "stack", novalidate: true, "aria-describedby": "entry-error", onsubmit: async (/** @type {Event} */ event) => {
+        event.preventDefault();
+        const body = {
+          word: word.value.trim(), definitions: Vocab.definitionsOf(definitions.value), languages: Vocab.languagesOf(languages.value),
+          example: example.value.trim() || null, note: note.value.trim() || null, tags: [...chosen].map((id) => this.ctx.sync.resolved.get(id) ?? id),
+          collection: collection.value,
+        };
+        if (!body.word) return this.refuse(error, word, "The word is required: type the word or phrase.");
+        if (!body.definitions.length) return this.refuse(error, definitions, "A definition is required: type at least one (one a line).");
+        if (!body.collection) return this.refuse(error, collection, "Choose a collection, or make one first.");
+        if (entry) {
+          await this.ctx.sync.write({ method: "PATCH", path: `${V}/entries/${entry.id}`, body, kind: ENTRY, id: entry.id, baseVersion: entry.version || undefined });
+          this.ctx.go(`#/e/${encodeURIComponent(entry.id)}`);
+        } else {
+          const id = localId();
+          await this.ctx.sync.write({ method: "POST", path: `${V}/entries`, body, kind: ENTRY, id });
+          announce(`${body.word} added.`);
+          this.ctx.go(`#/e/${encodeURIComponent(id)}`);
+        }
+      } },
+      ...field("entry-word", "Word or phrase", word),
+      ...field("entry-definitions", "Definitions", definitions, "One a line."),
+      ...field("entry-languages", "Languages", languages, "Codes such as fr, en, de-CH."),
+      ...field("entry-example", "Example", example),
+      ...field("entry-note", "Note", note),
+      h("span", { class: "label" }, "Tags"), tagArea,
+      ...field("entry-collection", "Collection", collection),
+      error,
+      h("button", { type: "submit" }, "Save"))));
+    if (!editing) requestAnimationFrame(() => word.focus());
+  }
+
+  /** @param {HTMLElement} error @param {HTMLElement} input @param {string} text */
+  refuse(error, input, text) {
+    error.textContent = text;
+    input.setAttribute("aria-invalid", "true");
+    input.focus();
+  }
+}
+customElements.define("vocab-entry-form", EntryForm);
+
+// Search ------------------------------------------------------------------------------------------
+
+export class SearchScreen extends VocabElement {
+  /** Results follow the synced copy only when searching it (offline); the box keeps its text. */
+  changed() {
+    if (this.local) this.search();
+  }
+
+  render() {
+    const query = /** @type {URLSearchParams} */ (this.query);
+    const input = searchBox(query.get("q") ?? "");
+    this.box = /** @type {HTMLInputElement} */ (input.querySelector("input"));
+    /** @type {Record<"all" | "any" | "none", Set<string>>} */
+    this.filters = { all: new Set(list(query.get("all"))), any: new Set(list(query.get("any"))), none: new Set(list(query.get("none"))) };
+    this.collection = query.get("collection") ?? "";
+    this.results = h("div", { class: "results", "aria-live": "polite" });
+    this.said = h("p", { class: "hint", role: "status" });
+    this.box.addEventListener("input", () => this.search());
+    const collections = /** @type {HTMLSelectElement} */ (h("select", { id: "search-collection", onchange: () => { this.collection = collections.value; this.search(); } },
+      h("option", { value: "" }, "Every collection"),
+      ...this.collections().map((c) => h("option", { value: c.id, selected: c.id === this.collection }, c.name))));
+    this.replaceChildren(h("main", { class: "screen vocab search" },
+      h("div", { class: "toolbar" }, back("#/", "Collections"), h("h1", {}, "Search")),
+      input,
+      h("details", { class: "filters", open: this.filtered() || undefined }, h("summary", {}, "Filters"),
+        h("label", { for: "search-collection" }, "Collection"), collections,
+        this.tagFilters()),
+      this.said, this.results));
+    const box = this.box;
+    // Once on the page (a detached element cannot take focus): typing goes on where it began.
+    requestAnimationFrame(() => {
+      box.focus();
+      box.setSelectionRange(box.value.length, box.value.length);
+    });
+    this.search();
+  }
+
+  filtered() {
+    const f = /** @type {Record<string, Set<string>>} */ (this.filters);
+    return Boolean(this.collection || f.all.size || f.any.size || f.none.size);
+  }
+
+  /** Tag filters: each tag is in none of the three, or in all / any / none. */
+  tagFilters() {
+    const filters = /** @type {Record<"all" | "any" | "none", Set<string>>} */ (this.filters);
+    const area = h("div", { class: "tag-filters" });
+    const draw = () => area.replaceChildren(
+      h("p", { class: "hint" }, "Tap a tag to cycle: must have · any of · must not have · off."),
+      h("ul", { class: "chips", "aria-label": "Tag filters" }, ...this.tags().map((tag) => {
+        const state = filters.all.has(tag.id) ? "all" : filters.any.has(tag.id) ? "any" : filters.none.has(tag.id) ? "none" : "off";
+        const words = { all: "must have", any: "any of", none: "must not have", off: "off" };
+        return h("li", {}, h("button", { type: "button", class: `chip filter-${state}${state === "off" ? "" : " on"}`,
+          "aria-label": `${tag.name}: ${words[state]}`, onclick: () => {
+            const next = /** @type {const} */ ({ off: "all", all: "any", any: "none", none: "off" })[state];
+            for (const set of Object.values(filters)) set.delete(tag.id);
+            if (next !== "off") filters[next].add(tag.id);
+            draw();
+            this.search();
+          } }, state === "off" ? `#${tag.name}` : `${{ all: "+", any: "~", none: "−" }[state]} #${tag.name}`));
+      })));
+    draw();
+    return area;
+  }
+
+  /** Results for what is typed now: the server's (with its highlights) online, the device's offline. */
+  async search() {
+    const text = /** @type {HTMLInputElement} */ (this.box).value;
+    const filters = /** @type {Record<"all" | "any" | "none", Set<string>>} */ (this.filters);
+    const seq = (this.seq = (this.seq ?? 0) + 1);
+    const params = new URLSearchParams();
+    if (text) params.set("q", text);
+    for (const key of /** @type {const} */ (["all", "any", "none"])) if (filters[key].size) params.set(key, [...filters[key]].join(","));
+    if (this.collection) params.set("collection", this.collection);
+    history.replaceState(null, "", `#/search?${params}`);
+    const tagNames = new Map(this.tags().map((t) => [t.id, t.name]));
+    /** @type {import("./vocab.js").Hit[]} */
+    let hits;
+    this.local = this.ctx.sync.state === "offline" || this.ctx.sync.writes.some((w) => w.kind === ENTRY);
+    if (!this.local) {
+      try {
+        params.set("limit", "50");
+        const page = await this.ctx.api.get(`${V}/search?${params}`);
+        hits = page.items.map((/** @type {any} */ item) => ({ entry: item, match: item.match, highlights: item.highlights ?? {} }));
+      } catch (error) {
+        if (!(error instanceof ApiError) || !error.offline) {
+          if (seq === this.seq && error instanceof ApiError) /** @type {HTMLElement} */ (this.said).textContent = error.message;
+          return;
+        }
+        this.local = true;
+        hits = [];
+      }
+    } else {
+      hits = [];
+    }
+    if (this.local) {
+      hits = Vocab.search(this.entries(), text, { collection: this.collection || undefined, all: [...filters.all], any: [...filters.any], none: [...filters.none] });
+    }
+    if (seq !== this.seq) return; // a newer keystroke's answer wins
+    /** @type {HTMLElement} */ (this.said).textContent = hits.length
+      ? `${hits.length}${hits.length === 50 ? "+" : ""} word${hits.length === 1 ? "" : "s"}${this.local ? " (on this device)" : ""}`
+      : text || this.filtered() ? "No words match. Try fewer letters, or other filters." : "";
+    /** @type {HTMLElement} */ (this.results).replaceChildren(entryList(hits, tagNames, "Words found"));
+    this.dataset.painted = String(seq);
+  }
+}
+customElements.define("vocab-search", SearchScreen);
+
+/** @param {string | null} text */
+function list(text) {
+  return (text ?? "").split(",").filter(Boolean);
+}
+
+// Tags --------------------------------------------------------------------------------------------
+
+export class TagsScreen extends VocabElement {
+  render() {
+    const counts = new Map();
+    for (const entry of this.entries()) for (const tag of entry.tags ?? []) counts.set(tag, (counts.get(tag) ?? 0) + 1);
+    const tags = this.tags();
+    this.replaceChildren(h("main", { class: "screen vocab" },
+      h("div", { class: "toolbar" }, back("#/", "Collections"), h("h1", {}, "Tags")),
+      h("button", { type: "button", onclick: () => this.create() }, "New tag"),
+      tags.length ? h("ul", { class: "tag-list", "aria-label": "Your tags" }, ...tags.map((tag) => h("li", {},
+        h("a", { href: `#/search?all=${encodeURIComponent(tag.id)}`, class: "tag-name" }, `#${tag.name}`, h("span", { class: "count" }, ` (${counts.get(tag.id) ?? 0})`)),
+        h("button", { type: "button", class: "secondary", "aria-label": `Rename ${tag.name}`, onclick: () => this.rename(tag) }, "Rename"),
+        h("button", { type: "button", class: "danger", "aria-label": `Delete ${tag.name}`, onclick: () => this.remove_(tag) }, "Delete"))))
+        : h("p", { class: "empty" }, "No tags yet. Tags group words across collections: food, verbs, trip.")));
+  }
+
+  async create() {
+    const name = await askName("New tag", "One word");
+    if (name) await this.ctx.sync.write({ method: "POST", path: `${V}/tags`, body: { name }, kind: TAG, id: localId() });
+  }
+
+  /** @param {Named} tag */
+  async rename(tag) {
+    const name = await askName("Rename tag", "One word", tag.name);
+    if (name && name !== tag.name) await this.ctx.sync.write({ method: "PATCH", path: `${V}/tags/${tag.id}`, body: { name }, kind: TAG, id: tag.id });
+  }
+
+  /** @param {Named} tag */
+  async remove_(tag) {
+    if (!(await confirmAction(`Delete the tag “${tag.name}”? Its words stay, without it.`, "Delete"))) return;
+    await this.ctx.sync.write({ method: "DELETE", path: `${V}/tags/${tag.id}`, kind: TAG, id: tag.id });
+  }
+}
+customElements.define("vocab-tags", TagsScreen);
+
+// Import and export --------------------------------------------------------------------------------
+
+export class FilesScreen extends VocabElement {
+  changed() {}
+
+  render() {
+    const progress = /** @type {HTMLProgressElement} */ (h("progress", { id: "import-progress", max: "1", value: "0", hidden: true }));
+    const said = h("p", { role: "status", id: "import-status" });
+    const errors = h("ul", { class: "import-errors", "aria-label": "Rows not imported" });
+    const file = /** @type {HTMLInputElement} */ (h("input", { type: "file", id: "import-file", accept: ".csv,.apkg,text/csv,application/zip",
+      onchange: () => { const chosen = file.files?.[0]; if (chosen) this.import(chosen, progress, said, errors); } }));
+    /** @param {"apkg" | "csv"} format @param {string} label */
+    const exporter = (format, label) => h("button", { type: "button", class: "secondary", onclick: () => this.export(format, said) }, label);
+    this.replaceChildren(h("main", { class: "screen vocab" },
+      h("div", { class: "toolbar" }, back("#/", "Collections"), h("h1", {}, "Import and export")),
+      h("h2", {}, "Import"),
+      h("p", { class: "hint" }, "A CSV (word, definition, tags, collection…) or an Anki package (.apkg)."),
+      h("label", { for: "import-file", class: "button" }, "Choose a file to import"), file,
+      progress, said, errors,
+      h("h2", {}, "Export"),
+      h("p", { class: "hint" }, "Everything, as an Anki package or a CSV you can open in a spreadsheet."),
+      h("div", { class: "row" }, exporter("apkg", "Export for Anki (.apkg)"), exporter("csv", "Export as CSV"))));
+    file.classList.add("visually-hidden");
+  }
+
+  /**
+   * Sends the file, then follows the job until it ends, showing its progress.
+   * @param {File} file @param {HTMLProgressElement} progress @param {HTMLElement} said @param {HTMLElement} errors
+   */
+  async import(file, progress, said, errors) {
+    const apkg = /\.apkg$/i.test(file.name);
+    errors.replaceChildren();
+    progress.hidden = false;
+    progress.removeAttribute("value");
+    said.textContent = `Sending ${file.name}…`;
+    try {
+      const answer = await this.ctx.api.request("POST", `${V}/imports?format=${apkg ? "apkg" : "csv"}`, { body: file,
+        contentType: apkg ? "application/zip" : "text/csv", headers: { "Idempotency-Key": localId().slice(6) } });
+      let job = answer.body;
+      while (job.state === "running") {
+        if (job.rowsTotal) {
+          progress.max = job.rowsTotal;
+          progress.value = job.rowsRead;
+        }
+        said.textContent = job.rowsTotal ? `Importing: ${job.rowsRead} of ${job.rowsTotal} rows…` : `Importing: ${job.rowsRead} rows…`;
+        await new Promise((resolve) => window.setTimeout(resolve, 400));
+        job = await this.ctx.api.get(`${V}/imports/${job.id}`);
+      }
+      progress.max = 1;
+      progress.value = job.state === "succeeded" ? 1 : 0;
+      said.textContent = job.state === "succeeded"
+        ? `Imported ${job.imported} word${job.imported === 1 ? "" : "s"}${job.errorCount ? `; ${job.errorCount} row${job.errorCount === 1 ? "" : "s"} could not be` : ""}.`
+        : `Nothing was imported: ${job.failure ?? "the file could not be read"}`;
+      errors.replaceChildren(...(job.errors ?? []).slice(0, 20).map((/** @type {any} */ e) => h("li", {}, `Row ${e.row}: ${e.message}`)));
+      await this.ctx.sync.pull();
+    } catch (error) {
+      progress.hidden = true;
+      said.textContent = error instanceof ApiError ? (error.offline ? "Importing needs the network. Try again when you are online." : error.message)
+        : "Something went wrong; try again.";
+    }
+  }
+
+  /** A download of the whole vocabulary. @param {"apkg" | "csv"} format @param {HTMLElement} said */
+  async export(format, said) {
+    said.textContent = "Preparing the file…";
+    try {
+      const answer = await this.ctx.api.request("GET", `${V}/export?format=${format}`);
+      const url = URL.createObjectURL(answer.body);
+      const link = h("a", { href: url, download: `foreign-note.${format}` });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      window.setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      said.textContent = `Saved foreign-note.${format}.`;
+    } catch (error) {
+      said.textContent = error instanceof ApiError ? (error.offline ? "Exporting needs the network. Try again when you are online." : error.message)
+        : "Something went wrong; try again.";
+    }
+  }
+}
+customElements.define("vocab-files", FilesScreen);
