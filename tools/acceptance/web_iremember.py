@@ -24,34 +24,24 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import iremember  # noqa: E402  (the album's harness: Server, make_config, jpeg, WebServer)
 import napkin_notes  # noqa: E402
-import web_napkin  # noqa: E402  (the browser harness: chromium, axe, the phone)
-from napkin_notes import call, check, free_port, results  # noqa: E402
-
-from playwright.sync_api import sync_playwright  # noqa: E402
+import webwalk  # noqa: E402  (the browser: Chromium at a phone's size, axe, screenshots)
+from napkin_notes import call, check, free_port  # noqa: E402
+from webwalk import settled, token_of  # noqa: E402
 
 ROOT = napkin_notes.ROOT
 PARIS = (48.8584, 2.2945)
 LONDON = {"latitude": 51.5007, "longitude": -0.1246, "accuracy": 20}
-PAGES = []
 # The phone's share sheet: Chromium on Linux has none, so the walk stands in for it and records
 # what the app handed over (the copy-a-link path is walked on the second phone, which has none).
 SHARE_SHEET = "navigator.share = async (data) => { window.__shared = data; };"
 
 
 def shot(page, name):
-    os.makedirs(web_napkin.SHOTS, exist_ok=True)
-    page.screenshot(path=os.path.join(web_napkin.SHOTS, f"iremember-{name}.png"))
+    webwalk.shot(page, "iremember", name)
 
 
 def screen(page, name, file=None):
-    """axe on the screen as it is, and its screenshot."""
-    web_napkin.accessible(page, name)
-    if file:
-        shot(page, file)
-
-
-def settled(page, timeout=20_000):
-    web_napkin.status_is(page, "Saved", timeout)
+    webwalk.screen(page, "iremember", name, file)
 
 
 def photos_of(server, token):
@@ -75,14 +65,8 @@ def draw(page, selector, strokes=2):
 
 
 def phone(browser, server, share_sheet=True):
-    context = browser.new_context(base_url=server.base, geolocation=LONDON,
-                                  permissions=["geolocation", "clipboard-read", "clipboard-write"], **web_napkin.PHONE)
-    if share_sheet:
-        context.add_init_script(SHARE_SHEET)
-    page = context.new_page()
-    PAGES.append(page)
-    page.on("pageerror", lambda error: print("  page error:", error))
-    return context, page
+    return webwalk.phone(browser, server, init_script=SHARE_SHEET if share_sheet else None, geolocation=LONDON,
+                         permissions=["geolocation", "clipboard-read", "clipboard-write"])
 
 
 def get_started(page):
@@ -100,7 +84,7 @@ def get_started(page):
                                       "els => els.filter(e => e.offsetParent && (e.getBoundingClientRect().width < 48 || e.getBoundingClientRect().height < 48)).map(e => e.outerHTML.slice(0, 80))")
     check("every target on the menu is at least 48×48 CSS px", not small, small)
     screen(page, "the main menu", "home")
-    return web_napkin.token_of(page)
+    return token_of(page)
 
 
 def camera_and_markup(page, server, data, token):
@@ -329,7 +313,7 @@ def move_to_new_phone(browser, server, page):
     linked.wait_for_function("() => document.querySelector('dialog.share [role=status]').textContent.startsWith('Copied')")
     check("without a share sheet, Share shows the link to copy, and copies it",
           link.startswith(server.base + "/api/v1/share-link/s/") and linked.evaluate("navigator.clipboard.readText()") == link, link)
-    web_napkin.accessible(linked, "the link to copy")
+    webwalk.accessible(linked, "the link to copy")
     linked.click("dialog.share button:has-text('Close')")
     third.close()
     return second, other
@@ -390,38 +374,24 @@ def main():
         server = iremember.Server(os.path.abspath(args.binary), data, free_port())
         server.config = iremember.make_config(data)
         web = iremember.WebServer({"tokyo.jpg": iremember.jpeg(data, "tokyo.jpg", gps=(35.6895, 139.6917), taken="2024:07:20 10:00:00", seed=5)})
-        server.start()
+
+        def walk(browser):
+            context, page = phone(browser, server)
+            token = get_started(page)
+            camera_and_markup(page, server, data, token)
+            library_with_geolocation(page, server, data, token)
+            internet(page, server, web, token)
+            browsing(page, server, token)
+            slideshow(page)
+            share_photo(page, server)
+            second, other = move_to_new_phone(browser, server, page)
+            offline(page, server, token_of(page), other, data)
+            second.close()
         try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=web_napkin.chromium_path(), args=["--no-sandbox"])
-                try:
-                    context, page = phone(browser, server)
-                    token = get_started(page)
-                    camera_and_markup(page, server, data, token)
-                    library_with_geolocation(page, server, data, token)
-                    internet(page, server, web, token)
-                    browsing(page, server, token)
-                    slideshow(page)
-                    share_photo(page, server)
-                    second, other = move_to_new_phone(browser, server, page)
-                    offline(page, server, web_napkin.token_of(page), other, data)
-                    second.close()
-                except Exception:
-                    if PAGES:
-                        where = os.path.join(ROOT, ".build", "web-failure.png")
-                        PAGES[-1].screenshot(path=where)
-                        print(f"  the page at the failure: {where}; its text: {PAGES[-1].inner_text('body')[:300]!r}")
-                    raise
-                finally:
-                    browser.close()
-        except Exception as error:  # a crash of the harness is a failed check, with its reason
-            check("web acceptance run", False, repr(error))
+            code = webwalk.run(server, walk)
         finally:
-            server.stop()
             web.httpd.shutdown()
-    failed = results.count(False)
-    print(f"web acceptance: {len(results) - failed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

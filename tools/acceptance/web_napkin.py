@@ -19,41 +19,16 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import napkin_notes  # noqa: E402  (shared harness: Server, call, check)
-from napkin_notes import call, check, free_port, results  # noqa: E402
-
-from playwright.sync_api import sync_playwright  # noqa: E402
-from axe_playwright_python.sync_playwright import Axe  # noqa: E402
+import webwalk  # noqa: E402  (the browser: Chromium at a phone's size, axe, screenshots)
+from napkin_notes import call, check, free_port  # noqa: E402
+from webwalk import accessible, phone, status_is, token_of  # noqa: E402
 
 ROOT = napkin_notes.ROOT
 CONFIG = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
-SHOTS = os.path.join(ROOT, "docs", "screenshots")
-PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True,
-             user_agent="Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36")
-AXE = Axe()
-
-
-def chromium_path():
-    for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
-        if os.path.exists(path):
-            return path
-    raise RuntimeError("Debian's chromium is not installed; run tools/setup")
-
-
-def accessible(page, screen):
-    """axe-core on the page as it is: no serious or critical violation."""
-    found = AXE.run(page)
-    bad = [v for v in found.response["violations"] if v.get("impact") in ("serious", "critical")]
-    check(f"axe: no serious or critical violation on {screen}", not bad,
-          [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in bad])
 
 
 def shot(page, name):
-    os.makedirs(SHOTS, exist_ok=True)
-    page.screenshot(path=os.path.join(SHOTS, f"napkin-{name}.png"))
-
-
-def status_is(page, text, timeout=10_000):
-    page.wait_for_function("t => document.querySelector('quire-status')?.textContent === t", arg=text, timeout=timeout)
+    webwalk.shot(page, "napkin", name)
 
 
 def photo(data):
@@ -70,18 +45,8 @@ def server_notes(server, token):
     return body["items"]
 
 
-def token_of(page):
-    return page.evaluate("JSON.parse(localStorage.getItem('quire.session')).accessToken")
-
-
-PAGES = []
-
-
 def walk(browser, server, data):
-    context = browser.new_context(base_url=server.base, **PHONE)
-    page = context.new_page()
-    PAGES.append(page)
-    page.on("pageerror", lambda error: print("  page error:", error))
+    context, page = phone(browser, server)
     page.goto("/")
     page.wait_for_selector("quire-signin form")
     check("/ serves the app: the sign-in screen", page.title() == "Napkin Notes", page.title())
@@ -215,8 +180,7 @@ def offline_and_second_device(browser, server, context, page, token):
           and lecture["text"] == "room 101, offline", notes)
 
     # A second device of the same user sees an edit within a second, without a reload.
-    second = browser.new_context(base_url=server.base, **PHONE)
-    other = second.new_page()
+    second, other = phone(browser, server)
     other.goto("/")
     other.fill("#username", "web-ada")
     other.fill("#password", "a good password")
@@ -239,29 +203,12 @@ def main():
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
         server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=CONFIG)
-        server.start()
-        try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
-                try:
-                    context, page, token = walk(browser, server, data)
-                    offline_and_second_device(browser, server, context, page, token)
-                except Exception:
-                    if PAGES:
-                        where = os.path.join(ROOT, ".build", "web-failure.png")
-                        PAGES[-1].screenshot(path=where)
-                        print(f"  the page at the failure: {where}; its text: {PAGES[-1].inner_text('body')[:300]!r}")
-                    raise
-                finally:
-                    browser.close()
-        except Exception as error:  # a crash of the harness is a failed check, with its reason
-            check("web acceptance run", False, repr(error))
 
-        finally:
-            server.stop()
-    failed = results.count(False)
-    print(f"web acceptance: {len(results) - failed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+        def walk_all(browser):
+            context, page, token = walk(browser, server, data)
+            offline_and_second_device(browser, server, context, page, token)
+        code = webwalk.run(server, walk_all)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

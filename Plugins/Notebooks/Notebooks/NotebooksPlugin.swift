@@ -22,7 +22,7 @@ import SyncAPI
 public struct NotebooksPlugin: Plugin {
     public struct Config: Sendable {
         var layout: NotebookLayout
-        var limits: NotebookService.Limits
+        var limits: NotebookStore.Limits
     }
 
     public static let descriptor = PluginDescriptor(
@@ -41,7 +41,7 @@ public struct NotebooksPlugin: Plugin {
     public static func configure(_ section: ConfigSection) -> Config {
         let layout = NotebookLayout(pageWidth: Double(section.int("page_width", default: 600, in: 100...10_000)),
                                     pageHeight: Double(section.int("page_height", default: 800, in: 100...10_000)))
-        let limits = NotebookService.Limits(maxPages: section.int("max_pages", default: 500, in: 1...1000),
+        let limits = NotebookStore.Limits(maxPages: section.int("max_pages", default: 500, in: 1...1000),
                                             maxItemsPerPage: section.int("max_items_per_page", default: 50, in: 1...1000),
                                             nearbyRadius: Double(section.int("nearby_radius_meters", default: 100, in: 1...100_000)),
                                             presenceTTL: Int64(section.int("presence_minutes", default: 15, in: 1...1440)) * 60)
@@ -53,20 +53,20 @@ public struct NotebooksPlugin: Plugin {
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
-        for schema in NotebookService.schemas { try await store.declare(schema) }
+        for schema in NotebookStore.schemas { try await store.declare(schema) }
         maxImageBytes = try await context.bus.request(GetMediaLimits()).maxBytes
-        service = NotebookService(store: store, bus: context.bus, layout: config.layout, limits: config.limits)
+        service = NotebookService(core: NotebookStore(store: store, bus: context.bus, layout: config.layout, limits: config.limits))
     }
 
     public var features: [String] { ["notebooks", "templates", "inserts", "undo", "share", "gps-pins"] }
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
-        try bus.handle(ShowShared<SharedNotebook>.self) { request, _ in try await service.sharedView(owner: request.owner, resource: request.resource) }
-        try bus.handle(ListSharedScopes<SyncedNotebook>.self) { request, _ in .init(scopes: try await service.sharedScopes(caller: request.viewer)) }
-        try bus.handle(ShowSynced<SyncedNotebook>.self) { request, _ in .init(shown: try await service.showSynced(viewer: request.viewer, records: request.records)) }
-        try bus.handle(ShowSynced<SyncedNotebookPage>.self) { request, _ in .init(shown: try await service.showSynced(viewer: request.viewer, records: request.records)) }
-        try bus.handle(ShowSynced<SyncedNotebookItem>.self) { request, _ in .init(shown: try await service.showSynced(viewer: request.viewer, records: request.records)) }
+        try bus.handle(ShowShared<SharedNotebook>.self) { request, _ in try await service.sharing.sharedView(owner: request.owner, resource: request.resource) }
+        try bus.handle(ListSharedScopes<SyncedNotebook>.self) { request, _ in .init(scopes: try await service.sharing.sharedScopes(caller: request.viewer)) }
+        try bus.handle(ShowSynced<SyncedNotebook>.self) { request, _ in .init(shown: try await service.sharing.showSynced(viewer: request.viewer, records: request.records)) }
+        try bus.handle(ShowSynced<SyncedNotebookPage>.self) { request, _ in .init(shown: try await service.sharing.showSynced(viewer: request.viewer, records: request.records)) }
+        try bus.handle(ShowSynced<SyncedNotebookItem>.self) { request, _ in .init(shown: try await service.sharing.showSynced(viewer: request.viewer, records: request.records)) }
     }
 
     struct Catalog: Codable, Sendable {
@@ -83,17 +83,17 @@ public struct NotebooksPlugin: Plugin {
         let service = self.service
         let maxImageBytes = self.maxImageBytes
         try routes.add(.get, "catalog", summary: "Cover styles, page templates with their slots, the background palette and the page size") { _, _, _ in
-            try .json(Catalog(pageWidth: service.layout.pageWidth, pageHeight: service.layout.pageHeight, covers: NotebookLayout.covers,
-                              templates: service.layout.templates, palette: NotebookLayout.palette,
-                              clipboardMaxCharacters: NotebookService.maxClipboardLength, maxImageBytes: maxImageBytes))
+            try .json(Catalog(pageWidth: service.core.layout.pageWidth, pageHeight: service.core.layout.pageHeight, covers: NotebookLayout.covers,
+                              templates: service.core.layout.templates, palette: NotebookLayout.palette,
+                              clipboardMaxCharacters: NotebookRules.maxClipboardLength, maxImageBytes: maxImageBytes))
         }
         try routes.add(.get, "notebooks", query: ["limit", "cursor"], summary: "My notebooks, most recently opened first") { request, _, identity in
-            try .json(try ListPage.slice(try await service.list(owner: identity.accountID), request: request, pageSize: 100, max: 1000))
+            try .json(try ListPage.slice(try await service.shelf.list(owner: identity.accountID), request: request, pageSize: 100, max: 1000))
         }
         try routes.add(.post, "notebooks", summary: "Create a notebook: {name?, cover: colors|image|text, coverText?}") { request, context, identity in
             var request = request
             let input = try await request.decodeJSON(NotebookInput.self, context: context)
-            let (record, data) = try await service.create(owner: identity.accountID, name: input.name, cover: input.cover, coverText: input.coverText)
+            let (record, data) = try await service.shelf.create(owner: identity.accountID, name: input.name, cover: input.cover, coverText: input.coverText)
             return try .json(NotebookJSON(record, data, access: .owner), status: .created,
                              headers: [.location: "/api/v1/notebooks/notebooks/\(record.id)"])
         }
@@ -101,48 +101,48 @@ public struct NotebooksPlugin: Plugin {
             request, context, identity in
             var request = request
             let input = try await request.decodeOptionalJSON(OpenInput.self, context: context) ?? OpenInput()
-            return try .json(try await service.open(caller: identity.accountID, id: input.id))
+            return try .json(try await service.shelf.open(caller: identity.accountID, id: input.id))
         }
         try routes.add(.get, "notebooks/{id}", summary: "A whole notebook: every page in order with its items in insertion order") { _, context, identity in
-            let (record, data, access) = try await service.access(caller: identity.accountID, id: try Self.id(context))
-            return try .json(try await service.content(record, data, access: access))
+            let (record, data, access) = try await service.accessControl.access(caller: identity.accountID, id: try Self.id(context))
+            return try .json(try await service.shelf.content(record, data, access: access))
         }
         try routes.add(.patch, "notebooks/{id}", summary: "Rename or restyle: {name?, cover?, coverText?}") { request, context, identity in
             var request = request
             let input = try await request.decodeJSON(NotebookInput.self, context: context)
-            return try .json(try await service.rename(caller: identity.accountID, id: try Self.id(context), name: input.name, cover: input.cover,
+            return try .json(try await service.shelf.rename(caller: identity.accountID, id: try Self.id(context), name: input.name, cover: input.cover,
                                                       coverText: input.coverTextGiven ? .some(input.coverText) : nil))
         }
         try routes.add(.delete, "notebooks/{id}", query: ["confirm"], summary: "Delete a notebook and everything in it: 428 with a confirm token first, then ?confirm=TOKEN") {
             request, context, identity in
             try await Self.confirming {
-                try await service.deleteNotebook(caller: identity.accountID, id: try Self.id(context), confirm: try request.query("confirm"))
+                try await service.deletes.deleteNotebook(caller: identity.accountID, id: try Self.id(context), confirm: try request.query("confirm"))
             }
         }
         try routes.add(.post, "notebooks/{id}/pages", summary: "Add a page: {template: blank|one-slot|two-slots, background?, after?: page number}") {
             request, context, identity in
             var request = request
             let input = try await request.decodeOptionalJSON(PageInput.self, context: context) ?? PageInput()
-            let view = try await service.addPage(caller: identity.accountID, id: try Self.id(context), template: input.template,
+            let view = try await service.pages.addPage(caller: identity.accountID, id: try Self.id(context), template: input.template,
                                                  background: input.background, after: input.after)
             return try .json(view, status: .created)
         }
         try routes.add(.get, "notebooks/{id}/pages/{number}", summary: "Page N (0 is the cover) with its items and the previous/next page numbers") {
             _, context, identity in
-            try .json(try await service.page(caller: identity.accountID, id: try Self.id(context), number: try Self.number(context)))
+            try .json(try await service.pages.page(caller: identity.accountID, id: try Self.id(context), number: try Self.number(context)))
         }
         try routes.add(.patch, "notebooks/{id}/pages/{number}", summary: "Change a page's background: {background} from the palette") {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(PageInput.self, context: context)
             guard let background = input.background else { throw Problem.badRequest("Send {\"background\": \"<palette colour>\"}.", field: "background") }
-            return try .json(try await service.setBackground(caller: identity.accountID, id: try Self.id(context), number: try Self.number(context),
+            return try .json(try await service.pages.setBackground(caller: identity.accountID, id: try Self.id(context), number: try Self.number(context),
                                                              background: background))
         }
         try routes.add(.delete, "notebooks/{id}/pages/{number}", query: ["confirm"], summary: "Delete page N and its items: 428 with a confirm token first, then ?confirm=TOKEN") {
             request, context, identity in
             try await Self.confirming {
-                try await service.deletePage(caller: identity.accountID, id: try Self.id(context), number: try Self.number(context),
+                try await service.deletes.deletePage(caller: identity.accountID, id: try Self.id(context), number: try Self.number(context),
                                              confirm: try request.query("confirm"))
             }
         }
@@ -153,7 +153,7 @@ public struct NotebooksPlugin: Plugin {
             let number = try Self.number(context)
             let key = try request.idempotencyKey()
             let contentType = request.headers[.contentType]?.lowercased() ?? ""
-            let insert: NotebookService.Insert
+            let insert: NotebookInserts.Insert
             var slot: Int?
             if contentType.hasPrefix("application/json") {
                 let input = try await request.decodeJSON(InsertInput.self, context: context)
@@ -175,7 +175,7 @@ public struct NotebooksPlugin: Plugin {
                 throw Problem(status: .unsupportedMediaType, code: "unsupported_media_type",
                               detail: "Send text as application/json {kind, text} or an image with its image/* Content-Type.")
             }
-            let result = try await service.insert(caller: identity.accountID, id: id, number: number, slot: slot, idempotencyKey: key, insert)
+            let result = try await service.inserts.insert(caller: identity.accountID, id: id, number: number, slot: slot, idempotencyKey: key, insert)
             return try .json(result, status: .created)
         }
         try routes.add(.patch, "notebooks/{id}/items/{item}", summary: "Move or resize an item ({frame: {x, y, width, height}}; kept inside the page) "
@@ -183,11 +183,11 @@ public struct NotebooksPlugin: Plugin {
             var request = request
             let input = try await request.decodeJSON(ItemInput.self, context: context)
             guard input.frame != nil || input.text != nil else { throw Problem.badRequest("Send a 'frame', a 'text' or both.") }
-            return try .json(try await service.updateItem(caller: identity.accountID, id: try Self.id(context), itemID: try Self.item(context),
+            return try .json(try await service.inserts.updateItem(caller: identity.accountID, id: try Self.id(context), itemID: try Self.item(context),
                                                           frame: input.frame, text: input.text, expectedVersion: try request.ifMatchVersion()))
         }
         try routes.add(.delete, "notebooks/{id}/items/{item}", summary: "Remove one item (not undoable)") { _, context, identity in
-            try await service.deleteItem(caller: identity.accountID, id: try Self.id(context), itemID: try Self.item(context))
+            try await service.inserts.deleteItem(caller: identity.accountID, id: try Self.id(context), itemID: try Self.item(context))
             return .noContent
         }
         try routes.add(.get, "notebooks/{id}/items/{item}/image", summary: "An image item's picture as uploaded") { request, context, identity in
@@ -198,41 +198,41 @@ public struct NotebooksPlugin: Plugin {
             try await Self.image(service, request, context, identity, rendition: context.parameters.get("rendition") ?? "")
         }
         try routes.add(.post, "notebooks/{id}/undo", summary: "Undo the notebook's last insert (once; deletes are not undoable)") { _, context, identity in
-            try .json(try await service.undo(caller: identity.accountID, id: try Self.id(context)))
+            try .json(try await service.inserts.undo(caller: identity.accountID, id: try Self.id(context)))
         }
         try routes.add(.post, "notebooks/{id}/share", summary: "Share read-only: {expiresInSeconds?, password?, title?}; answers the link") {
             request, context, identity in
             var request = request
             let input = try await request.decodeOptionalJSON(ShareInput.self, context: context) ?? ShareInput()
             if let seconds = input.expiresInSeconds, seconds < 1 { throw Problem.invalid("expiresInSeconds is at least 1.", field: "expiresInSeconds") }
-            let created = try await service.share(caller: identity.accountID, id: try Self.id(context), title: input.title,
+            let created = try await service.sharing.share(caller: identity.accountID, id: try Self.id(context), title: input.title,
                                                   expiresAt: input.expiresInSeconds.map { Date().addingTimeInterval(TimeInterval($0)) }, password: input.password)
             return try .json(created, status: .created, headers: [.location: created.path])
         }
         try routes.add(.get, "shared", query: ["limit", "cursor"], summary: "Notebooks shared with me (read-only) whose links still live") {
             request, _, identity in
-            try .json(try ListPage.slice(try await service.sharedWithMe(caller: identity.accountID), request: request, pageSize: 100, max: 1000))
+            try .json(try ListPage.slice(try await service.sharing.sharedWithMe(caller: identity.accountID), request: request, pageSize: 100, max: 1000))
         }
         try routes.add(.post, "shared", summary: "Open a shared link in the app: {token, password?}; the notebook is then readable by me") {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(AcceptInput.self, context: context)
-            return try .json(try await service.accept(caller: identity.accountID, token: input.token, password: input.password))
+            return try .json(try await service.sharing.accept(caller: identity.accountID, token: input.token, password: input.password))
         }
         try routes.add(.put, "notebooks/{id}/pin", summary: "Pin a notebook to a place: {latitude, longitude, allowEdits}") { request, context, identity in
             var request = request
             let input = try await request.decodeJSON(PinInput.self, context: context)
-            return try .json(try await service.pin(caller: identity.accountID, id: try Self.id(context), latitude: input.latitude, longitude: input.longitude,
+            return try .json(try await service.pins.pin(caller: identity.accountID, id: try Self.id(context), latitude: input.latitude, longitude: input.longitude,
                                                    allowEdits: input.allowEdits ?? false))
         }
         try routes.add(.delete, "notebooks/{id}/pin", summary: "Take a notebook's pin away") { _, context, identity in
-            try .json(try await service.unpin(caller: identity.accountID, id: try Self.id(context)))
+            try .json(try await service.pins.unpin(caller: identity.accountID, id: try Self.id(context)))
         }
         try routes.add(.post, "nearby", summary: "Report where I am: {latitude, longitude}; answers notebooks pinned nearby and raises the alert event") {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(PinInput.self, context: context)
-            return try .json(try await service.nearby(caller: identity.accountID, latitude: input.latitude, longitude: input.longitude))
+            return try .json(try await service.pins.nearby(caller: identity.accountID, latitude: input.latitude, longitude: input.longitude))
         }
     }
 
@@ -261,7 +261,7 @@ public struct NotebooksPlugin: Plugin {
         do {
             try await body()
             return .noContent
-        } catch let needed as NotebookService.ConfirmationNeeded {
+        } catch let needed as NotebookDeletes.ConfirmationNeeded {
             throw Problem(status: .preconditionRequired, code: "confirmation_required", detail: needed.summary,
                           extra: ["confirm": .string(needed.token), "pages": .int(needed.pages), "items": .int(needed.items)])
         }
@@ -269,13 +269,13 @@ public struct NotebooksPlugin: Plugin {
 
     static func image(_ service: NotebookService, _ request: Request, _ context: QuireContext, _ identity: Identity,
                       rendition: String) async throws -> Response {
-        let (notebook, _, _) = try await service.access(caller: identity.accountID, id: try id(context))
+        let (notebook, _, _) = try await service.accessControl.access(caller: identity.accountID, id: try id(context))
         let itemID = try item(context)
-        guard StorageNames.isValidID(itemID), let record = try await service.store.get(collection: NotebookService.items, id: itemID, owner: notebook.owner),
+        guard StorageNames.isValidID(itemID), let record = try await service.core.store.get(collection: NotebookStore.items, id: itemID, owner: notebook.owner),
               let item = try? record.decode(ItemData.self), item.notebook == notebook.id, let sha = item.image else {
             throw Problem.notFound("No image item '\(itemID)' in this notebook.")
         }
-        let image = try await service.bus.request(RenderImage(sha256: sha, rendition: rendition))
+        let image = try await service.core.bus.request(RenderImage(sha256: sha, rendition: rendition))
         return .bytes(image.bytes, type: image.format.mimeType, tag: image.sha256, request: request)
     }
 }

@@ -102,7 +102,7 @@ function askName(title, label, value = "") {
     const input = /** @type {HTMLInputElement} */ (h("input", { id: "name-input", value, required: true, maxlength: "100", autocomplete: "off" }));
     const error = h("p", { class: "error", role: "alert", id: "name-error" });
     const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": "name-title" },
-      h("form", { class: "stack", method: "dialog", onsubmit: (/** @type {SubmitEvent} */ event) => {
+      h("form", { class: "stack", method: "dialog", novalidate: true, onsubmit: (/** @type {SubmitEvent} */ event) => {
         if (event.submitter?.getAttribute("value") === "cancel") return;
         if (!input.value.trim()) {
           event.preventDefault();
@@ -132,7 +132,9 @@ function highlighted(text, marked) {
 
 /** The search box every list screen starts with; typing opens the search screen. @param {string} [value] */
 function searchBox(value = "") {
-  const input = /** @type {HTMLInputElement} */ (h("input", { type: "search", id: "search", value, placeholder: "Search every word",
+  // Typing goes on while the search screen opens: what the box holds now beats the address.
+  const typing = document.activeElement instanceof HTMLInputElement && document.activeElement.id === "search" ? document.activeElement.value : null;
+  const input = /** @type {HTMLInputElement} */ (h("input", { type: "search", id: "search", value: typing ?? value, placeholder: "Search every word",
     autocomplete: "off", autocapitalize: "none", spellcheck: "false", enterkeyhint: "search" }));
   input.addEventListener("input", () => {
     if (location.hash.startsWith("#/search")) return;
@@ -465,13 +467,15 @@ export class SearchScreen extends VocabElement {
         h("label", { for: "search-collection" }, "Collection"), collections,
         this.tagFilters()),
       this.said, this.results));
-    const box = this.box;
-    // Once on the page (a detached element cannot take focus): typing goes on where it began.
-    requestAnimationFrame(() => {
-      box.focus();
-      box.setSelectionRange(box.value.length, box.value.length);
-    });
     this.search();
+  }
+
+  /** Focus as soon as the screen is on the page (in the same task: no keystroke is lost). */
+  connectedCallback() {
+    const box = this.box;
+    if (!box) return;
+    box.focus();
+    box.setSelectionRange(box.value.length, box.value.length);
   }
 
   filtered() {

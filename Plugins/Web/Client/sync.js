@@ -236,7 +236,7 @@ export class Sync extends EventTarget {
       let more = true;
       while (more) {
         const cursor = await db.meta("cursor");
-        const query = cursor ? `?after=${encodeURIComponent(cursor)}&limit=100` : "?limit=100";
+        const query = cursor ? `?after=${encodeURIComponent(cursor)}&limit=500` : "?limit=500";
         const page = await this.api.get(`/api/v1/sync/changes${query}`);
         const { puts, deletes } = feedChanges(this.records, page.items);
         for (const [key, value] of puts) this.records.set(key, value);

@@ -1,0 +1,151 @@
+import Bus
+import Foundation
+import GeoAPI
+import MediaAPI
+import NotebooksAPI
+import Secrets
+import ShareLinkAPI
+import StorageAPI
+import SyncAPI
+
+/// What goes on a page: text typed or pasted and images, placed in a template's slots or centred,
+/// moved and resized within the page; the last insert undone; one item deleted.
+struct NotebookInserts: NotebookConcern {
+    let core: NotebookStore
+
+    enum Insert: Sendable {
+        case text(String, kind: String)
+        case image(Data)
+    }
+
+    /// FR3.2.5–7: an item on page `number`, in the chosen slot when the page's template has a free
+    /// one, else centred; stored at once, and remembered as the notebook's undoable insert.
+    func insert(caller: String, id: String, number: Int, slot: Int?, idempotencyKey: String? = nil, _ insert: Insert) async throws(BusError) -> InsertResult {
+        let (notebook, data, _) = try await access(caller: caller, id: id, writing: true)
+        let owner = notebook.owner
+        // Checked before anything is decoded or stored.
+        var item = ItemData(notebook: id, page: "", seq: 0, kind: "text", text: nil, image: nil, imageWidth: nil, imageHeight: nil, slot: nil,
+                            frame: Frame(x: 0, y: 0, width: 0, height: 0))
+        if case .text(let text, let kind) = insert { (item.kind, item.text) = (kind, try NotebookRules.checkText(text, kind: kind)) }
+        let (pageRecord, page) = try await pageAt(notebook, data, number: number)
+        item.page = pageRecord.id
+        let onPage = try await items(onPage: pageRecord.id, owner: owner)
+        guard onPage.count < limits.maxItemsPerPage else {
+            throw BusError(.tooLarge, "A page holds at most \(limits.maxItemsPerPage) items; add a page.", details: ["field": "page"])
+        }
+        let slots = layout.template(page.template)?.slots ?? []
+        let taken = Set(onPage.compactMap(\.1.slot))
+        if let slot {
+            guard slots.indices.contains(slot) else {
+                throw BusError.invalid(slots.isEmpty ? "Page \(number) is blank (no slots); leave 'slot' out to centre the item."
+                                       : "Page \(number)'s template has slots 0 to \(slots.count - 1).", field: "slot")
+            }
+            guard !taken.contains(slot) else {
+                throw BusError(.conflict, "Slot \(slot) on page \(number) already holds an item; choose another slot or leave 'slot' out.",
+                               details: ["field": "slot"])
+            }
+            item.slot = slot
+        } else {
+            item.slot = slots.indices.first { !taken.contains($0) }
+        }
+        var aspect: Double?
+        if case .image(let bytes) = insert {
+            let image = try await bus.request(IngestImage(owner: owner, bytes: bytes))
+            let oriented = image.info.orientation >= 5 ? (image.info.height, image.info.width) : (image.info.width, image.info.height)
+            (item.kind, item.image, item.imageWidth, item.imageHeight) = ("image", image.sha256, oriented.0, oriented.1)
+            aspect = Double(oriented.0) / Double(max(oriented.1, 1))
+        }
+        item.frame = layout.place(in: item.slot.map { slots[$0] }, aspect: aspect)
+        let itemID = NotebookStore.newID("it")
+        let prepared = item
+        let claim = idempotencyKey.map {
+            IdempotencyClaim(owner: caller, scope: "notebooks.insert", key: $0,
+                             fingerprint: Secrets.sha256Hex("\(id)|\(number)|\(slot.map(String.init) ?? "-")|\(item.kind)|\(item.text ?? item.image ?? "")"))
+        }
+        let updated = try await update(owner: owner, id: id, idempotency: claim, extra: { data throws(BusError) in
+            var item = prepared
+            item.seq = data.nextSeq
+            return [.insert(collection: NotebookStore.items, id: itemID, owner: owner, data: try JSONDocument(encoding: item))]
+        }) { data in
+            data.nextSeq += 1
+            data.itemCount += 1
+            data.lastInsert = itemID
+        }
+        guard let stored = updated.written.first ?? nil else {
+            throw BusError(.gone, "This insert was made before and has since been removed.")
+        }
+        return InsertResult(item: ItemJSON(stored, try stored.decode(ItemData.self)), page: number, canUndo: updated.data.lastInsert == stored.id)
+    }
+
+    /// FR3.2.13: moves or resizes an item; the server keeps it inside the page whatever was asked.
+    /// Moves, resizes or retypes an item. With `If-Match` naming an earlier version that history
+    /// keeps, the change merges field by field into the item as it is (frame and text apart); the
+    /// answer carries what a concurrent change to the same field had written.
+    func updateItem(caller: String, id: String, itemID: String, frame: Frame?, text: String?,
+                    expectedVersion: Int64? = nil) async throws(BusError) -> FrameResult {
+        let (notebook, _, _) = try await access(caller: caller, id: id, writing: true)
+        var clamped = false
+        let newFrame = try frame.map { frame throws(BusError) -> Frame in
+            let result = try layout.clamp(frame)
+            clamped = result.clamped
+            return result.frame
+        }
+        for _ in 0..<8 {
+            guard StorageNames.isValidID(itemID), let record = try await store.get(collection: NotebookStore.items, id: itemID, owner: notebook.owner),
+                  let current = try? record.decode(ItemData.self), current.notebook == id else {
+                throw BusError(.notFound, "No item '\(itemID)' in this notebook.", details: ["id": itemID])
+            }
+            if text != nil, current.kind == "image" { throw BusError.invalid("An image item has no text to change.", field: "text") }
+            let checkedText = try text.map { text throws(BusError) in try NotebookRules.checkText(text, kind: current.kind) }
+            guard let edit = try await store.mergedEdit(record, basedOn: expectedVersion, as: ItemData.self, { item in
+                if let newFrame { item.frame = newFrame }
+                if let checkedText { item.text = checkedText }
+            }) else {
+                throw BusError(.preconditionFailed, "Item '\(itemID)' is at version \(record.version) and its version \(expectedVersion ?? 0) is no longer "
+                               + "kept; reload it and apply your change again.", details: ["id": itemID, "version": String(record.version)])
+            }
+            do {
+                let saved = try await store.replace(edit.payload, in: NotebookStore.items, id: itemID, owner: notebook.owner, expectedVersion: record.version)
+                return FrameResult(item: ItemJSON(saved, edit.payload), clamped: clamped, version: saved.version,
+                                   replaced: edit.replaced.isEmpty ? nil : edit.replaced)
+            } catch where error.code == .preconditionFailed {
+                continue
+            }
+        }
+        throw BusError(.conflict, "Item '\(itemID)' kept changing while it was being saved; try again.")
+    }
+
+    // MARK: Undo
+
+    /// FR3.2.12: removes the notebook's last insert, once. Nothing to undo after an undo or a delete.
+    func undo(caller: String, id: String) async throws(BusError) -> UndoResult {
+        let (notebook, data, _) = try await access(caller: caller, id: id, writing: true)
+        let owner = notebook.owner
+        guard let last = data.lastInsert, let record = try await store.get(collection: NotebookStore.items, id: last, owner: owner) else {
+            throw BusError(.conflict, "Nothing to undo: only the last insert can be undone, and deletes cannot.", details: ["reason": "nothing_to_undo"])
+        }
+        let item = try record.decode(ItemData.self)
+        _ = try await update(owner: owner, id: id, extra: { data throws(BusError) in
+            guard data.lastInsert == last else { throw BusError(.conflict, "Something else was inserted meanwhile; undo again to remove that.") }
+            return [.delete(collection: NotebookStore.items, id: last, owner: owner, expectedVersion: record.version)]
+        }) { data in
+            data.lastInsert = nil
+            data.itemCount -= 1
+        }
+        return UndoResult(removed: ItemJSON(record, item), page: data.pages.firstIndex(of: item.page).map { $0 + 1 })
+    }
+
+    /// Deleting one item is not undoable either, and ends what undo could do.
+    func deleteItem(caller: String, id: String, itemID: String) async throws(BusError) {
+        let (notebook, _, _) = try await access(caller: caller, id: id, writing: true)
+        let owner = notebook.owner
+        guard StorageNames.isValidID(itemID), let record = try await store.get(collection: NotebookStore.items, id: itemID, owner: owner),
+              (try? record.decode(ItemData.self))?.notebook == id else {
+            throw BusError(.notFound, "No item '\(itemID)' in this notebook.", details: ["id": itemID])
+        }
+        try await update(owner: owner, id: id, extra: { _ in [.delete(collection: NotebookStore.items, id: itemID, owner: owner, expectedVersion: nil)] }) { data in
+            data.lastInsert = nil
+            data.itemCount -= 1
+        }
+    }
+}

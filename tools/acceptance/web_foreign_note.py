@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""The web client in a real browser: Foreign Note on a phone (390×844, touch), Debian's Chromium
+driven by Playwright, against the real server and the shipped config.
+
+Walks its use cases: sign-up; a collection (a required name, rename); words with definitions,
+languages, tags, a related word as a chip that opens it; search as you type with the server's
+highlights and tag filters (all / any / none); delete and "Deleted · Undo"; tags; import a CSV from
+the file picker with progress, export as a download; then two devices of one user (an edit on one
+shows on the other within a second, without a reload) and offline on both (words added offline,
+search over the device's copy, back online: on the server once). axe-core checks every screen;
+screenshots go to docs/screenshots/foreign-note-*.png.
+
+Prints one line per check and `web acceptance: N passed, N failed` last.
+"""
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import napkin_notes  # noqa: E402
+import webwalk  # noqa: E402  (the browser: Chromium at a phone's size, axe, screenshots)
+from napkin_notes import call, check, free_port  # noqa: E402
+from webwalk import phone, settled, token_of  # noqa: E402
+
+ROOT = napkin_notes.ROOT
+CONFIG = os.path.join(ROOT, "config", "apps", "foreign-note.yaml")
+V = "/api/v1/vocabulary"
+USER, PASSWORD = "web-lea", "a good password"
+
+
+def shot(page, name):
+    webwalk.shot(page, "foreign-note", name)
+
+
+def screen(page, name, file=None):
+    webwalk.screen(page, "foreign-note", name, file)
+
+
+def browse(server, token, query=""):
+    _, body, _ = call(server, "GET", f"{V}/search?limit=100{query}", token=token)
+    return body["items"]
+
+
+def name_dialog(page, name):
+    page.wait_for_selector("dialog #name-input")
+    page.fill("#name-input", name)
+    page.click("dialog button:has-text('Save')")
+    page.wait_for_selector("dialog #name-input", state="detached")
+
+
+def add_word(page, word, definitions, languages="", tags=(), new_tag=None):
+    page.click("text=Add word")
+    page.wait_for_selector("#entry-word")
+    page.fill("#entry-word", word)
+    page.fill("#entry-definitions", "\n".join(definitions))
+    page.fill("#entry-languages", languages)
+    if new_tag:
+        page.click("vocab-entry-form button:has-text('New tag')")
+        name_dialog(page, new_tag)
+    for tag in tags:
+        page.click(f"vocab-entry-form button.chip:has-text('#{tag}')")
+    page.click("vocab-entry-form button:has-text('Save')")
+    page.wait_for_selector(f"vocab-entry h1:has-text('{word}')")
+
+
+def collections_and_words(page, server):
+    page.goto("/")
+    page.wait_for_selector("quire-signin form")
+    check("/ serves Foreign Note: sign-in", page.title() == "Foreign Note", page.title())
+    page.fill("#username", USER)
+    page.fill("#password", PASSWORD)
+    page.click("text=Create an account")
+    page.wait_for_selector("vocab-collections")
+    check("sign-up opens the empty collections", page.is_visible("text=No collections yet"))
+    screen(page, "the empty collections")
+    token = token_of(page)
+
+    page.click("text=New collection")
+    page.wait_for_selector("dialog #name-input")
+    page.click("dialog button:has-text('Save')")
+    said = page.text_content("#name-error")
+    check("a collection's name is required, and the dialog says so", "name is required" in said, said)
+    page.fill("#name-input", "Frnech")
+    page.click("dialog button:has-text('Save')")
+    page.wait_for_selector("vocab-collection h1:has-text('Frnech')")
+    page.click("text=Rename")
+    name_dialog(page, "French")
+    page.wait_for_selector("vocab-collection h1:has-text('French')")
+    settled(page)
+    _, collections, _ = call(server, "GET", f"{V}/collections", token=token)
+    check("a new collection, renamed, is on the server", [c["name"] for c in collections["items"]] == ["French"], collections)
+
+    add_word(page, "crème brûlée", ["custard dessert", "burnt cream"], "fr", new_tag="food")
+    page.click("text=‹ French")
+    add_word(page, "crème", ["cream"], "fr", tags=["food"])
+    page.click("text=‹ French")
+    add_word(page, "bonjour", ["hello", "good day"], "fr")
+    page.click("text=‹ French")
+    add_word(page, "crémerie", ["dairy shop"], "fr", tags=["food"])
+    settled(page)
+    items = browse(server, token)
+    check("four words on the server, with their definitions, languages and tags",
+          sorted(i["word"] for i in items) == ["bonjour", "crème", "crème brûlée", "crémerie"]
+          and next(i for i in items if i["word"] == "crème brûlée")["definitions"] == ["custard dessert", "burnt cream"]
+          and next(i for i in items if i["word"] == "crème")["tagNames"] == ["food"], items)
+    screen(page, "a word", "entry")
+
+    # A related word: a chip that opens it, on both entries.
+    page.click("text=‹ French")
+    page.click("ul.entries >> text=crème brûlée")
+    page.click("text=Add a related word")
+    page.fill("#pick-search", "cre")
+    page.click("ul.pick-list button:has-text('crème') >> nth=0")
+    page.wait_for_selector("section.relations a.link-chip:has-text('crème')")
+    settled(page)
+    brulee = next(i for i in browse(server, token) if i["word"] == "crème brûlée")
+    _, full, _ = call(server, "GET", f"{V}/entries/{brulee['id']}", token=token)
+    creme = next(i for i in browse(server, token) if i["word"] == "crème")
+    check("a related word is on the server", full["relations"] == [{"kind": "related", "entry": creme["id"]}], full)
+    page.click("section.relations a.link-chip:has-text('crème')")
+    page.wait_for_selector("vocab-entry h1:text-is('crème')")
+    page.wait_for_selector("section.relations a.link-chip:has-text('crème brûlée')", timeout=10_000)
+    check("its chip opens the other word, which lists it back", True)
+    page.click("text=‹ French")
+    page.wait_for_selector("ul.entries")
+    screen(page, "a collection", "collection")
+    return token
+
+
+def searching(page, server, token):
+    page.click("text=‹ Collections")
+    page.wait_for_selector("vocab-collections")
+    page.click("#search")
+    page.keyboard.type("cre")
+    page.wait_for_function("() => document.querySelectorAll('vocab-search ul.entries li').length === 3")
+    words = page.eval_on_selector_all("vocab-search .word", "els => els.map(e => e.textContent)")
+    check("search as you type: “cre” finds the three crème words, case and accents aside", sorted(words) == ["crème", "crème brûlée", "crémerie"], words)
+    page.keyboard.type("me b")
+    page.wait_for_function("() => document.querySelectorAll('vocab-search ul.entries li').length === 1")
+    marks = page.eval_on_selector_all("vocab-search .word mark", "els => els.map(e => e.textContent)")
+    check("…“creme b” keeps crème brûlée, its matched parts highlighted from the server's highlights", marks == ["crème", "b"], marks)
+    screen(page, "search", "search")
+
+    page.fill("#search", "")
+    page.click("summary:has-text('Filters')")
+    food = "button.chip[aria-label^='food']"
+    page.click(food)
+    page.wait_for_function("() => document.querySelectorAll('vocab-search ul.entries li').length === 3")
+    check("tag filter “must have food”: the three food words", True)
+    page.click(food)
+    page.click(food)
+    page.wait_for_function("() => document.querySelectorAll('vocab-search ul.entries li').length === 1")
+    words = page.eval_on_selector_all("vocab-search .word", "els => els.map(e => e.textContent)")
+    check("…“must not have food”: bonjour alone", words == ["bonjour"], words)
+    screen(page, "search filters", "filters")
+    page.click(food)
+
+
+def undo(page, server, token):
+    page.fill("#search", "bonjour")
+    page.wait_for_function("() => document.querySelectorAll('vocab-search ul.entries li').length === 1")
+    page.click("vocab-search ul.entries a")
+    page.wait_for_selector("vocab-entry h1:has-text('bonjour')")
+    page.click("text=Delete word")
+    page.click("dialog.confirm button.danger")
+    page.wait_for_selector(".undo-bar")
+    settled(page)
+    gone = [i["word"] for i in browse(server, token)]
+    check("a deleted word is gone from the server, and the “Deleted · Undo” bar shows", "bonjour" not in gone, gone)
+    screen(page, "the undo bar", "undo")
+    page.click(".undo-bar button:has-text('Undo')")
+    settled(page)
+    back = [i["word"] for i in browse(server, token)]
+    check("Undo brings it back", "bonjour" in back, back)
+
+
+def tags_and_files(page, server, token, data):
+    page.goto("/#/tags")
+    page.wait_for_selector("vocab-tags ul.tag-list")
+    page.click("button[aria-label='Rename food']")
+    name_dialog(page, "cuisine")
+    page.wait_for_selector("vocab-tags a.tag-name:has-text('#cuisine')")
+    settled(page)
+    _, tags, _ = call(server, "GET", f"{V}/tags", token=token)
+    check("a tag renamed on the tags screen", [t["name"] for t in tags["items"]] == ["cuisine"], tags)
+    screen(page, "tags", "tags")
+
+    path = os.path.join(data, "words.csv")
+    with open(path, "w") as handle:
+        handle.write("word,definition,tags,collection\n")
+        for index in range(5_000):
+            handle.write(f"mot{index},word number {index},imported,Imported\n")
+    page.goto("/#/files")
+    page.wait_for_selector("vocab-files")
+    page.evaluate("""() => {
+        window.__statuses = [];
+        new MutationObserver(() => window.__statuses.push(document.querySelector('#import-status').textContent))
+          .observe(document.querySelector('#import-status'), {childList: true, characterData: true, subtree: true});
+    }""")
+    with page.expect_file_chooser() as chooser:
+        page.click("text=Choose a file to import")
+    chooser.value.set_files(path)
+    page.wait_for_function("() => document.querySelector('#import-status').textContent.startsWith('Imported')", timeout=120_000)
+    statuses = page.evaluate("window.__statuses")
+    done = page.text_content("#import-status")
+    check("import a CSV from the file picker: progress while it runs, then what was imported",
+          any(s.startswith("Importing") for s in statuses) and done == "Imported 5000 words.", (statuses[:5], done))
+    screen(page, "import and export", "files")
+    with page.expect_download() as download:
+        page.click("text=Export as CSV")
+    exported = open(download.value.path(), encoding="utf-8").read()
+    check("export as CSV is a download with every word", "crème brûlée" in exported and "mot4999" in exported and exported.count("\n") >= 5_004,
+          exported[:200])
+
+
+def two_devices_offline(browser, server, page, token):
+    second, other = phone(browser, server)
+    other.goto("/")
+    other.fill("#username", USER)
+    other.fill("#password", PASSWORD)
+    other.click("button:has-text('Sign in')")
+    other.wait_for_selector("vocab-collections")
+    other.wait_for_function("() => document.querySelector('vocab-collections .big-link')?.innerText.includes('French')", timeout=30_000)
+    settled(other, 60_000)  # its copy is current (5,000 imported words pulled)
+    creme = next(i for i in browse(server, token, "&q=cr%C3%A8me%20") if i["word"] == "crème")
+    other.goto(f"/#/e/{creme['id']}")
+    other.wait_for_selector("vocab-entry h1")
+    page.goto(f"/#/edit/{creme['id']}")
+    page.wait_for_selector("#entry-definitions")
+    page.fill("#entry-definitions", "cream\nthe best part of milk")
+    started = time.time()
+    page.click("vocab-entry-form button:has-text('Save')")
+    other.wait_for_selector("vocab-entry li:has-text('the best part of milk')", timeout=5_000)
+    seen = time.time() - started
+    check("an edit on one device shows on the other within a second, without a reload (measured %.2f s)" % seen, seen < 1.0, seen)
+
+    # Offline on both: a word added on each, searched on the device, then synced once.
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.goto("/#/")
+    page.reload()
+    page.wait_for_selector("vocab-collections")
+    for context in (page.context, second):
+        context.set_offline(True)
+    page.click("vocab-collections .big-link:has-text('French')")
+    add_word(page, "au revoir", ["goodbye"], "fr")
+    other.evaluate("location.hash = '#/'")
+    other.wait_for_selector("vocab-collections .big-link")
+    other.click("vocab-collections .big-link:has-text('French')")
+    add_word(other, "merci", ["thank you"], "fr")
+    page.evaluate("location.hash = '#/'")
+    page.reload()
+    page.wait_for_selector("vocab-collections", timeout=15_000)
+    page.click("#search")
+    page.keyboard.type("revo")
+    page.wait_for_function("() => document.querySelector('vocab-search [role=status]')?.textContent.includes('on this device')")
+    marks = page.eval_on_selector_all("vocab-search .word mark", "els => els.map(e => e.textContent)")
+    check("offline, search runs over the device's copy, highlighted (“revo” → au revoir)", marks == ["revo"], marks)
+    shot(page, "offline")
+    for context in (page.context, second):
+        context.set_offline(False)
+    for each in (page, other):
+        each.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(page, 30_000)
+    settled(other, 30_000)
+    words = sorted(i["word"] for i in browse(server, token, "&collection=French"))
+    check("back online: both devices' words reached the server exactly once",
+          words.count("au revoir") == 1 and words.count("merci") == 1, words)
+    other.goto("/#/search?q=au%20rev")
+    other.wait_for_function("() => [...document.querySelectorAll('vocab-search .word')].some(e => e.textContent === 'au revoir')", timeout=5_000)
+    check("…and each device has the other's", True)
+    second.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="quire-web-foreign-note-") as data:
+        server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=CONFIG)
+
+        def walk(browser):
+            context, page = phone(browser, server)
+            token = collections_and_words(page, server)
+            searching(page, server, token)
+            undo(page, server, token)
+            tags_and_files(page, server, token, data)
+            two_devices_offline(browser, server, page, token)
+        code = webwalk.run(server, walk)
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()

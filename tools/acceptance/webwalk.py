@@ -1,0 +1,94 @@
+"""What every walk of the web client shares: Debian's Chromium driven by Playwright at a phone's
+size (390×844, touch), axe-core on a screen, screenshots into docs/screenshots/, the sync
+indicator, and a run that turns a crash into a failed check with the page it happened on.
+"""
+import os
+
+from napkin_notes import ROOT, check, results
+
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import sync_playwright
+
+SHOTS = os.path.join(ROOT, "docs", "screenshots")
+PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True,
+             user_agent="Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36")
+AXE = Axe()
+# Every page a walk opened; the newest is shown when the walk crashes.
+PAGES = []
+
+
+def chromium_path():
+    for path in ("/usr/bin/chromium", "/usr/bin/chromium-browser"):
+        if os.path.exists(path):
+            return path
+    raise RuntimeError("Debian's chromium is not installed; run tools/setup")
+
+
+def accessible(page, screen):
+    """axe-core on the page as it is: no serious or critical violation."""
+    found = AXE.run(page)
+    bad = [v for v in found.response["violations"] if v.get("impact") in ("serious", "critical")]
+    check(f"axe: no serious or critical violation on {screen}", not bad,
+          [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3]) for v in bad])
+
+
+def shot(page, app, name):
+    os.makedirs(SHOTS, exist_ok=True)
+    page.screenshot(path=os.path.join(SHOTS, f"{app}-{name}.png"))
+
+
+def screen(page, app, name, file=None):
+    """axe on the screen as it is, and its screenshot when `file` names one."""
+    accessible(page, name)
+    if file:
+        shot(page, app, file)
+
+
+def status_is(page, text, timeout=10_000):
+    page.wait_for_function("t => document.querySelector('quire-status')?.textContent === t", arg=text, timeout=timeout)
+
+
+def settled(page, timeout=20_000):
+    """The indicator says every change is on the server."""
+    status_is(page, "Saved", timeout)
+
+
+def token_of(page):
+    return page.evaluate("JSON.parse(localStorage.getItem('quire.session')).accessToken")
+
+
+def phone(browser, server, init_script=None, **options):
+    """A new phone (browser context) on the server, and its page."""
+    context = browser.new_context(base_url=server.base, **PHONE, **options)
+    if init_script:
+        context.add_init_script(init_script)
+    page = context.new_page()
+    PAGES.append(page)
+    page.on("pageerror", lambda error: print("  page error:", error))
+    return context, page
+
+
+def run(server, walk):
+    """Starts `server`, runs `walk(browser)` in Chromium, stops the server; prints the tally and
+    answers the exit code."""
+    server.start()
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+            try:
+                walk(browser)
+            except Exception:
+                if PAGES:
+                    where = os.path.join(ROOT, ".build", "web-failure.png")
+                    PAGES[-1].screenshot(path=where)
+                    print(f"  the page at the failure: {where}; its text: {PAGES[-1].inner_text('body')[:300]!r}")
+                raise
+            finally:
+                browser.close()
+    except Exception as error:  # a crash of the harness is a failed check, with its reason
+        check("web acceptance run", False, repr(error))
+    finally:
+        server.stop()
+    failed = results.count(False)
+    print(f"web acceptance: {len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
