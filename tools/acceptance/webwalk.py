@@ -68,13 +68,13 @@ def phone(browser, server, init_script=None, **options):
     return context, page
 
 
-def run(server, walk):
-    """Starts `server`, runs `walk(browser)` in Chromium, stops the server; prints the tally and
-    answers the exit code."""
+def run(server, walk, args=()):
+    """Starts `server`, runs `walk(browser)` in Chromium (with extra command-line `args`), stops
+    the server; prints the tally and answers the exit code."""
     server.start()
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+            browser = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox", *args])
             try:
                 walk(browser)
             except Exception:

@@ -104,6 +104,9 @@ class QuireApp extends HTMLElement {
     if (album) {
       const { albumScreen } = await import("./screen-album.js");
       screen = albumScreen(context, parts, query);
+    } else if (this.plugin("notebooks")) {
+      const { notebookScreen } = await import("./screen-notebook.js");
+      screen = notebookScreen(context, parts);
     } else if (this.plugin("vocabulary")) {
       const { vocabScreen } = await import("./screen-vocab.js");
       screen = vocabScreen(context, parts, query);

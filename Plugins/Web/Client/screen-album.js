@@ -14,6 +14,7 @@
 import * as Album from "./album.js";
 import { ApiError } from "./api.js";
 import { isLocal, localId } from "./outbox.js";
+import { shareLink, showLink } from "./share.js";
 import { announce, confirmAction, h } from "./ui.js";
 import "./drawing-pad.js";
 
@@ -532,29 +533,10 @@ async function overlayDrawing(canvas, img, drawing) {
 // Sharing -----------------------------------------------------------------------------------------
 
 /**
- * Shares a read-only link through the phone's share sheet, or shows it to copy.
  * @param {Context} context @param {string} path @param {any} body @param {string} title
  */
-async function share(context, path, body, title) {
-  let link;
-  try {
-    const answer = await context.api.request("POST", path, { body: { ...body, title } });
-    link = new URL(answer.body.path, location.origin).toString();
-  } catch (failure) {
-    const text = failure instanceof ApiError && !failure.offline ? failure.message : "Sharing needs the internet. Try again when this phone is online.";
-    showLink(null, text);
-    return;
-  }
-  if (typeof navigator.share === "function") {
-    try {
-      await navigator.share({ title, text: title, url: link });
-      announce("Shared.");
-      return;
-    } catch (failure) {
-      if (failure instanceof DOMException && failure.name === "AbortError") return; // the person closed the sheet
-    }
-  }
-  showLink(link, "Anyone with this link can see it, but not change it.");
+function share(context, path, body, title) {
+  return shareLink(context.api, path, body, title);
 }
 
 /** @param {Context} context @param {Photo} photo */
@@ -569,32 +551,6 @@ export function sharePhoto(context, photo) {
 /** @param {Context} context @param {import("./album.js").Search} search */
 function shareSearch(context, search) {
   return share(context, "/api/v1/album/searches/share", Album.shareBody(search), "Photos from my album");
-}
-
-/** The link to copy (or, with no link, why there is none). @param {string | null} link @param {string} text */
-function showLink(link, text) {
-  const field = /** @type {HTMLInputElement} */ (h("input", { id: "share-link", readonly: true, value: link ?? "" }));
-  const copied = h("p", { class: "hint", role: "status" });
-  const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm share", "aria-labelledby": "share-title" },
-    h("h2", { id: "share-title" }, link ? "Share this link" : "Not shared"),
-    h("p", {}, text),
-    link ? h("label", { for: "share-link", class: "visually-hidden" }, "The link") : null,
-    link ? field : null,
-    copied,
-    h("div", { class: "row" },
-      link ? h("button", { type: "button", onclick: async () => {
-        field.select();
-        try {
-          await navigator.clipboard.writeText(link);
-          copied.textContent = "Copied. Paste it in a message or an email.";
-        } catch {
-          copied.textContent = "Select the link above and copy it.";
-        }
-      } }, "Copy link") : null,
-      h("button", { type: "button", class: "secondary", onclick: () => dialog.close() }, "Close"))));
-  dialog.addEventListener("close", () => dialog.remove());
-  document.body.append(dialog);
-  dialog.showModal();
 }
 
 // The album ---------------------------------------------------------------------------------------

@@ -1,0 +1,750 @@
+// @ts-check
+/**
+ * AR Notebook, as its requirements describe: the welcome and instructions (FR3.2.2); opening gives
+ * the last notebook or a new default one (FR3.2.14); a 3D notebook (CSS 3D transforms) whose pages
+ * turn by swiping or by buttons, with a page-turn animation, and which turns all the way round (the
+ * 360° view); over the camera image, or on a surface through WebXR `immersive-ar` where the browser
+ * has it (each feature detected; none is required). New pages, blank or from a template, in a
+ * palette colour; inserts typed, pasted (Clipboard API: the server's 140-character refusal shown as
+ * its sentence) or from the gallery; drag to move and pinch to resize (what the server clamps to
+ * is what stays); undo; delete a page or a notebook after confirming; share read-only (the
+ * recipient sees no editing controls); pin where you stand, and a banner when you walk near a
+ * pinned notebook (`watchPosition`); the battery (Battery Status API) feeding device-monitor, with
+ * the blocking alert at 5 % and "I am charging"; a camera frame judged for light before placing.
+ *
+ * This app works online: its screens read the server's notebook and every change is the server's
+ * answer (placement, clamping, undo are the server's rules).
+ */
+import { ApiError } from "./api.js";
+import { shareLink } from "./share.js";
+import { announce, confirmAction, h, imageURL } from "./ui.js";
+
+const N = "/api/v1/notebooks";
+const DM = "/api/v1/device-monitor";
+
+/** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void}} Context */
+/** @typedef {{x: number, y: number, width: number, height: number}} Frame */
+/** @typedef {{id: string, kind: string, text?: string, image?: string, frame: Frame}} Item */
+/** @typedef {{id: string, number: number, template: string, background: string, items: Item[]}} Page */
+/** @typedef {{id: string, name: string, cover: string, coverText?: string, pageCount: number, canUndo: boolean, access: string, pin?: any}} Notebook */
+
+/** @type {Promise<any> | null} */
+let catalog = null;
+
+/** @param {Context} context */
+function catalogOf(context) {
+  catalog ??= context.api.get(`${N}/catalog`).catch((error) => { catalog = null; throw error; });
+  return catalog;
+}
+
+/**
+ * The screen for a route: `parts` is the path after `#/`.
+ * @param {Context} context @param {string[]} parts @returns {HTMLElement}
+ */
+export function notebookScreen(context, parts) {
+  const [first, id] = parts;
+  watchSurroundings(context);
+  if (first === "notebooks") return attach(new NotebooksScreen(), context, "");
+  if (first === "accept" && id) return attach(new AcceptScreen(), context, id);
+  if (!localStorage.getItem("quire.ar.welcomed") && first !== "n") return attach(new WelcomeScreen(), context, "");
+  return attach(new BookScreen(), context, first === "n" ? id ?? "" : "");
+}
+
+/** @template {NotebookElement} T @param {T} screen @param {Context} context @param {string} id @returns {T} */
+function attach(screen, context, id) {
+  screen.context = context;
+  screen.id_ = id;
+  screen.load();
+  return screen;
+}
+
+class NotebookElement extends HTMLElement {
+  /** @type {Context | undefined} */
+  context;
+  /** @type {string | undefined} */
+  id_;
+
+  get ctx() {
+    return /** @type {Context} */ (this.context);
+  }
+
+  load() {}
+
+  /** Shows the server's sentence for a refusal (or that the network is needed). @param {unknown} error */
+  refused(error) {
+    const text = error instanceof ApiError ? (error.offline ? "This needs the network; try again when you are online." : error.message)
+      : "Something went wrong; try again.";
+    window.dispatchEvent(new CustomEvent("quire:notice", { detail: text }));
+    announce(text);
+  }
+}
+
+// Welcome -----------------------------------------------------------------------------------------
+
+export class WelcomeScreen extends NotebookElement {
+  load() {
+    this.replaceChildren(h("main", { class: "screen welcome" },
+      h("h1", {}, "Welcome to AR Notebook"),
+      h("p", { class: "lead" }, "Your notebooks, in 3D, wherever you are."),
+      h("ol", { class: "steps" },
+        h("li", {}, "Swipe left or right on a page to turn it, or use the arrows."),
+        h("li", {}, "Add a page, then write on it, paste what you copied, or add a picture."),
+        h("li", {}, "Drag an item to move it; pinch it, or drag its corner, to resize it."),
+        h("li", {}, "Turn the notebook round with the slider to see every side."),
+        h("li", {}, "“View in your room” shows it over your camera, or on a table where your phone can."),
+        h("li", {}, "Pin a notebook where you stand: people who come near it can open it.")),
+      h("button", { type: "button", class: "hero", onclick: () => {
+        localStorage.setItem("quire.ar.welcomed", "1");
+        this.ctx.go("#/");
+        announce("Opening your notebook.");
+      } }, "Open my notebook")));
+  }
+}
+customElements.define("nb-welcome", WelcomeScreen);
+
+// The notebook ------------------------------------------------------------------------------------
+
+export class BookScreen extends NotebookElement {
+  /** @type {{notebook: Notebook, pages: Page[]} | null} */
+  content = null;
+  /** 0 is the cover. */
+  index = 0;
+  angle = 0;
+
+  async load() {
+    this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Notebook"), h("p", { class: "hint", role: "status" }, "Opening…")));
+    try {
+      this.catalog = await catalogOf(this.ctx);
+      this.content = this.id_
+        ? await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(this.id_)}`)
+        : await this.ctx.api.request("POST", `${N}/open`, { body: {} }).then((answer) => answer.body);
+      const wanted = Number(sessionStorage.getItem(`quire.ar.page.${this.content?.notebook.id}`) ?? "0");
+      this.index = Math.min(wanted, this.content?.pages.length ?? 0);
+      this.render();
+    } catch (error) {
+      this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Notebook"),
+        h("p", { class: "error", role: "alert" }, error instanceof ApiError ? error.message : "The notebook could not be opened; try again."),
+        h("a", { href: "#/notebooks", class: "button secondary" }, "My notebooks")));
+    }
+  }
+
+  /** @param {{notebook: Notebook, pages: Page[]}} content */
+  update(content) {
+    this.content = content;
+    this.index = Math.min(this.index, content.pages.length);
+    this.render();
+  }
+
+  async reload() {
+    const id = this.content?.notebook.id ?? "";
+    this.update(await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(id)}`));
+  }
+
+  get editable() {
+    return this.content?.notebook.access !== "read";
+  }
+
+  render() {
+    const content = /** @type {{notebook: Notebook, pages: Page[]}} */ (this.content);
+    const { notebook, pages } = content;
+    sessionStorage.setItem(`quire.ar.page.${notebook.id}`, String(this.index));
+    const page = this.index > 0 ? pages[this.index - 1] : null;
+    const where = page ? `Page ${this.index} of ${pages.length}` : `Cover · ${pages.length} page${pages.length === 1 ? "" : "s"}`;
+    this.stage = h("div", { class: "stage", role: "region", "aria-label": `${notebook.name}: ${where}. Swipe to turn the page.` });
+    this.book = h("div", { class: "book" }, this.sheet(page, notebook), h("div", { class: "back-cover", "aria-hidden": "true" }));
+    this.book.style.setProperty("--turn", `${this.angle}deg`);
+    this.stage.append(this.book);
+    this.swipes(this.stage);
+    const slider = /** @type {HTMLInputElement} */ (h("input", { type: "range", id: "turn", min: "0", max: "360", step: "5", value: String(this.angle),
+      oninput: () => { this.angle = Number(slider.value); this.book?.style.setProperty("--turn", `${this.angle}deg`); } }));
+    const readOnly = !this.editable;
+    this.replaceChildren(h("main", { class: "screen notebook" },
+      h("div", { class: "toolbar" }, h("a", { href: "#/notebooks", class: "button secondary back" }, "‹ Notebooks"),
+        h("h1", {}, notebook.name)),
+      readOnly ? h("p", { class: "warning" }, "Shared with you to read. You can turn its pages; only its owner can change it.") : null,
+      this.stage,
+      h("div", { class: "row turn-row" },
+        h("button", { type: "button", class: "secondary", "aria-label": "Previous page", disabled: this.index === 0, onclick: () => this.turn(-1) }, "‹"),
+        h("span", { class: "where", role: "status" }, where),
+        h("button", { type: "button", class: "secondary", "aria-label": "Next page", disabled: this.index >= pages.length, onclick: () => this.turn(1) }, "›")),
+      h("label", { for: "turn", class: "turn-label" }, "Turn the notebook round", slider),
+      h("div", { class: "actions nb-actions" },
+        readOnly ? null : h("button", { type: "button", onclick: () => this.addPage() }, "New page"),
+        readOnly || !page ? null : h("button", { type: "button", class: "secondary", onclick: () => this.write() }, "Write"),
+        readOnly || !page ? null : h("button", { type: "button", class: "secondary", onclick: () => this.paste() }, "Paste"),
+        readOnly || !page ? null : this.picturePicker(),
+        readOnly || !page ? null : h("button", { type: "button", class: "secondary", onclick: () => this.colour(page) }, "Page colour"),
+        readOnly ? null : h("button", { type: "button", class: "secondary", disabled: !notebook.canUndo, onclick: () => this.undo() }, "Undo"),
+        h("button", { type: "button", class: "secondary", onclick: () => this.inRoom() }, "View in your room"),
+        notebook.access === "owner" ? h("button", { type: "button", class: "secondary", onclick: () => this.share() }, "Share") : null,
+        notebook.access === "owner" ? h("button", { type: "button", class: "secondary", onclick: () => this.pin() }, notebook.pin ? "Pinned here · move pin" : "Pin here") : null,
+        readOnly || !page ? null : h("button", { type: "button", class: "danger", onclick: () => this.deletePage(page) }, "Delete page"))));
+  }
+
+  /**
+   * One side of the notebook as seen now: the cover, or a page with its items at their frames.
+   * @param {Page | null} page @param {Notebook} notebook
+   */
+  sheet(page, notebook) {
+    const cat = this.catalog;
+    const sheet = h("div", { class: page ? "sheet page" : `sheet cover cover-${notebook.cover}` });
+    sheet.style.aspectRatio = `${cat.pageWidth} / ${cat.pageHeight}`;
+    if (!page) {
+      const colours = cat.covers.find((/** @type {any} */ c) => c.id === notebook.cover)?.colors ?? ["#8E2B2B", "#D9B382"];
+      sheet.style.setProperty("--cover-a", colours[0]);
+      sheet.style.setProperty("--cover-b", colours[1]);
+      sheet.append(h("span", { class: "cover-title" }, notebook.coverText || notebook.name));
+      return sheet;
+    }
+    const swatch = cat.palette.find((/** @type {any} */ s) => s.id === page.background)?.hex ?? "#FFFFFF";
+    sheet.style.setProperty("--paper", swatch);
+    if (page.background === "night") sheet.classList.add("dark");
+    for (const item of page.items) sheet.append(this.item(item));
+    if (!page.items.length) sheet.append(h("p", { class: "page-empty" }, this.editable ? "An empty page: Write, Paste or add a Picture." : "An empty page."));
+    return sheet;
+  }
+
+  /** @param {Item} item */
+  item(item) {
+    const cat = this.catalog;
+    const box = h("div", { class: `item item-${item.kind}`, tabindex: "0", role: "group",
+      "aria-label": item.kind === "image" ? "A picture" : `Text: ${item.text ?? ""}` });
+    /** @param {Frame} frame */
+    const place = (frame) => {
+      box.style.left = `${(frame.x / cat.pageWidth) * 100}%`;
+      box.style.top = `${(frame.y / cat.pageHeight) * 100}%`;
+      box.style.width = `${(frame.width / cat.pageWidth) * 100}%`;
+      box.style.height = `${(frame.height / cat.pageHeight) * 100}%`;
+    };
+    place(item.frame);
+    if (item.kind === "image" && item.image) {
+      imageURL(this.ctx.api, item.image).then((url) => box.append(h("img", { src: url, alt: "" }))).catch(() => {});
+    } else {
+      box.append(h("span", {}, item.text ?? ""));
+    }
+    if (this.editable) {
+      box.append(h("span", { class: "grip", "aria-hidden": "true" }));
+      this.movable(box, item, place);
+    }
+    return box;
+  }
+
+  /**
+   * Drag to move, pinch (two fingers) or drag the corner to resize; the frame the server answers
+   * (kept inside the page) is the one that stays.
+   * @param {HTMLElement} box @param {Item} item @param {(frame: Frame) => void} place
+   */
+  movable(box, item, place) {
+    /** @type {Map<number, {x: number, y: number}>} */
+    const pointers = new Map();
+    let start = { ...item.frame };
+    let startDistance = 0;
+    let resizing = false;
+    let frame = { ...item.frame };
+    const scale = () => {
+      const sheet = /** @type {HTMLElement} */ (box.parentElement);
+      return this.catalog.pageWidth / sheet.clientWidth;
+    };
+    const spread = () => {
+      const [a, b] = [...pointers.values()];
+      return Math.hypot(a.x - b.x, a.y - b.y);
+    };
+    box.addEventListener("pointerdown", (event) => {
+      event.stopPropagation();
+      box.setPointerCapture(event.pointerId);
+      pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+      start = { ...frame };
+      resizing = /** @type {HTMLElement} */ (event.target).classList.contains("grip");
+      if (pointers.size === 2) startDistance = spread();
+    });
+    box.addEventListener("pointermove", (event) => {
+      const from = pointers.get(event.pointerId);
+      if (!from) return;
+      event.stopPropagation();
+      if (pointers.size === 2) {
+        pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+        const ratio = spread() / Math.max(1, startDistance);
+        frame = { ...start, width: start.width * ratio, height: start.height * ratio };
+      } else {
+        const k = scale();
+        const dx = (event.clientX - from.x) * k, dy = (event.clientY - from.y) * k;
+        frame = resizing ? { ...start, width: Math.max(16, start.width + dx), height: Math.max(16, start.height + dy) }
+          : { ...start, x: start.x + dx, y: start.y + dy };
+      }
+      place(frame);
+    });
+    /** Sends the frame; the server's answer (kept inside the page) is what stays. */
+    const commit = async () => {
+      if (frame.x === item.frame.x && frame.y === item.frame.y && frame.width === item.frame.width && frame.height === item.frame.height) return;
+      try {
+        const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;
+        const answer = await this.ctx.api.request("PATCH", `${N}/notebooks/${this.content?.notebook.id}/items/${item.id}`,
+          { body: { frame: { x: round(frame.x), y: round(frame.y), width: round(frame.width), height: round(frame.height) } } });
+        item.frame = answer.body.item.frame;
+        if (answer.body.clamped) announce("Kept inside the page.");
+      } catch (error) {
+        this.refused(error);
+      }
+      frame = { ...item.frame };
+      place(item.frame);
+    };
+    const end = (/** @type {PointerEvent} */ event) => {
+      if (!pointers.has(event.pointerId)) return;
+      event.stopPropagation();
+      pointers.delete(event.pointerId);
+      if (pointers.size === 0) commit();
+    };
+    box.addEventListener("pointerup", end);
+    box.addEventListener("pointercancel", end);
+    // The keyboard's way: arrow keys move the focused item (Shift for bigger steps).
+    box.addEventListener("keydown", (event) => {
+      const step = event.shiftKey ? 40 : 10;
+      const moves = /** @type {Record<string, [number, number]>} */ ({ ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] });
+      const move = moves[event.key];
+      if (!move) return;
+      event.preventDefault();
+      frame = { ...item.frame, x: item.frame.x + move[0], y: item.frame.y + move[1] };
+      place(frame);
+      commit();
+    });
+  }
+
+  /** Swiping left turns to the next page; right, back. @param {HTMLElement} stage */
+  swipes(stage) {
+    let startX = 0, id = -1;
+    stage.addEventListener("pointerdown", (event) => {
+      id = event.pointerId;
+      startX = event.clientX;
+    });
+    stage.addEventListener("pointerup", (event) => {
+      if (event.pointerId !== id) return;
+      const dx = event.clientX - startX;
+      if (Math.abs(dx) > 50) this.turn(dx < 0 ? 1 : -1);
+    });
+  }
+
+  /** Turns a page with the animation, then shows the new side. @param {number} by */
+  turn(by) {
+    const count = this.content?.pages.length ?? 0;
+    const next = Math.max(0, Math.min(count, this.index + by));
+    if (next === this.index) return;
+    const sheet = this.book?.querySelector(".sheet");
+    const finish = () => {
+      this.index = next;
+      this.render();
+      announce(next === 0 ? "The cover." : `Page ${next}.`);
+    };
+    if (!sheet || matchMedia("(prefers-reduced-motion: reduce)").matches) return finish();
+    sheet.classList.add(by > 0 ? "turning-next" : "turning-back");
+    sheet.addEventListener("animationend", finish, { once: true });
+    window.setTimeout(() => { if (this.index !== next) finish(); }, 700);
+  }
+
+  async addPage() {
+    const cat = this.catalog;
+    const choice = await chooseDialog("New page", [
+      { name: "template", label: "Layout", options: cat.templates.map((/** @type {any} */ t) => [t.id, ({ blank: "Blank", "one-slot": "One picture", "two-slots": "Two pictures" })[/** @type {"blank"} */ (t.id)] ?? t.id]) },
+      { name: "background", label: "Colour", options: cat.palette.map((/** @type {any} */ s) => [s.id, s.id[0].toUpperCase() + s.id.slice(1)]), swatches: cat.palette },
+    ]);
+    if (!choice) return;
+    try {
+      const answer = await this.ctx.api.request("POST", `${N}/notebooks/${this.content?.notebook.id}/pages`,
+        { body: { template: choice.template, background: choice.background, after: this.index } });
+      this.index = answer.body.number;
+      await this.reload();
+      announce(`Page ${this.index} added.`);
+    } catch (error) {
+      this.refused(error);
+    }
+  }
+
+  /** @param {Page} page */
+  async colour(page) {
+    const cat = this.catalog;
+    const choice = await chooseDialog("Page colour", [
+      { name: "background", label: "Colour", options: cat.palette.map((/** @type {any} */ s) => [s.id, s.id[0].toUpperCase() + s.id.slice(1)]), swatches: cat.palette, value: page.background },
+    ]);
+    if (!choice) return;
+    try {
+      await this.ctx.api.request("PATCH", `${N}/notebooks/${this.content?.notebook.id}/pages/${this.index}`, { body: { background: choice.background } });
+      await this.reload();
+    } catch (error) {
+      this.refused(error);
+    }
+  }
+
+  /** @param {any} body */
+  async insert(body) {
+    try {
+      const answer = await this.ctx.api.request("POST", `${N}/notebooks/${this.content?.notebook.id}/pages/${this.index}/items`,
+        { body, contentType: body instanceof Blob ? body.type : undefined, headers: { "Idempotency-Key": crypto.randomUUID() } });
+      await this.reload();
+      announce(answer.body.item.kind === "image" ? "Picture added." : "Added.");
+    } catch (error) {
+      this.refused(error);
+    }
+  }
+
+  async write() {
+    const text = await textDialog("Write on the page", "Your text");
+    if (text) await this.insert({ kind: "text", text });
+  }
+
+  /** What was copied goes on the page; the server refuses more than its clipboard limit, in words. */
+  async paste() {
+    let text = "";
+    try {
+      text = await navigator.clipboard.readText();
+    } catch {
+      const typed = await textDialog("Paste", "Paste here (the browser did not let the app read the clipboard)");
+      if (!typed) return;
+      text = typed;
+    }
+    await this.insert({ kind: "clipboard", text });
+  }
+
+  picturePicker() {
+    const input = /** @type {HTMLInputElement} */ (h("input", { type: "file", accept: "image/*", hidden: true,
+      onchange: () => { const file = input.files?.[0]; if (file) this.insert(file); } }));
+    return h("span", { class: "picker" }, h("button", { type: "button", class: "secondary", onclick: () => input.click() }, "Picture"), input);
+  }
+
+  async undo() {
+    try {
+      await this.ctx.api.request("POST", `${N}/notebooks/${this.content?.notebook.id}/undo`);
+      await this.reload();
+      announce("Undone.");
+    } catch (error) {
+      this.refused(error);
+    }
+  }
+
+  /** @param {Page} page */
+  async deletePage(page) {
+    const path = `${N}/notebooks/${this.content?.notebook.id}/pages/${page.number}`;
+    try {
+      await this.ctx.api.request("DELETE", path);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 428) return this.refused(error);
+      if (!(await confirmAction(error.problem?.detail?.split(" Repeat the request")[0] ?? error.message, "Delete"))) return;
+      try {
+        await this.ctx.api.request("DELETE", `${path}?confirm=${encodeURIComponent(error.problem?.confirm ?? "")}`);
+        this.index = Math.max(0, page.number - 1);
+        await this.reload();
+        announce("Page deleted.");
+      } catch (failure) {
+        this.refused(failure);
+      }
+    }
+  }
+
+  share() {
+    const notebook = /** @type {Notebook} */ (this.content?.notebook);
+    // The link opens the app, which opens the notebook read-only for whoever signs in with it.
+    return shareLink(this.ctx.api, `${N}/notebooks/${notebook.id}/share`, {}, notebook.name,
+      (answer) => `${location.origin}/#/accept/${encodeURIComponent(answer.token)}`);
+  }
+
+  async pin() {
+    const here = await position();
+    if (!here) {
+      window.dispatchEvent(new CustomEvent("quire:notice", { detail: "Your location is needed to pin the notebook here; allow it, then try again." }));
+      return;
+    }
+    try {
+      await this.ctx.api.request("PUT", `${N}/notebooks/${this.content?.notebook.id}/pin`,
+        { body: { latitude: here.latitude, longitude: here.longitude, allowEdits: false } });
+      await this.reload();
+      announce("Pinned where you stand.");
+    } catch (error) {
+      this.refused(error);
+    }
+  }
+
+  /**
+   * The notebook in the room: WebXR `immersive-ar` where the browser has it, else over the
+   * camera's image. A camera frame is judged for light first: too dark or too warm warns.
+   */
+  async inRoom() {
+    const stage = /** @type {HTMLElement} */ (this.stage);
+    if (stage.classList.contains("over-camera")) return this.leaveRoom();
+    const xr = /** @type {any} */ (navigator).xr;
+    if (xr && await xr.isSessionSupported?.("immersive-ar").catch(() => false)) {
+      try {
+        const session = await xr.requestSession("immersive-ar", { requiredFeatures: ["hit-test"], optionalFeatures: ["dom-overlay"],
+          domOverlay: { root: stage } });
+        announce("Point your phone at a table, then tap to place the notebook.");
+        session.addEventListener("end", () => announce("Left the room view."));
+        return;
+      } catch {
+        // Fall through to the camera view.
+      }
+    }
+    if (!navigator.mediaDevices?.getUserMedia) {
+      window.dispatchEvent(new CustomEvent("quire:notice", { detail: "This browser cannot show the camera; the notebook stays in 3D on the screen." }));
+      return;
+    }
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false });
+    } catch {
+      window.dispatchEvent(new CustomEvent("quire:notice", { detail: "The camera is needed to show the notebook in your room; allow it, then try again." }));
+      return;
+    }
+    const video = /** @type {HTMLVideoElement} */ (h("video", { class: "camera", autoplay: true, muted: true, playsinline: true, "aria-hidden": "true" }));
+    video.srcObject = stream;
+    stage.prepend(video);
+    stage.classList.add("over-camera");
+    this.stream = stream;
+    await video.play().catch(() => {});
+    await new Promise((resolve) => (video.readyState >= 2 ? resolve(null) : video.addEventListener("loadeddata", resolve, { once: true })));
+    await this.judgeLight(video);
+  }
+
+  leaveRoom() {
+    this.stream?.getTracks().forEach((track) => track.stop());
+    this.stream = undefined;
+    this.stage?.querySelector("video.camera")?.remove();
+    this.stage?.classList.remove("over-camera");
+  }
+
+  /** @param {HTMLVideoElement} video */
+  async judgeLight(video) {
+    const canvas = document.createElement("canvas");
+    canvas.width = 160;
+    canvas.height = Math.round((160 * (video.videoHeight || 120)) / (video.videoWidth || 160));
+    /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d")).drawImage(video, 0, 0, canvas.width, canvas.height);
+    const frame = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.8));
+    if (!(frame instanceof Blob)) return;
+    try {
+      const verdict = (await this.ctx.api.request("POST", `${DM}/lighting`, { body: frame, contentType: "image/jpeg" })).body;
+      const said = h("p", { class: verdict.warnings.length ? "warning light" : "hint light", role: "status" }, verdict.message);
+      this.querySelector(".light")?.remove();
+      this.stage?.after(said);
+    } catch (error) {
+      this.refused(error);
+    }
+  }
+
+  disconnectedCallback() {
+    this.leaveRoom();
+  }
+}
+customElements.define("nb-book", BookScreen);
+
+/**
+ * A small dialog of choices (radio groups); resolves the chosen values, or null when cancelled.
+ * @param {string} title
+ * @param {Array<{name: string, label: string, options: Array<[string, string]>, swatches?: any[], value?: string}>} groups
+ * @returns {Promise<Record<string, string> | null>}
+ */
+function chooseDialog(title, groups) {
+  return new Promise((resolve) => {
+    const form = /** @type {HTMLFormElement} */ (h("form", { method: "dialog", class: "stack" }, h("h2", { id: "choose-title" }, title),
+      ...groups.map((group) => h("fieldset", { class: "choices" }, h("legend", {}, group.label),
+        ...group.options.map(([value, label], index) => {
+          const swatch = group.swatches?.find((s) => s.id === value)?.hex;
+          const chip = h("span", { class: "swatch-dot", "aria-hidden": "true" });
+          if (swatch) chip.style.setProperty("--swatch", swatch);
+          return h("label", { class: "choice" }, h("input", { type: "radio", name: group.name, value,
+            checked: group.value ? group.value === value : index === 0 }), swatch ? chip : null, label);
+        }))),
+      h("div", { class: "row" }, h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),
+        h("button", { type: "submit", value: "ok" }, "OK"))));
+    const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": "choose-title" }, form));
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      if (dialog.returnValue !== "ok") return resolve(null);
+      const data = new FormData(form);
+      resolve(Object.fromEntries(groups.map((g) => [g.name, String(data.get(g.name) ?? "")])));
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  });
+}
+
+/** @param {string} title @param {string} label @returns {Promise<string | null>} */
+function textDialog(title, label) {
+  return new Promise((resolve) => {
+    const text = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "nb-text", rows: "4" }));
+    const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": "text-title" },
+      h("form", { method: "dialog", class: "stack" }, h("h2", { id: "text-title" }, title), h("label", { for: "nb-text" }, label), text,
+        h("div", { class: "row" }, h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),
+          h("button", { type: "submit", value: "ok" }, "Add")))));
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      resolve(dialog.returnValue === "ok" && text.value.trim() ? text.value : null);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    text.focus();
+  });
+}
+
+/** Where the phone is, if it says within a few seconds. @returns {Promise<GeolocationCoordinates | null>} */
+function position() {
+  if (!("geolocation" in navigator)) return Promise.resolve(null);
+  return new Promise((resolve) => navigator.geolocation.getCurrentPosition((p) => resolve(p.coords), () => resolve(null),
+    { timeout: 8000, maximumAge: 60_000 }));
+}
+
+// My notebooks -------------------------------------------------------------------------------------
+
+export class NotebooksScreen extends NotebookElement {
+  async load() {
+    try {
+      const [mine, shared] = await Promise.all([this.ctx.api.get(`${N}/notebooks`), this.ctx.api.get(`${N}/shared`)]);
+      /** @param {Notebook} notebook @param {string} note */
+      const row = (notebook, note) => h("li", {}, h("a", { href: `#/n/${encodeURIComponent(notebook.id)}`, class: `big-link cover-${notebook.cover}` },
+        h("span", {}, notebook.name), h("span", { class: "count" }, note)));
+      this.replaceChildren(h("main", { class: "screen" },
+        h("div", { class: "toolbar" }, h("h1", {}, "My notebooks"), h("button", { type: "button", onclick: () => this.create() }, "New notebook")),
+        h("ul", { class: "big-list", "aria-label": "My notebooks" }, ...mine.items.map((/** @type {Notebook} */ n) =>
+          row(n, `${n.pageCount} page${n.pageCount === 1 ? "" : "s"}`))),
+        shared.items.length ? h("h2", {}, "Shared with me") : null,
+        shared.items.length ? h("ul", { class: "big-list", "aria-label": "Shared with me" }, ...shared.items.map((/** @type {any} */ s) =>
+          row(s.notebook, "read only"))) : null,
+        mine.items.length ? h("h2", {}, "Delete a notebook") : null,
+        mine.items.length ? h("ul", { class: "chips" }, ...mine.items.map((/** @type {Notebook} */ n) => h("li", {},
+          h("button", { type: "button", class: "danger", "aria-label": `Delete ${n.name}`, onclick: () => this.remove_(n) }, `Delete “${n.name}”`)))) : null));
+    } catch (error) {
+      this.refused(error);
+    }
+  }
+
+  async create() {
+    const name = await textDialog("New notebook", "Its name");
+    if (!name) return;
+    const catalogue = await catalogOf(this.ctx);
+    const choice = await chooseDialog("Its cover", [{ name: "cover", label: "Cover",
+      options: catalogue.covers.map((/** @type {any} */ c) => [c.id, c.summary]) }]);
+    if (!choice) return;
+    try {
+      const made = await this.ctx.api.request("POST", `${N}/notebooks`, { body: { name: name.trim(), cover: choice.cover } });
+      await this.ctx.api.request("POST", `${N}/open`, { body: { id: made.body.id } });
+      this.ctx.go(`#/n/${encodeURIComponent(made.body.id)}`);
+    } catch (error) {
+      this.refused(error);
+    }
+  }
+
+  /** @param {Notebook} notebook */
+  async remove_(notebook) {
+    const path = `${N}/notebooks/${notebook.id}`;
+    try {
+      await this.ctx.api.request("DELETE", path);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== 428) return this.refused(error);
+      if (!(await confirmAction(error.problem?.detail?.split(" Repeat the request")[0] ?? error.message, "Delete"))) return;
+      try {
+        await this.ctx.api.request("DELETE", `${path}?confirm=${encodeURIComponent(error.problem?.confirm ?? "")}`);
+        announce(`${notebook.name} deleted.`);
+        this.load();
+      } catch (failure) {
+        this.refused(failure);
+      }
+    }
+  }
+}
+customElements.define("nb-notebooks", NotebooksScreen);
+
+/** A shared link opened in the app: the notebook becomes readable, then opens. */
+export class AcceptScreen extends NotebookElement {
+  async load() {
+    this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Opening a shared notebook…")));
+    try {
+      const answer = await this.ctx.api.request("POST", `${N}/shared`, { body: { token: this.id_ } });
+      this.ctx.go(`#/n/${encodeURIComponent(answer.body.notebook.id)}`);
+    } catch (error) {
+      this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "A shared notebook"),
+        h("p", { class: "error", role: "alert" }, error instanceof ApiError ? error.message : "The link could not be opened."),
+        h("a", { href: "#/", class: "button" }, "My notebook")));
+    }
+  }
+}
+customElements.define("nb-accept", AcceptScreen);
+
+// The phone's surroundings: battery and nearby pins ------------------------------------------------
+
+let watching = false;
+
+/**
+ * Once per session: the battery (where the browser tells it) reported to device-monitor, with the
+ * blocking alert when it answers so; and where the phone is, reported as it moves, with a banner
+ * for a notebook pinned near.
+ * @param {Context} context
+ */
+function watchSurroundings(context) {
+  if (watching) return;
+  watching = true;
+  const battery = /** @type {any} */ (navigator).getBattery;
+  if (typeof battery === "function") {
+    battery.call(navigator).then((/** @type {any} */ state) => {
+      const report = () => reportBattery(context, state);
+      state.addEventListener?.("levelchange", report);
+      state.addEventListener?.("chargingchange", report);
+      report();
+    }).catch(() => {});
+  }
+  if ("geolocation" in navigator) {
+    let last = 0;
+    navigator.geolocation.watchPosition((where) => {
+      if (Date.now() - last < 20_000) return;
+      last = Date.now();
+      context.api.request("POST", `${N}/nearby`, { body: { latitude: where.coords.latitude, longitude: where.coords.longitude } })
+        .then((answer) => { if (answer.body.items.length) nearbyBanner(answer.body.items[0]); }).catch(() => {});
+    }, () => {}, { maximumAge: 30_000 });
+  }
+  context.sync.addEventListener("alert", (event) => {
+    const message = /** @type {CustomEvent} */ (event).detail;
+    if (message.kind === "notebooks.nearby" && message.data?.notebooks?.length) {
+      const first = message.data.notebooks[0];
+      nearbyBanner({ notebook: { id: first.id, name: first.name }, distanceMeters: first.distanceMeters });
+    }
+  });
+}
+
+/** @param {{notebook: {id: string, name: string}, distanceMeters: number}} hit */
+function nearbyBanner(hit) {
+  document.querySelector(".nearby-bar")?.remove();
+  const bar = h("div", { class: "undo-bar nearby-bar", role: "status" },
+    h("span", {}, `“${hit.notebook.name}” is pinned ${Math.round(hit.distanceMeters)} m from you`),
+    h("a", { href: `#/n/${encodeURIComponent(hit.notebook.id)}`, class: "button", onclick: () => bar.remove() }, "Open"),
+    h("button", { type: "button", class: "link", "aria-label": "Dismiss", onclick: () => bar.remove() }, "×"));
+  document.body.append(bar);
+}
+
+/** @param {Context} context @param {{level: number, charging: boolean}} state */
+async function reportBattery(context, state) {
+  try {
+    const status = (await context.api.request("POST", `${DM}/battery`,
+      { body: { level: state.level, unit: "fraction", state: state.charging ? "charging" : "discharging" } })).body;
+    const open = /** @type {HTMLDialogElement | null} */ (document.querySelector("dialog.battery"));
+    if (status.alert && !open) batteryAlert(context, status.message);
+    if (!status.alert && open) open.close();
+  } catch {
+    // No network: the alert comes with the next report.
+  }
+}
+
+/** FR3.2.18: the alert that stays until the phone is charging. @param {Context} context @param {string} message */
+function batteryAlert(context, message) {
+  const said = h("p", { class: "error", role: "alert" });
+  const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm battery", role: "alertdialog", "aria-labelledby": "battery-title",
+    "aria-describedby": "battery-message" },
+  h("h2", { id: "battery-title" }, "Battery low"),
+  h("p", { id: "battery-message" }, message),
+  said,
+  h("button", { type: "button", onclick: async () => {
+    try {
+      await context.api.request("POST", `${DM}/battery/charging`);
+      dialog.close();
+    } catch (error) {
+      said.textContent = error instanceof ApiError ? error.message : "Try again.";
+    }
+  } }, "I am charging")));
+  dialog.addEventListener("cancel", (event) => event.preventDefault()); // Escape does not close it
+  dialog.addEventListener("close", () => dialog.remove());
+  document.body.append(dialog);
+  dialog.showModal();
+}
