@@ -103,6 +103,7 @@ export function backoff(attempts) {
  * @returns {Map<string, any>}
  */
 export function overlay(records, writes) {
+  if (writes.length === 0) return records; // nothing queued: the server's copies as they are (not to be changed)
   const view = new Map(records);
   for (const write of writes) {
     const key = `${write.kind}/${write.id}`;

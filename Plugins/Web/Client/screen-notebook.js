@@ -421,21 +421,10 @@ export class BookScreen extends NotebookElement {
 
   /** @param {Page} page */
   async deletePage(page) {
-    const path = `${N}/notebooks/${this.content?.notebook.id}/pages/${page.number}`;
-    try {
-      await this.ctx.api.request("DELETE", path);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 428) return this.refused(error);
-      if (!(await confirmAction(error.problem?.detail?.split(" Repeat the request")[0] ?? error.message, "Delete"))) return;
-      try {
-        await this.ctx.api.request("DELETE", `${path}?confirm=${encodeURIComponent(error.problem?.confirm ?? "")}`);
-        this.index = Math.max(0, page.number - 1);
-        await this.reload();
-        announce("Page deleted.");
-      } catch (failure) {
-        this.refused(failure);
-      }
-    }
+    if (!(await confirmedDelete(this, `${N}/notebooks/${this.content?.notebook.id}/pages/${page.number}`))) return;
+    this.index = Math.max(0, page.number - 1);
+    await this.reload();
+    announce("Page deleted.");
   }
 
   share() {
@@ -563,6 +552,31 @@ function chooseDialog(title, groups) {
   });
 }
 
+/**
+ * A delete the server confirms first: its 428 names what would go and the token that confirms
+ * it; the person is asked in those words. Resolves whether it was deleted.
+ * @param {NotebookElement} screen @param {string} path @returns {Promise<boolean>}
+ */
+async function confirmedDelete(screen, path) {
+  try {
+    await screen.ctx.api.request("DELETE", path);
+    return true;
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 428) {
+      screen.refused(error);
+      return false;
+    }
+    if (!(await confirmAction(error.problem?.detail?.split(" Repeat the request")[0] ?? error.message, "Delete"))) return false;
+    try {
+      await screen.ctx.api.request("DELETE", `${path}?confirm=${encodeURIComponent(error.problem?.confirm ?? "")}`);
+      return true;
+    } catch (failure) {
+      screen.refused(failure);
+      return false;
+    }
+  }
+}
+
 /** @param {string} title @param {string} label @returns {Promise<string | null>} */
 function textDialog(title, label) {
   return new Promise((resolve) => {
@@ -630,20 +644,9 @@ export class NotebooksScreen extends NotebookElement {
 
   /** @param {Notebook} notebook */
   async remove_(notebook) {
-    const path = `${N}/notebooks/${notebook.id}`;
-    try {
-      await this.ctx.api.request("DELETE", path);
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status !== 428) return this.refused(error);
-      if (!(await confirmAction(error.problem?.detail?.split(" Repeat the request")[0] ?? error.message, "Delete"))) return;
-      try {
-        await this.ctx.api.request("DELETE", `${path}?confirm=${encodeURIComponent(error.problem?.confirm ?? "")}`);
-        announce(`${notebook.name} deleted.`);
-        this.load();
-      } catch (failure) {
-        this.refused(failure);
-      }
-    }
+    if (!(await confirmedDelete(this, `${N}/notebooks/${notebook.id}`))) return;
+    announce(`${notebook.name} deleted.`);
+    this.load();
   }
 }
 customElements.define("nb-notebooks", NotebooksScreen);

@@ -104,21 +104,34 @@ export function passes(entry, filters) {
   return true;
 }
 
-/** @param {string} a @param {string} b */
-function byFolded(a, b) {
-  const x = fold(a), y = fold(b);
-  return x < y ? -1 : x > y ? 1 : a < b ? -1 : a > b ? 1 : 0;
-}
-
 /**
  * Entries by word, case and accents aside (how a collection lists them).
  * @param {Entry[]} entries @returns {Entry[]}
  */
 export function byWord(entries) {
-  return [...entries].sort((a, b) => byFolded(a.word, b.word) || (a.id < b.id ? -1 : 1));
+  return entries.map((entry) => ({ entry, key: wordsOf(entry).key }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.entry.word < b.entry.word ? -1 : a.entry.word > b.entry.word ? 1 : a.entry.id < b.entry.id ? -1 : 1))
+    .map(({ entry }) => entry);
 }
 
 const TIERS = /** @type {const} */ (["exact", "prefix", "word", "definition"]);
+
+/** @type {WeakMap<Entry, {key: string, word: string[], definitions: string[][]}>} */
+const foldedWords = new WeakMap();
+
+/**
+ * An entry's words, folded once per version of it (the synced copy keeps the same object until the
+ * entry changes), so a keystroke over 50,000 entries does not fold 50,000 words again.
+ * @param {Entry} entry
+ */
+function wordsOf(entry) {
+  let found = foldedWords.get(entry);
+  if (!found) {
+    found = { key: fold(entry.word), word: words(entry.word), definitions: (entry.definitions ?? []).map(words) };
+    foldedWords.set(entry, found);
+  }
+  return found;
+}
 
 /**
  * Search as you type over the device's copy. The last typed word matches as a prefix unless the
@@ -138,30 +151,33 @@ export function search(entries, query, filters, limit = 50) {
   const has = (have, want, last) => have.some((w) => (last && open ? w.startsWith(want) : w === want));
   /** @param {string[]} have */
   const all = (have) => typed.every((want, i) => has(have, want, i === typed.length - 1));
-  /** @type {Hit[]} */
-  const hits = [];
+  /** @type {Array<{entry: Entry, match: Match, key: string}>} */
+  const found = [];
   for (const entry of candidates) {
-    const folded = words(entry.word).join(" ");
+    const known = wordsOf(entry);
+    const folded = known.word.join(" ");
     /** @type {Match | null} */
     let match = null;
     if (folded === whole) match = "exact";
     else if (open && folded.startsWith(whole)) match = "prefix";
-    else if (all(words(entry.word))) match = "word";
-    else if (entry.definitions.some((d) => all(words(d)))) match = "definition";
-    if (!match) continue;
+    else if (all(known.word)) match = "word";
+    else if (known.definitions.some(all)) match = "definition";
+    if (match) found.push({ entry, match, key: known.key });
+  }
+  found.sort((a, b) => TIERS.indexOf(/** @type {any} */ (a.match)) - TIERS.indexOf(/** @type {any} */ (b.match))
+    || (a.key < b.key ? -1 : a.key > b.key ? 1 : a.entry.word < b.entry.word ? -1 : a.entry.word > b.entry.word ? 1 : 0));
+  // Highlights only for what is shown.
+  return found.slice(0, limit).map(({ entry, match }) => {
     /** @type {Record<string, Array<[number, number]>>} */
     const highlights = {};
     const inWord = ranges(entry.word, typed);
     if (inWord.length) highlights.word = inWord;
-    entry.definitions.forEach((definition, index) => {
-      const found = ranges(definition, typed);
-      if (found.length) highlights[`definitions.${index}`] = found;
+    (entry.definitions ?? []).forEach((definition, index) => {
+      const marked = ranges(definition, typed);
+      if (marked.length) highlights[`definitions.${index}`] = marked;
     });
-    hits.push({ entry, match, highlights });
-  }
-  hits.sort((a, b) => TIERS.indexOf(/** @type {any} */ (a.match)) - TIERS.indexOf(/** @type {any} */ (b.match))
-    || byFolded(a.entry.word, b.entry.word));
-  return hits.slice(0, limit);
+    return { entry, match, highlights };
+  });
 }
 
 /**
