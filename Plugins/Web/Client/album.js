@@ -56,7 +56,7 @@ export function dayOf(photo) {
 
 /**
  * The album in time order, newest first (what was just added is at the top), matching a search.
- * @param {Photo[]} photos @param {Search} [search] @returns {Photo[]}
+ * @param {readonly Photo[]} photos @param {Search} [search] @returns {Photo[]}
  */
 export function inTimeOrder(photos, search = emptySearch()) {
   return photos.filter((photo) => matches(photo, search))
@@ -65,7 +65,7 @@ export function inTimeOrder(photos, search = emptySearch()) {
 
 /**
  * Photos grouped by the day they were taken, in the order given.
- * @param {Photo[]} photos @returns {Array<{day: string, photos: Photo[]}>}
+ * @param {readonly Photo[]} photos @returns {Array<{day: string, photos: Photo[]}>}
  */
 export function byDay(photos) {
   /** @type {Array<{day: string, photos: Photo[]}>} */
@@ -80,7 +80,7 @@ export function byDay(photos) {
 
 /**
  * Tags with how many photos have each, most used first (ties alphabetical).
- * @param {Photo[]} photos @returns {Array<{tag: string, count: number}>}
+ * @param {readonly Photo[]} photos @returns {Array<{tag: string, count: number}>}
  */
 export function tagCounts(photos) {
   /** @type {Map<string, number>} */
@@ -91,20 +91,20 @@ export function tagCounts(photos) {
 
 /**
  * The most recent days that have photos, newest first.
- * @param {Photo[]} photos @param {number} [days] @returns {Array<{day: string, count: number}>}
+ * @param {readonly Photo[]} photos @param {number} [days] @returns {Array<{day: string, count: number}>}
  */
 export function recentDays(photos, days = 7) {
   return counted(photos.map(dayOf)).sort((a, b) => (a.key < b.key ? 1 : -1)).slice(0, days).map(({ key, count }) => ({ day: key, count }));
 }
 
-/** Month folders (`2024-07`), newest first. @param {Photo[]} photos @returns {Array<{month: string, count: number}>} */
+/** Month folders (`2024-07`), newest first. @param {readonly Photo[]} photos @returns {Array<{month: string, count: number}>} */
 export function months(photos) {
   return counted(photos.map((p) => dayOf(p).slice(0, 7))).sort((a, b) => (a.key < b.key ? 1 : -1)).map(({ key, count }) => ({ month: key, count }));
 }
 
 /**
  * Place folders, most photos first; photos with no place are in none.
- * @param {Photo[]} photos @returns {Array<{key: string, label: string, count: number}>}
+ * @param {readonly Photo[]} photos @returns {Array<{key: string, label: string, count: number}>}
  */
 export function places(photos) {
   /** @type {Map<string, {key: string, label: string, count: number}>} */

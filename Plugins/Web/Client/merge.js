@@ -40,7 +40,7 @@ export function feedChanges(held, items) {
  * A list in the user's own order: by `position` (order keys compare as strings, byte order), then
  * id; then the moves still waiting in the outbox, applied in the order they were made.
  * @template {{id: string, position?: string}} T
- * @param {T[]} items
+ * @param {readonly T[]} items
  * @param {Array<{id: string, before?: string, after?: string}>} [moves]
  * @returns {T[]}
  */

@@ -81,7 +81,7 @@ class AlbumElement extends HTMLElement {
     return /** @type {Context} */ (this.context);
   }
 
-  /** @returns {Photo[]} */
+  /** @returns {readonly Photo[]} */
   photos() {
     return this.ctx.sync.view(KIND);
   }

@@ -76,7 +76,7 @@ class VocabElement extends HTMLElement {
     return [...this.ctx.sync.view(TAG)].sort((a, b) => Vocab.fold(a.name) < Vocab.fold(b.name) ? -1 : 1);
   }
 
-  /** @returns {import("./vocab.js").Entry[]} */
+  /** @returns {readonly import("./vocab.js").Entry[]} */
   entries() {
     return this.ctx.sync.view(ENTRY);
   }
@@ -323,7 +323,7 @@ function undoBar(context, entry) {
 
 /**
  * A word picked from a searchable list, in a dialog; resolves null when cancelled.
- * @param {import("./vocab.js").Entry[]} entries @param {string} title
+ * @param {readonly import("./vocab.js").Entry[]} entries @param {string} title
  * @returns {Promise<import("./vocab.js").Entry | null>}
  */
 function pickEntry(entries, title) {
@@ -521,7 +521,7 @@ export class SearchScreen extends VocabElement {
     this.local = this.ctx.sync.state === "offline" || this.ctx.sync.writes.some((w) => w.kind === ENTRY);
     if (!this.local) {
       try {
-        params.set("limit", "50");
+        params.set("limit", "25");
         const page = await this.ctx.api.get(`${V}/search?${params}`);
         hits = page.items.map((/** @type {any} */ item) => ({ entry: item, match: item.match, highlights: item.highlights ?? {} }));
       } catch (error) {
@@ -540,7 +540,7 @@ export class SearchScreen extends VocabElement {
     }
     if (seq !== this.seq) return; // a newer keystroke's answer wins
     /** @type {HTMLElement} */ (this.said).textContent = hits.length
-      ? `${hits.length}${hits.length === 50 ? "+" : ""} word${hits.length === 1 ? "" : "s"}${this.local ? " (on this device)" : ""}`
+      ? `${hits.length}${hits.length === 25 ? "+" : ""} word${hits.length === 1 ? "" : "s"}${this.local ? " (on this device)" : ""}`
       : text || this.filtered() ? "No words match. Try fewer letters, or other filters." : "";
     /** @type {HTMLElement} */ (this.results).replaceChildren(entryList(hits, tagNames, "Words found"));
     this.dataset.painted = String(seq);

@@ -22,6 +22,8 @@ export class Sync extends EventTarget {
     this.db = null;
     /** @type {Map<string, any>} */
     this.records = new Map();
+    /** Each kind's records as the user sees them, kept until the next change. @type {Map<string, readonly any[]>} */
+    this.views = new Map();
     /** @type {import("./outbox.js").Write[]} */
     this.writes = [];
     /** Local ids of records created offline → the ids the server gave them. @type {Map<string, string>} */
@@ -76,6 +78,7 @@ export class Sync extends EventTarget {
   }
 
   changed() {
+    this.views.clear();
     this.dispatchEvent(new Event("change"));
   }
 
@@ -103,12 +106,19 @@ export class Sync extends EventTarget {
   /**
    * The records of a kind as the user sees them: the server's copies with queued writes on top.
    * @param {string} kind
-   * @returns {any[]}
+   * @returns {readonly any[]}
    */
   view(kind) {
-    const all = overlay(this.records, this.writes);
+    // Kept until the next change: a keystroke over 50,000 entries does not copy them again.
+    const kept = this.views.get(kind);
+    if (kept) return kept;
     const prefix = kind + "/";
-    return [...all.entries()].filter(([key]) => key.startsWith(prefix)).map(([, value]) => value);
+    /** @type {any[]} */
+    const found = [];
+    for (const [key, value] of overlay(this.records, this.writes)) if (key.startsWith(prefix)) found.push(value);
+    const frozen = Object.freeze(found);
+    this.views.set(kind, frozen);
+    return frozen;
   }
 
   /** @param {string} kind @param {string} id */
@@ -251,6 +261,7 @@ export class Sync extends EventTarget {
         // The server compacted past this device's cursor: start over from the beginning.
         await db.setMeta("cursor", null);
         this.records = new Map();
+        this.views.clear();
         await db.run("records", "readwrite", (store) => store.clear());
         return this.pullOnce();
       }

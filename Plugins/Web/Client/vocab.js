@@ -106,7 +106,7 @@ export function passes(entry, filters) {
 
 /**
  * Entries by word, case and accents aside (how a collection lists them).
- * @param {Entry[]} entries @returns {Entry[]}
+ * @param {readonly Entry[]} entries @returns {Entry[]}
  */
 export function byWord(entries) {
   return entries.map((entry) => ({ entry, key: wordsOf(entry).key }))
@@ -136,10 +136,10 @@ function wordsOf(entry) {
 /**
  * Search as you type over the device's copy. The last typed word matches as a prefix unless the
  * query ends with a space; with no words, every entry passing the filters, by word.
- * @param {Entry[]} entries @param {string} query @param {Filters} filters @param {number} [limit]
+ * @param {readonly Entry[]} entries @param {string} query @param {Filters} filters @param {number} [limit]
  * @returns {Hit[]}
  */
-export function search(entries, query, filters, limit = 50) {
+export function search(entries, query, filters, limit = 25) {
   const typed = words(query);
   const candidates = entries.filter((entry) => passes(entry, filters));
   if (!typed.length) {
