@@ -3,8 +3,7 @@
  * AR Notebook, as its requirements describe: the welcome and instructions (FR3.2.2); opening gives
  * the last notebook or a new default one (FR3.2.14); a 3D notebook (CSS 3D transforms) whose pages
  * turn by swiping or by buttons, with a page-turn animation, and which turns all the way round (the
- * 360° view); over the camera image, or on a surface through WebXR `immersive-ar` where the browser
- * has it (each feature detected; none is required). New pages, blank or from a template, in a
+ * 360° view); over the camera image (each feature detected; none is required). New pages, blank or from a template, in a
  * palette colour; inserts typed, pasted (Clipboard API: the server's 140-character refusal shown as
  * its sentence) or from the gallery; drag to move and pinch to resize (what the server clamps to
  * is what stays); undo; delete a page or a notebook after confirming; share read-only (the
@@ -451,24 +450,13 @@ export class BookScreen extends NotebookElement {
   }
 
   /**
-   * The notebook in the room: WebXR `immersive-ar` where the browser has it, else over the
-   * camera's image. A camera frame is judged for light first: too dark or too warm warns.
+   * The notebook in the room, over the camera's image (placing it on a surface with WebXR's
+   * `immersive-ar` hit-test is not built yet). A camera frame is judged for light: too dark or too
+   * warm warns.
    */
   async inRoom() {
     const stage = /** @type {HTMLElement} */ (this.stage);
     if (stage.classList.contains("over-camera")) return this.leaveRoom();
-    const xr = /** @type {any} */ (navigator).xr;
-    if (xr && await xr.isSessionSupported?.("immersive-ar").catch(() => false)) {
-      try {
-        const session = await xr.requestSession("immersive-ar", { requiredFeatures: ["hit-test"], optionalFeatures: ["dom-overlay"],
-          domOverlay: { root: stage } });
-        announce("Point your phone at a table, then tap to place the notebook.");
-        session.addEventListener("end", () => announce("Left the room view."));
-        return;
-      } catch {
-        // Fall through to the camera view.
-      }
-    }
     if (!navigator.mediaDevices?.getUserMedia) {
       window.dispatchEvent(new CustomEvent("quire:notice", { detail: "This browser cannot show the camera; the notebook stays in 3D on the screen." }));
       return;
