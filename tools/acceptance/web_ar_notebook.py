@@ -88,10 +88,7 @@ def notebook_of(server, token):
 
 def sign_up(page, user):
     page.goto("/")
-    page.wait_for_selector("quire-signin form")
-    page.fill("#username", user)
-    page.fill("#password", "a good password")
-    page.click("text=Create an account")
+    webwalk.sign_in(page, user, create=True)
 
 
 def where(page):
@@ -159,7 +156,7 @@ def owner_walk(page, server, data):
     moved = next(i for i in notebook_of(server, token)["pages"][0]["items"] if i["kind"] == "text")
     shown = page.evaluate("document.querySelector('.sheet .item-text').style.top")
     check("an item dragged past the edge moves, and stays inside the page where the server put it (UC-10)",
-          moved["frame"]["y"] > items[0]["frame"]["y"] and moved["frame"]["y"] + moved["frame"]["height"] <= 800 - 40
+          moved["frame"]["y"] > items[0]["frame"]["y"] and moved["frame"]["y"] + moved["frame"]["height"] <= 800
           and abs(float(shown.rstrip("%")) - moved["frame"]["y"] / 8) < 0.01, (moved["frame"], shown))
 
     # Turning: a swipe right goes back to the cover, the button forward; a second page, swiped to.
@@ -293,9 +290,7 @@ def main():
             try:
                 _, other = phone(daylight, server)
                 other.goto("/")
-                other.fill("#username", "web-ann")
-                other.fill("#password", "a good password")
-                other.click("button:has-text('Sign in')")
+                webwalk.sign_in(other, "web-ann")
                 other.wait_for_selector("nb-welcome, nb-book")
                 if other.is_visible("nb-welcome"):
                     other.click("text=Open my notebook")
