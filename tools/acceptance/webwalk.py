@@ -57,6 +57,14 @@ def token_of(page):
     return page.evaluate("JSON.parse(localStorage.getItem('quire.session')).accessToken")
 
 
+def sign_in(page, username, password="a good password", create=False):
+    """The sign-in form filled: signing in, or with `create`, making the account."""
+    page.wait_for_selector("quire-signin form")
+    page.fill("#username", username)
+    page.fill("#password", password)
+    page.click("text=Create an account" if create else "button:has-text('Sign in')")
+
+
 def phone(browser, server, init_script=None, **options):
     """A new phone (browser context) on the server, and its page."""
     context = browser.new_context(base_url=server.base, **PHONE, **options)

@@ -191,35 +191,31 @@ def thousand_photos(browser, base, data):
             "longest_ms": round(max(long_tasks, default=0), 1)}
 
 
+def serving_app(binaries, config, measure):
+    """`measure(browser, base, data)` against a release server of `config` with a data directory
+    of its own, in Debian's Chromium."""
+    with tempfile.TemporaryDirectory(prefix="quire-bench-web-") as data:
+        port = free_port()
+        env = dict(os.environ, QUIRE_DATA=data)
+        with serving(os.path.abspath(binaries), config, env, port):
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
+                try:
+                    return measure(browser, f"http://127.0.0.1:{port}", data)
+                finally:
+                    browser.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"))
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="quire-bench-web-") as data:
-        port = free_port()
-        env = dict(os.environ, QUIRE_DATA=data)
-        base = f"http://127.0.0.1:{port}"
-        with serving(os.path.abspath(args.bin), CONFIG, env, port):
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-                try:
-                    result = {"first_screen": first_screen(browser, base, args.rounds), "list": thousand_notes(browser, base),
-                              "pen": pen(browser, base)}
-                finally:
-                    browser.close()
-    with tempfile.TemporaryDirectory(prefix="quire-bench-web-") as data:
-        port = free_port()
-        env = dict(os.environ, QUIRE_DATA=data)
-        base = f"http://127.0.0.1:{port}"
-        with serving(os.path.abspath(args.bin), IREMEMBER, env, port):
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
-                try:
-                    result["iremember"] = {"first_screen": first_screen(browser, base, args.rounds, ready="quire-signin button.hero"),
-                                           "album": thousand_photos(browser, base, data)}
-                finally:
-                    browser.close()
+    result = serving_app(args.bin, CONFIG, lambda browser, base, data: {
+        "first_screen": first_screen(browser, base, args.rounds), "list": thousand_notes(browser, base), "pen": pen(browser, base)})
+    result["iremember"] = serving_app(args.bin, IREMEMBER, lambda browser, base, data: {
+        "first_screen": first_screen(browser, base, args.rounds, ready="quire-signin button.hero"),
+        "album": thousand_photos(browser, base, data)})
     print(json.dumps(result))
 
 

@@ -95,21 +95,28 @@ def rows_csv(path, rows):
         writer.writerows(rows)
 
 
-def foreign_note_online(browser, binaries, scratch, count, rng):
+def vocabulary(binaries, scratch, name, count, rng):
+    """`count` dictionary entries imported for user `bench` with quire-vocab into a data directory of
+    their own; answers the environment, bench's password, the import's seconds and the queries to type."""
     rows = vocab.build_rows(count, rng)
     queries = [q for _, q in vocab.queries(rows, rng, n=40)][:160]
-    data = os.path.join(scratch, "online")
-    env = dict(os.environ, QUIRE_DATA=data)
-    path = os.path.join(scratch, "online.csv")
+    env = dict(os.environ, QUIRE_DATA=os.path.join(scratch, name))
+    path = os.path.join(scratch, f"{name}.csv")
     rows_csv(path, rows)
-    subprocess.run([os.path.join(binaries, "quire-auth"), "create-user", "--config", FOREIGN_NOTE, "bench"], env=env, capture_output=True)
+    tool = lambda name, *args: subprocess.run([os.path.join(binaries, name), *args, "--config", FOREIGN_NOTE], env=env,  # noqa: E731
+                                              capture_output=True, text=True)
+    tool("quire-auth", "create-user", "bench")
     started = time.time()
-    subprocess.run([os.path.join(binaries, "quire-vocab"), "import", path, "--config", FOREIGN_NOTE, "--user", "bench"], env=env,
-                   check=True, capture_output=True)
+    if tool("quire-vocab", "import", path, "--user", "bench").returncode != 0:
+        sys.exit("quire-vocab import failed")
     imported = time.time() - started
-    reset = subprocess.run([os.path.join(binaries, "quire-auth"), "reset-password", "--config", FOREIGN_NOTE, "bench"], env=env,
-                           capture_output=True, text=True, check=True)
+    reset = tool("quire-auth", "reset-password", "bench")
     password = next(line.split(": ", 1)[1] for line in reset.stdout.splitlines() if line.startswith("password: "))
+    return env, password, imported, queries
+
+
+def foreign_note_online(browser, binaries, scratch, count, rng):
+    env, password, imported, queries = vocabulary(binaries, scratch, "online", count, rng)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with serving(binaries, FOREIGN_NOTE, env, port):
@@ -130,18 +137,7 @@ def foreign_note_online(browser, binaries, scratch, count, rng):
 
 
 def foreign_note_offline(browser, binaries, scratch, count, rng):
-    rows = vocab.build_rows(count, rng)
-    queries = [q for _, q in vocab.queries(rows, rng, n=40)][:160]
-    data = os.path.join(scratch, "offline")
-    env = dict(os.environ, QUIRE_DATA=data)
-    path = os.path.join(scratch, "offline.csv")
-    rows_csv(path, rows)
-    subprocess.run([os.path.join(binaries, "quire-auth"), "create-user", "--config", FOREIGN_NOTE, "bench"], env=env, capture_output=True)
-    subprocess.run([os.path.join(binaries, "quire-vocab"), "import", path, "--config", FOREIGN_NOTE, "--user", "bench"], env=env,
-                   check=True, capture_output=True)
-    reset = subprocess.run([os.path.join(binaries, "quire-auth"), "reset-password", "--config", FOREIGN_NOTE, "bench"], env=env,
-                           capture_output=True, text=True, check=True)
-    password = next(line.split(": ", 1)[1] for line in reset.stdout.splitlines() if line.startswith("password: "))
+    env, password, _, queries = vocabulary(binaries, scratch, "offline", count, rng)
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     with serving(binaries, FOREIGN_NOTE, env, port):

@@ -2,7 +2,7 @@
 /** The back of a note, or mark-up over a photo: draw with a finger, a mouse or a pen (its
  * pressure), erase, pick a colour and a width, write words onto it (with the `texts` attribute),
  * clear. Emits `change` with the drawing after each stroke or word. */
-import { paint, paintText, pointFrom, simplified } from "./strokes.js";
+import { clamp, paint, paintText, pointFrom, round, simplified } from "./strokes.js";
 import { h } from "./ui.js";
 
 const COLOURS = [["#1b1b1b", "Black"], ["#c62828", "Red"], ["#1565c0", "Blue"], ["#2e7d32", "Green"], ["#f9a825", "Yellow"]];
@@ -159,8 +159,7 @@ export class DrawingPad extends HTMLElement {
       words.focus();
       return;
     }
-    const round = (/** @type {number} */ v) => Math.round(Math.max(0, Math.min(1, v)) * 10000) / 10000;
-    this.drawing.texts.push({ text, x: round(x), y: round(y), size: 0.07, color: this.colour });
+    this.drawing.texts.push({ text, x: round(clamp(x)), y: round(clamp(y)), size: 0.07, color: this.colour });
     words.value = "";
     this.redraw();
     this.dispatchEvent(new CustomEvent("change", { detail: this.drawing }));

@@ -15,7 +15,7 @@ import * as Album from "./album.js";
 import { ApiError } from "./api.js";
 import { isLocal, localId } from "./outbox.js";
 import { shareLink, showLink } from "./share.js";
-import { announce, confirmAction, h } from "./ui.js";
+import { announce, confirmAction, h, whereAmI } from "./ui.js";
 import "./drawing-pad.js";
 
 const KIND = "album.photo";
@@ -254,7 +254,7 @@ export async function addPhoto(context, file, source) {
   document.body.append(busy);
   const takenAt = Album.localTime(file.lastModified && source === "library" ? new Date(file.lastModified) : new Date());
   const query = new URLSearchParams({ source, takenAt });
-  const place = await here();
+  const place = await whereAmI(300_000);
   if (place) {
     query.set("lat", String(place.latitude));
     query.set("lon", String(place.longitude));
@@ -265,20 +265,6 @@ export async function addPhoto(context, file, source) {
     recordAt: "photo", local: { takenAt, tags: [], notes: "", source, hasMarkup: false, pendingImage: file } });
   busy.remove();
   context.go(`#/photo/${encodeURIComponent(id)}/markup`);
-}
-
-/**
- * Where the phone is now, if it says within a few seconds (a photo without GPS takes its place
- * from here); null when the user said no or it does not know.
- * @returns {Promise<GeolocationCoordinates | null>}
- */
-function here() {
-  if (!("geolocation" in navigator)) return Promise.resolve(null);
-  return new Promise((resolve) => {
-    const timer = window.setTimeout(() => resolve(null), 6000);
-    navigator.geolocation.getCurrentPosition((position) => { clearTimeout(timer); resolve(position.coords); },
-      () => { clearTimeout(timer); resolve(null); }, { maximumAge: 300_000, timeout: 5000, enableHighAccuracy: false });
-  });
 }
 
 // Import from Internet ----------------------------------------------------------------------------
@@ -532,25 +518,18 @@ async function overlayDrawing(canvas, img, drawing) {
 
 // Sharing -----------------------------------------------------------------------------------------
 
-/**
- * @param {Context} context @param {string} path @param {any} body @param {string} title
- */
-function share(context, path, body, title) {
-  return shareLink(context.api, path, body, title);
-}
-
 /** @param {Context} context @param {Photo} photo */
 export function sharePhoto(context, photo) {
   if (photo.pending) {
     showLink(null, "This photo is still waiting to upload. Share it once this phone is online.");
     return Promise.resolve();
   }
-  return share(context, `${PHOTOS}/${photo.id}/share`, { markup: Boolean(photo.hasMarkup) }, "A photo from my album");
+  return shareLink(context.api, `${PHOTOS}/${photo.id}/share`, { markup: Boolean(photo.hasMarkup) }, "A photo from my album");
 }
 
 /** @param {Context} context @param {import("./album.js").Search} search */
 function shareSearch(context, search) {
-  return share(context, "/api/v1/album/searches/share", Album.shareBody(search), "Photos from my album");
+  return shareLink(context.api, "/api/v1/album/searches/share", Album.shareBody(search), "Photos from my album");
 }
 
 // The album ---------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@
  */
 import { ApiError } from "./api.js";
 import { shareLink } from "./share.js";
-import { announce, confirmAction, h, imageURL } from "./ui.js";
+import { announce, askText, confirmAction, h, imageURL, whereAmI } from "./ui.js";
 
 const N = "/api/v1/notebooks";
 const DM = "/api/v1/device-monitor";
@@ -434,7 +434,7 @@ export class BookScreen extends NotebookElement {
   }
 
   async pin() {
-    const here = await position();
+    const here = await whereAmI(60_000);
     if (!here) {
       window.dispatchEvent(new CustomEvent("quire:notice", { detail: "Your location is needed to pin the notebook here; allow it, then try again." }));
       return;
@@ -565,29 +565,9 @@ async function confirmedDelete(screen, path) {
   }
 }
 
-/** @param {string} title @param {string} label @returns {Promise<string | null>} */
+/** Text for the page, or a notebook's name. @param {string} title @param {string} label */
 function textDialog(title, label) {
-  return new Promise((resolve) => {
-    const text = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "nb-text", rows: "4" }));
-    const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": "text-title" },
-      h("form", { method: "dialog", class: "stack" }, h("h2", { id: "text-title" }, title), h("label", { for: "nb-text" }, label), text,
-        h("div", { class: "row" }, h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),
-          h("button", { type: "submit", value: "ok" }, "Add")))));
-    dialog.addEventListener("close", () => {
-      dialog.remove();
-      resolve(dialog.returnValue === "ok" && text.value.trim() ? text.value : null);
-    });
-    document.body.append(dialog);
-    dialog.showModal();
-    text.focus();
-  });
-}
-
-/** Where the phone is, if it says within a few seconds. @returns {Promise<GeolocationCoordinates | null>} */
-function position() {
-  if (!("geolocation" in navigator)) return Promise.resolve(null);
-  return new Promise((resolve) => navigator.geolocation.getCurrentPosition((p) => resolve(p.coords), () => resolve(null),
-    { timeout: 8000, maximumAge: 60_000 }));
+  return askText({ title, label, id: "nb-text", action: "Add", multiline: true, required: "Type something first, or tap Cancel." });
 }
 
 // My notebooks -------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
  */
 import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
-import { announce, confirmAction, h } from "./ui.js";
+import { announce, askText, confirmAction, h } from "./ui.js";
 import * as Vocab from "./vocab.js";
 
 const V = "/api/v1/vocabulary";
@@ -93,36 +93,11 @@ function back(hash, label) {
 }
 
 /**
- * Asks for a name in a small dialog (a collection's or a tag's); resolves the trimmed name, or null.
+ * A collection's or a tag's name; resolves the trimmed name, or null.
  * @param {string} title @param {string} label @param {string} [value]
- * @returns {Promise<string | null>}
  */
 function askName(title, label, value = "") {
-  return new Promise((resolve) => {
-    const input = /** @type {HTMLInputElement} */ (h("input", { id: "name-input", value, required: true, maxlength: "100", autocomplete: "off" }));
-    const error = h("p", { class: "error", role: "alert", id: "name-error" });
-    const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": "name-title" },
-      h("form", { class: "stack", method: "dialog", novalidate: true, onsubmit: (/** @type {SubmitEvent} */ event) => {
-        if (event.submitter?.getAttribute("value") === "cancel") return;
-        if (!input.value.trim()) {
-          event.preventDefault();
-          error.textContent = "A name is required: type one, or tap Cancel.";
-          input.focus();
-        }
-      } },
-      h("h2", { id: "name-title" }, title),
-      h("label", { for: "name-input" }, label), input, error,
-      h("div", { class: "row" },
-        h("button", { type: "submit", value: "cancel", class: "secondary", formnovalidate: true }, "Cancel"),
-        h("button", { type: "submit", value: "ok" }, "Save")))));
-    dialog.addEventListener("close", () => {
-      dialog.remove();
-      resolve(dialog.returnValue === "ok" ? input.value.trim() : null);
-    });
-    document.body.append(dialog);
-    dialog.showModal();
-    input.focus();
-  });
+  return askText({ title, label, value, id: "name-input", action: "Save", maxlength: 100, required: "A name is required: type one, or tap Cancel." });
 }
 
 /** @param {string} text @param {Array<[number, number]>} [marked] */

@@ -32,12 +32,12 @@ export function pointFrom(event, width, height, previous, elapsed) {
 }
 
 /** @param {number} v */
-function clamp(v) {
+export function clamp(v) {
   return Math.max(0, Math.min(1, v));
 }
 
 /** Four decimals: a tenth of a pixel on a 1000-pixel canvas, and small JSON. @param {number} v */
-function round(v) {
+export function round(v) {
   return Math.round(v * 10000) / 10000;
 }
 

@@ -58,6 +58,41 @@ export function confirmAction(question, action) {
   });
 }
 
+/**
+ * Asks for a text in a small dialog; a blank answer is refused with `required`, said under the
+ * field. Resolves the text (trimmed unless `multiline`), or null when cancelled.
+ * @param {{title: string, label: string, id: string, action: string, required: string, value?: string, multiline?: boolean, maxlength?: number}} options
+ * @returns {Promise<string | null>}
+ */
+export function askText({ title, label, id, action, required, value = "", multiline = false, maxlength }) {
+  return new Promise((resolve) => {
+    const input = /** @type {HTMLInputElement | HTMLTextAreaElement} */ (multiline
+      ? h("textarea", { id, rows: "4", "aria-describedby": `${id}-error` })
+      : h("input", { id, value, maxlength: maxlength ? String(maxlength) : undefined, autocomplete: "off", "aria-describedby": `${id}-error` }));
+    if (multiline) input.value = value;
+    const error = h("p", { class: "error", role: "alert", id: `${id}-error` });
+    const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": `${id}-title` },
+      h("form", { class: "stack", method: "dialog", novalidate: true, onsubmit: (/** @type {SubmitEvent} */ event) => {
+        if (event.submitter?.getAttribute("value") === "cancel" || input.value.trim()) return;
+        event.preventDefault();
+        error.textContent = required;
+        input.focus();
+      } },
+      h("h2", { id: `${id}-title` }, title),
+      h("label", { for: id }, label), input, error,
+      h("div", { class: "row" },
+        h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),
+        h("button", { type: "submit", value: "ok" }, action)))));
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      resolve(dialog.returnValue === "ok" ? (multiline ? input.value : input.value.trim()) : null);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    input.focus();
+  });
+}
+
 /** @type {Map<string, Promise<string>>} */
 const images = new Map();
 
@@ -76,6 +111,21 @@ export function imageURL(api, path) {
     images.set(path, url);
   }
   return url;
+}
+
+/**
+ * Where the phone is, if it says within a few seconds; null when the person said no or it does
+ * not know. A position up to `maximumAge` ms old will do.
+ * @param {number} maximumAge
+ * @returns {Promise<GeolocationCoordinates | null>}
+ */
+export function whereAmI(maximumAge) {
+  if (!("geolocation" in navigator)) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const timer = window.setTimeout(() => resolve(null), 6000);
+    navigator.geolocation.getCurrentPosition((position) => { clearTimeout(timer); resolve(position.coords); },
+      () => { clearTimeout(timer); resolve(null); }, { maximumAge, timeout: 5000, enableHighAccuracy: false });
+  });
 }
 
 /** Today as YYYY-MM-DD in the user's own time zone. */
