@@ -7,6 +7,7 @@ Prints one line per check and `acceptance: N passed, N failed` last.
 """
 import argparse
 import base64
+import html
 import http.server
 import json
 import os
@@ -17,6 +18,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
@@ -45,16 +47,51 @@ class Provider:
 
     def __init__(self):
         self.keys = {"k1": ec.generate_private_key(ec.SECP256R1())}
+        self.authorized = []  # what the browser asked /authorize for, answered through /answer
         provider = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):
+                if self.path.startswith("/authorize?"):
+                    return self.authorize()
+                if self.path.startswith("/answer?"):
+                    return self.answer()
                 body = json.dumps(provider.jwks()).encode()
                 self.send_response(200 if self.path == "/jwks.json" else 404)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
+
+            def authorize(self):
+                """The browser's way in (the implicit flow): a consent page whose two links answer the app."""
+                query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
+                if query.get("client_id") != AUDIENCE or query.get("response_type") != "id_token" or "redirect_uri" not in query:
+                    return self.page(400, "<p>invalid_request</p>")
+                allow = "/answer?" + urllib.parse.urlencode({**query, "allow": "1"})
+                deny = "/answer?" + urllib.parse.urlencode({**query, "allow": "0"})
+                self.page(200, f'<h1>Test provider</h1><p>{html.escape(query.get("scope", ""))}</p>'
+                               f'<a id="allow" href="{html.escape(allow)}">Allow</a> <a id="deny" href="{html.escape(deny)}">Cancel</a>')
+
+            def answer(self):
+                query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(self.path).query))
+                provider.authorized.append(query)
+                if query["allow"] == "1":
+                    fragment = {"id_token": provider.token(sub="fb|web-1", nonce=query["nonce"]), "state": query["state"]}
+                else:
+                    fragment = {"error": "access_denied", "state": query["state"]}
+                self.send_response(302)
+                self.send_header("Location", query["redirect_uri"] + "#" + urllib.parse.urlencode(fragment))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def page(self, status, body):
+                data = f"<!doctype html><title>Test provider</title>{body}".encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def log_message(self, *args):
                 pass
@@ -106,7 +143,8 @@ def make_config(data, provider, quotas=None):
     text = text.replace("    methods: [password]", "    methods: [password, oidc]")
     text = text.replace("    secret: ${QUIRE_AUTH_SECRET:-}\n", "    secret: ${QUIRE_AUTH_SECRET:-}\n    oidc_providers:\n"
                         f"      - {{ name: facebook, issuer: \"{ISSUER}\", audience: {AUDIENCE}, "
-                        f"keys_url: \"http://{PROVIDER_HOST}:{provider.port}/jwks.json\", allow_networks: [127.0.0.2/32] }}\n")
+                        f"keys_url: \"http://{PROVIDER_HOST}:{provider.port}/jwks.json\", "
+                        f"authorize_url: \"http://{PROVIDER_HOST}:{provider.port}/authorize\", allow_networks: [127.0.0.2/32] }}\n")
     for key, value in (quotas or {}).items():
         text = re.sub(rf"    {key}: \d+", f"    {key}: {value}", text)
     path = os.path.join(data, f"ar-notebook-{len(quotas or {})}.yaml")
@@ -138,6 +176,10 @@ def frame(data, name, rgb, size=(64, 48)):
 
 def uc1_sign_in(server, provider):
     """UC-1: sign in through the provider (Facebook in the document); bad tokens are refused with the reason."""
+    status, listing, _ = call(server, "GET", "/api/v1/auth/oidc")
+    check("UC-1 a browser finds the provider's sign-in address (GET /auth/oidc, no token needed)",
+          status == 200 and [(p["name"], p["label"], p["clientId"]) for p in listing["providers"]] == [("facebook", "Facebook", AUDIENCE)]
+          and listing["providers"][0]["authorizeUrl"].endswith("/authorize"), (status, listing))
     status, body, _ = call(server, "POST", "/api/v1/auth/oidc/facebook", {"id_token": provider.token(), "nonce": "n-123"})
     check("UC-1 a valid ID token signs in and creates a linked account", status == 200 and "access_token" in (body or {}), (status, body))
     token = body["access_token"]

@@ -2,7 +2,8 @@
 """The web client in a real browser: AR Notebook on a phone (390×844, touch), Debian's Chromium
 driven by Playwright, against the real server and the shipped config.
 
-Walks the use cases a phone's browser can: sign-up and the welcome (FR3.2.2); opening gives a
+Walks the use cases a phone's browser can: signing in with the configured OpenID Connect provider
+(UC-1: "Continue with Facebook", cancelled once, then allowed); sign-up and the welcome (FR3.2.2); opening gives a
 default notebook (UC-3); a page from a template in a palette colour (UC-4); inserts typed, pasted
 through the Clipboard API (141 characters: the server's refusal shown as its sentence) and a
 picture from the gallery (UC-5/6/7); an item dragged past the page's edge and kept inside (UC-10);
@@ -11,7 +12,9 @@ a page deleted after confirming (UC-8); shared read-only, the recipient's view w
 controls (UC-11/12); pinned where the owner stands and found by someone walking near it (UC-13);
 the battery through a replaced `navigator.getBattery` (UC-14: the blocking alert at 4 %, "I am
 charging"); the camera through Chromium's fake capture device fed a dark frame and a daylight
-frame (UC-15: the light judged). axe-core checks every screen; screenshots go to
+frame (UC-15: the light judged); WebXR immersive-ar through a replaced `navigator.xr` whose session
+draws into a real WebGL canvas (the light judged first, a wall refused, a tap lays the notebook on
+the floor: the centre pixel drawn, Done ends it). axe-core checks every screen; screenshots go to
 docs/screenshots/ar-notebook-*.png.
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
@@ -21,15 +24,16 @@ import os
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ar_notebook  # noqa: E402  (the OpenID Connect test provider and its config)
 import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402  (the browser: Chromium at a phone's size, axe, screenshots)
 from napkin_notes import call, check, free_port  # noqa: E402
 from webwalk import token_of  # noqa: E402
 
 ROOT = napkin_notes.ROOT
-CONFIG = os.path.join(ROOT, "config", "apps", "ar-notebook.yaml")
 N = "/api/v1/notebooks"
 HERE = {"latitude": 38.7223, "longitude": -9.1393, "accuracy": 10}
 NEAR = {"latitude": 38.7224, "longitude": -9.1394, "accuracy": 10}
@@ -45,6 +49,63 @@ BATTERY = """(() => {
   navigator.share = async (data) => { window.__shared = data; };
 })();"""
 
+# A phone with WebXR `immersive-ar` and hit-test, as the page sees it: the session draws into a
+# WebGL canvas shown full screen (the "camera"), 0.5 m above and 0.5 m back from the aim's point,
+# looking at it. The walk moves the aim with window.__xr.aim("floor" | "wall" | null) and taps with
+# window.__xr.select(); window.__xr.centre is the drawn pixel at the screen's centre after each frame.
+ROOM_XR = """(() => {
+  const state = { aim: null, options: null, ended: false, centre: null, frames: 0 };
+  window.__xr = state;
+  const perspective = (fov, aspect, near, far) => {
+    const f = 1 / Math.tan(fov / 2), r = 1 / (near - far);
+    return [f / aspect, 0, 0, 0, 0, f, 0, 0, 0, 0, (far + near) * r, -1, 0, 0, 2 * far * near * r, 0];
+  };
+  // The inverse of a camera at (0, .5, .5) looking at the origin (pitched down 45°).
+  const c = Math.SQRT1_2;
+  const view = [1, 0, 0, 0, 0, c, c, 0, 0, -c, c, 0, 0, 0, -c, 1];
+  const hits = { floor: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], wall: [1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 0, -1, 1] };
+  let gl = null;
+  window.XRWebGLLayer = class {
+    constructor(session, context) {
+      gl = context;
+      const canvas = gl.canvas;
+      canvas.width = innerWidth; canvas.height = innerHeight;
+      canvas.style.cssText = "position:fixed;inset:0;width:100vw;height:100vh;z-index:40;background:linear-gradient(#c9c2b6,#8a8173)";
+      document.body.append(canvas);
+      this.framebuffer = null;
+    }
+    getViewport() { return { x: 0, y: 0, width: gl.canvas.width, height: gl.canvas.height }; }
+  };
+  // Chromium's own navigator.xr is a getter on the prototype: define ours on the instance.
+  Object.defineProperty(navigator, "xr", { configurable: true, value: {
+    isSessionSupported: async (mode) => mode === "immersive-ar",
+    requestSession: async (mode, options) => {
+      state.options = { mode, required: options.requiredFeatures, overlay: options.domOverlay?.root?.className };
+      const session = new EventTarget();
+      let live = true;
+      session.updateRenderState = () => {};
+      session.requestReferenceSpace = async (type) => ({ type });
+      session.requestHitTestSource = async () => ({ cancel() {} });
+      session.end = async () => { if (!live) return; live = false; state.ended = true; gl?.canvas.remove(); session.dispatchEvent(new Event("end")); };
+      const frame = {
+        session,
+        getViewerPose: () => ({ transform: { position: { x: 0, y: 0.5, z: 0.5 } },
+          views: [{ projectionMatrix: perspective(1.2, innerWidth / innerHeight, 0.05, 10), transform: { inverse: { matrix: view } } }] }),
+        getHitTestResults: () => state.aim ? [{ getPose: () => ({ transform: { matrix: hits[state.aim] } }) }] : [],
+      };
+      session.requestAnimationFrame = (callback) => setTimeout(() => {
+        if (!live) return;
+        callback(performance.now(), frame);
+        const pixel = new Uint8Array(4);
+        gl.readPixels(gl.canvas.width >> 1, gl.canvas.height >> 1, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+        state.centre = Array.from(pixel);
+        state.frames++;
+      }, 30);
+      state.select = () => session.dispatchEvent(new Event("select"));
+      return session;
+    },
+  } });
+})();"""
 
 def shot(page, name):
     webwalk.shot(page, "ar-notebook", name)
@@ -93,6 +154,34 @@ def sign_up(page, user):
 
 def where(page):
     return page.text_content(".turn-row .where")
+
+
+def provider_sign_in(browser, server, provider):
+    """UC-1 in the browser: the provider's button shows because the YAML configures one; cancelling
+    there says so; allowing signs in to a new account linked to the provider."""
+    context, page = phone(browser, server)
+    page.goto("/")
+    page.wait_for_selector("button.provider")
+    label = page.text_content("button.provider")
+    check("the sign-in screen offers the configured provider (UC-1)", label == "Continue with Facebook", label)
+    screen(page, "sign-in", "signin")
+    page.click("button.provider")
+    page.wait_for_selector("#deny")
+    asked = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(page.url).query))
+    check("the provider is asked for an ID token for this app, back to this page, with a nonce and a state",
+          asked.get("response_type") == "id_token" and asked.get("client_id") == ar_notebook.AUDIENCE
+          and asked.get("redirect_uri") == server.base + "/" and len(asked.get("nonce", "")) >= 20 and len(asked.get("state", "")) >= 16, asked)
+    page.click("#deny")
+    page.wait_for_function("() => document.querySelector('#signin-error')?.textContent.includes('cancelled')")
+    check("cancelling at the provider comes back to sign-in with a sentence, and the address is clean",
+          "#" not in page.url and page.is_visible("button.provider"), page.url)
+    page.click("button.provider")
+    page.click("#allow")
+    page.wait_for_selector("nb-welcome")
+    _, me, _ = call(server, "GET", "/api/v1/auth/me", token=token_of(page))
+    check("allowing signs in: a new account, linked to the provider, greeted by the welcome", me.get("kind") == "external"
+          and "#" not in page.url.rstrip("#/") and provider.authorized[-1]["allow"] == "1", (me, page.url))
+    context.close()
 
 
 def owner_walk(page, server, data):
@@ -257,6 +346,41 @@ def camera(page, expect_warning, name):
     page.click("nb-book button:has-text('View in your room')")
 
 
+def room_with_xr(browser, server):
+    """Where the browser offers WebXR immersive-ar: the light judged first, then a ring where the aim
+    meets a horizontal surface (a wall refused), a tap puts the notebook there, Done ends it."""
+    context, page = webwalk.phone(browser, server, init_script=BATTERY + ROOM_XR, geolocation=HERE, permissions=["geolocation", "camera"])
+    page.goto("/")
+    webwalk.sign_in(page, "web-ann")
+    page.wait_for_selector("nb-welcome, nb-book")
+    if page.is_visible("nb-welcome"):
+        page.click("text=Open my notebook")
+    page.wait_for_selector("nb-book .stage")
+    page.click("nb-book button:has-text('View in your room')")
+    page.wait_for_selector(".xr-overlay .xr-hint")
+    options = page.evaluate("window.__xr.options")
+    check("the room view asks for immersive-ar with hit-test, the hint and Done as its DOM overlay",
+          options == {"mode": "immersive-ar", "required": ["hit-test"], "overlay": "xr-overlay"}, options)
+    check("the light was judged from a camera frame before placing (UC-15)", page.is_visible("p.light.warning"))
+    page.evaluate("window.__xr.aim = 'wall'")
+    page.wait_for_function("() => document.querySelector('.xr-hint').textContent.startsWith('That is not flat')")
+    check("a wall is not somewhere to lay the notebook: the hint says so", True)
+    page.evaluate("window.__xr.aim = 'floor'")
+    page.wait_for_function("() => document.querySelector('.xr-hint').textContent === 'Tap to put the notebook here.'")
+    before = page.evaluate("(async () => { const n = window.__xr.frames; while (window.__xr.frames < n + 2) await new Promise(r => setTimeout(r, 20)); return window.__xr.centre; })()")
+    page.evaluate("window.__xr.select()")
+    page.wait_for_function("() => document.querySelector('.xr-hint').textContent.startsWith('Here it is')")
+    page.wait_for_function("() => window.__xr.centre?.[3] === 255")
+    after = page.evaluate("window.__xr.centre")
+    check("a tap puts the notebook on the surface: drawn where the ring was (the centre pixel, empty before)",
+          before[3] == 0 and after[3] == 255, (before, after))
+    screen(page, "in the room (WebXR)", "room")
+    page.click(".xr-overlay button:has-text('Done')")
+    page.wait_for_selector(".xr-overlay", state="detached")
+    check("Done ends the session and comes back to the notebook on the screen", page.evaluate("window.__xr.ended") and page.is_visible("nb-book .stage"))
+    context.close()
+
+
 def notebooks_screen(page, server, token):
     page.goto("/#/notebooks")
     page.wait_for_selector("nb-notebooks .big-link")
@@ -274,15 +398,18 @@ def main():
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="quire-web-ar-") as data:
-        server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=CONFIG)
+        provider = ar_notebook.Provider()
+        server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=ar_notebook.make_config(data, provider))
         videos = frames(data)
 
         def walk(browser):
+            provider_sign_in(browser, server, provider)
             context, page = phone(browser, server)
             token = owner_walk(page, server, data)
             share_and_pin(browser, server, page, token)
             battery(page)
             camera(page, True, "dark")
+            room_with_xr(browser, server)
             # A second browser whose camera sees daylight.
             daylight = browser.browser_type.launch(executable_path=webwalk.chromium_path(), args=[
                 "--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",

@@ -47,10 +47,11 @@ public struct AuthPlugin: Plugin {
             SettingDescription("secret_file", "path", default: "./data/<app>.auth-secret", "Where a generated key is kept (mode 0600)"),
             SettingDescription("max_failed_logins", "int 1...1000", default: "5", "Failed sign-ins per account within throttle_window"),
             SettingDescription("max_failed_logins_per_address", "int 1...10000", default: "20", "Failed sign-ins per client address within throttle_window"),
-            SettingDescription("oidc_providers", "list of {name, issuer, audience, keys_url, keys_ttl?, nonce_hash?: none|sha256, allow_networks?}",
+            SettingDescription("oidc_providers",
+                               "list of {name, issuer, audience, keys_url, keys_ttl?, nonce_hash?: none|sha256, authorize_url?, label?, allow_networks?}",
                                default: "[]",
                                "OpenID Connect providers whose ID tokens sign people in (with 'oidc' in methods); nonce_hash sha256 for Apple; "
-                                   + "allow_networks is for tests only"),
+                                   + "authorize_url puts a 'Continue with <label>' button on the web client; allow_networks is for tests only"),
             SettingDescription("throttle_window", "duration 1m...24h", default: "15m", "The sliding window of the sign-in limits"),
         ])
 
@@ -68,8 +69,12 @@ public struct AuthPlugin: Plugin {
                 if let network = IPNetwork(text) { networks.append(network) } else { entry.report("allow_networks", "'\(text)' is not a CIDR block") }
             }
             let keysURL = entry.string("keys_url") ?? ""
-            if !(keysURL.hasPrefix("https://") || (keysURL.hasPrefix("http://") && !networks.isEmpty)) {
+            if !Self.isProviderAddress(keysURL, testNetworks: !networks.isEmpty) {
                 entry.report("keys_url", "the provider's JWKS address, https:// (http:// only with allow_networks, in tests)")
+            }
+            let authorizeURL = entry.string("authorize_url")
+            if let authorizeURL, !Self.isProviderAddress(authorizeURL, testNetworks: !networks.isEmpty) {
+                entry.report("authorize_url", "the provider's authorization endpoint, https:// (http:// only with allow_networks, in tests)")
             }
             let issuer = entry.string("issuer") ?? ""
             let audience = entry.string("audience") ?? ""
@@ -78,7 +83,9 @@ public struct AuthPlugin: Plugin {
             providers.append(OIDCProviderConfig(name: name, issuer: issuer, audience: audience, keysURL: keysURL,
                                                 keysTTL: entry.duration("keys_ttl", default: .seconds(3600), in: .seconds(60) ... .seconds(86_400)),
                                                 allowNetworks: networks,
-                                                nonceHash: OIDCProviderConfig.NonceHash(rawValue: entry.choice("nonce_hash", ["none", "sha256"], default: "none")) ?? .none))
+                                                nonceHash: OIDCProviderConfig.NonceHash(rawValue: entry.choice("nonce_hash", ["none", "sha256"], default: "none")) ?? .none,
+                                                authorizeURL: authorizeURL,
+                                                label: entry.string("label") ?? name.prefix(1).uppercased() + name.dropFirst()))
         }
         if methods.contains("oidc"), providers.isEmpty { section.report("oidc_providers", "'oidc' is in methods, so list at least one provider") }
         let onboarding = section.choice("onboarding", ["password", "device"], default: methods.first ?? "password")
@@ -101,6 +108,12 @@ public struct AuthPlugin: Plugin {
             attemptsPerAddress: section.int("max_failed_logins_per_address", default: 20, in: 1...10_000),
             throttleWindow: section.duration("throttle_window", default: .seconds(900), in: .seconds(60) ... .seconds(86_400)),
             providers: providers)
+    }
+
+    /// A provider's address: https, or http when the provider is on a test network.
+    static func isProviderAddress(_ text: String, testNetworks: Bool) -> Bool {
+        guard let url = URL(string: text), url.host?.isEmpty == false else { return false }
+        return url.scheme == "https" || (url.scheme == "http" && testNetworks)
     }
 
     let accounts: AccountService
@@ -245,6 +258,14 @@ public struct AuthPlugin: Plugin {
                     throw Problem.notFound("No sign-in provider '\(name.prefix(40))'; this app offers \(providers.keys.sorted().joined(separator: ", ")).")
                 }
                 return provider
+            }
+            let browserProviders = providers.values.map(\.config).filter { $0.authorizeURL != nil }.sorted { $0.name < $1.name }
+            routes.addPublic(.get, "oidc", summary: "The providers a browser can sign in with: {providers: [{name, label, authorizeUrl, clientId, nonceHash}]}") {
+                _, _ in
+                try .json(["providers": browserProviders.map { provider in
+                    ["name": provider.name, "label": provider.label, "authorizeUrl": provider.authorizeURL ?? "",
+                     "clientId": provider.audience, "nonceHash": provider.nonceHash.rawValue]
+                }])
             }
             routes.addPublic(.post, "oidc/{provider}", summary: "Sign in with an OpenID Connect provider's ID token: {id_token, nonce}; "
                              + "the first sign-in creates a linked account") { request, context in

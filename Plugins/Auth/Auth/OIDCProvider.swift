@@ -17,6 +17,11 @@ struct OIDCProviderConfig: Sendable {
     /// How the token carries the nonce the client sends: as it is, or (Sign in with Apple) as the
     /// lowercase hex SHA-256 of it, because the client gave Apple the hash.
     var nonceHash: NonceHash = .none
+    /// Where a browser sends a person to sign in (the provider's authorization endpoint, for the
+    /// implicit `id_token` flow). Without it the provider is for native apps only.
+    var authorizeURL: String? = nil
+    /// What the sign-in button says after "Continue with".
+    var label: String = ""
 
     enum NonceHash: String, Sendable, CaseIterable {
         case none

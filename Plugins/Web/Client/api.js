@@ -150,6 +150,23 @@ export class Api {
     await this.signIn(username, password);
   }
 
+  /**
+   * Signs in with a provider's ID token (the first time makes a linked account).
+   * @param {string} provider @param {string} idToken @param {string} nonce
+   */
+  async signInWith(provider, idToken, nonce) {
+    const answer = await this.request("POST", `/api/v1/auth/oidc/${encodeURIComponent(provider)}`,
+      { body: { id_token: idToken, nonce }, auth: false });
+    this.keep(this.sessionFrom(answer.body));
+  }
+
+  /** The OpenID Connect providers a browser can sign in with (those the YAML gives an authorize_url). */
+  async providers() {
+    /** @type {import("./oidc.js").Provider[]} */
+    const providers = (await this.request("GET", "/api/v1/auth/oidc", { auth: false })).body.providers;
+    return providers;
+  }
+
   /** "Get Started": a device account, nothing to type or remember. */
   async getStarted() {
     const answer = await this.request("POST", "/api/v1/auth/device", { auth: false });

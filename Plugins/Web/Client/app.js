@@ -7,6 +7,7 @@
 import { Api, ApiError } from "./api.js";
 import { Sync } from "./sync.js";
 import { announce, confirmAction, h } from "./ui.js";
+import { pending as pendingSignIn, readCallback } from "./oidc.js";
 import "./screen-signin.js";
 
 /** @typedef {{app: string, plugins: Array<{id: string, features: string[]}>}} Manifest */
@@ -20,6 +21,8 @@ class QuireApp extends HTMLElement {
     /** @type {Sync | null} */
     this.sync = null;
     this.name = document.title;
+    /** @type {string | undefined} what stopped a provider's sign-in, said once on the sign-in screen */
+    this.signInError = undefined;
   }
 
   async connectedCallback() {
@@ -30,6 +33,24 @@ class QuireApp extends HTMLElement {
     window.addEventListener("quire:session", () => this.sessionChanged());
     this.addEventListener("quire:sign-out", () => this.signOut());
     window.addEventListener("quire:notice", (event) => this.notice(String(/** @type {CustomEvent} */ (event).detail)));
+    if (/^#(.*&)?(id_token|error)=/.test(location.hash)) await this.finishProviderSignIn();
+    else await this.sessionChanged();
+  }
+
+  /** Back from an OpenID Connect provider: its ID token signs in, its refusal is said on the sign-in screen. */
+  async finishProviderSignIn() {
+    const answer = readCallback(location.hash, pendingSignIn());
+    history.replaceState(null, "", location.pathname + location.search);
+    if (answer && "idToken" in answer) {
+      try {
+        await this.api.signInWith(answer.pending.provider, answer.idToken, answer.pending.nonce);
+        return; // keep() announced the session: sessionChanged runs from its event
+      } catch (failure) {
+        this.signInError = failure instanceof ApiError ? failure.message : "Signing in did not finish; try again.";
+      }
+    } else if (answer) {
+      this.signInError = answer.error;
+    }
     await this.sessionChanged();
   }
 
@@ -58,10 +79,14 @@ class QuireApp extends HTMLElement {
       const auth = this.plugin("auth");
       const features = auth?.features ?? [];
       const signIn = /** @type {import("./screen-signin.js").QuireSignIn} */ (h("quire-signin"));
+      const error = this.signInError;
+      this.signInError = undefined;
       this.replaceChildren(signIn);
       signIn.show(this.api, { name: this.name, password: features.includes("sign-in:password") || features.length === 0,
         moveCode: this.plugin("album") ? location.hash : undefined,
         device: features.includes("sign-in:device"),
+        providers: features.includes("sign-in:oidc"),
+        error,
         onboarding: features.find((f) => f.startsWith("onboarding:"))?.split(":")[1] ?? "password" });
       return;
     }

@@ -17,6 +17,7 @@
 import { ApiError } from "./api.js";
 import { shareLink } from "./share.js";
 import { announce, askText, confirmAction, h, imageURL, whereAmI } from "./ui.js";
+import { arSupported, RoomView } from "./xr-room.js";
 
 const N = "/api/v1/notebooks";
 const DM = "/api/v1/device-monitor";
@@ -206,7 +207,7 @@ export class BookScreen extends NotebookElement {
   /** @param {Item} item */
   item(item) {
     const cat = this.catalog;
-    const box = h("div", { class: `item item-${item.kind}`, tabindex: "0", role: "group",
+    const box = h("div", { class: `item item-${item.kind}`, tabindex: "0", role: "group", "data-item": item.id,
       "aria-label": item.kind === "image" ? "A picture" : `Text: ${item.text ?? ""}` });
     /** @param {Frame} frame */
     const place = (frame) => {
@@ -450,32 +451,122 @@ export class BookScreen extends NotebookElement {
   }
 
   /**
-   * The notebook in the room, over the camera's image (placing it on a surface with WebXR's
-   * `immersive-ar` hit-test is not built yet). A camera frame is judged for light: too dark or too
-   * warm warns.
+   * The notebook in the room. Where the browser offers WebXR `immersive-ar`, it is placed on a
+   * detected table or floor (`xr-room.js`); elsewhere it shows over the camera's image. Either way
+   * a camera frame is judged for light first: too dark or too warm warns.
    */
   async inRoom() {
     const stage = /** @type {HTMLElement} */ (this.stage);
     if (stage.classList.contains("over-camera")) return this.leaveRoom();
+    if (this.room) return;
+    if (await arSupported()) return this.placeInRoom();
+    const video = await this.openCamera();
+    if (!video) return;
+    stage.prepend(video);
+    stage.classList.add("over-camera");
+    await this.judgeLight(video);
+  }
+
+  /** The back camera, playing, or null (said why). @returns {Promise<HTMLVideoElement | null>} */
+  async openCamera() {
     if (!navigator.mediaDevices?.getUserMedia) {
       window.dispatchEvent(new CustomEvent("quire:notice", { detail: "This browser cannot show the camera; the notebook stays in 3D on the screen." }));
-      return;
+      return null;
     }
     let stream;
     try {
       stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false });
     } catch {
       window.dispatchEvent(new CustomEvent("quire:notice", { detail: "The camera is needed to show the notebook in your room; allow it, then try again." }));
-      return;
+      return null;
     }
     const video = /** @type {HTMLVideoElement} */ (h("video", { class: "camera", autoplay: true, muted: true, playsinline: true, "aria-hidden": "true" }));
     video.srcObject = stream;
-    stage.prepend(video);
-    stage.classList.add("over-camera");
     this.stream = stream;
     await video.play().catch(() => {});
     await new Promise((resolve) => (video.readyState >= 2 ? resolve(null) : video.addEventListener("loadeddata", resolve, { once: true })));
-    await this.judgeLight(video);
+    return video;
+  }
+
+  /** WebXR: the light judged from one camera frame, then the room session, with its hint and Done over it. */
+  async placeInRoom() {
+    const video = await this.openCamera();
+    if (video) {
+      await this.judgeLight(video);
+      this.leaveRoom(); // the session needs the camera to itself
+    }
+    const hint = h("p", { class: "xr-hint", role: "status" });
+    const done = h("button", { type: "button", onclick: () => room.end() }, "Done");
+    const overlay = h("div", { class: "xr-overlay" }, hint, done);
+    document.body.append(overlay);
+    const room = new RoomView({ page: this.picture(), cover: this.coverPicture(), overlay,
+      say: (text) => { hint.textContent = text; } });
+    room.addEventListener("end", () => {
+      overlay.remove();
+      this.room = undefined;
+      announce("Back to the notebook on the screen.");
+    });
+    try {
+      await room.start();
+      this.room = room;
+    } catch {
+      overlay.remove();
+      window.dispatchEvent(new CustomEvent("quire:notice", { detail: "The room view could not start on this phone; the notebook stays in 3D on the screen." }));
+    }
+  }
+
+  /** What the notebook shows in the room: the open page (its colour, words and pictures), or the cover. */
+  picture() {
+    const cat = this.catalog;
+    const canvas = document.createElement("canvas");
+    canvas.width = 512;
+    canvas.height = Math.round((512 * cat.pageHeight) / cat.pageWidth);
+    const g = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
+    const page = this.index > 0 ? this.content?.pages[this.index - 1] : null;
+    if (!page) {
+      const cover = this.coverPicture();
+      g.drawImage(cover, 0, 0, canvas.width, canvas.height);
+      return canvas;
+    }
+    const scale = canvas.width / cat.pageWidth;
+    g.fillStyle = cat.palette.find((/** @type {any} */ s) => s.id === page.background)?.hex ?? "#FFFFFF";
+    g.fillRect(0, 0, canvas.width, canvas.height);
+    g.fillStyle = page.background === "night" ? "#f4f1ea" : "#1d1b16";
+    g.textBaseline = "top";
+    for (const item of page.items) {
+      const f = item.frame;
+      const [x, y, width, height] = [f.x * scale, f.y * scale, f.width * scale, f.height * scale];
+      const img = /** @type {HTMLImageElement | null} */ (this.querySelector(`[data-item="${CSS.escape(item.id)}"] img`));
+      if (item.kind === "image") {
+        if (img?.complete && img.naturalWidth) g.drawImage(img, x, y, width, height);
+        continue;
+      }
+      g.font = "22px system-ui, sans-serif";
+      wrap(g, item.text ?? "", width).slice(0, Math.max(1, Math.floor(height / 27))).forEach((line, n) => g.fillText(line, x, y + n * 27, width));
+    }
+    return canvas;
+  }
+
+  /** The cover: its two colours and its title. */
+  coverPicture() {
+    const cat = this.catalog;
+    const notebook = /** @type {Notebook} */ (this.content?.notebook);
+    const colours = cat.covers.find((/** @type {any} */ c) => c.id === notebook.cover)?.colors ?? ["#8E2B2B", "#D9B382"];
+    const canvas = document.createElement("canvas");
+    canvas.width = 512;
+    canvas.height = Math.round((512 * cat.pageHeight) / cat.pageWidth);
+    const g = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
+    const fill = g.createLinearGradient(0, 0, canvas.width, canvas.height);
+    fill.addColorStop(0, colours[0]);
+    fill.addColorStop(1, colours[1]);
+    g.fillStyle = fill;
+    g.fillRect(0, 0, canvas.width, canvas.height);
+    g.fillStyle = "#fff";
+    g.font = "bold 40px system-ui, sans-serif";
+    g.textAlign = "center";
+    wrap(g, notebook.coverText || notebook.name, canvas.width - 80).slice(0, 3)
+      .forEach((line, n) => g.fillText(line, canvas.width / 2, canvas.height * 0.35 + n * 48));
+    return canvas;
   }
 
   leaveRoom() {
@@ -505,9 +596,30 @@ export class BookScreen extends NotebookElement {
 
   disconnectedCallback() {
     this.leaveRoom();
+    this.room?.end();
   }
 }
 customElements.define("nb-book", BookScreen);
+
+/**
+ * `text` broken into lines no wider than `width` at the context's font.
+ * @param {CanvasRenderingContext2D} g @param {string} text @param {number} width
+ */
+function wrap(g, text, width) {
+  const lines = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    const next = line ? `${line} ${word}` : word;
+    if (line && g.measureText(next).width > width) {
+      lines.push(line);
+      line = word;
+    } else {
+      line = next;
+    }
+  }
+  if (line) lines.push(line);
+  return lines;
+}
 
 /**
  * A small dialog of choices (radio groups); resolves the chosen values, or null when cancelled.

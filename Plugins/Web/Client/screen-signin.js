@@ -3,15 +3,17 @@
  * with nothing to type. Every refusal shows the server's own sentence. */
 import { readMoveCode } from "./album.js";
 import { ApiError } from "./api.js";
+import { begin } from "./oidc.js";
 import { h } from "./ui.js";
 
 export class QuireSignIn extends HTMLElement {
   /**
    * @param {import("./api.js").Api} api
-   * @param {{name: string, password: boolean, device: boolean, onboarding: string, moveCode?: string}} options
+   * @param {{name: string, password: boolean, device: boolean, onboarding: string, moveCode?: string,
+   *   providers?: boolean, error?: string}} options
    */
   show(api, options) {
-    const error = h("p", { class: "error", role: "alert", id: "signin-error" });
+    const error = h("p", { class: "error", role: "alert", id: "signin-error" }, options.error ?? "");
     /** @param {() => Promise<void>} action @param {HTMLButtonElement} button */
     const attempt = async (action, button) => {
       error.textContent = "";
@@ -68,7 +70,26 @@ export class QuireSignIn extends HTMLElement {
       device && !linked ? start : null,
       device ? h("details", {}, h("summary", {}, "I have a code from my other phone"), codeForm) : null,
       options.password ? (device ? h("details", {}, h("summary", {}, "I have a user name and password"), form) : form) : null,
+      options.providers ? h("div", { class: "providers stack" }) : null,
       error));
+    if (options.providers) this.showProviders(api, options.password, error);
+  }
+
+  /**
+   * One "Continue with …" button per provider the YAML gives a browser address; none when the
+   * server cannot be reached (the password form still shows).
+   * @param {import("./api.js").Api} api @param {boolean} orPassword @param {HTMLElement} error
+   */
+  async showProviders(api, orPassword, error) {
+    const place = this.querySelector(".providers");
+    const providers = await api.providers().catch(() => []);
+    if (!place || providers.length === 0) return;
+    place.replaceChildren(...providers.map((provider) => h("button", { type: "button", class: "provider",
+      onclick: () => begin(provider).catch(() => { error.textContent = `${provider.label} cannot be reached; try again.`; }) },
+    `Continue with ${provider.label}`)));
+    if (orPassword) place.append(h("p", { class: "or" }, "or with a user name and password"));
+    // Above the password form: one tap is the quicker way in.
+    this.querySelector("main")?.insertBefore(place, this.querySelector("main > form, main > details"));
   }
 }
 customElements.define("quire-signin", QuireSignIn);

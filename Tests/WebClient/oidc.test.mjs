@@ -1,0 +1,46 @@
+// Signing in with an OpenID Connect provider from the browser: the address sent to, the answer read back (node --test).
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import test from "node:test";
+import { authorizeAddress, randomToken, readCallback } from "../../Plugins/Web/Client/oidc.js";
+
+const google = { name: "google", label: "Google", authorizeUrl: "https://accounts.example/o/auth?prompt=select_account",
+  clientId: "app-123", nonceHash: "none" };
+
+test("the authorization address asks for an ID token in the fragment, with this page, the state and the nonce", async () => {
+  const url = new URL(await authorizeAddress(google, { redirectUri: "https://notes.example/", nonce: "n-1", state: "s-1" }));
+  assert.equal(url.origin + url.pathname, "https://accounts.example/o/auth");
+  const q = Object.fromEntries(url.searchParams);
+  assert.deepEqual(q, { prompt: "select_account", client_id: "app-123", response_type: "id_token", response_mode: "fragment",
+    scope: "openid", redirect_uri: "https://notes.example/", state: "s-1", nonce: "n-1" });
+});
+
+test("a provider that wants the nonce hashed (Apple) is given its SHA-256, the server the nonce itself", async () => {
+  const url = new URL(await authorizeAddress({ ...google, nonceHash: "sha256" }, { redirectUri: "https://x/", nonce: "n-1", state: "s" }));
+  assert.equal(url.searchParams.get("nonce"), createHash("sha256").update("n-1").digest("hex"));
+});
+
+test("the answer: the ID token with the pending nonce when the state matches", () => {
+  const pending = { provider: "google", nonce: "n-1", state: "s-1" };
+  assert.deepEqual(readCallback("#id_token=aaa.bbb.ccc&state=s-1", pending), { idToken: "aaa.bbb.ccc", pending });
+});
+
+test("an answer with another state, or none pending, is refused; an ordinary address is not an answer", () => {
+  const pending = { provider: "google", nonce: "n-1", state: "s-1" };
+  assert.match(readCallback("#id_token=aaa&state=other", pending)?.error ?? "", /not for this page/);
+  assert.match(readCallback("#id_token=aaa&state=s-1", null)?.error ?? "", /not for this page/);
+  assert.equal(readCallback("#/notebooks", pending), null);
+  assert.equal(readCallback("", pending), null);
+});
+
+test("the provider's refusal is said as a sentence; cancelling says how to try again", () => {
+  const pending = { provider: "google", nonce: "n-1", state: "s-1" };
+  assert.match(readCallback("#error=access_denied&state=s-1", pending)?.error ?? "", /cancelled/);
+  assert.match(readCallback("#error=server_error&error_description=Try+later&state=s-1", pending)?.error ?? "", /did not sign you in: Try later/);
+});
+
+test("random tokens are base64url and differ", () => {
+  const a = randomToken();
+  assert.match(a, /^[A-Za-z0-9_-]{32}$/);
+  assert.notEqual(a, randomToken());
+});
