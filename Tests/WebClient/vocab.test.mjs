@@ -52,3 +52,26 @@ test("definitions one a line, languages as codes", () => {
   assert.deepEqual(Vocab.definitionsOf(" cream \n\n custard\r\n"), ["cream", "custard"]);
   assert.deepEqual(Vocab.languagesOf("fr, en fr"), ["fr", "en"]);
 });
+
+test("the best 25 kept as found are the first 25 of every match fully sorted (tier, folded word, word)", () => {
+  let seed = 3;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const syllables = ["ka", "ko", "ma", "mé", "ra", "ri", "sa", "so", "ta", "to"];
+  const word = () => Array.from({ length: 1 + Math.floor(random() * 3) }, () => syllables[Math.floor(random() * syllables.length)]).join("");
+  const many = Array.from({ length: 600 }, (_, i) => entry(`e${i}`, random() < 0.3 ? `${word()} ${word()}` : word(), [`${word()} ${word()}`]));
+  const tiers = ["exact", "prefix", "word", "definition"];
+  for (const query of ["k", "ka", "ma ", "ra s", "me", "zz", "so ta"]) {
+    // The reference: every entry's tier from a search without a limit, sorted in full.
+    const all = Vocab.search(many, query, none, many.length);
+    const reference = all.slice().sort((a, b) => tiers.indexOf(a.match) - tiers.indexOf(b.match)
+      || (Vocab.fold(a.entry.word) < Vocab.fold(b.entry.word) ? -1 : Vocab.fold(a.entry.word) > Vocab.fold(b.entry.word) ? 1 : 0)
+      || (a.entry.word < b.entry.word ? -1 : a.entry.word > b.entry.word ? 1 : 0));
+    assert.deepEqual(Vocab.search(many, query, none).map((h) => h.entry.id), reference.slice(0, 25).map((h) => h.entry.id), query);
+  }
+});
+
+test("definitions are searched only when the words found fewer than asked for", () => {
+  const list = [entry("w", "cat", ["a small animal"]), entry("d", "chat", ["cat, in French"])];
+  assert.deepEqual(Vocab.search(list, "cat", none, 1).map((h) => [h.entry.id, h.match]), [["w", "exact"]]);
+  assert.deepEqual(Vocab.search(list, "cat", none, 5).map((h) => [h.entry.id, h.match]), [["w", "exact"], ["d", "definition"]]);
+});

@@ -96,12 +96,17 @@ export function ranges(text, typed) {
 
 /** @param {Entry} entry @param {Filters} filters */
 export function passes(entry, filters) {
-  const tags = new Set(entry.tags ?? []);
+  const tags = entry.tags ?? [];
   if (filters.collection && entry.collection !== filters.collection) return false;
-  if (filters.all.some((t) => !tags.has(t))) return false;
-  if (filters.any.length && !filters.any.some((t) => tags.has(t))) return false;
-  if (filters.none.some((t) => tags.has(t))) return false;
+  if (filters.all.some((t) => !tags.includes(t))) return false;
+  if (filters.any.length && !filters.any.some((t) => tags.includes(t))) return false;
+  if (filters.none.some((t) => tags.includes(t))) return false;
   return true;
+}
+
+/** Whether any filter is set (when none is, every entry passes and none need be looked at). @param {Filters} filters */
+function filtering(filters) {
+  return Boolean(filters.collection) || filters.all.length > 0 || filters.any.length > 0 || filters.none.length > 0;
 }
 
 /**
@@ -109,14 +114,22 @@ export function passes(entry, filters) {
  * @param {readonly Entry[]} entries @returns {Entry[]}
  */
 export function byWord(entries) {
-  return entries.map((entry) => ({ entry, key: wordsOf(entry).key }))
+  const kept = sortedByWord.get(entries);
+  if (kept) return kept;
+  const sorted = entries.map((entry) => ({ entry, key: wordsOf(entry).key }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.entry.word < b.entry.word ? -1 : a.entry.word > b.entry.word ? 1 : a.entry.id < b.entry.id ? -1 : 1))
     .map(({ entry }) => entry);
+  // A frozen list (the synced copy's view) does not change: its order is kept until the next view.
+  if (Object.isFrozen(entries)) sortedByWord.set(entries, sorted);
+  return sorted;
 }
+
+/** @type {WeakMap<readonly Entry[], Entry[]>} */
+const sortedByWord = new WeakMap();
 
 const TIERS = /** @type {const} */ (["exact", "prefix", "word", "definition"]);
 
-/** @type {WeakMap<Entry, {key: string, word: string[], definitions: string[][]}>} */
+/** @type {WeakMap<Entry, {key: string, word: string[], joined: string, definitions: string[][]}>} */
 const foldedWords = new WeakMap();
 
 /**
@@ -127,7 +140,8 @@ const foldedWords = new WeakMap();
 function wordsOf(entry) {
   let found = foldedWords.get(entry);
   if (!found) {
-    found = { key: fold(entry.word), word: words(entry.word), definitions: (entry.definitions ?? []).map(words) };
+    const word = words(entry.word);
+    found = { key: fold(entry.word), word, joined: word.join(" "), definitions: (entry.definitions ?? []).map(words) };
     foldedWords.set(entry, found);
   }
   return found;
@@ -141,33 +155,44 @@ function wordsOf(entry) {
  */
 export function search(entries, query, filters, limit = 25) {
   const typed = words(query);
-  const candidates = entries.filter((entry) => passes(entry, filters));
+  const candidates = filtering(filters) ? entries.filter((entry) => passes(entry, filters)) : entries;
   if (!typed.length) {
     return byWord(candidates).slice(0, limit).map((entry) => ({ entry, match: /** @type {Match} */ ("listed"), highlights: {} }));
   }
   const open = !/\s$/.test(query);
   const whole = typed.join(" ");
-  /** @param {string[]} have @param {string} want @param {boolean} last */
-  const has = (have, want, last) => have.some((w) => (last && open ? w.startsWith(want) : w === want));
-  /** @param {string[]} have */
-  const all = (have) => typed.every((want, i) => has(have, want, i === typed.length - 1));
-  /** @type {Array<{entry: Entry, match: Match, key: string}>} */
-  const found = [];
+  const last = typed.length - 1;
+  /** Every typed word is among `have` (the last as a prefix while typing). @param {string[]} have */
+  const all = (have) => {
+    for (let i = 0; i <= last; i++) {
+      const want = typed[i];
+      const prefix = i === last && open;
+      let hit = false;
+      for (const w of have) {
+        if (prefix ? w.startsWith(want) : w === want) { hit = true; break; }
+      }
+      if (!hit) return false;
+    }
+    return true;
+  };
+  // The best `limit` by tier, then word: kept sorted as they come, so a keystroke never sorts every match.
+  const best = new Top(limit);
+  /** @type {Entry[]} entries whose word did not match: their definitions are looked at only if the words found too few */
+  const rest = [];
   for (const entry of candidates) {
     const known = wordsOf(entry);
-    const folded = known.word.join(" ");
-    /** @type {Match | null} */
-    let match = null;
-    if (folded === whole) match = "exact";
-    else if (open && folded.startsWith(whole)) match = "prefix";
-    else if (all(known.word)) match = "word";
-    else if (known.definitions.some(all)) match = "definition";
-    if (match) found.push({ entry, match, key: known.key });
+    const tier = known.joined === whole ? 0 : open && known.joined.startsWith(whole) ? 1 : all(known.word) ? 2 : -1;
+    if (tier >= 0) best.offer(entry, tier, known.key);
+    else rest.push(entry);
   }
-  found.sort((a, b) => TIERS.indexOf(/** @type {any} */ (a.match)) - TIERS.indexOf(/** @type {any} */ (b.match))
-    || (a.key < b.key ? -1 : a.key > b.key ? 1 : a.entry.word < b.entry.word ? -1 : a.entry.word > b.entry.word ? 1 : 0));
+  if (best.size < limit) {
+    for (const entry of rest) {
+      const known = wordsOf(entry);
+      if (known.definitions.some(all)) best.offer(entry, 3, known.key);
+    }
+  }
   // Highlights only for what is shown.
-  return found.slice(0, limit).map(({ entry, match }) => {
+  return best.items.map(({ entry, tier }) => {
     /** @type {Record<string, Array<[number, number]>>} */
     const highlights = {};
     const inWord = ranges(entry.word, typed);
@@ -176,8 +201,40 @@ export function search(entries, query, filters, limit = 25) {
       const marked = ranges(definition, typed);
       if (marked.length) highlights[`definitions.${index}`] = marked;
     });
-    return { entry, match, highlights };
+    return { entry, match: TIERS[tier], highlights };
   });
+}
+
+/** The first `limit` entries by (tier, folded word, word), kept as they are offered. */
+class Top {
+  /** @param {number} limit */
+  constructor(limit) {
+    this.limit = limit;
+    /** @type {Array<{entry: Entry, tier: number, key: string}>} */
+    this.items = [];
+  }
+
+  get size() {
+    return this.items.length;
+  }
+
+  /** @param {Entry} entry @param {number} tier @param {string} key */
+  offer(entry, tier, key) {
+    const items = this.items;
+    const item = { entry, tier, key };
+    if (items.length === this.limit && !before(item, items[items.length - 1])) return;
+    let at = items.length;
+    while (at > 0 && before(item, items[at - 1])) at--;
+    items.splice(at, 0, item);
+    if (items.length > this.limit) items.pop();
+  }
+}
+
+/** @param {{entry: Entry, tier: number, key: string}} a @param {{entry: Entry, tier: number, key: string}} b */
+function before(a, b) {
+  if (a.tier !== b.tier) return a.tier < b.tier;
+  if (a.key !== b.key) return a.key < b.key;
+  return a.entry.word < b.entry.word;
 }
 
 /**
