@@ -152,6 +152,16 @@ def sign_up(page, user):
     webwalk.sign_in(page, user, create=True)
 
 
+def open_notebook(page, user):
+    """Signs `user` in on a phone that has not seen them (the welcome shows once per phone), to their notebook."""
+    page.goto("/")
+    webwalk.sign_in(page, user)
+    page.wait_for_selector("nb-welcome, nb-book")
+    if page.is_visible("nb-welcome"):
+        page.click("text=Open my notebook")
+    page.wait_for_selector("nb-book .stage")
+
+
 def where(page):
     return page.text_content(".turn-row .where")
 
@@ -350,12 +360,7 @@ def room_with_xr(browser, server):
     """Where the browser offers WebXR immersive-ar: the light judged first, then a ring where the aim
     meets a horizontal surface (a wall refused), a tap puts the notebook there, Done ends it."""
     context, page = webwalk.phone(browser, server, init_script=BATTERY + ROOM_XR, geolocation=HERE, permissions=["geolocation", "camera"])
-    page.goto("/")
-    webwalk.sign_in(page, "web-ann")
-    page.wait_for_selector("nb-welcome, nb-book")
-    if page.is_visible("nb-welcome"):
-        page.click("text=Open my notebook")
-    page.wait_for_selector("nb-book .stage")
+    open_notebook(page, "web-ann")
     page.click("nb-book button:has-text('View in your room')")
     page.wait_for_selector(".xr-overlay .xr-hint")
     options = page.evaluate("window.__xr.options")
@@ -416,12 +421,7 @@ def main():
                 f"--use-file-for-fake-video-capture={videos['daylight']}"])
             try:
                 _, other = phone(daylight, server)
-                other.goto("/")
-                webwalk.sign_in(other, "web-ann")
-                other.wait_for_selector("nb-welcome, nb-book")
-                if other.is_visible("nb-welcome"):
-                    other.click("text=Open my notebook")
-                other.wait_for_selector("nb-book .stage")
+                open_notebook(other, "web-ann")
                 camera(other, False, "daylight")
             finally:
                 daylight.close()
