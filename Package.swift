@@ -33,6 +33,7 @@ let dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
     .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", exact: "2.8.1"),
+    .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
 ]
 
 extension Target.Dependency {
@@ -55,6 +56,7 @@ extension Target.Dependency {
     static let zip = Target.Dependency.product(name: "ZIPFoundation", package: "ZIPFoundation")
     static let webSocket = Target.Dependency.product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
     static let nioWebSocket = Target.Dependency.product(name: "NIOWebSocket", package: "swift-nio")
+    static let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
 }
 
 // MARK: - Targets
@@ -97,6 +99,8 @@ let targets: [Target] = [
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),
     plugin("Storage", "Storage", ["StorageAPI", "DeviceMonitorAPI", "Bus", "PluginKit", "AppConfig", .grdb, .lifecycle, .logging]),
     plugin("Storage", "StorageTestKit", ["StorageAPI"]),
+    // The PostgreSQL backend (postgres-nio): the same contract, on a database server several nodes share.
+    plugin("Storage", "StoragePostgres", ["StorageAPI", "Bus", .postgres, .lifecycle, .logging]),
 
     // auth
     plugin("Auth", "AuthAPI", ["Bus", "HTTPKit"]),
@@ -198,7 +202,7 @@ let targets: [Target] = [
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus", "Web",
                            "StorageAPI", "AuthAPI", "NotesAPI", "MediaAPI", "VocabularyAPI", "GeoAPI", "ShareLinkAPI", "AlbumAPI", "NotebooksAPI", "DeviceMonitorAPI", .yams, .httpTypes]),
-    tests("StorageTests", ["Storage", "StorageAPI", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb]),
+    tests("StorageTests", ["Storage", "StorageAPI", "StoragePostgres", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb, .postgres]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "StorageAPI", "Bus", .httpTypes, .nioCore]),
     tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "VocabularyFormats", "StorageAPI", "Bus", .httpTypes, .nioCore]),

@@ -4,6 +4,9 @@ import GRDB
 public import StorageAPI
 import Synchronization
 
+/// GRDB also exports a `Record`; in this module the name means storage's record.
+typealias Record = StorageAPI.Record
+
 /// The embedded default: records in one SQLite file through GRDB's `DatabasePool` (WAL mode, so
 /// reads never wait for the writer). Every batch is one SQLite transaction; a crash mid-batch leaves
 /// the file as it was before the batch.
@@ -656,12 +659,6 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
     }
 }
 
-/// Where an idempotent batch's records are, to replay it.
-struct RecordReference: Codable, Sendable {
-    var collection: String
-    var id: String
-}
-
 /// A batch's rows of the change log, written in one statement at the end of the batch (in batch
 /// order, so sequence numbers follow it): a statement per row — each also bumping the AUTOINCREMENT
 /// counter — was a measurable part of a large import.
@@ -702,25 +699,6 @@ struct ChangeLog {
             Change(sequence: last - Int64(entries.count - 1 - offset), owner: entry.owner, collection: entry.collection, recordID: entry.id,
                    kind: entry.kind, version: entry.version, scope: entry.scope)
         })
-    }
-}
-
-/// A collection's settings that the change log follows.
-struct LogSpec: Sendable {
-    var history: Bool
-    var scope: String?
-    var forgetsOnDelete: Bool
-
-    init?(_ schema: CollectionSchema) {
-        guard schema.history || schema.scope != nil || schema.forgetsOnDelete else { return nil }
-        history = schema.history
-        scope = schema.scope
-        forgetsOnDelete = schema.forgetsOnDelete
-    }
-
-    func scope(id: String, _ data: JSONDocument) throws -> String? {
-        guard let scope else { return nil }
-        return ScopeRules.scope(field: scope, id: id, data: try data.parsed())
     }
 }
 

@@ -96,6 +96,51 @@ public enum ChangeLogContract {
             try expectEqual(result.moved.first?.sequence, log.last?.sequence, "alice's last sequence")
             try expectEqual(result.moved.first?.scopes, ["b9"], "scopes touched")
         },
+        ContractCase("concurrent writers: the log has no gaps, and a reader never sees a sequence before an earlier one commits") { store in
+            // Eight writers, 25 batches each, while a reader follows the log: each page it reads
+            // must go on exactly from the last sequence it saw. A later change visible before an
+            // earlier one commits would show as a gap, and the earlier change would be skipped for good.
+            let writers = 8
+            let batches = 25
+            let reader = Task { () -> (seen: Int, gaps: [String]) in
+                var last: Int64 = 0
+                var seen = 0
+                var gaps: [String] = []
+                while seen < writers * batches * 2 && !Task.isCancelled {
+                    let page = try await store.changes(owner: "alice", after: last, limit: 1000)
+                    for change in page.changes {
+                        if change.sequence != last + 1 { gaps.append("\(last) → \(change.sequence)") }
+                        last = change.sequence
+                        seen += 1
+                    }
+                    if page.changes.isEmpty { try await Task.sleep(for: .milliseconds(2)) }
+                }
+                return (seen, gaps)
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for writer in 0..<writers {
+                    group.addTask {
+                        for batch in 0..<batches {
+                            _ = try await store.write(WriteBatch([
+                                .insert(collection: docs, id: "w\(writer)-\(batch)-a", owner: "alice", data: try JSONDocument(encoding: Doc(title: "a"))),
+                                .insert(collection: docs, id: "w\(writer)-\(batch)-b", owner: "alice", data: try JSONDocument(encoding: Doc(title: "b"))),
+                            ]))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let timeout = Task {
+                try await Task.sleep(for: .seconds(30))
+                reader.cancel()
+            }
+            let (seen, gaps) = try await reader.value
+            timeout.cancel()
+            try expectEqual(seen, writers * batches * 2, "changes the reader saw")
+            try expectEqual(gaps, [], "gaps the reader met")
+            let all = try await store.changes(owner: "alice", after: 0, limit: 1000).changes
+            try expectEqual(all.map(\.sequence), Array(1...Int64(writers * batches * 2)), "the log, read again afterwards")
+        },
     ]
 
     public static let compaction: [ContractCase<Store>] = [

@@ -1,19 +1,19 @@
 import Bus
 import Foundation
-import StorageAPI
 
-/// The rules every backend applies identically, and their error messages. Plugins pass these
-/// messages on to clients, so they name the client's ids and never storage's own collections.
-enum RecordRules {
-    static func notFound(collection: String, id: String) -> StorageError {
+/// The rules every backend applies identically, and their error messages (`package`: for the
+/// backends in this package). Plugins pass these messages on to clients, so they name the client's
+/// ids and never storage's own collections.
+package enum RecordRules {
+    package static func notFound(collection: String, id: String) -> StorageError {
         StorageError(.notFound, "'\(id)' does not exist; it may have been deleted.", details: ["id": id])
     }
 
-    static func duplicateID(collection: String, id: String) -> StorageError {
+    package static func duplicateID(collection: String, id: String) -> StorageError {
         StorageError(.conflict, "'\(id)' already exists.", details: ["id": id])
     }
 
-    static func check(expectedVersion: Int64?, actual: Int64, id: String) throws(StorageError) {
+    package static func check(expectedVersion: Int64?, actual: Int64, id: String) throws(StorageError) {
         if let expectedVersion, expectedVersion != actual {
             throw StorageError(.preconditionFailed,
                                "'\(id)' changed since you read it (it is at version \(actual), not \(expectedVersion)). Reload it and retry.",
@@ -22,15 +22,15 @@ enum RecordRules {
     }
 }
 
-enum IdempotencyRules {
-    static func mismatch(_ claim: IdempotencyClaim) -> StorageError {
+package enum IdempotencyRules {
+    package static func mismatch(_ claim: IdempotencyClaim) -> StorageError {
         StorageError(.conflict, "This Idempotency-Key was already used for a different request; use a new key for a new request.",
                      details: ["reason": "idempotency_key_reused"])
     }
 }
 
-enum SchemaRules {
-    static func validate(_ schema: CollectionSchema) throws(StorageError) {
+package enum SchemaRules {
+    package static func validate(_ schema: CollectionSchema) throws(StorageError) {
         guard StorageNames.isValidCollection(schema.name) else {
             throw StorageError.invalid("'\(schema.name)' is not a valid collection name.", field: "name")
         }
@@ -61,10 +61,10 @@ enum SchemaRules {
 }
 
 /// The blobs a record holds through its collection's blob fields.
-enum BlobFieldRules {
+package enum BlobFieldRules {
     /// The SHA-256 values of `fields` in `payload`; null or absent holds nothing.
     /// - Throws: `invalid` when a blob field holds anything but a SHA-256 or null.
-    static func blobs(in payload: JSONValue, fields: [String], collection: String) throws(StorageError) -> Set<String> {
+    package static func blobs(in payload: JSONValue, fields: [String], collection: String) throws(StorageError) -> Set<String> {
         var held: Set<String> = []
         for field in fields {
             switch payload.value(at: [Substring(field)]) {
@@ -79,8 +79,8 @@ enum BlobFieldRules {
 }
 
 /// Record ids the stores choose: 128 random bits, lowercase hex.
-enum RecordIDs {
-    static func make() -> String {
+package enum RecordIDs {
+    package static func make() -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<2).map { _ in
             let value = generator.next() as UInt64
@@ -90,25 +90,22 @@ enum RecordIDs {
     }
 }
 
-/// GRDB also exports a `Record`; in this module the name means storage's record.
-typealias Record = StorageAPI.Record
-
 /// Record timestamps: seconds since 1970 in whole milliseconds, created from the stored number in
 /// every backend, so that a timestamp reads back exactly as it was returned at write time.
-enum Timestamps {
-    static func now() -> Double {
+package enum Timestamps {
+    package static func now() -> Double {
         (Date().timeIntervalSince1970 * 1000).rounded() / 1000
     }
 }
 
 /// The sort-key values of a record, as every backend compares them: meta fields from the record,
-/// payload paths as SQLite's `json_extract` returns them (objects and arrays as their JSON text).
-enum CursorKeys {
-    static func values(of record: Record, parsed: JSONValue, order: [SortKey]) -> [JSONValue] {
+/// payload paths as the contract orders them (objects and arrays as their JSON text).
+package enum CursorKeys {
+    package static func values(of record: Record, parsed: JSONValue, order: [SortKey]) -> [JSONValue] {
         order.map { value(of: $0.field, record: record, parsed: parsed) }
     }
 
-    static func value(of field: String, record: Record, parsed: JSONValue) -> JSONValue {
+    package static func value(of field: String, record: Record, parsed: JSONValue) -> JSONValue {
         switch MetaField(rawValue: field) {
         case .id: return .string(record.id)
         case .created: return .number(record.createdAt.timeIntervalSince1970)
@@ -124,8 +121,38 @@ enum CursorKeys {
     }
 
     /// The cursor that continues after `record`; the payload is parsed once per page, here.
-    static func cursor(after record: Record, order: [SortKey]) -> String {
+    package static func cursor(after record: Record, order: [SortKey]) -> String {
         let parsed = order.allSatisfy({ MetaField(rawValue: $0.field) != nil }) ? JSONValue.null : ((try? record.data.parsed()) ?? .null)
         return QueryCursor(values: values(of: record, parsed: parsed, order: order), id: record.id).encoded()
+    }
+}
+
+/// Where an idempotent batch's records are, to replay it.
+package struct RecordReference: Codable, Sendable {
+    package var collection: String
+    package var id: String
+
+    package init(collection: String, id: String) {
+        self.collection = collection
+        self.id = id
+    }
+}
+
+/// A collection's settings that the change log follows.
+package struct LogSpec: Sendable {
+    package var history: Bool
+    package var scope: String?
+    package var forgetsOnDelete: Bool
+
+    package init?(_ schema: CollectionSchema) {
+        guard schema.history || schema.scope != nil || schema.forgetsOnDelete else { return nil }
+        history = schema.history
+        scope = schema.scope
+        forgetsOnDelete = schema.forgetsOnDelete
+    }
+
+    package func scope(id: String, _ data: JSONDocument) throws -> String? {
+        guard let scope else { return nil }
+        return ScopeRules.scope(field: scope, id: id, data: try data.parsed())
     }
 }

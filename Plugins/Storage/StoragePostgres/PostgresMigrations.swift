@@ -1,0 +1,75 @@
+import Foundation
+
+/// The PostgreSQL schema, as numbered migrations: each runs once, in order, in a transaction of its
+/// own, recorded in `quire_migrations`. Nodes starting together take turns (an advisory lock), so
+/// exactly one of them migrates.
+enum PostgresMigrations {
+    struct Migration {
+        var version: Int
+        var name: String
+        var sql: String
+
+        /// Its statements, one by one (the extended protocol runs one statement per query).
+        var statements: [String] {
+            sql.components(separatedBy: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("--") }.joined(separator: "\n")
+                .components(separatedBy: ";").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty }
+        }
+    }
+
+    /// The advisory lock key nodes take while migrating ("quire" in ASCII).
+    static let lockKey: Int64 = 0x71_75_69_72_65
+
+    static let all: [Migration] = [
+        Migration(version: 1, name: "records, changes, idempotency, versions", sql: """
+            CREATE TABLE records (
+                collection text NOT NULL,
+                id text NOT NULL,
+                owner text NOT NULL,
+                version bigint NOT NULL,
+                created_at double precision NOT NULL,
+                updated_at double precision NOT NULL,
+                data jsonb NOT NULL,
+                PRIMARY KEY (collection, id)
+            );
+            CREATE INDEX records_by_owner ON records (collection, owner, id);
+            CREATE TABLE changes (
+                sequence bigint PRIMARY KEY,
+                owner text NOT NULL,
+                collection text NOT NULL,
+                record_id text NOT NULL,
+                kind text NOT NULL,
+                version bigint NOT NULL,
+                scope text,
+                at double precision NOT NULL
+            );
+            CREATE INDEX changes_by_owner ON changes (owner, sequence);
+            CREATE INDEX changes_by_record ON changes (collection, record_id, sequence);
+            CREATE INDEX changes_by_scope ON changes (owner, scope, sequence) WHERE scope IS NOT NULL;
+            CREATE TABLE idempotency (
+                owner text NOT NULL,
+                scope text NOT NULL,
+                key text NOT NULL,
+                fingerprint text NOT NULL,
+                results text NOT NULL,
+                created_at double precision NOT NULL,
+                PRIMARY KEY (owner, scope, key)
+            );
+            CREATE TABLE collections (name text PRIMARY KEY, schema text NOT NULL);
+            CREATE TABLE versions (
+                collection text NOT NULL,
+                id text NOT NULL,
+                owner text NOT NULL,
+                version bigint NOT NULL,
+                created_at double precision NOT NULL,
+                updated_at double precision NOT NULL,
+                data jsonb NOT NULL,
+                superseded_at double precision NOT NULL,
+                PRIMARY KEY (collection, id, version)
+            );
+            -- The change log's counter: a writer takes the next sequences by updating this row at
+            -- the end of its transaction, so sequences follow commit order and have no gaps.
+            CREATE TABLE log_meta (key text PRIMARY KEY, value bigint NOT NULL);
+            INSERT INTO log_meta (key, value) VALUES ('sequence', 0), ('horizon', 0);
+            """),
+    ]
+}

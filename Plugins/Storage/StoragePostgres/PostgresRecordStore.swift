@@ -1,0 +1,614 @@
+import Bus
+public import Foundation
+public import Logging
+import PostgresNIO
+public import ServiceLifecycle
+public import StorageAPI
+import Synchronization
+
+/// Records on a PostgreSQL server (postgres-nio's connection pool): the same contract as SQLite's,
+/// for several `quire serve` nodes sharing one database. Every batch is one transaction; every
+/// value is bound, never written into the SQL. The change log's sequences are taken at the end of
+/// each writing transaction from one counter row, so they follow commit order without gaps even
+/// with many writers: a reader that saw sequence n never later finds a change below n appear.
+///
+/// Run it as a service (its pool's connections live there), then ``prepare()`` it.
+public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, ChangeLogCompacting, Service {
+    /// Where the database is and how to reach it.
+    public struct Settings: Sendable, Equatable {
+        public var host: String
+        public var port: Int
+        public var username: String
+        public var password: String?
+        public var database: String
+        public var tls: TLSMode
+        /// The schema Quire's tables live in (`public` unless the URL says `?search_path=`).
+        public var schema: String
+        public var maxConnections: Int
+
+        public enum TLSMode: String, Sendable { case disable, prefer, require }
+
+        /// Reads `postgres://user:password@host:port/database?sslmode=…&search_path=…`.
+        /// - Throws: a sentence saying what is wrong with it.
+        public init(url text: String, maxConnections: Int = 20) throws(StorageError) {
+            guard let url = URLComponents(string: text), ["postgres", "postgresql"].contains(url.scheme ?? "") else {
+                throw StorageError.invalid("'\(Self.redacted(text))' is not a PostgreSQL URL; write postgres://USER:PASSWORD@HOST:PORT/DATABASE.",
+                                           field: "url")
+            }
+            guard let host = url.host, !host.isEmpty else {
+                throw StorageError.invalid("The PostgreSQL URL names no host; write postgres://USER:PASSWORD@HOST:PORT/DATABASE.", field: "url")
+            }
+            guard let user = url.user, !user.isEmpty else {
+                throw StorageError.invalid("The PostgreSQL URL names no user; write postgres://USER:PASSWORD@HOST:PORT/DATABASE.", field: "url")
+            }
+            let database = String(url.path.drop { $0 == "/" })
+            guard !database.isEmpty, !database.contains("/") else {
+                throw StorageError.invalid("The PostgreSQL URL names no database; write postgres://USER:PASSWORD@HOST:PORT/DATABASE.", field: "url")
+            }
+            let options = Dictionary((url.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { $1 })
+            for name in options.keys where !["sslmode", "search_path"].contains(name) {
+                throw StorageError.invalid("The PostgreSQL URL's option '\(name)' is not one Quire reads (sslmode, search_path).", field: "url")
+            }
+            guard let tls = TLSMode(rawValue: options["sslmode"] ?? "prefer") else {
+                throw StorageError.invalid("sslmode is disable, prefer or require, not '\(options["sslmode"] ?? "")'.", field: "url")
+            }
+            let schema = options["search_path"] ?? "public"
+            guard !schema.isEmpty, schema.utf8.count <= 63, schema.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
+                throw StorageError.invalid("search_path is one schema name (letters, digits, '_'), not '\(schema)'.", field: "url")
+            }
+            self.host = host
+            self.port = url.port ?? 5432
+            self.username = user.removingPercentEncoding ?? user
+            self.password = url.password.map { $0.removingPercentEncoding ?? $0 }
+            self.database = database.removingPercentEncoding ?? database
+            self.tls = tls
+            self.schema = schema
+            self.maxConnections = maxConnections
+        }
+
+        /// The URL without its password, for messages and logs.
+        public static func redacted(_ text: String) -> String {
+            guard var url = URLComponents(string: text), url.password != nil else { return text }
+            url.password = "***"
+            return url.string ?? "postgres://…"
+        }
+
+        /// Where it connects, without the password.
+        public var description: String { "postgres://\(username)@\(host):\(port)/\(database)" + (schema == "public" ? "" : " (schema \(schema))") }
+    }
+
+    public let settings: Settings
+    private let client: PostgresClient
+    private let logger: Logger
+    /// Each collection's blob fields, history and scope, and the declared names of its unique
+    /// indexes by their PostgreSQL names (to say which one a conflict hit), from `collections`.
+    private let collections = Mutex<Collections>(Collections())
+
+    struct Collections {
+        var blobFields: [String: [String]] = [:]
+        var logs: [String: LogSpec] = [:]
+        var indexNames: [String: String] = [:]
+    }
+
+    public init(settings: Settings, logger: Logger) {
+        self.settings = settings
+        self.logger = logger
+        var configuration = PostgresClient.Configuration(
+            host: settings.host, port: settings.port, username: settings.username, password: settings.password,
+            database: settings.database,
+            tls: settings.tls == .disable ? .disable
+                : settings.tls == .require ? .require(.makeClientConfiguration()) : .prefer(.makeClientConfiguration()))
+        configuration.options.maximumConnections = settings.maxConnections
+        configuration.options.connectTimeout = .seconds(5)
+        if settings.schema != "public" {
+            configuration.options.additionalStartupParameters = [("search_path", "\(settings.schema), public")]
+        }
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+    }
+
+    /// The pool: connections are made and kept while this runs.
+    public func run() async {
+        await client.run()
+    }
+
+    /// Brings the schema up to date (each migration once, whichever node gets there first) and
+    /// reads the declared collections. Call once ``run()`` is under way.
+    public func prepare() async throws(StorageError) {
+        let schema = settings.schema
+        let key = PostgresMigrations.lockKey ^ Int64(bitPattern: PostgresSQL.stableHash(schema))
+        try await transaction { connection in
+            if schema != "public" { try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(PostgresSQL.identifier(schema))"), logger: self.logger) }
+            try await connection.query("SELECT pg_advisory_xact_lock(\(key))", logger: self.logger)
+            try await connection.query("CREATE TABLE IF NOT EXISTS quire_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
+                                       logger: self.logger)
+            var applied: Set<Int> = []
+            for try await version in try await connection.query("SELECT version FROM quire_migrations", logger: self.logger).decode(Int.self) {
+                applied.insert(version)
+            }
+            for migration in PostgresMigrations.all where !applied.contains(migration.version) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                }
+                try await connection.query("INSERT INTO quire_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: self.logger)
+                self.logger.info("storage: PostgreSQL migration \(migration.version) applied: \(migration.name)")
+            }
+        }
+        let texts = try await rows("SELECT schema FROM collections", as: String.self)
+        var known = Collections()
+        for text in texts {
+            guard let schema = try? JSONDecoder().decode(CollectionSchema.self, from: Data(text.utf8)) else { continue }
+            known.remember(schema)
+        }
+        collections.withLock { $0 = known }
+    }
+
+    // MARK: RecordStore
+
+    public func declare(_ schema: CollectionSchema) async throws(StorageError) {
+        try SchemaRules.validate(schema)
+        var schema = schema
+        let (knownBlobs, previousLog) = collections.withLock { ($0.blobFields[schema.name] ?? [], $0.logs[schema.name]) }
+        schema.blobFields = knownBlobs + schema.blobFields.filter { !knownBlobs.contains($0) }
+        if let previousLog, schema.scope == nil { schema.scope = previousLog.scope }
+        let blobIndexes = schema.blobFields.map { IndexSpec(name: "blob_" + $0, fields: [$0], scope: .global) }
+        let final = schema
+        let text = String(decoding: (try? JSONEncoder().encode(final)) ?? Data("{}".utf8), as: UTF8.self)
+        try await transaction { connection in
+            for index in final.indexes + blobIndexes {
+                let wanted = PostgresSQL.createIndex(index, collection: final.name)
+                let name = PostgresSQL.indexName(collection: final.name, index: index.name)
+                // An index declared anew with another definition replaces the old one.
+                let existing = try await connection.query("SELECT indexdef FROM pg_indexes WHERE indexname = \(name) AND schemaname = current_schema()",
+                                                          logger: self.logger).collect().first.map { try $0.decode(String.self) }
+                if let existing, !Self.sameIndex(existing, wanted) {
+                    try await connection.query(PostgresQuery(unsafeSQL: "DROP INDEX \(name)"), logger: self.logger)
+                }
+                try await connection.query(PostgresQuery(unsafeSQL: wanted), logger: self.logger)
+            }
+            try await connection.query("""
+                INSERT INTO collections (name, schema) VALUES (\(final.name), \(text))
+                ON CONFLICT (name) DO UPDATE SET schema = excluded.schema
+                """, logger: self.logger)
+        } onUniqueViolation: { index in
+            StorageError.conflict("Index '\(index)' on '\(final.name)' cannot be unique: existing records share a key.")
+        }
+        collections.withLock { $0.remember(final) }
+    }
+
+    /// Whether PostgreSQL's definition of an index (as `pg_indexes` prints it) is the one wanted:
+    /// compared on the unique flag and the declared fields, which is what a redeclaration changes.
+    static func sameIndex(_ existing: String, _ wanted: String) -> Bool {
+        let unique = existing.hasPrefix("CREATE UNIQUE")
+        guard unique == wanted.hasPrefix("CREATE UNIQUE") else { return false }
+        let fields = { (text: String) -> [String] in
+            text.components(separatedBy: "'{").dropFirst().map { String($0.prefix { $0 != "}" }) }
+        }
+        return fields(existing) == fields(wanted) && existing.contains("(owner") == wanted.contains("(owner")
+    }
+
+    public func get(collection: String, id: String, owner: String?) async throws(StorageError) -> StorageAPI.Record? {
+        guard StorageNames.isValidCollection(collection), StorageNames.isValidID(id) else { return nil }
+        let found = try await records(PostgresQuery(unsafeSQL: "SELECT \(PostgresSQL.recordColumns) FROM records WHERE collection = $1 AND id = $2",
+                                                    binds: Self.binds(collection, id)))
+        guard let record = found.first, owner == nil || record.owner == owner else { return nil }
+        return record
+    }
+
+    public func query(_ query: RecordQuery) async throws(StorageError) -> RecordPage {
+        let cursor = try query.validatedCursor()
+        let found = try await records(PostgresSQL.select(query, cursor: cursor).query)
+        guard found.count > query.limit else { return RecordPage(records: found, nextCursor: nil) }
+        let page = Array(found.prefix(query.limit))
+        return RecordPage(records: page, nextCursor: PostgresSQL.cursor(after: page[page.count - 1], order: query.order))
+    }
+
+    public func write(_ batch: WriteBatch) async throws(StorageError) -> WriteResult {
+        try batch.validate()
+        do {
+            return try await writeOnce(batch)
+        } catch where error.details["reason"] == "idempotency_race" {
+            // Another node committed the same key meanwhile: this is now a replay.
+            return try await writeOnce(batch)
+        }
+    }
+
+    private func writeOnce(_ batch: WriteBatch) async throws(StorageError) -> WriteResult {
+        let stamp = Timestamps.now()
+        let known = collections.withLock { $0 }
+        return try await transaction { connection in
+            if let claim = batch.idempotency,
+               let row = try await connection.query("""
+                   SELECT fingerprint, results FROM idempotency WHERE owner = \(claim.owner) AND scope = \(claim.scope) AND key = \(claim.key)
+                   """, logger: self.logger).collect().first {
+                let (fingerprint, results) = try row.decode((String, String).self)
+                guard fingerprint == claim.fingerprint else { throw IdempotencyRules.mismatch(claim) }
+                let references = try JSONDecoder().decode([RecordReference?].self, from: Data(results.utf8))
+                var records: [StorageAPI.Record?] = []
+                for reference in references {
+                    guard let reference else { records.append(nil); continue }
+                    records.append(try await Self.record(connection, collection: reference.collection, id: reference.id, lock: false, logger: self.logger))
+                }
+                return WriteResult(records: records, replayed: true)
+            }
+            var written: [StorageAPI.Record?] = []
+            var letGo: Set<String> = []
+            var log: [Change] = []
+            for operation in batch.operations {
+                if let fields = known.blobFields[operation.collection] {
+                    letGo.formUnion(try await self.blobChange(operation, fields: fields, connection: connection))
+                }
+                written.append(try await self.apply(operation, connection: connection, stamp: stamp, spec: known.logs[operation.collection], log: &log))
+            }
+            let moved = try await self.appendLog(log, connection: connection, stamp: stamp)
+            let released = letGo.subtracting(try await Self.held(among: letGo, fields: known.blobFields, connection: connection, logger: self.logger)).sorted()
+            if let claim = batch.idempotency {
+                let references = zip(batch.operations, written).map { operation, record in
+                    record.map { RecordReference(collection: operation.collection, id: $0.id) }
+                }
+                let results = String(decoding: try JSONEncoder().encode(references), as: UTF8.self)
+                try await connection.query("""
+                    INSERT INTO idempotency (owner, scope, key, fingerprint, results, created_at)
+                    VALUES (\(claim.owner), \(claim.scope), \(claim.key), \(claim.fingerprint), \(results), \(stamp))
+                    """, logger: self.logger)
+            }
+            return WriteResult(records: written, replayed: false, releasedBlobs: released, moved: moved)
+        } onUniqueViolation: { constraint in
+            if constraint == "idempotency_pkey" {
+                return StorageError(.conflict, "The same request is being written by another node.", details: ["reason": "idempotency_race"])
+            }
+            return nil
+        }
+    }
+
+    /// Takes the next sequences (in commit order: the counter row stays locked until this
+    /// transaction ends) and writes the batch's changes under them.
+    private func appendLog(_ log: [Change], connection: PostgresConnection, stamp: Double) async throws -> [LogMove] {
+        guard !log.isEmpty else { return [] }
+        let count = Int64(log.count)
+        let last = try await connection.query("UPDATE log_meta SET value = value + \(count) WHERE key = 'sequence' RETURNING value",
+                                              logger: logger).collect().first.map { try $0.decode(Int64.self) } ?? count
+        var statement = Statement("INSERT INTO changes (sequence, owner, collection, record_id, kind, version, scope, at) VALUES ")
+        var numbered: [Change] = []
+        for (offset, change) in log.enumerated() {
+            var change = change
+            change.sequence = last - count + 1 + Int64(offset)
+            numbered.append(change)
+            let values = [statement.bind(change.sequence), statement.bind(change.owner), statement.bind(change.collection),
+                          statement.bind(change.recordID), statement.bind(change.kind.rawValue), statement.bind(change.version),
+                          statement.bind(change.scope), statement.bind(stamp)]
+            statement.append((offset == 0 ? "" : ", ") + "(" + values.joined(separator: ", ") + ")")
+        }
+        try await connection.query(statement.query, logger: logger)
+        return LogMove.of(numbered)
+    }
+
+    private func apply(_ operation: WriteOperation, connection: PostgresConnection, stamp: Double, spec: LogSpec?,
+                       log: inout [Change]) async throws -> StorageAPI.Record? {
+        let now = Date(timeIntervalSince1970: stamp)
+        switch operation {
+        case .insert(let collection, let chosen, let owner, let data):
+            let id = chosen ?? RecordIDs.make()
+            var version: Int64 = 1
+            if let chosen { version = try await tombstoneVersion(connection, collection: collection, id: chosen, log: log) + 1 }
+            let text = String(decoding: data.bytes, as: UTF8.self)
+            do {
+                try await connection.query("""
+                    INSERT INTO records (collection, id, owner, version, created_at, updated_at, data)
+                    VALUES (\(collection), \(id), \(owner), \(version), \(stamp), \(stamp), \(text)::jsonb)
+                    """, logger: logger)
+            } catch let error as PSQLError where error.serverInfo?[.constraintName] == "records_pkey" {
+                throw RecordRules.duplicateID(collection: collection, id: id)
+            }
+            log.append(Change(sequence: 0, owner: owner, collection: collection, recordID: id, kind: .insert, version: version,
+                              scope: try spec?.scope(id: id, data)))
+            return StorageAPI.Record(collection: collection, id: id, owner: owner, version: version, createdAt: now, updatedAt: now, data: data)
+        case .replace(let collection, let id, let owner, let data, let expectedVersion):
+            let existing = try await existingRecord(connection, collection: collection, id: id, owner: owner, expectedVersion: expectedVersion)
+            if spec?.history == true { try await keep(existing, connection: connection, at: stamp) }
+            let version = existing.version + 1
+            let text = String(decoding: data.bytes, as: UTF8.self)
+            try await connection.query("""
+                UPDATE records SET version = \(version), updated_at = \(stamp), data = \(text)::jsonb WHERE collection = \(collection) AND id = \(id)
+                """, logger: logger)
+            log.append(Change(sequence: 0, owner: owner, collection: collection, recordID: id, kind: .replace, version: version,
+                              scope: try spec?.scope(id: id, data)))
+            return StorageAPI.Record(collection: collection, id: id, owner: owner, version: version, createdAt: existing.createdAt,
+                                     updatedAt: now, data: data)
+        case .delete(let collection, let id, let owner, let expectedVersion):
+            let existing = try await existingRecord(connection, collection: collection, id: id, owner: owner, expectedVersion: expectedVersion)
+            if spec?.forgetsOnDelete == true {
+                try await connection.query("DELETE FROM versions WHERE collection = \(collection) AND id = \(id)", logger: logger)
+            } else if spec?.history == true {
+                try await keep(existing, connection: connection, at: stamp)
+            }
+            try await connection.query("DELETE FROM records WHERE collection = \(collection) AND id = \(id)", logger: logger)
+            log.append(Change(sequence: 0, owner: owner, collection: collection, recordID: id, kind: .delete, version: existing.version + 1,
+                              scope: try spec?.scope(id: id, existing.data)))
+            return nil
+        }
+    }
+
+    /// Keeps a record's version as it was before a replace or delete.
+    private func keep(_ record: StorageAPI.Record, connection: PostgresConnection, at stamp: Double) async throws {
+        let text = String(decoding: record.data.bytes, as: UTF8.self)
+        try await connection.query("""
+            INSERT INTO versions (collection, id, owner, version, created_at, updated_at, data, superseded_at)
+            VALUES (\(record.collection), \(record.id), \(record.owner), \(record.version), \(record.createdAt.timeIntervalSince1970),
+                    \(record.updatedAt.timeIntervalSince1970), \(text)::jsonb, \(stamp))
+            ON CONFLICT (collection, id, version) DO UPDATE SET data = excluded.data, superseded_at = excluded.superseded_at
+            """, logger: logger)
+    }
+
+    /// The version of a deleted record's tombstone (this batch's or the log's), or 0.
+    private func tombstoneVersion(_ connection: PostgresConnection, collection: String, id: String, log: [Change]) async throws -> Int64 {
+        if let pending = log.last(where: { $0.collection == collection && $0.recordID == id }) {
+            return pending.kind == .delete ? pending.version : 0
+        }
+        guard let row = try await connection.query("""
+            SELECT kind, version FROM changes WHERE collection = \(collection) AND record_id = \(id) ORDER BY sequence DESC LIMIT 1
+            """, logger: logger).collect().first else { return 0 }
+        let (kind, version) = try row.decode((String, Int64).self)
+        return kind == Change.Kind.delete.rawValue ? version : 0
+    }
+
+    /// The record a replace or delete is about, locked until the batch ends; checks its owner and version.
+    private func existingRecord(_ connection: PostgresConnection, collection: String, id: String, owner: String,
+                                expectedVersion: Int64?) async throws -> StorageAPI.Record {
+        guard let record = try await Self.record(connection, collection: collection, id: id, lock: true, logger: logger),
+              record.owner == owner else {
+            throw RecordRules.notFound(collection: collection, id: id)
+        }
+        try RecordRules.check(expectedVersion: expectedVersion, actual: record.version, id: id)
+        return record
+    }
+
+    private static func record(_ connection: PostgresConnection, collection: String, id: String, lock: Bool,
+                               logger: Logger) async throws -> StorageAPI.Record? {
+        let sql = "SELECT \(PostgresSQL.recordColumns) FROM records WHERE collection = $1 AND id = $2" + (lock ? " FOR UPDATE" : "")
+        guard let row = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds(collection, id)), logger: logger).collect().first else {
+            return nil
+        }
+        return try record(row)
+    }
+
+    /// Checks the blob fields an operation writes, and returns the blobs the record held before it.
+    private func blobChange(_ operation: WriteOperation, fields: [String], connection: PostgresConnection) async throws -> Set<String> {
+        switch operation {
+        case .insert(_, _, _, let data), .replace(_, _, _, let data, _):
+            _ = try BlobFieldRules.blobs(in: try data.parsed(), fields: fields, collection: operation.collection)
+        case .delete: break
+        }
+        guard let id = operation.id,
+              let row = try await connection.query("""
+                  SELECT data::text FROM records WHERE collection = \(operation.collection) AND id = \(id) AND owner = \(operation.owner)
+                  """, logger: logger).collect().first else { return [] }
+        let text = try row.decode(String.self)
+        return try BlobFieldRules.blobs(in: try JSONDocument(trustedBytes: Data(text.utf8)).parsed(), fields: fields, collection: operation.collection)
+    }
+
+    public func changes(_ query: ChangeQuery) async throws(StorageError) -> ChangePage {
+        try query.validate()
+        var statement = Statement()
+        var conditions = ["owner = \(statement.bind(query.owner))"]
+        for shared in query.shared {
+            conditions.append("(owner = \(statement.bind(shared.owner)) AND scope = \(statement.bind(shared.scope)))")
+        }
+        let after = statement.bind(query.after)
+        let limit = statement.bind(Int64(query.limit + 1))
+        statement.append("""
+            SELECT sequence, owner, collection, record_id, kind, version, scope FROM changes
+            WHERE (\(conditions.joined(separator: " OR "))) AND sequence > \(after) ORDER BY sequence LIMIT \(limit)
+            """)
+        let found = try await run { () async throws -> ([Change], Int64) in
+            var changes: [Change] = []
+            for try await (sequence, owner, collection, recordID, kind, version, scope) in try await self.client.query(statement.query, logger: self.logger)
+                .decode((Int64, String, String, String, String, Int64, String?).self) {
+                changes.append(Change(sequence: sequence, owner: owner, collection: collection, recordID: recordID,
+                                      kind: Change.Kind(rawValue: kind) ?? .replace, version: version, scope: scope))
+            }
+            var horizon: Int64 = 0
+            for try await value in try await self.client.query("SELECT value FROM log_meta WHERE key = 'horizon'", logger: self.logger).decode(Int64.self) {
+                horizon = value
+            }
+            return (changes, horizon)
+        }
+        return ChangePage(changes: Array(found.0.prefix(query.limit)), hasMore: found.0.count > query.limit, horizon: found.1)
+    }
+
+    public func history(collection: String, id: String, owner: String) async throws(StorageError) -> [StorageAPI.Record] {
+        guard StorageNames.isValidCollection(collection), StorageNames.isValidID(id) else { return [] }
+        return try await records(PostgresQuery(unsafeSQL: """
+            SELECT collection, id, owner, version, created_at, updated_at, data::text FROM versions
+            WHERE collection = $1 AND id = $2 AND owner = $3 ORDER BY version DESC
+            """, binds: Self.binds(collection, id, owner)))
+    }
+
+    public func compact(before cutoff: Date) async throws(StorageError) -> Compaction {
+        let stamp = cutoff.timeIntervalSince1970
+        return try await transaction { connection in
+            // One compaction at a time across nodes; writers are not held up.
+            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresMigrations.lockKey + 1))", logger: self.logger)
+            let superseded = try await Self.affected(connection, """
+                DELETE FROM changes c WHERE EXISTS (
+                    SELECT 1 FROM changes later WHERE later.collection = c.collection AND later.record_id = c.record_id AND later.sequence > c.sequence)
+                """, logger: self.logger)
+            let dropped = try await connection.query("SELECT MAX(sequence) FROM changes WHERE kind = 'delete' AND at < \(stamp)", logger: self.logger)
+                .collect().first.flatMap { try $0.decode(Int64?.self) }
+            let tombstones = try await Self.affected(connection, "DELETE FROM changes WHERE kind = 'delete' AND at < \(stamp)", logger: self.logger)
+            let versions = try await Self.affected(connection, "DELETE FROM versions WHERE superseded_at < \(stamp)", logger: self.logger)
+            if let dropped {
+                try await connection.query("UPDATE log_meta SET value = GREATEST(value, \(dropped)) WHERE key = 'horizon'", logger: self.logger)
+            }
+            let horizon = try await connection.query("SELECT value FROM log_meta WHERE key = 'horizon'", logger: self.logger)
+                .collect().first.map { try $0.decode(Int64.self) } ?? 0
+            return Compaction(supersededChanges: superseded, tombstones: tombstones, versions: versions, horizon: horizon)
+        }
+    }
+
+    /// Runs a DELETE and answers how many rows it removed.
+    private static func affected(_ connection: PostgresConnection, _ query: PostgresQuery, logger: Logger) async throws -> Int {
+        var count = 0
+        for try await _ in try await connection.query(PostgresQuery(unsafeSQL: query.sql + " RETURNING 1", binds: query.binds), logger: logger) {
+            count += 1
+        }
+        return count
+    }
+
+    // MARK: Blobs and usage
+
+    public func heldBlobs(among blobs: Set<String>) async throws(StorageError) -> Set<String> {
+        let fields = collections.withLock { $0.blobFields }
+        return try await run { try await self.client.withConnection { connection in
+            try await Self.held(among: blobs, fields: fields, connection: connection, logger: self.logger)
+        } }
+    }
+
+    private static func held(among blobs: Set<String>, fields: [String: [String]], connection: PostgresConnection,
+                             logger: Logger) async throws -> Set<String> {
+        var held: Set<String> = []
+        for (collection, names) in fields.sorted(by: { $0.key < $1.key }) {
+            for field in names {
+                // The collection and field are validated names, written as the blob index's literals.
+                let sql = "SELECT 1 FROM records WHERE collection = \(PostgresSQL.literal(collection)) AND \(PostgresSQL.expression(field)) = to_jsonb($1::text) LIMIT 1"
+                for blob in blobs.subtracting(held).sorted() {
+                    var binds = PostgresBindings()
+                    binds.append(blob)
+                    if try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).collect().isEmpty == false {
+                        held.insert(blob)
+                    }
+                }
+            }
+        }
+        return held
+    }
+
+    public func usage(owner: String) async throws(StorageError) -> (recordBytes: Int, blobs: Set<String>) {
+        let fields = collections.withLock { $0.blobFields }
+        return try await run {
+            var bytes = 0
+            for try await value in try await self.client.query("SELECT COALESCE(SUM(octet_length(data::text)), 0)::bigint FROM records WHERE owner = \(owner)",
+                                                               logger: self.logger).decode(Int64.self) {
+                bytes = Int(value)
+            }
+            var blobs: Set<String> = []
+            for (collection, names) in fields {
+                for field in names {
+                    let sql = "SELECT DISTINCT \(PostgresSQL.expression(field)) #>> '{}' FROM records WHERE collection = $1 AND owner = $2"
+                    for try await sha in try await self.client.query(PostgresQuery(unsafeSQL: sql, binds: Self.binds(collection, owner)),
+                                                                     logger: self.logger).decode(String?.self) {
+                        if let sha { blobs.insert(sha) }
+                    }
+                }
+            }
+            return (bytes, blobs)
+        }
+    }
+
+    // MARK: Running
+
+    private static func binds(_ values: String...) -> PostgresBindings {
+        var binds = PostgresBindings()
+        for value in values { binds.append(value) }
+        return binds
+    }
+
+    private static func record(_ row: PostgresRow) throws -> StorageAPI.Record {
+        let (collection, id, owner, version, created, updated, data) = try row.decode((String, String, String, Int64, Double, Double, String).self)
+        return StorageAPI.Record(collection: collection, id: id, owner: owner, version: version,
+                                 createdAt: Date(timeIntervalSince1970: created), updatedAt: Date(timeIntervalSince1970: updated),
+                                 data: JSONDocument(trustedBytes: Data(data.utf8)))
+    }
+
+    private func records(_ query: PostgresQuery) async throws(StorageError) -> [StorageAPI.Record] {
+        try await run {
+            var found: [StorageAPI.Record] = []
+            for try await row in try await self.client.query(query, logger: self.logger) { found.append(try Self.record(row)) }
+            return found
+        }
+    }
+
+    private func rows<T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: T.Type) async throws(StorageError) -> [T] {
+        try await run {
+            var found: [T] = []
+            for try await value in try await self.client.query(query, logger: self.logger).decode(T.self) { found.append(value) }
+            return found
+        }
+    }
+
+    /// Runs `body`, mapping what PostgreSQL says to storage errors.
+    private func run<T: Sendable>(_ body: () async throws -> T) async throws(StorageError) -> T {
+        do {
+            return try await body()
+        } catch {
+            throw map(error, uniqueViolation: nil)
+        }
+    }
+
+    /// `body` in one transaction: committed when it returns, rolled back when it throws. A unique
+    /// violation is a conflict naming the declared index, unless `onUniqueViolation` says otherwise.
+    private func transaction<T: Sendable>(_ body: @escaping (PostgresConnection) async throws -> T,
+                                          onUniqueViolation: ((String) -> StorageError?)? = nil) async throws(StorageError) -> T {
+        let logger = self.logger
+        do {
+            return try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    let value = try await body(connection)
+                    try await connection.query("COMMIT", logger: logger)
+                    return value
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
+            }
+        } catch {
+            throw map(error, uniqueViolation: onUniqueViolation)
+        }
+    }
+
+    /// What PostgreSQL said, as a storage error; anything unexpected is logged here with the
+    /// server's own words (never the values bound) and reaches the client as an internal error.
+    private func map(_ error: any Error, uniqueViolation: ((String) -> StorageError?)?) -> StorageError {
+        let mapped = Self.map(error, uniqueViolation: uniqueViolation, names: collections.withLock { $0.indexNames })
+        if mapped.code == .internal || mapped.code == .unavailable, let error = error as? PSQLError {
+            logger.error("storage: PostgreSQL: \(error.serverInfo?[.sqlState] ?? "\(error.code)") \(error.serverInfo?[.message] ?? "")")
+        }
+        return mapped
+    }
+
+    static func map(_ error: any Error, uniqueViolation: ((String) -> StorageError?)?, names: [String: String] = [:]) -> StorageError {
+        if let error = error as? StorageError { return error }
+        if let error = error as? BusError { return StorageError(error.code, error.message, details: error.details) }
+        guard let error = error as? PSQLError else { return StorageError(.internal, "Unexpected storage error.") }
+        switch error.code {
+        case .server:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            let constraint = error.serverInfo?[.constraintName] ?? ""
+            if state == "23505" {
+                if let special = uniqueViolation?(constraint) { return special }
+                return StorageError(.conflict, "Another item already has the same unique value.",
+                                    details: ["index": names[constraint] ?? constraint])
+            }
+            if state.hasPrefix("08") || state == "57P01" || state == "57P03" {
+                return .unavailable("The database cannot be reached; try again in a moment.")
+            }
+            if state == "53100" { return .unavailable("The database's disk is full; free space and try again.") }
+            if state == "40001" || state == "40P01" { return .unavailable("The database was busy; try again.") }
+            return StorageError(.internal, "Database error \(state).")
+        case .connectionError, .serverClosedConnection, .poolClosed, .uncleanShutdown:
+            return .unavailable("The database cannot be reached; try again in a moment.")
+        default:
+            return StorageError(.internal, "Database error.")
+        }
+    }
+}
+
+extension PostgresRecordStore.Collections {
+    mutating func remember(_ schema: CollectionSchema) {
+        if !schema.blobFields.isEmpty { blobFields[schema.name] = schema.blobFields }
+        logs[schema.name] = LogSpec(schema)
+        for index in schema.indexes where index.unique {
+            indexNames[PostgresSQL.indexName(collection: schema.name, index: index.name)] = index.name
+        }
+    }
+}

@@ -1,0 +1,91 @@
+import Bus
+import Foundation
+import Logging
+import StorageAPI
+import StoragePostgres
+import StorageTestKit
+import Testing
+
+/// The PostgreSQL server of this test run: `tools/test` starts a throwaway cluster
+/// (`tools/postgres`) and passes its URL. Without one (a bare `swift test`) these suites are
+/// skipped, saying why; `tools/test` sets `QUIRE_REQUIRE_POSTGRES`, so there a missing server fails.
+enum TestPostgres {
+    static let url = ProcessInfo.processInfo.environment["QUIRE_TEST_POSTGRES_URL"]
+    static let required = ProcessInfo.processInfo.environment["QUIRE_REQUIRE_POSTGRES"] != nil
+    static let available = url != nil || required
+
+    /// Runs `body` on a new store in a schema of its own (the cluster is thrown away after the run).
+    static func withStore(_ body: (PostgresRecordStore) async throws -> Void) async throws {
+        guard let url else {
+            Issue.record("QUIRE_TEST_POSTGRES_URL is not set: start a server with eval \"$(tools/postgres start)\"")
+            return
+        }
+        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
+        let settings = try PostgresRecordStore.Settings(url: url + (url.contains("?") ? "&" : "?") + "sslmode=disable&search_path=\(schema)",
+                                                        maxConnections: 2)
+        let store = PostgresRecordStore(settings: settings, logger: Logger(label: "quire.test.postgres"))
+        let running = Task { await store.run() }
+        defer { running.cancel() }
+        try await store.prepare()
+        try await body(store)
+    }
+}
+
+@Suite("Record store contract on PostgreSQL", .enabled(if: TestPostgres.available, "no PostgreSQL server: run tools/test, or tools/postgres start"))
+struct PostgresRecordStoreContractTests {
+    @Test("records", arguments: RecordStoreContract.cases)
+    func records(_ contract: ContractCase<any RecordStore>) async throws {
+        try await TestPostgres.withStore { try await contract.run($0) }
+    }
+
+    @Test("change log", arguments: ChangeLogContract.cases)
+    func changeLog(_ contract: ContractCase<any RecordStore>) async throws {
+        try await TestPostgres.withStore { try await contract.run($0) }
+    }
+
+    @Test("compaction", arguments: ChangeLogContract.compaction)
+    func compaction(_ contract: ContractCase<ChangeLogContract.Store>) async throws {
+        try await TestPostgres.withStore { try await contract.run($0) }
+    }
+
+    @Test("blob fields", arguments: BlobFieldContract.cases)
+    func blobFields(_ contract: ContractCase<any RecordStore>) async throws {
+        try await TestPostgres.withStore { try await contract.run($0) }
+    }
+
+    @Test("held blobs", arguments: BlobFieldContract.holdsCases)
+    func heldBlobs(_ contract: ContractCase<any RecordStore & BlobHolds>) async throws {
+        try await TestPostgres.withStore { try await contract.run($0) }
+    }
+}
+
+@Suite("PostgreSQL settings")
+struct PostgresSettingsTests {
+    @Test("a URL gives host, port, user, password, database, TLS and schema")
+    func parses() throws {
+        let settings = try PostgresRecordStore.Settings(url: "postgres://ann:p%40ss@db.example:6543/notes?sslmode=require&search_path=quire")
+        #expect(settings.host == "db.example" && settings.port == 6543 && settings.username == "ann" && settings.password == "p@ss")
+        #expect(settings.database == "notes" && settings.tls == .require && settings.schema == "quire")
+        let plain = try PostgresRecordStore.Settings(url: "postgresql://ann@localhost/notes")
+        #expect(plain.port == 5432 && plain.password == nil && plain.tls == .prefer && plain.schema == "public")
+    }
+
+    @Test("a malformed URL is refused with what to write instead, and never shows the password", arguments: [
+        ("mysql://ann:secret@db/notes", "not a PostgreSQL URL"),
+        ("postgres://ann:secret@/notes", "no host"),
+        ("postgres://db.example/notes", "no user"),
+        ("postgres://ann:secret@db.example/", "no database"),
+        ("postgres://ann:secret@db.example/notes?sslmode=maybe", "sslmode is disable, prefer or require"),
+        ("postgres://ann:secret@db.example/notes?search_path=a;drop", "search_path is one schema name"),
+        ("postgres://ann:secret@db.example/notes?pool=9", "not one Quire reads"),
+    ])
+    func refuses(_ url: String, _ said: String) {
+        do {
+            _ = try PostgresRecordStore.Settings(url: url)
+            Issue.record("\(url) was accepted")
+        } catch {
+            #expect(error.message.contains(said), "\(error.message)")
+            #expect(!error.message.contains("secret"), "\(error.message)")
+        }
+    }
+}
