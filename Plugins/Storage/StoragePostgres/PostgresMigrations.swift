@@ -71,5 +71,21 @@ enum PostgresMigrations {
             CREATE TABLE log_meta (key text PRIMARY KEY, value bigint NOT NULL);
             INSERT INTO log_meta (key, value) VALUES ('sequence', 0), ('horizon', 0);
             """),
+        // Points of collections with a spatial index, as earthdistance's `earth` (a 3D `cube`): a
+        // GiST index per collection answers "within r of" and "nearest first" (`<->`); distances
+        // are then the contract's great-circle ones, computed by the store.
+        Migration(version: 2, name: "spatial points", sql: """
+            CREATE EXTENSION IF NOT EXISTS cube;
+            CREATE EXTENSION IF NOT EXISTS earthdistance;
+            CREATE TABLE points (
+                collection text NOT NULL,
+                id text NOT NULL,
+                owner text NOT NULL,
+                latitude double precision NOT NULL,
+                longitude double precision NOT NULL,
+                position cube NOT NULL,
+                PRIMARY KEY (collection, id)
+            );
+            """),
     ]
 }

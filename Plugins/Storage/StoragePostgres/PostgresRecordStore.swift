@@ -13,7 +13,7 @@ import Synchronization
 /// with many writers: a reader that saw sequence n never later finds a change below n appear.
 ///
 /// Run it as a service (its pool's connections live there), then ``prepare()`` it.
-public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, ChangeLogCompacting, Service {
+public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, RecordSpatialIndexing, ChangeLogCompacting, Service {
     /// Where the database is and how to reach it.
     public struct Settings: Sendable, Equatable {
         public var host: String
@@ -88,6 +88,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Cha
         var blobFields: [String: [String]] = [:]
         var logs: [String: LogSpec] = [:]
         var indexNames: [String: String] = [:]
+        var spatial: [String: SpatialIndexSpec] = [:]
     }
 
     public init(settings: Settings, logger: Logger) {
@@ -147,9 +148,12 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Cha
     public func declare(_ schema: CollectionSchema) async throws(StorageError) {
         try SchemaRules.validate(schema)
         var schema = schema
-        let (knownBlobs, previousLog) = collections.withLock { ($0.blobFields[schema.name] ?? [], $0.logs[schema.name]) }
+        let (knownBlobs, previousLog, previousSpatial) = collections.withLock {
+            ($0.blobFields[schema.name] ?? [], $0.logs[schema.name], $0.spatial[schema.name])
+        }
         schema.blobFields = knownBlobs + schema.blobFields.filter { !knownBlobs.contains($0) }
         if let previousLog, schema.scope == nil { schema.scope = previousLog.scope }
+        if schema.spatial == nil { schema.spatial = previousSpatial }
         let blobIndexes = schema.blobFields.map { IndexSpec(name: "blob_" + $0, fields: [$0], scope: .global) }
         let final = schema
         let text = String(decoding: (try? JSONEncoder().encode(final)) ?? Data("{}".utf8), as: UTF8.self)
@@ -164,6 +168,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Cha
                     try await connection.query(PostgresQuery(unsafeSQL: "DROP INDEX \(name)"), logger: self.logger)
                 }
                 try await connection.query(PostgresQuery(unsafeSQL: wanted), logger: self.logger)
+            }
+            if final.spatial != previousSpatial {
+                try await PostgresSpatial.rebuild(connection, collection: final.name, spec: final.spatial, logger: self.logger)
             }
             try await connection.query("""
                 INSERT INTO collections (name, schema) VALUES (\(final.name), \(text))
@@ -237,7 +244,11 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Cha
                 if let fields = known.blobFields[operation.collection] {
                     letGo.formUnion(try await self.blobChange(operation, fields: fields, connection: connection))
                 }
-                written.append(try await self.apply(operation, connection: connection, stamp: stamp, spec: known.logs[operation.collection], log: &log))
+                let record = try await self.apply(operation, connection: connection, stamp: stamp, spec: known.logs[operation.collection], log: &log)
+                if let spec = known.spatial[operation.collection] {
+                    try await PostgresSpatial.follow(connection, operation, record: record, spec: spec, logger: self.logger)
+                }
+                written.append(record)
             }
             let moved = try await self.appendLog(log, connection: connection, stamp: stamp)
             let released = letGo.subtracting(try await Self.held(among: letGo, fields: known.blobFields, connection: connection, logger: self.logger)).sorted()
@@ -454,6 +465,28 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Cha
         return count
     }
 
+    // MARK: Spatial
+
+    public func spatialQuery(_ query: SpatialQuery) async throws(StorageError) -> SpatialResult {
+        let area = try query.validatedArea()
+        guard collections.withLock({ $0.spatial[query.collection] }) != nil else {
+            throw StorageError.invalid("'\(query.collection)' has no spatial index; declare one with the collection.", field: "collection")
+        }
+        let statement = PostgresSpatial.select(query, area: area)
+        let candidates = try await run {
+            var found: [(StorageAPI.Record, GeoPoint)] = []
+            for try await (collection, id, owner, version, created, updated, data, latitude, longitude) in try await self.client
+                .query(statement.query, logger: self.logger).decode((String, String, String, Int64, Double, Double, String, Double, Double).self) {
+                let record = StorageAPI.Record(collection: collection, id: id, owner: owner, version: version,
+                                               createdAt: Date(timeIntervalSince1970: created), updatedAt: Date(timeIntervalSince1970: updated),
+                                               data: JSONDocument(trustedBytes: Data(data.utf8)))
+                found.append((record, GeoPoint(latitude: latitude, longitude: longitude)))
+            }
+            return found
+        }
+        return PostgresSpatial.answer(candidates, area: area, limit: query.limit)
+    }
+
     // MARK: Blobs and usage
 
     public func heldBlobs(among blobs: Set<String>) async throws(StorageError) -> Set<String> {
@@ -607,6 +640,7 @@ extension PostgresRecordStore.Collections {
     mutating func remember(_ schema: CollectionSchema) {
         if !schema.blobFields.isEmpty { blobFields[schema.name] = schema.blobFields }
         logs[schema.name] = LogSpec(schema)
+        spatial[schema.name] = schema.spatial
         for index in schema.indexes where index.unique {
             indexNames[PostgresSQL.indexName(collection: schema.name, index: index.name)] = index.name
         }
