@@ -48,6 +48,11 @@ struct PostgresRecordStoreContractTests {
         try await TestPostgres.withStore { try await contract.run($0) }
     }
 
+    @Test("search", arguments: SearchContract.cases)
+    func search(_ contract: ContractCase<SearchContract.Store>) async throws {
+        try await TestPostgres.withStore { try await contract.run($0) }
+    }
+
     @Test("spatial", arguments: SpatialContract.cases)
     func spatial(_ contract: ContractCase<SpatialContract.Store>) async throws {
         try await TestPostgres.withStore { try await contract.run($0) }

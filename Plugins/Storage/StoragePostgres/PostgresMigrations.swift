@@ -87,5 +87,22 @@ enum PostgresMigrations {
                 PRIMARY KEY (collection, id)
             );
             """),
+        // Search rows: what the shared rules fold (SearchText, the same code every backend runs),
+        // kept beside each record of a collection with a search index. The folded key in byte
+        // order ("C") answers browsing and key prefixes from a b-tree; every folded word, in an
+        // array with a GIN index, answers "has these words"; the filter fields' values are jsonb.
+        Migration(version: 3, name: "search rows", sql: """
+            CREATE TABLE search_rows (
+                collection text NOT NULL,
+                id text COLLATE "C" NOT NULL,
+                owner text NOT NULL,
+                key text COLLATE "C" NOT NULL,
+                words text[] NOT NULL,
+                filters jsonb NOT NULL,
+                PRIMARY KEY (collection, id)
+            );
+            CREATE INDEX search_by_key ON search_rows (collection, owner, key, id);
+            CREATE INDEX search_by_word ON search_rows USING gin (words);
+            """),
     ]
 }

@@ -13,7 +13,7 @@ import Synchronization
 /// with many writers: a reader that saw sequence n never later finds a change below n appear.
 ///
 /// Run it as a service (its pool's connections live there), then ``prepare()`` it.
-public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, RecordSpatialIndexing, ChangeLogCompacting, Service {
+public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, RecordSearching, RecordSpatialIndexing, ChangeLogCompacting, Service {
     /// Where the database is and how to reach it.
     public struct Settings: Sendable, Equatable {
         public var host: String
@@ -89,6 +89,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         var logs: [String: LogSpec] = [:]
         var indexNames: [String: String] = [:]
         var spatial: [String: SpatialIndexSpec] = [:]
+        var search: [String: SearchIndexSpec] = [:]
     }
 
     public init(settings: Settings, logger: Logger) {
@@ -148,12 +149,13 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
     public func declare(_ schema: CollectionSchema) async throws(StorageError) {
         try SchemaRules.validate(schema)
         var schema = schema
-        let (knownBlobs, previousLog, previousSpatial) = collections.withLock {
-            ($0.blobFields[schema.name] ?? [], $0.logs[schema.name], $0.spatial[schema.name])
+        let (knownBlobs, previousLog, previousSpatial, previousSearch) = collections.withLock {
+            ($0.blobFields[schema.name] ?? [], $0.logs[schema.name], $0.spatial[schema.name], $0.search[schema.name])
         }
         schema.blobFields = knownBlobs + schema.blobFields.filter { !knownBlobs.contains($0) }
         if let previousLog, schema.scope == nil { schema.scope = previousLog.scope }
         if schema.spatial == nil { schema.spatial = previousSpatial }
+        if schema.search == nil { schema.search = previousSearch }
         let blobIndexes = schema.blobFields.map { IndexSpec(name: "blob_" + $0, fields: [$0], scope: .global) }
         let final = schema
         let text = String(decoding: (try? JSONEncoder().encode(final)) ?? Data("{}".utf8), as: UTF8.self)
@@ -168,6 +170,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
                     try await connection.query(PostgresQuery(unsafeSQL: "DROP INDEX \(name)"), logger: self.logger)
                 }
                 try await connection.query(PostgresQuery(unsafeSQL: wanted), logger: self.logger)
+            }
+            if final.search != previousSearch {
+                try await PostgresSearch.rebuild(connection, collection: final.name, spec: final.search, logger: self.logger)
             }
             if final.spatial != previousSpatial {
                 try await PostgresSpatial.rebuild(connection, collection: final.name, spec: final.spatial, logger: self.logger)
@@ -245,6 +250,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
                     letGo.formUnion(try await self.blobChange(operation, fields: fields, connection: connection))
                 }
                 let record = try await self.apply(operation, connection: connection, stamp: stamp, spec: known.logs[operation.collection], log: &log)
+                if let spec = known.search[operation.collection] {
+                    try await PostgresSearch.follow(connection, operation, record: record, spec: spec, logger: self.logger)
+                }
                 if let spec = known.spatial[operation.collection] {
                     try await PostgresSpatial.follow(connection, operation, record: record, spec: spec, logger: self.logger)
                 }
@@ -465,6 +473,30 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         return count
     }
 
+    // MARK: Search
+
+    public func search(_ query: SearchQuery) async throws(StorageError) -> SearchResult {
+        let spec = collections.withLock { $0.search[query.collection] }
+        try query.validate(against: spec)
+        guard let spec else { return SearchResult(hits: []) }
+        let terms = SearchText.terms(query.text)
+        let statement = terms.isEmpty ? PostgresSearch.browse(query) : PostgresSearch.candidates(query, terms: terms)
+        let found = try await run {
+            var rows: [(StorageAPI.Record, String)] = []
+            for try await (collection, id, owner, version, created, updated, data, key) in try await self.client
+                .query(statement.query, logger: self.logger).decode((String, String, String, Int64, Double, Double, String, String).self) {
+                rows.append((StorageAPI.Record(collection: collection, id: id, owner: owner, version: version,
+                                               createdAt: Date(timeIntervalSince1970: created), updatedAt: Date(timeIntervalSince1970: updated),
+                                               data: JSONDocument(trustedBytes: Data(data.utf8))), key))
+            }
+            return rows
+        }
+        guard terms.isEmpty else { return SearchResult(hits: PostgresSearch.rank(found, spec: spec, terms: terms, limit: query.limit)) }
+        let page = found.prefix(query.limit)
+        let next = found.count > query.limit ? page.last.map { SearchCursor(key: $0.1, id: $0.0.id) } : nil
+        return SearchResult(hits: page.map { SearchHit(record: $0.0, tier: .listed, highlights: []) }, next: next)
+    }
+
     // MARK: Spatial
 
     public func spatialQuery(_ query: SpatialQuery) async throws(StorageError) -> SpatialResult {
@@ -641,6 +673,7 @@ extension PostgresRecordStore.Collections {
         if !schema.blobFields.isEmpty { blobFields[schema.name] = schema.blobFields }
         logs[schema.name] = LogSpec(schema)
         spatial[schema.name] = schema.spatial
+        search[schema.name] = schema.search
         for index in schema.indexes where index.unique {
             indexNames[PostgresSQL.indexName(collection: schema.name, index: index.name)] = index.name
         }

@@ -37,6 +37,10 @@ struct Statement {
         return "$\(binds.count)"
     }
 
+    mutating func appendBind(_ values: [String]) {
+        binds.append(values)
+    }
+
     /// A JSON value, as `jsonb`.
     mutating func bindJSON(_ value: JSONValue) -> String {
         bind(value.canonicalJSONText) + "::jsonb"
