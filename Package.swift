@@ -97,7 +97,7 @@ let targets: [Target] = [
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),
-    plugin("Storage", "Storage", ["StorageAPI", "DeviceMonitorAPI", "Bus", "PluginKit", "AppConfig", .grdb, .lifecycle, .logging]),
+    plugin("Storage", "Storage", ["StorageAPI", "StoragePostgres", "DeviceMonitorAPI", "Bus", "PluginKit", "AppConfig", .grdb, .lifecycle, .logging]),
     plugin("Storage", "StorageTestKit", ["StorageAPI"]),
     // The PostgreSQL backend (postgres-nio): the same contract, on a database server several nodes share.
     plugin("Storage", "StoragePostgres", ["StorageAPI", "Bus", .postgres, .lifecycle, .logging]),

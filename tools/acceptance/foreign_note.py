@@ -227,8 +227,8 @@ def wrong_files(server, token):
 def quire_vocab(server, binary, data):
     tool = os.path.join(os.path.dirname(binary), "quire-vocab")
     auth = os.path.join(os.path.dirname(binary), "quire-auth")
-    env = dict(os.environ, QUIRE_DATA=data)
-    subprocess.run([auth, "create-user", "--config", CONFIG, "carol"], env=env, capture_output=True, check=True)
+    config, env = server.tool()
+    subprocess.run([auth, "create-user", "--config", config, "carol"], env=env, capture_output=True, check=True)
     path = os.path.join(data, "words.csv")
     with open(path, "w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -237,19 +237,19 @@ def quire_vocab(server, binary, data):
             writer.writerow([f"mot{index}", f"word number {index}", "bulk", "Bulk"])
         writer.writerow(["", "no word", "", ""])
         writer.writerow(["東京都", "Tokyo", "ja", "Japanese"])
-    run = subprocess.run([tool, "import", path, "--config", CONFIG, "--user", "carol"], env=env, capture_output=True, text=True)
+    run = subprocess.run([tool, "import", path, "--config", config, "--user", "carol"], env=env, capture_output=True, text=True)
     check("quire-vocab import → exit 0, counts and the bad row", run.returncode == 0 and "imported 3001 entries" in run.stdout
           and "row 3002:" in run.stdout, (run.returncode, run.stdout[-300:], run.stderr[-300:]))
     check("…progress on stderr", "importing:" in run.stderr and "rows/s" in run.stderr, run.stderr[-200:])
-    run = subprocess.run([tool, "search", "京都", "--config", CONFIG, "--user", "carol"], env=env, capture_output=True, text=True)
+    run = subprocess.run([tool, "search", "京都", "--config", config, "--user", "carol"], env=env, capture_output=True, text=True)
     check("quire-vocab search 京都 → 東[京都] (substring, marked)", run.returncode == 0 and "東[京都]" in run.stdout, run.stdout)
-    run = subprocess.run([tool, "export", "--config", CONFIG, "--user", "carol", "--collection", "Japanese"], env=env,
+    run = subprocess.run([tool, "export", "--config", config, "--user", "carol", "--collection", "Japanese"], env=env,
                          capture_output=True, text=True)
     rows = list(csv.reader(io.StringIO(run.stdout)))
     check("quire-vocab export --collection Japanese → that one row, every column",
           len(rows) == 2 and rows[0][:8] == ["id", "word", "definition", "languages", "note", "example", "tags", "collection"]
           and rows[1][1:8] == ["東京都", "Tokyo", "", "", "", "ja", "Japanese"] and rows[1][0].startswith("e_"), rows)
-    run = subprocess.run([tool, "search", "x", "--config", CONFIG, "--user", "nobody"], env=env, capture_output=True, text=True)
+    run = subprocess.run([tool, "search", "x", "--config", config, "--user", "nobody"], env=env, capture_output=True, text=True)
     check("quire-vocab for an unknown user → exit 3 with a sentence", run.returncode == 3 and "nobody" in run.stderr, run.stderr)
 
 

@@ -373,8 +373,8 @@ def album_scenarios(server, data, web, label):
     return token
 
 
-def tools(binary, data, config, account):
-    env = dict(os.environ, QUIRE_DATA=data)
+def tools(binary, server, account):
+    config, env = server.tool()
     geo = os.path.join(os.path.dirname(binary), "quire-geo")
     share = os.path.join(os.path.dirname(binary), "quire-share")
     out = subprocess.run([geo, "place", "48.8584", "2.2945"], capture_output=True, text=True)
@@ -410,7 +410,7 @@ def main():
                 token = [run.result() for run in runs][0]
             edits_and_forgetting(server, data, web)
             account = json.loads(__import__("base64").urlsafe_b64decode(token.split(".")[1] + "=="))["sub"]
-            shared_path = tools(binary, data, server.config, account)
+            shared_path = tools(binary, server, account)
             status, _, _ = call(server, "GET", shared_path + "?format=json")
             check("…and the server serves the link quire-share made", status == 200, status)
             _, before, _ = call(server, "GET", "/api/v1/album/photos", token=token)

@@ -7,8 +7,10 @@ leaves none half-written, config mistakes exit 1 with file:line:column, and quir
 same data. Prints one line per check and `acceptance: N passed, N failed` last.
 """
 import argparse
+import hashlib
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -59,8 +61,11 @@ class Server:
     def start(self):
         env = dict(os.environ, QUIRE_PORT=str(self.port), QUIRE_DATA=self.data, QUIRE_BLOB_GRACE=self.blob_grace)
         env.pop("QUIRE_AUTH_SECRET", None)
+        config = self.config
+        if os.environ.get("QUIRE_ACCEPTANCE_BACKEND") == "postgres":
+            config, env["QUIRE_DATABASE_URL"] = on_postgres(self.config, self.data)
         self.log = open(self.log_path, "a")
-        self.process = subprocess.Popen([self.binary, "serve", "--config", self.config], env=env, cwd=ROOT,
+        self.process = subprocess.Popen([self.binary, "serve", "--config", config], env=env, cwd=ROOT,
                                         stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -74,11 +79,37 @@ class Server:
             time.sleep(0.1)
         raise RuntimeError("server did not answer /health within 60 s")
 
+    def tool(self, config=None):
+        """The config and environment a command-line tool uses to reach this server's data (its
+        PostgreSQL schema too, when the acceptance runs there)."""
+        config = config or self.config
+        env = dict(os.environ, QUIRE_PORT=str(self.port), QUIRE_DATA=self.data)
+        if os.environ.get("QUIRE_ACCEPTANCE_BACKEND") == "postgres":
+            config, env["QUIRE_DATABASE_URL"] = on_postgres(config, self.data)
+        return config, env
+
     def stop(self, sig=signal.SIGTERM):
         self.process.send_signal(sig)
         code = self.process.wait(timeout=30)
         self.log.close()
         return code
+
+
+def on_postgres(config, data):
+    """The same app on PostgreSQL (QUIRE_TEST_POSTGRES_URL, from tools/postgres): `config` with its
+    storage section's SQLite file replaced by the database, in a schema of this data directory's own
+    (fresh for each server, kept across its restarts). Answers the config's path and the URL."""
+    with open(config) as handle:
+        text = handle.read()
+    text, count = re.subn(r"    backend: sqlite\n    path: [^\n]*\n", "    backend: postgres\n    url: ${QUIRE_DATABASE_URL}\n", text)
+    if count != 1:
+        raise RuntimeError(f"{config}: no SQLite storage section to move to PostgreSQL")
+    path = os.path.join(data, "on-postgres-" + os.path.basename(config))
+    with open(path, "w") as handle:
+        handle.write(text)
+    schema = "acc_" + hashlib.sha1(os.path.abspath(data).encode()).hexdigest()[:16]
+    base = os.environ["QUIRE_TEST_POSTGRES_URL"]
+    return path, base + ("&" if "?" in base else "?") + f"sslmode=disable&search_path={schema}"
 
 
 def call(server, method, path, body=None, token=None, headers=None, timeout=10, raw=None, content_type="application/octet-stream"):
@@ -371,16 +402,16 @@ def config_check(binary, data):
 
 def quire_auth(server, binary):
     tool = os.path.join(os.path.dirname(binary), "quire-auth")
-    env = dict(os.environ, QUIRE_PORT=str(server.port), QUIRE_DATA=server.data)
-    created = subprocess.run([tool, "create-user", "--config", CONFIG, "carol", "--password-stdin"],
+    config, env = server.tool()
+    created = subprocess.run([tool, "create-user", "--config", config, "carol", "--password-stdin"],
                              input="carols password\n", capture_output=True, text=True, env=env)
     check("quire-auth create-user (while the server runs)", created.returncode == 0, created.stderr)
     status, body, _ = call(server, "POST", "/api/v1/auth/login", {"username": "carol", "password": "carols password"})
     check("…the new user signs in", status == 200, status)
-    revoked = subprocess.run([tool, "revoke-sessions", "--config", CONFIG, "carol"], capture_output=True, text=True, env=env)
+    revoked = subprocess.run([tool, "revoke-sessions", "--config", config, "carol"], capture_output=True, text=True, env=env)
     check("quire-auth revoke-sessions", revoked.returncode == 0 and "revoked 1" in revoked.stdout, revoked.stdout + revoked.stderr)
     check("…her token no longer works", call(server, "GET", "/api/v1/notes", token=body["access_token"])[0] == 401)
-    missing = subprocess.run([tool, "reset-password", "--config", CONFIG, "nobody"], capture_output=True, text=True, env=env)
+    missing = subprocess.run([tool, "reset-password", "--config", config, "nobody"], capture_output=True, text=True, env=env)
     check("quire-auth reset-password of an unknown user → exit 3", missing.returncode == 3, missing.returncode)
 
 

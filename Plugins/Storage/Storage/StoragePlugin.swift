@@ -5,6 +5,7 @@ public import ServiceLifecycle
 public import StorageAPI
 import DeviceMonitorAPI
 import Logging
+import StoragePostgres
 import Synchronization
 import Foundation
 
@@ -15,9 +16,11 @@ import Foundation
 /// ```
 public struct StoragePlugin: Plugin {
     public struct Config: Sendable {
-        public enum Backend: String, Sendable { case sqlite, memory }
+        public enum Backend: String, Sendable { case sqlite, memory, postgres }
         public var backend: Backend
         public var path: String
+        /// The PostgreSQL backend's database (`url`), read and checked when the config is.
+        public var postgres: PostgresRecordStore.Settings?
         public var blobs: String
         public var durability: SQLiteRecordStore.Durability
         public var maxBlobBytes: Int
@@ -34,8 +37,12 @@ public struct StoragePlugin: Plugin {
         id: "storage",
         summary: "Records (collections, indexes, queries, atomic batches, change log) and content-addressed blobs",
         settings: [
-            SettingDescription("backend", "sqlite | memory", default: "sqlite", "Where records live: an embedded SQLite file, or memory (lost at exit)"),
+            SettingDescription("backend", "sqlite | postgres | memory", default: "sqlite",
+                               "Where records live: an embedded SQLite file, a PostgreSQL server several nodes share, or memory (lost at exit)"),
             SettingDescription("path", "path", default: "./data/<app>.sqlite", "The SQLite database file"),
+            SettingDescription("url", "postgres://USER:PASSWORD@HOST:PORT/DATABASE[?sslmode=disable|prefer|require&search_path=SCHEMA]",
+                               "The PostgreSQL database (backend: postgres); use ${QUIRE_DATABASE_URL}"),
+            SettingDescription("max_connections", "int 1...200", default: "20", "The PostgreSQL connections this node keeps at most"),
             SettingDescription("blobs", "path", default: "./data/blobs", "Directory of content-addressed blobs"),
             SettingDescription("durability", "normal | full", default: "normal", "normal survives a process crash; full also a power cut, at an fsync per commit"),
             SettingDescription("max_blob_bytes", "int 1...1073741824", default: "67108864", "Largest blob accepted"),
@@ -51,9 +58,25 @@ public struct StoragePlugin: Plugin {
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
-        Config(
-            backend: Config.Backend(rawValue: section.choice("backend", ["sqlite", "memory"], default: "sqlite")) ?? .sqlite,
+        let backend = Config.Backend(rawValue: section.choice("backend", ["sqlite", "postgres", "memory"], default: "sqlite")) ?? .sqlite
+        var postgres: PostgresRecordStore.Settings?
+        let connections = section.int("max_connections", default: 20, in: 1...200)
+        if backend == .postgres {
+            if let url = section.string("url"), !url.isEmpty {
+                do {
+                    postgres = try PostgresRecordStore.Settings(url: url, maxConnections: connections)
+                } catch {
+                    section.report("url", error.message)
+                }
+            } else {
+                section.report("url", "backend postgres needs the database's URL: url: ${QUIRE_DATABASE_URL} "
+                               + "(postgres://USER:PASSWORD@HOST:PORT/DATABASE)")
+            }
+        }
+        return Config(
+            backend: backend,
             path: section.string("path", default: "") ?? "",
+            postgres: postgres,
             blobs: section.string("blobs", default: "./data/blobs") ?? "./data/blobs",
             durability: SQLiteRecordStore.Durability(rawValue: section.choice("durability", ["normal", "full"], default: "normal")) ?? .normal,
             maxBlobBytes: section.int("max_blob_bytes", default: 64 << 20, in: 1...(1 << 30)),
@@ -88,6 +111,23 @@ public struct StoragePlugin: Plugin {
             closer = StorageService(logger: context.logger) { try store.close() }
             checkpoints = CheckpointService(store: store, lowBattery: context.bus.subscribe(to: LowBatteryEntered.self), logger: context.logger)
             context.logger.info("Storage: SQLite at \(path), blobs in \(config.blobs)")
+        case .postgres:
+            guard let settings = config.postgres else { throw StorageError.invalid("backend postgres needs a url.", field: "url") }
+            let store = PostgresRecordStore(settings: settings, logger: context.logger)
+            // The pool runs from now (other plugins declare their collections while the app is
+            // made) until the storage service ends, after everything that uses it has stopped.
+            let pool = Task { await store.run() }
+            do {
+                try await store.prepareWhenReachable()
+            } catch {
+                pool.cancel()
+                throw error
+            }
+            records = store
+            blobs = try FileBlobStore(directory: config.blobs, maxBlobBytes: config.maxBlobBytes)
+            closer = StorageService(logger: context.logger) { pool.cancel() }
+            checkpoints = nil
+            context.logger.info("Storage: PostgreSQL at \(settings.description), blobs in \(config.blobs)")
         case .memory:
             records = InMemoryRecordStore()
             blobs = InMemoryBlobStore(maxBlobBytes: config.maxBlobBytes)

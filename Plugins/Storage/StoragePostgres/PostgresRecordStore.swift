@@ -113,6 +113,22 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         await client.run()
     }
 
+    /// ``prepare()``, waiting for the database while it cannot be reached: one line per attempt,
+    /// 1 s, 2 s, 4 s… up to 30 s apart, until it answers or the task is cancelled (shutdown).
+    public func prepareWhenReachable() async throws(StorageError) {
+        var wait: Duration = .seconds(1)
+        while true {
+            do {
+                try await prepare()
+                return
+            } catch where error.code == .unavailable && !Task.isCancelled {
+                logger.warning("storage: PostgreSQL at \(settings.description) cannot be reached; trying again in \(wait.components.seconds) s")
+                do { try await Task.sleep(for: wait) } catch { throw StorageError.unavailable("Stopped while waiting for PostgreSQL.") }
+                wait = min(wait * 2, .seconds(30))
+            }
+        }
+    }
+
     /// Brings the schema up to date (each migration once, whichever node gets there first) and
     /// reads the declared collections. Call once ``run()`` is under way.
     public func prepare() async throws(StorageError) {
@@ -641,6 +657,10 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         return mapped
     }
 
+    /// The database is down or restarting: 503 with Retry-After; the pool reconnects by itself.
+    static let unreachable = StorageError(.unavailable, "The database cannot be reached just now; try again in a few seconds.",
+                                          details: ["retryAfter": "2"])
+
     static func map(_ error: any Error, uniqueViolation: ((String) -> StorageError?)?, names: [String: String] = [:]) -> StorageError {
         if let error = error as? StorageError { return error }
         if let error = error as? BusError { return StorageError(error.code, error.message, details: error.details) }
@@ -654,14 +674,12 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
                 return StorageError(.conflict, "Another item already has the same unique value.",
                                     details: ["index": names[constraint] ?? constraint])
             }
-            if state.hasPrefix("08") || state == "57P01" || state == "57P03" {
-                return .unavailable("The database cannot be reached; try again in a moment.")
-            }
+            if state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03" { return unreachable }
             if state == "53100" { return .unavailable("The database's disk is full; free space and try again.") }
             if state == "40001" || state == "40P01" { return .unavailable("The database was busy; try again.") }
             return StorageError(.internal, "Database error \(state).")
         case .connectionError, .serverClosedConnection, .poolClosed, .uncleanShutdown:
-            return .unavailable("The database cannot be reached; try again in a moment.")
+            return unreachable
         default:
             return StorageError(.internal, "Database error.")
         }
