@@ -105,7 +105,10 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         if settings.schema != "public" {
             configuration.options.additionalStartupParameters = [("search_path", "\(settings.schema), public")]
         }
-        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        // The pool logs each failed connection attempt at info; this store says once per wait what is wrong.
+        var poolLogger = logger
+        poolLogger.logLevel = max(logger.logLevel, .notice)
+        client = PostgresClient(configuration: configuration, backgroundLogger: poolLogger)
     }
 
     /// The pool: connections are made and kept while this runs.
@@ -434,15 +437,16 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             SELECT sequence, owner, collection, record_id, kind, version, scope FROM changes
             WHERE (\(conditions.joined(separator: " OR "))) AND sequence > \(after) ORDER BY sequence LIMIT \(limit)
             """)
-        let found = try await run { () async throws -> ([Change], Int64) in
+        let sql = statement.query
+        let found = try await run { connection async throws -> ([Change], Int64) in
             var changes: [Change] = []
-            for try await (sequence, owner, collection, recordID, kind, version, scope) in try await self.client.query(statement.query, logger: self.logger)
+            for try await (sequence, owner, collection, recordID, kind, version, scope) in try await connection.query(sql, logger: self.logger)
                 .decode((Int64, String, String, String, String, Int64, String?).self) {
                 changes.append(Change(sequence: sequence, owner: owner, collection: collection, recordID: recordID,
                                       kind: Change.Kind(rawValue: kind) ?? .replace, version: version, scope: scope))
             }
             var horizon: Int64 = 0
-            for try await value in try await self.client.query("SELECT value FROM log_meta WHERE key = 'horizon'", logger: self.logger).decode(Int64.self) {
+            for try await value in try await connection.query("SELECT value FROM log_meta WHERE key = 'horizon'", logger: self.logger).decode(Int64.self) {
                 horizon = value
             }
             return (changes, horizon)
@@ -497,9 +501,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         guard let spec else { return SearchResult(hits: []) }
         let terms = SearchText.terms(query.text)
         let statement = terms.isEmpty ? PostgresSearch.browse(query) : PostgresSearch.candidates(query, terms: terms)
-        let found = try await run {
+        let found = try await run { connection in
             var rows: [(StorageAPI.Record, String)] = []
-            for try await (collection, id, owner, version, created, updated, data, key) in try await self.client
+            for try await (collection, id, owner, version, created, updated, data, key) in try await connection
                 .query(statement.query, logger: self.logger).decode((String, String, String, Int64, Double, Double, String, String).self) {
                 rows.append((StorageAPI.Record(collection: collection, id: id, owner: owner, version: version,
                                                createdAt: Date(timeIntervalSince1970: created), updatedAt: Date(timeIntervalSince1970: updated),
@@ -521,9 +525,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             throw StorageError.invalid("'\(query.collection)' has no spatial index; declare one with the collection.", field: "collection")
         }
         let statement = PostgresSpatial.select(query, area: area)
-        let candidates = try await run {
+        let candidates = try await run { connection in
             var found: [(StorageAPI.Record, GeoPoint)] = []
-            for try await (collection, id, owner, version, created, updated, data, latitude, longitude) in try await self.client
+            for try await (collection, id, owner, version, created, updated, data, latitude, longitude) in try await connection
                 .query(statement.query, logger: self.logger).decode((String, String, String, Int64, Double, Double, String, Double, Double).self) {
                 let record = StorageAPI.Record(collection: collection, id: id, owner: owner, version: version,
                                                createdAt: Date(timeIntervalSince1970: created), updatedAt: Date(timeIntervalSince1970: updated),
@@ -539,9 +543,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
 
     public func heldBlobs(among blobs: Set<String>) async throws(StorageError) -> Set<String> {
         let fields = collections.withLock { $0.blobFields }
-        return try await run { try await self.client.withConnection { connection in
+        return try await run { connection in
             try await Self.held(among: blobs, fields: fields, connection: connection, logger: self.logger)
-        } }
+        }
     }
 
     private static func held(among blobs: Set<String>, fields: [String: [String]], connection: PostgresConnection,
@@ -565,9 +569,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
 
     public func usage(owner: String) async throws(StorageError) -> (recordBytes: Int, blobs: Set<String>) {
         let fields = collections.withLock { $0.blobFields }
-        return try await run {
+        return try await run { connection in
             var bytes = 0
-            for try await value in try await self.client.query("SELECT COALESCE(SUM(octet_length(data::text)), 0)::bigint FROM records WHERE owner = \(owner)",
+            for try await value in try await connection.query("SELECT COALESCE(SUM(octet_length(data::text)), 0)::bigint FROM records WHERE owner = \(owner)",
                                                                logger: self.logger).decode(Int64.self) {
                 bytes = Int(value)
             }
@@ -575,7 +579,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             for (collection, names) in fields {
                 for field in names {
                     let sql = "SELECT DISTINCT \(PostgresSQL.expression(field)) #>> '{}' FROM records WHERE collection = $1 AND owner = $2"
-                    for try await sha in try await self.client.query(PostgresQuery(unsafeSQL: sql, binds: Self.binds(collection, owner)),
+                    for try await sha in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: Self.binds(collection, owner)),
                                                                      logger: self.logger).decode(String?.self) {
                         if let sha { blobs.insert(sha) }
                     }
@@ -601,37 +605,68 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
     }
 
     private func records(_ query: PostgresQuery) async throws(StorageError) -> [StorageAPI.Record] {
-        try await run {
+        try await run { connection in
             var found: [StorageAPI.Record] = []
-            for try await row in try await self.client.query(query, logger: self.logger) { found.append(try Self.record(row)) }
+            for try await row in try await connection.query(query, logger: self.logger) { found.append(try Self.record(row)) }
             return found
         }
     }
 
     private func rows<T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: T.Type) async throws(StorageError) -> [T] {
-        try await run {
+        try await run { connection in
             var found: [T] = []
-            for try await value in try await self.client.query(query, logger: self.logger).decode(T.self) { found.append(value) }
+            for try await value in try await connection.query(query, logger: self.logger).decode(T.self) { found.append(value) }
             return found
         }
     }
 
-    /// Runs `body`, mapping what PostgreSQL says to storage errors.
-    private func run<T: Sendable>(_ body: () async throws -> T) async throws(StorageError) -> T {
+    /// Runs `body` on a pooled connection, mapping what PostgreSQL says to storage errors.
+    private func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StorageError) -> T {
         do {
-            return try await body()
+            return try await leasing(body)
         } catch {
             throw map(error, uniqueViolation: nil)
         }
     }
 
+    /// How long a request waits for a connection before it is told the database cannot be reached
+    /// (the pool keeps trying to connect meanwhile; a request never hangs on an outage).
+    static let leaseTimeout: Duration = .seconds(5)
+
+    /// `body` on a connection from the pool, or ``unreachable`` when none comes within
+    /// ``leaseTimeout``. Only the wait is timed: once leased, a statement runs to its end.
+    private func leasing<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let leased = LeaseFlag()
+        let client = self.client
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await client.withConnection { connection in
+                    leased.set()
+                    return try await body(connection)
+                }
+            }
+            group.addTask {
+                try await Task.sleep(for: Self.leaseTimeout)
+                if !leased.isSet { throw Self.unreachable }
+                return nil
+            }
+            while let value = try await group.next() {
+                if let value {
+                    group.cancelAll()
+                    return value
+                }
+            }
+            throw Self.unreachable
+        }
+    }
+
     /// `body` in one transaction: committed when it returns, rolled back when it throws. A unique
     /// violation is a conflict naming the declared index, unless `onUniqueViolation` says otherwise.
-    private func transaction<T: Sendable>(_ body: @escaping (PostgresConnection) async throws -> T,
+    private func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T,
                                           onUniqueViolation: ((String) -> StorageError?)? = nil) async throws(StorageError) -> T {
         let logger = self.logger
         do {
-            return try await client.withConnection { connection in
+            return try await leasing { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {
                     let value = try await body(connection)
@@ -696,4 +731,11 @@ extension PostgresRecordStore.Collections {
             indexNames[PostgresSQL.indexName(collection: schema.name, index: index.name)] = index.name
         }
     }
+}
+
+/// Whether a request got its connection (shared by the request and its timer).
+final class LeaseFlag: Sendable {
+    private let value = Mutex(false)
+    func set() { value.withLock { $0 = true } }
+    var isSet: Bool { value.withLock { $0 } }
 }
