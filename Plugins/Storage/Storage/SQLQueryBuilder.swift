@@ -11,13 +11,7 @@ enum SQLQueryBuilder {
 
     /// The SQL expression of a field: a column for meta fields, `json_extract` for payload paths.
     static func expression(_ field: String) -> String {
-        switch MetaField(rawValue: field) {
-        case .id: "id"
-        case .created: "created_at"
-        case .updated: "updated_at"
-        case .version: "version"
-        case nil: "json_extract(data, '$.\(field)')"
-        }
+        MetaField(rawValue: field)?.column ?? "json_extract(data, '$.\(field)')"
     }
 
     static func literal(_ text: String) -> String {

@@ -138,4 +138,14 @@ public enum MetaField: String, Sendable {
     case created = "@created"
     case updated = "@updated"
     case version = "@version"
+
+    /// The column every SQL backend keeps it in.
+    package var column: String {
+        switch self {
+        case .id: "id"
+        case .created: "created_at"
+        case .updated: "updated_at"
+        case .version: "version"
+        }
+    }
 }

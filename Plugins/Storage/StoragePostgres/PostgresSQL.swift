@@ -59,13 +59,7 @@ enum PostgresSQL {
 
     /// A field's SQL: a column for meta fields, a jsonb path for payload fields.
     static func expression(_ field: String) -> String {
-        switch MetaField(rawValue: field) {
-        case .id: "id"
-        case .created: "created_at"
-        case .updated: "updated_at"
-        case .version: "version"
-        case nil: "NULLIF(data #> '{\(field.split(separator: ".").joined(separator: ","))}', 'null'::jsonb)"
-        }
+        MetaField(rawValue: field)?.column ?? "NULLIF(data #> '{\(field.split(separator: ".").joined(separator: ","))}', 'null'::jsonb)"
     }
 
     static func literal(_ text: String) -> String {
