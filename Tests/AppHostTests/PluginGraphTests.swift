@@ -87,8 +87,8 @@ struct PluginGraphTests {
               notes: { time_zone: Mars/Olympus }
             """)
         #expect(found == [
-            "app.yaml:3:23: plugins.storage.backend: expected one of sqlite, memory, found \"floppy\"",
-            "app.yaml:3:31: plugins.storage.pth: unknown key; expected one of: backend, blob_grace_seconds, blob_sweep_minutes, blobs, compact_seconds, durability, history, max_blob_bytes, path, retention_days",
+            "app.yaml:3:23: plugins.storage.backend: expected one of sqlite, postgres, memory, found \"floppy\"",
+            "app.yaml:3:31: plugins.storage.pth: unknown key; expected one of: backend, blob_grace_seconds, blob_sweep_minutes, blobs, compact_seconds, durability, history, max_blob_bytes, max_connections, path, retention_days, url",
             "app.yaml:4:24: plugins.auth.bcrypt_cost: expected a whole number between 4 and 16, found 99",
             "app.yaml:4:46: plugins.auth.access_token_ttl: expected a duration such as 30s, 15m, 12h or 7d, found \"forever\"",
             "app.yaml:7:23: plugins.notes.time_zone: unknown time zone \"Mars/Olympus\"; use an IANA name such as Europe/Paris",
@@ -122,6 +122,14 @@ struct PluginGraphTests {
         #expect(names == ["ar-notebook.yaml", "foreign-note.yaml", "iremember.yaml", "napkin-notes.yaml"])
         for name in names.map({ "config/apps/" + $0 }) {
             let config = try AppConfig.load(file: "\(root)/\(name)", environment: [:])
+            #expect(throws: Never.self) { try AppHost.validate(config, catalog: PluginCatalog.all) }
+        }
+        // The PostgreSQL variants, with a database URL as an operator would give one.
+        let examples = try FileManager.default.contentsOfDirectory(atPath: "\(root)/config/examples").filter { $0.hasSuffix(".postgres.yaml") }.sorted()
+        #expect(examples == ["ar-notebook.postgres.yaml", "foreign-note.postgres.yaml", "iremember.postgres.yaml", "napkin-notes.postgres.yaml"])
+        for name in examples {
+            let config = try AppConfig.load(file: "\(root)/config/examples/\(name)",
+                                            environment: ["QUIRE_DATABASE_URL": "postgres://quire:secret@db.example:5432/quire"])
             #expect(throws: Never.self) { try AppHost.validate(config, catalog: PluginCatalog.all) }
         }
     }

@@ -20,6 +20,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import conventions  # noqa: E402
@@ -400,6 +401,41 @@ def config_check(binary, data):
     check("…with one file:line:column line per mistake", len(lines) == 3 and all(l.startswith(bad + ":") for l in lines), lines)
 
 
+def export_user(server, binary):
+    """`quire export`: one user's notes, photos and drawings in a zip, and nobody else's."""
+    ann = sign_up(server, "export-ann")
+    bob = sign_up(server, "export-bob")
+    path = os.path.join(server.data, "leaf.jpg")
+    subprocess.run(["vips", "xyz", path + ".v", "200", "150"], check=True)
+    subprocess.run(["vips", "linear", path + ".v", path, "1", "40", "--uchar"], check=True)
+    with open(path, "rb") as handle:
+        photo = handle.read()
+    _, first, _ = call(server, "POST", "/api/v1/notes", {"title": "ann's leaf", "text": "from the park"}, ann)
+    call(server, "PUT", f"/api/v1/notes/{first['id']}/photo", token=ann, raw=photo, content_type="image/jpeg")
+    call(server, "POST", "/api/v1/notes", {"title": "ann's list"}, ann)
+    _, gone, _ = call(server, "POST", "/api/v1/notes", {"title": "ann's deleted"}, ann)
+    call(server, "DELETE", f"/api/v1/notes/{gone['id']}", token=ann)
+    _, bobs, _ = call(server, "POST", "/api/v1/notes", {"title": "bob's secret"}, bob)
+    config, env = server.tool()
+    out = os.path.join(server.data, "ann.zip")
+    run = subprocess.run([binary, "export", "--config", config, "--user", "export-ann", out], capture_output=True, text=True, env=env, timeout=120)
+    check("quire export writes the user's zip, with progress on stderr", run.returncode == 0 and "records" in run.stderr, run.stdout + run.stderr)
+    with zipfile.ZipFile(out) as archive:
+        names = archive.namelist()
+        notes = [json.loads(archive.read(n)) for n in names if n.startswith("records/notes.notes/")]
+        manifest = json.loads(archive.read("manifest.json"))
+        everything = b"".join(archive.read(n) for n in names)
+        photos = [n for n in names if n.startswith("files/") and archive.read(n) == photo]
+    check("…every note of hers, as stored, and not the deleted one", sorted(n["data"]["title"] for n in notes) == ["ann's leaf", "ann's list"], notes)
+    check("…her photo's original as a file", len(photos) == 1 and photos[0].endswith(".jpg"), [n for n in names if n.startswith("files/")])
+    check("…nothing of anyone else's, and no credentials", bobs["id"].encode() not in everything and b"bob's secret" not in everything
+          and not any(n.startswith("records/auth.") for n in names) and b"passwordHash" not in everything, names)
+    check("…and a manifest that says what is in it", manifest["records"] == len([n for n in names if n.startswith("records/")])
+          and manifest["user"] == "export-ann" and manifest["files"] >= 1, manifest)
+    again = subprocess.run([binary, "export", "--config", config, "--user", "export-ann", out], capture_output=True, text=True, env=env, timeout=60)
+    check("…and an existing file is never overwritten", again.returncode != 0 and "already exists" in again.stderr, again.stderr)
+
+
 def quire_auth(server, binary):
     tool = os.path.join(os.path.dirname(binary), "quire-auth")
     config, env = server.tool()
@@ -436,6 +472,7 @@ def main():
             after = [n["title"] for n in all_notes(server, token)]
             check("after restart: same notes, same order (old token still valid)", after == titles, after)
             quire_auth(server, binary)
+            export_user(server, binary)
             stop_during_burst(server, token)
             kill_during_burst(server, token, binary)
             server.stop()

@@ -61,16 +61,17 @@ public struct StoragePlugin: Plugin {
         let backend = Config.Backend(rawValue: section.choice("backend", ["sqlite", "postgres", "memory"], default: "sqlite")) ?? .sqlite
         var postgres: PostgresRecordStore.Settings?
         let connections = section.int("max_connections", default: 20, in: 1...200)
+        let url = section.string("url") ?? ""
         if backend == .postgres {
-            if let url = section.string("url"), !url.isEmpty {
+            if url.isEmpty {
+                section.report("url", "backend postgres needs the database's URL: url: ${QUIRE_DATABASE_URL} "
+                               + "(postgres://USER:PASSWORD@HOST:PORT/DATABASE)")
+            } else {
                 do {
                     postgres = try PostgresRecordStore.Settings(url: url, maxConnections: connections)
                 } catch {
                     section.report("url", error.message)
                 }
-            } else {
-                section.report("url", "backend postgres needs the database's URL: url: ${QUIRE_DATABASE_URL} "
-                               + "(postgres://USER:PASSWORD@HOST:PORT/DATABASE)")
             }
         }
         return Config(
