@@ -97,7 +97,7 @@ let targets: [Target] = [
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),
-    plugin("Storage", "Storage", ["StorageAPI", "StoragePostgres", "DeviceMonitorAPI", "Bus", "PluginKit", "AppConfig", .grdb, .lifecycle, .logging]),
+    plugin("Storage", "Storage", ["StorageAPI", "StoragePostgres", "Bus", "PluginKit", "AppConfig", .grdb, .lifecycle, .logging]),
     plugin("Storage", "StorageTestKit", ["StorageAPI"]),
     // The PostgreSQL backend (postgres-nio): the same contract, on a database server several nodes share.
     plugin("Storage", "StoragePostgres", ["StorageAPI", "Bus", .postgres, .lifecycle, .logging]),
@@ -150,7 +150,7 @@ let targets: [Target] = [
 
     // device-monitor (AR Notebook): battery alert and lighting checks
     plugin("DeviceMonitor", "DeviceMonitorAPI", ["Bus"]),
-    plugin("DeviceMonitor", "DeviceMonitor", ["DeviceMonitorAPI", "MediaAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
+    plugin("DeviceMonitor", "DeviceMonitor", ["DeviceMonitorAPI", "MediaAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
 
     // sync: the change feed, live pokes over WebSocket
     plugin("Sync", "SyncAPI", ["Bus", "StorageAPI"]),
@@ -207,7 +207,7 @@ let targets: [Target] = [
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "StorageAPI", "Bus", .httpTypes, .nioCore]),
     tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "VocabularyFormats", "StorageAPI", "Bus", .httpTypes, .nioCore]),
     tests("IRememberTests", ["AppHostTestKit", "AppHost", "Bus", "Geo", "GeoAPI", "AlbumAPI", "ShareLinkAPI", "StorageAPI", .httpTypes]),
-    tests("ARNotebookTests", ["Notebooks", "DeviceMonitor", "DeviceMonitorAPI", "MediaAPI", "Bus", "BusInProcess", "AppHostTestKit", .httpTypes]),
+    tests("ARNotebookTests", ["Notebooks", "DeviceMonitor", "DeviceMonitorAPI", "MediaAPI", "StorageAPI", "Bus", "BusInProcess", "AppHostTestKit", .httpTypes]),
     tests("SafeFetchTests", ["SafeFetch", "AppHostTestKit", "Bus"]),
     tests("ArchitectureTests", []),
 ]

@@ -3,6 +3,7 @@ import BusInProcess
 import DeviceMonitor
 import DeviceMonitorAPI
 import MediaAPI
+import StorageAPI
 @testable import Notebooks
 import Testing
 
@@ -91,4 +92,29 @@ struct RulesTests {
         _ = try await monitor.report(user: "u", BatteryReading(level: 40, state: "discharging"))
         #expect(try await monitor.dismiss(user: "u").alert == false)
     }
+
+    @Test("entering low battery asks storage to flush once, and again only after the battery recovered")
+    func batteryFlushesStorage() async throws {
+        let bus = InProcessBus()
+        let flushes = FlushCount()
+        try bus.handle(FlushStorage.self) { _, _ in
+            await flushes.add()
+            return Empty()
+        }
+        let monitor = BatteryMonitor(thresholds: DeviceThresholds(), bus: bus)
+        _ = try await monitor.report(user: "u", BatteryReading(level: 40, state: "discharging"))
+        #expect(await flushes.count == 0, "not low: nothing to flush")
+        _ = try await monitor.report(user: "u", BatteryReading(level: 4, state: "discharging"))
+        _ = try await monitor.report(user: "u", BatteryReading(level: 3, state: "discharging"))
+        #expect(await flushes.count == 1, "once on entering low battery, not on every low reading")
+        _ = try await monitor.report(user: "u", BatteryReading(level: 50, state: "charging"))
+        _ = try await monitor.report(user: "u", BatteryReading(level: 5, state: "discharging"))
+        #expect(await flushes.count == 2, "again after recovering")
+    }
 }
+
+actor FlushCount {
+    var count = 0
+    func add() { count += 1 }
+}
+

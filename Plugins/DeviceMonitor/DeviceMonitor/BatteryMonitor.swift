@@ -1,6 +1,7 @@
 public import Bus
 public import DeviceMonitorAPI
 import Foundation
+import StorageAPI
 
 /// Each user's battery state (FR3.2.18, UC-14): the alert shows at or below the critical level
 /// while not charging and cannot be dismissed then ("exit out of this alert if and only if they are
@@ -28,7 +29,11 @@ public actor BatteryMonitor {
         let wasLow = states[user].map { BatteryRules.isLow($0.reading, thresholds) } ?? false
         states[user] = State(reading: reading, at: Date())
         let isLow = BatteryRules.isLow(reading, thresholds)
-        if isLow, !wasLow { await bus.publish(LowBatteryEntered(user: user, level: reading.level)) }
+        if isLow, !wasLow {
+            await bus.publish(LowBatteryEntered(user: user, level: reading.level))
+            // The device may die any moment: what it was told is saved goes to disk now.
+            _ = try? await bus.request(FlushStorage(), timeout: .seconds(5))
+        }
         return status(user)
     }
 

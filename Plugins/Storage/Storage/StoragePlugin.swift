@@ -3,7 +3,6 @@ public import Bus
 public import PluginKit
 public import ServiceLifecycle
 public import StorageAPI
-import DeviceMonitorAPI
 import Logging
 import StoragePostgres
 import Synchronization
@@ -91,7 +90,7 @@ public struct StoragePlugin: Plugin {
     public let records: any RecordStore & BlobHolds & RecordSearching & ChangeLogCompacting
     public let blobs: any BlobCollecting
     private let closer: StorageService
-    /// The SQLite store's checkpoints, every second and when a device enters low battery.
+    /// The SQLite store's checkpoints, every second and when asked (`FlushStorage`: a device entering low battery).
     private let checkpoints: CheckpointService?
     private let grace: TimeInterval
     private let sweepInterval: Duration
@@ -110,7 +109,7 @@ public struct StoragePlugin: Plugin {
             records = store
             blobs = try FileBlobStore(directory: config.blobs, maxBlobBytes: config.maxBlobBytes)
             closer = StorageService(logger: context.logger) { try store.close() }
-            checkpoints = CheckpointService(store: store, lowBattery: context.bus.subscribe(to: LowBatteryEntered.self), logger: context.logger)
+            checkpoints = CheckpointService(store: store, logger: context.logger)
             context.logger.info("Storage: SQLite at \(path), blobs in \(config.blobs)")
         case .postgres:
             guard let settings = config.postgres else { throw StorageError.invalid("backend postgres needs a url.", field: "url") }
@@ -174,6 +173,11 @@ public struct StoragePlugin: Plugin {
         let collector = BlobCollector(holds: records, blobs: blobs, bus: bus, grace: grace, logger: logger)
         collectorBox.set(collector)
         try Self.register(records: records, blobs: blobs, collector: collector, keepHistory: keepHistory, on: bus)
+        let checkpoints = self.checkpoints
+        try bus.handle(FlushStorage.self) { _, _ in
+            await checkpoints?.checkpoint()
+            return Empty()
+        }
     }
 
     /// Answers every storage request on `bus` from the given stores; with a collector, blobs a
@@ -282,33 +286,25 @@ struct CompactionService: Service {
     }
 }
 
-/// Checkpoints the SQLite write-ahead log off the write path: every second while there is work,
-/// and at once when a device enters low battery (its pending writes reach the database file).
+/// Checkpoints the SQLite write-ahead log off the write path, every second while there is work;
+/// ``FlushStorage`` (a device entering low battery) asks for one at once.
 struct CheckpointService: Service {
     let store: SQLiteRecordStore
-    let lowBattery: EventSubscription<LowBatteryEntered>
     let logger: Logger
     static let interval: Duration = .seconds(1)
 
     func run() async throws {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                for await _ in lowBattery.cancelOnGracefulShutdown() { await checkpoint() }
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
+            } catch {
+                return
             }
-            group.addTask {
-                while !Task.isCancelled && !Task.isShuttingDownGracefully {
-                    do {
-                        try await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
-                    } catch {
-                        return
-                    }
-                    await checkpoint()
-                }
-            }
+            await checkpoint()
         }
     }
 
-    private func checkpoint() async {
+    func checkpoint() async {
         do {
             try await store.checkpoint()
         } catch {

@@ -138,10 +138,19 @@ public struct BlobDeleted: BusEvent {
     public init(sha256: String) { self.sha256 = sha256 }
 }
 
+/// "Make every acknowledged write durable on disk now": a device about to die (its battery low)
+/// asks this so that nothing it was told is saved rests in a log the database has not folded in.
+/// SQLite checkpoints its write-ahead log; PostgreSQL and memory have nothing to do.
+public struct FlushStorage: BusRequest {
+    public static let name: MessageName = "storage.flush.v1"
+    public typealias Reply = Empty
+    public init() {}
+}
+
 /// Every storage message, for name checks.
 public enum StorageMessages {
     public static let all: [any BusMessage.Type] = [
         DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self, ReadHistory.self, RecordsChanged.self, SearchRecords.self, QuerySpatial.self, GetStorageUsage.self,
-        PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, BlobDeleted.self,
+        PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, BlobDeleted.self, FlushStorage.self,
     ]
 }
