@@ -109,6 +109,8 @@ export class BookScreen extends NotebookElement {
   content = null;
   /** 0 is the cover. */
   index = 0;
+  /** Counts turns, so that only the latest turn under way may finish. */
+  turns = 0;
   angle = 0;
 
   async load() {
@@ -329,7 +331,12 @@ export class BookScreen extends NotebookElement {
     const next = Math.max(0, Math.min(count, this.index + by));
     if (next === this.index) return;
     const sheet = this.book?.querySelector(".sheet");
+    // Each turn finishes once, at the end of its animation or after 700 ms, whichever comes first;
+    // a turn overtaken by a later one never finishes (its timer must not undo the later turn).
+    const turn = (this.turns = (this.turns ?? 0) + 1);
     const finish = () => {
+      if (turn !== this.turns) return;
+      this.turns += 1;
       this.index = next;
       this.render();
       announce(next === 0 ? "The cover." : `Page ${next}.`);
@@ -337,7 +344,7 @@ export class BookScreen extends NotebookElement {
     if (!sheet || matchMedia("(prefers-reduced-motion: reduce)").matches) return finish();
     sheet.classList.add(by > 0 ? "turning-next" : "turning-back");
     sheet.addEventListener("animationend", finish, { once: true });
-    window.setTimeout(() => { if (this.index !== next) finish(); }, 700);
+    window.setTimeout(finish, 700);
   }
 
   async addPage() {
