@@ -18,12 +18,10 @@ struct Backup: AsyncParsableCommand {
     var output: String
 
     func run() async throws {
-        let (storage, app) = try storageConfig(config, tool: "quire backup")
-        do {
-            let done = try StorageBackup.backup(storage, appName: app, to: URL(fileURLWithPath: output)) { say("quire backup", $0) }
+        let output = self.output
+        try withStorage(config, tool: "quire backup") { storage, app, progress in
+            let done = try StorageBackup.backup(storage, appName: app, to: URL(fileURLWithPath: output), progress: progress)
             print("backed up \(app): \(done.records) and \(done.blobs) blobs in \(output)")
-        } catch {
-            throw fail("quire backup", "\(error)")
         }
     }
 }
@@ -40,27 +38,34 @@ struct Restore: AsyncParsableCommand {
     var input: String
 
     func run() async throws {
-        let (storage, app) = try storageConfig(config, tool: "quire restore")
-        do {
-            let blobs = try StorageBackup.restore(storage, appName: app, from: URL(fileURLWithPath: input)) { say("quire restore", $0) }
+        let input = self.input
+        try withStorage(config, tool: "quire restore") { storage, app, progress in
+            let blobs = try StorageBackup.restore(storage, appName: app, from: URL(fileURLWithPath: input), progress: progress)
             print("restored \(app) from \(input): the records and \(blobs) blobs")
-        } catch {
-            throw fail("quire restore", "\(error)")
         }
     }
 }
 
-/// The storage section of a valid config, read as the plugin reads it.
-private func storageConfig(_ file: String, tool: String) throws -> (StoragePlugin.Config, String) {
+/// Runs `body` with the storage section of a valid config (read as the plugin reads it), the
+/// app's name and a progress line writer; any failure is one line on stderr and exit 1.
+private func withStorage(_ file: String, tool: String,
+                         _ body: (StoragePlugin.Config, String, (String) -> Void) throws -> Void) throws {
+    let storage: StoragePlugin.Config
+    let app: String
     do {
         let config = try AppConfig.load(file: file, environment: ProcessInfo.processInfo.environment)
         _ = try AppHost.validate(config, catalog: PluginCatalog.all)
         guard let entry = config.plugins.first(where: { $0.id == "storage" }) else {
-            throw fail(tool, "\(file) has no storage plugin: nothing to back up.")
+            throw fail(tool, "\(file) has no storage plugin: nothing to back up or restore.")
         }
-        return (StoragePlugin.configure(entry.section), config.app)
+        (storage, app) = (StoragePlugin.configure(entry.section), config.app)
     } catch let error as ConfigError {
         throw fail(tool, error.description)
+    }
+    do {
+        try body(storage, app) { say(tool, $0) }
+    } catch {
+        throw fail(tool, "\(error)")
     }
 }
 

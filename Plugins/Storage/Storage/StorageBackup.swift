@@ -140,40 +140,40 @@ public enum StorageBackup {
 
     /// What a PostgreSQL client tool prints, for a command that needs no database (pg_restore --list).
     static func output(of name: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/\(name)")
-        process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw Failure("\(name) \(arguments.first ?? "") failed (exit \(process.terminationStatus)).") }
-        return String(decoding: data, as: UTF8.self)
+        String(decoding: try run(name, arguments, environment: ProcessInfo.processInfo.environment), as: UTF8.self)
     }
 
     /// Runs pg_dump or pg_restore against the configured database; the password goes through the
     /// environment, never the command line (which `ps` shows).
     static func runPostgresTool(_ name: String, _ settings: PostgresRecordStore.Settings, _ arguments: [String]) throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PGPASSWORD"] = settings.password
+        environment["PGSSLMODE"] = settings.tls.rawValue
+        _ = try run(name, ["--host=\(settings.host)", "--port=\(settings.port)", "--username=\(settings.username)",
+                           "--dbname=\(settings.database)", "--no-password"] + arguments, environment: environment)
+    }
+
+    /// Runs a PostgreSQL client tool; answers its standard output, or fails with the first lines of
+    /// its standard error. (Only one of the two is ever large, so reading them in turn cannot stall.)
+    private static func run(_ name: String, _ arguments: [String], environment: [String: String]) throws -> Data {
         guard let tool = ["/usr/bin/\(name)", "/usr/local/bin/\(name)"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
             throw Failure("\(name) is not installed; install Debian's postgresql-client.")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = ["--host=\(settings.host)", "--port=\(settings.port)", "--username=\(settings.username)",
-                             "--dbname=\(settings.database)", "--no-password"] + arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["PGPASSWORD"] = settings.password
-        environment["PGSSLMODE"] = settings.tls.rawValue
+        process.arguments = arguments
         process.environment = environment
-        let errors = Pipe()
+        let (out, errors) = (Pipe(), Pipe())
+        process.standardOutput = out
         process.standardError = errors
         try process.run()
+        let printed = out.fileHandleForReading.readDataToEndOfFile()
         let said = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let text = String(decoding: said, as: UTF8.self).split(separator: "\n").prefix(3).joined(separator: " ")
             throw Failure("\(name) failed (exit \(process.terminationStatus)): \(text)")
         }
+        return printed
     }
 }

@@ -505,9 +505,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             var rows: [(StorageAPI.Record, String)] = []
             for try await (collection, id, owner, version, created, updated, data, key) in try await connection
                 .query(statement.query, logger: self.logger).decode((String, String, String, Int64, Double, Double, String, String).self) {
-                rows.append((StorageAPI.Record(collection: collection, id: id, owner: owner, version: version,
-                                               createdAt: Date(timeIntervalSince1970: created), updatedAt: Date(timeIntervalSince1970: updated),
-                                               data: JSONDocument(trustedBytes: Data(data.utf8))), key))
+                rows.append((Self.record((collection, id, owner, version, created, updated, data)), key))
             }
             return rows
         }
@@ -529,10 +527,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             var found: [(StorageAPI.Record, GeoPoint)] = []
             for try await (collection, id, owner, version, created, updated, data, latitude, longitude) in try await connection
                 .query(statement.query, logger: self.logger).decode((String, String, String, Int64, Double, Double, String, Double, Double).self) {
-                let record = StorageAPI.Record(collection: collection, id: id, owner: owner, version: version,
-                                               createdAt: Date(timeIntervalSince1970: created), updatedAt: Date(timeIntervalSince1970: updated),
-                                               data: JSONDocument(trustedBytes: Data(data.utf8)))
-                found.append((record, GeoPoint(latitude: latitude, longitude: longitude)))
+                found.append((Self.record((collection, id, owner, version, created, updated, data)), GeoPoint(latitude: latitude, longitude: longitude)))
             }
             return found
         }
@@ -598,7 +593,12 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
     }
 
     private static func record(_ row: PostgresRow) throws -> StorageAPI.Record {
-        let (collection, id, owner, version, created, updated, data) = try row.decode((String, String, String, Int64, Double, Double, String).self)
+        record(try row.decode((String, String, String, Int64, Double, Double, String).self))
+    }
+
+    /// A record from `PostgresSQL.recordColumns`, in their order.
+    static func record(_ columns: (String, String, String, Int64, Double, Double, String)) -> StorageAPI.Record {
+        let (collection, id, owner, version, created, updated, data) = columns
         return StorageAPI.Record(collection: collection, id: id, owner: owner, version: version,
                                  createdAt: Date(timeIntervalSince1970: created), updatedAt: Date(timeIntervalSince1970: updated),
                                  data: JSONDocument(trustedBytes: Data(data.utf8)))
