@@ -97,8 +97,10 @@ let targets: [Target] = [
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),
-    plugin("Storage", "Storage", ["StorageAPI", "StoragePostgres", "Bus", "PluginKit", "AppConfig", .grdb, .lifecycle, .logging]),
+    plugin("Storage", "Storage", ["StorageAPI", "StorageSQLite", "StoragePostgres", "Bus", "PluginKit", "AppConfig", .lifecycle, .logging]),
     plugin("Storage", "StorageTestKit", ["StorageAPI"]),
+    // The embedded default (GRDB): records in one SQLite file.
+    plugin("Storage", "StorageSQLite", ["StorageAPI", "Bus", .grdb, .lifecycle, .logging]),
     // The PostgreSQL backend (postgres-nio): the same contract, on a database server several nodes share.
     plugin("Storage", "StoragePostgres", ["StorageAPI", "Bus", .postgres, .lifecycle, .logging]),
 
@@ -202,7 +204,7 @@ let targets: [Target] = [
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus", "Web",
                            "StorageAPI", "AuthAPI", "NotesAPI", "MediaAPI", "VocabularyAPI", "GeoAPI", "ShareLinkAPI", "AlbumAPI", "NotebooksAPI", "DeviceMonitorAPI", .yams, .httpTypes]),
-    tests("StorageTests", ["Storage", "StorageAPI", "StoragePostgres", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb, .postgres]),
+    tests("StorageTests", ["Storage", "StorageAPI", "StorageSQLite", "StoragePostgres", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb, .postgres]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "StorageAPI", "Bus", .httpTypes, .nioCore]),
     tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "VocabularyFormats", "StorageAPI", "Bus", .httpTypes, .nioCore]),

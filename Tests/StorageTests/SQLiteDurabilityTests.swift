@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Storage
+import StorageSQLite
 import StorageAPI
 import Testing
 

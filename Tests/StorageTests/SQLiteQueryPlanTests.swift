@@ -1,5 +1,6 @@
 import GRDB
 import Storage
+import StorageSQLite
 import StorageAPI
 import Testing
 

@@ -3,6 +3,7 @@ import BusInProcess
 import Foundation
 import Logging
 import Storage
+import StorageSQLite
 import StorageAPI
 import StorageTestKit
 import Testing

@@ -6,8 +6,8 @@ tools/test starts (QUIRE_TEST_POSTGRES_URL, QUIRE_PG_DIR; tools/postgres):
 - the database stopped under the running server: requests answer 503 with Retry-After, in a
   sentence, without the database's own words;
 - the database back: the same server answers again without a restart, and nothing is lost;
-- a server started while the database is down waits for it, one log line per attempt, and serves
-  once it is back.
+- a server started while the database is down says so in one line, serves 503 with Retry-After
+  while it keeps trying with backoff (one line per attempt), and serves for real once it is back.
 
 Prints one line per check and `postgres acceptance: N passed, N failed` last.
 """
@@ -73,12 +73,23 @@ def start_while_down(binary, data):
         with open(log_path, "w") as log:
             process = subprocess.Popen([binary, "serve", "--config", env_config], env=env, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         try:
+            said = until(lambda: "cannot be reached; serving 503 until it can" in open(log_path).read(), 20)
+            check("a server started while the database is down says so in one line", said, open(log_path).read()[-400:])
+            listening = until(lambda: probe(server), 20)
+            answer = call(server, "POST", "/api/v1/auth/register", {"username": "pg-early", "password": "correct horse battery"}, timeout=15) \
+                if listening else (None, None, {})
+            status, problem, headers = answer
+            check("…serves meanwhile: a request gets 503 with Retry-After, in a sentence",
+                  status == 503 and headers.get("Retry-After") == "2" and "try again" in (problem or {}).get("detail", ""),
+                  (status, problem, headers.get("Retry-After")))
             waited = until(lambda: open(log_path).read().count("cannot be reached; trying again in") >= 2, 20)
-            check("a server started while the database is down says so, one line per attempt, and waits", waited and process.poll() is None,
-                  open(log_path).read()[-400:])
+            check("…and keeps trying with backoff, one line per attempt", waited and process.poll() is None, open(log_path).read()[-400:])
             postgres("resume")
-            up = until(lambda: probe(server), 60)
-            check("…and serves once the database is back", up)
+            token = until(lambda: try_sign_up(server, "pg-late"), 60)
+            check("…and serves for real once the database is back (the collections declared while it was away)", token)
+            if token:
+                status, _, _ = call(server, "POST", "/api/v1/notes", {"title": "after the wait"}, token=token)
+                check("…notes are written", status == 201, status)
             secret = os.environ["QUIRE_TEST_POSTGRES_URL"].split("@")[0].split(":")[-1]
             check("the database's password is never logged", secret not in open(log_path).read())
         finally:
@@ -87,6 +98,13 @@ def start_while_down(binary, data):
     finally:
         if subprocess.run(["pg_isready", "-q", "-h", "127.0.0.1", "-p", os.environ["QUIRE_TEST_POSTGRES_URL"].split(":")[-1].split("/")[0]]).returncode:
             postgres("resume")
+
+
+def try_sign_up(server, username):
+    try:
+        return sign_up(server, username)
+    except (OSError, RuntimeError):
+        return None
 
 
 def probe(server):

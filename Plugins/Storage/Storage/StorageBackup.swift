@@ -1,7 +1,7 @@
 public import Foundation
-import GRDB
 import StorageAPI
 import StoragePostgres
+import StorageSQLite
 
 /// `quire backup` and `quire restore`: an app's records and blobs, copied while the server runs.
 ///
@@ -32,19 +32,12 @@ public enum StorageBackup {
             guard FileManager.default.fileExists(atPath: path) else { throw Failure("There is no database at \(path) to back up.") }
             records = "records.sqlite"
             progress("copying the records from \(path) (SQLite online backup)")
-            var readOnly = Configuration()
-            readOnly.readonly = true
-            let source = try DatabasePool(path: path, configuration: readOnly)
-            let destination = try DatabaseQueue(path: partial.appendingPathComponent(records).path)
-            try source.backup(to: destination)
-            try destination.close()
-            try source.close()
+            try SQLiteBackend.backup(path: path, to: partial.appendingPathComponent(records))
         case .postgres:
             guard let settings = config.postgres else { throw Failure("backend postgres needs a url.") }
             records = "records.pgdump"
             progress("copying the records from \(settings.description) (pg_dump)")
-            try runPostgresTool("pg_dump", settings, ["--format=custom", "--no-owner", "--schema=\(settings.schema)",
-                                                      "--file=\(partial.appendingPathComponent(records).path)"])
+            try PostgresBackup.dump(settings, to: partial.appendingPathComponent(records))
         case .memory:
             throw Failure("backend memory keeps nothing to back up.")
         }
@@ -76,36 +69,11 @@ public enum StorageBackup {
         case .sqlite:
             let path = sqlitePath(config, appName: appName)
             progress("restoring the records into \(path)")
-            let manager = FileManager.default
-            if manager.fileExists(atPath: path) {
-                let kept = path + ".before-restore"
-                try? manager.removeItem(atPath: kept)
-                // A clean copy of what is there now (its WAL included), then the restored file in its place.
-                let current = try DatabaseQueue(path: path)
-                let copy = try DatabaseQueue(path: kept)
-                try current.backup(to: copy)
-                try copy.close()
-                try current.close()
-            }
-            let source = try DatabaseQueue(path: file.path, configuration: { var c = Configuration(); c.readonly = true; return c }())
-            let destination = try DatabaseQueue(path: path)
-            try source.backup(to: destination)
-            try destination.close()
-            try source.close()
+            try SQLiteBackend.restore(file, into: path)
         case .postgres:
             guard let settings = config.postgres else { throw Failure("backend postgres needs a url.") }
             progress("restoring the records into \(settings.description) (pg_restore)")
-            // The dump holds Quire's schema only (pg_dump --schema): restored whole, the schema too —
-            // except `public`, which holds the extensions and is never dropped: its own entry is left out.
-            var arguments = ["--clean", "--if-exists", "--no-owner", "--single-transaction"]
-            if settings.schema == "public" {
-                let entries = try output(of: "pg_restore", ["--list", file.path])
-                    .split(separator: "\n").filter { !$0.contains(" SCHEMA - public ") && !$0.contains("COMMENT - SCHEMA public ") }
-                let list = input.appendingPathComponent(".restore-list")
-                try Data(entries.joined(separator: "\n").utf8).write(to: list)
-                arguments.append("--use-list=\(list.path)")
-            }
-            try runPostgresTool("pg_restore", settings, arguments + [file.path])
+            try PostgresBackup.restore(file, into: settings, scratch: input.appendingPathComponent(".restore-list"))
         case .memory:
             throw Failure("backend memory keeps nothing to restore into.")
         }
@@ -136,44 +104,5 @@ public enum StorageBackup {
         }
         progress("\(count) blobs")
         return count
-    }
-
-    /// What a PostgreSQL client tool prints, for a command that needs no database (pg_restore --list).
-    static func output(of name: String, _ arguments: [String]) throws -> String {
-        String(decoding: try run(name, arguments, environment: ProcessInfo.processInfo.environment), as: UTF8.self)
-    }
-
-    /// Runs pg_dump or pg_restore against the configured database; the password goes through the
-    /// environment, never the command line (which `ps` shows).
-    static func runPostgresTool(_ name: String, _ settings: PostgresRecordStore.Settings, _ arguments: [String]) throws {
-        var environment = ProcessInfo.processInfo.environment
-        environment["PGPASSWORD"] = settings.password
-        environment["PGSSLMODE"] = settings.tls.rawValue
-        _ = try run(name, ["--host=\(settings.host)", "--port=\(settings.port)", "--username=\(settings.username)",
-                           "--dbname=\(settings.database)", "--no-password"] + arguments, environment: environment)
-    }
-
-    /// Runs a PostgreSQL client tool; answers its standard output, or fails with the first lines of
-    /// its standard error. (Only one of the two is ever large, so reading them in turn cannot stall.)
-    private static func run(_ name: String, _ arguments: [String], environment: [String: String]) throws -> Data {
-        guard let tool = ["/usr/bin/\(name)", "/usr/local/bin/\(name)"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw Failure("\(name) is not installed; install Debian's postgresql-client.")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.environment = environment
-        let (out, errors) = (Pipe(), Pipe())
-        process.standardOutput = out
-        process.standardError = errors
-        try process.run()
-        let printed = out.fileHandleForReading.readDataToEndOfFile()
-        let said = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let text = String(decoding: said, as: UTF8.self).split(separator: "\n").prefix(3).joined(separator: " ")
-            throw Failure("\(name) failed (exit \(process.terminationStatus)): \(text)")
-        }
-        return printed
     }
 }

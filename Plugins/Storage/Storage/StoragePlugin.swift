@@ -5,6 +5,7 @@ public import ServiceLifecycle
 public import StorageAPI
 import Logging
 import StoragePostgres
+import StorageSQLite
 import Synchronization
 import Foundation
 
@@ -90,8 +91,10 @@ public struct StoragePlugin: Plugin {
     public let records: any RecordStore & BlobHolds & RecordSearching & ChangeLogCompacting
     public let blobs: any BlobCollecting
     private let closer: StorageService
-    /// The SQLite store's checkpoints, every second and when asked (`FlushStorage`: a device entering low battery).
-    private let checkpoints: CheckpointService?
+    /// What the backend runs while the app does (SQLite: its checkpoints).
+    private let backendServices: [any Service]
+    /// Writes what the backend holds in memory or in a log to durable files now (``FlushStorage``).
+    private let flush: @Sendable () async -> Void
     private let grace: TimeInterval
     private let sweepInterval: Duration
     private let retention: TimeInterval
@@ -102,39 +105,12 @@ public struct StoragePlugin: Plugin {
     private let collectorBox = CollectorBox()
 
     public init(config: Config, context: PluginContext) async throws {
-        switch config.backend {
-        case .sqlite:
-            let path = config.path.isEmpty ? "./data/\(context.appName).sqlite" : config.path
-            let store = try SQLiteRecordStore(path: path, durability: config.durability)
-            records = store
-            blobs = try FileBlobStore(directory: config.blobs, maxBlobBytes: config.maxBlobBytes)
-            closer = StorageService(logger: context.logger) { try store.close() }
-            checkpoints = CheckpointService(store: store, logger: context.logger)
-            context.logger.info("Storage: SQLite at \(path), blobs in \(config.blobs)")
-        case .postgres:
-            guard let settings = config.postgres else { throw StorageError.invalid("backend postgres needs a url.", field: "url") }
-            let store = PostgresRecordStore(settings: settings, logger: context.logger)
-            // The pool runs from now (other plugins declare their collections while the app is
-            // made) until the storage service ends, after everything that uses it has stopped.
-            let pool = Task { await store.run() }
-            do {
-                try await store.prepareWhenReachable()
-            } catch {
-                pool.cancel()
-                throw error
-            }
-            records = store
-            blobs = try FileBlobStore(directory: config.blobs, maxBlobBytes: config.maxBlobBytes)
-            closer = StorageService(logger: context.logger) { pool.cancel() }
-            checkpoints = nil
-            context.logger.info("Storage: PostgreSQL at \(settings.description), blobs in \(config.blobs)")
-        case .memory:
-            records = InMemoryRecordStore()
-            blobs = InMemoryBlobStore(maxBlobBytes: config.maxBlobBytes)
-            closer = StorageService(logger: context.logger) {}
-            checkpoints = nil
-            context.logger.info("Storage: in memory; nothing is kept after the server stops")
-        }
+        let backend = try await StorageBackends.open(config, appName: context.appName, logger: context.logger)
+        records = backend.records
+        blobs = backend.blobs
+        closer = StorageService(logger: context.logger, close: backend.close)
+        backendServices = backend.services
+        flush = backend.flush
         grace = config.blobGrace
         sweepInterval = config.blobSweep
         retention = config.retention
@@ -149,7 +125,8 @@ public struct StoragePlugin: Plugin {
         self.records = records
         self.blobs = blobs
         self.closer = StorageService(logger: logger) {}
-        self.checkpoints = nil
+        self.backendServices = []
+        self.flush = {}
         self.grace = blobGrace
         self.sweepInterval = blobSweep
         self.retention = 90 * 86_400
@@ -160,8 +137,7 @@ public struct StoragePlugin: Plugin {
 
     public var services: [any Service] {
         // The closer first: services stop in reverse order, so the others end before the database closes.
-        var services: [any Service] = [closer]
-        if let checkpoints { services.append(checkpoints) }
+        var services: [any Service] = [closer] + backendServices
         if let collector = collectorBox.collector { services.append(BlobSweepService(collector: collector, interval: sweepInterval)) }
         services.append(CompactionService(store: records, retention: retention, interval: compactEvery, logger: logger))
         return services
@@ -173,9 +149,9 @@ public struct StoragePlugin: Plugin {
         let collector = BlobCollector(holds: records, blobs: blobs, bus: bus, grace: grace, logger: logger)
         collectorBox.set(collector)
         try Self.register(records: records, blobs: blobs, collector: collector, keepHistory: keepHistory, on: bus)
-        let checkpoints = self.checkpoints
+        let flush = self.flush
         try bus.handle(FlushStorage.self) { _, _ in
-            await checkpoints?.checkpoint()
+            await flush()
             return Empty()
         }
     }
@@ -282,33 +258,6 @@ struct CompactionService: Service {
             } catch {
                 return
             }
-        }
-    }
-}
-
-/// Checkpoints the SQLite write-ahead log off the write path, every second while there is work;
-/// ``FlushStorage`` (a device entering low battery) asks for one at once.
-struct CheckpointService: Service {
-    let store: SQLiteRecordStore
-    let logger: Logger
-    static let interval: Duration = .seconds(1)
-
-    func run() async throws {
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            do {
-                try await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.interval) }
-            } catch {
-                return
-            }
-            await checkpoint()
-        }
-    }
-
-    func checkpoint() async {
-        do {
-            try await store.checkpoint()
-        } catch {
-            logger.warning("storage: \(error.message)")
         }
     }
 }

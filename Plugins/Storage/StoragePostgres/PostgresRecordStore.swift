@@ -83,6 +83,14 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
     /// Each collection's blob fields, history and scope, and the declared names of its unique
     /// indexes by their PostgreSQL names (to say which one a conflict hit), from `collections`.
     private let collections = Mutex<Collections>(Collections())
+    /// Until ``prepare()`` has run, requests are answered ``unreachable`` (503, Retry-After) and
+    /// declarations wait here; they are applied, in order, once the database answers.
+    private let readiness = Mutex(Readiness.waiting([]))
+
+    enum Readiness {
+        case waiting([CollectionSchema])
+        case ready
+    }
 
     struct Collections {
         var blobFields: [String: [String]] = [:]
@@ -118,6 +126,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
 
     /// ``prepare()``, waiting for the database while it cannot be reached: one line per attempt,
     /// 1 s, 2 s, 4 s… up to 30 s apart, until it answers or the task is cancelled (shutdown).
+    /// Meanwhile requests are answered 503 with Retry-After, and declarations wait for it.
     public func prepareWhenReachable() async throws(StorageError) {
         var wait: Duration = .seconds(1)
         while true {
@@ -132,41 +141,78 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         }
     }
 
-    /// Brings the schema up to date (each migration once, whichever node gets there first) and
-    /// reads the declared collections. Call once ``run()`` is under way.
+    /// Brings the schema up to date (each migration once, whichever node gets there first), reads
+    /// the declared collections and applies the declarations that waited; from then on requests are
+    /// served. Call once ``run()`` is under way.
     public func prepare() async throws(StorageError) {
         let schema = settings.schema
         let key = PostgresMigrations.lockKey ^ Int64(bitPattern: PostgresSQL.stableHash(schema))
-        try await transaction { connection in
-            if schema != "public" { try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(PostgresSQL.identifier(schema))"), logger: self.logger) }
-            try await connection.query("SELECT pg_advisory_xact_lock(\(key))", logger: self.logger)
+        let logger = self.logger
+        let texts = try await transaction(gated: false) { connection in
+            if schema != "public" { try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(PostgresSQL.identifier(schema))"), logger: logger) }
+            try await connection.query("SELECT pg_advisory_xact_lock(\(key))", logger: logger)
             try await connection.query("CREATE TABLE IF NOT EXISTS quire_migrations (version int PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())",
-                                       logger: self.logger)
+                                       logger: logger)
             var applied: Set<Int> = []
-            for try await version in try await connection.query("SELECT version FROM quire_migrations", logger: self.logger).decode(Int.self) {
+            for try await version in try await connection.query("SELECT version FROM quire_migrations", logger: logger).decode(Int.self) {
                 applied.insert(version)
             }
             for migration in PostgresMigrations.all where !applied.contains(migration.version) {
                 for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query("INSERT INTO quire_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: self.logger)
-                self.logger.info("storage: PostgreSQL migration \(migration.version) applied: \(migration.name)")
+                try await connection.query("INSERT INTO quire_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger)
+                logger.info("storage: PostgreSQL migration \(migration.version) applied: \(migration.name)")
             }
+            var texts: [String] = []
+            for try await text in try await connection.query("SELECT schema FROM collections", logger: logger).decode(String.self) {
+                texts.append(text)
+            }
+            return texts
         }
-        let texts = try await rows("SELECT schema FROM collections", as: String.self)
         var known = Collections()
         for text in texts {
             guard let schema = try? JSONDecoder().decode(CollectionSchema.self, from: Data(text.utf8)) else { continue }
             known.remember(schema)
         }
         collections.withLock { $0 = known }
+        // The declarations made while the database was away, one at a time, each taken off the
+        // queue once applied (an outage in between leaves the rest for the next attempt).
+        while let next = readiness.withLock({ state -> CollectionSchema? in
+            guard case .waiting(let pending) = state else { return nil }
+            if let first = pending.first { return first }
+            state = .ready
+            return nil
+        }) {
+            do {
+                try await apply(next)
+            } catch where error.code != .unavailable {
+                logger.error("storage: collection '\(next.name)' could not be declared: \(error.message)")
+            }
+            readiness.withLock { state in
+                if case .waiting(var pending) = state, !pending.isEmpty {
+                    pending.removeFirst()
+                    state = .waiting(pending)
+                }
+            }
+        }
     }
 
     // MARK: RecordStore
 
     public func declare(_ schema: CollectionSchema) async throws(StorageError) {
         try SchemaRules.validate(schema)
+        let queued = readiness.withLock { state in
+            guard case .waiting(var pending) = state else { return false }
+            pending.append(schema)
+            state = .waiting(pending)
+            return true
+        }
+        if !queued { try await apply(schema) }
+    }
+
+    /// Makes a declared collection's indexes and records its schema (``declare(_:)`` once ready).
+    private func apply(_ schema: CollectionSchema) async throws(StorageError) {
         var schema = schema
         let (knownBlobs, previousLog, previousSpatial, previousSearch) = collections.withLock {
             ($0.blobFields[schema.name] ?? [], $0.logs[schema.name], $0.spatial[schema.name], $0.search[schema.name])
@@ -178,7 +224,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         let blobIndexes = schema.blobFields.map { IndexSpec(name: "blob_" + $0, fields: [$0], scope: .global) }
         let final = schema
         let text = String(decoding: (try? JSONEncoder().encode(final)) ?? Data("{}".utf8), as: UTF8.self)
-        try await transaction { connection in
+        try await transaction(gated: false) { connection in
             for index in final.indexes + blobIndexes {
                 let wanted = PostgresSQL.createIndex(index, collection: final.name)
                 let name = PostgresSQL.indexName(collection: final.name, index: index.name)
@@ -635,7 +681,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
 
     /// `body` on a connection from the pool, or ``unreachable`` when none comes within
     /// ``leaseTimeout``. Only the wait is timed: once leased, a statement runs to its end.
-    private func leasing<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    /// Until the store is prepared, only ``prepare()`` (`gated: false`) gets one.
+    private func leasing<T: Sendable>(gated: Bool = true, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        if gated, readiness.withLock({ if case .ready = $0 { false } else { true } }) { throw Self.unreachable }
         let leased = LeaseFlag()
         let client = self.client
         return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -662,11 +710,11 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
 
     /// `body` in one transaction: committed when it returns, rolled back when it throws. A unique
     /// violation is a conflict naming the declared index, unless `onUniqueViolation` says otherwise.
-    private func transaction<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T,
+    private func transaction<T: Sendable>(gated: Bool = true, _ body: @escaping @Sendable (PostgresConnection) async throws -> T,
                                           onUniqueViolation: ((String) -> StorageError?)? = nil) async throws(StorageError) -> T {
         let logger = self.logger
         do {
-            return try await leasing { connection in
+            return try await leasing(gated: gated) { connection in
                 try await connection.query("BEGIN", logger: logger)
                 do {
                     let value = try await body(connection)

@@ -1,0 +1,64 @@
+public import Foundation
+
+/// `pg_dump` and `pg_restore` driven for `quire backup` and `quire restore`. The password goes
+/// through the environment, never the command line (which `ps` shows).
+public enum PostgresBackup {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Dumps Quire's schema into `file` (`pg_dump --format=custom`: one transaction's snapshot,
+    /// taken beside a running server).
+    public static func dump(_ settings: PostgresRecordStore.Settings, to file: URL) throws {
+        try runTool("pg_dump", settings, ["--format=custom", "--no-owner", "--schema=\(settings.schema)", "--file=\(file.path)"])
+    }
+
+    /// Restores a dump made by ``dump(_:to:)`` in one transaction, replacing what the schema holds.
+    /// The dump holds Quire's schema only, restored whole — except `public`, which holds the
+    /// extensions and is never dropped: its own entry is left out (`scratch` holds the list).
+    public static func restore(_ file: URL, into settings: PostgresRecordStore.Settings, scratch: URL) throws {
+        var arguments = ["--clean", "--if-exists", "--no-owner", "--single-transaction"]
+        if settings.schema == "public" {
+            let entries = String(decoding: try run("pg_restore", ["--list", file.path], environment: ProcessInfo.processInfo.environment),
+                                 as: UTF8.self)
+                .split(separator: "\n").filter { !$0.contains(" SCHEMA - public ") && !$0.contains("COMMENT - SCHEMA public ") }
+            try Data(entries.joined(separator: "\n").utf8).write(to: scratch)
+            arguments.append("--use-list=\(scratch.path)")
+        }
+        try runTool("pg_restore", settings, arguments + [file.path])
+    }
+
+    /// Runs `pg_dump` or `pg_restore` against the configured database.
+    static func runTool(_ name: String, _ settings: PostgresRecordStore.Settings, _ arguments: [String]) throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PGPASSWORD"] = settings.password
+        environment["PGSSLMODE"] = settings.tls.rawValue
+        _ = try run(name, ["--host=\(settings.host)", "--port=\(settings.port)", "--username=\(settings.username)",
+                           "--dbname=\(settings.database)", "--no-password"] + arguments, environment: environment)
+    }
+
+    /// Runs a PostgreSQL client tool; answers its standard output, or fails with the first lines of
+    /// its standard error. (Only one of the two is ever large, so reading them in turn cannot stall.)
+    private static func run(_ name: String, _ arguments: [String], environment: [String: String]) throws -> Data {
+        guard let tool = ["/usr/bin/\(name)", "/usr/local/bin/\(name)"].first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw Failure("\(name) is not installed; install Debian's postgresql-client.")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.environment = environment
+        let (out, errors) = (Pipe(), Pipe())
+        process.standardOutput = out
+        process.standardError = errors
+        try process.run()
+        let printed = out.fileHandleForReading.readDataToEndOfFile()
+        let said = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let text = String(decoding: said, as: UTF8.self).split(separator: "\n").prefix(3).joined(separator: " ")
+            throw Failure("\(name) failed (exit \(process.terminationStatus)): \(text)")
+        }
+        return printed
+    }
+}
