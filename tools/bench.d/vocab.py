@@ -7,11 +7,15 @@ definitions, the wfrench, wngerman and wamerican word lists for the rest, two-wo
 words to reach the count). Queries are what a typing user sends: 1, 2, 3 and 4 letters of a word,
 and a whole word followed by the first letters of a second.
 
-    tools/bench.d/vocab.py --bin .build/release [--entries 1000000] [--out DIR]
+    tools/bench.d/vocab.py --bin .build/release [--entries 1000000] [--out DIR] [--backend postgres]
+
+With `--backend postgres` the records go to PostgreSQL (a throwaway cluster tools/postgres starts,
+or QUIRE_DATABASE_URL), and the floor is `psql` running the statements Quire runs for each query.
 
 Prints one JSON object; tools/bench writes it into BENCHMARKS.md's table by hand.
 """
 import argparse
+import contextlib
 import csv
 import gzip
 import http.client
@@ -29,6 +33,8 @@ from benchlib import memory_mb, percentiles, serving, sign_in
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "foreign-note.yaml")
+PG_CONFIG = os.path.join(ROOT, "config", "examples", "foreign-note.postgres.yaml")
+LIMIT = 21  # what the search route asks storage for: a page of 20 and one to know there is more
 B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 
 
@@ -151,16 +157,118 @@ def fts_floor(rows, qs, scratch):
     return insert, {label: percentiles(s) for label, s in sorted(samples.items())}
 
 
+def lexeme(word):
+    return "'" + word.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def fold_tokens(query):
+    """The query's folded words, as Quire's SearchText makes them for these (Latin-script) queries."""
+    import unicodedata
+    folded = "".join(c for c in unicodedata.normalize("NFKD", query.lower().replace("ß", "ss")) if not unicodedata.combining(c))
+    return [t for t in "".join(c if c.isalnum() else " " for c in folded).split() if t]
+
+
+def psql_floor(url, qs, owner):
+    """psql running, for each query, the statements Quire's PostgreSQL search runs: the key range
+    (step 1), then the word matches in the key and in the whole entry (steps 2 and 3) while fewer
+    than a page were found. Times are psql's `\\timing` (the server's work and the loopback trip)."""
+    scope = f"s.collection = 'vocab.entries' AND s.owner = '{owner}'"
+    lines = ["\\pset pager off", "\\timing on"]
+    plan = []
+    for index, (label, query) in enumerate(qs):
+        tokens = fold_tokens(query)
+        if not tokens:
+            continue
+        key = " ".join(tokens).replace("'", "''")
+        lines.append(f"\\echo @@ {index} 1")
+        lines.append(f"SELECT r.id, r.data::text, s.key FROM (SELECT s.collection, s.id, s.key FROM search_rows s "
+                     f"WHERE {scope} AND s.key >= '{key}' AND s.key < ('{key}' || chr(1114111)) COLLATE \"C\" ORDER BY s.key, s.id LIMIT {LIMIT}) s "
+                     f"JOIN records r ON r.collection = s.collection AND r.id = s.id COLLATE \"default\" ORDER BY s.key, s.id;")
+        for step, weight in ((2, "A"), (3, "")):
+            tsquery = " & ".join(lexeme(t) + (":*" + weight if i == len(tokens) - 1 else (":" + weight if weight else ""))
+                                 for i, t in enumerate(tokens)).replace("'", "''")
+            lines.append(f"\\echo @@ {index} {step}")
+            lines.append(f"SELECT s.id, s.size FROM search_rows s WHERE {scope} AND s.terms @@ '{tsquery}'::tsquery LIMIT 300;")
+        plan.append((index, label))
+    script = "\n".join(lines) + "\n"
+    out = subprocess.run(["psql", "-X", "-At", "-q", url], input=script, capture_output=True, text=True, check=True).stdout
+    steps = {}
+    current, rows = None, 0
+    for line in out.splitlines():
+        if line.startswith("@@ "):
+            _, index, step = line.split()
+            current, rows = (int(index), int(step)), 0
+        elif line.startswith("Time: ") and current:
+            steps[current] = (rows, float(line.split()[1]))
+        elif current:
+            rows += 1
+    samples = {}
+    for index, label in plan:
+        found, total = 0, 0.0
+        for step in (1, 2, 3):
+            if found >= LIMIT - 1 and step > 1:
+                break
+            count, ms = steps.get((index, step), (0, 0.0))
+            found += count
+            total += ms
+        samples.setdefault(label, []).append(total)
+    return {label: percentiles(v) for label, v in sorted(samples.items())}
+
+
+def cluster_memory_mb(data_dir):
+    """Resident memory of every process of the PostgreSQL cluster whose data directory is `data_dir`."""
+    try:
+        with open(os.path.join(data_dir, "postmaster.pid")) as pid_file:
+            postmaster = int(pid_file.readline())
+    except (OSError, ValueError):
+        return None
+    total = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                fields = dict(line.split(":", 1) for line in status)
+            if int(pid) == postmaster or int(fields.get("PPid", "0").strip()) == postmaster:
+                total += int(fields["VmRSS"].split()[0])
+        except (OSError, KeyError, ValueError):
+            continue
+    return round(total / 1024)
+
+
+@contextlib.contextmanager
+def database(backend):
+    """The database URL for the run: none for SQLite; for PostgreSQL QUIRE_DATABASE_URL or a
+    throwaway cluster started here and stopped after."""
+    if backend == "sqlite" or os.environ.get("QUIRE_DATABASE_URL"):
+        yield os.environ.get("QUIRE_DATABASE_URL"), None
+        return
+    started = subprocess.run([os.path.join(ROOT, "tools", "postgres"), "start"], capture_output=True, text=True, check=True).stdout
+    values = dict(part.split("=", 1) for part in started.replace("export ", "").split())
+    url, directory = values["QUIRE_TEST_POSTGRES_URL"].strip("'"), values["QUIRE_PG_DIR"].strip("'")
+    try:
+        yield url, directory
+    finally:
+        subprocess.run([os.path.join(ROOT, "tools", "postgres"), "stop", directory], capture_output=True)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "release"))
     parser.add_argument("--entries", type=int, default=1_000_000)
     parser.add_argument("--out", default=None, help="Keep the data here (default: a temporary directory)")
+    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     args = parser.parse_args()
+    with database(args.backend) as (url, cluster):
+        run(args, url, cluster)
+
+
+def run(args, url, cluster):
+    config = PG_CONFIG if args.backend == "postgres" else CONFIG
     rng = random.Random(7)
     scratch = args.out or tempfile.mkdtemp(prefix="quire-vocab-bench-")
     os.makedirs(scratch, exist_ok=True)
-    report = {"entries": args.entries}
+    report = {"entries": args.entries, "backend": args.backend}
 
     rows = build_rows(args.entries, rng)
     csv_path = os.path.join(scratch, "vocabulary.csv")
@@ -176,20 +284,27 @@ def main():
     print(f"built {len(rows)} rows ({report['csv_mb']} MB CSV), {len(qs)} queries", file=sys.stderr)
 
     data = os.path.join(scratch, "data")
-    env = dict(os.environ, QUIRE_DATA=data)
-    subprocess.run([os.path.join(args.bin, "quire-auth"), "create-user", "--config", CONFIG, "bench"], env=env,
+    env = dict(os.environ, QUIRE_DATA=data, QUIRE_BLOBS=os.path.join(data, "blobs"))
+    if url:
+        env["QUIRE_DATABASE_URL"] = url
+    subprocess.run([os.path.join(args.bin, "quire-auth"), "create-user", "--config", config, "bench"], env=env,
                    capture_output=True)
-    seconds, rss, code, out, err = run_timed([os.path.join(args.bin, "quire-vocab"), "import", csv_path, "--config", CONFIG,
+    seconds, rss, code, out, err = run_timed([os.path.join(args.bin, "quire-vocab"), "import", csv_path, "--config", config,
                                               "--user", "bench"], env)
     if code != 0:
         sys.exit(f"import failed: {err[-500:]}")
     report["import"] = {"seconds": round(seconds, 1), "rows_per_s": int(len(rows) / seconds), "peak_rss_mb": round(rss),
                         "summary": out.strip().splitlines()[-1]}
-    report["database_mb"] = round(sum(os.path.getsize(os.path.join(data, f)) for f in os.listdir(data)
-                                      if f.startswith("foreign-note.sqlite")) / 1e6)
+    if url:
+        size = subprocess.run(["psql", "-X", "-At", url, "-c", "SELECT pg_database_size(current_database())"],
+                              capture_output=True, text=True, check=True).stdout
+        report["database_mb"] = round(int(size) / 1e6)
+    else:
+        report["database_mb"] = round(sum(os.path.getsize(os.path.join(data, f)) for f in os.listdir(data)
+                                          if f.startswith("foreign-note.sqlite")) / 1e6)
     print(f"import: {report['import']}", file=sys.stderr)
 
-    _, _, code, out, err = run_timed([os.path.join(args.bin, "quire-bench"), "vocab", "--config", CONFIG, "--user", "bench",
+    _, _, code, out, err = run_timed([os.path.join(args.bin, "quire-bench"), "vocab", "--config", config, "--user", "bench",
                                       "--queries", query_path], env)
     if code != 0:
         sys.exit(f"quire-bench vocab failed: {err[-500:]}")
@@ -197,9 +312,9 @@ def main():
 
     # Over HTTP, against the server on the same data.
     port = 18000 + rng.randint(0, 999)
-    with serving(args.bin, CONFIG, env, port) as server:
+    with serving(args.bin, config, env, port) as server:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        token = sign_in(args.bin, CONFIG, env, connection, "bench")
+        token = sign_in(args.bin, config, env, connection, "bench")
         samples = {}
         for round_ in range(4):
             for label, query in qs:
@@ -214,9 +329,17 @@ def main():
                     sys.exit(f"search {query!r}: {response.status}")
         report["http"] = {label: percentiles(s) for label, s in sorted(samples.items())}
         report["server_memory_mb"] = memory_mb(server.pid)
+        if cluster:
+            report["postgres_memory_mb"] = cluster_memory_mb(cluster)
 
-    insert, floor = fts_floor(rows, qs, scratch)
-    report["sqlite3_fts5_floor"] = {"insert_seconds": round(insert, 1), "queries": floor}
+    if url:
+        owner = subprocess.run(["psql", "-X", "-At", url, "-c", "SELECT DISTINCT owner FROM records WHERE collection = 'vocab.entries' LIMIT 1"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+        psql_floor(url, qs, owner)  # warm, as the HTTP rounds were
+        report["psql_floor"] = psql_floor(url, qs, owner)
+    else:
+        insert, floor = fts_floor(rows, qs, scratch)
+        report["sqlite3_fts5_floor"] = {"insert_seconds": round(insert, 1), "queries": floor}
     print(json.dumps(report, indent=2))
 
 

@@ -104,5 +104,24 @@ enum PostgresMigrations {
             CREATE INDEX search_by_key ON search_rows (collection, owner, key, id);
             CREATE INDEX search_by_word ON search_rows USING gin (words);
             """),
+        // Search by tsvector: every folded word once, the key's weighted A, GIN-indexed (a prefix is
+        // `:*`); the length of the indexed text ranks word matches. Collections' search specs are
+        // forgotten, so that each is indexed anew when its plugin declares it at start.
+        Migration(version: 4, name: "search by tsvector", sql: """
+            DROP TABLE search_rows;
+            CREATE TABLE search_rows (
+                collection text NOT NULL,
+                id text COLLATE "C" NOT NULL,
+                owner text NOT NULL,
+                key text COLLATE "C" NOT NULL,
+                terms tsvector NOT NULL,
+                size int NOT NULL,
+                filters jsonb NOT NULL,
+                PRIMARY KEY (collection, id)
+            );
+            CREATE INDEX search_by_key ON search_rows (collection, owner, key, id);
+            CREATE INDEX search_by_term ON search_rows USING gin (terms);
+            UPDATE collections SET schema = (schema::jsonb - 'search')::text WHERE schema::jsonb ? 'search';
+            """),
     ]
 }

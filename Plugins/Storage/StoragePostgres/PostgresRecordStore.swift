@@ -310,7 +310,21 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             var written: [StorageAPI.Record?] = []
             var letGo: Set<String> = []
             var log: [Change] = []
+            // Inserts are written a run at a time (a statement per table, not per record: an
+            // import's 500-entry batches are most of its time otherwise).
+            var run: [PendingInsert] = []
             for operation in batch.operations {
+                if case .insert(let collection, let chosen, let owner, let data) = operation {
+                    if let fields = known.blobFields[collection] {
+                        _ = try BlobFieldRules.blobs(in: try data.parsed(), fields: fields, collection: collection)
+                    }
+                    run.append(PendingInsert(slot: written.count, collection: collection, id: chosen ?? RecordIDs.make(), chosen: chosen != nil,
+                                             owner: owner, data: data))
+                    written.append(nil)
+                    continue
+                }
+                try await self.insertAll(run, known: known, connection: connection, stamp: stamp, log: &log, written: &written)
+                run.removeAll()
                 if let fields = known.blobFields[operation.collection] {
                     letGo.formUnion(try await self.blobChange(operation, fields: fields, connection: connection))
                 }
@@ -323,6 +337,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
                 }
                 written.append(record)
             }
+            try await self.insertAll(run, known: known, connection: connection, stamp: stamp, log: &log, written: &written)
             let moved = try await self.appendLog(log, connection: connection, stamp: stamp)
             let released = letGo.subtracting(try await Self.held(among: letGo, fields: known.blobFields, connection: connection, logger: self.logger)).sorted()
             if let claim = batch.idempotency {
@@ -342,6 +357,83 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             }
             return nil
         }
+    }
+
+    /// An insert of a batch, waiting to be written with the others of its run.
+    struct PendingInsert {
+        var slot: Int
+        var collection: String
+        var id: String
+        var chosen: Bool
+        var owner: String
+        var data: JSONDocument
+    }
+
+    /// Writes a run of inserts with their search rows and points, a statement per table. An id the
+    /// caller chose may be a deleted record's: its versions go on from the tombstone (this batch's
+    /// log, else the change log, read for the whole run at once); one that exists is a conflict.
+    private func insertAll(_ run: [PendingInsert], known: Collections, connection: PostgresConnection, stamp: Double,
+                           log: inout [Change], written: inout [StorageAPI.Record?]) async throws {
+        guard !run.isEmpty else { return }
+        var tombstones: [String: [String: Int64]] = [:]
+        for (collection, inserts) in Dictionary(grouping: run.filter(\.chosen), by: \.collection) {
+            var found: [String: Int64] = [:]
+            for try await (id, kind, version) in try await connection.query("""
+                SELECT DISTINCT ON (record_id) record_id, kind, version FROM changes
+                WHERE collection = \(collection) AND record_id = ANY(\(inserts.map(\.id))) ORDER BY record_id, sequence DESC
+                """, logger: logger).decode((String, String, Int64).self) where kind == Change.Kind.delete.rawValue {
+                found[id] = version
+            }
+            tombstones[collection] = found
+        }
+        var pending: [String: Change] = [:]
+        for change in log { pending[change.collection + "\u{0}" + change.recordID] = change }
+        let now = Date(timeIntervalSince1970: stamp)
+        var records: [StorageAPI.Record] = []
+        for insert in run {
+            var version: Int64 = 1
+            if insert.chosen {
+                if let earlier = pending[insert.collection + "\u{0}" + insert.id] {
+                    guard earlier.kind == .delete else { throw RecordRules.duplicateID(collection: insert.collection, id: insert.id) }
+                    version = earlier.version + 1
+                } else {
+                    version = (tombstones[insert.collection]?[insert.id] ?? 0) + 1
+                }
+            }
+            let record = StorageAPI.Record(collection: insert.collection, id: insert.id, owner: insert.owner, version: version,
+                                           createdAt: now, updatedAt: now, data: insert.data)
+            let change = Change(sequence: 0, owner: insert.owner, collection: insert.collection, recordID: insert.id, kind: .insert,
+                                version: version, scope: try known.logs[insert.collection]?.scope(id: insert.id, insert.data))
+            pending[insert.collection + "\u{0}" + insert.id] = change
+            log.append(change)
+            written[insert.slot] = record
+            records.append(record)
+        }
+        var statement = Statement()
+        let columns = [statement.bindArray(records.map(\.collection)), statement.bindArray(records.map(\.id)),
+                       statement.bindArray(records.map(\.owner)), statement.bindArray(records.map { String($0.version) }),
+                       statement.bindArray(records.map { String(decoding: $0.data.bytes, as: UTF8.self) })]
+        let at = statement.bind(stamp)
+        statement.append("""
+            INSERT INTO records (collection, id, owner, version, created_at, updated_at, data)
+            SELECT c, i, o, v::bigint, \(at), \(at), d::jsonb FROM unnest(\(columns.joined(separator: ", "))) AS u(c, i, o, v, d)
+            ON CONFLICT (collection, id) DO NOTHING RETURNING collection, id
+            """)
+        var inserted: Set<String> = []
+        for try await (collection, id) in try await connection.query(statement.query, logger: logger).decode((String, String).self) {
+            inserted.insert(collection + "\u{0}" + id)
+        }
+        if inserted.count < records.count, let taken = records.first(where: { !inserted.contains($0.collection + "\u{0}" + $0.id) }) {
+            throw RecordRules.duplicateID(collection: taken.collection, id: taken.id)
+        }
+        var searchRows: [(record: StorageAPI.Record, row: PostgresSearch.Row)] = []
+        var points: [(record: StorageAPI.Record, point: GeoPoint)] = []
+        for record in records {
+            if let spec = known.search[record.collection] { searchRows.append((record, PostgresSearch.Row(spec: spec, data: try record.data.parsed()))) }
+            if let spec = known.spatial[record.collection], let point = SpatialRules.point(spec, try record.data.parsed()) { points.append((record, point)) }
+        }
+        try await PostgresSearch.upsert(connection, searchRows, logger: logger)
+        try await PostgresSpatial.insert(connection, points, logger: logger)
     }
 
     /// Takes the next sequences (in commit order: the counter row stays locked until this
@@ -366,26 +458,14 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         return LogMove.of(numbered)
     }
 
+    /// A replace or a delete (inserts go through ``insertAll``).
     private func apply(_ operation: WriteOperation, connection: PostgresConnection, stamp: Double, spec: LogSpec?,
                        log: inout [Change]) async throws -> StorageAPI.Record? {
         let now = Date(timeIntervalSince1970: stamp)
         switch operation {
-        case .insert(let collection, let chosen, let owner, let data):
-            let id = chosen ?? RecordIDs.make()
-            var version: Int64 = 1
-            if let chosen { version = try await tombstoneVersion(connection, collection: collection, id: chosen, log: log) + 1 }
-            let text = String(decoding: data.bytes, as: UTF8.self)
-            do {
-                try await connection.query("""
-                    INSERT INTO records (collection, id, owner, version, created_at, updated_at, data)
-                    VALUES (\(collection), \(id), \(owner), \(version), \(stamp), \(stamp), \(text)::jsonb)
-                    """, logger: logger)
-            } catch let error as PSQLError where error.serverInfo?[.constraintName] == "records_pkey" {
-                throw RecordRules.duplicateID(collection: collection, id: id)
-            }
-            log.append(Change(sequence: 0, owner: owner, collection: collection, recordID: id, kind: .insert, version: version,
-                              scope: try spec?.scope(id: id, data)))
-            return StorageAPI.Record(collection: collection, id: id, owner: owner, version: version, createdAt: now, updatedAt: now, data: data)
+        case .insert:
+            // Never reached: inserts are written a run at a time by insertAll.
+            throw StorageError(.internal, "An insert reached the single-record path.")
         case .replace(let collection, let id, let owner, let data, let expectedVersion):
             let existing = try await existingRecord(connection, collection: collection, id: id, owner: owner, expectedVersion: expectedVersion)
             if spec?.history == true { try await keep(existing, connection: connection, at: stamp) }
@@ -421,18 +501,6 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
                     \(record.updatedAt.timeIntervalSince1970), \(text)::jsonb, \(stamp))
             ON CONFLICT (collection, id, version) DO UPDATE SET data = excluded.data, superseded_at = excluded.superseded_at
             """, logger: logger)
-    }
-
-    /// The version of a deleted record's tombstone (this batch's or the log's), or 0.
-    private func tombstoneVersion(_ connection: PostgresConnection, collection: String, id: String, log: [Change]) async throws -> Int64 {
-        if let pending = log.last(where: { $0.collection == collection && $0.recordID == id }) {
-            return pending.kind == .delete ? pending.version : 0
-        }
-        guard let row = try await connection.query("""
-            SELECT kind, version FROM changes WHERE collection = \(collection) AND record_id = \(id) ORDER BY sequence DESC LIMIT 1
-            """, logger: logger).collect().first else { return 0 }
-        let (kind, version) = try row.decode((String, Int64).self)
-        return kind == Change.Kind.delete.rawValue ? version : 0
     }
 
     /// The record a replace or delete is about, locked until the batch ends; checks its owner and version.
@@ -546,19 +614,57 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         try query.validate(against: spec)
         guard let spec else { return SearchResult(hits: []) }
         let terms = SearchText.terms(query.text)
-        let statement = terms.isEmpty ? PostgresSearch.browse(query) : PostgresSearch.candidates(query, terms: terms)
-        let found = try await run { connection in
-            var rows: [(StorageAPI.Record, String)] = []
-            for try await (collection, id, owner, version, created, updated, data, key) in try await connection
-                .query(statement.query, logger: self.logger).decode((String, String, String, Int64, Double, Double, String, String).self) {
-                rows.append((Self.record((collection, id, owner, version, created, updated, data)), key))
-            }
-            return rows
+        let logger = self.logger
+        guard !terms.isEmpty else {
+            let found = try await run { connection in try await Self.keyed(connection, PostgresSearch.browse(query), logger: logger) }
+            let page = found.prefix(query.limit)
+            let next = found.count > query.limit ? page.last.map { SearchCursor(key: $0.key, id: $0.record.id) } : nil
+            return SearchResult(hits: page.map { SearchHit(record: $0.record, tier: .listed, highlights: []) }, next: next)
         }
-        guard terms.isEmpty else { return SearchResult(hits: PostgresSearch.rank(found, spec: spec, terms: terms, limit: query.limit)) }
-        let page = found.prefix(query.limit)
-        let next = found.count > query.limit ? page.last.map { SearchCursor(key: $0.1, id: $0.0.id) } : nil
-        return SearchResult(hits: page.map { SearchHit(record: $0.0, tier: .listed, highlights: []) }, next: next)
+        // The steps of ``PostgresSearch``, on one connection; the stored record decides each tier.
+        let found = try await run { connection in
+            var hits: [(tier: SearchTier, record: StorageAPI.Record, data: JSONValue)] = []
+            var seen: Set<String> = []
+            func take(_ rows: [(record: StorageAPI.Record, key: String)]) {
+                for (record, _) in rows where hits.count < query.limit && seen.insert(record.id).inserted {
+                    guard let data = try? record.data.parsed(), let tier = SearchRules.tier(spec, data, terms) else { continue }
+                    hits.append((tier, record, data))
+                }
+            }
+            take(try await Self.keyed(connection, PostgresSearch.keyMatches(query, terms: terms), logger: logger))
+            for keyOnly in [true, false] where hits.count < query.limit {
+                let wanted = query.limit + seen.count
+                var candidates: [(size: Int32, id: String)] = []
+                let statement = PostgresSearch.wordMatches(query, terms: terms, keyOnly: keyOnly)
+                for try await (id, size) in try await connection.query(statement.query, logger: logger).decode((String, Int32).self) {
+                    candidates.append((size, id))
+                }
+                let ids = candidates.sorted { $0 < $1 }.prefix(wanted).map(\.id).filter { !seen.contains($0) }
+                guard !ids.isEmpty else { continue }
+                let rows = try await Self.keyed(connection, PostgresSearch.records(collection: query.collection, ids: ids), logger: logger)
+                let byID = Dictionary(rows.map { ($0.record.id, $0) }, uniquingKeysWith: { first, _ in first })
+                take(ids.compactMap { byID[$0] })
+            }
+            return hits
+        }
+        // Ranked by tier; within a tier, the order each step found them in.
+        let ranked = found.enumerated().sorted { a, b in
+            a.element.tier != b.element.tier ? a.element.tier < b.element.tier : a.offset < b.offset
+        }
+        return SearchResult(hits: ranked.map { _, hit in
+            SearchHit(record: hit.record, tier: hit.tier, highlights: SearchRules.highlights(spec, hit.data, terms))
+        })
+    }
+
+    /// The records a search statement selects, each with its folded key.
+    private static func keyed(_ connection: PostgresConnection, _ statement: Statement,
+                              logger: Logger) async throws -> [(record: StorageAPI.Record, key: String)] {
+        var rows: [(record: StorageAPI.Record, key: String)] = []
+        for try await (collection, id, owner, version, created, updated, data, key) in try await connection
+            .query(statement.query, logger: logger).decode((String, String, String, Int64, Double, Double, String, String).self) {
+            rows.append((record((collection, id, owner, version, created, updated, data)), key))
+        }
+        return rows
     }
 
     // MARK: Spatial

@@ -41,6 +41,10 @@ struct Statement {
         binds.append(values)
     }
 
+    mutating func appendBind(_ values: [Double]) {
+        binds.append(values)
+    }
+
     /// A JSON value, as `jsonb`.
     mutating func bindJSON(_ value: JSONValue) -> String {
         bind(value.canonicalJSONText) + "::jsonb"

@@ -4,25 +4,77 @@ import PostgresNIO
 import StorageAPI
 
 /// Search indexes on PostgreSQL. Folding (case, accents, ß → ss), tokens, tiers and highlights are
-/// the shared ``SearchRules`` and ``SearchText``, run here in Swift when a record is written and
-/// when candidates are ranked, so a search answers exactly what SQLite's answers. PostgreSQL keeps
-/// what finds the candidates: the folded key (byte order) and every folded word (`text[]`, GIN).
+/// the shared ``SearchRules`` and ``SearchText``, run in Swift when a record is written and when a
+/// match is ranked, so a search answers what SQLite's answers. PostgreSQL keeps what finds matches:
+/// - the folded key in byte order (`COLLATE "C"`), a B-tree over `(collection, owner, key, id)`: exact
+///   and prefix matches are a range scan, already in order;
+/// - the folded words as a `tsvector` (the key's weighted A), GIN-indexed: "every word, the last as a
+///   prefix" is a `tsquery` of `&` and `:*`, restricted to `A` for words of the key. Han and kana
+///   are one token per character in the shared rules, so a run of them is found the same way (and
+///   the ranking checks they are adjacent).
+///
+/// Like SQLite's, a search as you type runs up to three steps and stops once it has `limit` hits:
+/// 1. exact and prefix matches of the key, in key order;
+/// 2. every word in the key; 3. every word in the key or the text fields. Steps 2 and 3 take the first
+///    ``candidateCap`` matches and put the shortest entries first (the closest to what was typed):
+///    a two-letter prefix can match most of a dictionary, and ranking all of it is what is slow.
 enum PostgresSearch {
+    /// Matches ranked per step (as SQLite's `SQLiteSearchTuning.candidateCap`).
+    static let candidateCap = 300
+    /// The longest word kept in the index (PostgreSQL's lexeme limit is 2 KB).
+    static let longestWord = 500
+
     /// A record's search row.
     struct Row {
         var key: String
-        var words: [String]
+        var terms: String
+        var size: Int
         var filters: String
 
         init(spec: SearchIndexSpec, data: JSONValue) {
             key = SearchRules.foldedKey(spec, data)
-            var seen: Set<String> = []
-            words = spec.fields.flatMap { field in SearchRules.strings(field, in: data).flatMap { SearchText.tokens($0.text).map(\.folded) } }
-                .filter { seen.insert($0).inserted }
+            // Position 1 weighted A: a word of the key; position 2: of the text fields.
+            var weights: [String: (key: Bool, text: Bool)] = [:]
+            var order: [String] = []
+            var size = 0
+            for (index, field) in spec.fields.enumerated() {
+                for (_, text) in SearchRules.strings(field, in: data) {
+                    size += text.count
+                    for token in SearchText.tokens(text) where token.folded.utf8.count <= PostgresSearch.longestWord {
+                        var seen = weights[token.folded] ?? (false, false)
+                        if seen == (false, false) { order.append(token.folded) }
+                        if index == 0 { seen.key = true } else { seen.text = true }
+                        weights[token.folded] = seen
+                    }
+                }
+            }
+            terms = order.map { word in
+                let (inKey, inText) = weights[word] ?? (false, true)
+                return PostgresSearch.lexeme(word) + ":" + [inKey ? "1A" : nil, inText ? "2" : nil].compactMap { $0 }.joined(separator: ",")
+            }.joined(separator: " ")
+            self.size = size
             let values = SearchRules.filterValues(spec, data).mapValues { JSONValue.array($0.sorted().map(JSONValue.string)) }
             filters = JSONValue.object(values).canonicalJSONText
         }
     }
+
+    /// A word as a quoted `tsvector` / `tsquery` lexeme.
+    static func lexeme(_ word: String) -> String {
+        "'" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+    }
+
+    /// What every group of `terms` asks for, as a `tsquery`: each word, the last as a prefix; with
+    /// `keyOnly`, in the key only (weight A).
+    static func tsquery(_ terms: SearchText.Terms, keyOnly: Bool) -> String {
+        let words = terms.groups.flatMap { $0 }
+        return words.enumerated().map { index, word in
+            let prefix = terms.lastIsPrefix && index == words.count - 1
+            let flags = (prefix ? "*" : "") + (keyOnly ? "A" : "")
+            return lexeme(word) + (flags.isEmpty ? "" : ":" + flags)
+        }.joined(separator: " & ")
+    }
+
+    // MARK: Writing
 
     /// Keeps a collection's search rows in step with one write, in its transaction.
     static func follow(_ connection: PostgresConnection, _ operation: WriteOperation, record: StorageAPI.Record?,
@@ -33,33 +85,46 @@ enum PostgresSearch {
             }
             return
         }
-        try await upsert(connection, record: record, row: Row(spec: spec, data: try data.parsed()), logger: logger)
+        try await upsert(connection, [(record, Row(spec: spec, data: try data.parsed()))], logger: logger)
     }
 
-    private static func upsert(_ connection: PostgresConnection, record: StorageAPI.Record, row: Row, logger: Logger) async throws {
-        try await connection.query("""
-            INSERT INTO search_rows (collection, id, owner, key, words, filters)
-            VALUES (\(record.collection), \(record.id), \(record.owner), \(row.key), \(row.words), \(row.filters)::jsonb)
-            ON CONFLICT (collection, id) DO UPDATE SET owner = excluded.owner, key = excluded.key, words = excluded.words,
-                filters = excluded.filters
-            """, logger: logger)
+    /// Writes the search rows of several records in one statement.
+    static func upsert(_ connection: PostgresConnection, _ rows: [(record: StorageAPI.Record, row: Row)], logger: Logger) async throws {
+        guard !rows.isEmpty else { return }
+        var statement = Statement()
+        let columns = [statement.bindArray(rows.map(\.record.collection)), statement.bindArray(rows.map(\.record.id)),
+                       statement.bindArray(rows.map(\.record.owner)), statement.bindArray(rows.map(\.row.key)),
+                       statement.bindArray(rows.map(\.row.terms)), statement.bindArray(rows.map { String($0.row.size) }),
+                       statement.bindArray(rows.map(\.row.filters))]
+        statement.append("""
+            INSERT INTO search_rows (collection, id, owner, key, terms, size, filters)
+            SELECT c, i, o, k, t::tsvector, s::int, f::jsonb FROM unnest(\(columns.joined(separator: ", "))) AS u(c, i, o, k, t, s, f)
+            ON CONFLICT (collection, id) DO UPDATE SET owner = excluded.owner, key = excluded.key, terms = excluded.terms,
+                size = excluded.size, filters = excluded.filters
+            """)
+        try await connection.query(statement.query, logger: logger)
     }
 
     /// Indexes every record of `collection` again for `spec` (or drops its rows when nil).
     static func rebuild(_ connection: PostgresConnection, collection: String, spec: SearchIndexSpec?, logger: Logger) async throws {
         try await connection.query("DELETE FROM search_rows WHERE collection = \(collection)", logger: logger)
         guard let spec else { return }
-        var records: [StorageAPI.Record] = []
+        var rows: [(StorageAPI.Record, Row)] = []
         for try await (id, owner, version, data) in try await connection.query("""
             SELECT id, owner, version, data::text FROM records WHERE collection = \(collection)
             """, logger: logger).decode((String, String, Int64, String).self) {
-            records.append(StorageAPI.Record(collection: collection, id: id, owner: owner, version: version, createdAt: Date(), updatedAt: Date(),
-                                             data: JSONDocument(trustedBytes: Data(data.utf8))))
+            let record = StorageAPI.Record(collection: collection, id: id, owner: owner, version: version, createdAt: Date(), updatedAt: Date(),
+                                           data: JSONDocument(trustedBytes: Data(data.utf8)))
+            rows.append((record, Row(spec: spec, data: try record.data.parsed())))
+            if rows.count == 1000 {
+                try await upsert(connection, rows, logger: logger)
+                rows.removeAll(keepingCapacity: true)
+            }
         }
-        for record in records {
-            try await upsert(connection, record: record, row: Row(spec: spec, data: try record.data.parsed()), logger: logger)
-        }
+        try await upsert(connection, rows, logger: logger)
     }
+
+    // MARK: Reading
 
     /// The conditions every search and browse shares: the collection, the owner, the filters.
     private static func scope(_ query: SearchQuery, into statement: inout Statement) -> [String] {
@@ -77,6 +142,8 @@ enum PostgresSearch {
         return conditions
     }
 
+    // Joins to `records` name the id's collation: search rows keep ids in byte order ("C"),
+    // records in the database's, and an equality between the two would not use records' key.
     static let columns = "r.collection, r.id, r.owner, r.version, r.created_at, r.updated_at, r.data::text, s.key"
 
     /// Every record passing the filters, by folded key then id, after the cursor.
@@ -86,45 +153,56 @@ enum PostgresSearch {
         if let after = query.after {
             conditions.append("(s.key, s.id) > (\(statement.bind(after.key)), \(statement.bind(after.id)))")
         }
-        let limit = statement.bind(Int64(query.limit + 1))
+        return inKeyOrder(&statement, conditions, limit: query.limit + 1)
+    }
+
+    /// The first `limit` records meeting `conditions`, in key order: the search rows are picked
+    /// (and ordered) alone, in a subquery, so that the order comes from the key's B-tree — joined
+    /// to records in one statement, PostgreSQL sorts every match first.
+    private static func inKeyOrder(_ statement: inout Statement, _ conditions: [String], limit: Int) -> Statement {
+        let limit = statement.bind(Int64(limit))
         statement.append("""
-            SELECT \(columns) FROM search_rows s JOIN records r ON r.collection = s.collection AND r.id = s.id
-            WHERE \(conditions.joined(separator: " AND ")) ORDER BY s.key, s.id LIMIT \(limit)
+            SELECT \(columns) FROM (
+                SELECT s.collection, s.id, s.key FROM search_rows s
+                WHERE \(conditions.joined(separator: " AND ")) ORDER BY s.key, s.id LIMIT \(limit)
+            ) s JOIN records r ON r.collection = s.collection AND r.id = s.id COLLATE "default" ORDER BY s.key, s.id
             """)
         return statement
     }
 
-    /// The records that can match `terms`: holding every whole word typed, and a word starting
-    /// with the last one while it is being typed. The shared rules then rank them.
-    static func candidates(_ query: SearchQuery, terms: SearchText.Terms) -> Statement {
+    /// Step 1: the records whose folded key is the query or starts with it, in key order.
+    static func keyMatches(_ query: SearchQuery, terms: SearchText.Terms) -> Statement {
         var statement = Statement()
         var conditions = scope(query, into: &statement)
-        var whole = terms.groups.flatMap { $0 }
-        if terms.lastIsPrefix, let last = whole.popLast() {
-            let pattern = statement.bind(PostgresSQL.likeEscaped(last) + "%")
-            conditions.append("EXISTS (SELECT 1 FROM unnest(s.words) AS w WHERE w LIKE \(pattern))")
+        let key = terms.foldedKey
+        if terms.lastIsPrefix {
+            conditions.append("s.key >= \(statement.bind(key)) AND s.key < \(statement.bind(key + "\u{10FFFF}"))")
+        } else {
+            conditions.append("(s.key = \(statement.bind(key)) OR (s.key >= \(statement.bind(key + " ")) AND s.key < \(statement.bind(key + " \u{10FFFF}"))))")
         }
-        if !whole.isEmpty { conditions.append("s.words @> \(statement.bindArray(whole))") }
-        statement.append("""
-            SELECT \(columns) FROM search_rows s JOIN records r ON r.collection = s.collection AND r.id = s.id
-            WHERE \(conditions.joined(separator: " AND "))
-            """)
+        return inKeyOrder(&statement, conditions, limit: query.limit)
+    }
+
+    /// Steps 2 and 3: the first ``candidateCap`` records holding every word (in the key only, with
+    /// `keyOnly`), with the length of their indexed text.
+    static func wordMatches(_ query: SearchQuery, terms: SearchText.Terms, keyOnly: Bool) -> Statement {
+        var statement = Statement()
+        var conditions = scope(query, into: &statement)
+        conditions.append("s.terms @@ \(statement.bind(tsquery(terms, keyOnly: keyOnly)))::tsquery")
+        statement.append("SELECT s.id, s.size FROM search_rows s WHERE \(conditions.joined(separator: " AND ")) LIMIT \(candidateCap)")
         return statement
     }
 
-    /// The best `limit` of the candidates: by tier, then folded key and id in byte order, with highlights.
-    static func rank(_ candidates: [(StorageAPI.Record, String)], spec: SearchIndexSpec, terms: SearchText.Terms, limit: Int) -> [SearchHit] {
-        var matches: [(tier: SearchTier, key: String, record: StorageAPI.Record, data: JSONValue)] = []
-        for (record, key) in candidates {
-            guard let data = try? record.data.parsed(), let tier = SearchRules.tier(spec, data, terms) else { continue }
-            matches.append((tier, key, record, data))
-        }
-        matches.sort { a, b in
-            if a.tier != b.tier { return a.tier < b.tier }
-            if a.key != b.key { return a.key.utf8.lexicographicallyPrecedes(b.key.utf8) }
-            return a.record.id.utf8.lexicographicallyPrecedes(b.record.id.utf8)
-        }
-        return matches.prefix(limit).map { SearchHit(record: $0.record, tier: $0.tier, highlights: SearchRules.highlights(spec, $0.data, terms)) }
+    /// Records by id, with their folded keys.
+    static func records(collection: String, ids: [String]) -> Statement {
+        var statement = Statement()
+        let collectionBind = statement.bind(collection)
+        let idsBind = statement.bindArray(ids)
+        statement.append("""
+            SELECT \(columns) FROM search_rows s JOIN records r ON r.collection = s.collection AND r.id = s.id COLLATE "default"
+            WHERE s.collection = \(collectionBind) AND s.id = ANY(\(idsBind))
+            """)
+        return statement
     }
 }
 
@@ -133,5 +211,11 @@ extension Statement {
     mutating func bindArray(_ values: [String]) -> String {
         appendBind(values)
         return "$\(binds.count)::text[]"
+    }
+
+    /// A list of numbers, as `float8[]`.
+    mutating func bindArray(_ values: [Double]) -> String {
+        appendBind(values)
+        return "$\(binds.count)::float8[]"
     }
 }

@@ -63,6 +63,22 @@ enum PostgresSpatial {
             """, logger: logger)
     }
 
+    /// The points of inserted records, in one statement.
+    static func insert(_ connection: PostgresConnection, _ points: [(record: StorageAPI.Record, point: GeoPoint)], logger: Logger) async throws {
+        guard !points.isEmpty else { return }
+        var statement = Statement()
+        let columns = [statement.bindArray(points.map(\.record.collection)), statement.bindArray(points.map(\.record.id)),
+                       statement.bindArray(points.map(\.record.owner)), statement.bindArray(points.map(\.point.latitude)),
+                       statement.bindArray(points.map(\.point.longitude))]
+        statement.append("""
+            INSERT INTO points (collection, id, owner, latitude, longitude, position)
+            SELECT c, i, o, la, lo, ll_to_earth(la, lo) FROM unnest(\(columns.joined(separator: ", "))) AS u(c, i, o, la, lo)
+            ON CONFLICT (collection, id) DO UPDATE SET owner = excluded.owner, latitude = excluded.latitude,
+                longitude = excluded.longitude, position = excluded.position
+            """)
+        try await connection.query(statement.query, logger: logger)
+    }
+
     /// Candidates nearest the area's centre first: within the radius's bounding cube, or inside the box.
     static func select(_ query: SpatialQuery, area: (boxes: [GeoBox], from: GeoPoint, radius: Double?)) -> Statement {
         var statement = Statement()
