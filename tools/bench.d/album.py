@@ -7,7 +7,10 @@ times, 1-4 tags each from 2,000 with a Zipf spread, GPS around the 200 largest r
 for nine photos in ten. The geotags are made by `quire-bench geo`: a million around the 2,000
 largest cities (weighted by the square root of their population), spread over 1,000 users.
 
-    tools/bench.d/album.py --bin .build/release [--photos 100000] [--geotags 1000000] [--out DIR]
+    tools/bench.d/album.py --bin .build/release [--photos 100000] [--geotags 1000000] [--out DIR] [--backend postgres]
+
+With `--backend postgres` the records go to PostgreSQL (a throwaway cluster tools/postgres starts,
+or QUIRE_DATABASE_URL; the geotags in a schema of their own).
 
 Prints one JSON object; BENCHMARKS.md quotes it.
 """
@@ -23,10 +26,11 @@ import tempfile
 import time
 import urllib.parse
 
-from benchlib import memory_mb, percentiles, serving, sign_in
+from benchlib import cluster_memory_mb, database, memory_mb, percentiles, serving, sign_in
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "iremember.yaml")
+PG_CONFIG = os.path.join(ROOT, "config", "examples", "iremember.postgres.yaml")
 
 
 def zipf_rank(rng, n):
@@ -71,29 +75,38 @@ def main():
     parser.add_argument("--geotags", type=int, default=1_000_000)
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
     args = parser.parse_args()
+    with database(args.backend) as (url, cluster):
+        run(args, url, cluster)
+
+
+def run(args, url, cluster):
+    config = PG_CONFIG if url else CONFIG
     rng = random.Random(11)
     scratch = args.out or tempfile.mkdtemp(prefix="quire-album-bench-")
     os.makedirs(scratch, exist_ok=True)
     data = os.path.join(scratch, "data")
-    env = dict(os.environ, QUIRE_DATA=data)
-    report = {"photos": args.photos, "geotags": args.geotags}
+    env = dict(os.environ, QUIRE_DATA=data, QUIRE_BLOBS=os.path.join(data, "blobs"))
+    if url:
+        env["QUIRE_DATABASE_URL"] = url
+    report = {"photos": args.photos, "geotags": args.geotags, "backend": args.backend}
 
     # The album, through the album plugin's import.
     image = os.path.join(scratch, "photo.jpg")
     subprocess.run(["vips", "xyz", image + ".v", "640", "480"], check=True)
     subprocess.run(["vips", "linear", image + ".v", image, "1", "0", "--uchar"], check=True)
-    subprocess.run([os.path.join(args.bin, "quire-auth"), "create-user", "--config", CONFIG, "bench"], env=env, capture_output=True)
-    seeded = subprocess.run([os.path.join(args.bin, "quire-bench"), "album-seed", "--config", CONFIG, "--user", "bench", "--image", image,
+    subprocess.run([os.path.join(args.bin, "quire-auth"), "create-user", "--config", config, "bench"], env=env, capture_output=True)
+    seeded = subprocess.run([os.path.join(args.bin, "quire-bench"), "album-seed", "--config", config, "--user", "bench", "--image", image,
                              "--photos", str(args.photos)], env=env, capture_output=True, text=True)
     if seeded.returncode != 0:
         sys.exit(f"album-seed failed: {seeded.stderr[-800:]}")
     report["seed"] = json.loads(seeded.stdout)
 
     port = 18000 + rng.randint(0, 999)
-    with serving(args.bin, CONFIG, env, port) as server:
+    with serving(args.bin, config, env, port) as server:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        token = sign_in(args.bin, CONFIG, env, connection, "bench")
+        token = sign_in(args.bin, config, env, connection, "bench")
         headers = {"Authorization": "Bearer " + token}
 
         def get(path):
@@ -132,13 +145,17 @@ def main():
         report["http"] = results
         report["mean_items_returned"] = returned
         report["server_memory_mb"] = memory_mb(server.pid)
+        if cluster:
+            report["postgres_memory_mb"] = cluster_memory_mb(cluster)
 
     # A million geotags, in a data directory of their own.
     if args.geotags <= 0:
         print(json.dumps(report, indent=2))
         return
-    geo_env = dict(os.environ, QUIRE_DATA=os.path.join(scratch, "geo"))
-    geo = subprocess.run([os.path.join(args.bin, "quire-bench"), "geo", "--config", CONFIG, "--geotags", str(args.geotags)],
+    geo_env = dict(env, QUIRE_DATA=os.path.join(scratch, "geo"), QUIRE_BLOBS=os.path.join(scratch, "geo", "blobs"))
+    if url:
+        geo_env["QUIRE_DATABASE_URL"] = url + ("&" if "?" in url else "?") + "search_path=geo"
+    geo = subprocess.run([os.path.join(args.bin, "quire-bench"), "geo", "--config", config, "--geotags", str(args.geotags)],
                          env=geo_env, capture_output=True, text=True)
     if geo.returncode != 0:
         sys.exit(f"quire-bench geo failed: {geo.stderr[-800:]}")

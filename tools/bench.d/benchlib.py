@@ -60,3 +60,46 @@ def memory_mb(pid):
         fields = dict(line.split(":", 1) for line in status)
     mb = lambda key: round(int(fields[key].split()[0]) / 1024)
     return {"peak": mb("VmHWM"), "now": mb("VmRSS"), "now_anonymous": mb("RssAnon"), "now_mapped_files": mb("RssFile")}
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def cluster_memory_mb(data_dir):
+    """Resident memory of every process of the PostgreSQL cluster whose data directory is `data_dir`."""
+    try:
+        with open(os.path.join(data_dir, "data", "postmaster.pid")) as pid_file:
+            postmaster = int(pid_file.readline())
+    except (OSError, ValueError):
+        return None
+    total = 0
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                fields = dict(line.split(":", 1) for line in status)
+            if int(pid) == postmaster or int(fields.get("PPid", "0").strip()) == postmaster:
+                total += int(fields["VmRSS"].split()[0])
+        except (OSError, KeyError, ValueError):
+            continue
+    return round(total / 1024)
+
+
+@contextlib.contextmanager
+def database(backend):
+    """The database URL for the run: none for SQLite; for PostgreSQL QUIRE_DATABASE_URL or a
+    throwaway cluster started here and stopped after."""
+    if backend == "sqlite":
+        yield None, None
+        return
+    if os.environ.get("QUIRE_DATABASE_URL"):
+        yield os.environ["QUIRE_DATABASE_URL"], None
+        return
+    started = subprocess.run([os.path.join(ROOT, "tools", "postgres"), "start"], capture_output=True, text=True, check=True).stdout
+    values = dict(part.split("=", 1) for part in started.replace("export ", "").split())
+    url, directory = values["QUIRE_TEST_POSTGRES_URL"].strip("'"), values["QUIRE_PG_DIR"].strip("'")
+    try:
+        yield url, directory
+    finally:
+        subprocess.run([os.path.join(ROOT, "tools", "postgres"), "stop", directory], capture_output=True)

@@ -15,7 +15,6 @@ or QUIRE_DATABASE_URL), and the floor is `psql` running the statements Quire run
 Prints one JSON object; tools/bench writes it into BENCHMARKS.md's table by hand.
 """
 import argparse
-import contextlib
 import csv
 import gzip
 import http.client
@@ -29,7 +28,7 @@ import tempfile
 import time
 import urllib.parse
 
-from benchlib import memory_mb, percentiles, serving, sign_in
+from benchlib import cluster_memory_mb, database, memory_mb, percentiles, serving, sign_in
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "foreign-note.yaml")
@@ -185,10 +184,18 @@ def psql_floor(url, qs, owner):
                      f"WHERE {scope} AND s.key >= '{key}' AND s.key < ('{key}' || chr(1114111)) COLLATE \"C\" ORDER BY s.key, s.id LIMIT {LIMIT}) s "
                      f"JOIN records r ON r.collection = s.collection AND r.id = s.id COLLATE \"default\" ORDER BY s.key, s.id;")
         for step, weight in ((2, "A"), (3, "")):
-            tsquery = " & ".join(lexeme(t) + (":*" + weight if i == len(tokens) - 1 else (":" + weight if weight else ""))
-                                 for i, t in enumerate(tokens)).replace("'", "''")
+            def ts(words, prefix):
+                return " & ".join(lexeme(t) + (":*" + weight if prefix and i == len(words) - 1 else (":" + weight if weight else ""))
+                                  for i, t in enumerate(words)).replace("'", "''")
             lines.append(f"\\echo @@ {index} {step}")
-            lines.append(f"SELECT s.id, s.size FROM search_rows s WHERE {scope} AND s.terms @@ '{tsquery}'::tsquery LIMIT 300;")
+            if len(tokens) > 1:
+                # As Quire: the records holding the whole words (counted first), the prefix checked on each.
+                whole = ts(tokens[:-1], False)
+                lines.append(f"SELECT count(*) FROM (SELECT 1 FROM search_rows s WHERE {scope} AND s.terms @@ '{whole}'::tsquery LIMIT 5000) AS held;")
+                lines.append(f"SELECT s.id, s.size FROM (SELECT s.id, s.size, s.terms FROM search_rows s WHERE {scope} "
+                             f"AND s.terms @@ '{whole}'::tsquery LIMIT 5000) s WHERE s.terms @@ '{ts(tokens, True)}'::tsquery LIMIT 300;")
+            else:
+                lines.append(f"SELECT s.id, s.size FROM search_rows s WHERE {scope} AND s.terms @@ '{ts(tokens, True)}'::tsquery LIMIT 300;")
         plan.append((index, label))
     script = "\n".join(lines) + "\n"
     out = subprocess.run(["psql", "-X", "-At", "-q", url], input=script, capture_output=True, text=True, check=True).stdout
@@ -199,57 +206,23 @@ def psql_floor(url, qs, owner):
             _, index, step = line.split()
             current, rows = (int(index), int(step)), 0
         elif line.startswith("Time: ") and current:
-            steps[current] = (rows, float(line.split()[1]))
+            # A step of two statements (count, then matches): the rows are the second's, the times add up.
+            earlier = steps.get(current, (0, 0.0))[1]
+            steps[current] = (rows, earlier + float(line.split()[1]))
+            rows = 0
         elif current:
             rows += 1
     samples = {}
     for index, label in plan:
         found, total = 0, 0.0
         for step in (1, 2, 3):
-            if found >= LIMIT - 1 and step > 1:
+            if found >= LIMIT and step > 1:
                 break
             count, ms = steps.get((index, step), (0, 0.0))
             found += count
             total += ms
         samples.setdefault(label, []).append(total)
     return {label: percentiles(v) for label, v in sorted(samples.items())}
-
-
-def cluster_memory_mb(data_dir):
-    """Resident memory of every process of the PostgreSQL cluster whose data directory is `data_dir`."""
-    try:
-        with open(os.path.join(data_dir, "postmaster.pid")) as pid_file:
-            postmaster = int(pid_file.readline())
-    except (OSError, ValueError):
-        return None
-    total = 0
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/status") as status:
-                fields = dict(line.split(":", 1) for line in status)
-            if int(pid) == postmaster or int(fields.get("PPid", "0").strip()) == postmaster:
-                total += int(fields["VmRSS"].split()[0])
-        except (OSError, KeyError, ValueError):
-            continue
-    return round(total / 1024)
-
-
-@contextlib.contextmanager
-def database(backend):
-    """The database URL for the run: none for SQLite; for PostgreSQL QUIRE_DATABASE_URL or a
-    throwaway cluster started here and stopped after."""
-    if backend == "sqlite" or os.environ.get("QUIRE_DATABASE_URL"):
-        yield os.environ.get("QUIRE_DATABASE_URL"), None
-        return
-    started = subprocess.run([os.path.join(ROOT, "tools", "postgres"), "start"], capture_output=True, text=True, check=True).stdout
-    values = dict(part.split("=", 1) for part in started.replace("export ", "").split())
-    url, directory = values["QUIRE_TEST_POSTGRES_URL"].strip("'"), values["QUIRE_PG_DIR"].strip("'")
-    try:
-        yield url, directory
-    finally:
-        subprocess.run([os.path.join(ROOT, "tools", "postgres"), "stop", directory], capture_output=True)
 
 
 def main():
