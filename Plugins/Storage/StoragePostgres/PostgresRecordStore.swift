@@ -635,13 +635,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             for keyOnly in [true, false] where hits.count < query.limit {
                 let wanted = query.limit + seen.count
                 var candidates: [(size: Int32, id: String)] = []
-                var statement = PostgresSearch.wordMatches(query, terms: terms, keyOnly: keyOnly)
-                if let whole = PostgresSearch.wholeWords(terms) {
-                    let cap = PostgresSearch.wholeWordsCap
-                    let count = PostgresSearch.countHolding(query, whole: whole, keyOnly: keyOnly, cap: cap)
-                    let held = try await connection.query(count.query, logger: logger).collect().first.map { try $0.decode(Int64.self) } ?? Int64(cap)
-                    if held < cap { statement = PostgresSearch.wordMatchesAmong(query, terms: terms, whole: whole, keyOnly: keyOnly, cap: cap) }
-                }
+                let statement = PostgresSearch.wordMatches(query, terms: terms, keyOnly: keyOnly)
                 for try await (id, size) in try await connection.query(statement.query, logger: logger).decode((String, Int32).self) {
                     candidates.append((size, id))
                 }

@@ -9,7 +9,8 @@ import StorageAPI
 /// - the folded key in byte order (`COLLATE "C"`), a B-tree over `(collection, owner, key, id)`: exact
 ///   and prefix matches are a range scan, already in order;
 /// - the folded words as a `tsvector` (the key's weighted A), GIN-indexed: "every word, the last as a
-///   prefix" is a `tsquery` of `&` and `:*`, restricted to `A` for words of the key. Han and kana
+///   prefix" is a `tsquery` of `&` and `:*`, restricted to `A` for words of the key. The two- and
+///   three-letter beginnings of every word are lexemes too (``prefixLengths``). Han and kana
 ///   are one token per character in the shared rules, so a run of them is found the same way (and
 ///   the ranking checks they are adjacent).
 ///
@@ -21,9 +22,10 @@ import StorageAPI
 enum PostgresSearch {
     /// Matches ranked per step (as SQLite's `SQLiteSearchTuning.candidateCap`).
     static let candidateCap = 300
-    /// Records holding a query's whole words up to which they are read one by one for the word
-    /// being typed (past it, the index answers the whole query).
-    static let wholeWordsCap = 5000
+    /// Lengths of the word beginnings also kept as lexemes of their own (`^ha`, `^hab`), as SQLite's
+    /// FTS5 `prefix = '2 3'`: GIN answers `ha:*` by reading every word starting "ha" first (20 ms
+    /// at a million entries); `^ha` is one posting list.
+    static let prefixLengths = [2, 3]
     /// The longest word kept in the index (PostgreSQL's lexeme limit is 2 KB).
     static let longestWord = 500
 
@@ -44,10 +46,13 @@ enum PostgresSearch {
                 for (_, text) in SearchRules.strings(field, in: data) {
                     size += text.count
                     for token in SearchText.tokens(text) where token.folded.utf8.count <= PostgresSearch.longestWord {
-                        var seen = weights[token.folded] ?? (false, false)
-                        if seen == (false, false) { order.append(token.folded) }
-                        if index == 0 { seen.key = true } else { seen.text = true }
-                        weights[token.folded] = seen
+                        let beginnings = PostgresSearch.prefixLengths.filter { token.folded.count >= $0 }.map { "^" + token.folded.prefix($0) }
+                        for lexeme in [token.folded] + beginnings {
+                            var seen = weights[lexeme] ?? (false, false)
+                            if seen == (false, false) { order.append(lexeme) }
+                            if index == 0 { seen.key = true } else { seen.text = true }
+                            weights[lexeme] = seen
+                        }
                     }
                 }
             }
@@ -66,12 +71,17 @@ enum PostgresSearch {
         "'" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
     }
 
-    /// What every group of `terms` asks for, as a `tsquery`: each word, the last as a prefix; with
-    /// `keyOnly`, in the key only (weight A).
+    /// What every group of `terms` asks for, as a `tsquery`: each word, the last as a prefix (its
+    /// own lexeme when it is two or three letters long); with `keyOnly`, in the key only (weight A).
     static func tsquery(_ terms: SearchText.Terms, keyOnly: Bool) -> String {
         let words = terms.groups.flatMap { $0 }
         return words.enumerated().map { index, word in
-            let prefix = terms.lastIsPrefix && index == words.count - 1
+            var word = word
+            var prefix = terms.lastIsPrefix && index == words.count - 1
+            if prefix, prefixLengths.contains(word.count) {
+                word = "^" + word
+                prefix = false
+            }
             let flags = (prefix ? "*" : "") + (keyOnly ? "A" : "")
             return lexeme(word) + (flags.isEmpty ? "" : ":" + flags)
         }.joined(separator: " & ")
@@ -193,46 +203,6 @@ enum PostgresSearch {
         var conditions = scope(query, into: &statement)
         conditions.append("s.terms @@ \(statement.bind(tsquery(terms, keyOnly: keyOnly)))::tsquery")
         statement.append("SELECT s.id, s.size FROM search_rows s WHERE \(conditions.joined(separator: " AND ")) LIMIT \(candidateCap)")
-        return statement
-    }
-
-    /// The whole words of a query whose last word is still being typed ("maison se"), when there
-    /// are any: GIN reads every word starting with a short prefix before it can intersect, 20 ms
-    /// for "se" at a million entries, while the whole words alone are usually rare.
-    static func wholeWords(_ terms: SearchText.Terms) -> SearchText.Terms? {
-        guard terms.lastIsPrefix, terms.groups.flatMap({ $0 }).count > 1 else { return nil }
-        var whole = terms
-        whole.lastIsPrefix = false
-        if whole.groups[whole.groups.count - 1].count > 1 {
-            whole.groups[whole.groups.count - 1].removeLast()
-        } else {
-            whole.groups.removeLast()
-        }
-        return whole
-    }
-
-    /// How many records (up to `cap`) hold the whole words: few enough, and ``wordMatchesAmong``
-    /// reads them all and checks the prefix on each.
-    static func countHolding(_ query: SearchQuery, whole: SearchText.Terms, keyOnly: Bool, cap: Int) -> Statement {
-        var statement = Statement()
-        var conditions = scope(query, into: &statement)
-        conditions.append("s.terms @@ \(statement.bind(tsquery(whole, keyOnly: keyOnly)))::tsquery")
-        statement.append("SELECT count(*) FROM (SELECT 1 FROM search_rows s WHERE \(conditions.joined(separator: " AND ")) LIMIT \(cap)) AS held")
-        return statement
-    }
-
-    /// Steps 2 and 3 through the records holding the whole words (found by the index), the whole
-    /// query checked on each (the subquery's LIMIT keeps PostgreSQL from merging the two).
-    static func wordMatchesAmong(_ query: SearchQuery, terms: SearchText.Terms, whole: SearchText.Terms, keyOnly: Bool, cap: Int) -> Statement {
-        var statement = Statement()
-        var conditions = scope(query, into: &statement)
-        conditions.append("s.terms @@ \(statement.bind(tsquery(whole, keyOnly: keyOnly)))::tsquery")
-        let all = statement.bind(tsquery(terms, keyOnly: keyOnly))
-        statement.append("""
-            SELECT s.id, s.size FROM (
-                SELECT s.id, s.size, s.terms FROM search_rows s WHERE \(conditions.joined(separator: " AND ")) LIMIT \(cap)
-            ) s WHERE s.terms @@ \(all)::tsquery LIMIT \(candidateCap)
-            """)
         return statement
     }
 

@@ -71,6 +71,16 @@ public enum SearchContract {
             try expectEqual(try await ids(store, "milk fat"), ["cream"], "words in any order")
             try expectEqual(try await ids(store, "milk xyz"), [], "one word missing")
         },
+        ContractCase("a word being typed matches from its first letter on, after whole words too") { store in
+            try await seed(store)
+            for typed in ["the f", "the fa", "the fat", "the fat p", "the fat pa", "the fat par", "the fat part", "part of mi", "part of milk"] {
+                try expectEqual(try await ids(store, typed), ["cream"], typed)
+            }
+            try expectEqual(try await ids(store, "the fx"), [], "a beginning no word has")
+            try expectEqual(try await ids(store, "the fatt"), [], "longer than the word")
+            try expectEqual(Set(try await ids(store, "crè")), ["cream", "creme", "crevette"], "three letters, folded")
+            try expectEqual(try await ids(store, "to ha"), ["eat"], "two letters, in the text")
+        },
         ContractCase("Chinese and Japanese are found by any substring") { store in
             try await seed(store)
             try expectEqual(try await ids(store, "京"), ["tokyo"], "one character inside")
