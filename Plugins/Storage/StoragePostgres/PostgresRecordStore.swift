@@ -700,14 +700,19 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         var held: Set<String> = []
         for (collection, names) in fields.sorted(by: { $0.key < $1.key }) {
             for field in names {
-                // The collection and field are validated names, written as the blob index's literals.
-                let sql = "SELECT 1 FROM records WHERE collection = \(PostgresSQL.literal(collection)) AND \(PostgresSQL.expression(field)) = to_jsonb($1::text) LIMIT 1"
-                for blob in blobs.subtracting(held).sorted() {
-                    var binds = PostgresBindings()
-                    binds.append(blob)
-                    if try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).collect().isEmpty == false {
-                        held.insert(blob)
-                    }
+                // The collection and field are validated names, written as the blob index's literals;
+                // the hashes still unaccounted for go in as one array (the index answers `= ANY`).
+                let pending = blobs.subtracting(held).sorted()
+                guard !pending.isEmpty else { return held }
+                let expression = PostgresSQL.expression(field)
+                let sql = """
+                    SELECT DISTINCT \(expression) #>> '{}' FROM records WHERE collection = \(PostgresSQL.literal(collection))
+                    AND \(expression) = ANY(ARRAY(SELECT to_jsonb(b) FROM unnest($1::text[]) AS b))
+                    """
+                var binds = PostgresBindings()
+                binds.append(pending)
+                for try await blob in try await connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).decode(String.self) {
+                    held.insert(blob)
                 }
             }
         }
