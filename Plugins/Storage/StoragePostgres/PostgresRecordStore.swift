@@ -146,7 +146,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
     /// served. Call once ``run()`` is under way.
     public func prepare() async throws(StorageError) {
         let schema = settings.schema
-        let key = PostgresMigrations.lockKey ^ Int64(bitPattern: PostgresSQL.stableHash(schema))
+        // One lock for the whole database, not one per schema: migrations create extensions, which
+        // are the database's, and two schemas migrating at once would both try to.
+        let key = PostgresMigrations.lockKey
         let logger = self.logger
         let texts = try await transaction(gated: false) { connection in
             if schema != "public" { try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(PostgresSQL.identifier(schema))"), logger: logger) }
@@ -241,6 +243,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             }
             if final.spatial != previousSpatial {
                 try await PostgresSpatial.rebuild(connection, collection: final.name, spec: final.spatial, logger: self.logger)
+            } else if final.spatial != nil {
+                // Indexes a later version added, on a collection declared before it.
+                try await PostgresSpatial.ensureIndexes(connection, collection: final.name, logger: self.logger)
             }
             try await connection.query("""
                 INSERT INTO collections (name, schema) VALUES (\(final.name), \(text))
@@ -253,10 +258,11 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
     }
 
     /// Whether PostgreSQL's definition of an index (as `pg_indexes` prints it) is the one wanted:
-    /// compared on the unique flag and the declared fields, which is what a redeclaration changes.
+    /// compared on the unique flag and the declared fields, which is what a redeclaration changes,
+    /// and on the order of nulls (indexes made before they came first are made again).
     static func sameIndex(_ existing: String, _ wanted: String) -> Bool {
         let unique = existing.hasPrefix("CREATE UNIQUE")
-        guard unique == wanted.hasPrefix("CREATE UNIQUE") else { return false }
+        guard unique == wanted.hasPrefix("CREATE UNIQUE"), existing.contains("NULLS FIRST") == wanted.contains("NULLS FIRST") else { return false }
         let fields = { (text: String) -> [String] in
             text.components(separatedBy: "'{").dropFirst().map { String($0.prefix { $0 != "}" }) }
         }
@@ -654,6 +660,19 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         return SearchResult(hits: ranked.map { _, hit in
             SearchHit(record: hit.record, tier: hit.tier, highlights: SearchRules.highlights(spec, hit.data, terms))
         })
+    }
+
+    /// PostgreSQL's plan for a statement this store would run, after `ANALYZE` (for tests that pin
+    /// which index answers a query).
+    func plan(_ statement: Statement) async throws(StorageError) -> String {
+        let logger = self.logger
+        return try await run { connection in
+            try await connection.query("ANALYZE", logger: logger)
+            var lines: [String] = []
+            let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + statement.query.sql, binds: statement.query.binds)
+            for try await line in try await connection.query(explain, logger: logger).decode(String.self) { lines.append(line) }
+            return lines.joined(separator: "\n")
+        }
     }
 
     /// The records a search statement selects, each with its folded key.

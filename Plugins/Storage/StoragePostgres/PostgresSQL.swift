@@ -91,7 +91,10 @@ enum PostgresSQL {
     }
 
     static func createIndex(_ index: IndexSpec, collection: String) -> String {
-        var columns = index.fields.map { "(\(expression($0)))" }
+        // NULLS FIRST, as queries order (absent and null sort lowest, as on every backend): read
+        // forwards the index gives `ASC NULLS FIRST`, backwards `DESC NULLS LAST`; with PostgreSQL's
+        // default (NULLS LAST) neither matches and every ordered query sorts all it matches.
+        var columns = index.fields.map { "(\(expression($0))) NULLS FIRST" }
         if index.scope == .perOwner { columns.insert("owner", at: 0) }
         // Ties are broken by id: with it in the index, `ORDER BY field, id LIMIT n` reads n entries.
         if !index.unique { columns.append("id") }

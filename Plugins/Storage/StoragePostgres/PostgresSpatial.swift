@@ -22,10 +22,7 @@ enum PostgresSpatial {
     static func rebuild(_ connection: PostgresConnection, collection: String, spec: SpatialIndexSpec?, logger: Logger) async throws {
         try await connection.query("DELETE FROM points WHERE collection = \(collection)", logger: logger)
         guard let spec else { return }
-        try await connection.query(PostgresQuery(unsafeSQL: """
-            CREATE INDEX IF NOT EXISTS \(indexName(collection)) ON points USING gist (position) \
-            WHERE collection = \(PostgresSQL.literal(collection))
-            """), logger: logger)
+        try await ensureIndexes(connection, collection: collection, logger: logger)
         let latitude = path(spec.latitude)
         let longitude = path(spec.longitude)
         var binds = PostgresBindings()
@@ -38,6 +35,17 @@ enum PostgresSpatial {
                 AND jsonb_typeof(data #> '\(latitude)') = 'number' AND jsonb_typeof(data #> '\(longitude)') = 'number'
             ) AS found WHERE latitude BETWEEN -90 AND 90 AND longitude BETWEEN -180 AND 180
             """, binds: binds), logger: logger)
+    }
+
+    /// A collection's two GiST indexes: everyone's points (pinned notebooks nearby), and each
+    /// owner's (their photos near a place), owner first.
+    static func ensureIndexes(_ connection: PostgresConnection, collection: String, logger: Logger) async throws {
+        let only = "WHERE collection = \(PostgresSQL.literal(collection))"
+        try await connection.query(PostgresQuery(unsafeSQL: "CREATE INDEX IF NOT EXISTS \(indexName(collection)) ON points USING gist (position) \(only)"),
+                                   logger: logger)
+        let byOwner = PostgresSQL.indexName(collection: collection, index: "owner_points")
+        try await connection.query(PostgresQuery(unsafeSQL: "CREATE INDEX IF NOT EXISTS \(byOwner) ON points USING gist (owner, position) \(only)"),
+                                   logger: logger)
     }
 
     /// A payload path as a `#>` path literal (from a validated field name).

@@ -1,0 +1,70 @@
+import Bus
+import Foundation
+import StorageAPI
+@testable import StoragePostgres
+import Testing
+
+/// Which index PostgreSQL answers the common queries from: a plan that sorts every match instead
+/// of reading an index in order is correct but grows with the collection (the album's folders,
+/// searched as you type).
+@Suite("PostgreSQL query plans", .enabled(if: TestPostgres.available, "no PostgreSQL server: run tools/test, or tools/postgres start"))
+struct PostgresQueryPlanTests {
+    struct Posting: Codable {
+        var tag: String
+        var sortKey: String?
+    }
+
+    struct Entry: Codable {
+        var word: String
+    }
+
+    static let postings = "plan.postings"
+
+    /// `count` records made by `make`, written in full batches.
+    static func insert(_ store: PostgresRecordStore, into collection: String, count: Int, _ make: (Int) -> any Encodable) async throws {
+        for start in stride(from: 0, to: count, by: WriteBatch.maxOperations) {
+            let operations = try (start..<min(count, start + WriteBatch.maxOperations)).map { index in
+                WriteOperation.insert(collection: collection, id: nil, owner: "alice", data: try JSONDocument(encoding: make(index)))
+            }
+            _ = try await store.write(WriteBatch(operations))
+        }
+    }
+
+    static func seed(_ store: PostgresRecordStore) async throws {
+        try await store.declare(CollectionSchema(name: postings, indexes: [IndexSpec(name: "tag_time", fields: ["tag", "sortKey"])]))
+        try await insert(store, into: postings, count: 5000) { index in
+            Posting(tag: "t\(index % 30)", sortKey: index % 97 == 0 ? nil : String(format: "2024-%05d", index))
+        }
+    }
+
+    /// The plan's nodes that sort rows, but for an incremental sort (ties by id within one key).
+    static func fullSorts(_ plan: String) -> [Substring] {
+        plan.split(separator: "\n").filter { $0.contains("Sort") && !$0.contains("Incremental Sort") && !$0.contains("Sort Key") }
+    }
+
+    @Test("an ordered query reads its index in order, both ways, nulls where the contract puts them")
+    func orderedQueries() async throws {
+        try await TestPostgres.withStore { store in
+            try await Self.seed(store)
+            for descending in [false, true] {
+                let query = RecordQuery(collection: Self.postings, owner: "alice", filters: [Filter("tag", .eq, .string("t7"))],
+                                        order: [SortKey("sortKey", descending: descending)], limit: 20)
+                let plan = try await store.plan(PostgresSQL.select(query, cursor: nil))
+                #expect(plan.contains(PostgresSQL.indexName(collection: Self.postings, index: "tag_time")), "\(plan)")
+                #expect(Self.fullSorts(plan).isEmpty, "descending: \(descending)\n\(plan)")
+            }
+        }
+    }
+
+    @Test("a key prefix search reads the key's B-tree in order and each record by its key")
+    func keySearch() async throws {
+        try await TestPostgres.withStore { store in
+            try await store.declare(CollectionSchema(name: "plan.words", search: SearchIndexSpec(key: "word")))
+            try await Self.insert(store, into: "plan.words", count: 5000) { Entry(word: "a\($0)") }
+            let query = SearchQuery(collection: "plan.words", owner: "alice", text: "a1", limit: 20)
+            let plan = try await store.plan(PostgresSearch.keyMatches(query, terms: SearchText.terms(query.text)))
+            #expect(plan.contains("search_by_key") && plan.contains("records_pkey"), "\(plan)")
+            #expect(!plan.contains("Seq Scan"), "\(plan)")
+        }
+    }
+}
