@@ -76,7 +76,11 @@ def main():
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--out", default=None)
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--reuse", action="store_true",
+                        help="Measure the album and geotags an earlier run left in --out (and QUIRE_DATABASE_URL) without seeding again")
     args = parser.parse_args()
+    if args.reuse and not args.out:
+        sys.exit("--reuse needs --out: the directory of the earlier run")
     with database(args.backend) as (url, cluster):
         run(args, url, cluster)
 
@@ -96,12 +100,15 @@ def run(args, url, cluster):
     image = os.path.join(scratch, "photo.jpg")
     subprocess.run(["vips", "xyz", image + ".v", "640", "480"], check=True)
     subprocess.run(["vips", "linear", image + ".v", image, "1", "0", "--uchar"], check=True)
-    subprocess.run([os.path.join(args.bin, "quire-auth"), "create-user", "--config", config, "bench"], env=env, capture_output=True)
-    seeded = subprocess.run([os.path.join(args.bin, "quire-bench"), "album-seed", "--config", config, "--user", "bench", "--image", image,
-                             "--photos", str(args.photos)], env=env, capture_output=True, text=True)
-    if seeded.returncode != 0:
-        sys.exit(f"album-seed failed: {seeded.stderr[-800:]}")
-    report["seed"] = json.loads(seeded.stdout)
+    if args.reuse:
+        report["seed"] = "reused"
+    else:
+        subprocess.run([os.path.join(args.bin, "quire-auth"), "create-user", "--config", config, "bench"], env=env, capture_output=True)
+        seeded = subprocess.run([os.path.join(args.bin, "quire-bench"), "album-seed", "--config", config, "--user", "bench", "--image", image,
+                                 "--photos", str(args.photos)], env=env, capture_output=True, text=True)
+        if seeded.returncode != 0:
+            sys.exit(f"album-seed failed: {seeded.stderr[-800:]}")
+        report["seed"] = json.loads(seeded.stdout)
 
     port = 18000 + rng.randint(0, 999)
     with serving(args.bin, config, env, port) as server:
@@ -155,7 +162,7 @@ def run(args, url, cluster):
     geo_env = dict(env, QUIRE_DATA=os.path.join(scratch, "geo"), QUIRE_BLOBS=os.path.join(scratch, "geo", "blobs"))
     if url:
         geo_env["QUIRE_DATABASE_URL"] = url + ("&" if "?" in url else "?") + "search_path=geo"
-    geo = subprocess.run([os.path.join(args.bin, "quire-bench"), "geo", "--config", config, "--geotags", str(args.geotags)],
+    geo = subprocess.run([os.path.join(args.bin, "quire-bench"), "geo", "--config", config, "--geotags", "0" if args.reuse else str(args.geotags)],
                          env=geo_env, capture_output=True, text=True)
     if geo.returncode != 0:
         sys.exit(f"quire-bench geo failed: {geo.stderr[-800:]}")

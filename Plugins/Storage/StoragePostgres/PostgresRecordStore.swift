@@ -720,13 +720,14 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         for (collection, names) in fields.sorted(by: { $0.key < $1.key }) {
             for field in names {
                 // The collection and field are validated names, written as the blob index's literals;
-                // the hashes still unaccounted for go in as one array (the index answers `= ANY`).
+                // the hashes still unaccounted for go in as one array, each looked up in the blob index
+                // until its first holder (a blob a hundred thousand photos share is one probe).
                 let pending = blobs.subtracting(held).sorted()
                 guard !pending.isEmpty else { return held }
                 let expression = PostgresSQL.expression(field)
                 let sql = """
-                    SELECT DISTINCT \(expression) #>> '{}' FROM records WHERE collection = \(PostgresSQL.literal(collection))
-                    AND \(expression) = ANY(ARRAY(SELECT to_jsonb(b) FROM unnest($1::text[]) AS b))
+                    SELECT b FROM unnest($1::text[]) AS b WHERE EXISTS (
+                        SELECT 1 FROM records WHERE collection = \(PostgresSQL.literal(collection)) AND \(expression) = to_jsonb(b))
                     """
                 var binds = PostgresBindings()
                 binds.append(pending)
