@@ -107,10 +107,15 @@ enum PostgresSpatial {
             conditions.append("(" + boxes.joined(separator: " OR ") + ")")
         }
         let limit = statement.bind(Int64(query.limit + extra))
+        // The nearest points are picked alone and only they are joined to their records: where an
+        // owner has thousands of points inside the area, PostgreSQL may collect them all before
+        // ordering, and joining each first was most of a query (17 ms of 18, a million geotags).
         statement.append("""
             SELECT r.collection, r.id, r.owner, r.version, r.created_at, r.updated_at, r.data::text, p.latitude, p.longitude
-            FROM points p JOIN records r ON r.collection = p.collection AND r.id = p.id
-            WHERE \(conditions.joined(separator: " AND ")) ORDER BY p.position <-> \(centre) LIMIT \(limit)
+            FROM (
+                SELECT p.collection, p.id, p.latitude, p.longitude FROM points p
+                WHERE \(conditions.joined(separator: " AND ")) ORDER BY p.position <-> \(centre) LIMIT \(limit)
+            ) p JOIN records r ON r.collection = p.collection AND r.id = p.id
             """)
         return statement
     }
