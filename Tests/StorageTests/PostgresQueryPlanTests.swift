@@ -68,3 +68,19 @@ struct PostgresQueryPlanTests {
         }
     }
 }
+
+@Suite("PostgreSQL search index rebuild", .enabled(if: TestPostgres.available, "no PostgreSQL server: run tools/test, or tools/postgres start"))
+struct PostgresSearchRebuildTests {
+    @Test("an index declared on a collection of thousands covers every record (it is built a page at a time)")
+    func rebuildsInPages() async throws {
+        try await TestPostgres.withStore { store in
+            try await store.declare(CollectionSchema(name: "rebuild.words"))
+            try await PostgresQueryPlanTests.insert(store, into: "rebuild.words", count: 2500) { PostgresQueryPlanTests.Entry(word: "w\($0)") }
+            try await store.declare(CollectionSchema(name: "rebuild.words", search: SearchIndexSpec(key: "word")))
+            for word in ["w0", "w999", "w1000", "w2499"] {
+                let hits = try await store.search(SearchQuery(collection: "rebuild.words", owner: "alice", text: word + " ", limit: 5)).hits
+                #expect(hits.map { try? $0.record.decode(PostgresQueryPlanTests.Entry.self).word } == [word], "\(word)")
+            }
+        }
+    }
+}

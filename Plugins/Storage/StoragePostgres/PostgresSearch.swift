@@ -122,19 +122,22 @@ enum PostgresSearch {
     static func rebuild(_ connection: PostgresConnection, collection: String, spec: SearchIndexSpec?, logger: Logger) async throws {
         try await connection.query("DELETE FROM search_rows WHERE collection = \(collection)", logger: logger)
         guard let spec else { return }
-        var rows: [(StorageAPI.Record, Row)] = []
-        for try await (id, owner, version, data) in try await connection.query("""
-            SELECT id, owner, version, data::text FROM records WHERE collection = \(collection)
-            """, logger: logger).decode((String, String, Int64, String).self) {
-            let record = StorageAPI.Record(collection: collection, id: id, owner: owner, version: version, createdAt: Date(), updatedAt: Date(),
-                                           data: JSONDocument(trustedBytes: Data(data.utf8)))
-            rows.append((record, Row(spec: spec, data: try record.data.parsed())))
-            if rows.count == 1000 {
-                try await upsert(connection, rows, logger: logger)
-                rows.removeAll(keepingCapacity: true)
+        // A thousand records at a time, in id order: a statement's rows are read to their end
+        // before the next statement runs on the connection, and a collection may not fit in memory.
+        var after = ""
+        while true {
+            var rows: [(StorageAPI.Record, Row)] = []
+            for try await (id, owner, version, data) in try await connection.query("""
+                SELECT id, owner, version, data::text FROM records WHERE collection = \(collection) AND id > \(after) ORDER BY id LIMIT 1000
+                """, logger: logger).decode((String, String, Int64, String).self) {
+                let record = StorageAPI.Record(collection: collection, id: id, owner: owner, version: version, createdAt: Date(), updatedAt: Date(),
+                                               data: JSONDocument(trustedBytes: Data(data.utf8)))
+                rows.append((record, Row(spec: spec, data: try record.data.parsed())))
             }
+            try await upsert(connection, rows, logger: logger)
+            guard rows.count == 1000, let last = rows.last?.0.id else { return }
+            after = last
         }
-        try await upsert(connection, rows, logger: logger)
     }
 
     // MARK: Reading
