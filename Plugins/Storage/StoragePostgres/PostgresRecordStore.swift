@@ -392,8 +392,11 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             }
             tombstones[collection] = found
         }
+        // This batch's earlier changes by record, for chosen ids only (made ids are new).
         var pending: [String: Change] = [:]
-        for change in log { pending[change.collection + "\u{0}" + change.recordID] = change }
+        if run.contains(where: \.chosen) {
+            for change in log { pending[change.collection + "\u{0}" + change.recordID] = change }
+        }
         let now = Date(timeIntervalSince1970: stamp)
         var records: [StorageAPI.Record] = []
         for insert in run {
@@ -410,7 +413,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
                                            createdAt: now, updatedAt: now, data: insert.data)
             let change = Change(sequence: 0, owner: insert.owner, collection: insert.collection, recordID: insert.id, kind: .insert,
                                 version: version, scope: try known.logs[insert.collection]?.scope(id: insert.id, insert.data))
-            pending[insert.collection + "\u{0}" + insert.id] = change
+            if insert.chosen { pending[insert.collection + "\u{0}" + insert.id] = change }
             log.append(change)
             written[insert.slot] = record
             records.append(record)
@@ -435,8 +438,11 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         var searchRows: [(record: StorageAPI.Record, row: PostgresSearch.Row)] = []
         var points: [(record: StorageAPI.Record, point: GeoPoint)] = []
         for record in records {
-            if let spec = known.search[record.collection] { searchRows.append((record, PostgresSearch.Row(spec: spec, data: try record.data.parsed()))) }
-            if let spec = known.spatial[record.collection], let point = SpatialRules.point(spec, try record.data.parsed()) { points.append((record, point)) }
+            let search = known.search[record.collection], spatial = known.spatial[record.collection]
+            guard search != nil || spatial != nil else { continue }
+            let data = try record.data.parsed()
+            if let search { searchRows.append((record, PostgresSearch.Row(spec: search, data: data))) }
+            if let spatial, let point = SpatialRules.point(spatial, data) { points.append((record, point)) }
         }
         try await PostgresSearch.upsert(connection, searchRows, logger: logger)
         try await PostgresSpatial.insert(connection, points, logger: logger)
@@ -785,14 +791,6 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         try await run { connection in
             var found: [StorageAPI.Record] = []
             for try await row in try await connection.query(query, logger: self.logger) { found.append(try Self.record(row)) }
-            return found
-        }
-    }
-
-    private func rows<T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: T.Type) async throws(StorageError) -> [T] {
-        try await run { connection in
-            var found: [T] = []
-            for try await value in try await connection.query(query, logger: self.logger).decode(T.self) { found.append(value) }
             return found
         }
     }

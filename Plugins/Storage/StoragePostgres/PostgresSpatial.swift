@@ -63,15 +63,10 @@ enum PostgresSpatial {
             }
             return
         }
-        try await connection.query("""
-            INSERT INTO points (collection, id, owner, latitude, longitude, position)
-            VALUES (\(collection), \(record.id), \(record.owner), \(point.latitude), \(point.longitude), ll_to_earth(\(point.latitude), \(point.longitude)))
-            ON CONFLICT (collection, id) DO UPDATE SET owner = excluded.owner, latitude = excluded.latitude,
-                longitude = excluded.longitude, position = excluded.position
-            """, logger: logger)
+        try await insert(connection, [(record, point)], logger: logger)
     }
 
-    /// The points of inserted records, in one statement.
+    /// Writes the points of records (new or replaced), in one statement.
     static func insert(_ connection: PostgresConnection, _ points: [(record: StorageAPI.Record, point: GeoPoint)], logger: Logger) async throws {
         guard !points.isEmpty else { return }
         var statement = Statement()
