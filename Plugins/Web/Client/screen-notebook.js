@@ -333,7 +333,7 @@ export class BookScreen extends NotebookElement {
     const sheet = this.book?.querySelector(".sheet");
     // Each turn finishes once, at the end of its animation or after 700 ms, whichever comes first;
     // a turn overtaken by a later one never finishes (its timer must not undo the later turn).
-    const turn = (this.turns = (this.turns ?? 0) + 1);
+    const turn = ++this.turns;
     const finish = () => {
       if (turn !== this.turns) return;
       this.turns += 1;
