@@ -84,3 +84,33 @@ struct PostgresSearchRebuildTests {
         }
     }
 }
+
+/// What PostgreSQL's search writes and asks for: "in the key" is a lexeme of its own (`=hund`),
+/// never a weight, so a GIN match needs no re-read of the rows to check weights.
+@Suite("PostgreSQL search lexemes")
+struct PostgresSearchLexemeTests {
+    @Test("a record's words: the key's marked, the other fields' as they are, each with its two- and three-letter beginnings")
+    func rowLexemes() {
+        let spec = SearchIndexSpec(key: "word", text: ["definitions"])
+        let row = PostgresSearch.Row(spec: spec, data: .object(["word": .string("Hund"), "definitions": .array([.string("dog, a hound"), .string("hund")])]))
+        #expect(row.key == "hund")
+        #expect(row.terms == "'=hund' '=^hu' '=^hun' 'dog' '^do' '^dog' 'a' 'hound' '^ho' '^hou' 'hund' '^hu' '^hun'")
+        #expect(!row.terms.contains(":"))
+    }
+
+    @Test("a query asks the key alone, or the key or the other fields; the last word as a beginning or a prefix")
+    func queries() {
+        let typing = SearchText.terms("etw ha")
+        #expect(PostgresSearch.tsquery(typing, keyOnly: true) == "'=etw' & '=^ha'")
+        #expect(PostgresSearch.tsquery(typing, keyOnly: false) == "('=etw' | 'etw') & ('=^ha' | '^ha')")
+        let longer = SearchText.terms("etw habe")
+        #expect(PostgresSearch.tsquery(longer, keyOnly: true) == "'=etw' & '=habe':*")
+        #expect(PostgresSearch.tsquery(longer, keyOnly: false) == "('=etw' | 'etw') & ('=habe':* | 'habe':*)")
+    }
+
+    @Test("a quote or a backslash in a word is escaped")
+    func quoting() {
+        #expect(PostgresSearch.lexeme("it's") == "'it''s'")
+        #expect(PostgresSearch.lexeme("a\\b") == "'a\\\\b'")
+    }
+}

@@ -87,16 +87,24 @@ def cluster_memory_mb(data_dir):
 
 
 @contextlib.contextmanager
-def database(backend):
+# The throwaway cluster's settings beyond PostgreSQL's defaults: the WAL may grow to 4 GB between
+# checkpoints, as PostgreSQL's manual advises for bulk loads ("Populating a Database"); at the 1 GB
+# default a million-entry import checkpoints every 11 seconds and rewrites whole pages after each.
+PG_SETTINGS = ["max_wal_size=4GB"]
+
+
+def database(backend, settings=None):
     """The database URL for the run: none for SQLite; for PostgreSQL QUIRE_DATABASE_URL or a
-    throwaway cluster started here and stopped after."""
+    throwaway cluster started here (with `settings`, PG_SETTINGS unless given) and stopped after."""
     if backend == "sqlite":
         yield None, None
         return
     if os.environ.get("QUIRE_DATABASE_URL"):
         yield os.environ["QUIRE_DATABASE_URL"], None
         return
-    started = subprocess.run([os.path.join(ROOT, "tools", "postgres"), "start"], capture_output=True, text=True, check=True).stdout
+    settings = PG_SETTINGS if settings is None else settings
+    started = subprocess.run([os.path.join(ROOT, "tools", "postgres"), "start", *settings],
+                             capture_output=True, text=True, check=True).stdout
     values = dict(part.split("=", 1) for part in started.replace("export ", "").split())
     url, directory = values["QUIRE_TEST_POSTGRES_URL"].strip("'"), values["QUIRE_PG_DIR"].strip("'")
     try:

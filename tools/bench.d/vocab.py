@@ -28,7 +28,7 @@ import tempfile
 import time
 import urllib.parse
 
-from benchlib import cluster_memory_mb, database, memory_mb, percentiles, serving, sign_in
+from benchlib import PG_SETTINGS, cluster_memory_mb, database, memory_mb, percentiles, serving, sign_in
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "foreign-note.yaml")
@@ -183,11 +183,16 @@ def psql_floor(url, qs, owner):
         lines.append(f"SELECT r.id, r.data::text, s.key FROM (SELECT s.collection, s.id, s.key FROM search_rows s "
                      f"WHERE {scope} AND s.key >= '{key}' AND s.key < ('{key}' || chr(1114111)) COLLATE \"C\" ORDER BY s.key, s.id LIMIT {LIMIT}) s "
                      f"JOIN records r ON r.collection = s.collection AND r.id = s.id COLLATE \"default\" ORDER BY s.key, s.id;")
-        for step, weight in ((2, "A"), (3, "")):
-            # As Quire: a last word of two or three letters is its own lexeme (^ha), longer ones a prefix (hab:*).
-            last = tokens[-1]
-            words = [lexeme(t) + (":" + weight if weight else "") for t in tokens[:-1]]
-            words.append(lexeme("^" + last) + (":" + weight if weight else "") if len(last) in (2, 3) else lexeme(last) + ":*" + weight)
+        for step in (2, 3):
+            # As Quire: a word of the key is marked (=hund); a last word of two or three letters is
+            # its own lexeme (^ha), longer ones a prefix (hab:*). Step 2 asks the key, step 3 either.
+            words = []
+            for position, token in enumerate(tokens):
+                word, suffix = token, ""
+                if position == len(tokens) - 1:
+                    word, suffix = ("^" + token, "") if len(token) in (2, 3) else (token, ":*")
+                in_key = lexeme("=" + word) + suffix
+                words.append(in_key if step == 2 else f"({in_key} | {lexeme(word) + suffix})")
             tsquery = " & ".join(words).replace("'", "''")
             lines.append(f"\\echo @@ {index} {step}")
             lines.append(f"SELECT s.id, s.size FROM search_rows s WHERE {scope} AND s.terms @@ '{tsquery}'::tsquery LIMIT 300;")
@@ -223,8 +228,11 @@ def main():
     parser.add_argument("--entries", type=int, default=1_000_000)
     parser.add_argument("--out", default=None, help="Keep the data here (default: a temporary directory)")
     parser.add_argument("--backend", choices=["sqlite", "postgres"], default="sqlite")
+    parser.add_argument("--pg-defaults", action="store_true",
+                        help="Run the throwaway PostgreSQL cluster on its defaults alone (not benchlib.PG_SETTINGS)")
     args = parser.parse_args()
-    with database(args.backend) as (url, cluster):
+    args.pg_settings = [] if args.pg_defaults else PG_SETTINGS
+    with database(args.backend, args.pg_settings) as (url, cluster):
         run(args, url, cluster)
 
 
@@ -234,6 +242,8 @@ def run(args, url, cluster):
     scratch = args.out or tempfile.mkdtemp(prefix="quire-vocab-bench-")
     os.makedirs(scratch, exist_ok=True)
     report = {"entries": args.entries, "backend": args.backend}
+    if args.backend == "postgres":
+        report["postgres_settings"] = args.pg_settings
 
     rows = build_rows(args.entries, rng)
     csv_path = os.path.join(scratch, "vocabulary.csv")

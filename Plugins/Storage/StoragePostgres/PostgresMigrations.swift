@@ -130,5 +130,11 @@ enum PostgresMigrations {
         Migration(version: 5, name: "owner-first spatial indexes", sql: """
             CREATE EXTENSION IF NOT EXISTS btree_gist SCHEMA public;
             """),
+        // A word of the key is a marked lexeme (`=hund`) instead of one weighted A: GIN keeps no
+        // weights, so a weighted query re-read every candidate row. Rows are written anew, so
+        // collections' search specs are forgotten again (each is indexed when declared at start).
+        Migration(version: 6, name: "key words as lexemes of their own", sql: """
+            UPDATE collections SET schema = (schema::jsonb - 'search')::text WHERE schema::jsonb ? 'search';
+            """),
     ]
 }

@@ -8,11 +8,13 @@ import StorageAPI
 /// match is ranked, so a search answers what SQLite's answers. PostgreSQL keeps what finds matches:
 /// - the folded key in byte order (`COLLATE "C"`), a B-tree over `(collection, owner, key, id)`: exact
 ///   and prefix matches are a range scan, already in order;
-/// - the folded words as a `tsvector` (the key's weighted A), GIN-indexed: "every word, the last as a
-///   prefix" is a `tsquery` of `&` and `:*`, restricted to `A` for words of the key. The two- and
-///   three-letter beginnings of every word are lexemes too (``prefixLengths``). Han and kana
-///   are one token per character in the shared rules, so a run of them is found the same way (and
-///   the ranking checks they are adjacent).
+/// - the folded words as a `tsvector`, GIN-indexed: "every word, the last as a prefix" is a
+///   `tsquery` of `&` and `:*`. A word of the key is written marked (``keyMark``, `=hund`), a word
+///   of the other fields as it is (`hund`), so "in the key" is a lexeme of its own rather than a
+///   weight: GIN keeps no weights, and a weighted query re-reads every candidate row to check them
+///   (10 ms of the 14 a common word took). The two- and three-letter beginnings of every word are
+///   lexemes too (``prefixLengths``). Han and kana are one token per character in the shared
+///   rules, so a run of them is found the same way (and the ranking checks they are adjacent).
 ///
 /// Like SQLite's, a search as you type runs up to three steps and stops once it has `limit` hits:
 /// 1. exact and prefix matches of the key, in key order;
@@ -29,6 +31,11 @@ enum PostgresSearch {
     /// The longest word kept in the index (PostgreSQL's lexeme limit is 2 KB).
     static let longestWord = 500
 
+    /// Marks a lexeme as a word of the key (search tokens are letters and digits, never `=`).
+    static let keyMark = "="
+    /// Marks a word's beginning kept as a lexeme of its own (``prefixLengths``).
+    static let beginningMark = "^"
+
     /// A record's search row.
     struct Row {
         var key: String
@@ -38,52 +45,82 @@ enum PostgresSearch {
 
         init(spec: SearchIndexSpec, data: JSONValue) {
             key = SearchRules.foldedKey(spec, data)
-            // Position 1 weighted A: a word of the key; position 2: of the text fields.
-            var weights: [String: (key: Bool, text: Bool)] = [:]
-            var order: [String] = []
+            // Every lexeme once, in the order first met: the key's marked, the other fields' as they are.
+            var seen: Set<String> = []
+            var terms = ""
             var size = 0
             for (index, field) in spec.fields.enumerated() {
+                let mark = index == 0 ? PostgresSearch.keyMark : ""
                 for (_, text) in SearchRules.strings(field, in: data) {
                     size += text.count
                     for token in SearchText.tokens(text) where token.folded.utf8.count <= PostgresSearch.longestWord {
-                        let beginnings = PostgresSearch.prefixLengths.filter { token.folded.count >= $0 }.map { "^" + token.folded.prefix($0) }
-                        for lexeme in [token.folded] + beginnings {
-                            var seen = weights[lexeme] ?? (false, false)
-                            if seen == (false, false) { order.append(lexeme) }
-                            if index == 0 { seen.key = true } else { seen.text = true }
-                            weights[lexeme] = seen
+                        let word = token.folded
+                        for lexeme in PostgresSearch.lexemes(of: word, mark: mark) where seen.insert(lexeme).inserted {
+                            if !terms.isEmpty { terms += " " }
+                            PostgresSearch.appendQuoted(lexeme, to: &terms)
                         }
                     }
                 }
             }
-            terms = order.map { word in
-                let (inKey, inText) = weights[word] ?? (false, true)
-                return PostgresSearch.lexeme(word) + ":" + [inKey ? "1A" : nil, inText ? "2" : nil].compactMap { $0 }.joined(separator: ",")
-            }.joined(separator: " ")
+            self.terms = terms
             self.size = size
             let values = SearchRules.filterValues(spec, data).mapValues { JSONValue.array($0.sorted().map(JSONValue.string)) }
             filters = JSONValue.object(values).canonicalJSONText
         }
     }
 
+    /// A word's lexemes: itself and its two- and three-letter beginnings, each after `mark`.
+    static func lexemes(of word: String, mark: String) -> [String] {
+        var lexemes = [mark + word]
+        var length = 0
+        var beginning = mark + beginningMark
+        for character in word {
+            beginning.append(character)
+            length += 1
+            if prefixLengths.contains(length) {
+                lexemes.append(beginning)
+            }
+            if length == prefixLengths.last { break }
+        }
+        return lexemes
+    }
+
     /// A word as a quoted `tsvector` / `tsquery` lexeme.
     static func lexeme(_ word: String) -> String {
-        "'" + word.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "''") + "'"
+        var quoted = ""
+        appendQuoted(word, to: &quoted)
+        return quoted
+    }
+
+    /// Appends `word` quoted (search tokens hold no quote or backslash; they are doubled if one does).
+    static func appendQuoted(_ word: String, to text: inout String) {
+        text += "'"
+        if word.utf8.contains(where: { $0 == UInt8(ascii: "'") || $0 == UInt8(ascii: "\\") }) {
+            for character in word {
+                if character == "'" || character == "\\" { text.append(character) }
+                text.append(character)
+            }
+        } else {
+            text += word
+        }
+        text += "'"
     }
 
     /// What every group of `terms` asks for, as a `tsquery`: each word, the last as a prefix (its
-    /// own lexeme when it is two or three letters long); with `keyOnly`, in the key only (weight A).
+    /// own lexeme when it is two or three letters long); with `keyOnly`, in the key only, else in
+    /// the key or the other fields.
     static func tsquery(_ terms: SearchText.Terms, keyOnly: Bool) -> String {
         let words = terms.groups.flatMap { $0 }
         return words.enumerated().map { index, word in
             var word = word
             var prefix = terms.lastIsPrefix && index == words.count - 1
             if prefix, prefixLengths.contains(word.count) {
-                word = "^" + word
+                word = beginningMark + word
                 prefix = false
             }
-            let flags = (prefix ? "*" : "") + (keyOnly ? "A" : "")
-            return lexeme(word) + (flags.isEmpty ? "" : ":" + flags)
+            let suffix = prefix ? ":*" : ""
+            let inKey = lexeme(keyMark + word) + suffix
+            return keyOnly ? inKey : "(" + inKey + " | " + lexeme(word) + suffix + ")"
         }.joined(separator: " & ")
     }
 
@@ -125,6 +162,7 @@ enum PostgresSearch {
         // A thousand records at a time, in id order: a statement's rows are read to their end
         // before the next statement runs on the connection, and a collection may not fit in memory.
         var after = ""
+        var indexed = 0
         while true {
             var rows: [(StorageAPI.Record, Row)] = []
             for try await (id, owner, version, data) in try await connection.query("""
@@ -135,9 +173,12 @@ enum PostgresSearch {
                 rows.append((record, Row(spec: spec, data: try record.data.parsed())))
             }
             try await upsert(connection, rows, logger: logger)
-            guard rows.count == 1000, let last = rows.last?.0.id else { return }
+            indexed += rows.count
+            guard rows.count == 1000, let last = rows.last?.0.id else { break }
             after = last
+            if indexed % 100_000 == 0 { logger.info("storage: indexing '\(collection)' for search: \(indexed) records so far") }
         }
+        if indexed > 0 { logger.info("storage: indexed '\(collection)' for search: \(indexed) records") }
     }
 
     // MARK: Reading
