@@ -86,13 +86,13 @@ def cluster_memory_mb(data_dir):
     return round(total / 1024)
 
 
-@contextlib.contextmanager
 # The throwaway cluster's settings beyond PostgreSQL's defaults: the WAL may grow to 4 GB between
 # checkpoints, as PostgreSQL's manual advises for bulk loads ("Populating a Database"); at the 1 GB
 # default a million-entry import checkpoints every 11 seconds and rewrites whole pages after each.
 PG_SETTINGS = ["max_wal_size=4GB"]
 
 
+@contextlib.contextmanager
 def database(backend, settings=None):
     """The database URL for the run: none for SQLite; for PostgreSQL QUIRE_DATABASE_URL or a
     throwaway cluster started here (with `settings`, PG_SETTINGS unless given) and stopped after."""

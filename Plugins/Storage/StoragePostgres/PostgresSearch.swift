@@ -45,8 +45,9 @@ enum PostgresSearch {
 
         init(spec: SearchIndexSpec, data: JSONValue) {
             key = SearchRules.foldedKey(spec, data)
-            // Every lexeme once, in the order first met: the key's marked, the other fields' as they are.
-            var seen: Set<String> = []
+            // Each word once with its beginnings: the key's marked, the other fields' as they are
+            // (two words may share a beginning; the tsvector keeps one).
+            var seenInKey: Set<String> = [], seenInText: Set<String> = []
             var terms = ""
             var size = 0
             for (index, field) in spec.fields.enumerated() {
@@ -54,11 +55,8 @@ enum PostgresSearch {
                 for (_, text) in SearchRules.strings(field, in: data) {
                     size += text.count
                     for token in SearchText.tokens(text) where token.folded.utf8.count <= PostgresSearch.longestWord {
-                        let word = token.folded
-                        for lexeme in PostgresSearch.lexemes(of: word, mark: mark) where seen.insert(lexeme).inserted {
-                            if !terms.isEmpty { terms += " " }
-                            PostgresSearch.appendQuoted(lexeme, to: &terms)
-                        }
+                        let new = index == 0 ? seenInKey.insert(token.folded).inserted : seenInText.insert(token.folded).inserted
+                        if new { PostgresSearch.appendLexemes(of: token.folded, mark: mark, to: &terms) }
                     }
                 }
             }
@@ -69,20 +67,21 @@ enum PostgresSearch {
         }
     }
 
-    /// A word's lexemes: itself and its two- and three-letter beginnings, each after `mark`.
-    static func lexemes(of word: String, mark: String) -> [String] {
-        var lexemes = [mark + word]
+    /// Appends a word's lexemes, quoted: itself and its two- and three-letter beginnings, each after `mark`.
+    static func appendLexemes(of word: String, mark: String, to terms: inout String) {
+        if !terms.isEmpty { terms += " " }
+        appendQuoted(mark + word, to: &terms)
         var length = 0
         var beginning = mark + beginningMark
         for character in word {
             beginning.append(character)
             length += 1
             if prefixLengths.contains(length) {
-                lexemes.append(beginning)
+                terms += " "
+                appendQuoted(beginning, to: &terms)
             }
             if length == prefixLengths.last { break }
         }
-        return lexemes
     }
 
     /// A word as a quoted `tsvector` / `tsquery` lexeme.
