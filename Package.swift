@@ -51,6 +51,7 @@ extension Target.Dependency {
     static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
     static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
     static let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
+    static let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
     static let nioHTTPTypes = Target.Dependency.product(name: "NIOHTTPTypes", package: "swift-nio-extras")
     static let httpTypes = Target.Dependency.product(name: "HTTPTypes", package: "swift-http-types")
     static let zip = Target.Dependency.product(name: "ZIPFoundation", package: "ZIPFoundation")
@@ -84,6 +85,8 @@ let targets: [Target] = [
     module("Bus"),
     module("BusInProcess", ["Bus", .logging]),
     module("BusTestKit", ["Bus", "BusInProcess"]),
+    // The bus between processes and machines: a NATS client written from the protocol, on SwiftNIO.
+    module("BusNATS", ["Bus", .nioCore, .nioPosix, .logging]),
     module("AppConfig", [.yams]),
     module("OrderKeys"),
     .target(name: "CQuireSystem", path: "Modules/CQuireSystem"),
@@ -195,7 +198,7 @@ let targets: [Target] = [
     tool("quire-fuzz", ["AppConfig", "DrawingAPI", "StorageAPI", "VocabularyFormats"]),
 
     // Tests
-    tests("BusTests", ["Bus", "BusInProcess", "BusTestKit", .logging]),
+    tests("BusTests", ["Bus", "BusInProcess", "BusNATS", "BusTestKit", .logging, .nioCore]),
     tests("OrderKeysTests", ["OrderKeys"]),
     tests("HTTPKitTests", ["HTTPKit", "Bus", .logging]),
     tests("DrawingTests", ["Drawing", "DrawingAPI", "CCairo", "Bus", "BusInProcess", "BusTestKit", "Media", "MediaAPI", "Storage", "StorageAPI",

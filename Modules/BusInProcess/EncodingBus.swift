@@ -1,0 +1,68 @@
+public import Bus
+import Foundation
+public import Logging
+
+/// An in-process bus that sends every message, reply and error through JSON, as a network
+/// transport would: a message that cannot cross a network (a value that does not survive encoding,
+/// a payload over NATS' 1 MB) fails here, in one process, in every test that uses it.
+public final class EncodingBus: MessageBus {
+    /// NATS' default `max_payload`.
+    public static let defaultLimit = 1024 * 1024
+
+    private let inner: InProcessBus
+    private let limit: Int
+    private let logger: Logger
+
+    public init(limit: Int = EncodingBus.defaultLimit, logger: Logger = Logger(label: "quire.bus")) {
+        self.inner = InProcessBus(logger: logger)
+        self.limit = limit
+        self.logger = logger
+    }
+
+    /// `value` after a trip through JSON.
+    private func crossing<Value: Codable>(_ value: Value, _ what: String, _ name: MessageName) throws(BusError) -> Value {
+        let data: Data
+        do {
+            data = try JSONEncoder().encode(value)
+        } catch {
+            throw BusError(.internal, "\(what) of '\(name)' cannot be encoded to cross a network bus: \(error)", details: ["message": name.rawValue])
+        }
+        guard data.count <= limit else {
+            throw BusError(.tooLarge, "\(what) of '\(name)' is \(data.count) bytes, over the bus' limit of \(limit); large bytes travel by blob reference.",
+                           details: ["message": name.rawValue])
+        }
+        do {
+            return try JSONDecoder().decode(Value.self, from: data)
+        } catch {
+            throw BusError(.internal, "\(what) of '\(name)' does not read back from its own JSON: \(error)", details: ["message": name.rawValue])
+        }
+    }
+
+    public func publish<Event: BusEvent>(_ event: Event) async {
+        do {
+            await inner.publish(try crossing(event, "The event", Event.name))
+        } catch {
+            logger.error("bus: an event was not published", metadata: ["event": "\(Event.name)", "reason": "\(error.message)"])
+        }
+    }
+
+    public func subscribe<Event: BusEvent>(to type: Event.Type, buffering policy: OverflowPolicy) -> EventSubscription<Event> {
+        inner.subscribe(to: type, buffering: policy)
+    }
+
+    @discardableResult
+    public func handle<Request: BusRequest>(_ type: Request.Type, _ handler: @escaping RequestHandler<Request>) throws(BusError) -> HandlerRegistration {
+        try inner.handle(type) { [self] request, context in
+            do {
+                return try self.crossing(try await handler(request, context), "The reply", Request.name)
+            } catch let error as BusError {
+                // Errors cross as values too.
+                throw try self.crossing(error, "The error", Request.name)
+            }
+        }
+    }
+
+    public func request<Request: BusRequest>(_ request: Request, deadline: ContinuousClock.Instant) async throws(BusError) -> Request.Reply {
+        try await inner.request(try crossing(request, "The request", Request.name), deadline: deadline)
+    }
+}

@@ -1,0 +1,221 @@
+public import Bus
+import Foundation
+public import Logging
+import NIOCore
+import Synchronization
+
+/// The ``MessageBus`` over NATS: the same messages as in-process, as JSON, between processes and machines.
+///
+/// - An event goes to subject `quire.event.<name>`; every subscription of every node gets it, in the
+///   order each publisher sent (NATS keeps one connection's order).
+/// - A request goes to `quire.request.<name>`, where every node that handles the name subscribes in
+///   the queue group `quire`: NATS gives each request to exactly one of them. The reply is
+///   `{"reply": …}` or `{"error": BusError}`. The caller's deadline travels as the time left, in
+///   milliseconds (header `Quire-Timeout-Ms`): clocks of two machines are never compared.
+/// - Nobody subscribed: the server answers at once (no responders), which is ``BusError/Code/noHandler``.
+/// - NATS unreachable: a request fails at once with ``BusError/Code/unavailable``; events wait in the
+///   connection's bounded buffer and go out on reconnect.
+public final class NATSBus: MessageBus {
+    public static let queueGroup = "quire"
+    static let timeoutHeader = "Quire-Timeout-Ms"
+
+    public let connection: NATSConnection
+    /// The first part of every subject (`quire`): several deployments can share one NATS.
+    public let subjectPrefix: String
+    private let logger: Logger
+    /// Request names this process handles (one handler each, as in-process).
+    private let handlers = Mutex<[MessageName: UInt64]>([:])
+
+    public init(connection: NATSConnection, subjectPrefix: String = "quire", logger: Logger = Logger(label: "quire.bus.nats")) {
+        self.connection = connection
+        self.subjectPrefix = subjectPrefix
+        self.logger = logger
+    }
+
+    func eventSubject(_ name: MessageName) -> String { subjectPrefix + ".event." + name.rawValue }
+    func requestSubject(_ name: MessageName) -> String { subjectPrefix + ".request." + name.rawValue }
+
+    // MARK: Events
+
+    public func publish<Event: BusEvent>(_ event: Event) async {
+        do {
+            let payload = try Self.encode(event, name: Event.name)
+            try connection.publish(subject: eventSubject(Event.name), payload: payload)
+        } catch {
+            logger.error("bus: an event was not published", metadata: ["event": "\(Event.name)", "reason": "\(error)"])
+        }
+    }
+
+    public func subscribe<Event: BusEvent>(to type: Event.Type, buffering policy: OverflowPolicy) -> EventSubscription<Event> {
+        let drops = DropCounter()
+        let buffering: AsyncStream<Event>.Continuation.BufferingPolicy =
+            switch policy.drop {
+            case .oldest: .bufferingNewest(policy.capacity)
+            case .newest: .bufferingOldest(policy.capacity)
+            }
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: buffering)
+        let logger = self.logger
+        let sid = connection.subscribe(subject: eventSubject(Event.name)) { message in
+            let event: Event
+            do {
+                event = try JSONDecoder().decode(Event.self, from: Data(message.payload.readableBytesView))
+            } catch {
+                drops.increment()
+                logger.error("bus: an event could not be read; it was dropped", metadata: ["event": "\(Event.name)", "reason": "\(error)"])
+                return
+            }
+            if case .dropped = continuation.yield(event) {
+                drops.increment()
+                if drops.value % 1000 == 1 {
+                    logger.warning("Subscriber buffer full; events are being dropped",
+                                   metadata: ["event": "\(Event.name)", "dropped": "\(drops.value)"])
+                }
+            }
+        }
+        continuation.onTermination = { [connection] _ in connection.unsubscribe(sid) }
+        return EventSubscription(stream: stream, drops: drops)
+    }
+
+    // MARK: Requests
+
+    @discardableResult
+    public func handle<Request: BusRequest>(_ type: Request.Type, _ handler: @escaping RequestHandler<Request>) throws(BusError) -> HandlerRegistration {
+        let name = Request.name
+        let taken = handlers.withLock { $0[name] != nil }
+        if taken {
+            throw BusError(.duplicateHandler,
+                           "A handler for '\(name)' is already registered; each request has exactly one handler. "
+                               + "Check that two plugins do not both answer it.",
+                           details: ["message": name.rawValue])
+        }
+        let connection = self.connection
+        let logger = self.logger
+        let sid = connection.subscribe(subject: requestSubject(name), queue: Self.queueGroup) { message in
+            guard let replyTo = message.replyTo else { return }
+            Task {
+                let reply = await Self.answer(message, handler: handler, name: name, logger: logger)
+                do {
+                    try connection.publish(subject: replyTo, payload: reply)
+                } catch {
+                    logger.warning("bus: a reply was not sent", metadata: ["message": "\(name)", "reason": "\(error)"])
+                }
+            }
+        }
+        handlers.withLock { $0[name] = sid }
+        return HandlerRegistration { [weak self] in
+            guard let self, let sid = self.handlers.withLock({ $0.removeValue(forKey: name) }) else { return }
+            self.connection.unsubscribe(sid)
+        }
+    }
+
+    /// Runs the handler for one request off the wire; answers the reply's bytes.
+    private static func answer<Request: BusRequest>(_ message: NATSMessage, handler: RequestHandler<Request>, name: MessageName,
+                                                    logger: Logger) async -> ByteBuffer {
+        let outcome: Result<Request.Reply, BusError>
+        do {
+            let request = try JSONDecoder().decode(Request.self, from: Data(message.payload.readableBytesView))
+            let left = message.header(timeoutHeader).flatMap(Int64.init).map { Duration.milliseconds(max(0, $0)) } ?? .seconds(5)
+            let context = BusRequestContext(name: name, deadline: .now + left)
+            outcome = .success(try await handler(request, context))
+        } catch let error as BusError {
+            outcome = .failure(error)
+        } catch is DecodingError {
+            outcome = .failure(BusError(.invalid, "'\(name)' arrived in a shape this node does not read; nodes may run different versions.",
+                                        details: ["message": name.rawValue]))
+        } catch is CancellationError {
+            outcome = .failure(BusError(.cancelled, "The request '\(name)' was cancelled.", details: ["message": name.rawValue]))
+        } catch {
+            logger.error("Request handler failed", metadata: ["message": "\(name)", "error": "\(String(reflecting: type(of: error)))"])
+            outcome = .failure(BusError(.internal, "The handler for '\(name)' failed unexpectedly; see the server log.",
+                                        details: ["message": name.rawValue]))
+        }
+        do {
+            switch outcome {
+            case .success(let reply): return try encode(Envelope<Request.Reply>.reply(reply), name: name)
+            case .failure(let error): return try encode(Envelope<Request.Reply>.failure(error), name: name)
+            }
+        } catch {
+            logger.error("bus: a reply could not be encoded", metadata: ["message": "\(name)", "reason": "\(error)"])
+            let failure = BusError(.internal, "The reply to '\(name)' could not be sent; see the server log.", details: ["message": name.rawValue])
+            return (try? encode(Envelope<Request.Reply>.failure(failure), name: name)) ?? ByteBuffer()
+        }
+    }
+
+    public func request<Request: BusRequest>(_ request: Request, deadline: ContinuousClock.Instant) async throws(BusError) -> Request.Reply {
+        let name = Request.name
+        let payload = try Self.encode(request, name: name)
+        let left = deadline - .now
+        guard left > .zero else { throw Self.late(name) }
+        let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
+        let message: NATSMessage
+        do {
+            message = try await connection.request(subject: requestSubject(name), headers: [(Self.timeoutHeader, String(milliseconds))],
+                                                   payload: payload, timeout: left)
+        } catch {
+            switch error.kind {
+            case .timedOut: throw Self.late(name)
+            case .tooLarge:
+                throw BusError(.tooLarge, "'\(name)' is too large to cross the bus (\(error.message)); large bytes travel by blob reference.",
+                               details: ["message": name.rawValue])
+            default:
+                if Task.isCancelled {
+                    throw BusError(.cancelled, "The request '\(name)' was cancelled by its caller.", details: ["message": name.rawValue])
+                }
+                throw BusError(.unavailable, "The message bus (NATS) cannot be reached right now, so '\(name)' was not sent; try again shortly.",
+                               details: ["message": name.rawValue, "retryAfter": "2"])
+            }
+        }
+        if message.status == 503 {
+            throw BusError(.noHandler, "No handler is registered for '\(name)' on any node. Enable the plugin that answers it in the app's config.",
+                           details: ["message": name.rawValue])
+        }
+        let envelope: Envelope<Request.Reply>
+        do {
+            envelope = try JSONDecoder().decode(Envelope<Request.Reply>.self, from: Data(message.payload.readableBytesView))
+        } catch {
+            throw BusError(.internal, "The reply to '\(name)' could not be read; nodes may run different versions.", details: ["message": name.rawValue])
+        }
+        switch envelope {
+        case .reply(let reply): return reply
+        case .failure(let error): throw error
+        }
+    }
+
+    private static func late(_ name: MessageName) -> BusError {
+        BusError(.deadlineExceeded, "'\(name)' got no reply before its deadline. The handling plugin is slow or stuck; try again later.",
+                 details: ["message": name.rawValue])
+    }
+
+    /// A reply on the wire: `{"reply": …}` (null too, for an optional reply) or `{"error": …}`.
+    enum Envelope<Reply: Codable>: Codable {
+        case reply(Reply)
+        case failure(BusError)
+
+        enum Keys: String, CodingKey { case reply, error }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: Keys.self)
+            if container.contains(.error) {
+                self = .failure(try container.decode(BusError.self, forKey: .error))
+            } else {
+                self = .reply(try container.decode(Reply.self, forKey: .reply))
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            switch self {
+            case .reply(let reply): try container.encode(reply, forKey: .reply)
+            case .failure(let error): try container.encode(error, forKey: .error)
+            }
+        }
+    }
+
+    static func encode<Value: Encodable>(_ value: Value, name: MessageName) throws(BusError) -> ByteBuffer {
+        do {
+            return ByteBuffer(bytes: try JSONEncoder().encode(value))
+        } catch {
+            throw BusError(.internal, "'\(name)' cannot be encoded to cross the bus: \(error)", details: ["message": name.rawValue])
+        }
+    }
+}

@@ -1,0 +1,537 @@
+import Foundation
+public import Logging
+public import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A connection to a NATS server, written from the client protocol on SwiftNIO.
+///
+/// - Publications and subscriptions may be made at any time. While the connection is down,
+///   publications wait in a bounded buffer (``NATSOptions/reconnectBufferBytes``) and are sent on
+///   reconnect, after every subscription has been made again.
+/// - A lost connection is made again by itself, with backoff, to the configured servers and to any
+///   the cluster announced (`connect_urls` in a later INFO).
+/// - ``request(subject:headers:payload:timeout:)`` is NATS' request/reply: one wildcard
+///   subscription on a random inbox, a token per request. With `no_responders`, a request to a
+///   subject nobody subscribes to is answered at once by the server with status 503.
+public final class NATSConnection: Sendable {
+    public enum Status: Sendable, Equatable {
+        case connecting, connected, disconnected, closed
+    }
+
+    struct Subscription {
+        var subject: String
+        var queue: String?
+        var deliver: @Sendable (NATSMessage) -> Void
+    }
+
+    private struct State {
+        var status = Status.connecting
+        var channel: (any Channel)?
+        var subscriptions: [UInt64: Subscription] = [:]
+        var nextSID: UInt64 = 1
+        /// Publications made while disconnected.
+        var buffered = ByteBuffer()
+        var servers: [NATSOptions.Server]
+        var maxPayload = 1024 * 1024
+        var pongs: [CheckedContinuation<Void, any Error>] = []
+        var replies: [String: CheckedContinuation<NATSMessage, any Error>] = [:]
+        var inboxSID: UInt64?
+        var nextToken: UInt64 = 0
+        var reconnecting = false
+        var statusWatchers: [UInt64: @Sendable (Status) -> Void] = [:]
+    }
+
+    public let options: NATSOptions
+    private let state: Mutex<State>
+    private let group: any EventLoopGroup
+    private let logger: Logger
+    /// This connection's inbox prefix: replies come to `<inbox>.<token>`.
+    private let inbox: String
+
+    public init(options: NATSOptions, logger: Logger = Logger(label: "quire.nats"),
+                group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        self.options = options
+        self.logger = logger
+        self.group = group
+        self.state = Mutex(State(servers: options.servers))
+        var generator = SystemRandomNumberGenerator()
+        self.inbox = "_INBOX." + String(generator.next() as UInt64, radix: 36) + String(generator.next() as UInt64, radix: 36)
+    }
+
+    public var status: Status { state.withLock { $0.status } }
+
+    /// The largest payload the server takes (its `max_payload`, 1 MB by default).
+    public var maxPayload: Int { state.withLock { $0.maxPayload } }
+
+    /// Connects to the first server that answers.
+    /// - Parameter waiting: when false, a first failure is thrown; when true, the connection keeps
+    ///   trying in the background and this returns at once (a node that starts before NATS does).
+    public func connect(waiting: Bool = false) async throws(NATSError) {
+        do {
+            try await connectOnce()
+        } catch {
+            guard waiting else { throw error }
+            logger.warning("nats: \(error.message); retrying in the background")
+            startReconnecting()
+        }
+    }
+
+    /// Closes the connection; pending requests fail, nothing is reconnected.
+    public func close() async {
+        let (channel, pongs, replies) = state.withLock { state -> ((any Channel)?, [CheckedContinuation<Void, any Error>], [CheckedContinuation<NATSMessage, any Error>]) in
+            state.status = .closed
+            let result = (state.channel, state.pongs, Array(state.replies.values))
+            state.channel = nil
+            state.pongs = []
+            state.replies = [:]
+            return result
+        }
+        let error = NATSError(kind: .closed, message: "The NATS connection was closed.")
+        pongs.forEach { $0.resume(throwing: error) }
+        replies.forEach { $0.resume(throwing: error) }
+        notify(.closed)
+        try? await channel?.close()
+    }
+
+    /// Calls `watch` on every change of status (for readiness and logs); answers a token for ``unwatch(_:)``.
+    @discardableResult
+    public func watch(_ watch: @escaping @Sendable (Status) -> Void) -> UInt64 {
+        state.withLock { state in
+            state.nextToken += 1
+            state.statusWatchers[state.nextToken] = watch
+            return state.nextToken
+        }
+    }
+
+    // MARK: Publishing and subscribing
+
+    /// Publishes `payload` on `subject`. While disconnected it is kept (up to the reconnect buffer).
+    public func publish(subject: String, replyTo: String? = nil, headers: [(String, String)] = [], payload: ByteBuffer) throws(NATSError) {
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(payload.readableBytes + subject.utf8.count + 64)
+        ClientOperation.publish(subject: subject, replyTo: replyTo, headers: headers, payload: payload, into: &buffer)
+        let channel = try state.withLock { state throws(NATSError) -> (any Channel)? in
+            guard payload.readableBytes <= state.maxPayload else {
+                throw NATSError(kind: .tooLarge, message: "The message is \(payload.readableBytes) bytes; NATS takes at most \(state.maxPayload).")
+            }
+            switch state.status {
+            case .closed:
+                throw NATSError(kind: .closed, message: "The NATS connection was closed.")
+            case .connected:
+                return state.channel
+            case .connecting, .disconnected:
+                guard state.buffered.readableBytes + buffer.readableBytes <= options.reconnectBufferBytes else {
+                    throw NATSError(kind: .bufferFull, message: "NATS cannot be reached and \(options.reconnectBufferBytes) bytes already wait to be sent.")
+                }
+                state.buffered.writeBuffer(&buffer)
+                return nil
+            }
+        }
+        channel?.writeAndFlush(buffer, promise: nil)
+    }
+
+    /// Subscribes to `subject` (in `queue`'s group when given: each message goes to one member).
+    /// `deliver` runs on the connection's event loop and must not block.
+    public func subscribe(subject: String, queue: String? = nil, deliver: @escaping @Sendable (NATSMessage) -> Void) -> UInt64 {
+        let (sid, channel) = state.withLock { state in
+            let sid = state.nextSID
+            state.nextSID += 1
+            state.subscriptions[sid] = Subscription(subject: subject, queue: queue, deliver: deliver)
+            return (sid, state.status == .connected ? state.channel : nil)
+        }
+        if let channel {
+            var buffer = ByteBuffer()
+            ClientOperation.subscribe(subject: subject, queue: queue, sid: sid, into: &buffer)
+            channel.writeAndFlush(buffer, promise: nil)
+        }
+        return sid
+    }
+
+    public func unsubscribe(_ sid: UInt64) {
+        let channel = state.withLock { state -> (any Channel)? in
+            guard state.subscriptions.removeValue(forKey: sid) != nil, state.status == .connected else { return nil }
+            return state.channel
+        }
+        if let channel {
+            var buffer = ByteBuffer()
+            ClientOperation.unsubscribe(sid: sid, into: &buffer)
+            channel.writeAndFlush(buffer, promise: nil)
+        }
+    }
+
+    /// Waits until the server has read everything sent before (a PING answered by its PONG).
+    public func flush() async throws(NATSError) {
+        do {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let channel = state.withLock { state -> (any Channel)? in
+                    guard state.status == .connected, let channel = state.channel else { return nil }
+                    state.pongs.append(continuation)
+                    return channel
+                }
+                guard let channel else {
+                    continuation.resume(throwing: NATSError(kind: .disconnected, message: "NATS cannot be reached right now."))
+                    return
+                }
+                var buffer = ByteBuffer()
+                buffer.writeString("PING\r\n")
+                channel.writeAndFlush(buffer, promise: nil)
+            }
+        } catch let error as NATSError {
+            throw error
+        } catch {
+            throw NATSError(kind: .disconnected, message: "NATS cannot be reached right now.")
+        }
+    }
+
+    // MARK: Request and reply
+
+    /// Publishes a request and waits for the first reply, at most `timeout`. A reply with status 503
+    /// means nobody subscribes to the subject. Fails at once while disconnected.
+    public func request(subject: String, headers: [(String, String)] = [], payload: ByteBuffer,
+                        timeout: Duration) async throws(NATSError) -> NATSMessage {
+        let (token, subscribe) = state.withLock { state -> (String, Bool) in
+            state.nextToken += 1
+            let needsInbox = state.inboxSID == nil
+            if needsInbox {
+                state.inboxSID = state.nextSID
+                state.nextSID += 1
+            }
+            return (String(state.nextToken, radix: 36), needsInbox)
+        }
+        if subscribe { subscribeInbox() }
+        let replyTo = inbox + "." + token
+        do {
+            return try await withThrowingTaskGroup(of: NATSMessage.self) { group in
+                group.addTask {
+                    try await withTaskCancellationHandler {
+                        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NATSMessage, any Error>) in
+                            let refused = self.state.withLock { state -> NATSError? in
+                                switch state.status {
+                                case .connected:
+                                    state.replies[token] = continuation
+                                    return nil
+                                case .closed:
+                                    return NATSError(kind: .closed, message: "The NATS connection was closed.")
+                                case .connecting, .disconnected:
+                                    return NATSError(kind: .disconnected, message: "NATS cannot be reached right now.")
+                                }
+                            }
+                            if let refused {
+                                continuation.resume(throwing: refused)
+                                return
+                            }
+                            do {
+                                try self.publish(subject: subject, replyTo: replyTo, headers: headers, payload: payload)
+                            } catch {
+                                if let waiting = self.state.withLock({ $0.replies.removeValue(forKey: token) }) {
+                                    waiting.resume(throwing: error)
+                                }
+                            }
+                        }
+                    } onCancel: {
+                        if let waiting = self.state.withLock({ $0.replies.removeValue(forKey: token) }) {
+                            waiting.resume(throwing: CancellationError())
+                        }
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: timeout)
+                    throw NATSError(kind: .timedOut, message: "No reply within \(timeout).")
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next() else { throw CancellationError() }
+                return first
+            }
+        } catch let error as NATSError {
+            throw error
+        } catch is CancellationError {
+            throw NATSError(kind: .closed, message: "The request was cancelled.")
+        } catch {
+            throw NATSError(kind: .disconnected, message: "NATS cannot be reached right now.")
+        }
+    }
+
+    private func subscribeInbox() {
+        let (sid, channel) = state.withLock { state in
+            let sid = state.inboxSID ?? 0
+            state.subscriptions[sid] = Subscription(subject: inbox + ".*", queue: nil) { [weak self] message in
+                self?.received(reply: message)
+            }
+            return (sid, state.status == .connected ? state.channel : nil)
+        }
+        if let channel {
+            var buffer = ByteBuffer()
+            ClientOperation.subscribe(subject: inbox + ".*", queue: nil, sid: sid, into: &buffer)
+            channel.writeAndFlush(buffer, promise: nil)
+        }
+    }
+
+    private func received(reply: NATSMessage) {
+        guard let dot = reply.subject.lastIndex(of: ".") else { return }
+        let token = String(reply.subject[reply.subject.index(after: dot)...])
+        state.withLock { $0.replies.removeValue(forKey: token) }?.resume(returning: reply)
+    }
+
+    // MARK: The connection's life
+
+    private struct ServerInfo: Decodable {
+        var max_payload: Int?
+        var connect_urls: [String]?
+        var headers: Bool?
+        var auth_required: Bool?
+    }
+
+    private func connectJSON() -> String {
+        var fields: [String: Any] = ["verbose": false, "pedantic": false, "lang": "swift", "version": "1.0", "protocol": 1,
+                                     "headers": true, "no_responders": true, "name": options.name, "echo": true]
+        if let user = options.user { fields["user"] = user }
+        if let password = options.password { fields["pass"] = password }
+        if let token = options.token { fields["auth_token"] = token }
+        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// One attempt over the known servers, in order.
+    private func connectOnce() async throws(NATSError) {
+        let servers = state.withLock { $0.servers }
+        var last = NATSError(kind: .unreachable, message: "No NATS server is configured.")
+        for server in servers {
+            do {
+                try await connect(to: server)
+                return
+            } catch {
+                last = error
+                if error.kind == .refused { break }
+            }
+        }
+        throw last
+    }
+
+    private func connect(to server: NATSOptions.Server) async throws(NATSError) {
+        let handshake = Handshake(group.next().makePromise(of: ByteBuffer.self))
+        let handler = NATSChannelHandler(connection: self, handshake: handshake, connectJSON: connectJSON())
+        let channel: any Channel
+        do {
+            channel = try await ClientBootstrap(group: group)
+                .connectTimeout(.milliseconds(options.connectTimeout.components.seconds * 1000
+                                              + options.connectTimeout.components.attoseconds / 1_000_000_000_000_000))
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(NATSDecoder()))
+                        try channel.pipeline.syncOperations.addHandler(handler)
+                    }
+                }
+                .connect(host: server.host, port: server.port).get()
+        } catch {
+            handshake.fail(error)
+            throw NATSError(kind: .unreachable, message: "NATS at \(server) cannot be reached (\(Self.reason(error))).")
+        }
+        let info: ByteBuffer
+        do {
+            info = try await handshake.result.get()
+        } catch let error as NATSError {
+            try? await channel.close()
+            throw error
+        } catch {
+            try? await channel.close()
+            throw NATSError(kind: .unreachable, message: "NATS at \(server) closed the connection during the handshake (\(Self.reason(error))).")
+        }
+        let parsed = try? JSONDecoder().decode(ServerInfo.self, from: Data(info.readableBytesView))
+        // Subscriptions again, then what waited, in one write; only then is the connection usable.
+        var replay = ByteBuffer()
+        let (watchersStatus, wasReconnect) = state.withLock { state -> (Status, Bool) in
+            let wasReconnect = state.status == .disconnected
+            if let maxPayload = parsed?.max_payload { state.maxPayload = maxPayload }
+            learn(parsed?.connect_urls, into: &state)
+            for (sid, subscription) in state.subscriptions.sorted(by: { $0.key < $1.key }) {
+                ClientOperation.subscribe(subject: subscription.subject, queue: subscription.queue, sid: sid, into: &replay)
+            }
+            replay.writeBuffer(&state.buffered)
+            state.buffered = ByteBuffer()
+            state.channel = channel
+            state.status = state.status == .closed ? .closed : .connected
+            return (state.status, wasReconnect)
+        }
+        if watchersStatus == .closed {
+            try? await channel.close()
+            throw NATSError(kind: .closed, message: "The NATS connection was closed.")
+        }
+        if replay.readableBytes > 0 { channel.writeAndFlush(replay, promise: nil) }
+        logger.info("nats: \(wasReconnect ? "reconnected" : "connected") to \(server)")
+        notify(.connected)
+        // Closed between the handshake and now: the handler's report found another channel current.
+        if !channel.isActive { lost(channel) }
+    }
+
+    /// Adds servers a later INFO announced (`connect_urls`: host:port of the cluster's other members).
+    private func learn(_ urls: [String]?, into state: inout State) {
+        for url in urls ?? [] {
+            guard let options = try? NATSOptions(url: url) else { continue }
+            for server in options.servers where !state.servers.contains(server) { state.servers.append(server) }
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        if let error = error as? NATSError { return error.message }
+        return String(describing: error).prefix(200).description
+    }
+
+    private func notify(_ status: Status) {
+        let watchers = state.withLock { Array($0.statusWatchers.values) }
+        for watcher in watchers { watcher(status) }
+    }
+
+    /// Makes the connection again until it is back or closed; backoff doubles to ``NATSOptions/maxReconnectDelay``.
+    private func startReconnecting() {
+        let start = state.withLock { state -> Bool in
+            guard state.status != .closed, !state.reconnecting else { return false }
+            state.reconnecting = true
+            state.status = .disconnected
+            return true
+        }
+        guard start else { return }
+        notify(.disconnected)
+        Task {
+            var delay = Duration.milliseconds(50)
+            var attempt = 0
+            while self.status != .closed {
+                do throws(NATSError) {
+                    try await self.connectOnce()
+                    break
+                } catch {
+                    attempt += 1
+                    if attempt == 1 || attempt % 20 == 0 {
+                        self.logger.warning("nats: \(error.message) (attempt \(attempt)); trying again")
+                    }
+                }
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, self.options.maxReconnectDelay)
+            }
+            self.state.withLock { $0.reconnecting = false }
+        }
+    }
+
+    // MARK: From the channel handler (on the event loop)
+
+    fileprivate func received(_ operation: ServerOperation, on channel: any Channel) {
+        switch operation {
+        case .message(let message):
+            let subscription = state.withLock { $0.subscriptions[message.sid] }
+            subscription?.deliver(message)
+        case .ping:
+            var buffer = ByteBuffer()
+            buffer.writeString("PONG\r\n")
+            channel.writeAndFlush(buffer, promise: nil)
+        case .pong:
+            let waiter = state.withLock { $0.pongs.isEmpty ? nil : $0.pongs.removeFirst() }
+            waiter?.resume()
+        case .info(let json):
+            if let info = try? JSONDecoder().decode(ServerInfo.self, from: Data(json.readableBytesView)) {
+                state.withLock { state in
+                    if let maxPayload = info.max_payload { state.maxPayload = maxPayload }
+                    learn(info.connect_urls, into: &state)
+                }
+            }
+        case .ok:
+            break
+        case .error(let text):
+            logger.warning("nats: the server reported: \(text)")
+        }
+    }
+
+    fileprivate func lost(_ channel: any Channel) {
+        let (current, pongs, replies) = state.withLock { state -> (Bool, [CheckedContinuation<Void, any Error>], [CheckedContinuation<NATSMessage, any Error>]) in
+            guard state.channel === channel else { return (false, [], []) }
+            state.channel = nil
+            if state.status != .closed { state.status = .disconnected }
+            let result = (true, state.pongs, Array(state.replies.values))
+            state.pongs = []
+            state.replies = [:]
+            return result
+        }
+        guard current else { return }
+        let error = NATSError(kind: .disconnected, message: "The connection to NATS was lost.")
+        pongs.forEach { $0.resume(throwing: error) }
+        replies.forEach { $0.resume(throwing: error) }
+        if status != .closed {
+            logger.warning("nats: the connection to the server was lost; reconnecting")
+            startReconnecting()
+        }
+    }
+}
+
+/// The outcome of a handshake, completed once by whichever side knows first (the channel, or a failed connect).
+final class Handshake: Sendable {
+    private let promise: EventLoopPromise<ByteBuffer>
+    private let done = Atomic<Bool>(false)
+
+    init(_ promise: EventLoopPromise<ByteBuffer>) { self.promise = promise }
+
+    var result: EventLoopFuture<ByteBuffer> { promise.futureResult }
+
+    func succeed(_ info: ByteBuffer) {
+        if done.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged { promise.succeed(info) }
+    }
+
+    func fail(_ error: any Error) {
+        if done.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged { promise.fail(error) }
+    }
+}
+
+/// Reads the handshake (INFO → CONNECT and PING → PONG), then hands every operation to the connection.
+final class NATSChannelHandler: ChannelInboundHandler, @unchecked Sendable {
+    typealias InboundIn = ServerOperation
+
+    private weak var connection: NATSConnection?
+    private var handshake: Handshake?
+    private var info: ByteBuffer?
+    private let connectJSON: String
+
+    init(connection: NATSConnection, handshake: Handshake, connectJSON: String) {
+        self.connection = connection
+        self.handshake = handshake
+        self.connectJSON = connectJSON
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let operation = unwrapInboundIn(data)
+        if let handshake {
+            switch operation {
+            case .info(let json) where info == nil:
+                info = json
+                var buffer = context.channel.allocator.buffer(capacity: connectJSON.utf8.count + 16)
+                ClientOperation.connect(connectJSON, into: &buffer)
+                context.writeAndFlush(NIOAny(buffer), promise: nil)
+            case .pong:
+                self.handshake = nil
+                handshake.succeed(info ?? ByteBuffer())
+            case .error(let text):
+                self.handshake = nil
+                let refused = text.lowercased().contains("authorization") || text.lowercased().contains("authentication")
+                handshake.fail(NATSError(kind: refused ? .refused : .unreachable,
+                                         message: refused ? "NATS refused the credentials in the URL (\(text)); check the user and password or token."
+                                                          : "NATS refused the connection: \(text)."))
+                context.close(promise: nil)
+            default:
+                break
+            }
+            return
+        }
+        connection?.received(operation, on: context.channel)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let handshake {
+            self.handshake = nil
+            handshake.fail(NATSError(kind: .unreachable, message: "NATS closed the connection during the handshake."))
+        }
+        connection?.lost(context.channel)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
+    }
+}

@@ -1,0 +1,214 @@
+import Bus
+import BusInProcess
+import BusNATS
+import BusTestKit
+import Foundation
+import Logging
+import NIOCore
+import Synchronization
+import Testing
+
+/// The NATS server `tools/test` starts (`tools/nats start`), if any. Without one the NATS suites are
+/// skipped, saying why; `tools/test` sets `QUIRE_REQUIRE_NATS`, so there a missing server fails.
+enum TestNATS {
+    static let url = ProcessInfo.processInfo.environment["QUIRE_TEST_NATS_URL"]
+    static var available: Bool { url != nil || ProcessInfo.processInfo.environment["QUIRE_REQUIRE_NATS"] != nil }
+
+    /// A connected bus with subjects of its own (cases run in parallel on one server).
+    static func bus(prefix: String, logger: Logger = .quiet) async throws -> NATSBus {
+        guard let url else { throw BusContractFailure.noServer }
+        let connection = NATSConnection(options: try NATSOptions(url: url), logger: logger)
+        try await connection.connect()
+        return NATSBus(connection: connection, subjectPrefix: prefix, logger: logger)
+    }
+
+    /// Two connections, as two nodes: one answers and subscribes, the other asks and publishes.
+    static func harness() async throws -> (BusHarness, [NATSBus]) {
+        let prefix = "t" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let responder = try await bus(prefix: prefix)
+        let caller = try await bus(prefix: prefix)
+        let harness = BusHarness(caller: caller, responder: responder) {
+            try await responder.connection.flush()
+            try await caller.connection.flush()
+        }
+        return (harness, [responder, caller])
+    }
+}
+
+extension BusContractFailure {
+    static let noServer = BusContractFailure(description: "QUIRE_TEST_NATS_URL is not set: start a server with eval \"$(tools/nats start)\"")
+}
+
+@Suite("Bus contract")
+struct BusContractTests {
+    @Test("in-process", arguments: BusContract.cases)
+    func inProcess(_ contract: BusContractCase) async throws {
+        let bus = InProcessBus(logger: .quiet)
+        try await contract.run(BusHarness(caller: bus, responder: bus))
+    }
+
+    @Test("in-process, every message through JSON", arguments: BusContract.cases)
+    func encoding(_ contract: BusContractCase) async throws {
+        let bus = EncodingBus(logger: .quiet)
+        try await contract.run(BusHarness(caller: bus, responder: bus))
+    }
+
+    @Test("NATS, two connections", .enabled(if: TestNATS.available, "no NATS server: run tools/test, or tools/nats start"),
+          arguments: BusContract.cases)
+    func nats(_ contract: BusContractCase) async throws {
+        let (harness, buses) = try await TestNATS.harness()
+        try await contract.run(harness)
+        for bus in buses { await bus.connection.close() }
+    }
+}
+
+@Suite("Encoding bus")
+struct EncodingBusTests {
+    struct Big: BusRequest {
+        static let name: MessageName = "test.big.v1"
+        typealias Reply = Empty
+        var bytes: String
+    }
+
+    @Test("a message over NATS' 1 MB is refused in-process, saying to send a blob reference")
+    func tooLarge() async throws {
+        let bus = EncodingBus(logger: .quiet)
+        try bus.handle(Big.self) { _, _ in Empty() }
+        do {
+            _ = try await bus.request(Big(bytes: String(repeating: "x", count: 1_100_000)))
+            Issue.record("expected too_large")
+        } catch {
+            #expect(error.code == .tooLarge)
+            #expect(error.message.contains("blob reference"))
+        }
+        _ = try await bus.request(Big(bytes: "small"))
+    }
+}
+
+@Suite("NATS bus", .enabled(if: TestNATS.available, "no NATS server: run tools/test, or tools/nats start"))
+struct NATSBusTests {
+    @Test("two nodes answering one request: each request is answered by exactly one of them, and both take a share")
+    func queueGroup() async throws {
+        let prefix = "q" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let first = try await TestNATS.bus(prefix: prefix), second = try await TestNATS.bus(prefix: prefix)
+        let caller = try await TestNATS.bus(prefix: prefix)
+        let answered = Mutex<[String: Int]>([:])
+        for (node, bus) in [("a", first), ("b", second)] {
+            try bus.handle(ContractPing.self) { ping, _ in
+                answered.withLock { $0[node, default: 0] += 1 }
+                return ContractPong(value: ping.value, by: node)
+            }
+            try await bus.connection.flush()
+        }
+        var replies: [String: Int] = [:]
+        for value in 0..<200 {
+            let reply = try await caller.request(ContractPing(value: value))
+            #expect(reply.value == value)
+            replies[reply.by ?? "?", default: 0] += 1
+        }
+        #expect(answered.withLock { $0 } == replies, "every handler call is one reply")
+        #expect(replies.values.reduce(0, +) == 200)
+        #expect((replies["a"] ?? 0) > 0 && (replies["b"] ?? 0) > 0, "both nodes answered: \(replies)")
+        for bus in [first, second, caller] { await bus.connection.close() }
+    }
+
+    @Test("a URL's mistakes are explained; tls:// is refused rather than sent in the clear")
+    func urls() throws {
+        let options = try NATSOptions(url: "nats://alice:s3cret@10.0.0.1:4223,nats://10.0.0.2")
+        #expect(options.servers.map(\.description) == ["10.0.0.1:4223", "10.0.0.2:4222"])
+        #expect(options.user == "alice" && options.password == "s3cret")
+        #expect(try NATSOptions(url: "nats://tok@h:1").token == "tok")
+        for bad in ["", "nats://host:notaport", "tls://host:4222", "nats://:4222"] {
+            #expect(throws: NATSError.self) { try NATSOptions(url: bad) }
+        }
+    }
+
+    @Test("a wrong token is refused with a sentence that says to check it")
+    func wrongToken() async throws {
+        guard let url = TestNATS.url, let at = url.lastIndex(of: "@") else { throw BusContractFailure.noServer }
+        let connection = NATSConnection(options: try NATSOptions(url: "nats://wrong" + url[at...]), logger: .quiet)
+        do {
+            try await connection.connect()
+            Issue.record("expected a refusal")
+        } catch {
+            #expect(error.kind == .refused)
+            #expect(error.message.contains("credentials"))
+        }
+        await connection.close()
+    }
+
+    @Test("NATS stopped: requests fail at once with 'unavailable', events wait; back: both work again without a new bus")
+    func outage() async throws {
+        // A server of its own: stopping the shared one would fail the cases running beside this one.
+        let started = try tool("start")
+        var fields: [String: String] = [:]
+        for part in started.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let pair = part.split(separator: "=", maxSplits: 1)
+            if pair.count == 2 { fields[String(pair[0])] = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
+        }
+        guard let url = fields["QUIRE_TEST_NATS_URL"], let directory = fields["QUIRE_NATS_DIR"] else {
+            Issue.record("tools/nats start printed \(started)")
+            return
+        }
+        defer { _ = try? tool("stop", directory) }
+        func bus() async throws -> NATSBus {
+            var options = try NATSOptions(url: url)
+            options.maxReconnectDelay = .milliseconds(200)
+            let connection = NATSConnection(options: options, logger: .quiet)
+            try await connection.connect()
+            return NATSBus(connection: connection, logger: .quiet)
+        }
+        let responder = try await bus(), caller = try await bus()
+        try responder.handle(ContractPing.self) { ping, _ in ContractPong(value: ping.value) }
+        let ticks = responder.subscribe(to: ContractTick.self)
+        try await responder.connection.flush()
+        #expect(try await caller.request(ContractPing(value: 1)).value == 1)
+
+        _ = try tool("pause", directory)
+        try await waitFor { caller.connection.status == .disconnected && responder.connection.status == .disconnected }
+        let asked = ContinuousClock.now
+        do throws(BusError) {
+            _ = try await caller.request(ContractPing(value: 2), timeout: .seconds(30))
+            Issue.record("expected unavailable")
+        } catch {
+            #expect(error.code == .unavailable)
+            #expect(error.message.contains("NATS"))
+        }
+        #expect(ContinuousClock.now - asked < .seconds(5), "failed fast")
+        // Kept by the connection, sent after its subscriptions are made again.
+        await responder.publish(ContractTick(number: 7, text: "kept while NATS was away"))
+
+        _ = try tool("resume", directory)
+        try await waitFor { caller.connection.status == .connected && responder.connection.status == .connected }
+        try await responder.connection.flush()
+        try await caller.connection.flush()
+        #expect(try await caller.request(ContractPing(value: 3)).value == 3)
+        var iterator = ticks.makeAsyncIterator()
+        let tick = await iterator.next()
+        #expect(tick?.number == 7)
+        for bus in [responder, caller] { await bus.connection.close() }
+    }
+
+    /// Runs `tools/nats`; answers what it printed.
+    private func tool(_ arguments: String...) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("tools/nats")
+        process.arguments = arguments
+        // A file, not a pipe: the server it starts inherits the descriptor, and a pipe would not end while it runs.
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("tools-nats-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        process.standardOutput = try FileHandle(forWritingTo: output)
+        try process.run()
+        process.waitUntilExit()
+        let printed = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        #expect(process.terminationStatus == 0, "tools/nats \(arguments)")
+        return printed
+    }
+
+    private func waitFor(_ condition: @Sendable () -> Bool) async throws {
+        for _ in 0..<200 where !condition() { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(condition(), "waited 10 s")
+    }
+}
