@@ -96,7 +96,7 @@ let targets: [Target] = [
     module("SafeFetch", ["Bus", "CCurl"]),
     module("Secrets", [.crypto]),
     module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging]),
-    module("AppHost", ["Bus", "BusInProcess", "AppConfig", "HTTPKit", "PluginKit", .hummingbird, .hummingbirdCore, .webSocket, .nioCore, .nioHTTP1, .lifecycle, .unixSignals, .logging]),
+    module("AppHost", ["Bus", "BusInProcess", "BusNATS", "AppConfig", "HTTPKit", "PluginKit", .hummingbird, .hummingbirdCore, .webSocket, .nioCore, .nioHTTP1, .lifecycle, .unixSignals, .logging]),
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),
@@ -186,7 +186,7 @@ let targets: [Target] = [
     // Binaries
     tool("quire", ["CQuireSystem", "AppHost", "AppConfig", "PluginKit", "PluginCatalog", "ToolKit", "Storage", "StorageAPI", "Bus", .zip, .argumentParser, .logging, .lifecycle]),
     tool("quire-auth", ["ToolKit", "AuthAPI", "Bus", .argumentParser]),
-    tool("quire-bench", ["Bus", "BusInProcess", "Media", "Drawing", "DrawingAPI", "AppHost", "AppConfig", "PluginCatalog", "AuthAPI",
+    tool("quire-bench", ["Bus", "BusInProcess", "BusNATS", "Media", "Drawing", "DrawingAPI", "AppHost", "AppConfig", "PluginCatalog", "AuthAPI",
                          "VocabularyAPI", "AlbumAPI", "Geo", "GeoAPI", "MediaAPI", "ToolKit", .argumentParser, .logging]),
     tool("quire-media", ["Media", "MediaAPI", "Bus", .argumentParser]),
     tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "Bus", .argumentParser]),

@@ -9,7 +9,18 @@ public struct AppConfig: Sendable {
     }
 
     public struct Bus: Sendable, Equatable {
+        /// `in-process` (one process) or `nats` (several, through a NATS server).
         public var transport: String
+        /// With `nats`: the server(s), `nats://[token@|user:password@]host:4222[,nats://…]`.
+        public var url: String?
+        /// With `nats`: the first part of every subject, so that several deployments can share a server.
+        public var subjectPrefix: String
+
+        public init(transport: String, url: String? = nil, subjectPrefix: String = "quire") {
+            self.transport = transport
+            self.url = url
+            self.subjectPrefix = subjectPrefix
+        }
     }
 
     /// One entry under `plugins:`.
@@ -46,7 +57,23 @@ public struct AppConfig: Sendable {
             port: server.int("port", default: 8080, in: 0...65535),
             maxBodyBytes: server.int("max_body_bytes", default: 1 << 20, in: 1024...(1 << 30)))
         let bus = top.section("bus")
-        self.bus = Bus(transport: bus.choice("transport", ["in-process"], default: "in-process"))
+        let transport = bus.choice("transport", ["in-process", "nats"], default: "in-process")
+        var url = bus.string("url")
+        let subjectPrefix = bus.string("subject_prefix", default: "quire") ?? "quire"
+        if transport == "nats" {
+            if url == nil || url?.isEmpty == true {
+                bus.report("url", "is required with transport: nats; write url: nats://HOST:4222 (or ${QUIRE_NATS_URL})")
+                url = nil
+            } else if let given = url, !given.split(separator: ",").allSatisfy({ $0.drop(while: { $0 == " " }).hasPrefix("nats://") }) {
+                bus.report("url", "expected nats://HOST:PORT (several separated by commas); TLS (tls://) is not supported yet")
+            }
+        } else if url != nil {
+            bus.report("url", "is read only with transport: nats")
+        }
+        if !subjectPrefix.isEmpty, !subjectPrefix.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
+            bus.report("subject_prefix", "expected letters, digits, - and _, found \"\(subjectPrefix)\"")
+        }
+        self.bus = Bus(transport: transport, url: url, subjectPrefix: subjectPrefix)
         let pluginsSection = top.section("plugins")
         reader.acceptAnyKeys(in: pluginsSection)
         if !top.contains("plugins") {

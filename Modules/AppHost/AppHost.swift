@@ -1,6 +1,7 @@
 public import AppConfig
 public import Bus
 import BusInProcess
+import BusNATS
 public import HTTPKit
 public import Hummingbird
 import HummingbirdCore
@@ -34,7 +35,13 @@ public struct AppHost: Sendable {
     public static func build(config: AppConfig, catalog: [PluginFactory], environment: [String: String] = [:],
                              logger: Logger, bus: (any MessageBus)? = nil) async throws -> AppHost {
         let configured = try validate(config, catalog: catalog)
-        let bus = bus ?? InProcessBus(logger: logger)
+        let given = bus
+        let bus: any MessageBus
+        if let given {
+            bus = given
+        } else {
+            bus = try await makeBus(config.bus, logger: logger)
+        }
         var plugins: [any Plugin] = []
         for entry in configured {
             var pluginLogger = logger
@@ -93,6 +100,23 @@ public struct AppHost: Sendable {
         table.fill(routes)
         return AppHost(config: config, bus: bus, plugins: plugins, routes: routes, live: live, responder: router.buildResponder(),
                        logger: logger)
+    }
+
+    /// The transport `bus:` names. A NATS server that cannot be reached yet is not fatal: the
+    /// connection keeps trying, and requests meanwhile fail with `unavailable` (503).
+    static func makeBus(_ bus: AppConfig.Bus, logger: Logger) async throws -> any MessageBus {
+        guard bus.transport == "nats", let url = bus.url else { return InProcessBus(logger: logger) }
+        let options: NATSOptions
+        do {
+            options = try NATSOptions(url: url)
+        } catch {
+            throw PluginSetupError("bus.url: \(error.message)")
+        }
+        var natsLogger = logger
+        natsLogger[metadataKey: "component"] = "nats"
+        let connection = NATSConnection(options: options, logger: natsLogger)
+        try await connection.connect(waiting: true)
+        return NATSBus(connection: connection, subjectPrefix: bus.subjectPrefix, logger: natsLogger)
     }
 
     /// Reads every plugin's section and checks the whole file; nothing is built or opened.

@@ -52,7 +52,7 @@ struct AppConfigTests {
             server:
               port: eighty
               max_body_bytes: 5
-            bus: { transport: nats }
+            bus: { transport: carrier-pigeon }
             plugins: {}
             """)
         let error = try #require(throws: ConfigError.self) { try config.reader.finish() }
@@ -60,8 +60,25 @@ struct AppConfigTests {
         #expect(lines == [
             "app.yaml:3:9: server.port: expected a whole number between 0 and 65535, found \"eighty\"",
             "app.yaml:4:19: server.max_body_bytes: expected a whole number between 1024 and 1073741824, found 5",
-            "app.yaml:5:19: bus.transport: expected one of in-process, found \"nats\"",
+            "app.yaml:5:19: bus.transport: expected one of in-process, nats, found \"carrier-pigeon\"",
         ])
+    }
+
+    @Test("the bus over NATS: a URL is required, nats:// only, read only with that transport")
+    func natsBus() throws {
+        let good = try load("app: a\nbus: { transport: nats, url: 'nats://tok@10.0.0.5:4222', subject_prefix: prod }\nplugins: {}\n")
+        try good.reader.finish()
+        #expect(good.bus == AppConfig.Bus(transport: "nats", url: "nats://tok@10.0.0.5:4222", subjectPrefix: "prod"))
+        for (yaml, message) in [
+            ("bus: { transport: nats }", "bus.url: is required with transport: nats"),
+            ("bus: { transport: nats, url: 'tls://h:4222' }", "bus.url: expected nats://HOST:PORT"),
+            ("bus: { url: 'nats://h:4222' }", "bus.url: is read only with transport: nats"),
+            ("bus: { transport: nats, url: 'nats://h', subject_prefix: 'a.b' }", "bus.subject_prefix: expected letters"),
+        ] {
+            let config = try load("app: a\n\(yaml)\nplugins: {}\n")
+            let error = try #require(throws: ConfigError.self) { try config.reader.finish() }
+            #expect(error.diagnostics.contains { $0.description.contains(message) }, "\(yaml): \(error.diagnostics)")
+        }
     }
 
     @Test("missing required keys are named")

@@ -65,6 +65,8 @@ class Server:
         config = self.config
         if os.environ.get("QUIRE_ACCEPTANCE_BACKEND") == "postgres":
             config, env["QUIRE_DATABASE_URL"] = on_postgres(self.config, self.data)
+        if os.environ.get("QUIRE_ACCEPTANCE_BUS") == "nats":
+            config = on_nats(config, self.data)
         self.log = open(self.log_path, "a")
         self.process = subprocess.Popen([self.binary, "serve", "--config", config], env=env, cwd=ROOT,
                                         stdout=self.log, stderr=subprocess.STDOUT)
@@ -94,6 +96,25 @@ class Server:
         code = self.process.wait(timeout=30)
         self.log.close()
         return code
+
+
+def on_nats(config, data):
+    """The same app with its plugins talking over NATS (QUIRE_TEST_NATS_URL, from tools/nats):
+    `config` with a `bus:` section, in a subject prefix of this data directory's own. Answers the path."""
+    with open(config) as handle:
+        text = handle.read()
+    prefix = "acc_" + hashlib.sha1(os.path.abspath(data).encode()).hexdigest()[:12]
+    url = os.environ["QUIRE_TEST_NATS_URL"]
+    bus = f"bus: {{ transport: nats, url: '{url}', subject_prefix: {prefix} }}\n"
+    text, count = re.subn(r"^bus: [^\n]*\n", lambda _: bus, text, count=1, flags=re.M)
+    if count != 1:
+        text, count = re.subn(r"^(app: [^\n]*\n)", lambda m: m.group(1) + bus, text, count=1, flags=re.M)
+    if count != 1:
+        raise RuntimeError(f"{config}: no app: line to put the bus after")
+    path = os.path.join(data, "on-nats-" + os.path.basename(config))
+    with open(path, "w") as handle:
+        handle.write(text)
+    return path
 
 
 def on_postgres(config, data):

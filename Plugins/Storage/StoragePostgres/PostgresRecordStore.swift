@@ -655,17 +655,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             }
             take(try await Self.keyed(connection, PostgresSearch.keyMatches(query, terms: terms), logger: logger))
             for keyOnly in [true, false] where hits.count < query.limit {
+                // Enough to fill the page even if every record found before is among them.
                 let wanted = query.limit + seen.count
-                var candidates: [(size: Int32, id: String)] = []
-                let statement = PostgresSearch.wordMatches(query, terms: terms, keyOnly: keyOnly)
-                for try await (id, size) in try await connection.query(statement.query, logger: logger).decode((String, Int32).self) {
-                    candidates.append((size, id))
-                }
-                let ids = candidates.sorted { $0 < $1 }.prefix(wanted).map(\.id).filter { !seen.contains($0) }
-                guard !ids.isEmpty else { continue }
-                let rows = try await Self.keyed(connection, PostgresSearch.records(collection: query.collection, ids: ids), logger: logger)
-                let byID = Dictionary(rows.map { ($0.record.id, $0) }, uniquingKeysWith: { first, _ in first })
-                take(ids.compactMap { byID[$0] })
+                take(try await Self.keyed(connection, PostgresSearch.wordMatches(query, terms: terms, keyOnly: keyOnly, wanted: wanted), logger: logger))
             }
             return hits
         }

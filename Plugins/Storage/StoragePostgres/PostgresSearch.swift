@@ -239,24 +239,22 @@ enum PostgresSearch {
         return inKeyOrder(&statement, conditions, limit: query.limit)
     }
 
-    /// Steps 2 and 3: the first ``candidateCap`` records holding every word (in the key only, with
-    /// `keyOnly`), with the length of their indexed text.
-    static func wordMatches(_ query: SearchQuery, terms: SearchText.Terms, keyOnly: Bool) -> Statement {
+    /// Steps 2 and 3 in one statement: of the first ``candidateCap`` records holding every word (in
+    /// the key only, with `keyOnly`), the `wanted` shortest (by the length of their indexed text,
+    /// then id), with their records, in that order.
+    static func wordMatches(_ query: SearchQuery, terms: SearchText.Terms, keyOnly: Bool, wanted: Int) -> Statement {
         var statement = Statement()
         var conditions = scope(query, into: &statement)
         conditions.append("s.terms @@ \(statement.bind(tsquery(terms, keyOnly: keyOnly)))::tsquery")
-        statement.append("SELECT s.id, s.size FROM search_rows s WHERE \(conditions.joined(separator: " AND ")) LIMIT \(candidateCap)")
-        return statement
-    }
-
-    /// Records by id, with their folded keys.
-    static func records(collection: String, ids: [String]) -> Statement {
-        var statement = Statement()
-        let collectionBind = statement.bind(collection)
-        let idsBind = statement.bindArray(ids)
+        let limit = statement.bind(Int64(wanted))
         statement.append("""
-            SELECT \(columns) FROM search_rows s JOIN records r ON r.collection = s.collection AND r.id = s.id COLLATE "default"
-            WHERE s.collection = \(collectionBind) AND s.id = ANY(\(idsBind))
+            SELECT \(columns) FROM (
+                SELECT c.id, c.size FROM (
+                    SELECT s.id, s.size FROM search_rows s WHERE \(conditions.joined(separator: " AND ")) LIMIT \(candidateCap)
+                ) c ORDER BY c.size, c.id LIMIT \(limit)
+            ) c JOIN search_rows s ON s.collection = \(PostgresSQL.literal(query.collection)) AND s.id = c.id
+            JOIN records r ON r.collection = s.collection AND r.id = s.id COLLATE "default"
+            ORDER BY c.size, c.id
             """)
         return statement
     }

@@ -412,6 +412,10 @@ struct VocabularyService: Sendable {
             }
             after = cursor
         }
+        // The tag names are read beside the search (most entries have tags), not after it.
+        let owner = request.owner
+        let tagList = Task { () async throws(BusError) -> [Record] in try await self.tags(owner: owner) }
+        defer { tagList.cancel() }
         let purging = try await purgingCollections(owner: request.owner)
         if !purging.isEmpty { filters.append(SearchFilter("collection", .none, purging)) }
         let result = try await store.search(SearchQuery(collection: C.entries, owner: request.owner, text: request.query,
@@ -419,7 +423,15 @@ struct VocabularyService: Sendable {
         let entries = try result.hits.map { hit throws(BusError) in (hit, try hit.record.decode(EntryData.self)) }
         var tagNames: [String: String] = [:]
         if entries.contains(where: { !$0.1.tags.isEmpty }) {
-            for tag in try await tags(owner: request.owner) { tagNames[tag.id] = (try? tag.decode(TagData.self))?.name }
+            let list: [Record]
+            do {
+                list = try await tagList.value
+            } catch let error as BusError {
+                throw error
+            } catch {
+                throw BusError(.unavailable, "The tag names could not be read; try again.")
+            }
+            for tag in list { tagNames[tag.id] = (try? tag.decode(TagData.self))?.name }
         }
         let next = result.next.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
         return VocabularySearchResult(hits: entries.map { hit, data in
