@@ -102,8 +102,10 @@ public struct AppHost: Sendable {
                        logger: logger)
     }
 
-    /// The transport `bus:` names. A NATS server that cannot be reached yet is not fatal: the
-    /// connection keeps trying, and requests meanwhile fail with `unavailable` (503).
+    /// The transport `bus:` names. The plugins talk over it as they start (declaring their
+    /// collections), so a node waits for NATS first, saying so once per attempt; refused
+    /// credentials end the start at once. Once running, a lost NATS is reconnected by itself and
+    /// requests meanwhile fail with `unavailable` (503).
     static func makeBus(_ bus: AppConfig.Bus, logger: Logger) async throws -> any MessageBus {
         guard bus.transport == "nats", let url = bus.url else { return InProcessBus(logger: logger) }
         let options: NATSOptions
@@ -115,7 +117,19 @@ public struct AppHost: Sendable {
         var natsLogger = logger
         natsLogger[metadataKey: "component"] = "nats"
         let connection = NATSConnection(options: options, logger: natsLogger)
-        try await connection.connect(waiting: true)
+        var wait: Duration = .milliseconds(500)
+        while true {
+            do {
+                try await connection.connect()
+                break
+            } catch where error.kind == .refused {
+                throw PluginSetupError("bus.url: \(error.message)")
+            } catch {
+                natsLogger.warning("bus: \(error.message) The plugins start once it answers; trying again in \(wait).")
+                try await Task.sleep(for: wait)
+                wait = min(wait * 2, .seconds(10))
+            }
+        }
         return NATSBus(connection: connection, subjectPrefix: bus.subjectPrefix, logger: natsLogger)
     }
 

@@ -150,7 +150,7 @@ public final class NATSBus: MessageBus {
         let message: NATSMessage
         do {
             message = try await connection.request(subject: requestSubject(name), headers: [(Self.timeoutHeader, String(milliseconds))],
-                                                   payload: payload, timeout: left)
+                                                   payload: payload, deadline: deadline)
         } catch {
             switch error.kind {
             case .timedOut: throw Self.late(name)

@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 public import NIOCore
 import NIOPosix
+import Bus
 import Synchronization
 
 /// A connection to a NATS server, written from the client protocol on SwiftNIO.
@@ -35,15 +36,26 @@ public final class NATSConnection: Sendable {
         var servers: [NATSOptions.Server]
         var maxPayload = 1024 * 1024
         var pongs: [CheckedContinuation<Void, any Error>] = []
-        var replies: [String: CheckedContinuation<NATSMessage, any Error>] = [:]
+        var replies: [String: PendingReply] = [:]
+        /// Bytes for the current channel not yet handed to it, and whether a flush is on its way:
+        /// writes made while one is pending go out with it, in one syscall.
+        var outgoing = ByteBuffer()
+        var flushScheduled = false
         var inboxSID: UInt64?
         var nextToken: UInt64 = 0
         var reconnecting = false
         var statusWatchers: [UInt64: @Sendable (Status) -> Void] = [:]
     }
 
+    struct PendingReply {
+        var continuation: CheckedContinuation<NATSMessage, any Error>
+        var ticket: DeadlineWatchdog.Ticket?
+    }
+
     public let options: NATSOptions
     private let state: Mutex<State>
+    /// Answers requests whose reply is late (one timer for all, not a sleeping task each).
+    private let watchdog = DeadlineWatchdog()
     private let group: any EventLoopGroup
     private let logger: Logger
     /// This connection's inbox prefix: replies come to `<inbox>.<token>`.
@@ -79,17 +91,18 @@ public final class NATSConnection: Sendable {
 
     /// Closes the connection; pending requests fail, nothing is reconnected.
     public func close() async {
-        let (channel, pongs, replies) = state.withLock { state -> ((any Channel)?, [CheckedContinuation<Void, any Error>], [CheckedContinuation<NATSMessage, any Error>]) in
+        let (channel, pongs, replies) = state.withLock { state -> ((any Channel)?, [CheckedContinuation<Void, any Error>], [PendingReply]) in
             state.status = .closed
             let result = (state.channel, state.pongs, Array(state.replies.values))
             state.channel = nil
             state.pongs = []
             state.replies = [:]
+            state.outgoing.clear()
             return result
         }
         let error = NATSError(kind: .closed, message: "The NATS connection was closed.")
         pongs.forEach { $0.resume(throwing: error) }
-        replies.forEach { $0.resume(throwing: error) }
+        finish(replies, throwing: error)
         notify(.closed)
         try? await channel?.close()
     }
@@ -119,7 +132,7 @@ public final class NATSConnection: Sendable {
             case .closed:
                 throw NATSError(kind: .closed, message: "The NATS connection was closed.")
             case .connected:
-                return state.channel
+                return enqueue(&buffer, into: &state)
             case .connecting, .disconnected:
                 guard state.buffered.readableBytes + buffer.readableBytes <= options.reconnectBufferBytes else {
                     throw NATSError(kind: .bufferFull, message: "NATS cannot be reached and \(options.reconnectBufferBytes) bytes already wait to be sent.")
@@ -128,54 +141,81 @@ public final class NATSConnection: Sendable {
                 return nil
             }
         }
-        channel?.writeAndFlush(buffer, promise: nil)
+        if let channel { scheduleFlush(channel) }
+    }
+
+    /// Adds `bytes` to what goes to the current channel; answers the channel when the caller must
+    /// schedule the flush (none is on its way yet).
+    private func enqueue(_ bytes: inout ByteBuffer, into state: inout State) -> (any Channel)? {
+        guard let channel = state.channel else { return nil }
+        state.outgoing.writeBuffer(&bytes)
+        guard !state.flushScheduled else { return nil }
+        state.flushScheduled = true
+        return channel
+    }
+
+    /// Hands everything queued to the channel, on its event loop, in one write.
+    private func scheduleFlush(_ channel: any Channel) {
+        channel.eventLoop.execute { [weak self] in
+            guard let self else { return }
+            let bytes = self.state.withLock { state -> ByteBuffer? in
+                state.flushScheduled = false
+                guard state.channel === channel, state.outgoing.readableBytes > 0 else { return nil }
+                let bytes = state.outgoing
+                state.outgoing = channel.allocator.buffer(capacity: 4096)
+                return bytes
+            }
+            if let bytes { channel.writeAndFlush(bytes, promise: nil) }
+        }
+    }
+
+    /// Queues `bytes` for the current channel, if connected (subscriptions, PINGs).
+    private func send(_ bytes: ByteBuffer) {
+        var bytes = bytes
+        let channel = state.withLock { state -> (any Channel)? in
+            guard state.status == .connected else { return nil }
+            return enqueue(&bytes, into: &state)
+        }
+        if let channel { scheduleFlush(channel) }
     }
 
     /// Subscribes to `subject` (in `queue`'s group when given: each message goes to one member).
     /// `deliver` runs on the connection's event loop and must not block.
     public func subscribe(subject: String, queue: String? = nil, deliver: @escaping @Sendable (NATSMessage) -> Void) -> UInt64 {
-        let (sid, channel) = state.withLock { state in
+        let sid = state.withLock { state in
             let sid = state.nextSID
             state.nextSID += 1
             state.subscriptions[sid] = Subscription(subject: subject, queue: queue, deliver: deliver)
-            return (sid, state.status == .connected ? state.channel : nil)
+            return sid
         }
-        if let channel {
-            var buffer = ByteBuffer()
-            ClientOperation.subscribe(subject: subject, queue: queue, sid: sid, into: &buffer)
-            channel.writeAndFlush(buffer, promise: nil)
-        }
+        var buffer = ByteBuffer()
+        ClientOperation.subscribe(subject: subject, queue: queue, sid: sid, into: &buffer)
+        send(buffer)
         return sid
     }
 
     public func unsubscribe(_ sid: UInt64) {
-        let channel = state.withLock { state -> (any Channel)? in
-            guard state.subscriptions.removeValue(forKey: sid) != nil, state.status == .connected else { return nil }
-            return state.channel
-        }
-        if let channel {
-            var buffer = ByteBuffer()
-            ClientOperation.unsubscribe(sid: sid, into: &buffer)
-            channel.writeAndFlush(buffer, promise: nil)
-        }
+        guard state.withLock({ $0.subscriptions.removeValue(forKey: sid) }) != nil else { return }
+        var buffer = ByteBuffer()
+        ClientOperation.unsubscribe(sid: sid, into: &buffer)
+        send(buffer)
     }
 
     /// Waits until the server has read everything sent before (a PING answered by its PONG).
     public func flush() async throws(NATSError) {
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let channel = state.withLock { state -> (any Channel)? in
-                    guard state.status == .connected, let channel = state.channel else { return nil }
+                var ping = ByteBuffer(string: "PING\r\n")
+                let (queued, channel) = state.withLock { state -> (Bool, (any Channel)?) in
+                    guard state.status == .connected, state.channel != nil else { return (false, nil) }
                     state.pongs.append(continuation)
-                    return channel
+                    return (true, enqueue(&ping, into: &state))
                 }
-                guard let channel else {
+                guard queued else {
                     continuation.resume(throwing: NATSError(kind: .disconnected, message: "NATS cannot be reached right now."))
                     return
                 }
-                var buffer = ByteBuffer()
-                buffer.writeString("PING\r\n")
-                channel.writeAndFlush(buffer, promise: nil)
+                if let channel { scheduleFlush(channel) }
             }
         } catch let error as NATSError {
             throw error
@@ -186,10 +226,10 @@ public final class NATSConnection: Sendable {
 
     // MARK: Request and reply
 
-    /// Publishes a request and waits for the first reply, at most `timeout`. A reply with status 503
+    /// Publishes a request and waits for the first reply until `deadline`. A reply with status 503
     /// means nobody subscribes to the subject. Fails at once while disconnected.
     public func request(subject: String, headers: [(String, String)] = [], payload: ByteBuffer,
-                        timeout: Duration) async throws(NATSError) -> NATSMessage {
+                        deadline: ContinuousClock.Instant) async throws(NATSError) -> NATSMessage {
         let (token, subscribe) = state.withLock { state -> (String, Bool) in
             state.nextToken += 1
             let needsInbox = state.inboxSID == nil
@@ -202,46 +242,41 @@ public final class NATSConnection: Sendable {
         if subscribe { subscribeInbox() }
         let replyTo = inbox + "." + token
         do {
-            return try await withThrowingTaskGroup(of: NATSMessage.self) { group in
-                group.addTask {
-                    try await withTaskCancellationHandler {
-                        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NATSMessage, any Error>) in
-                            let refused = self.state.withLock { state -> NATSError? in
-                                switch state.status {
-                                case .connected:
-                                    state.replies[token] = continuation
-                                    return nil
-                                case .closed:
-                                    return NATSError(kind: .closed, message: "The NATS connection was closed.")
-                                case .connecting, .disconnected:
-                                    return NATSError(kind: .disconnected, message: "NATS cannot be reached right now.")
-                                }
-                            }
-                            if let refused {
-                                continuation.resume(throwing: refused)
-                                return
-                            }
-                            do {
-                                try self.publish(subject: subject, replyTo: replyTo, headers: headers, payload: payload)
-                            } catch {
-                                if let waiting = self.state.withLock({ $0.replies.removeValue(forKey: token) }) {
-                                    waiting.resume(throwing: error)
-                                }
-                            }
-                        }
-                    } onCancel: {
-                        if let waiting = self.state.withLock({ $0.replies.removeValue(forKey: token) }) {
-                            waiting.resume(throwing: CancellationError())
+            return try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NATSMessage, any Error>) in
+                    let refused = state.withLock { state -> NATSError? in
+                        switch state.status {
+                        case .connected:
+                            state.replies[token] = PendingReply(continuation: continuation, ticket: nil)
+                            return nil
+                        case .closed:
+                            return NATSError(kind: .closed, message: "The NATS connection was closed.")
+                        case .connecting, .disconnected:
+                            return NATSError(kind: .disconnected, message: "NATS cannot be reached right now.")
                         }
                     }
+                    if let refused {
+                        continuation.resume(throwing: refused)
+                        return
+                    }
+                    let ticket = watchdog.add(deadline) { [weak self] in
+                        self?.answer(token, with: .failure(NATSError(kind: .timedOut, message: "No reply before the deadline.")))
+                    }
+                    // The reply (or the deadline) may already have come: then the ticket goes too.
+                    let stored = state.withLock { state -> Bool in
+                        guard state.replies[token] != nil else { return false }
+                        state.replies[token]?.ticket = ticket
+                        return true
+                    }
+                    if !stored { watchdog.remove(ticket) }
+                    do {
+                        try publish(subject: subject, replyTo: replyTo, headers: headers, payload: payload)
+                    } catch {
+                        answer(token, with: .failure(error))
+                    }
                 }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    throw NATSError(kind: .timedOut, message: "No reply within \(timeout).")
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next() else { throw CancellationError() }
-                return first
+            } onCancel: {
+                answer(token, with: .failure(CancellationError()))
             }
         } catch let error as NATSError {
             throw error
@@ -252,25 +287,36 @@ public final class NATSConnection: Sendable {
         }
     }
 
+    /// Ends the wait of request `token`, once (a reply, its deadline, a cancel or a lost connection).
+    private func answer(_ token: String, with result: Result<NATSMessage, any Error>) {
+        guard let pending = state.withLock({ $0.replies.removeValue(forKey: token) }) else { return }
+        if let ticket = pending.ticket { watchdog.remove(ticket) }
+        pending.continuation.resume(with: result)
+    }
+
+    private func finish(_ replies: [PendingReply], throwing error: NATSError) {
+        for pending in replies {
+            if let ticket = pending.ticket { watchdog.remove(ticket) }
+            pending.continuation.resume(throwing: error)
+        }
+    }
+
     private func subscribeInbox() {
-        let (sid, channel) = state.withLock { state in
+        let sid = state.withLock { state in
             let sid = state.inboxSID ?? 0
             state.subscriptions[sid] = Subscription(subject: inbox + ".*", queue: nil) { [weak self] message in
                 self?.received(reply: message)
             }
-            return (sid, state.status == .connected ? state.channel : nil)
+            return sid
         }
-        if let channel {
-            var buffer = ByteBuffer()
-            ClientOperation.subscribe(subject: inbox + ".*", queue: nil, sid: sid, into: &buffer)
-            channel.writeAndFlush(buffer, promise: nil)
-        }
+        var buffer = ByteBuffer()
+        ClientOperation.subscribe(subject: inbox + ".*", queue: nil, sid: sid, into: &buffer)
+        send(buffer)
     }
 
     private func received(reply: NATSMessage) {
         guard let dot = reply.subject.lastIndex(of: ".") else { return }
-        let token = String(reply.subject[reply.subject.index(after: dot)...])
-        state.withLock { $0.replies.removeValue(forKey: token) }?.resume(returning: reply)
+        answer(String(reply.subject[reply.subject.index(after: dot)...]), with: .success(reply))
     }
 
     // MARK: The connection's life
@@ -350,6 +396,8 @@ public final class NATSConnection: Sendable {
             }
             replay.writeBuffer(&state.buffered)
             state.buffered = ByteBuffer()
+            state.outgoing.clear()
+            state.flushScheduled = false
             state.channel = channel
             state.status = state.status == .closed ? .closed : .connected
             return (state.status, wasReconnect)
@@ -442,19 +490,21 @@ public final class NATSConnection: Sendable {
     }
 
     fileprivate func lost(_ channel: any Channel) {
-        let (current, pongs, replies) = state.withLock { state -> (Bool, [CheckedContinuation<Void, any Error>], [CheckedContinuation<NATSMessage, any Error>]) in
+        let (current, pongs, replies) = state.withLock { state -> (Bool, [CheckedContinuation<Void, any Error>], [PendingReply]) in
             guard state.channel === channel else { return (false, [], []) }
             state.channel = nil
             if state.status != .closed { state.status = .disconnected }
             let result = (true, state.pongs, Array(state.replies.values))
             state.pongs = []
             state.replies = [:]
+            // What was queued for the lost channel is lost with it, as NATS promises at most once.
+            state.outgoing.clear()
             return result
         }
         guard current else { return }
         let error = NATSError(kind: .disconnected, message: "The connection to NATS was lost.")
         pongs.forEach { $0.resume(throwing: error) }
-        replies.forEach { $0.resume(throwing: error) }
+        finish(replies, throwing: error)
         if status != .closed {
             logger.warning("nats: the connection to the server was lost; reconnecting")
             startReconnecting()

@@ -1,18 +1,18 @@
 import Dispatch
 import Synchronization
 
-/// Fires callbacks at deadlines, for every pending request of one bus, from one Dispatch timer.
+/// Fires callbacks at deadlines, for every pending request of one bus (any transport), from one Dispatch timer.
 ///
 /// A `Task.sleep` per request costs several microseconds — more than the whole request otherwise —
 /// so deadlines are grouped into 10 ms buckets and one timer wakes for the earliest bucket. The
 /// timer runs on its own dispatch queue, not on Swift's cooperative threads: a deadline must be
 /// decided on time even when every cooperative thread is busy (blocking work elsewhere in the
 /// process), or a late handler would win the race it should have lost. An idle bus schedules nothing.
-final class DeadlineWatchdog: Sendable {
-    typealias Fire = @Sendable () -> Void
+public final class DeadlineWatchdog: Sendable {
+    public typealias Fire = @Sendable () -> Void
 
     /// A registered deadline, to remove once the request is done.
-    struct Ticket: Sendable {
+    public struct Ticket: Sendable {
         fileprivate let tick: Int64
         fileprivate let id: UInt64
     }
@@ -30,7 +30,7 @@ final class DeadlineWatchdog: Sendable {
     // Dispatch sources are thread-safe (schedule/cancel from any thread); the type predates Sendable.
     nonisolated(unsafe) private let timer: any DispatchSourceTimer
 
-    init() {
+    public init() {
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "quire.bus.deadlines"))
         timer.setEventHandler { [weak self] in self?.fireDue() }
         timer.activate()
@@ -41,7 +41,7 @@ final class DeadlineWatchdog: Sendable {
     }
 
     /// Calls `fire` at `deadline` (rounded up to the next 10 ms) unless removed first.
-    func add(_ deadline: ContinuousClock.Instant, _ fire: @escaping Fire) -> Ticket {
+    public func add(_ deadline: ContinuousClock.Instant, _ fire: @escaping Fire) -> Ticket {
         let tick = self.tick(of: deadline)
         return state.withLock { state in
             let id = state.nextID
@@ -55,7 +55,7 @@ final class DeadlineWatchdog: Sendable {
     }
 
     /// Forgets a deadline whose request finished.
-    func remove(_ ticket: Ticket) {
+    public func remove(_ ticket: Ticket) {
         state.withLock { state in
             state.buckets[ticket.tick]?[ticket.id] = nil
             if state.buckets[ticket.tick]?.isEmpty == true { state.buckets[ticket.tick] = nil }
