@@ -71,6 +71,14 @@ public struct OverflowPolicy: Sendable, Equatable {
 
     /// 1,024 events, dropping the oldest.
     public static let `default` = OverflowPolicy(capacity: 1024, drop: .oldest)
+
+    /// The `AsyncStream` buffering that keeps this policy (for transports).
+    public func streamBuffering<Element>(of _: Element.Type) -> AsyncStream<Element>.Continuation.BufferingPolicy {
+        switch drop {
+        case .oldest: .bufferingNewest(capacity)
+        case .newest: .bufferingOldest(capacity)
+        }
+    }
 }
 
 /// Undoes a handler registration, e.g. when a plugin stops.

@@ -50,12 +50,7 @@ public final class InProcessBus: MessageBus {
     ) -> EventSubscription<Event> {
         let key = ObjectIdentifier(Event.self)
         let drops = DropCounter()
-        let buffering: AsyncStream<Event>.Continuation.BufferingPolicy =
-            switch policy.drop {
-            case .oldest: .bufferingNewest(policy.capacity)
-            case .newest: .bufferingOldest(policy.capacity)
-            }
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: buffering)
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: policy.streamBuffering(of: Event.self))
         let logger = self.logger
         let subscriber = Subscriber { event in
             guard let event = event as? Event else { return }

@@ -48,12 +48,7 @@ public final class NATSBus: MessageBus {
 
     public func subscribe<Event: BusEvent>(to type: Event.Type, buffering policy: OverflowPolicy) -> EventSubscription<Event> {
         let drops = DropCounter()
-        let buffering: AsyncStream<Event>.Continuation.BufferingPolicy =
-            switch policy.drop {
-            case .oldest: .bufferingNewest(policy.capacity)
-            case .newest: .bufferingOldest(policy.capacity)
-            }
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: buffering)
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: policy.streamBuffering(of: Event.self))
         let logger = self.logger
         let sid = connection.subscribe(subject: eventSubject(Event.name)) { message in
             let event: Event
