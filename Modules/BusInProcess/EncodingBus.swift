@@ -20,7 +20,7 @@ public final class EncodingBus: MessageBus {
     }
 
     /// `value` after a trip through JSON.
-    private func crossing<Value: Codable>(_ value: Value, _ what: String, _ name: MessageName) throws(BusError) -> Value {
+    private static func crossing<Value: Codable>(_ value: Value, _ what: String, _ name: MessageName, limit: Int) throws(BusError) -> Value {
         let data: Data
         do {
             data = try JSONEncoder().encode(value)
@@ -40,7 +40,7 @@ public final class EncodingBus: MessageBus {
 
     public func publish<Event: BusEvent>(_ event: Event) async {
         do {
-            await inner.publish(try crossing(event, "The event", Event.name))
+            await inner.publish(try Self.crossing(event, "The event", Event.name, limit: limit))
         } catch {
             logger.error("bus: an event was not published", metadata: ["event": "\(Event.name)", "reason": "\(error.message)"])
         }
@@ -52,17 +52,18 @@ public final class EncodingBus: MessageBus {
 
     @discardableResult
     public func handle<Request: BusRequest>(_ type: Request.Type, _ handler: @escaping RequestHandler<Request>) throws(BusError) -> HandlerRegistration {
-        try inner.handle(type) { [self] request, context in
+        let limit = self.limit
+        return try inner.handle(type) { request, context in
             do {
-                return try self.crossing(try await handler(request, context), "The reply", Request.name)
+                return try Self.crossing(try await handler(request, context), "The reply", Request.name, limit: limit)
             } catch let error as BusError {
                 // Errors cross as values too.
-                throw try self.crossing(error, "The error", Request.name)
+                throw try Self.crossing(error, "The error", Request.name, limit: limit)
             }
         }
     }
 
     public func request<Request: BusRequest>(_ request: Request, deadline: ContinuousClock.Instant) async throws(BusError) -> Request.Reply {
-        try await inner.request(try crossing(request, "The request", Request.name), deadline: deadline)
+        try await inner.request(try Self.crossing(request, "The request", Request.name, limit: limit), deadline: deadline)
     }
 }

@@ -76,17 +76,10 @@ public final class NATSConnection: Sendable {
     /// The largest payload the server takes (its `max_payload`, 1 MB by default).
     public var maxPayload: Int { state.withLock { $0.maxPayload } }
 
-    /// Connects to the first server that answers.
-    /// - Parameter waiting: when false, a first failure is thrown; when true, the connection keeps
-    ///   trying in the background and this returns at once (a node that starts before NATS does).
-    public func connect(waiting: Bool = false) async throws(NATSError) {
-        do {
-            try await connectOnce()
-        } catch {
-            guard waiting else { throw error }
-            logger.warning("nats: \(error.message); retrying in the background")
-            startReconnecting()
-        }
+    /// Connects to the first server that answers, or throws why none did (the caller decides
+    /// whether to try again: a node starting waits; a lost connection later is made again here).
+    public func connect() async throws(NATSError) {
+        try await connectOnce()
     }
 
     /// Closes the connection; pending requests fail, nothing is reconnected.
