@@ -44,7 +44,6 @@ public final class NATSConnection: Sendable {
         var inboxSID: UInt64?
         var nextToken: UInt64 = 0
         var reconnecting = false
-        var statusWatchers: [UInt64: @Sendable (Status) -> Void] = [:]
     }
 
     struct PendingReply {
@@ -96,18 +95,7 @@ public final class NATSConnection: Sendable {
         let error = NATSError(kind: .closed, message: "The NATS connection was closed.")
         pongs.forEach { $0.resume(throwing: error) }
         finish(replies, throwing: error)
-        notify(.closed)
         try? await channel?.close()
-    }
-
-    /// Calls `watch` on every change of status (for readiness and logs); answers a token for ``unwatch(_:)``.
-    @discardableResult
-    public func watch(_ watch: @escaping @Sendable (Status) -> Void) -> UInt64 {
-        state.withLock { state in
-            state.nextToken += 1
-            state.statusWatchers[state.nextToken] = watch
-            return state.nextToken
-        }
     }
 
     // MARK: Publishing and subscribing
@@ -380,7 +368,7 @@ public final class NATSConnection: Sendable {
         let parsed = try? JSONDecoder().decode(ServerInfo.self, from: Data(info.readableBytesView))
         // Subscriptions again, then what waited, in one write; only then is the connection usable.
         var replay = ByteBuffer()
-        let (watchersStatus, wasReconnect) = state.withLock { state -> (Status, Bool) in
+        let (status, wasReconnect) = state.withLock { state -> (Status, Bool) in
             let wasReconnect = state.status == .disconnected
             if let maxPayload = parsed?.max_payload { state.maxPayload = maxPayload }
             learn(parsed?.connect_urls, into: &state)
@@ -395,13 +383,12 @@ public final class NATSConnection: Sendable {
             state.status = state.status == .closed ? .closed : .connected
             return (state.status, wasReconnect)
         }
-        if watchersStatus == .closed {
+        if status == .closed {
             try? await channel.close()
             throw NATSError(kind: .closed, message: "The NATS connection was closed.")
         }
         if replay.readableBytes > 0 { channel.writeAndFlush(replay, promise: nil) }
         logger.info("nats: \(wasReconnect ? "reconnected" : "connected") to \(server)")
-        notify(.connected)
         // Closed between the handshake and now: the handler's report found another channel current.
         if !channel.isActive { lost(channel) }
     }
@@ -419,11 +406,6 @@ public final class NATSConnection: Sendable {
         return String(describing: error).prefix(200).description
     }
 
-    private func notify(_ status: Status) {
-        let watchers = state.withLock { Array($0.statusWatchers.values) }
-        for watcher in watchers { watcher(status) }
-    }
-
     /// Makes the connection again until it is back or closed; backoff doubles to ``NATSOptions/maxReconnectDelay``.
     private func startReconnecting() {
         let start = state.withLock { state -> Bool in
@@ -433,7 +415,6 @@ public final class NATSConnection: Sendable {
             return true
         }
         guard start else { return }
-        notify(.disconnected)
         Task {
             var delay = Duration.milliseconds(50)
             var attempt = 0

@@ -25,15 +25,7 @@ struct NATSBusBench: AsyncParsableCommand {
         try await responderConnection.flush()
         let clock = ContinuousClock()
 
-        for index in 0..<(count / 10) { _ = try await caller.request(BenchPing(sequence: index)) }
-        var latencies = [Duration](repeating: .zero, count: count)
-        let started = clock.now
-        for index in 0..<count {
-            let start = clock.now
-            _ = try await caller.request(BenchPing(sequence: index))
-            latencies[index] = clock.now - start
-        }
-        let sequential = Summary(latencies, elapsed: clock.now - started)
+        let sequential = try await sequentialPings(caller, count: count)
 
         let perWorker = max(1, count / inFlight)
         let concurrentStarted = clock.now

@@ -45,16 +45,7 @@ struct BusBench: AsyncParsableCommand {
         let clock = ContinuousClock()
 
         // Request/reply, sequential: one caller, each request waits for its reply.
-        for index in 0..<(count / 10) { _ = try await bus.request(BenchPing(sequence: index)) }
-        var latencies = [Duration](repeating: .zero, count: count)
-        let started = clock.now
-        for index in 0..<count {
-            let start = clock.now
-            _ = try await bus.request(BenchPing(sequence: index))
-            latencies[index] = clock.now - start
-        }
-        let elapsed = clock.now - started
-        let request = Summary(latencies, elapsed: elapsed)
+        let request = try await sequentialPings(bus, count: count)
 
         // Publish → deliver, one event at a time: the subscriber waits in its own task, the time is
         // from publish to the subscriber holding the event; the publisher waits for an ack before the
@@ -109,6 +100,20 @@ struct BusBench: AsyncParsableCommand {
             print("  publish→deliver: \(publish.line)")
         }
     }
+}
+
+/// `count` pings, one at a time, after a warm-up of a tenth as many: each request waits for its reply.
+func sequentialPings(_ bus: any MessageBus, count: Int) async throws -> Summary {
+    let clock = ContinuousClock()
+    for index in 0..<(count / 10) { _ = try await bus.request(BenchPing(sequence: index)) }
+    var latencies = [Duration](repeating: .zero, count: count)
+    let started = clock.now
+    for index in 0..<count {
+        let start = clock.now
+        _ = try await bus.request(BenchPing(sequence: index))
+        latencies[index] = clock.now - start
+    }
+    return Summary(latencies, elapsed: clock.now - started)
 }
 
 /// Throughput and latency percentiles of one run.
