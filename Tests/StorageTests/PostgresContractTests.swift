@@ -16,6 +16,11 @@ enum TestPostgres {
 
     /// Runs `body` on a new store in a schema of its own (the cluster is thrown away after the run).
     static func withStore(_ body: (PostgresRecordStore) async throws -> Void) async throws {
+        try await withStores(1) { try await body($0[0]) }
+    }
+
+    /// Runs `body` on `count` stores of one new schema: nodes of a cluster sharing one database.
+    static func withStores(_ count: Int, _ body: ([PostgresRecordStore]) async throws -> Void) async throws {
         guard let url else {
             Issue.record("QUIRE_TEST_POSTGRES_URL is not set: start a server with eval \"$(tools/postgres start)\"")
             return
@@ -23,11 +28,11 @@ enum TestPostgres {
         let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(20)
         let settings = try PostgresRecordStore.Settings(url: url + (url.contains("?") ? "&" : "?") + "sslmode=disable&search_path=\(schema)",
                                                         maxConnections: 2)
-        let store = PostgresRecordStore(settings: settings, logger: Logger(label: "quire.test.postgres"))
-        let running = Task { await store.run() }
-        defer { running.cancel() }
-        try await store.prepare()
-        try await body(store)
+        let stores = (0..<count).map { _ in PostgresRecordStore(settings: settings, logger: Logger(label: "quire.test.postgres")) }
+        let running = stores.map { store in Task { await store.run() } }
+        defer { running.forEach { $0.cancel() } }
+        for store in stores { try await store.prepare() }
+        try await body(stores)
     }
 }
 
@@ -96,6 +101,36 @@ struct PostgresSettingsTests {
         } catch {
             #expect(error.message.contains(said), "\(error.message)")
             #expect(!error.message.contains("secret"), "\(error.message)")
+        }
+    }
+}
+
+@Suite("PostgreSQL: nodes declaring at once", .enabled(if: TestPostgres.available, "no PostgreSQL server: run tools/test, or tools/postgres start"))
+struct PostgresConcurrentDeclareTests {
+    struct Place: Codable {
+        var name: String
+        var lat: Double
+        var lon: Double
+    }
+
+    @Test("four nodes declaring one new collection (indexes, search, spatial) while writing to it all succeed, and every point is found")
+    func concurrentDeclares() async throws {
+        try await TestPostgres.withStores(4) { stores in
+            let schema = CollectionSchema(name: "race.places", indexes: [IndexSpec(name: "by_name", fields: ["name"])],
+                                          search: SearchIndexSpec(key: "name"), spatial: SpatialIndexSpec(latitude: "lat", longitude: "lon"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (node, store) in stores.enumerated() {
+                    group.addTask {
+                        try await store.declare(schema)
+                        _ = try await store.insert(Place(name: "p\(node)", lat: 48.8584, lon: 2.2945), into: "race.places", id: "p\(node)", owner: "alice")
+                        try await store.declare(schema)
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let hits = try await stores[0].spatialQuery(.within(1000, of: GeoPoint(latitude: 48.858, longitude: 2.294), collection: "race.places",
+                                                                 owner: "alice", limit: 10)).hits
+            #expect(Set(hits.map(\.record.id)) == ["p0", "p1", "p2", "p3"])
         }
     }
 }

@@ -7,6 +7,7 @@ leaves none half-written, config mistakes exit 1 with file:line:column, and quir
 same data. Prints one line per check and `acceptance: N passed, N failed` last.
 """
 import argparse
+import atexit
 import hashlib
 import json
 import os
@@ -42,6 +43,32 @@ def check(name, condition, detail=""):
     return condition
 
 
+# Every server log of this run. When a check has failed, a log's warnings and errors are printed as
+# its server stops (and at exit for any still unprinted): the logs go with the run's temporary directory.
+server_logs = {}
+
+
+def print_server_complaints(path):
+    if all(results) or server_logs.get(path):
+        return
+    server_logs[path] = True
+    try:
+        with open(path, errors="replace") as log:
+            lines = [line.rstrip() for line in log if " warning " in line or " error " in line or " critical " in line]
+    except OSError:
+        return
+    if lines:
+        print(f"--- warnings and errors in {path} (last 40 of {len(lines)}):", flush=True)
+        for line in lines[-40:]:
+            print("    " + line[:400], flush=True)
+
+
+@atexit.register
+def print_all_server_complaints():
+    for path in list(server_logs):
+        print_server_complaints(path)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -68,6 +95,7 @@ class Server:
         if os.environ.get("QUIRE_ACCEPTANCE_BUS") == "nats":
             config = on_nats(config, self.data)
         self.log = open(self.log_path, "a")
+        server_logs.setdefault(self.log_path, False)
         self.process = subprocess.Popen([self.binary, "serve", "--config", config], env=env, cwd=ROOT,
                                         stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.time() + 60
@@ -95,6 +123,7 @@ class Server:
         self.process.send_signal(sig)
         code = self.process.wait(timeout=30)
         self.log.close()
+        print_server_complaints(self.log_path)
         return code
 
 

@@ -138,23 +138,36 @@ struct AlbumService: Sendable {
     }
 
     /// Geotags the photo for geo's queries. Called after the photo is stored, so it cannot fail the
-    /// request: a client told "failed" would upload the photo again. The photo keeps its location and
-    /// place either way; a missing geotag only hides it from radius searches until it is edited.
+    /// request: a client told "failed" would upload the photo again. A busy database or a racing
+    /// write is tried again (a few times, spread out); what still fails is logged, and the photo keeps
+    /// its location and place: a missing geotag only hides it from radius searches until it is edited.
     private func geotag(owner: String, id: String, _ location: PhotoData.Location?) async {
         let subject = "album.photos/\(id)"
-        do throws(BusError) {
-            if let location {
-                _ = try await bus.request(SetGeotag(owner: owner, geotag: Geotag(subject: subject, latitude: location.latitude,
-                                                                                 longitude: location.longitude, accuracy: location.accuracy,
-                                                                                 altitude: location.altitude, source: location.source)))
-            } else {
-                _ = try await bus.request(RemoveGeotag(owner: owner, subject: subject))
+        var failure: BusError?
+        for attempt in 0..<Self.geotagAttempts {
+            await Contention.backOff(before: attempt * 3)
+            do throws(BusError) {
+                if let location {
+                    _ = try await bus.request(SetGeotag(owner: owner, geotag: Geotag(subject: subject, latitude: location.latitude,
+                                                                                     longitude: location.longitude, accuracy: location.accuracy,
+                                                                                     altitude: location.altitude, source: location.source)))
+                } else {
+                    _ = try await bus.request(RemoveGeotag(owner: owner, subject: subject))
+                }
+                return
+            } catch where error.code == .unavailable || error.code == .conflict || error.code == .deadlineExceeded {
+                failure = error
+            } catch {
+                failure = error
+                break
             }
-        } catch {
-            logger.warning("album: the photo's geotag was not updated; it is missing from radius searches until the photo is edited",
-                           metadata: ["photo": "\(id)", "code": "\(error.code.rawValue)", "error": "\(error.message)"])
         }
+        logger.warning("album: the photo's geotag was not updated; it is missing from radius searches until the photo is edited",
+                       metadata: ["photo": "\(id)", "code": "\(failure?.code.rawValue ?? "")", "error": "\(failure?.message ?? "")"])
     }
+
+    /// Tries of a geotag write that met a busy database or another process.
+    static let geotagAttempts = 4
 
     /// Adds photos whose images are already stored, as many per storage batch as fit.
     func importRecords(owner: String, _ photos: [ImportPhotoRecords.Photo]) async throws(BusError) -> [String] {
@@ -195,23 +208,12 @@ struct AlbumService: Sendable {
         return prepared.map(\.id)
     }
 
-    /// How many times a write whose counters another write changed first is tried. Eight writers
-    /// on one user's counters at once lost eight times in a row on a loaded machine; with a random
-    /// wait between tries that grows, they take turns.
-    static let attempts = 24
-
-    /// A random wait before try `attempt` (1 ms up to 2, 4, … 64 ms), so that racing writers spread out.
-    static func backOff(_ attempt: Int) async {
-        let ceiling = 1 << min(attempt, 6)
-        try? await Task.sleep(for: .milliseconds(Int.random(in: 1...ceiling)))
-    }
-
     /// New photos in one batch with their postings and the counters summed; halves until it fits
     /// a batch, and reads the counters again when another write got there first.
     private func commitNew(owner: String, _ photos: ArraySlice<(id: String, photo: PhotoData)>) async throws(BusError) {
         guard !photos.isEmpty else { return }
-        for attempt in 0..<Self.attempts {
-            if attempt > 0 { await Self.backOff(attempt) }
+        for attempt in 0..<Contention.attempts {
+            await Contention.backOff(before: attempt)
             var operations: [WriteOperation] = []
             var deltas: CounterDeltas = [:]
             for (id, photo) in photos {
@@ -370,8 +372,8 @@ struct AlbumService: Sendable {
     /// a version history keeps merges field by field (``FieldMerge``); else 412.
     private func commit(owner: String, id: String, expectedVersion: Int64?,
                         _ change: @Sendable (PhotoData?) throws(BusError) -> PhotoData?) async throws(BusError) -> Committed {
-        for attempt in 0..<Self.attempts {
-            if attempt > 0 { await Self.backOff(attempt) }
+        for attempt in 0..<Contention.attempts {
+            await Contention.backOff(before: attempt)
             let existing = try await store.get(collection: Self.photos, id: id, owner: owner)
             let old = try existing?.decode(PhotoData.self)
             var new = try change(old)

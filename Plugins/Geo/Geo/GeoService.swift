@@ -57,7 +57,8 @@ struct GeoService: Sendable {
         try await ensure(kind: kind)
         let collection = Self.collection(kind)
         let id = Self.recordID(owner: owner, subject: geotag.subject)
-        for _ in 0..<3 {
+        for attempt in 0..<Contention.attempts {
+            await Contention.backOff(before: attempt)
             do {
                 if let existing = try await store.get(collection: collection, id: id, owner: owner) {
                     _ = try await store.replace(geotag, in: collection, id: id, owner: owner, expectedVersion: existing.version)

@@ -90,7 +90,8 @@ struct NotebookInserts: NotebookConcern {
             clamped = result.clamped
             return result.frame
         }
-        for _ in 0..<8 {
+        for attempt in 0..<Contention.attempts {
+            await Contention.backOff(before: attempt)
             guard StorageNames.isValidID(itemID), let record = try await store.get(collection: NotebookStore.items, id: itemID, owner: notebook.owner),
                   let current = try? record.decode(ItemData.self), current.notebook == id else {
                 throw BusError(.notFound, "No item '\(itemID)' in this notebook.", details: ["id": itemID])

@@ -60,7 +60,8 @@ struct NotebookStore: Sendable {
     func update(owner: String, id: String, idempotency: IdempotencyClaim? = nil,
                 extra: @Sendable (NotebookData) throws(BusError) -> [WriteOperation] = { _ in [] },
                 _ change: @Sendable (inout NotebookData) throws(BusError) -> Void) async throws(BusError) -> Updated {
-        for _ in 0..<8 {
+        for attempt in 0..<Contention.attempts {
+            await Contention.backOff(before: attempt)
             guard let record = try await store.get(collection: NotebookStore.notebooks, id: id, owner: owner) else { throw NotebookStore.noNotebook(id) }
             var data = try record.decode(NotebookData.self)
             guard data.deleting != true else { throw NotebookStore.noNotebook(id) }

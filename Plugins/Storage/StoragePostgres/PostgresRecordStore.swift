@@ -223,10 +223,29 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         if let previousLog, schema.scope == nil { schema.scope = previousLog.scope }
         if schema.spatial == nil { schema.spatial = previousSpatial }
         if schema.search == nil { schema.search = previousSearch }
-        let blobIndexes = schema.blobFields.map { IndexSpec(name: "blob_" + $0, fields: [$0], scope: .global) }
         let final = schema
         let text = String(decoding: (try? JSONEncoder().encode(final)) ?? Data("{}".utf8), as: UTF8.self)
+        for attempt in 0..<Contention.attempts {
+            await Contention.backOff(before: attempt)
+            do {
+                try await declareTransaction(final, text: text, previousSearch: previousSearch, previousSpatial: previousSpatial)
+                collections.withLock { $0.remember(final) }
+                return
+            } catch where error.details["reason"] == "busy" {
+                continue  // a deadlock with a concurrent write: run it again
+            }
+        }
+        throw Self.busy
+    }
+
+    /// One declaration's indexes and schema row, in one transaction. Declarations take a lock of
+    /// their own first, so that two nodes (or a tool and a server) declaring the same new collection
+    /// at once run one after the other instead of racing on PostgreSQL's catalog.
+    private func declareTransaction(_ final: CollectionSchema, text: String, previousSearch: SearchIndexSpec?,
+                                    previousSpatial: SpatialIndexSpec?) async throws(StorageError) {
         try await transaction(gated: false) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.declareLock))", logger: self.logger)
+            let blobIndexes = final.blobFields.map { IndexSpec(name: "blob_" + $0, fields: [$0], scope: .global) }
             for index in final.indexes + blobIndexes {
                 let wanted = PostgresSQL.createIndex(index, collection: final.name)
                 let name = PostgresSQL.indexName(collection: final.name, index: index.name)
@@ -254,8 +273,10 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         } onUniqueViolation: { index in
             StorageError.conflict("Index '\(index)' on '\(final.name)' cannot be unique: existing records share a key.")
         }
-        collections.withLock { $0.remember(final) }
     }
+
+    /// The advisory lock key declarations hold for their transaction ("quire.declare").
+    static let declareLock: Int64 = 0x7175_6972_6564_6563
 
     /// Whether PostgreSQL's definition of an index (as `pg_indexes` prints it) is the one wanted:
     /// compared on the unique flag and the declared fields, which is what a redeclaration changes,
@@ -875,6 +896,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
     static let unreachable = StorageError(.unavailable, "The database cannot be reached just now; try again in a few seconds.",
                                           details: ["retryAfter": "2"])
 
+    /// A deadlock or serialization failure: the transaction can simply run again.
+    static let busy = StorageError(.unavailable, "The database was busy; try again.", details: ["reason": "busy", "retryAfter": "1"])
+
     static func map(_ error: any Error, uniqueViolation: ((String) -> StorageError?)?, names: [String: String] = [:]) -> StorageError {
         if let error = error as? StorageError { return error }
         if let error = error as? BusError { return StorageError(error.code, error.message, details: error.details) }
@@ -890,7 +914,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             }
             if state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03" { return unreachable }
             if state == "53100" { return .unavailable("The database's disk is full; free space and try again.") }
-            if state == "40001" || state == "40P01" { return .unavailable("The database was busy; try again.") }
+            if state == "40001" || state == "40P01" { return busy }
             return StorageError(.internal, "Database error \(state).")
         case .connectionError, .serverClosedConnection, .poolClosed, .uncleanShutdown:
             return unreachable

@@ -222,7 +222,8 @@ struct VocabularyService: Sendable {
         }
         var tags: [String]?
         if let asked = input.tags { tags = try await checkedTags(owner: owner, asked) }
-        for _ in 0..<8 {
+        for attempt in 0..<Contention.attempts {
+            await Contention.backOff(before: attempt)
             let existing = try await entry(owner: owner, id: id)
             guard let edit = try await store.mergedEdit(existing, basedOn: expectedVersion, as: EntryData.self, { data in
                 if let collectionID = input.collection { data.collection = collectionID }
