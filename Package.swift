@@ -86,7 +86,7 @@ let targets: [Target] = [
     module("BusInProcess", ["Bus", .logging]),
     module("BusTestKit", ["Bus", "BusInProcess"]),
     // The bus between processes and machines: a NATS client written from the protocol, on SwiftNIO.
-    module("BusNATS", ["Bus", .nioCore, .nioPosix, .logging]),
+    module("BusNATS", ["Bus", "BusInProcess", .nioCore, .nioPosix, .logging]),
     module("AppConfig", [.yams]),
     module("OrderKeys"),
     .target(name: "CQuireSystem", path: "Modules/CQuireSystem"),
@@ -96,7 +96,7 @@ let targets: [Target] = [
     module("SafeFetch", ["Bus", "CCurl"]),
     module("Secrets", [.crypto]),
     module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging]),
-    module("AppHost", ["Bus", "BusInProcess", "BusNATS", "AppConfig", "HTTPKit", "PluginKit", .hummingbird, .hummingbirdCore, .webSocket, .nioCore, .nioHTTP1, .lifecycle, .unixSignals, .logging]),
+    module("AppHost", ["Bus", "BusInProcess", "BusNATS", "AppConfig", "SafeFetch", "HTTPKit", "PluginKit", .hummingbird, .hummingbirdCore, .webSocket, .nioCore, .nioHTTP1, .lifecycle, .unixSignals, .logging]),
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),

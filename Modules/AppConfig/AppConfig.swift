@@ -6,6 +6,9 @@ public struct AppConfig: Sendable {
         public var port: Int
         /// Largest request body accepted by JSON routes, in bytes.
         public var maxBodyBytes: Int
+        /// Address blocks of reverse proxies (a load balancer) whose `X-Forwarded-For` names the
+        /// client: sign-in throttles and share-link limits count the client, not the proxy.
+        public var trustedProxies: [String] = []
     }
 
     public struct Bus: Sendable, Equatable {
@@ -15,11 +18,15 @@ public struct AppConfig: Sendable {
         public var url: String?
         /// With `nats`: the first part of every subject, so that several deployments can share a server.
         public var subjectPrefix: String
+        /// With `nats`: requests this process answers itself skip NATS (default); false sends every
+        /// request across, to prove that every message crosses.
+        public var localFirst: Bool
 
-        public init(transport: String, url: String? = nil, subjectPrefix: String = "quire") {
+        public init(transport: String, url: String? = nil, subjectPrefix: String = "quire", localFirst: Bool = true) {
             self.transport = transport
             self.url = url
             self.subjectPrefix = subjectPrefix
+            self.localFirst = localFirst
         }
     }
 
@@ -55,11 +62,16 @@ public struct AppConfig: Sendable {
         self.server = Server(
             host: server.string("host", default: "127.0.0.1") ?? "127.0.0.1",
             port: server.int("port", default: 8080, in: 0...65535),
-            maxBodyBytes: server.int("max_body_bytes", default: 1 << 20, in: 1024...(1 << 30)))
+            maxBodyBytes: server.int("max_body_bytes", default: 1 << 20, in: 1024...(1 << 30)),
+            trustedProxies: server.stringList("trusted_proxies", default: []))
+        for proxy in self.server.trustedProxies where !Self.looksLikeNetwork(proxy) {
+            server.report("trusted_proxies", "expected address blocks such as 127.0.0.1/32 or 10.0.0.0/8, found \"\(proxy)\"")
+        }
         let bus = top.section("bus")
         let transport = bus.choice("transport", ["in-process", "nats"], default: "in-process")
         var url = bus.string("url")
         let subjectPrefix = bus.string("subject_prefix", default: "quire") ?? "quire"
+        let localFirst = bus.bool("local_first", default: true)
         if transport == "nats" {
             if url == nil || url?.isEmpty == true {
                 bus.report("url", "is required with transport: nats; write url: nats://HOST:4222 (or ${QUIRE_NATS_URL})")
@@ -67,13 +79,13 @@ public struct AppConfig: Sendable {
             } else if let given = url, !given.split(separator: ",").allSatisfy({ $0.drop(while: { $0 == " " }).hasPrefix("nats://") }) {
                 bus.report("url", "expected nats://HOST:PORT (several separated by commas); TLS (tls://) is not supported yet")
             }
-        } else if url != nil {
+        } else if let given = url, !given.isEmpty {
             bus.report("url", "is read only with transport: nats")
         }
         if !subjectPrefix.isEmpty, !subjectPrefix.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
             bus.report("subject_prefix", "expected letters, digits, - and _, found \"\(subjectPrefix)\"")
         }
-        self.bus = Bus(transport: transport, url: url, subjectPrefix: subjectPrefix)
+        self.bus = Bus(transport: transport, url: url, subjectPrefix: subjectPrefix, localFirst: localFirst)
         let pluginsSection = top.section("plugins")
         reader.acceptAnyKeys(in: pluginsSection)
         if !top.contains("plugins") {
@@ -87,5 +99,16 @@ public struct AppConfig: Sendable {
     /// Loads and reads a file.
     public static func load(file: String, environment: [String: String]) throws(ConfigError) -> AppConfig {
         AppConfig(root: try YAMLLoader.load(file: file), environment: environment)
+    }
+}
+
+extension AppConfig {
+    /// `ADDRESS[/BITS]` with a numeric IPv4 or IPv6 address (the host parses it for real).
+    static func looksLikeNetwork(_ text: String) -> Bool {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), !parts[0].isEmpty,
+              parts[0].allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) else { return false }
+        guard parts.count == 2 else { return true }
+        return Int(parts[1]).map { (0...(parts[0].contains(":") ? 128 : 32)).contains($0) } ?? false
     }
 }

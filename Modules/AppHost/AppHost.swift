@@ -8,6 +8,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 public import Logging
 public import PluginKit
+import SafeFetch
 import ServiceLifecycle
 import UnixSignals
 
@@ -55,6 +56,14 @@ public struct AppHost: Sendable {
         let gate = plugins.lazy.compactMap(\.gate).first
         let router = Router(context: QuireContext.self)
         router.add(middleware: ProblemMiddleware())
+        if !config.server.trustedProxies.isEmpty {
+            let networks = config.server.trustedProxies.compactMap(IPNetwork.init)
+            guard networks.count == config.server.trustedProxies.count else {
+                throw PluginSetupError("server.trusted_proxies: \(config.server.trustedProxies.filter { IPNetwork($0) == nil }) are not address blocks; "
+                                       + "write them as 127.0.0.1/32 or 10.0.0.0/8")
+            }
+            router.add(middleware: ForwardedForMiddleware(proxies: networks))
+        }
         let table = RouteTable()
         router.add(middleware: MethodNotAllowedMiddleware(table: table))
         if let gate { router.add(middleware: GateMiddleware(gate: gate)) }
@@ -130,7 +139,7 @@ public struct AppHost: Sendable {
                 wait = min(wait * 2, .seconds(10))
             }
         }
-        return NATSBus(connection: connection, subjectPrefix: bus.subjectPrefix, logger: natsLogger)
+        return NATSBus(connection: connection, subjectPrefix: bus.subjectPrefix, localFirst: bus.localFirst, logger: natsLogger)
     }
 
     /// Reads every plugin's section and checks the whole file; nothing is built or opened.
@@ -242,6 +251,38 @@ struct GateMiddleware: RouterMiddleware {
         defer { gate.leave() }
         return try await next(request, context)
     }
+}
+
+/// Behind a trusted reverse proxy, the client is the right-most address of `X-Forwarded-For` that
+/// is not itself a trusted proxy (what a client writes there itself is further left, and ignored).
+struct ForwardedForMiddleware: RouterMiddleware {
+    typealias Context = QuireContext
+    let proxies: [IPNetwork]
+
+    func handle(_ request: Request, context: QuireContext,
+                next: (Request, QuireContext) async throws -> Response) async throws -> Response {
+        guard let peer = context.remoteAddress, let name = Self.header else { return try await next(request, context) }
+        var context = context
+        context.remoteAddress = Self.client(peer: peer, forwardedFor: request.headers[values: name], proxies: proxies)
+        return try await next(request, context)
+    }
+
+    /// The client's address: `peer` unless it is a trusted proxy, else the right-most address of
+    /// the `X-Forwarded-For` values that is not one (a malformed entry stops the walk there).
+    static func client(peer: String, forwardedFor values: [String], proxies: [IPNetwork]) -> String {
+        let trusted = { (address: IPAddress) in proxies.contains { $0.contains(address) } }
+        guard let address = IPAddress(peer), trusted(address) else { return peer }
+        var client = peer
+        for hop in values.joined(separator: ",").split(separator: ",").reversed() {
+            let text = String(hop.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
+            guard let address = IPAddress(text) else { break }
+            client = text
+            if !trusted(address) { break }
+        }
+        return client
+    }
+
+    static let header = HTTPField.Name("X-Forwarded-For")
 }
 
 /// Applies the configured body limit to every request's context.

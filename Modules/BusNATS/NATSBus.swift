@@ -1,4 +1,5 @@
 public import Bus
+import BusInProcess
 import Foundation
 public import Logging
 import NIOCore
@@ -12,6 +13,9 @@ import Synchronization
 ///   the queue group `quire`: NATS gives each request to exactly one of them. The reply is
 ///   `{"reply": …}` or `{"error": BusError}`. The caller's deadline travels as the time left, in
 ///   milliseconds (header `Quire-Timeout-Ms`): clocks of two machines are never compared.
+/// - With `localFirst` (the default), a request whose handler is in this process is answered here,
+///   without a hop through NATS: a node serves its own storage and sessions, and only what it does
+///   not run (a media worker's images) crosses. Off, every request crosses (the acceptance runs so).
 /// - Nobody subscribed: the server answers at once (no responders), which is ``BusError/Code/noHandler``.
 /// - NATS unreachable: a request fails at once with ``BusError/Code/unavailable``; events wait in the
 ///   connection's bounded buffer and go out on reconnect.
@@ -25,11 +29,18 @@ public final class NATSBus: MessageBus {
     private let logger: Logger
     /// Request names this process handles (one handler each, as in-process).
     private let handlers = Mutex<[MessageName: UInt64]>([:])
+    /// Whether this process's own handlers answer its requests directly.
+    public let localFirst: Bool
+    /// This process's handlers, for requests answered locally.
+    private let local: InProcessBus
 
-    public init(connection: NATSConnection, subjectPrefix: String = "quire", logger: Logger = Logger(label: "quire.bus.nats")) {
+    public init(connection: NATSConnection, subjectPrefix: String = "quire", localFirst: Bool = true,
+                logger: Logger = Logger(label: "quire.bus.nats")) {
         self.connection = connection
         self.subjectPrefix = subjectPrefix
+        self.localFirst = localFirst
         self.logger = logger
+        local = InProcessBus(logger: logger)
     }
 
     func eventSubject(_ name: MessageName) -> String { subjectPrefix + ".event." + name.rawValue }
@@ -85,6 +96,7 @@ public final class NATSBus: MessageBus {
         }
         let connection = self.connection
         let logger = self.logger
+        let localRegistration = try local.handle(type, handler)
         let sid = connection.subscribe(subject: requestSubject(name), queue: Self.queueGroup) { message in
             guard let replyTo = message.replyTo else { return }
             Task {
@@ -98,6 +110,7 @@ public final class NATSBus: MessageBus {
         }
         handlers.withLock { $0[name] = sid }
         return HandlerRegistration { [weak self] in
+            localRegistration.cancel()
             guard let self, let sid = self.handlers.withLock({ $0.removeValue(forKey: name) }) else { return }
             self.connection.unsubscribe(sid)
         }
@@ -138,6 +151,9 @@ public final class NATSBus: MessageBus {
 
     public func request<Request: BusRequest>(_ request: Request, deadline: ContinuousClock.Instant) async throws(BusError) -> Request.Reply {
         let name = Request.name
+        if localFirst, handlers.withLock({ $0[name] != nil }) {
+            return try await local.request(request, deadline: deadline)
+        }
         let payload = try Self.encode(request, name: name)
         let left = deadline - .now
         guard left > .zero else { throw Self.late(name) }

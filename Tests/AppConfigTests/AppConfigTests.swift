@@ -42,7 +42,7 @@ struct AppConfigTests {
             """)
         let error = try #require(throws: ConfigError.self) { try config.reader.finish() }
         #expect(error.diagnostics.count == 1)
-        #expect(error.description == "app.yaml:2:28: server.prot: unknown key; expected one of: host, max_body_bytes, port")
+        #expect(error.description == "app.yaml:2:28: server.prot: unknown key; expected one of: host, max_body_bytes, port, trusted_proxies")
     }
 
     @Test("wrong types and out-of-range values are reported at the value")
@@ -79,6 +79,17 @@ struct AppConfigTests {
             let error = try #require(throws: ConfigError.self) { try config.reader.finish() }
             #expect(error.diagnostics.contains { $0.description.contains(message) }, "\(yaml): \(error.diagnostics)")
         }
+    }
+
+    @Test("server.trusted_proxies takes address blocks and explains anything else; an empty bus URL is no URL (in-process)")
+    func trustedProxies() throws {
+        let good = try load("app: a\nserver: { trusted_proxies: [127.0.0.1/32, '::1', 10.0.0.0/8] }\nbus: { url: '' }\nplugins: {}\n")
+        try good.reader.finish()
+        #expect(good.server.trustedProxies == ["127.0.0.1/32", "::1", "10.0.0.0/8"])
+        let bad = try load("app: a\nserver: { trusted_proxies: [localhost, 10.0.0.0/99] }\nplugins: {}\n")
+        let error = try #require(throws: ConfigError.self) { try bad.reader.finish() }
+        #expect(error.diagnostics.filter { $0.description.contains("server.trusted_proxies: expected address blocks") }.count == 2,
+                "\(error.diagnostics)")
     }
 
     @Test("missing required keys are named")

@@ -15,11 +15,11 @@ enum TestNATS {
     static var available: Bool { url != nil || ProcessInfo.processInfo.environment["QUIRE_REQUIRE_NATS"] != nil }
 
     /// A connected bus with subjects of its own (cases run in parallel on one server).
-    static func bus(prefix: String, logger: Logger = .quiet) async throws -> NATSBus {
+    static func bus(prefix: String, localFirst: Bool = true, logger: Logger = .quiet) async throws -> NATSBus {
         guard let url else { throw BusContractFailure.noServer }
         let connection = NATSConnection(options: try NATSOptions(url: url), logger: logger)
         try await connection.connect()
-        return NATSBus(connection: connection, subjectPrefix: prefix, logger: logger)
+        return NATSBus(connection: connection, subjectPrefix: prefix, localFirst: localFirst, logger: logger)
     }
 
     /// Two connections, as two nodes: one answers and subscribes, the other asks and publishes.
@@ -112,6 +112,25 @@ struct NATSBusTests {
         for bus in [first, second, caller] { await bus.connection.close() }
     }
 
+    @Test("local first: a node answers its own requests; with local_first off they cross to any node of the queue group")
+    func localFirst() async throws {
+        let prefix = "l" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let near = try await TestNATS.bus(prefix: prefix), crossing = try await TestNATS.bus(prefix: prefix, localFirst: false)
+        let far = try await TestNATS.bus(prefix: prefix)
+        for (node, bus) in [("near", near), ("crossing", crossing), ("far", far)] {
+            try bus.handle(ContractPing.self) { ping, _ in ContractPong(value: ping.value, by: node) }
+            try await bus.connection.flush()
+        }
+        var nearReplies: Set<String> = [], crossingReplies: [String: Int] = [:]
+        for value in 0..<60 {
+            nearReplies.insert(try await near.request(ContractPing(value: value)).by ?? "?")
+            crossingReplies[try await crossing.request(ContractPing(value: value)).by ?? "?", default: 0] += 1
+        }
+        #expect(nearReplies == ["near"])
+        #expect(crossingReplies.keys.count > 1, "requests crossed to other nodes: \(crossingReplies)")
+        for bus in [near, crossing, far] { await bus.connection.close() }
+    }
+
     @Test("a URL's mistakes are explained; tls:// is refused rather than sent in the clear")
     func urls() throws {
         let options = try NATSOptions(url: "nats://alice:s3cret@10.0.0.1:4223,nats://10.0.0.2")
@@ -197,7 +216,7 @@ struct NATSBusTests {
         process.arguments = arguments
         // A file, not a pipe: the server it starts inherits the descriptor, and a pipe would not end while it runs.
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("tools-nats-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: output.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: output) }
         process.standardOutput = try FileHandle(forWritingTo: output)
         try process.run()

@@ -134,7 +134,7 @@ def on_nats(config, data):
         text = handle.read()
     prefix = "acc_" + hashlib.sha1(os.path.abspath(data).encode()).hexdigest()[:12]
     url = os.environ["QUIRE_TEST_NATS_URL"]
-    bus = f"bus: {{ transport: nats, url: '{url}', subject_prefix: {prefix} }}\n"
+    bus = f"bus: {{ transport: nats, url: '{url}', subject_prefix: {prefix}, local_first: false }}\n"
     text, count = re.subn(r"^bus: [^\n]*\n", lambda _: bus, text, count=1, flags=re.M)
     if count != 1:
         text, count = re.subn(r"^(app: [^\n]*\n)", lambda m: m.group(1) + bus, text, count=1, flags=re.M)

@@ -12,6 +12,8 @@ struct AccountService: Sendable {
     let hasher: PasswordHasher
     let throttle: LoginThrottle
     let refreshTTL: Duration
+    /// Where the other nodes hear of ended sessions and failed sign-ins (``AuthPeers``).
+    let bus: any MessageBus
     let verified = VerifiedTokenCache()
 
     // MARK: Accounts
@@ -82,10 +84,10 @@ struct AccountService: Sendable {
         let account = try await account(named: key)
         let matches = await hasher.verify(password, hash: account?.data.passwordHash)
         guard let account, matches else {
-            throttle.recordFailure(account: key, address: address)
+            await signInFailed(account: key, address: address)
             throw BusError(.unauthenticated, "Wrong username or password.")
         }
-        throttle.recordSuccess(account: key)
+        await signInSucceeded(account: key)
         return try await startSession(accountID: account.id)
     }
 
@@ -114,11 +116,28 @@ struct AccountService: Sendable {
         let data = try record?.decode(AccountData.self)
         let expected = tokens.deviceSecret(account: accountID, version: data?.deviceSecretVersion ?? 0)
         guard let data, data.kind == .device, Secrets.constantTimeEqual(expected, secret) else {
-            throttle.recordFailure(account: accountID, address: address)
+            await signInFailed(account: accountID, address: address)
             throw BusError(.unauthenticated, "Unknown device account or wrong device secret.")
         }
-        throttle.recordSuccess(account: accountID)
+        await signInSucceeded(account: accountID)
         return try await startSession(accountID: accountID)
+    }
+
+    private func signInFailed(account: String, address: String?) async {
+        let now = Date()
+        throttle.recordFailure(account: account, address: address, now: now)
+        await bus.publish(AuthPeers.SignInFailed(node: AuthPeers.node, account: account, address: address, at: now))
+    }
+
+    private func signInSucceeded(account: String) async {
+        throttle.recordSuccess(account: account)
+        await bus.publish(AuthPeers.SignInSucceeded(node: AuthPeers.node, account: account))
+    }
+
+    /// Forgets remembered access tokens here and on every other node.
+    private func sessionsEnded() async {
+        verified.clear()
+        await bus.publish(AuthPeers.SessionsEnded(node: AuthPeers.node))
     }
 
     /// Refuses a sign-in while the account or the address is over its limit of failures.
@@ -165,7 +184,7 @@ struct AccountService: Sendable {
             if let previous = session.previousRefreshHash, Secrets.constantTimeEqual(presented, previous) {
                 session.revoked = true
                 session.revokedReason = "refresh token reused"
-                verified.clear()
+                await sessionsEnded()
                 _ = try? await store.replace(session, in: AuthCollections.sessions, id: sessionID, owner: accountID,
                                              expectedVersion: record.version)
             }
@@ -193,7 +212,7 @@ struct AccountService: Sendable {
         session.revoked = true
         session.revokedReason = "signed out"
         _ = try await store.replace(session, in: AuthCollections.sessions, id: sessionID, owner: accountID)
-        verified.clear()
+        await sessionsEnded()
     }
 
     private func revokeAll(accountID: String, reason: String) async throws(BusError) -> Int {
@@ -212,7 +231,7 @@ struct AccountService: Sendable {
             }
             cursor = page.nextCursor
         } while cursor != nil
-        verified.clear()
+        await sessionsEnded()
         return revoked
     }
 

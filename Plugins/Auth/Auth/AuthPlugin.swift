@@ -7,6 +7,7 @@ public import HTTPKit
 import Hummingbird
 import Logging
 public import PluginKit
+public import ServiceLifecycle
 import StorageAPI
 
 /// The `auth` plugin: accounts (password and password-less device), sessions with short-lived
@@ -121,6 +122,7 @@ public struct AuthPlugin: Plugin {
     let onboarding: String
     let bus: any MessageBus
     let providers: [String: OIDCProvider]
+    let peers: AuthPeerListener
 
     public init(config: Config, context: PluginContext) async throws {
         let secret = try ServerSecret.load(configured: config.secret,
@@ -133,7 +135,11 @@ public struct AuthPlugin: Plugin {
             hasher: PasswordHasher(cost: config.bcryptCost),
             throttle: LoginThrottle(window: config.throttleWindow, perAccount: config.attemptsPerAccount,
                                     perAddress: config.attemptsPerAddress),
-            refreshTTL: config.refreshTTL)
+            refreshTTL: config.refreshTTL,
+            bus: context.bus)
+        peers = AuthPeerListener(accounts: accounts, ended: context.bus.subscribe(to: AuthPeers.SessionsEnded.self),
+                                 failed: context.bus.subscribe(to: AuthPeers.SignInFailed.self),
+                                 succeeded: context.bus.subscribe(to: AuthPeers.SignInSucceeded.self))
         methods = Set(config.methods)
         onboarding = config.onboarding
         providers = config.methods.contains("oidc")
@@ -146,6 +152,8 @@ public struct AuthPlugin: Plugin {
     }
 
     public var authenticator: (any RequestAuthenticator)? { BusAuthenticator(bus: bus) }
+
+    public var services: [any Service] { [peers] }
 
     public var features: [String] {
         methods.sorted().map { "sign-in:\($0)" } + providers.keys.sorted().map { "oidc:\($0)" } + ["onboarding:\(onboarding)"]

@@ -1,14 +1,18 @@
+import Bus
 import NIOCore
+import ServiceLifecycle
+import StorageAPI
 import Synchronization
 
 /// Rendered list pages per owner, so that a list read again before any change is answered with the
 /// bytes already built.
 ///
-/// Correctness rests on two rules:
-/// - Every write to an owner's notes goes through `NotesService`, which calls ``invalidate(_:)``
-///   before and after the write (whatever its outcome). This holds while this process's notes plugin
-///   is the only writer of notes; with several writers (several nodes), set `list_cache_bytes: 0` or
-///   invalidate from storage's change events.
+/// Correctness rests on three rules:
+/// - Every write to an owner's notes through this process's `NotesService` calls ``invalidate(_:)``
+///   before and after the write (whatever its outcome).
+/// - A write anywhere else (another node of a cluster, a tool) reaches ``NoteListInvalidator``
+///   as storage's `RecordsChanged` event, over the bus, and invalidates the owner here too; an event
+///   lost to a full buffer clears the whole cache.
 /// - A page is stored only if no invalidation happened between reading the owner's generation and
 ///   storing (compare-and-set), so a page read while a write was in flight is never cached.
 final class NoteListCache: Sendable {
@@ -77,5 +81,38 @@ final class NoteListCache: Sendable {
         }
     }
 
+    /// Forgets every page and bumps every generation (events were lost: any owner may have changed).
+    func invalidateAll() {
+        state.withLock { state in
+            for owner in state.owners.keys {
+                state.owners[owner]?.pages.removeAll()
+                state.owners[owner]?.generation &+= 1
+            }
+            state.order.removeAll()
+            state.bytes = 0
+        }
+    }
+
     var storedBytes: Int { state.withLock { $0.bytes } }
+}
+
+/// Drops an owner's cached pages when storage reports a change to their notes, wherever it was
+/// written: on a cluster the event comes over the bus from the node that wrote.
+struct NoteListInvalidator: Service {
+    let lists: NoteListCache
+    let changes: EventSubscription<RecordsChanged>
+
+    func run() async throws {
+        var dropped = 0
+        for await event in changes.cancelOnGracefulShutdown() {
+            for move in event.moved where move.collections.contains(NotesService.collection) {
+                lists.invalidate(move.owner)
+            }
+            let now = changes.droppedCount
+            if now != dropped {
+                dropped = now
+                lists.invalidateAll()
+            }
+        }
+    }
 }

@@ -8,6 +8,7 @@ import StorageAPI
 import SyncAPI
 import MediaAPI
 import DrawingAPI
+public import ServiceLifecycle
 
 /// The `notes` plugin — Napkin Notes' domain: quick notes with a title, text and date, in the user's
 /// own order, each with one photo (through media) and a drawing on its back (through drawing).
@@ -30,7 +31,7 @@ public struct NotesPlugin: Plugin {
             SettingDescription("time_zone", "IANA zone", default: "UTC", "Whose 'today' a new note gets as its date"),
             SettingDescription("page_size", "int 1...500", default: "100", "Notes per page when the client does not say"),
             SettingDescription("list_cache_bytes", "int 0...1073741824", default: "67108864",
-                               "Rendered list pages kept in memory; 0 turns the cache off (do so when other processes write notes)"),
+                               "Rendered list pages kept in memory; 0 turns the cache off. Kept coherent across nodes by storage's change events"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
@@ -45,6 +46,8 @@ public struct NotesPlugin: Plugin {
     let bus: any MessageBus
     let pageSize: Int
     let uploadLimits: (photo: Int, drawing: Int)
+    /// Storage's changes, when the list cache is on.
+    let changes: EventSubscription<RecordsChanged>?
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
@@ -53,11 +56,16 @@ public struct NotesPlugin: Plugin {
         service = NotesService(store: store, bus: context.bus, timeZone: config.timeZone,
                                lists: NoteListCache(capacity: config.listCacheBytes))
         pageSize = config.pageSize
+        // Large and dropping the oldest: a drop is caught by the invalidator, which then clears everything.
+        changes = config.listCacheBytes > 0
+            ? context.bus.subscribe(to: RecordsChanged.self, buffering: OverflowPolicy(capacity: 16_384, drop: .oldest)) : nil
         uploadLimits = (photo: try await context.bus.request(GetMediaLimits()).maxBytes,
                         drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
     }
 
     public var features: [String] { ["notes", "reorder", "photo", "drawing", "history"] }
+
+    public var services: [any Service] { changes.map { [NoteListInvalidator(lists: service.lists, changes: $0)] } ?? [] }
 
     public func register(on bus: any MessageBus) async throws {
         // Sync's feed shows a note as GET /notes/{id} does.

@@ -120,11 +120,24 @@ public struct LogMove: Codable, Sendable, Hashable {
     public var sequence: Int64
     /// The scopes (``CollectionSchema/scope``) the batch touched in this owner's records.
     public var scopes: [String]
+    /// The collections the batch changed in this owner's records: what other nodes' caches of
+    /// them drop (the notes list).
+    public var collections: [String]
 
-    public init(owner: String, sequence: Int64, scopes: [String]) {
+    public init(owner: String, sequence: Int64, scopes: [String], collections: [String] = []) {
         self.owner = owner
         self.sequence = sequence
         self.scopes = scopes
+        self.collections = collections
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        owner = try container.decode(String.self, forKey: .owner)
+        sequence = try container.decode(Int64.self, forKey: .sequence)
+        scopes = try container.decode([String].self, forKey: .scopes)
+        // Absent from a node of the version before.
+        collections = try container.decodeIfPresent([String].self, forKey: .collections) ?? []
     }
 
     /// One entry per owner, in first-seen order, from a batch's changes.
@@ -134,8 +147,10 @@ public struct LogMove: Codable, Sendable, Hashable {
             if let index = moves.firstIndex(where: { $0.owner == change.owner }) {
                 moves[index].sequence = max(moves[index].sequence, change.sequence)
                 if let scope = change.scope, !moves[index].scopes.contains(scope) { moves[index].scopes.append(scope) }
+                if !moves[index].collections.contains(change.collection) { moves[index].collections.append(change.collection) }
             } else {
-                moves.append(LogMove(owner: change.owner, sequence: change.sequence, scopes: change.scope.map { [$0] } ?? []))
+                moves.append(LogMove(owner: change.owner, sequence: change.sequence, scopes: change.scope.map { [$0] } ?? [],
+                                     collections: [change.collection]))
             }
         }
         return moves
