@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""Acceptance of a cluster: `tools/cluster up` (PostgreSQL, NATS, two Napkin Notes nodes, nginx), then
+what must hold when the nodes share nothing in memory:
+
+- a note edited through node A is listed fresh through node B at once (B's list cache is warm);
+- a sync client on node B is poked within a second for a write through node A;
+- a session signed out through A is refused by B at once (B had just verified it);
+- failed sign-ins count against one limit whichever node they reach (through nginx, per client address);
+- kill -9 of node A during a burst of writes through nginx: every acknowledged write is there, node B
+  keeps answering, and A started again serves them all.
+
+Usage: tools/acceptance/cluster.py --bin .build/debug
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import napkin_notes  # noqa: E402
+from napkin_notes import call, check, free_port, results, sign_up  # noqa: E402
+from sync import Device  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CLUSTER = os.path.join(ROOT, "tools", "cluster")
+
+
+class Endpoint:
+    """What `call` needs: a base URL (a node's own port, or nginx's)."""
+
+    def __init__(self, name, port):
+        self.name, self.port = name, port
+        self.base = f"http://127.0.0.1:{port}"
+
+
+def cluster(env, *args):
+    return subprocess.run([CLUSTER, *args], env=env, capture_output=True, text=True)
+
+
+def fresh_listing(a, b, token):
+    status, note, _ = call(a, "POST", "/api/v1/notes", {"title": "v0"}, token)
+    check("a note created through node A", status == 201, status)
+    stale = []
+    for round_ in range(1, 41):
+        call(b, "GET", "/api/v1/notes?limit=100", token=token)  # B's cache holds the page now
+        status, _, _ = call(a, "PATCH", f"/api/v1/notes/{note['id']}", {"title": f"v{round_}"}, token)
+        if status != 200:
+            stale.append(("patch", status))
+            continue
+        _, listed, _ = call(b, "GET", "/api/v1/notes?limit=100", token=token)
+        titles = [item["title"] for item in listed["items"] if item["id"] == note["id"]]
+        if titles != [f"v{round_}"]:
+            stale.append((round_, titles))
+    check("40 edits through node A, each listed fresh through node B at once (B's list cache warm before each)", not stale, stale)
+
+
+def sync_poke(a, b, token):
+    device = Device(b, token, "phone-on-b")
+    ready = device.go_live()
+    check("a sync client goes live on node B", ready.get("type") == "ready", ready)
+    delays = []
+    for index in range(5):
+        since = time.monotonic()
+        status, _, _ = call(a, "POST", "/api/v1/notes", {"title": f"poke {index}"}, token)
+        poked = device.wait_for_poke(since, 1.0)
+        delays.append(round((time.monotonic() - since) * 1000) if poked else None)
+        time.sleep(0.05)
+    device.close()
+    check("a write through node A pokes the client on node B within a second, five times out of five",
+          all(delay is not None for delay in delays), f"ms: {delays}")
+
+
+def sign_out_everywhere(a, b):
+    sign_up(a, "cluster-sam")
+    status, tokens, _ = call(a, "POST", "/api/v1/auth/login", {"username": "cluster-sam", "password": "correct horse battery"})
+    token = tokens["access_token"]
+    status_b, _, _ = call(b, "GET", "/api/v1/notes", token=token)
+    status, _, _ = call(a, "POST", "/api/v1/auth/logout", token=token)
+    check("signed out through node A", status in (200, 204), status)
+    status_after, body, _ = call(b, "GET", "/api/v1/notes", token=token)
+    check("…and node B, which had just let the token in, refuses it at once", status_b == 200 and status_after == 401, (status_b, status_after, body))
+
+
+def one_throttle(a, b, front):
+    sign_up(front, "cluster-tess")
+    statuses = []
+    for attempt in range(6):
+        node = a if attempt % 2 == 0 else b
+        status, _, _ = call(node, "POST", "/api/v1/auth/login", {"username": "cluster-tess", "password": "wrong guess"})
+        statuses.append(status)
+    check("five failed sign-ins spread over both nodes: the sixth is refused (429), whichever node it reaches",
+          statuses[:5] == [401] * 5 and statuses[5] == 429, statuses)
+    # Behind nginx every client arrives from 127.0.0.1: the limit per address must count the client
+    # nginx names, or one busy address would lock everybody out.
+    statuses = []
+    for attempt in range(25):
+        status, _, _ = call(front, "POST", "/api/v1/auth/login", {"username": f"nobody-{attempt}", "password": "wrong guess"},
+                            headers={"X-Forwarded-For": "198.51.100.9"})
+        statuses.append(status)
+    _, body, _ = call(front, "POST", "/api/v1/auth/login", {"username": "cluster-tess2", "password": "x"})
+    status_other = call(front, "POST", "/api/v1/auth/register", {"username": "cluster-uma", "password": "correct horse battery"})[0]
+    status_login = call(front, "POST", "/api/v1/auth/login", {"username": "cluster-uma", "password": "correct horse battery"})[0]
+    check("through nginx, one client's 20 failures from its address limit that address only: another client still signs in",
+          429 not in statuses[:20] and status_other == 201 and status_login == 200, (statuses, status_other, status_login))
+
+
+def kill_during_burst(env, state, front, b, token):
+    node_a = state["nodes"][0]
+    acknowledged, failures, after_kill = [], [], []
+    lock = threading.Lock()
+    stop = threading.Event()
+    killed_at = []
+
+    def writer(worker):
+        index = 0
+        while not stop.is_set():
+            index += 1
+            try:
+                status, note, _ = call(front, "POST", "/api/v1/notes", {"title": f"burst {worker}-{index}"}, token, timeout=10)
+            except Exception as error:  # noqa: BLE001 - a connection cut by the kill
+                status, note = type(error).__name__, None
+            with lock:
+                if status == 201:
+                    acknowledged.append(note["id"])
+                    if killed_at:
+                        after_kill.append(note["id"])
+                else:
+                    failures.append(status)
+
+    threads = [threading.Thread(target=writer, args=(worker,)) for worker in range(4)]
+    for thread in threads:
+        thread.start()
+    time.sleep(1.5)
+    os.kill(node_a["pid"], signal.SIGKILL)
+    killed_at.append(time.monotonic())
+    time.sleep(2.5)
+    health_b = call(b, "GET", "/health")[0]
+    stop.set()
+    for thread in threads:
+        thread.join()
+    listed = {note["id"] for note in napkin_notes.all_notes(b, token)}
+    missing = [note_id for note_id in acknowledged if note_id not in listed]
+    check(f"kill -9 of node A during 4 writers' burst through nginx: all {len(acknowledged)} acknowledged notes are listed through node B",
+          acknowledged and not missing, {"missing": missing[:5], "failures": failures[:10]})
+    check("…node B kept answering: writes went on after the kill, and /health is 200",
+          len(after_kill) > 10 and health_b == 200, (len(after_kill), health_b))
+    check("…and at most the requests in flight at the kill failed", len(failures) <= 8, failures)
+
+    # Node A again, as `tools/cluster` started it: it serves everything written meanwhile.
+    sys.path.insert(0, os.path.dirname(CLUSTER))
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("quire_cluster", CLUSTER)
+    spec = importlib.util.spec_from_loader("quire_cluster", loader)
+    tool = importlib.util.module_from_spec(spec)
+    loader.exec_module(tool)
+    tool.start_node(state, node_a)
+    a = Endpoint("a", node_a["port"])
+    listed_a = {note["id"] for note in napkin_notes.all_notes(a, token)}
+    check("node A started again lists every acknowledged note", set(acknowledged) <= listed_a, len(set(acknowledged) - listed_a))
+    with open(os.path.join(state["dir"], "state.json"), "w") as handle:
+        json.dump(state, handle)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bin", default=os.path.join(ROOT, ".build", "debug"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="quire-cluster-") as directory:
+        env = dict(os.environ, QUIRE_CLUSTER_DIR=os.path.join(directory, "cluster"))
+        port = free_port()
+        started = cluster(env, "up", "napkin-notes", "--port", str(port), "--bin", args.bin)
+        if started.returncode != 0 or not check("tools/cluster up: PostgreSQL, NATS, two nodes and nginx", True):
+            print(started.stderr)
+            check("tools/cluster up", False, started.stderr[-2000:])
+            return 1
+        try:
+            status = cluster(env, "status")
+            check("tools/cluster status: every piece up", status.returncode == 0 and status.stdout.count("up ") == 5, status.stdout)
+            with open(os.path.join(env["QUIRE_CLUSTER_DIR"], "state.json")) as handle:
+                state = json.load(handle)
+            for node in state["nodes"]:
+                napkin_notes.server_logs.setdefault(node["log"], False)
+            front = Endpoint("nginx", state["port"])
+            a, b = (Endpoint(node["name"], node["port"]) for node in state["nodes"])
+            token = sign_up(front, "cluster-ann")
+            fresh_listing(a, b, token)
+            sync_poke(a, b, token)
+            sign_out_everywhere(a, b)
+            one_throttle(a, b, front)
+            kill_during_burst(env, state, front, b, token)
+        finally:
+            for path in list(napkin_notes.server_logs):
+                napkin_notes.print_server_complaints(path)
+            stopped = cluster(env, "down")
+            check("tools/cluster down", stopped.returncode == 0, stopped.stderr)
+    failed = results.count(False)
+    print(f"cluster acceptance: {len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
