@@ -34,6 +34,8 @@ let dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/weichsel/ZIPFoundation.git", exact: "0.9.20"),
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", exact: "2.8.1"),
     .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
+    .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
 ]
 
 extension Target.Dependency {
@@ -43,6 +45,8 @@ extension Target.Dependency {
     static let bcrypt = Target.Dependency.product(name: "HummingbirdBcrypt", package: "hummingbird-auth")
     static let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
     static let yams = Target.Dependency.product(name: "Yams", package: "Yams")
+    static let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
+    static let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
     static let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
     static let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
     static let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
@@ -96,7 +100,7 @@ let targets: [Target] = [
     module("SafeFetch", ["Bus", "CCurl"]),
     module("Secrets", [.crypto]),
     module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging]),
-    module("AppHost", ["Bus", "BusInProcess", "BusNATS", "AppConfig", "SafeFetch", "HTTPKit", "PluginKit", .hummingbird, .hummingbirdCore, .webSocket, .nioCore, .nioHTTP1, .lifecycle, .unixSignals, .logging]),
+    module("AppHost", ["Bus", "BusInProcess", "BusNATS", "AppConfig", "SafeFetch", "Secrets", .metrics, .prometheus, "HTTPKit", "PluginKit", .hummingbird, .hummingbirdCore, .webSocket, .nioCore, .nioHTTP1, .lifecycle, .unixSignals, .logging]),
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),

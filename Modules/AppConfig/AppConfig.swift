@@ -9,6 +9,8 @@ public struct AppConfig: Sendable {
         /// Address blocks of reverse proxies (a load balancer) whose `X-Forwarded-For` names the
         /// client: sign-in throttles and share-link limits count the client, not the proxy.
         public var trustedProxies: [String] = []
+        /// The bearer token Prometheus presents to read `/metrics`; without one `/metrics` is off.
+        public var metricsToken: String?
     }
 
     public struct Bus: Sendable, Equatable {
@@ -63,7 +65,11 @@ public struct AppConfig: Sendable {
             host: server.string("host", default: "127.0.0.1") ?? "127.0.0.1",
             port: server.int("port", default: 8080, in: 0...65535),
             maxBodyBytes: server.int("max_body_bytes", default: 1 << 20, in: 1024...(1 << 30)),
-            trustedProxies: server.stringList("trusted_proxies", default: []))
+            trustedProxies: server.stringList("trusted_proxies", default: []),
+            metricsToken: server.string("metrics_token").flatMap { $0.isEmpty ? nil : $0 })
+        if let token = self.server.metricsToken, token.utf8.count < 16 {
+            server.report("metrics_token", "must be at least 16 characters (generate one with: openssl rand -base64 24)")
+        }
         for proxy in self.server.trustedProxies where !Self.looksLikeNetwork(proxy) {
             server.report("trusted_proxies", "expected address blocks such as 127.0.0.1/32 or 10.0.0.0/8, found \"\(proxy)\"")
         }

@@ -6,9 +6,11 @@ public import HTTPKit
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
+import NIOCore
 public import Logging
 public import PluginKit
 import SafeFetch
+import Secrets
 import ServiceLifecycle
 import UnixSignals
 
@@ -38,11 +40,14 @@ public struct AppHost: Sendable {
         let configured = try validate(config, catalog: catalog)
         let given = bus
         let bus: any MessageBus
+        let made: any MessageBus
         if let given {
-            bus = given
+            made = given
         } else {
-            bus = try await makeBus(config.bus, logger: logger)
+            made = try await makeBus(config.bus, logger: logger)
         }
+        let metrics = config.server.metricsToken.map { _ in MetricsExport.process() }
+        bus = metrics.map { MeteredBus(made, export: $0) } ?? made
         var plugins: [any Plugin] = []
         for entry in configured {
             var pluginLogger = logger
@@ -55,6 +60,8 @@ public struct AppHost: Sendable {
         let authenticator = plugins.lazy.compactMap(\.authenticator).first
         let gate = plugins.lazy.compactMap(\.gate).first
         let router = Router(context: QuireContext.self)
+        // Outermost, so that it counts each request with the status the client got.
+        if metrics != nil { router.add(middleware: MetricsMiddleware()) }
         router.add(middleware: ProblemMiddleware())
         if !config.server.trustedProxies.isEmpty {
             let networks = config.server.trustedProxies.compactMap(IPNetwork.init)
@@ -76,6 +83,17 @@ public struct AppHost: Sendable {
             try .json(["status": "ok"])
         }
         routes += health.descriptions.map { var route = $0; route.path = "/health"; return route }
+        if let metrics, let token = config.server.metricsToken {
+            // For the operator's Prometheus, not the API: off without a token, and never without it.
+            router.get("metrics") { request, _ -> Response in
+                let presented = request.headers[.authorization].map { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : "" } ?? ""
+                guard Secrets.constantTimeEqual(presented, token) else {
+                    throw Problem.unauthenticated("/metrics needs the bearer token of server.metrics_token.")
+                }
+                return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                                body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.render())))
+            }
+        }
 
         for (entry, plugin) in zip(configured, plugins) {
             let prefix = "/api/v1/\(entry.id)"

@@ -19,6 +19,9 @@ public struct EventSubscription<Event: BusEvent>: AsyncSequence, Sendable {
     /// How many events this subscriber lost to its buffer's overflow policy so far.
     public var droppedCount: Int { drops.value }
 
+    /// The counter itself, for whoever reports drops (metrics) without holding the stream.
+    public var dropCounter: DropCounter { drops }
+
     public func makeAsyncIterator() -> AsyncStream<Event>.Iterator {
         stream.makeAsyncIterator()
     }

@@ -6,6 +6,7 @@ what must hold when the nodes share nothing in memory:
 - a sync client on node B is poked within a second for a write through node A;
 - a session signed out through A is refused by B at once (B had just verified it);
 - failed sign-ins count against one limit whichever node they reach (through nginx, per client address);
+- /metrics of a node parses with prometheus-client's parser and counts exactly the requests sent to it;
 - kill -9 of node A during a burst of writes through nginx: every acknowledged write is there, node B
   keeps answering, and A started again serves them all.
 
@@ -109,6 +110,46 @@ def one_throttle(a, b, front):
           429 not in statuses[:20] and status_other == 201 and status_login == 200, (statuses, status_other, status_login))
 
 
+def scrape(node, token):
+    from prometheus_client.parser import text_string_to_metric_families
+
+    status, body, headers = call(node, "GET", "/metrics", headers={"Authorization": f"Bearer {token}"})
+    if status != 200:
+        raise RuntimeError(f"/metrics: {status} {body}")
+    return {family.name: family for family in text_string_to_metric_families(body.decode())}
+
+
+def value(families, name, **labels):
+    family = families.get(name)
+    for sample in family.samples if family else []:
+        if sample.name in (name, name + "_total") and all(sample.labels.get(key) == wanted for key, wanted in labels.items()):
+            return sample.value
+    return 0
+
+
+def metrics(state, b, token):
+    metrics_token = state["metrics_token"]
+    refused, _, _ = call(b, "GET", "/metrics")
+    check("/metrics without its bearer token: 401", refused == 401, refused)
+    before = scrape(b, metrics_token)
+    for _ in range(13):
+        call(b, "GET", "/api/v1/notes?limit=100", token=token)
+    for _ in range(3):
+        call(b, "GET", "/api/v1/notes/no-such-note", token=token)
+    after = scrape(b, metrics_token)
+    ok = dict(http_route="/api/v1/notes", http_request_method="GET", http_response_status_code="200")
+    missing = dict(http_route="/api/v1/notes/{id}", http_request_method="GET", http_response_status_code="404")
+    counted = (value(after, "hb_requests", **ok) - value(before, "hb_requests", **ok),
+               value(after, "hb_requests", **missing) - value(before, "hb_requests", **missing))
+    check("node B's /metrics parses with prometheus-client and counts the 13 lists and 3 misses sent to it", counted == (13, 3), counted)
+    durations = after.get("http_server_request_duration")
+    check("…with a latency histogram per route, bus requests by message (storage's latencies) and active requests",
+          durations is not None and durations.type == "histogram"
+          and value(after, "quire_bus_requests", message="auth.session.verify.v1", outcome="ok") > 0
+          and "quire_bus_request_duration" in after and "http_server_active_requests" in after,
+          sorted(after)[:20])
+
+
 def kill_during_burst(env, state, front, b, token):
     node_a = state["nodes"][0]
     acknowledged, failures, after_kill = [], [], []
@@ -193,6 +234,7 @@ def main():
             sync_poke(a, b, token)
             sign_out_everywhere(a, b)
             one_throttle(a, b, front)
+            metrics(state, b, token)
             kill_during_burst(env, state, front, b, token)
         finally:
             for path in list(napkin_notes.server_logs):
