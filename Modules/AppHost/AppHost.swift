@@ -60,7 +60,8 @@ public struct AppHost: Sendable {
         let authenticator = plugins.lazy.compactMap(\.authenticator).first
         let gate = plugins.lazy.compactMap(\.gate).first
         let router = Router(context: QuireContext.self)
-        // Outermost, so that it counts each request with the status the client got.
+        router.add(middleware: RequestTraceMiddleware())
+        // Outermost but for the trace, so that it counts each request with the status the client got.
         if metrics != nil { router.add(middleware: MetricsMiddleware()) }
         router.add(middleware: ProblemMiddleware())
         if !config.server.trustedProxies.isEmpty {
@@ -301,6 +302,31 @@ struct ForwardedForMiddleware: RouterMiddleware {
     }
 
     static let header = HTTPField.Name("X-Forwarded-For")
+}
+
+/// Names each request: its id (Hummingbird's) is the task's ``RequestTrace/id`` while it is served —
+/// in every log line written meanwhile (``AppHost/requestMetadata``), in every bus request it makes
+/// (across NATS too), in its problem document's `requestId` — and the response's `X-Request-Id`.
+struct RequestTraceMiddleware: RouterMiddleware {
+    typealias Context = QuireContext
+
+    func handle(_ request: Request, context: QuireContext,
+                next: (Request, QuireContext) async throws -> Response) async throws -> Response {
+        let id = context.id
+        var response = try await RequestTrace.$id.withValue(id) { try await next(request, context) }
+        if let name = Self.header { response.headers[name] = id }
+        return response
+    }
+
+    static let header = HTTPField.Name("X-Request-Id")
+}
+
+extension AppHost {
+    /// Log metadata for whatever request the logging task serves: pass it to the log handler
+    /// (`StreamLogHandler.standardError(label:metadataProvider:)`) and every line names `request`.
+    public static let requestMetadata = Logger.MetadataProvider {
+        RequestTrace.id.map { ["request": .string($0)] } ?? [:]
+    }
 }
 
 /// Applies the configured body limit to every request's context.

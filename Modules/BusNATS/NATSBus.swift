@@ -22,6 +22,8 @@ import Synchronization
 public final class NATSBus: MessageBus {
     public static let queueGroup = "quire"
     static let timeoutHeader = "Quire-Timeout-Ms"
+    /// The client request the message is part of (``RequestTrace``), when there is one.
+    static let requestHeader = "Quire-Request-Id"
 
     public let connection: NATSConnection
     /// The first part of every subject (`quire`): several deployments can share one NATS.
@@ -124,7 +126,8 @@ public final class NATSBus: MessageBus {
             let request = try JSONDecoder().decode(Request.self, from: Data(message.payload.readableBytesView))
             let left = message.header(timeoutHeader).flatMap(Int64.init).map { Duration.milliseconds(max(0, $0)) } ?? .seconds(5)
             let context = BusRequestContext(name: name, deadline: .now + left)
-            outcome = .success(try await handler(request, context))
+            let trace = message.header(requestHeader)
+            outcome = .success(try await RequestTrace.$id.withValue(trace) { try await handler(request, context) })
         } catch let error as BusError {
             outcome = .failure(error)
         } catch is DecodingError {
@@ -160,8 +163,9 @@ public final class NATSBus: MessageBus {
         let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000
         let message: NATSMessage
         do {
-            message = try await connection.request(subject: requestSubject(name), headers: [(Self.timeoutHeader, String(milliseconds))],
-                                                   payload: payload, deadline: deadline)
+            var headers = [(Self.timeoutHeader, String(milliseconds))]
+            if let trace = RequestTrace.id { headers.append((Self.requestHeader, trace)) }
+            message = try await connection.request(subject: requestSubject(name), headers: headers, payload: payload, deadline: deadline)
         } catch {
             switch error.kind {
             case .timedOut: throw Self.late(name)

@@ -41,6 +41,8 @@ public struct Problem: HTTPResponseError, Sendable, Equatable {
             "code": .string(code),
             "detail": .string(detail),
         ]
+        // The request's id, which every log line about it names too (RequestTrace).
+        if let id = RequestTrace.id { body["requestId"] = .string(id) }
         for (key, value) in extra where body[key] == nil {
             switch value {
             case .string(let text): body[key] = .string(text)

@@ -131,6 +131,19 @@ struct NATSBusTests {
         for bus in [near, crossing, far] { await bus.connection.close() }
     }
 
+    @Test("the caller's request id reaches the handler on another node")
+    func requestTrace() async throws {
+        let prefix = "r" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let responder = try await TestNATS.bus(prefix: prefix), caller = try await TestNATS.bus(prefix: prefix)
+        try responder.handle(ContractPing.self) { ping, _ in ContractPong(value: ping.value, by: RequestTrace.id) }
+        try await responder.connection.flush()
+        let traced = try await RequestTrace.$id.withValue("req-42") { try await caller.request(ContractPing(value: 1)) }
+        let untraced = try await caller.request(ContractPing(value: 2))
+        #expect(traced.by == "req-42")
+        #expect(untraced.by == nil)
+        for bus in [responder, caller] { await bus.connection.close() }
+    }
+
     @Test("a URL's mistakes are explained; tls:// is refused rather than sent in the clear")
     func urls() throws {
         let options = try NATSOptions(url: "nats://alice:s3cret@10.0.0.1:4223,nats://10.0.0.2")
