@@ -216,7 +216,7 @@ let targets: [Target] = [
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "StorageAPI", "Bus", .httpTypes, .nioCore]),
     tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "VocabularyFormats", "StorageAPI", "Bus", .httpTypes, .nioCore]),
     tests("IRememberTests", ["AppHostTestKit", "AppHost", "Bus", "Geo", "GeoAPI", "AlbumAPI", "ShareLinkAPI", "StorageAPI", .httpTypes]),
-    tests("ARNotebookTests", ["Notebooks", "DeviceMonitor", "DeviceMonitorAPI", "MediaAPI", "StorageAPI", "Bus", "BusInProcess", "AppHostTestKit", .httpTypes]),
+    tests("ARNotebookTests", ["Notebooks", "Quotas", "AppHost", "DeviceMonitor", "DeviceMonitorAPI", "MediaAPI", "StorageAPI", "Bus", "BusInProcess", "AppHostTestKit", .httpTypes]),
     tests("SafeFetchTests", ["SafeFetch", "AppHostTestKit", "Bus"]),
     tests("ArchitectureTests", []),
 ]

@@ -1,3 +1,6 @@
+@testable import Quotas
+import AppHost
+import Bus
 import AppHostTestKit
 import Foundation
 import HTTPTypes
@@ -269,6 +272,40 @@ struct DeviceMonitorAndQuotasAPITests {
             #expect(refused[string: "detail"]?.contains("ops_per_user_per_day") == true)
             let (other, _) = try await client.signUp("bea")
             #expect(try await client.send(.get, "\(ARNotebook.base)/notebooks", token: other).status == 200, "another user's day is their own")
+        }
+    }
+
+    @Test("quotas on a cluster: operations another node counted (its QuotaUsed event) count here too; this node tells its own",
+          .timeLimit(.minutes(1)))
+    func quotasAcrossNodes() async throws {
+        let yaml = ARNotebook.yaml(quotas: "{ max_image_bytes: 10485760, max_connections: 100, ops_per_user_per_day: 10, max_stored_bytes_per_user: 5368709120 }")
+        try await TestApp.run(yaml: yaml) { client, host in
+            let told = host.bus.subscribe(to: QuotaUsed.self)
+            let (token, login) = try await client.signUp("cyd")
+            let account = try #require(login[string: "accountId"] ?? login.json["account_id"] as? String)
+            #expect(try await client.send(.get, "\(ARNotebook.base)/notebooks", token: token).status == 200)
+            // Within half a second this node says what it counted: one operation of cy's at least.
+            var mine: QuotaUsed?
+            for await event in told where event.node == QuotaPeers.node && (event.operations[account] ?? 0) > 0 {
+                mine = event
+                break
+            }
+            #expect(mine != nil)
+            // Another node served cy 8 times today: the next two requests here are the 10th and 11th.
+            let day = Int(Date().timeIntervalSince1970 / 86_400)
+            await host.bus.publish(QuotaUsed(node: "another-node", day: day, operations: [account: 8], bytes: [:]))
+            // Each look at the usage is an operation too: five looks alone would make 6, never 9.
+            var counted = 0
+            for _ in 0..<5 where counted < 9 {
+                try await Task.sleep(for: .milliseconds(50))
+                counted = try await client.send(.get, "/api/v1/quotas/usage", token: token).json["operationsToday"] as? Int ?? 0
+            }
+            #expect(counted >= 9, "the other node's 8 operations were added: \(counted)")
+            var statuses: [Int] = []
+            for _ in 0..<12 where statuses.last != 429 {
+                statuses.append(try await client.send(.get, "\(ARNotebook.base)/notebooks", token: token).status)
+            }
+            #expect(statuses == Array(repeating: 200, count: max(0, 10 - counted)) + [429], "after \(counted): \(statuses)")
         }
     }
 }

@@ -5,6 +5,7 @@ public import HTTPKit
 import HTTPTypes
 import Hummingbird
 public import PluginKit
+public import ServiceLifecycle
 import StorageAPI
 import Synchronization
 
@@ -46,12 +47,15 @@ public struct QuotasPlugin: Plugin {
     }
 
     let quotaGate: QuotaGate
+    let peers: QuotaPeers
 
     public init(config: Config, context: PluginContext) async throws {
         quotaGate = QuotaGate(config: config, bus: context.bus)
+        peers = QuotaPeers(gate: quotaGate, bus: context.bus, used: context.bus.subscribe(to: QuotaUsed.self))
     }
 
     public var gate: (any RequestGate)? { quotaGate }
+    public var services: [any Service] { [peers] }
     public var features: [String] { ["quotas"] }
 
     public func routes(_ routes: PluginRoutes) throws {
@@ -77,6 +81,8 @@ final class QuotaGate: RequestGate {
     private let inFlight = Atomic<Int>(0)
     private let operations = Mutex<(day: Int, counts: [String: Int])>((0, [:]))
     private let usage = Mutex<[String: (bytes: Int, at: Date)]>([:])
+    /// What this node counted since it last told the others (``QuotaPeers``).
+    private let unsent = Mutex<(day: Int, operations: [String: Int], bytes: [String: Int])>((0, [:], [:]))
 
     init(config: QuotasPlugin.Config, bus: any MessageBus) {
         self.config = config
@@ -108,6 +114,10 @@ final class QuotaGate: RequestGate {
             if state.day != day { state = (day, [:]) }
             state.counts[identity.accountID, default: 0] += 1
             return state.counts[identity.accountID] ?? 0
+        }
+        unsent.withLock { unsent in
+            if unsent.day != day { unsent = (day, [:], [:]) }
+            unsent.operations[identity.accountID, default: 0] += 1
         }
         if count > config.opsPerDay {
             let wait = max(1, Int((Double(day + 1) * 86_400 - now.timeIntervalSince1970).rounded(.up)))
@@ -143,6 +153,7 @@ final class QuotaGate: RequestGate {
             usage[owner, default: (0, Date())].bytes = stored + bytes
             return nil
         }
+        if refused == nil, bytes > 0 { unsent.withLock { $0.bytes[owner, default: 0] += bytes } }
         guard let stored = refused else { return }
         let detail = stored >= limit
             ? "You store \(Self.size(stored)) of your \(Self.size(limit)) (quotas.max_stored_bytes_per_user); delete something to write more."
@@ -158,6 +169,27 @@ final class QuotaGate: RequestGate {
         usage.withLock { $0[owner] = (measured, now) }
     }
 
+    /// What this node counted since the last call, to tell the other nodes; nil when nothing.
+    func takeUnsent() -> QuotaUsed? {
+        unsent.withLock { unsent in
+            guard !unsent.operations.isEmpty || !unsent.bytes.isEmpty else { return nil }
+            defer { unsent.operations = [:]; unsent.bytes = [:] }
+            return QuotaUsed(node: QuotaPeers.node, day: unsent.day, operations: unsent.operations, bytes: unsent.bytes)
+        }
+    }
+
+    /// Adds what another node counted: its operations today, and the bytes it admitted on top of a
+    /// measure this node holds (a measure taken later includes them already).
+    func add(_ used: QuotaUsed) {
+        operations.withLock { state in
+            guard state.day == used.day else { return }
+            for (owner, count) in used.operations { state.counts[owner, default: 0] += count }
+        }
+        usage.withLock { usage in
+            for (owner, bytes) in used.bytes where usage[owner] != nil { usage[owner]?.bytes += bytes }
+        }
+    }
+
     /// What `owner` stores, measured now, and their limits.
     func usageReport(_ owner: String) async throws -> QuotaUsage {
         let stored = try await bus.request(GetStorageUsage(owner: owner)).total
@@ -170,5 +202,43 @@ final class QuotaGate: RequestGate {
 
     static func size(_ bytes: Int) -> String {
         ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .binary)
+    }
+}
+
+/// What one node counted against the quotas since it last said so.
+struct QuotaUsed: BusEvent {
+    static let name: MessageName = "quotas.used.v1"
+    var node: String
+    /// Days since 1970 (UTC): the operations count for that day only.
+    var day: Int
+    var operations: [String: Int]
+    var bytes: [String: Int]
+}
+
+/// Keeps the quotas one across nodes: each node tells the others, twice a second, what it counted
+/// (operations per user, bytes admitted), and adds what they counted. A cluster can overshoot a
+/// limit by at most half a second of the other nodes' traffic.
+struct QuotaPeers: Service {
+    static let node = UUID().uuidString
+    static let interval: Duration = .milliseconds(500)
+
+    let gate: QuotaGate
+    let bus: any MessageBus
+    let used: EventSubscription<QuotaUsed>
+
+    func run() async throws {
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await event in used.cancelOnGracefulShutdown() where event.node != Self.node {
+                    gate.add(event)
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    try? await Task.sleep(for: Self.interval)
+                    if let counted = gate.takeUnsent() { await bus.publish(counted) }
+                }
+            }
+        }
     }
 }
