@@ -1,4 +1,6 @@
 @testable import Quotas
+@testable import DeviceMonitor
+import DeviceMonitorAPI
 import AppHost
 import Bus
 import AppHostTestKit
@@ -228,6 +230,35 @@ struct DeviceMonitorAndQuotasAPITests {
             #expect(after[bool: "alert"] == false)
             let nonsense = try await client.send(.post, path, json: ["level": 140, "unit": "percent", "state": "discharging"] as [String: any Sendable], token: token)
             #expect(nonsense.status == 422)
+        }
+    }
+
+    @Test("battery on a cluster: a reading another node took (its event) shows here; an older one does not replace a newer",
+          .timeLimit(.minutes(1)))
+    func batteryAcrossNodes() async throws {
+        try await TestApp.run(yaml: ARNotebook.yaml()) { client, host in
+            let (token, login) = try await client.signUp("ada")
+            let account = try #require(login[string: "accountId"] ?? login.json["account_id"] as? String)
+            let path = "/api/v1/device-monitor/battery"
+            let told = host.bus.subscribe(to: BatteryReported.self)
+            _ = try await client.send(.post, path, json: ["level": 50, "unit": "percent", "state": "discharging"] as [String: any Sendable], token: token)
+            var mine: BatteryReported?
+            for await event in told where event.user == account {
+                mine = event
+                break
+            }
+            #expect(mine?.reading.level == 50, "this node tells the others its reading")
+            await host.bus.publish(BatteryReported(node: "another-node", user: account, reading: BatteryReading(level: 3, state: "discharging"), at: Date()))
+            var status = try await client.send(.get, path, token: token)
+            for _ in 0..<50 where status[bool: "alert"] != true {
+                try await Task.sleep(for: .milliseconds(20))
+                status = try await client.send(.get, path, token: token)
+            }
+            #expect(status[bool: "alert"] == true, "the other node's 3 % shows here: \(status.text)")
+            await host.bus.publish(BatteryReported(node: "another-node", user: account, reading: BatteryReading(level: 80, state: "discharging"),
+                                                   at: Date().addingTimeInterval(-60)))
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await client.send(.get, path, token: token)[bool: "alert"] == true, "a reading a minute old changes nothing")
         }
     }
 

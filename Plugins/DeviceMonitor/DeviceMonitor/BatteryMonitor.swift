@@ -1,6 +1,7 @@
 public import Bus
 public import DeviceMonitorAPI
 import Foundation
+import ServiceLifecycle
 import StorageAPI
 
 /// Each user's battery state (FR3.2.18, UC-14): the alert shows at or below the critical level
@@ -27,7 +28,10 @@ public actor BatteryMonitor {
     public func report(user: String, _ reading: BatteryReading) async throws(BusError) -> BatteryStatus {
         try BatteryRules.validate(reading)
         let wasLow = states[user].map { BatteryRules.isLow($0.reading, thresholds) } ?? false
-        states[user] = State(reading: reading, at: Date())
+        let now = Date()
+        states[user] = State(reading: reading, at: now)
+        // The user's next request may reach another node of a cluster: it must know this reading.
+        await bus.publish(BatteryReported(node: Self.node, user: user, reading: reading, at: now))
         let isLow = BatteryRules.isLow(reading, thresholds)
         if isLow, !wasLow {
             await bus.publish(LowBatteryEntered(user: user, level: reading.level))
@@ -36,6 +40,15 @@ public actor BatteryMonitor {
         }
         return status(user)
     }
+
+    /// A reading another node took, unless this node has a newer one.
+    func apply(_ event: BatteryReported) {
+        guard event.node != Self.node, (states[event.user]?.at ?? .distantPast) <= event.at else { return }
+        states[event.user] = State(reading: event.reading, at: event.at)
+    }
+
+    /// This process, in the readings it tells the other nodes.
+    static let node = UUID().uuidString
 
     /// The alert's "OK": refused while the battery is at or below the critical level and not
     /// charging (the alert keeps reappearing, FR3.2.18); above it there is no alert to dismiss.
@@ -72,5 +85,27 @@ public actor BatteryMonitor {
             : state.reading.isCharging ? "Charging (\(level) %)." : "Battery at \(level) %."
         return BatteryStatus(level: state.reading.level, state: state.reading.state, alert: low, status: low ? "low" : "ok",
                              message: message, threshold: thresholds.batteryCritical)
+    }
+}
+
+/// A battery reading taken by one node, for the others (their users' next requests may reach them).
+struct BatteryReported: BusEvent {
+    static let name: MessageName = "device-monitor.battery.reported.v1"
+    var node: String
+    var user: String
+    var reading: BatteryReading
+    /// Wall-clock time, which two machines share: a reading older than one held is ignored.
+    var at: Date
+}
+
+/// Applies the readings other nodes took.
+struct BatteryPeers: Service {
+    let monitor: BatteryMonitor
+    let reported: EventSubscription<BatteryReported>
+
+    func run() async throws {
+        for await event in reported.cancelOnGracefulShutdown() {
+            await monitor.apply(event)
+        }
     }
 }

@@ -7,6 +7,7 @@ import HTTPTypes
 import Hummingbird
 import MediaAPI
 public import PluginKit
+public import ServiceLifecycle
 
 /// The `device-monitor` plugin: what the phone's battery monitor and camera light check did, from
 /// client telemetry. Battery (FR3.2.18, UC-14): the low-battery alert, its dismissal and verified
@@ -41,15 +42,19 @@ public struct DeviceMonitorPlugin: Plugin {
     let battery: BatteryMonitor
     let bus: any MessageBus
     let maxFrameBytes: Int
+    let peers: BatteryPeers
 
     public init(config: DeviceThresholds, context: PluginContext) async throws {
         thresholds = config
         bus = context.bus
         battery = BatteryMonitor(thresholds: config, bus: context.bus)
+        peers = BatteryPeers(monitor: battery, reported: context.bus.subscribe(to: BatteryReported.self))
         maxFrameBytes = try await context.bus.request(GetMediaLimits()).maxBytes
     }
 
     public var features: [String] { ["battery-alert", "lighting-check"] }
+
+    public var services: [any Service] { [peers] }
 
     public func register(on bus: any MessageBus) async throws {
         let battery = self.battery
