@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import PluginKit
 import StorageAPI
 import Synchronization
 
@@ -10,17 +11,20 @@ import Synchronization
 final class CollectionPurger: Sendable {
     let service: VocabularyService
     let logger: Logger
+    /// Where purges run: in the host's ServiceGroup (one cut short is resumed by the janitor).
+    let background: BackgroundWork
     private let running = Mutex<Set<String>>([])
 
-    init(service: VocabularyService, logger: Logger) {
+    init(service: VocabularyService, logger: Logger, background: BackgroundWork) {
         self.service = service
         self.logger = logger
+        self.background = background
     }
 
     /// Starts purging a deleted collection unless it is being purged already.
     func start(owner: String, collection: String) {
         guard running.withLock({ $0.insert(collection).inserted }) else { return }
-        Task { [self] in
+        let started = background.start { [self] in
             defer { _ = running.withLock { $0.remove(collection) } }
             do throws(BusError) {
                 let count = try await service.purge(owner: owner, collection: collection)
@@ -30,6 +34,7 @@ final class CollectionPurger: Sendable {
                                metadata: ["code": "\(error.code.rawValue)", "error": "\(error.message)"])
             }
         }
+        if !started { _ = running.withLock { $0.remove(collection) } }
     }
 
     /// Starts every pending purge (after a restart, or one that failed).

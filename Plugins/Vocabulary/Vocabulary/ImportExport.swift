@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import Logging
+import PluginKit
 import StorageAPI
 import Synchronization
 import VocabularyAPI
@@ -25,6 +26,8 @@ struct ImportExport: Sendable {
     static let staleAfter: TimeInterval = 15
     /// Jobs running in this process.
     let active = ActiveJobs()
+    /// Where the jobs run: in the host's ServiceGroup (shutdown cancels them; the rollback follows).
+    let background: BackgroundWork
 
     var store: any RecordStore & RecordSearching { service.store }
 
@@ -51,11 +54,16 @@ struct ImportExport: Sendable {
         _ = try await store.insert(job, into: C.jobs, id: job.id, owner: request.owner)
         let box = SourceBox(source)
         active.insert(job.id)
-        Task.detached { [self] in
+        let started = background.start { [self] in
             await run(job, source: box, owner: request.owner, defaultCollection: request.collection)
             active.remove(job.id)
             try? FileManager.default.removeItem(at: scratch)
             if request.deleteFileWhenDone { try? FileManager.default.removeItem(at: file) }
+        }
+        guard started else {
+            active.remove(job.id)
+            try? FileManager.default.removeItem(at: scratch)
+            throw BusError(.unavailable, "The server is shutting down; start the import again in a moment.", details: ["retryAfter": "5"])
         }
         return job
     }

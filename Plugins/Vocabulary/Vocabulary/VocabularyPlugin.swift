@@ -44,20 +44,21 @@ public struct VocabularyPlugin: Plugin {
     let purger: CollectionPurger
     let logger: Logger
     let config: Config
+    let background = BackgroundWork()
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus, timeout: .seconds(60))
         for schema in VocabularyCollections.schemas { try await store.declare(schema) }
         service = VocabularyService(store: store, undoWindow: TimeInterval(config.undoSeconds))
-        jobs = ImportExport(service: service, logger: context.logger)
-        purger = CollectionPurger(service: service, logger: context.logger)
+        jobs = ImportExport(service: service, logger: context.logger, background: background)
+        purger = CollectionPurger(service: service, logger: context.logger, background: background)
         logger = context.logger
         self.config = config
     }
 
     public var features: [String] { ["collections", "entries", "tags", "relations", "search", "import:csv", "import:apkg", "export:csv", "export:apkg", "undo-delete"] }
 
-    public var services: [any Service] { [VocabularyJanitor(service: service, jobs: jobs, purger: purger, logger: logger)] }
+    public var services: [any Service] { [background, VocabularyJanitor(service: service, jobs: jobs, purger: purger, logger: logger)] }
 
     /// The viewer's own records as `show` makes them; nil for anyone else's.
     static func show<Shown: Encodable>(_ records: [Record], to viewer: String, _ show: (Record) throws -> Shown) -> [JSONDocument?] {

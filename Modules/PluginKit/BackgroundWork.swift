@@ -1,0 +1,35 @@
+public import ServiceLifecycle
+
+/// Work a plugin starts in the background — an import, a purge — run inside the host's
+/// `ServiceGroup` instead of a detached task: the host's shutdown cancels what is running and waits
+/// for it to end (each job's own cancellation path cleans up), and nothing outlives the server.
+///
+/// Put it in the plugin's ``Plugin/services``; work started before the service runs waits for it.
+public final class BackgroundWork: Service, Sendable {
+    public typealias Work = @Sendable () async -> Void
+
+    private let stream: AsyncStream<Work>
+    private let continuation: AsyncStream<Work>.Continuation
+
+    public init() {
+        (stream, continuation) = AsyncStream.makeStream(of: Work.self)
+    }
+
+    /// Runs `work` in the background; false when the host is shutting down and it was not started.
+    @discardableResult
+    public func start(_ work: @escaping Work) -> Bool {
+        if case .terminated = continuation.yield(work) { return false }
+        return true
+    }
+
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            for await work in stream.cancelOnGracefulShutdown() {
+                group.addTask { await work() }
+            }
+            // Shutting down: what runs is cancelled, and awaited before the host goes on stopping.
+            continuation.finish()
+            group.cancelAll()
+        }
+    }
+}
