@@ -106,3 +106,12 @@ extension MessageBus {
         subscribe(to: type, buffering: .default)
     }
 }
+
+/// Said by a networked bus, to this process only, when its connection is lost (`connected: false`)
+/// and when it is back. Events other processes published in between never arrive: whoever keeps
+/// state coherent by events (a cache) stops trusting it while away and starts afresh when back.
+public struct BusConnectivity: BusEvent {
+    public static let name: MessageName = "bus.connectivity.v1"
+    public var connected: Bool
+    public init(connected: Bool) { self.connected = connected }
+}

@@ -42,7 +42,14 @@ public final class NATSBus: MessageBus {
         self.subjectPrefix = subjectPrefix
         self.localFirst = localFirst
         self.logger = logger
-        local = InProcessBus(logger: logger)
+        let local = InProcessBus(logger: logger)
+        self.local = local
+        // In the order it happened: one task passes the changes on.
+        let (changes, continuation) = AsyncStream.makeStream(of: Bool.self)
+        connection.onConnectivityChange { connected in continuation.yield(connected) }
+        Task {
+            for await connected in changes { await local.publish(BusConnectivity(connected: connected)) }
+        }
     }
 
     func eventSubject(_ name: MessageName) -> String { subjectPrefix + ".event." + name.rawValue }
@@ -60,6 +67,8 @@ public final class NATSBus: MessageBus {
     }
 
     public func subscribe<Event: BusEvent>(to type: Event.Type, buffering policy: OverflowPolicy) -> EventSubscription<Event> {
+        // This process's own news of the connection, never sent over it.
+        if Event.name == BusConnectivity.name { return local.subscribe(to: type, buffering: policy) }
         let drops = DropCounter()
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: policy.streamBuffering(of: Event.self))
         let logger = self.logger

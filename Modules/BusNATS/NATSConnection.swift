@@ -44,6 +44,8 @@ public final class NATSConnection: Sendable {
         var inboxSID: UInt64?
         var nextToken: UInt64 = 0
         var reconnecting = false
+        /// Told when the connection is lost and when it is back (not at the first connect).
+        var onConnectivity: (@Sendable (Bool) -> Void)?
     }
 
     struct PendingReply {
@@ -71,6 +73,12 @@ public final class NATSConnection: Sendable {
     }
 
     public var status: Status { state.withLock { $0.status } }
+
+    /// Calls `handler` with false when the connection is lost and with true when it is back: what
+    /// other processes published meanwhile never arrived (NATS keeps nothing for an absent subscriber).
+    public func onConnectivityChange(_ handler: @escaping @Sendable (Bool) -> Void) {
+        state.withLock { $0.onConnectivity = handler }
+    }
 
     /// The largest payload the server takes (its `max_payload`, 1 MB by default).
     public var maxPayload: Int { state.withLock { $0.maxPayload } }
@@ -389,6 +397,7 @@ public final class NATSConnection: Sendable {
         }
         if replay.readableBytes > 0 { channel.writeAndFlush(replay, promise: nil) }
         logger.info("nats: \(wasReconnect ? "reconnected" : "connected") to \(server)")
+        if wasReconnect, let handler = state.withLock({ $0.onConnectivity }) { handler(true) }
         // Closed between the handshake and now: the handler's report found another channel current.
         if !channel.isActive { lost(channel) }
     }
@@ -481,6 +490,7 @@ public final class NATSConnection: Sendable {
         finish(replies, throwing: error)
         if status != .closed {
             logger.warning("nats: the connection to the server was lost; reconnecting")
+            if let handler = state.withLock({ $0.onConnectivity }) { handler(false) }
             startReconnecting()
         }
     }

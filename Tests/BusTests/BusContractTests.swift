@@ -193,6 +193,7 @@ struct NATSBusTests {
         let responder = try await bus(), caller = try await bus()
         try responder.handle(ContractPing.self) { ping, _ in ContractPong(value: ping.value) }
         let ticks = responder.subscribe(to: ContractTick.self)
+        let connectivity = responder.subscribe(to: BusConnectivity.self)
         try await responder.connection.flush()
         #expect(try await caller.request(ContractPing(value: 1)).value == 1)
 
@@ -218,6 +219,10 @@ struct NATSBusTests {
         var iterator = ticks.makeAsyncIterator()
         let tick = await iterator.next()
         #expect(tick?.number == 7)
+        // The bus told this process (and only it) that it was away, then back.
+        var changes = connectivity.makeAsyncIterator()
+        let away = await changes.next(), back = await changes.next()
+        #expect(away?.connected == false && back?.connected == true)
         for bus in [responder, caller] { await bus.connection.close() }
     }
 

@@ -26,6 +26,21 @@ struct NoteListCacheTests {
         #expect(cache.page(owner: "ada", key: key) == nil)
     }
 
+    @Test("while the bus is away nothing is served or kept; back, the cache starts empty and works again")
+    func suspended() {
+        let cache = NoteListCache(capacity: 1 << 20)
+        cache.store(page("v1"), owner: "ada", key: key, generation: cache.generation("ada"))
+        cache.invalidateAll(suspended: true)
+        #expect(cache.page(owner: "ada", key: key) == nil)
+        cache.store(page("v2"), owner: "ada", key: key, generation: cache.generation("ada"))
+        #expect(cache.page(owner: "ada", key: key) == nil, "not kept while away")
+        cache.invalidateAll(suspended: false)
+        #expect(cache.page(owner: "ada", key: key) == nil)
+        cache.store(page("v3"), owner: "ada", key: key, generation: cache.generation("ada"))
+        #expect(cache.page(owner: "ada", key: key) == page("v3"))
+        #expect(cache.storedBytes == 2)
+    }
+
     @Test("the byte budget holds, evicting the oldest owner first; 0 turns the cache off")
     func budget() {
         let cache = NoteListCache(capacity: 100)

@@ -6,6 +6,9 @@ what must hold when the nodes share nothing in memory:
 - a sync client on node B is poked within a second for a write through node A;
 - a session signed out through A is refused by B at once (B had just verified it);
 - failed sign-ins count against one limit whichever node they reach (through nginx, per client address);
+- NATS stopped under the cluster: each node still serves what it runs itself, and a list through B
+  stays fresh for an edit through A (caches kept coherent by events stop while the bus is away);
+  NATS back: pokes and cache events cross again, without a restart;
 - /metrics of a node parses with prometheus-client's parser and counts exactly the requests sent to it;
 - kill -9 of node A during a burst of writes through nginx: every acknowledged write is there, node B
   keeps answering, and A started again serves them all.
@@ -108,6 +111,37 @@ def one_throttle(a, b, front):
     status_login = call(front, "POST", "/api/v1/auth/login", {"username": "cluster-uma", "password": "correct horse battery"})[0]
     check("through nginx, one client's 20 failures from its address limit that address only: another client still signs in",
           429 not in statuses[:20] and status_other == 201 and status_login == 200, (statuses, status_other, status_login))
+
+
+def nats_outage(state, a, b, token):
+    nats = os.path.join(ROOT, "tools", "nats")
+    status, note, _ = call(a, "POST", "/api/v1/notes", {"title": "outage v0"}, token)
+    call(b, "GET", "/api/v1/notes?limit=100", token=token)  # B's cache holds the page
+    subprocess.run([nats, "pause", state["nats"]["dir"]], check=True, capture_output=True)
+    try:
+        time.sleep(1.0)  # the nodes see their connections close
+        edited, _, _ = call(a, "PATCH", f"/api/v1/notes/{note['id']}", {"title": "outage v1"}, token)
+        _, listed, _ = call(b, "GET", "/api/v1/notes?limit=100", token=token)
+        titles = [item["title"] for item in listed["items"] if item["id"] == note["id"]]
+        check("NATS stopped: node A still takes an edit, and node B lists it fresh (its cache is off while the bus is away)",
+              edited == 200 and titles == ["outage v1"], (edited, titles))
+    finally:
+        subprocess.run([nats, "resume", state["nats"]["dir"]], check=True, capture_output=True)
+    device = Device(b, token, "phone-after-outage")
+    device.go_live()
+    poked = False
+    deadline = time.monotonic() + 15
+    while not poked and time.monotonic() < deadline:  # the nodes reconnect with backoff
+        since = time.monotonic()
+        call(a, "POST", "/api/v1/notes", {"title": "after the outage"}, token)
+        poked = device.wait_for_poke(since, 1.0)
+    device.close()
+    call(b, "GET", "/api/v1/notes?limit=100", token=token)
+    call(a, "PATCH", f"/api/v1/notes/{note['id']}", {"title": "outage v2"}, token)
+    _, listed, _ = call(b, "GET", "/api/v1/notes?limit=100", token=token)
+    titles = [item["title"] for item in listed["items"] if item["id"] == note["id"]]
+    check("NATS back: a write through A pokes B's client again and B's warm list is fresh, without a restart",
+          poked and titles == ["outage v2"], (poked, titles))
 
 
 def scrape(node, token):
@@ -235,6 +269,7 @@ def main():
             sign_out_everywhere(a, b)
             one_throttle(a, b, front)
             metrics(state, b, token)
+            nats_outage(state, a, b, token)
             kill_during_burst(env, state, front, b, token)
         finally:
             for path in list(napkin_notes.server_logs):

@@ -39,6 +39,7 @@ struct AuthPeerListener: Service {
     let ended: EventSubscription<AuthPeers.SessionsEnded>
     let failed: EventSubscription<AuthPeers.SignInFailed>
     let succeeded: EventSubscription<AuthPeers.SignInSucceeded>
+    let connectivity: EventSubscription<BusConnectivity>
 
     func run() async throws {
         await withDiscardingTaskGroup { group in
@@ -55,6 +56,12 @@ struct AuthPeerListener: Service {
             group.addTask {
                 for await event in succeeded.cancelOnGracefulShutdown() where event.node != AuthPeers.node {
                     accounts.throttle.recordSuccess(account: event.account)
+                }
+            }
+            group.addTask {
+                // Sessions other nodes ended while the bus was away were never heard of: forget them all.
+                for await _ in connectivity.cancelOnGracefulShutdown() {
+                    accounts.verified.clear()
                 }
             }
         }

@@ -139,7 +139,8 @@ public struct AuthPlugin: Plugin {
             bus: context.bus)
         peers = AuthPeerListener(accounts: accounts, ended: context.bus.subscribe(to: AuthPeers.SessionsEnded.self),
                                  failed: context.bus.subscribe(to: AuthPeers.SignInFailed.self),
-                                 succeeded: context.bus.subscribe(to: AuthPeers.SignInSucceeded.self))
+                                 succeeded: context.bus.subscribe(to: AuthPeers.SignInSucceeded.self),
+                                 connectivity: context.bus.subscribe(to: BusConnectivity.self))
         methods = Set(config.methods)
         onboarding = config.onboarding
         providers = config.methods.contains("oidc")

@@ -27,6 +27,8 @@ final class NoteListCache: Sendable {
     }
 
     private struct State {
+        /// While the bus is away other nodes' changes do not arrive: no page is served or kept.
+        var suspended = false
         var owners: [String: OwnerPages] = [:]
         /// Owners with pages, oldest first, for eviction.
         var order: [String] = []
@@ -50,14 +52,14 @@ final class NoteListCache: Sendable {
 
     func page(owner: String, key: PageKey) -> ByteBuffer? {
         guard isEnabled else { return nil }
-        return state.withLock { $0.owners[owner]?.pages[key] }
+        return state.withLock { $0.suspended ? nil : $0.owners[owner]?.pages[key] }
     }
 
     /// Keeps a page, unless the owner's notes changed since `generation` was read.
     func store(_ page: ByteBuffer, owner: String, key: PageKey, generation: UInt64) {
         guard isEnabled, page.readableBytes <= capacity / 4 else { return }
         state.withLock { state in
-            guard (state.owners[owner]?.generation ?? 0) == generation else { return }
+            guard !state.suspended, (state.owners[owner]?.generation ?? 0) == generation else { return }
             if state.owners[owner]?.pages.isEmpty ?? true { state.order.append(owner) }
             let old = state.owners[owner, default: OwnerPages(generation: generation)].pages.updateValue(page, forKey: key)
             state.bytes += page.readableBytes - (old?.readableBytes ?? 0)
@@ -81,9 +83,11 @@ final class NoteListCache: Sendable {
         }
     }
 
-    /// Forgets every page and bumps every generation (events were lost: any owner may have changed).
-    func invalidateAll() {
+    /// Forgets every page and bumps every generation (events were lost: any owner may have changed);
+    /// `suspended` stops serving and keeping pages until it is called again with false.
+    func invalidateAll(suspended: Bool? = nil) {
         state.withLock { state in
+            if let suspended { state.suspended = suspended }
             for owner in state.owners.keys {
                 state.owners[owner]?.pages.removeAll()
                 state.owners[owner]?.generation &+= 1
@@ -101,8 +105,22 @@ final class NoteListCache: Sendable {
 struct NoteListInvalidator: Service {
     let lists: NoteListCache
     let changes: EventSubscription<RecordsChanged>
+    let connectivity: EventSubscription<BusConnectivity>
 
     func run() async throws {
+        async let away: Void = followConnectivity()
+        await followChanges()
+        await away
+    }
+
+    /// The bus lost: other nodes' changes stop arriving, so the cache stops; back: it starts empty.
+    private func followConnectivity() async {
+        for await change in connectivity.cancelOnGracefulShutdown() {
+            lists.invalidateAll(suspended: !change.connected)
+        }
+    }
+
+    private func followChanges() async {
         var dropped = 0
         for await event in changes.cancelOnGracefulShutdown() {
             for move in event.moved where move.collections.contains(NotesService.collection) {

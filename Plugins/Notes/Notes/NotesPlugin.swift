@@ -48,6 +48,7 @@ public struct NotesPlugin: Plugin {
     let uploadLimits: (photo: Int, drawing: Int)
     /// Storage's changes, when the list cache is on.
     let changes: EventSubscription<RecordsChanged>?
+    let connectivity: EventSubscription<BusConnectivity>
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
@@ -59,13 +60,16 @@ public struct NotesPlugin: Plugin {
         // Large and dropping the oldest: a drop is caught by the invalidator, which then clears everything.
         changes = config.listCacheBytes > 0
             ? context.bus.subscribe(to: RecordsChanged.self, buffering: OverflowPolicy(capacity: 16_384, drop: .oldest)) : nil
+        connectivity = context.bus.subscribe(to: BusConnectivity.self)
         uploadLimits = (photo: try await context.bus.request(GetMediaLimits()).maxBytes,
                         drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
     }
 
     public var features: [String] { ["notes", "reorder", "photo", "drawing", "history"] }
 
-    public var services: [any Service] { changes.map { [NoteListInvalidator(lists: service.lists, changes: $0)] } ?? [] }
+    public var services: [any Service] {
+        changes.map { [NoteListInvalidator(lists: service.lists, changes: $0, connectivity: connectivity)] } ?? []
+    }
 
     public func register(on bus: any MessageBus) async throws {
         // Sync's feed shows a note as GET /notes/{id} does.
