@@ -35,6 +35,7 @@ let dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", exact: "2.8.1"),
     .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
 ]
 
@@ -46,6 +47,7 @@ extension Target.Dependency {
     static let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
     static let yams = Target.Dependency.product(name: "Yams", package: "Yams")
     static let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
+    static let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
     static let prometheus = Target.Dependency.product(name: "Prometheus", package: "swift-prometheus")
     static let lifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
     static let unixSignals = Target.Dependency.product(name: "UnixSignals", package: "swift-service-lifecycle")
@@ -90,7 +92,7 @@ let targets: [Target] = [
     module("BusInProcess", ["Bus", .logging]),
     module("BusTestKit", ["Bus", "BusInProcess"]),
     // The bus between processes and machines: a NATS client written from the protocol, on SwiftNIO.
-    module("BusNATS", ["Bus", "BusInProcess", .nioCore, .nioPosix, .logging]),
+    module("BusNATS", ["Bus", "BusInProcess", .nioSSL, .nioCore, .nioPosix, .logging]),
     module("AppConfig", [.yams]),
     module("OrderKeys"),
     .target(name: "CQuireSystem", path: "Modules/CQuireSystem"),

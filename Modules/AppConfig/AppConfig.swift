@@ -23,12 +23,15 @@ public struct AppConfig: Sendable {
         /// With `nats`: requests this process answers itself skip NATS (default); false sends every
         /// request across, to prove that every message crosses.
         public var localFirst: Bool
+        /// With a `tls://` URL: the PEM file of the CA that signed the server's certificate (nil: the system's roots).
+        public var tlsCAFile: String?
 
-        public init(transport: String, url: String? = nil, subjectPrefix: String = "quire", localFirst: Bool = true) {
+        public init(transport: String, url: String? = nil, subjectPrefix: String = "quire", localFirst: Bool = true, tlsCAFile: String? = nil) {
             self.transport = transport
             self.url = url
             self.subjectPrefix = subjectPrefix
             self.localFirst = localFirst
+            self.tlsCAFile = tlsCAFile
         }
     }
 
@@ -78,12 +81,21 @@ public struct AppConfig: Sendable {
         var url = bus.string("url")
         let subjectPrefix = bus.string("subject_prefix", default: "quire") ?? "quire"
         let localFirst = bus.bool("local_first", default: true)
+        let tlsCAFile = bus.string("tls_ca_file").flatMap { $0.isEmpty ? nil : $0 }
         if transport == "nats" {
             if url == nil || url?.isEmpty == true {
                 bus.report("url", "is required with transport: nats; write url: nats://HOST:4222 (or ${QUIRE_NATS_URL})")
                 url = nil
-            } else if let given = url, !given.split(separator: ",").allSatisfy({ $0.drop(while: { $0 == " " }).hasPrefix("nats://") }) {
-                bus.report("url", "expected nats://HOST:PORT (several separated by commas); TLS (tls://) is not supported yet")
+            } else if let given = url {
+                let schemes = Set(given.split(separator: ",").map { part -> String in
+                    let trimmed = part.drop(while: { $0 == " " })
+                    return trimmed.hasPrefix("nats://") ? "nats" : trimmed.hasPrefix("tls://") ? "tls" : "?"
+                })
+                if schemes.contains("?") || schemes.count > 1 {
+                    bus.report("url", "expected nats://HOST:PORT or, over TLS, tls://HOST:PORT (several separated by commas, one scheme)")
+                } else if tlsCAFile != nil, schemes != ["tls"] {
+                    bus.report("tls_ca_file", "is read only with a tls:// URL")
+                }
             }
         } else if let given = url, !given.isEmpty {
             bus.report("url", "is read only with transport: nats")
@@ -91,7 +103,7 @@ public struct AppConfig: Sendable {
         if !subjectPrefix.isEmpty, !subjectPrefix.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
             bus.report("subject_prefix", "expected letters, digits, - and _, found \"\(subjectPrefix)\"")
         }
-        self.bus = Bus(transport: transport, url: url, subjectPrefix: subjectPrefix, localFirst: localFirst)
+        self.bus = Bus(transport: transport, url: url, subjectPrefix: subjectPrefix, localFirst: localFirst, tlsCAFile: tlsCAFile)
         let pluginsSection = top.section("plugins")
         reader.acceptAnyKeys(in: pluginsSection)
         if !top.contains("plugins") {

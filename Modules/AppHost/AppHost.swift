@@ -136,11 +136,15 @@ public struct AppHost: Sendable {
     /// requests meanwhile fail with `unavailable` (503).
     static func makeBus(_ bus: AppConfig.Bus, logger: Logger) async throws -> any MessageBus {
         guard bus.transport == "nats", let url = bus.url else { return InProcessBus(logger: logger) }
-        let options: NATSOptions
+        var options: NATSOptions
         do {
             options = try NATSOptions(url: url)
         } catch {
             throw PluginSetupError("bus.url: \(error.message)")
+        }
+        if let caFile = bus.tlsCAFile {
+            guard options.tls != nil else { throw PluginSetupError("bus.tls_ca_file is read only with a tls:// URL") }
+            options.tls = NATSOptions.TLS(caFile: caFile)
         }
         var natsLogger = logger
         natsLogger[metadataKey: "component"] = "nats"

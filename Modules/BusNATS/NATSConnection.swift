@@ -2,6 +2,7 @@ import Foundation
 public import Logging
 public import NIOCore
 import NIOPosix
+import NIOSSL
 import Bus
 import Synchronization
 
@@ -343,9 +344,30 @@ public final class NATSConnection: Sendable {
         throw last
     }
 
+    /// The TLS a connection to `server` starts after the server's INFO, when the options ask for it.
+    private func tlsHandler(for server: NATSOptions.Server) throws(NATSError) -> NIOSSLClientHandler? {
+        guard let tls = options.tls else { return nil }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        if let caFile = tls.caFile {
+            guard FileManager.default.isReadableFile(atPath: caFile) else {
+                throw NATSError(kind: .refused, message: "The CA file '\(caFile)' (bus.tls_ca_file) cannot be read.")
+            }
+            configuration.trustRoots = .file(caFile)
+        }
+        do {
+            let context = try NIOSSLContext(configuration: configuration)
+            // A name goes in SNI and is checked against the certificate; an address is checked against its IP entries.
+            let isAddress = server.host.contains(":") || server.host.allSatisfy { $0.isNumber || $0 == "." }
+            return try NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : server.host)
+        } catch {
+            throw NATSError(kind: .refused, message: "TLS to NATS cannot be set up (\(Self.reason(error))); check bus.tls_ca_file.")
+        }
+    }
+
     private func connect(to server: NATSOptions.Server) async throws(NATSError) {
         let handshake = Handshake(group.next().makePromise(of: ByteBuffer.self))
-        let handler = NATSChannelHandler(connection: self, handshake: handshake, connectJSON: connectJSON())
+        let tls = try tlsHandler(for: server)
+        let handler = NATSChannelHandler(connection: self, handshake: handshake, connectJSON: connectJSON(), tls: tls, server: server.description)
         let channel: any Channel
         do {
             channel = try await ClientBootstrap(group: group)
@@ -522,11 +544,21 @@ final class NATSChannelHandler: ChannelInboundHandler, @unchecked Sendable {
     private var handshake: Handshake?
     private var info: ByteBuffer?
     private let connectJSON: String
+    /// Added in front of the pipeline once the server's INFO has come (NATS starts in the clear).
+    private var tls: NIOSSLClientHandler?
+    private let server: String
 
-    init(connection: NATSConnection, handshake: Handshake, connectJSON: String) {
+    init(connection: NATSConnection, handshake: Handshake, connectJSON: String, tls: NIOSSLClientHandler?, server: String) {
         self.connection = connection
         self.handshake = handshake
         self.connectJSON = connectJSON
+        self.tls = tls
+        self.server = server
+    }
+
+    private struct TLSOffer: Decodable {
+        var tls_required: Bool?
+        var tls_available: Bool?
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -535,6 +567,26 @@ final class NATSChannelHandler: ChannelInboundHandler, @unchecked Sendable {
             switch operation {
             case .info(let json) where info == nil:
                 info = json
+                let offer = try? JSONDecoder().decode(TLSOffer.self, from: Data(json.readableBytesView))
+                let offered = offer?.tls_required == true || offer?.tls_available == true
+                if let tls {
+                    guard offered else {
+                        fail(handshake, NATSError(kind: .refused, message: "NATS at \(server) does not offer TLS; use nats:// or turn TLS on at the server."),
+                             context: context)
+                        return
+                    }
+                    self.tls = nil
+                    do {
+                        try context.pipeline.syncOperations.addHandler(tls, position: .first)
+                    } catch {
+                        fail(handshake, NATSError(kind: .unreachable, message: "TLS to NATS at \(server) could not start."), context: context)
+                        return
+                    }
+                } else if offer?.tls_required == true {
+                    fail(handshake, NATSError(kind: .refused, message: "NATS at \(server) requires TLS; write the URL as tls://\(server) "
+                                              + "(and bus.tls_ca_file for a private CA)."), context: context)
+                    return
+                }
                 var buffer = context.channel.allocator.buffer(capacity: connectJSON.utf8.count + 16)
                 ClientOperation.connect(connectJSON, into: &buffer)
                 context.writeAndFlush(NIOAny(buffer), promise: nil)
@@ -542,18 +594,22 @@ final class NATSChannelHandler: ChannelInboundHandler, @unchecked Sendable {
                 self.handshake = nil
                 handshake.succeed(info ?? ByteBuffer())
             case .error(let text):
-                self.handshake = nil
                 let refused = text.lowercased().contains("authorization") || text.lowercased().contains("authentication")
-                handshake.fail(NATSError(kind: refused ? .refused : .unreachable,
-                                         message: refused ? "NATS refused the credentials in the URL (\(text)); check the user and password or token."
-                                                          : "NATS refused the connection: \(text)."))
-                context.close(promise: nil)
+                fail(handshake, NATSError(kind: refused ? .refused : .unreachable,
+                                          message: refused ? "NATS refused the credentials in the URL (\(text)); check the user and password or token."
+                                                           : "NATS refused the connection: \(text)."), context: context)
             default:
                 break
             }
             return
         }
         connection?.received(operation, on: context.channel)
+    }
+
+    private func fail(_ handshake: Handshake, _ error: NATSError, context: ChannelHandlerContext) {
+        self.handshake = nil
+        handshake.fail(error)
+        context.close(promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -566,6 +622,13 @@ final class NATSChannelHandler: ChannelInboundHandler, @unchecked Sendable {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let handshake, error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
+            // The certificate did not check out, or the TLS handshake broke: say so, not "closed".
+            fail(handshake, NATSError(kind: .refused, message: "TLS with NATS at \(server) failed (\(error)); check that bus.tls_ca_file "
+                                      + "holds the CA that signed the server's certificate and that the certificate names the host."),
+                 context: context)
+            return
+        }
         context.close(promise: nil)
     }
 }

@@ -1,7 +1,7 @@
 /// Where a NATS connection goes and how it signs in, read from a URL as NATS' own clients write it:
 /// `nats://host:4222`, `nats://user:password@host:4222`, `nats://token@host:4222`, several servers
-/// separated by commas (`nats://a:4222,nats://b:4222`). TLS is not supported yet: a `tls://` URL is
-/// refused with that sentence rather than sent in the clear.
+/// separated by commas (`nats://a:4222,nats://b:4222`), and `tls://host:4222` for TLS: the server's
+/// certificate is checked against the system's trusted roots, or the CA in ``TLS/caFile``.
 public struct NATSOptions: Sendable, Equatable {
     public struct Server: Sendable, Hashable, CustomStringConvertible {
         public var host: String
@@ -9,7 +9,16 @@ public struct NATSOptions: Sendable, Equatable {
         public var description: String { "\(host):\(port)" }
     }
 
+    /// TLS to the server: the server's certificate must chain to these roots and name its host.
+    public struct TLS: Sendable, Equatable {
+        /// A PEM file of the CA that signed the server's certificate (a private CA); nil: the system's roots.
+        public var caFile: String?
+        public init(caFile: String? = nil) { self.caFile = caFile }
+    }
+
     public var servers: [Server]
+    /// Set by a `tls://` URL: every server is spoken to over TLS.
+    public var tls: TLS?
     public var user: String?
     public var password: String?
     public var token: String?
@@ -33,12 +42,16 @@ public struct NATSOptions: Sendable, Equatable {
     public init(url: String) throws(NATSError) {
         var servers: [Server] = []
         var user: String?, password: String?, token: String?
+        var schemes: Set<String> = []
         for part in url.split(separator: ",", omittingEmptySubsequences: true) {
             var rest = Substring(part.trimmingSpaces())
             if rest.hasPrefix("tls://") {
-                throw NATSError.invalidURL("TLS to NATS is not supported yet; use nats:// on a private network (or a TLS-terminating proxy).")
+                schemes.insert("tls")
+                rest = rest.dropFirst("tls://".count)
+            } else {
+                schemes.insert("nats")
+                if rest.hasPrefix("nats://") { rest = rest.dropFirst("nats://".count) }
             }
-            if rest.hasPrefix("nats://") { rest = rest.dropFirst("nats://".count) }
             if let at = rest.lastIndex(of: "@") {
                 let credentials = rest[..<at]
                 rest = rest[rest.index(after: at)...]
@@ -63,7 +76,11 @@ public struct NATSOptions: Sendable, Equatable {
             servers.append(Server(host: host, port: port))
         }
         guard !servers.isEmpty else { throw NATSError.invalidURL("The NATS URL is empty; write nats://host:4222.") }
+        guard schemes.count == 1 else {
+            throw NATSError.invalidURL("The NATS URL mixes tls:// and nats:// servers; write every server with tls:// (or none).")
+        }
         self.init(servers: servers, user: user, password: password, token: token)
+        if schemes == ["tls"] { tls = TLS() }
     }
 }
 

@@ -64,14 +64,19 @@ struct AppConfigTests {
         ])
     }
 
-    @Test("the bus over NATS: a URL is required, nats:// only, read only with that transport")
+    @Test("the bus over NATS: a URL is required, nats:// or tls://, read only with that transport; a CA file only with tls://")
     func natsBus() throws {
         let good = try load("app: a\nbus: { transport: nats, url: 'nats://tok@10.0.0.5:4222', subject_prefix: prod }\nplugins: {}\n")
         try good.reader.finish()
         #expect(good.bus == AppConfig.Bus(transport: "nats", url: "nats://tok@10.0.0.5:4222", subjectPrefix: "prod"))
+        let tls = try load("app: a\nbus: { transport: nats, url: 'tls://tok@nats.example:4222', tls_ca_file: /etc/quire/ca.pem }\nplugins: {}\n")
+        try tls.reader.finish()
+        #expect(tls.bus.tlsCAFile == "/etc/quire/ca.pem")
         for (yaml, message) in [
             ("bus: { transport: nats }", "bus.url: is required with transport: nats"),
-            ("bus: { transport: nats, url: 'tls://h:4222' }", "bus.url: expected nats://HOST:PORT"),
+            ("bus: { transport: nats, url: 'http://h:4222' }", "bus.url: expected nats://HOST:PORT"),
+            ("bus: { transport: nats, url: 'tls://a:4222,nats://b:4222' }", "one scheme"),
+            ("bus: { transport: nats, url: 'nats://h:4222', tls_ca_file: /etc/ca.pem }", "bus.tls_ca_file: is read only with a tls:// URL"),
             ("bus: { url: 'nats://h:4222' }", "bus.url: is read only with transport: nats"),
             ("bus: { transport: nats, url: 'nats://h', subject_prefix: 'a.b' }", "bus.subject_prefix: expected letters"),
         ] {

@@ -144,14 +144,61 @@ struct NATSBusTests {
         for bus in [responder, caller] { await bus.connection.close() }
     }
 
-    @Test("a URL's mistakes are explained; tls:// is refused rather than sent in the clear")
+    @Test("a URL's mistakes are explained; tls:// asks for TLS, and one URL never mixes the two")
     func urls() throws {
         let options = try NATSOptions(url: "nats://alice:s3cret@10.0.0.1:4223,nats://10.0.0.2")
         #expect(options.servers.map(\.description) == ["10.0.0.1:4223", "10.0.0.2:4222"])
         #expect(options.user == "alice" && options.password == "s3cret")
+        #expect(options.tls == nil)
         #expect(try NATSOptions(url: "nats://tok@h:1").token == "tok")
-        for bad in ["", "nats://host:notaport", "tls://host:4222", "nats://:4222"] {
+        #expect(try NATSOptions(url: "tls://tok@h:1,tls://g:2").tls == NATSOptions.TLS())
+        for bad in ["", "nats://host:notaport", "tls://a:4222,nats://b:4222", "nats://:4222"] {
             #expect(throws: NATSError.self) { try NATSOptions(url: bad) }
+        }
+    }
+
+    @Test("TLS: with the CA that signed the server's certificate the contract holds; without it, or in the clear, a sentence says why not")
+    func tls() async throws {
+        let started = try tool("start", "--tls")
+        var fields: [String: String] = [:]
+        for part in started.split(whereSeparator: { $0 == " " || $0 == "\n" }) {
+            let pair = part.split(separator: "=", maxSplits: 1)
+            if pair.count == 2 { fields[String(pair[0])] = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "'")) }
+        }
+        guard let url = fields["QUIRE_TEST_NATS_URL"], let ca = fields["QUIRE_NATS_CA"], let directory = fields["QUIRE_NATS_DIR"] else {
+            Issue.record("tools/nats start --tls printed \(started)")
+            return
+        }
+        defer { _ = try? tool("stop", directory) }
+        func bus(trusting caFile: String?, url: String = url, prefix: String = "tls") async throws -> NATSBus {
+            var options = try NATSOptions(url: url)
+            if let caFile { options.tls = NATSOptions.TLS(caFile: caFile) }
+            let connection = NATSConnection(options: options, logger: .quiet)
+            try await connection.connect()
+            return NATSBus(connection: connection, subjectPrefix: prefix, logger: .quiet)
+        }
+        for (index, contract) in BusContract.cases.enumerated() {
+            // Two nodes over TLS, with subjects of this case's own.
+            let responder = try await bus(trusting: ca, prefix: "tls\(index)"), caller = try await bus(trusting: ca, prefix: "tls\(index)")
+            try await contract.run(BusHarness(caller: caller, responder: responder) {
+                try await responder.connection.flush()
+                try await caller.connection.flush()
+            })
+            for bus in [responder, caller] { await bus.connection.close() }
+        }
+        // The system's roots do not know the test CA.
+        do {
+            _ = try await bus(trusting: nil)
+            Issue.record("expected the certificate to be refused")
+        } catch let error as NATSError {
+            #expect(error.kind == .refused && error.message.contains("TLS with NATS") && error.message.contains("tls_ca_file"), "\(error.message)")
+        }
+        // The same server in the clear: it requires TLS, and says to write tls://.
+        do {
+            _ = try await bus(trusting: nil, url: url.replacingOccurrences(of: "tls://", with: "nats://"))
+            Issue.record("expected TLS to be required")
+        } catch let error as NATSError {
+            #expect(error.kind == .refused && error.message.contains("requires TLS") && error.message.contains("tls://"), "\(error.message)")
         }
     }
 
