@@ -157,7 +157,8 @@ public struct AppHost: Sendable {
             } catch where error.kind == .refused {
                 throw PluginSetupError("bus.url: \(error.message)")
             } catch {
-                natsLogger.warning("bus: \(error.message) The plugins start once it answers; trying again in \(wait).")
+                natsLogger.warning("bus: NATS does not answer yet. The plugins start once it answers; trying again.",
+                                   metadata: ["reason": "\(error.message)", "retryIn": "\(wait)"])
                 try await Task.sleep(for: wait)
                 wait = min(wait * 2, .seconds(10))
             }
@@ -201,7 +202,7 @@ public struct AppHost: Sendable {
             services: plugins.flatMap(\.services),
             onServerRunning: { channel in
                 let address = channel.localAddress.map { "http://\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
-                logger.info("Quire is serving '\(app)' on \(address)")
+                logger.info("Quire is serving", metadata: ["app": "\(app)", "address": "\(address)"])
                 await onServerRunning(address)
             },
             logger: logger)

@@ -418,7 +418,7 @@ public final class NATSConnection: Sendable {
             throw NATSError(kind: .closed, message: "The NATS connection was closed.")
         }
         if replay.readableBytes > 0 { channel.writeAndFlush(replay, promise: nil) }
-        logger.info("nats: \(wasReconnect ? "reconnected" : "connected") to \(server)")
+        logger.info(wasReconnect ? "nats: reconnected" : "nats: connected", metadata: ["server": "\(server)"])
         if wasReconnect, let handler = state.withLock({ $0.onConnectivity }) { handler(true) }
         // Closed between the handshake and now: the handler's report found another channel current.
         if !channel.isActive { lost(channel) }
@@ -456,7 +456,7 @@ public final class NATSConnection: Sendable {
                 } catch {
                     attempt += 1
                     if attempt == 1 || attempt % 20 == 0 {
-                        self.logger.warning("nats: \(error.message) (attempt \(attempt)); trying again")
+                        self.logger.warning("nats: cannot connect; trying again", metadata: ["reason": "\(error.message)", "attempt": "\(attempt)"])
                     }
                 }
                 try? await Task.sleep(for: delay)
@@ -490,7 +490,7 @@ public final class NATSConnection: Sendable {
         case .ok:
             break
         case .error(let text):
-            logger.warning("nats: the server reported: \(text)")
+            logger.warning("nats: the server reported an error", metadata: ["error": "\(text)"])
         }
     }
 

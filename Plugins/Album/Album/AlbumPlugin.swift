@@ -72,10 +72,11 @@ public struct AlbumPlugin: Plugin {
                                                              allowedNetworks: config.importAllowNetworks))
         service = AlbumService(store: store, bus: context.bus, timeZone: config.timeZone, fetcher: fetcher, logger: context.logger)
         let moved = try await service.migrateCounterIDs()
-        if moved > 0 { context.logger.notice("album: moved \(moved) tag and folder counters to per-owner ids") }
+        if moved > 0 { context.logger.notice("album: tag and folder counters moved to per-owner ids", metadata: ["moved": "\(moved)"]) }
         pageSize = config.pageSize
         if !config.importAllowNetworks.isEmpty {
-            context.logger.warning("album: URL imports may reach \(config.importAllowNetworks.map(\.description).joined(separator: ", ")) (import_allow_networks; tests only)")
+            context.logger.warning("album: URL imports may reach private networks (import_allow_networks; tests only)",
+                                   metadata: ["networks": "\(config.importAllowNetworks.map(\.description).joined(separator: ", "))"])
         }
     }
 

@@ -146,7 +146,8 @@ public struct AuthPlugin: Plugin {
         providers = config.methods.contains("oidc")
             ? Dictionary(uniqueKeysWithValues: config.providers.map { ($0.name, OIDCProvider(config: $0)) }) : [:]
         for provider in config.providers where !provider.allowNetworks.isEmpty {
-            context.logger.warning("auth: \(provider.name)'s keys may be fetched from \(provider.allowNetworks.map(\.description).joined(separator: ", ")) (tests only)")
+            context.logger.warning("auth: a provider's keys may be fetched from private networks (tests only)",
+                                   metadata: ["provider": "\(provider.name)", "networks": "\(provider.allowNetworks.map(\.description).joined(separator: ", "))"])
         }
         bus = context.bus
         for schema in AuthCollections.schemas { try await store.declare(schema) }

@@ -31,7 +31,7 @@ enum ServerSecret {
                 throw PluginSetupError("auth: cannot write the secret file '\(file)'")
             }
             try manager.moveItem(atPath: temporary, toPath: file)
-            logger.info("Generated a token-signing secret in \(file)")
+            logger.info("Generated a token-signing secret", metadata: ["file": "\(file)"])
             return secret
         } catch let error as PluginSetupError {
             throw error

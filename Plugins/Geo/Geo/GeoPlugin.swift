@@ -51,7 +51,7 @@ public struct GeoPlugin: Plugin {
         try await service.loadKinds()
         ingested = context.bus.subscribe(to: ImageIngested.self)
         blobsDeleted = context.bus.subscribe(to: BlobDeleted.self)
-        context.logger.info("Geo: \(gazetteer.count) places in the gazetteer")
+        context.logger.info("Geo: gazetteer loaded", metadata: ["places": "\(gazetteer.count)"])
     }
 
     public var features: [String] { ["geotags", "places"] }

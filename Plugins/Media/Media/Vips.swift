@@ -20,7 +20,7 @@ enum Vips {
         // operation's error already, so they are debug-level detail.
         let levels = GLogLevelFlags(rawValue: G_LOG_LEVEL_WARNING.rawValue | G_LOG_LEVEL_MESSAGE.rawValue | G_LOG_LEVEL_INFO.rawValue)
         g_log_set_handler("VIPS", levels, { _, _, message, _ in
-            vipsLogger.debug("libvips: \(message.map { String(cString: $0) } ?? "")")
+            vipsLogger.debug("libvips said", metadata: ["message": "\(message.map { String(cString: $0) } ?? "")"])
         }, nil)
         return true
     }()

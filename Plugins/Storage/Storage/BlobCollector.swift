@@ -67,7 +67,7 @@ public final class BlobCollector: Sendable {
             for start in stride(from: 0, to: old.count, by: 500) {
                 deleted += await collect(old[start..<min(start + 500, old.count)], now: now, retry: false)
             }
-            if !deleted.isEmpty { logger.info("Blob sweep: deleted \(deleted.count) unused blob(s) of \(old.count) checked") }
+            if !deleted.isEmpty { logger.info("Blob sweep: unused blobs deleted", metadata: ["deleted": "\(deleted.count)", "checked": "\(old.count)"]) }
             return deleted
         } catch {
             logger.warning("Blob sweep failed; it runs again later", metadata: ["error": "\(error.message)"])

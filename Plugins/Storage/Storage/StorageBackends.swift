@@ -22,7 +22,7 @@ enum StorageBackends {
         case .sqlite:
             let path = config.path.isEmpty ? "./data/\(appName).sqlite" : config.path
             let backend = try SQLiteBackend(path: path, durability: config.durability, logger: logger)
-            logger.info("Storage: SQLite at \(path), blobs in \(config.blobs)")
+            logger.info("Storage: SQLite", metadata: ["path": "\(path)", "blobs": "\(config.blobs)"])
             return OpenedBackend(records: backend.store, blobs: try FileBlobStore(directory: config.blobs, maxBlobBytes: config.maxBlobBytes),
                                  services: backend.services, flush: { await backend.flush() }, close: { try backend.close() })
         case .postgres:
@@ -47,7 +47,7 @@ enum StorageBackends {
             try await store.prepare()
             preparing = nil
         } catch where error.code == .unavailable {
-            logger.warning("storage: PostgreSQL at \(settings.description) cannot be reached; serving 503 until it can")
+            logger.warning("storage: PostgreSQL cannot be reached; serving 503 until it can", metadata: ["database": "\(settings.description)"])
             preparing = Task {
                 try? await Task.sleep(for: .seconds(1))
                 try? await store.prepareWhenReachable()
@@ -56,7 +56,7 @@ enum StorageBackends {
             pool.cancel()
             throw error
         }
-        logger.info("Storage: PostgreSQL at \(settings.description), blobs in \(config.blobs)")
+        logger.info("Storage: PostgreSQL", metadata: ["database": "\(settings.description)", "blobs": "\(config.blobs)"])
         return OpenedBackend(records: store, blobs: try FileBlobStore(directory: config.blobs, maxBlobBytes: config.maxBlobBytes),
                              close: {
                                  preparing?.cancel()

@@ -228,7 +228,7 @@ struct StorageService: Service {
             try close()
             logger.info("Storage closed cleanly")
         } catch {
-            logger.error("Storage did not close cleanly: \(error)")
+            logger.error("Storage did not close cleanly", metadata: ["error": "\(error)"])
         }
     }
 }
@@ -251,7 +251,7 @@ struct CompactionService: Service {
                         "versions": "\(report.versions)", "horizon": "\(report.horizon)"])
                 }
             } catch {
-                logger.warning("storage: compaction failed: \(error.message)")
+                logger.warning("storage: compaction failed", metadata: ["code": "\(error.code.rawValue)", "error": "\(error.message)"])
             }
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }

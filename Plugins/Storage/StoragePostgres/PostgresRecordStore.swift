@@ -134,7 +134,8 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
                 try await prepare()
                 return
             } catch where error.code == .unavailable && !Task.isCancelled {
-                logger.warning("storage: PostgreSQL at \(settings.description) cannot be reached; trying again in \(wait.components.seconds) s")
+                logger.warning("storage: PostgreSQL cannot be reached; trying again in a moment",
+                               metadata: ["database": "\(settings.description)", "retryInSeconds": "\(wait.components.seconds)"])
                 do { try await Task.sleep(for: wait) } catch { throw StorageError.unavailable("Stopped while waiting for PostgreSQL.") }
                 wait = min(wait * 2, .seconds(30))
             }
@@ -164,7 +165,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
                 try await connection.query("INSERT INTO quire_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger)
-                logger.info("storage: PostgreSQL migration \(migration.version) applied: \(migration.name)")
+                logger.info("storage: PostgreSQL migration applied", metadata: ["version": "\(migration.version)", "migration": "\(migration.name)"])
             }
             var texts: [String] = []
             for try await text in try await connection.query("SELECT schema FROM collections", logger: logger).decode(String.self) {
@@ -189,7 +190,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             do {
                 try await apply(next)
             } catch where error.code != .unavailable {
-                logger.error("storage: collection '\(next.name)' could not be declared: \(error.message)")
+                logger.error("storage: a collection could not be declared", metadata: ["collection": "\(next.name)", "error": "\(error.message)"])
             }
             readiness.withLock { state in
                 if case .waiting(var pending) = state, !pending.isEmpty {
@@ -887,7 +888,8 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
     private func map(_ error: any Error, uniqueViolation: ((String) -> StorageError?)?) -> StorageError {
         let mapped = Self.map(error, uniqueViolation: uniqueViolation, names: collections.withLock { $0.indexNames })
         if mapped.code == .internal || mapped.code == .unavailable, let error = error as? PSQLError {
-            logger.error("storage: PostgreSQL: \(error.serverInfo?[.sqlState] ?? "\(error.code)") \(error.serverInfo?[.message] ?? "")")
+            logger.error("storage: PostgreSQL failed a statement",
+                         metadata: ["sqlState": "\(error.serverInfo?[.sqlState] ?? "\(error.code)")", "error": "\(error.serverInfo?[.message] ?? "")"])
         }
         return mapped
     }

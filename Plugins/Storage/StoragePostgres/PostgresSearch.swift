@@ -175,9 +175,9 @@ enum PostgresSearch {
             indexed += rows.count
             guard rows.count == 1000, let last = rows.last?.0.id else { break }
             after = last
-            if indexed % 100_000 == 0 { logger.info("storage: indexing '\(collection)' for search: \(indexed) records so far") }
+            if indexed % 100_000 == 0 { logger.info("storage: indexing for search", metadata: ["collection": "\(collection)", "records": "\(indexed)"]) }
         }
-        if indexed > 0 { logger.info("storage: indexed '\(collection)' for search: \(indexed) records") }
+        if indexed > 0 { logger.info("storage: indexed for search", metadata: ["collection": "\(collection)", "records": "\(indexed)"]) }
     }
 
     // MARK: Reading

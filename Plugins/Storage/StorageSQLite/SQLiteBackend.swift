@@ -84,7 +84,7 @@ struct SQLiteCheckpoints: Service {
         do {
             try await store.checkpoint()
         } catch {
-            logger.warning("storage: \(error.message)")
+            logger.warning("storage: a problem with the database file", metadata: ["error": "\(error.message)"])
         }
     }
 }

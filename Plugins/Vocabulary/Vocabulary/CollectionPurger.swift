@@ -28,7 +28,7 @@ final class CollectionPurger: Sendable {
             defer { _ = running.withLock { $0.remove(collection) } }
             do throws(BusError) {
                 let count = try await service.purge(owner: owner, collection: collection)
-                logger.debug("vocabulary: a deleted collection's \(count) entries are deleted")
+                logger.debug("vocabulary: a deleted collection's entries are deleted", metadata: ["collection": "\(collection)", "entries": "\(count)"])
             } catch {
                 logger.warning("vocabulary: deleting a deleted collection's entries stopped; the janitor resumes it",
                                metadata: ["code": "\(error.code.rawValue)", "error": "\(error.message)"])

@@ -84,7 +84,7 @@ struct ImportExport: Sendable {
             let stale = Date().addingTimeInterval(-Self.staleAfter)
             for record in page.records where record.updatedAt < stale && !active.contains(record.id) {
                 var job = try record.decode(ImportJob.self)
-                logger.warning("Import \(job.id) was interrupted by a restart; rolling it back")
+                logger.warning("vocabulary: an import was interrupted by a restart; rolling it back", metadata: ["job": "\(job.id)"])
                 try await rollBack(job.id, owner: record.owner)
                 job.state = .failed
                 job.failure = "The server stopped during the import; nothing of it was kept. Run the import again."
@@ -92,7 +92,7 @@ struct ImportExport: Sendable {
                 _ = try await store.replace(job, in: C.jobs, id: job.id, owner: record.owner)
             }
         } catch {
-            logger.error("Rolling back interrupted imports failed: \(error)")
+            logger.error("vocabulary: rolling back interrupted imports failed", metadata: ["error": "\(error)"])
         }
     }
 
@@ -119,11 +119,11 @@ struct ImportExport: Sendable {
         } catch {
             job.state = .failed
             job.failure = "The import stopped and was rolled back, nothing of it was kept: \(error.message)"
-            logger.error("Import \(job.id) failed: \(error)")
+            logger.error("vocabulary: an import failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
             do {
                 try await rollBack(job.id, owner: owner)
             } catch {
-                logger.error("Rolling back import \(job.id) failed (it is retried at the next start): \(error)")
+                logger.error("vocabulary: rolling back an import failed (it is retried at the next start)", metadata: ["job": "\(job.id)", "error": "\(error)"])
                 return
             }
             job.imported = 0
@@ -132,7 +132,7 @@ struct ImportExport: Sendable {
         do {
             _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
         } catch {
-            logger.error("Recording the end of import \(job.id) failed: \(error)")
+            logger.error("vocabulary: recording the end of an import failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
         }
     }
 
