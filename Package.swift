@@ -101,7 +101,7 @@ let targets: [Target] = [
     .systemLibrary(name: "CCurl", path: "Modules/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     module("SafeFetch", ["Bus", "CCurl"]),
     module("Secrets", [.crypto]),
-    module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging]),
+    module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging, .metrics]),
     module("AppHost", ["Bus", "BusInProcess", "BusNATS", "AppConfig", "SafeFetch", "Secrets", .metrics, .prometheus, "HTTPKit", "PluginKit", .hummingbird, .hummingbirdCore, .webSocket, .nioCore, .nioHTTP1, .lifecycle, .unixSignals, .logging]),
 
     // storage
@@ -165,7 +165,7 @@ let targets: [Target] = [
 
     // sync: the change feed, live pokes over WebSocket
     plugin("Sync", "SyncAPI", ["Bus", "StorageAPI"]),
-    plugin("Sync", "Sync", ["SyncAPI", "StorageAPI", "AuthAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .webSocket, .httpTypes,
+    plugin("Sync", "Sync", ["SyncAPI", "StorageAPI", "AuthAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .webSocket, .httpTypes, .metrics,
                             .nioCore, .nioWebSocket, .logging, .lifecycle]),
 
     // quotas: an app's limits as configuration

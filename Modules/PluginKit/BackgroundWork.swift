@@ -1,3 +1,4 @@
+import Metrics
 public import ServiceLifecycle
 
 /// Work a plugin starts in the background — an import, a purge — run inside the host's
@@ -10,9 +11,13 @@ public final class BackgroundWork: Service, Sendable {
 
     private let stream: AsyncStream<Work>
     private let continuation: AsyncStream<Work>.Continuation
+    /// `quire_background_jobs{plugin}` on /metrics: the jobs running now.
+    private let running: Meter
 
-    public init() {
+    /// - Parameter plugin: whose work it is, in the metrics.
+    public init(plugin: String) {
         (stream, continuation) = AsyncStream.makeStream(of: Work.self)
+        running = Meter(label: "quire_background_jobs", dimensions: [("plugin", plugin)])
     }
 
     /// Runs `work` in the background; false when the host is shutting down and it was not started.
@@ -25,7 +30,12 @@ public final class BackgroundWork: Service, Sendable {
     public func run() async {
         await withDiscardingTaskGroup { group in
             for await work in stream.cancelOnGracefulShutdown() {
-                group.addTask { await work() }
+                let running = self.running
+                group.addTask {
+                    running.increment()
+                    await work()
+                    running.decrement()
+                }
             }
             // Shutting down: what runs is cancelled, and awaited before the host goes on stopping.
             continuation.finish()

@@ -176,6 +176,11 @@ def metrics(state, b, token):
     counted = (value(after, "hb_requests", **ok) - value(before, "hb_requests", **ok),
                value(after, "hb_requests", **missing) - value(before, "hb_requests", **missing))
     check("node B's /metrics parses with prometheus-client and counts the 13 lists and 3 misses sent to it", counted == (13, 3), counted)
+    device = Device(b, token, "metered-phone")
+    device.go_live()
+    live = value(scrape(b, metrics_token), "quire_live_connections")
+    device.close()
+    check("…and the WebSockets open on the node (one sync client: quire_live_connections ≥ 1)", live >= 1, live)
     durations = after.get("http_server_request_duration")
     check("…with a latency histogram per route, bus requests by message (storage's latencies) and active requests",
           durations is not None and durations.type == "histogram"

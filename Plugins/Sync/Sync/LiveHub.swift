@@ -1,5 +1,6 @@
 import Foundation
 import StorageAPI
+import Metrics
 import Synchronization
 
 /// One live connection's pokes: the newest cursor waiting to be sent, and a signal that wakes its
@@ -69,6 +70,8 @@ final class LiveHub: Sendable {
     }
 
     private let state = Mutex(State())
+    /// `quire_live_connections` on /metrics: WebSockets open on this node.
+    private let open = Meter(label: "quire_live_connections")
     let maxPerUser: Int
 
     init(maxPerUser: Int) {
@@ -83,6 +86,7 @@ final class LiveHub: Sendable {
             let connection = LiveConnection(id: state.nextID, user: user)
             state.byUser[user, default: [:]][connection.id] = connection
             state.connections[connection.id] = connection
+            self.open.increment()
             return connection
         }
     }
@@ -106,7 +110,7 @@ final class LiveHub: Sendable {
                 if state.byScope[key]?.isEmpty == true { state.byScope[key] = nil }
             }
             state.scopesOf[connection.id] = nil
-            state.connections[connection.id] = nil
+            if state.connections.removeValue(forKey: connection.id) != nil { self.open.decrement() }
         }
         connection.finish()
     }

@@ -44,7 +44,7 @@ public struct VocabularyPlugin: Plugin {
     let purger: CollectionPurger
     let logger: Logger
     let config: Config
-    let background = BackgroundWork()
+    let background = BackgroundWork(plugin: "vocabulary")
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus, timeout: .seconds(60))
