@@ -35,6 +35,8 @@ public final class NATSBus: MessageBus {
     public let localFirst: Bool
     /// This process's handlers, for requests answered locally.
     private let local: InProcessBus
+    /// Cancels a handler still running when its caller's deadline passes (the caller has given up).
+    private let watchdog = DeadlineWatchdog()
 
     public init(connection: NATSConnection, subjectPrefix: String = "quire", localFirst: Bool = true,
                 logger: Logger = Logger(label: "quire.bus.nats")) {
@@ -108,16 +110,21 @@ public final class NATSBus: MessageBus {
         let connection = self.connection
         let logger = self.logger
         let localRegistration = try local.handle(type, handler)
+        let watchdog = self.watchdog
         let sid = connection.subscribe(subject: requestSubject(name), queue: Self.queueGroup) { message in
             guard let replyTo = message.replyTo else { return }
-            Task {
-                let reply = await Self.answer(message, handler: handler, name: name, logger: logger)
+            let deadline = ContinuousClock.now + Self.timeLeft(message)
+            let ticket = TicketBox()
+            let work = Task {
+                let reply = await Self.answer(message, handler: handler, name: name, deadline: deadline, logger: logger)
+                if let done = ticket.finish() { watchdog.remove(done) }
                 do {
                     try connection.publish(subject: replyTo, payload: reply)
                 } catch {
                     logger.warning("bus: a reply was not sent", metadata: ["message": "\(name)", "reason": "\(error)"])
                 }
             }
+            ticket.set(watchdog.add(deadline) { work.cancel() }, remove: watchdog.remove)
         }
         handlers.withLock { $0[name] = sid }
         return HandlerRegistration { [weak self] in
@@ -128,13 +135,17 @@ public final class NATSBus: MessageBus {
     }
 
     /// Runs the handler for one request off the wire; answers the reply's bytes.
+    /// The time the caller gives the request (its header), five seconds when it says nothing.
+    static func timeLeft(_ message: NATSMessage) -> Duration {
+        message.header(timeoutHeader).flatMap(Int64.init).map { Duration.milliseconds(max(0, $0)) } ?? .seconds(5)
+    }
+
     private static func answer<Request: BusRequest>(_ message: NATSMessage, handler: RequestHandler<Request>, name: MessageName,
-                                                    logger: Logger) async -> ByteBuffer {
+                                                    deadline: ContinuousClock.Instant, logger: Logger) async -> ByteBuffer {
         let outcome: Result<Request.Reply, BusError>
         do {
             let request = try JSONDecoder().decode(Request.self, from: Data(message.payload.readableBytesView))
-            let left = message.header(timeoutHeader).flatMap(Int64.init).map { Duration.milliseconds(max(0, $0)) } ?? .seconds(5)
-            let context = BusRequestContext(name: name, deadline: .now + left)
+            let context = BusRequestContext(name: name, deadline: deadline)
             let trace = message.header(requestHeader)
             outcome = .success(try await RequestTrace.$id.withValue(trace) { try await handler(request, context) })
         } catch let error as BusError {
@@ -240,6 +251,28 @@ public final class NATSBus: MessageBus {
             return ByteBuffer(bytes: try JSONEncoder().encode(value))
         } catch {
             throw BusError(.internal, "'\(name)' cannot be encoded to cross the bus: \(error)", details: ["message": name.rawValue])
+        }
+    }
+}
+
+/// A handler's deadline ticket, set just after its task starts: whichever of "finished" and "set"
+/// comes second removes the ticket.
+final class TicketBox: Sendable {
+    private let state = Mutex<(ticket: DeadlineWatchdog.Ticket?, finished: Bool)>((nil, false))
+
+    func set(_ ticket: DeadlineWatchdog.Ticket, remove: (DeadlineWatchdog.Ticket) -> Void) {
+        let finished = state.withLock { state in
+            state.ticket = ticket
+            return state.finished
+        }
+        if finished { remove(ticket) }
+    }
+
+    /// The ticket to remove, if it was set already.
+    func finish() -> DeadlineWatchdog.Ticket? {
+        state.withLock { state in
+            state.finished = true
+            return state.ticket
         }
     }
 }

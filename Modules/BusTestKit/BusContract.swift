@@ -1,4 +1,5 @@
 import Bus
+import Synchronization
 
 /// Two ends of a bus for one contract case: `responder` handles and subscribes, `caller` requests
 /// and publishes. In one process they are the same bus; over a network they are two connections,
@@ -149,6 +150,27 @@ public enum BusContract {
             }
             try expect(error.message.contains(ContractSleepy.name.rawValue), "message: \(error.message)")
             try expect(ContinuousClock.now - started < .seconds(10), "waited for the handler")
+        },
+        BusContractCase("a handler still running at the caller's deadline is cancelled: nobody waits for its reply") { bus in
+            let cancelled = Mutex(false)
+            try bus.responder.handle(ContractSleepy.self) { request, _ in
+                do {
+                    try await Task.sleep(for: .milliseconds(request.milliseconds))
+                } catch {
+                    cancelled.withLock { $0 = true }
+                    throw error
+                }
+                return Empty()
+            }
+            try await bus.settle()
+            _ = try await expectError(.deadlineExceeded, "a slow handler") { () async throws(BusError) in
+                try await bus.caller.request(ContractSleepy(milliseconds: 30_000), timeout: .milliseconds(200))
+            }
+            let waited = ContinuousClock.now
+            while !cancelled.withLock({ $0 }), ContinuousClock.now - waited < .seconds(5) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try expect(cancelled.withLock { $0 }, "the handler was not cancelled")
         },
         BusContractCase("a second handler for one request on one node is refused; cancelling a registration frees the name") { bus in
             let registration = try bus.responder.handle(ContractPing.self) { ping, _ in ContractPong(value: ping.value) }
