@@ -10,6 +10,9 @@ what must hold when the nodes share nothing in memory:
   stays fresh for an edit through A (caches kept coherent by events stop while the bus is away);
   NATS back: pokes and cache events cross again, without a restart;
 - /metrics of a node parses with prometheus-client's parser and counts exactly the requests sent to it;
+- the apps' own acceptance scenarios through nginx: Napkin Notes' walkthrough and photo-and-drawing
+  walk, and Foreign Note's Anki round trip, browsing, lossless export and wrong files (a second
+  cluster), each request landing on either node;
 - kill -9 of node A during a burst of writes through nginx: every acknowledged write is there, node B
   keeps answering, and A started again serves them all.
 
@@ -35,15 +38,51 @@ CLUSTER = os.path.join(ROOT, "tools", "cluster")
 
 
 class Endpoint:
-    """What `call` needs: a base URL (a node's own port, or nginx's)."""
+    """What `call` and the apps' scenarios need: a base URL (a node's own port, or nginx's), and the
+    cluster's directory (its shared blob folder is `blobs` in it, as a server's data directory has)."""
 
-    def __init__(self, name, port):
-        self.name, self.port = name, port
+    def __init__(self, name, port, data=None):
+        self.name, self.port, self.data = name, port, data
         self.base = f"http://127.0.0.1:{port}"
 
 
 def cluster(env, *args):
     return subprocess.run([CLUSTER, *args], env=env, capture_output=True, text=True)
+
+
+def napkin_through_nginx(front, binary_dir):
+    napkin_notes.scenario.label = "through nginx"
+    napkin_notes.walkthrough(front)
+    token = sign_up(front, "nginx-pat")
+    napkin_notes.photos_and_drawings(front, token, os.path.join(binary_dir, "quire"))
+    napkin_notes.scenario.label = ""
+
+
+def foreign_note_through_nginx(bin_dir, directory):
+    import foreign_note
+
+    env = dict(os.environ, QUIRE_CLUSTER_DIR=os.path.join(directory, "foreign-note"))
+    started = cluster(env, "up", "foreign-note", "--port", str(free_port()), "--bin", bin_dir)
+    if not check("tools/cluster up foreign-note", started.returncode == 0, started.stderr[-2000:]):
+        return
+    try:
+        with open(os.path.join(env["QUIRE_CLUSTER_DIR"], "state.json")) as handle:
+            state = json.load(handle)
+        for node in state["nodes"]:
+            napkin_notes.server_logs.setdefault(node["log"], False)
+        front = Endpoint("nginx", state["port"], state["dir"])
+        napkin_notes.scenario.label = "foreign-note through nginx"
+        work = os.path.join(directory, "foreign-note-work")
+        os.makedirs(work, exist_ok=True)
+        token = foreign_note.anki_round_trip(front, work)
+        foreign_note.browse(front, token)
+        foreign_note.lossless_export(front, work)
+        foreign_note.wrong_files(front, token)
+    finally:
+        napkin_notes.scenario.label = ""
+        for path in list(napkin_notes.server_logs):
+            napkin_notes.print_server_complaints(path)
+        cluster(env, "down")
 
 
 def fresh_listing(a, b, token):
@@ -254,7 +293,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="quire-cluster-") as directory:
         env = dict(os.environ, QUIRE_CLUSTER_DIR=os.path.join(directory, "cluster"))
         port = free_port()
-        started = cluster(env, "up", "napkin-notes", "--port", str(port), "--bin", args.bin)
+        # Blobs deleted the moment nothing holds them, so the photo walk can see them go.
+        started = cluster(env, "up", "napkin-notes", "--port", str(port), "--bin", args.bin, "--env", "QUIRE_BLOB_GRACE=0")
         if started.returncode != 0 or not check("tools/cluster up: PostgreSQL, NATS, two nodes and nginx", True):
             print(started.stderr)
             check("tools/cluster up", False, started.stderr[-2000:])
@@ -266,8 +306,9 @@ def main():
                 state = json.load(handle)
             for node in state["nodes"]:
                 napkin_notes.server_logs.setdefault(node["log"], False)
-            front = Endpoint("nginx", state["port"])
+            front = Endpoint("nginx", state["port"], state["dir"])
             a, b = (Endpoint(node["name"], node["port"]) for node in state["nodes"])
+            napkin_through_nginx(front, os.path.abspath(args.bin))
             token = sign_up(front, "cluster-ann")
             fresh_listing(a, b, token)
             sync_poke(a, b, token)
@@ -281,6 +322,7 @@ def main():
                 napkin_notes.print_server_complaints(path)
             stopped = cluster(env, "down")
             check("tools/cluster down", stopped.returncode == 0, stopped.stderr)
+        foreign_note_through_nginx(os.path.abspath(args.bin), directory)
     failed = results.count(False)
     print(f"cluster acceptance: {len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0
