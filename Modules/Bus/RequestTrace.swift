@@ -5,3 +5,12 @@ public enum RequestTrace {
     /// Set by the host around each HTTP request and by a networked bus around each handler it runs.
     @TaskLocal public static var id: String?
 }
+
+/// This process among the nodes of a cluster: events that keep nodes coherent name the node that
+/// sent them, so that it skips its own (it applied them already).
+public enum ThisNode {
+    public static let id: String = {
+        var generator = SystemRandomNumberGenerator()
+        return String(generator.next() as UInt64, radix: 36) + String(generator.next() as UInt64, radix: 36)
+    }()
+}

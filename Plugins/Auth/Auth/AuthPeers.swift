@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// whichever node they reached. Each event names the node that sent it; that node has applied it already.
 enum AuthPeers {
     /// This process, in the events it sends.
-    static let node = UUID().uuidString
+    static var node: String { ThisNode.id }
 
     /// A session ended (signed out, revoked, its refresh token reused): drop remembered access tokens.
     struct SessionsEnded: BusEvent {

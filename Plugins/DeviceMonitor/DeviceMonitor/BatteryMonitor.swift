@@ -48,7 +48,7 @@ public actor BatteryMonitor {
     }
 
     /// This process, in the readings it tells the other nodes.
-    static let node = UUID().uuidString
+    static var node: String { ThisNode.id }
 
     /// The alert's "OK": refused while the battery is at or below the critical level and not
     /// charging (the alert keeps reappearing, FR3.2.18); above it there is no alert to dismiss.

@@ -219,7 +219,7 @@ struct QuotaUsed: BusEvent {
 /// (operations per user, bytes admitted), and adds what they counted. A cluster can overshoot a
 /// limit by at most half a second of the other nodes' traffic.
 struct QuotaPeers: Service {
-    static let node = UUID().uuidString
+    static var node: String { ThisNode.id }
     static let interval: Duration = .milliseconds(500)
 
     let gate: QuotaGate
