@@ -41,6 +41,15 @@ struct NoteListCacheTests {
         #expect(cache.storedBytes == 2)
     }
 
+    @Test("a page read before the whole cache was cleared is never stored, even for an owner it had never seen")
+    func clearedWhileReading() {
+        let cache = NoteListCache(capacity: 1 << 20)
+        let before = cache.generation("new")  // a list of an owner the cache never saw starts reading...
+        cache.invalidateAll()                  // ...events are lost meanwhile...
+        cache.store(page("stale"), owner: "new", key: key, generation: before)
+        #expect(cache.page(owner: "new", key: key) == nil)
+    }
+
     @Test("the byte budget holds, evicting the oldest owner first; 0 turns the cache off")
     func budget() {
         let cache = NoteListCache(capacity: 100)
@@ -51,7 +60,7 @@ struct NoteListCacheTests {
         #expect(cache.page(owner: "a", key: key) == nil)
         #expect(cache.page(owner: "e", key: key) != nil)
         let off = NoteListCache(capacity: 0)
-        off.store(page("x"), owner: "a", key: key, generation: 0)
+        off.store(page("x"), owner: "a", key: key, generation: off.generation("a"))
         #expect(off.page(owner: "a", key: key) == nil)
     }
 }

@@ -26,9 +26,18 @@ final class NoteListCache: Sendable {
         var pages: [PageKey: ByteBuffer] = [:]
     }
 
+    /// What a page was read under: the owner's count of changes, and the whole cache's count of
+    /// clearings (an owner never seen before has no count of its own to bump).
+    struct Generation: Equatable, Sendable {
+        var epoch: UInt64
+        var owner: UInt64
+    }
+
     private struct State {
         /// While the bus is away other nodes' changes do not arrive: no page is served or kept.
         var suspended = false
+        /// Bumped by ``invalidateAll(suspended:)``.
+        var epoch: UInt64 = 0
         var owners: [String: OwnerPages] = [:]
         /// Owners with pages, oldest first, for eviction.
         var order: [String] = []
@@ -46,8 +55,8 @@ final class NoteListCache: Sendable {
     var isEnabled: Bool { capacity > 0 }
 
     /// The owner's generation, to pass to ``store(_:owner:key:generation:)``.
-    func generation(_ owner: String) -> UInt64 {
-        state.withLock { $0.owners[owner]?.generation ?? 0 }
+    func generation(_ owner: String) -> Generation {
+        state.withLock { Generation(epoch: $0.epoch, owner: $0.owners[owner]?.generation ?? 0) }
     }
 
     func page(owner: String, key: PageKey) -> ByteBuffer? {
@@ -56,12 +65,12 @@ final class NoteListCache: Sendable {
     }
 
     /// Keeps a page, unless the owner's notes changed since `generation` was read.
-    func store(_ page: ByteBuffer, owner: String, key: PageKey, generation: UInt64) {
+    func store(_ page: ByteBuffer, owner: String, key: PageKey, generation: Generation) {
         guard isEnabled, page.readableBytes <= capacity / 4 else { return }
         state.withLock { state in
-            guard !state.suspended, (state.owners[owner]?.generation ?? 0) == generation else { return }
+            guard !state.suspended, state.epoch == generation.epoch, (state.owners[owner]?.generation ?? 0) == generation.owner else { return }
             if state.owners[owner]?.pages.isEmpty ?? true { state.order.append(owner) }
-            let old = state.owners[owner, default: OwnerPages(generation: generation)].pages.updateValue(page, forKey: key)
+            let old = state.owners[owner, default: OwnerPages(generation: generation.owner)].pages.updateValue(page, forKey: key)
             state.bytes += page.readableBytes - (old?.readableBytes ?? 0)
             while state.bytes > capacity, !state.order.isEmpty {
                 let evicted = state.order.removeFirst()
@@ -88,10 +97,8 @@ final class NoteListCache: Sendable {
     func invalidateAll(suspended: Bool? = nil) {
         state.withLock { state in
             if let suspended { state.suspended = suspended }
-            for owner in state.owners.keys {
-                state.owners[owner]?.pages.removeAll()
-                state.owners[owner]?.generation &+= 1
-            }
+            state.epoch &+= 1
+            for owner in state.owners.keys { state.owners[owner]?.pages.removeAll() }
             state.order.removeAll()
             state.bytes = 0
         }
