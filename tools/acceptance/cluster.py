@@ -11,8 +11,9 @@ what must hold when the nodes share nothing in memory:
   NATS back: pokes and cache events cross again, without a restart;
 - /metrics of a node parses with prometheus-client's parser and counts exactly the requests sent to it;
 - the apps' own acceptance scenarios through nginx: Napkin Notes' walkthrough and photo-and-drawing
-  walk, Foreign Note's Anki round trip, browsing, lossless export and wrong files, and iRemember's
-  onboarding, sharing and isolation for two users at once (a cluster each), every request landing on either node;
+  walk, Foreign Note's Anki round trip, browsing, lossless export and wrong files, iRemember's
+  onboarding, sharing and isolation for two users at once, and AR Notebook's walk (UC-2 to UC-13,
+  its live feed through nginx's WebSocket) (a cluster each), every request landing on either node;
 - kill -9 of node A during a burst of writes through nginx: every acknowledged write is there, node B
   keeps answering, and A started again serves them all.
 
@@ -87,6 +88,16 @@ def foreign_note_scenarios(front, work):
     foreign_note.browse(front, token)
     foreign_note.lossless_export(front, work)
     foreign_note.wrong_files(front, token)
+
+
+def ar_notebook_scenarios(front, work):
+    """AR Notebook's walk (UC-2 to UC-13: notebooks, pages, templates, inserts, undo, sharing, live
+    pokes), signed in with a password as the shipped config allows (its own run uses an OIDC provider)."""
+    import ar_notebook
+
+    napkin_notes.scenario.label = "ar-notebook through nginx"
+    token, other = sign_up(front, "nginx-walker"), sign_up(front, "nginx-recipient")
+    ar_notebook.walk(front, work, token, other)
 
 
 def iremember_scenarios(front, work):
@@ -348,6 +359,7 @@ def main():
             check("tools/cluster down", stopped.returncode == 0, stopped.stderr)
         app_through_nginx("foreign-note", os.path.abspath(args.bin), directory, foreign_note_scenarios)
         app_through_nginx("iremember", os.path.abspath(args.bin), directory, iremember_scenarios)
+        app_through_nginx("ar-notebook", os.path.abspath(args.bin), directory, ar_notebook_scenarios)
     failed = results.count(False)
     print(f"cluster acceptance: {len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

@@ -39,6 +39,7 @@ public struct GeoPlugin: Plugin {
     let service: GeoService
     let ingested: EventSubscription<ImageIngested>
     let blobsDeleted: EventSubscription<BlobDeleted>
+    let kindsAdded: EventSubscription<GeoKindAdded>
 
     public init(config: Config, context: PluginContext) async throws {
         let gazetteer: Gazetteer
@@ -51,12 +52,16 @@ public struct GeoPlugin: Plugin {
         try await service.loadKinds()
         ingested = context.bus.subscribe(to: ImageIngested.self)
         blobsDeleted = context.bus.subscribe(to: BlobDeleted.self)
+        kindsAdded = context.bus.subscribe(to: GeoKindAdded.self)
         context.logger.info("Geo: gazetteer loaded", metadata: ["places": "\(gazetteer.count)"])
     }
 
     public var features: [String] { ["geotags", "places"] }
 
-    public var services: [any Service] { [ExifGeotagger(service: service, ingested: ingested), ImageForgetter(service: service, deleted: blobsDeleted)] }
+    public var services: [any Service] {
+        [ExifGeotagger(service: service, ingested: ingested), ImageForgetter(service: service, deleted: blobsDeleted),
+         KindLearner(service: service, added: kindsAdded)]
+    }
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
@@ -142,6 +147,19 @@ public struct GeoPlugin: Plugin {
 
 /// When storage deletes an image's bytes (nothing holds them any more), its EXIF geotags go too:
 /// where a photo was taken is not kept after the photo.
+/// Declares here the kinds other nodes of a cluster use for the first time, so that a search of
+/// every kind finds their geotags too.
+struct KindLearner: Service {
+    let service: GeoService
+    let added: EventSubscription<GeoKindAdded>
+
+    func run() async throws {
+        for await event in added.cancelOnGracefulShutdown() {
+            try? await service.learn(event.kind)
+        }
+    }
+}
+
 struct ImageForgetter: Service {
     let service: GeoService
     let deleted: EventSubscription<BlobDeleted>

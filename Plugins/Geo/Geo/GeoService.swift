@@ -44,6 +44,24 @@ struct GeoService: Sendable {
             // Declared by a concurrent first use.
         }
         kinds.withLock { _ = $0.insert(kind) }
+        // The other nodes of a cluster loaded their kinds at start: they learn this one now.
+        await bus.publish(GeoKindAdded(kind: kind))
+    }
+
+    /// Whether geotags of `kind` exist anywhere: known here, or first used by another node (its
+    /// record in `geo.kinds`; its event may not have arrived yet).
+    func isKnown(_ kind: String) async throws(StorageError) -> Bool {
+        if kinds.withLock({ $0.contains(kind) }) { return true }
+        guard try await store.get(collection: Self.kindsCollection, id: kind, owner: "geo") != nil else { return false }
+        try await learn(kind)
+        return true
+    }
+
+    /// A kind another node first used: its collection is declared here too.
+    func learn(_ kind: String) async throws(StorageError) {
+        guard Geotag.isValidKind(kind), !kinds.withLock({ $0.contains(kind) }) else { return }
+        try await store.declare(Self.schema(kind))
+        kinds.withLock { _ = $0.insert(kind) }
     }
 
     /// One record per owner and subject: its id is a hash of both.
@@ -105,13 +123,13 @@ struct GeoService: Sendable {
     }
 
     func get(owner: String, subject: String) async throws(BusError) -> Geotag? {
-        guard let kind = Geotag.kind(of: subject), kinds.withLock({ $0.contains(kind) }) else { return nil }
+        guard let kind = Geotag.kind(of: subject), try await isKnown(kind) else { return nil }
         let record = try await store.get(collection: Self.collection(kind), id: Self.recordID(owner: owner, subject: subject), owner: owner)
         return try record?.decode(Geotag.self)
     }
 
     func remove(owner: String, subject: String) async throws(BusError) -> Bool {
-        guard let kind = Geotag.kind(of: subject), kinds.withLock({ $0.contains(kind) }) else { return false }
+        guard let kind = Geotag.kind(of: subject), try await isKnown(kind) else { return false }
         do {
             try await store.delete(from: Self.collection(kind), id: Self.recordID(owner: owner, subject: subject), owner: owner)
             return true
@@ -122,7 +140,7 @@ struct GeoService: Sendable {
 
     /// Removes a subject's geotags of every owner (an image whose bytes are gone); answers how many.
     func removeEverywhere(subject: String) async throws(BusError) -> Int {
-        guard let kind = Geotag.kind(of: subject), kinds.withLock({ $0.contains(kind) }) else { return 0 }
+        guard let kind = Geotag.kind(of: subject), try await isKnown(kind) else { return 0 }
         let page = try await store.query(RecordQuery(collection: Self.collection(kind), owner: nil,
                                                      filters: [Filter("subject", .eq, .string(subject))], limit: RecordQuery.maxLimit))
         guard !page.records.isEmpty else { return 0 }
@@ -140,7 +158,7 @@ struct GeoService: Sendable {
         let searched: [String]
         if let kind = request.kind {
             guard Geotag.isValidKind(kind) else { throw BusError.invalid("'\(kind)' is not a subject kind.", field: "kind") }
-            searched = kinds.withLock { $0.contains(kind) } ? [kind] : []
+            searched = try await isKnown(kind) ? [kind] : []
         } else {
             searched = kinds.withLock { $0.sorted() }
         }
@@ -221,6 +239,12 @@ struct GeoService: Sendable {
         }
         return place
     }
+}
+
+/// A subject kind's first geotag anywhere (its collection now exists).
+struct GeoKindAdded: BusEvent {
+    static let name: MessageName = "geo.kind.added.v1"
+    var kind: String
 }
 
 /// The subject kinds whose collections are declared.
