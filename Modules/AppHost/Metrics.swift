@@ -63,6 +63,8 @@ public final class MeteredBus: MessageBus {
     public let inner: any MessageBus
     let export: MetricsExport
     private let requestMetrics = Mutex<[String: (ok: Metrics.Counter, timer: Metrics.Timer)]>([:])
+    /// Failed requests' counters, by message and error code.
+    private let failureCounters = Mutex<[String: Metrics.Counter]>([:])
     private let eventCounters = Mutex<[String: Metrics.Counter]>([:])
 
     public init(_ inner: any MessageBus, export: MetricsExport) {
@@ -72,13 +74,7 @@ public final class MeteredBus: MessageBus {
 
     public func publish<Event: BusEvent>(_ event: Event) async {
         let name = Event.name.rawValue
-        let counter = eventCounters.withLock { counters in
-            if let counter = counters[name] { return counter }
-            let counter = Metrics.Counter(label: "quire_bus_events", dimensions: [("event", name)])
-            counters[name] = counter
-            return counter
-        }
-        counter.increment()
+        Self.counter(in: eventCounters, key: name, label: "quire_bus_events", dimensions: [("event", name)]).increment()
         await inner.publish(event)
     }
 
@@ -110,8 +106,23 @@ public final class MeteredBus: MessageBus {
             return reply
         } catch {
             metrics.timer.recordInterval(since: started)
-            Metrics.Counter(label: "quire_bus_requests", dimensions: [("message", name), ("outcome", error.code.rawValue)]).increment()
+            let outcome = error.code.rawValue
+            Self.counter(in: failureCounters, key: name + " " + outcome, label: "quire_bus_requests",
+                         dimensions: [("message", name), ("outcome", outcome)]).increment()
             throw error
+        }
+    }
+}
+
+extension MeteredBus {
+    /// The counter kept under `key`, made the first time (making one registers it: not per call).
+    static func counter(in cache: borrowing Mutex<[String: Metrics.Counter]>, key: String, label: String,
+                        dimensions: [(String, String)]) -> Metrics.Counter {
+        cache.withLock { counters in
+            if let counter = counters[key] { return counter }
+            let counter = Metrics.Counter(label: label, dimensions: dimensions)
+            counters[key] = counter
+            return counter
         }
     }
 }

@@ -317,7 +317,7 @@ struct DeviceMonitorAndQuotasAPITests {
             #expect(try await client.send(.get, "\(ARNotebook.base)/notebooks", token: token).status == 200)
             // Within half a second this node says what it counted: one operation of cy's at least.
             var mine: QuotaUsed?
-            for await event in told where event.node == QuotaPeers.node && (event.operations[account] ?? 0) > 0 {
+            for await event in told where event.node == ThisNode.id && (event.operations[account] ?? 0) > 0 {
                 mine = event
                 break
             }

@@ -126,18 +126,18 @@ struct AccountService: Sendable {
     private func signInFailed(account: String, address: String?) async {
         let now = Date()
         throttle.recordFailure(account: account, address: address, now: now)
-        await bus.publish(AuthPeers.SignInFailed(node: AuthPeers.node, account: account, address: address, at: now))
+        await bus.publish(AuthPeers.SignInFailed(node: ThisNode.id, account: account, address: address, at: now))
     }
 
     private func signInSucceeded(account: String) async {
         throttle.recordSuccess(account: account)
-        await bus.publish(AuthPeers.SignInSucceeded(node: AuthPeers.node, account: account))
+        await bus.publish(AuthPeers.SignInSucceeded(node: ThisNode.id, account: account))
     }
 
     /// Forgets remembered access tokens here and on every other node.
     private func sessionsEnded() async {
         verified.clear()
-        await bus.publish(AuthPeers.SessionsEnded(node: AuthPeers.node))
+        await bus.publish(AuthPeers.SessionsEnded(node: ThisNode.id))
     }
 
     /// Refuses a sign-in while the account or the address is over its limit of failures.

@@ -6,8 +6,6 @@ import ServiceLifecycle
 /// ends anywhere stops working everywhere at once, and failed sign-ins count against one limit
 /// whichever node they reached. Each event names the node that sent it; that node has applied it already.
 enum AuthPeers {
-    /// This process, in the events it sends.
-    static var node: String { ThisNode.id }
 
     /// A session ended (signed out, revoked, its refresh token reused): drop remembered access tokens.
     struct SessionsEnded: BusEvent {
@@ -44,17 +42,17 @@ struct AuthPeerListener: Service {
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask {
-                for await event in ended.cancelOnGracefulShutdown() where event.node != AuthPeers.node {
+                for await event in ended.cancelOnGracefulShutdown() where event.node != ThisNode.id {
                     accounts.verified.clear()
                 }
             }
             group.addTask {
-                for await event in failed.cancelOnGracefulShutdown() where event.node != AuthPeers.node {
+                for await event in failed.cancelOnGracefulShutdown() where event.node != ThisNode.id {
                     accounts.throttle.recordFailure(account: event.account, address: event.address, now: event.at)
                 }
             }
             group.addTask {
-                for await event in succeeded.cancelOnGracefulShutdown() where event.node != AuthPeers.node {
+                for await event in succeeded.cancelOnGracefulShutdown() where event.node != ThisNode.id {
                     accounts.throttle.recordSuccess(account: event.account)
                 }
             }

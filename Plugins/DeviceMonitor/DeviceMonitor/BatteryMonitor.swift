@@ -31,7 +31,7 @@ public actor BatteryMonitor {
         let now = Date()
         states[user] = State(reading: reading, at: now)
         // The user's next request may reach another node of a cluster: it must know this reading.
-        await bus.publish(BatteryReported(node: Self.node, user: user, reading: reading, at: now))
+        await bus.publish(BatteryReported(node: ThisNode.id, user: user, reading: reading, at: now))
         let isLow = BatteryRules.isLow(reading, thresholds)
         if isLow, !wasLow {
             await bus.publish(LowBatteryEntered(user: user, level: reading.level))
@@ -43,12 +43,9 @@ public actor BatteryMonitor {
 
     /// A reading another node took, unless this node has a newer one.
     func apply(_ event: BatteryReported) {
-        guard event.node != Self.node, (states[event.user]?.at ?? .distantPast) <= event.at else { return }
+        guard event.node != ThisNode.id, (states[event.user]?.at ?? .distantPast) <= event.at else { return }
         states[event.user] = State(reading: event.reading, at: event.at)
     }
-
-    /// This process, in the readings it tells the other nodes.
-    static var node: String { ThisNode.id }
 
     /// The alert's "OK": refused while the battery is at or below the critical level and not
     /// charging (the alert keeps reappearing, FR3.2.18); above it there is no alert to dismiss.

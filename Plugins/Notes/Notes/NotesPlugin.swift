@@ -46,9 +46,8 @@ public struct NotesPlugin: Plugin {
     let bus: any MessageBus
     let pageSize: Int
     let uploadLimits: (photo: Int, drawing: Int)
-    /// Storage's changes, when the list cache is on.
-    let changes: EventSubscription<RecordsChanged>?
-    let connectivity: EventSubscription<BusConnectivity>
+    /// Keeps the list cache coherent with other nodes' writes, when the cache is on.
+    let invalidator: NoteListInvalidator?
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
@@ -57,19 +56,20 @@ public struct NotesPlugin: Plugin {
         service = NotesService(store: store, bus: context.bus, timeZone: config.timeZone,
                                lists: NoteListCache(capacity: config.listCacheBytes))
         pageSize = config.pageSize
-        // Large and dropping the oldest: a drop is caught by the invalidator, which then clears everything.
-        changes = config.listCacheBytes > 0
-            ? context.bus.subscribe(to: RecordsChanged.self, buffering: OverflowPolicy(capacity: 16_384, drop: .oldest)) : nil
-        connectivity = context.bus.subscribe(to: BusConnectivity.self)
+        // Storage's changes in a large buffer dropping the oldest: a drop is caught by the invalidator,
+        // which then clears everything.
+        invalidator = config.listCacheBytes > 0
+            ? NoteListInvalidator(lists: service.lists,
+                                  changes: context.bus.subscribe(to: RecordsChanged.self, buffering: OverflowPolicy(capacity: 16_384, drop: .oldest)),
+                                  connectivity: context.bus.subscribe(to: BusConnectivity.self))
+            : nil
         uploadLimits = (photo: try await context.bus.request(GetMediaLimits()).maxBytes,
                         drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
     }
 
     public var features: [String] { ["notes", "reorder", "photo", "drawing", "history"] }
 
-    public var services: [any Service] {
-        changes.map { [NoteListInvalidator(lists: service.lists, changes: $0, connectivity: connectivity)] } ?? []
-    }
+    public var services: [any Service] { invalidator.map { [$0] } ?? [] }
 
     public func register(on bus: any MessageBus) async throws {
         // Sync's feed shows a note as GET /notes/{id} does.

@@ -174,7 +174,7 @@ final class QuotaGate: RequestGate {
         unsent.withLock { unsent in
             guard !unsent.operations.isEmpty || !unsent.bytes.isEmpty else { return nil }
             defer { unsent.operations = [:]; unsent.bytes = [:] }
-            return QuotaUsed(node: QuotaPeers.node, day: unsent.day, operations: unsent.operations, bytes: unsent.bytes)
+            return QuotaUsed(node: ThisNode.id, day: unsent.day, operations: unsent.operations, bytes: unsent.bytes)
         }
     }
 
@@ -219,7 +219,6 @@ struct QuotaUsed: BusEvent {
 /// (operations per user, bytes admitted), and adds what they counted. A cluster can overshoot a
 /// limit by at most half a second of the other nodes' traffic.
 struct QuotaPeers: Service {
-    static var node: String { ThisNode.id }
     static let interval: Duration = .milliseconds(500)
 
     let gate: QuotaGate
@@ -229,7 +228,7 @@ struct QuotaPeers: Service {
     func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask {
-                for await event in used.cancelOnGracefulShutdown() where event.node != Self.node {
+                for await event in used.cancelOnGracefulShutdown() where event.node != ThisNode.id {
                     gate.add(event)
                 }
             }
