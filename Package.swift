@@ -123,12 +123,12 @@ let targets: [Target] = [
 
     // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
     .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
-    plugin("Media", "MediaAPI", ["Bus"]),
+    plugin("Media", "MediaAPI", ["StorageAPI", "Bus"]),
     plugin("Media", "Media", ["MediaAPI", "StorageAPI", "CVips", "Bus", "PluginKit", "AppConfig", .crypto, .logging]),
 
     // drawing (cairo through a system-library target)
     .systemLibrary(name: "CCairo", path: "Plugins/Drawing/CCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
-    plugin("Drawing", "DrawingAPI", ["Bus"]),
+    plugin("Drawing", "DrawingAPI", ["StorageAPI", "Bus"]),
     plugin("Drawing", "Drawing", ["DrawingAPI", "CCairo", "MediaAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig"]),
 
     // vocabulary (Foreign Note)
@@ -194,8 +194,8 @@ let targets: [Target] = [
     tool("quire-auth", ["ToolKit", "AuthAPI", "Bus", .argumentParser]),
     tool("quire-bench", ["Bus", "BusInProcess", "BusNATS", "Media", "Drawing", "DrawingAPI", "AppHost", "AppConfig", "PluginCatalog", "AuthAPI",
                          "VocabularyAPI", "AlbumAPI", "Geo", "GeoAPI", "MediaAPI", "ToolKit", .argumentParser, .logging]),
-    tool("quire-media", ["Media", "MediaAPI", "Bus", .argumentParser]),
-    tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "Bus", .argumentParser]),
+    tool("quire-media", ["Media", "MediaAPI", "ToolKit", "Bus", .argumentParser, .logging]),
+    tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "ToolKit", "Bus", .argumentParser, .logging]),
     tool("quire-vocab", ["ToolKit", "VocabularyAPI", "Bus", .argumentParser]),
     tool("quire-geo", ["ToolKit", "Geo", "GeoAPI", "StorageAPI", "Bus", .argumentParser]),
     tool("quire-share", ["ToolKit", "ShareLinkAPI", "Bus", .argumentParser]),

@@ -25,13 +25,18 @@ public struct AppConfig: Sendable {
         public var localFirst: Bool
         /// With a `tls://` URL: the PEM file of the CA that signed the server's certificate (nil: the system's roots).
         public var tlsCAFile: String?
+        /// With `nats`: plugins this node configures but does not run; workers (`quire-media serve`)
+        /// answer their requests over NATS.
+        public var remote: [String]
 
-        public init(transport: String, url: String? = nil, subjectPrefix: String = "quire", localFirst: Bool = true, tlsCAFile: String? = nil) {
+        public init(transport: String, url: String? = nil, subjectPrefix: String = "quire", localFirst: Bool = true, tlsCAFile: String? = nil,
+                    remote: [String] = []) {
             self.transport = transport
             self.url = url
             self.subjectPrefix = subjectPrefix
             self.localFirst = localFirst
             self.tlsCAFile = tlsCAFile
+            self.remote = remote
         }
     }
 
@@ -103,7 +108,12 @@ public struct AppConfig: Sendable {
         if !subjectPrefix.isEmpty, !subjectPrefix.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
             bus.report("subject_prefix", "expected letters, digits, - and _, found \"\(subjectPrefix)\"")
         }
-        self.bus = Bus(transport: transport, url: url, subjectPrefix: subjectPrefix, localFirst: localFirst, tlsCAFile: tlsCAFile)
+        let remote = bus.stringList("remote", default: [])
+        if !remote.isEmpty, transport != "nats" {
+            bus.report("remote", "is read only with transport: nats (workers answer a remote plugin's requests over NATS)")
+        }
+        self.bus = Bus(transport: transport, url: url, subjectPrefix: subjectPrefix, localFirst: localFirst, tlsCAFile: tlsCAFile,
+                       remote: remote)
         let pluginsSection = top.section("plugins")
         reader.acceptAnyKeys(in: pluginsSection)
         if !top.contains("plugins") {
@@ -111,6 +121,13 @@ public struct AppConfig: Sendable {
         }
         self.plugins = pluginsSection.keys.map { key, location in
             PluginEntry(id: key, keyLocation: location, section: pluginsSection.section(key))
+        }
+        let enabled = Set(plugins.map(\.id))
+        for id in remote where !enabled.contains(id) {
+            bus.report("remote", "names '\(id)', which is not under plugins; a remote plugin is configured here and run by a worker")
+        }
+        if remote.contains("storage") {
+            bus.report("remote", "cannot name storage: every node, workers included, runs storage on the shared database")
         }
     }
 

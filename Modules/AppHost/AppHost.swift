@@ -48,15 +48,14 @@ public struct AppHost: Sendable {
         }
         let metrics = config.server.metricsToken.map { _ in MetricsExport.process() }
         bus = metrics.map { MeteredBus(made, export: $0) } ?? made
-        var plugins: [any Plugin] = []
-        for entry in configured {
-            var pluginLogger = logger
-            pluginLogger[metadataKey: "plugin"] = "\(entry.id)"
-            let context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment)
-            let plugin = try await entry.make(context: context)
-            try await plugin.register(on: bus)
-            plugins.append(plugin)
+        // A remote plugin is configured here (its settings checked, its names declared) and run by
+        // a worker; its requests cross NATS.
+        let remote = Set(config.bus.remote)
+        var built: [(entry: ConfiguredPlugin, plugin: any Plugin)] = []
+        for entry in configured where !remote.contains(entry.id) {
+            built.append((entry, try await make(entry, config: config, bus: bus, environment: environment, logger: logger)))
         }
+        let plugins = built.map(\.plugin)
         let authenticator = plugins.lazy.compactMap(\.authenticator).first
         let gate = plugins.lazy.compactMap(\.gate).first
         let router = Router(context: QuireContext.self)
@@ -96,7 +95,7 @@ public struct AppHost: Sendable {
             }
         }
 
-        for (entry, plugin) in zip(configured, plugins) {
+        for (entry, plugin) in built {
             let prefix = "/api/v1/\(entry.id)"
             let pluginRoutes = PluginRoutes(group: router.group(RouterPath(prefix)), prefix: prefix,
                                             authenticator: authenticator, gate: gate)
@@ -116,9 +115,10 @@ public struct AppHost: Sendable {
             routes += site.descriptions.map { var route = $0; route.path = "/" + route.path.drop { $0 == "/" }; return route }
         }
 
-        let manifest = Manifest(app: config.app, plugins: zip(configured, plugins).map { entry, plugin in
-            Manifest.PluginEntry(id: entry.id, summary: entry.factory.descriptor.summary, features: plugin.features,
-                                 routes: routes.filter { $0.path.hasPrefix("/api/v1/\(entry.id)") })
+        let running = Dictionary(built.map { ($0.entry.id, $0.plugin) }, uniquingKeysWith: { first, _ in first })
+        let manifest = Manifest(app: config.app, plugins: configured.map { entry in
+            Manifest.PluginEntry(id: entry.id, summary: entry.factory.descriptor.summary, features: running[entry.id]?.features ?? entry.features,
+                                 routes: routes.filter { $0.path.hasPrefix("/api/v1/\(entry.id)/") || $0.path == "/api/v1/\(entry.id)" })
         })
         let manifestRoutes = PluginRoutes(group: router.group("api/v1"), prefix: "/api/v1", authenticator: authenticator)
         manifestRoutes.addPublic(.get, "manifest", summary: "The app's name, plugins and what each offers") { _, _ in
@@ -128,6 +128,68 @@ public struct AppHost: Sendable {
         table.fill(routes)
         return AppHost(config: config, bus: bus, plugins: plugins, routes: routes, live: live, responder: router.buildResponder(),
                        logger: logger)
+    }
+
+    /// A worker: `names` (plugins the app's YAML lists under `bus.remote`) and what they depend on
+    /// (storage), without the HTTP server, answering their requests off NATS beside the app's nodes.
+    /// - Throws: ``ConfigError`` for the file; ``PluginSetupError`` when the app has no such plugin
+    ///   or its bus is not NATS.
+    public static func worker(config: AppConfig, catalog: [PluginFactory], plugins names: [String], environment: [String: String] = [:],
+                              logger: Logger) async throws -> AppHost {
+        let configured = try validate(config, catalog: catalog)
+        guard config.bus.transport == "nats" else {
+            throw PluginSetupError("\(config.file): a worker takes its requests off NATS; set bus: { transport: nats, url: … }")
+        }
+        let byID = Dictionary(configured.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var wanted = Set<String>()
+        var stack = names
+        while let id = stack.popLast() {
+            guard let entry = byID[id] else {
+                throw PluginSetupError("\(config.file) has no plugin '\(id)' to run; its plugins are: \(configured.map(\.id).joined(separator: ", "))")
+            }
+            if wanted.insert(id).inserted { stack += entry.factory.descriptor.dependencies }
+        }
+        let bus = try await makeBus(config.bus, logger: logger)
+        var plugins: [any Plugin] = []
+        for entry in configured where wanted.contains(entry.id) {
+            plugins.append(try await make(entry, config: config, bus: bus, environment: environment, logger: logger))
+        }
+        logger.info("Quire worker is running", metadata: ["app": "\(config.app)", "plugins": "\(names.joined(separator: ","))"])
+        return AppHost(config: config, bus: bus, plugins: plugins, routes: [], live: [:],
+                       responder: Router(context: QuireContext.self).buildResponder(), logger: logger)
+    }
+
+    /// Runs a worker's plugins until SIGINT or SIGTERM, then stops them gracefully: requests being
+    /// answered finish, as on a node.
+    public func runWorker() async throws {
+        let group = ServiceGroup(configuration: .init(
+            services: plugins.flatMap(\.services) + [UntilShutdown()],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger))
+        try await group.run()
+    }
+
+    /// Builds one plugin and registers its handlers. A plugin that asks a remote one something as
+    /// it starts (the upload limits media keeps) waits for a worker to answer, saying so once per
+    /// attempt, as a node waits for NATS.
+    static func make(_ entry: ConfiguredPlugin, config: AppConfig, bus: any MessageBus, environment: [String: String],
+                     logger: Logger) async throws -> any Plugin {
+        var pluginLogger = logger
+        pluginLogger[metadataKey: "plugin"] = "\(entry.id)"
+        let context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment)
+        var wait: Duration = .milliseconds(500)
+        while true {
+            do {
+                let plugin = try await entry.make(context: context)
+                try await plugin.register(on: bus)
+                return plugin
+            } catch let error as BusError where !config.bus.remote.isEmpty && [.noHandler, .deadlineExceeded].contains(error.code) {
+                pluginLogger.warning("A remote plugin does not answer yet (is its worker running?); trying again.",
+                                     metadata: ["message": "\(error.details["message"] ?? "?")", "retryIn": "\(wait)"])
+                try await Task.sleep(for: wait)
+                wait = min(wait * 2, .seconds(10))
+            }
+        }
     }
 
     /// The transport `bus:` names. The plugins talk over it as they start (declaring their
@@ -344,5 +406,12 @@ struct BodyLimitMiddleware: RouterMiddleware {
         var context = context
         context.maxUploadSize = maxBodyBytes
         return try await next(request, context)
+    }
+}
+
+/// Keeps a worker's service group up until it is told to stop (its plugins may have no service).
+struct UntilShutdown: Service {
+    func run() async throws {
+        try await gracefulShutdown()
     }
 }

@@ -13,6 +13,16 @@ public protocol BusEvent: BusMessage {}
 /// A message that exactly one handler answers with a typed ``Reply`` or a ``BusError``.
 public protocol BusRequest: BusMessage {
     associatedtype Reply: Codable & Sendable
+
+    /// Whether asking twice does no harm: the handler's work is idempotent (a thumbnail, an image
+    /// intake named by its content). A network transport asks such a request again, of another
+    /// node, when the first got no reply in half its time: a worker killed mid-request loses
+    /// nothing. False by default.
+    static var repeatable: Bool { get }
+}
+
+extension BusRequest {
+    public static var repeatable: Bool { false }
 }
 
 /// The reply of a request that answers with nothing but success.

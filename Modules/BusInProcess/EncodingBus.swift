@@ -12,11 +12,16 @@ public final class EncodingBus: MessageBus {
     private let inner: InProcessBus
     private let limit: Int
     private let logger: Logger
+    private let sameProcess: Set<MessageName>
 
-    public init(limit: Int = EncodingBus.defaultLimit, logger: Logger = Logger(label: "quire.bus")) {
+    /// - Parameter sameProcess: requests every node answers itself, so that they never cross a
+    ///   network (storage's blob bytes: storage runs on every node, workers included, and a node
+    ///   answers its own requests first); these skip the trip through JSON.
+    public init(limit: Int = EncodingBus.defaultLimit, sameProcess: Set<MessageName> = [], logger: Logger = Logger(label: "quire.bus")) {
         self.inner = InProcessBus(logger: logger)
         self.limit = limit
         self.logger = logger
+        self.sameProcess = sameProcess
     }
 
     /// `value` after a trip through JSON.
@@ -52,6 +57,7 @@ public final class EncodingBus: MessageBus {
 
     @discardableResult
     public func handle<Request: BusRequest>(_ type: Request.Type, _ handler: @escaping RequestHandler<Request>) throws(BusError) -> HandlerRegistration {
+        if sameProcess.contains(Request.name) { return try inner.handle(type, handler) }
         let limit = self.limit
         return try inner.handle(type) { request, context in
             do {
@@ -64,6 +70,7 @@ public final class EncodingBus: MessageBus {
     }
 
     public func request<Request: BusRequest>(_ request: Request, deadline: ContinuousClock.Instant) async throws(BusError) -> Request.Reply {
-        try await inner.request(try Self.crossing(request, "The request", Request.name, limit: limit), deadline: deadline)
+        if sameProcess.contains(Request.name) { return try await inner.request(request, deadline: deadline) }
+        return try await inner.request(try Self.crossing(request, "The request", Request.name, limit: limit), deadline: deadline)
     }
 }

@@ -178,6 +178,27 @@ public final class NATSBus: MessageBus {
             return try await local.request(request, deadline: deadline)
         }
         let payload = try Self.encode(request, name: name)
+        // A repeatable request gets half its time, then the rest from whichever node the queue
+        // group picks next: a node that died holding it (a worker killed mid-thumbnail) never
+        // answers, and NATS does not say so.
+        if Request.repeatable, deadline - .now >= Self.shortestSplit {
+            let first = ContinuousClock.now + (deadline - .now) / 2
+            do {
+                return try await send(payload, of: Request.self, deadline: first)
+            } catch where error.code == .deadlineExceeded {
+                logger.warning("bus: a repeatable request got no reply in half its time; asking again",
+                               metadata: ["message": "\(name)"])
+            }
+        }
+        return try await send(payload, of: Request.self, deadline: deadline)
+    }
+
+    /// A repeatable request with less time than this is sent once.
+    static let shortestSplit: Duration = .seconds(1)
+
+    private func send<Request: BusRequest>(_ payload: ByteBuffer, of type: Request.Type,
+                                           deadline: ContinuousClock.Instant) async throws(BusError) -> Request.Reply {
+        let name = Request.name
         let left = deadline - .now
         guard left > .zero else { throw Self.late(name) }
         let milliseconds = left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000

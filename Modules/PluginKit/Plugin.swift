@@ -24,6 +24,11 @@ public protocol Plugin: Sendable {
     /// `["rendition": [its rendition names]]`).
     static func declaredNames(_ config: Config) -> [String: Set<String>]
 
+    /// What the plugin offers a client, known from its config alone: the manifest lists these for
+    /// a plugin another process runs (`bus.remote`). A plugin that can run remote gives them here
+    /// and answers ``features`` from them.
+    static func features(for config: Config) -> [String]
+
     /// Settings of this plugin that name something another plugin declares; `quire config check`
     /// refuses one that names nothing, at the setting's line and column.
     static func references(_ config: Config) -> [NameReference]
@@ -56,6 +61,7 @@ public protocol Plugin: Sendable {
 extension Plugin {
     public static func declaredNames(_ config: Config) -> [String: Set<String>] { [:] }
     public static func references(_ config: Config) -> [NameReference] { [] }
+    public static func features(for config: Config) -> [String] { [] }
     public var services: [any Service] { [] }
     public func register(on bus: any MessageBus) async throws {}
     public func routes(_ routes: PluginRoutes) throws {}

@@ -6,6 +6,7 @@ public struct PluginFactory: Sendable {
     private let configureBody: @Sendable (ConfigSection) -> any Sendable
     private let namesBody: @Sendable (any Sendable) -> (declared: [String: Set<String>], references: [NameReference])
     private let makeBody: @Sendable (any Sendable, PluginContext) async throws -> any Plugin
+    private let featuresBody: @Sendable (any Sendable) -> [String]
 
     public init<P: Plugin>(_ type: P.Type) {
         self.descriptor = P.descriptor
@@ -14,6 +15,7 @@ public struct PluginFactory: Sendable {
             guard let config = config as? P.Config else { return ([:], []) }
             return (P.declaredNames(config), P.references(config))
         }
+        self.featuresBody = { config in (config as? P.Config).map { P.features(for: $0) } ?? [] }
         self.makeBody = { config, context in
             guard let config = config as? P.Config else {
                 throw PluginSetupError("internal: config of the wrong type given to plugin '\(P.descriptor.id)'")
@@ -34,6 +36,10 @@ public struct PluginFactory: Sendable {
     func make(config: any Sendable, context: PluginContext) async throws -> any Plugin {
         try await makeBody(config, context)
     }
+
+    func features(_ config: any Sendable) -> [String] {
+        featuresBody(config)
+    }
 }
 
 /// A plugin whose config has been read, ready to be built.
@@ -48,6 +54,9 @@ public struct ConfiguredPlugin: Sendable {
     public func make(context: PluginContext) async throws -> any Plugin {
         try await factory.make(config: config, context: context)
     }
+
+    /// What the plugin offers, from its config alone (for one another process runs).
+    public var features: [String] { factory.features(config) }
 }
 
 /// A plugin could not be built or started; the message says why and what to do.

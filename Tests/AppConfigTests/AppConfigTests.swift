@@ -72,6 +72,8 @@ struct AppConfigTests {
         let tls = try load("app: a\nbus: { transport: nats, url: 'tls://tok@nats.example:4222', tls_ca_file: /etc/quire/ca.pem }\nplugins: {}\n")
         try tls.reader.finish()
         #expect(tls.bus.tlsCAFile == "/etc/quire/ca.pem")
+        let remote = try load("app: a\nbus: { transport: nats, url: 'nats://h:4222', remote: [media, drawing] }\nplugins: { storage: {}, media: {}, drawing: {} }\n")
+        #expect(remote.bus.remote == ["media", "drawing"])
         for (yaml, message) in [
             ("bus: { transport: nats }", "bus.url: is required with transport: nats"),
             ("bus: { transport: nats, url: 'http://h:4222' }", "bus.url: expected nats://HOST:PORT"),
@@ -79,8 +81,11 @@ struct AppConfigTests {
             ("bus: { transport: nats, url: 'nats://h:4222', tls_ca_file: /etc/ca.pem }", "bus.tls_ca_file: is read only with a tls:// URL"),
             ("bus: { url: 'nats://h:4222' }", "bus.url: is read only with transport: nats"),
             ("bus: { transport: nats, url: 'nats://h', subject_prefix: 'a.b' }", "bus.subject_prefix: expected letters"),
+            ("bus: { remote: [media] }", "bus.remote: is read only with transport: nats"),
+            ("bus: { transport: nats, url: 'nats://h:4222', remote: [telepathy] }", "bus.remote: names 'telepathy', which is not under plugins"),
+            ("bus: { transport: nats, url: 'nats://h:4222', remote: [storage] }", "bus.remote: cannot name storage"),
         ] {
-            let config = try load("app: a\n\(yaml)\nplugins: {}\n")
+            let config = try load("app: a\n\(yaml)\nplugins: { storage: {}, media: {} }\n")
             let error = try #require(throws: ConfigError.self) { try config.reader.finish() }
             #expect(error.diagnostics.contains { $0.description.contains(message) }, "\(yaml): \(error.diagnostics)")
         }

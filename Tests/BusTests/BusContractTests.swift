@@ -273,6 +273,46 @@ struct NATSBusTests {
         for bus in [responder, caller] { await bus.connection.close() }
     }
 
+    @Test("a node that dies holding a repeatable request loses nothing: it is asked again of another node in the rest of its time")
+    func repeatableOutlivesItsNode() async throws {
+        let prefix = "r" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let doomed = try await TestNATS.bus(prefix: prefix), survivor = try await TestNATS.bus(prefix: prefix)
+        let caller = try await TestNATS.bus(prefix: prefix)
+        let died = Mutex(false)
+        // The doomed node takes a request and dies with it, as a worker under kill -9: its
+        // connection closes, and no reply ever comes.
+        try doomed.handle(RepeatableWork.self) { _, _ in
+            died.withLock { $0 = true }
+            await doomed.connection.close()
+            try await Task.sleep(for: .seconds(60))
+            return ContractPong(value: -1)
+        }
+        try survivor.handle(RepeatableWork.self) { work, _ in ContractPong(value: work.value, by: "survivor") }
+        for bus in [doomed, survivor] { try await bus.connection.flush() }
+        // The queue group picks at random: asked enough times, the doomed node takes one.
+        var asked = 0
+        while !died.withLock({ $0 }), asked < 40 {
+            asked += 1
+            let reply = try await caller.request(RepeatableWork(value: asked), timeout: .seconds(4))
+            #expect(reply == ContractPong(value: asked, by: "survivor"))
+        }
+        #expect(died.withLock { $0 }, "the doomed node never took a request in \(asked)")
+        // One that may not be repeated is not: its caller is told it got no reply.
+        let lone = try await TestNATS.bus(prefix: prefix + "x"), loneCaller = try await TestNATS.bus(prefix: prefix + "x")
+        try lone.handle(OnceOnlyWork.self) { _, _ in
+            try await Task.sleep(for: .seconds(60))
+            return ContractPong(value: -1)
+        }
+        try await lone.connection.flush()
+        do {
+            _ = try await loneCaller.request(OnceOnlyWork(value: 1), timeout: .seconds(1))
+            Issue.record("expected no reply")
+        } catch {
+            #expect(error.code == .deadlineExceeded)
+        }
+        for bus in [survivor, caller, lone, loneCaller] { await bus.connection.close() }
+    }
+
     /// Runs `tools/nats`; answers what it printed.
     private func tool(_ arguments: String...) throws -> String {
         let process = Process()
@@ -295,4 +335,19 @@ struct NATSBusTests {
         for _ in 0..<200 where !condition() { try await Task.sleep(for: .milliseconds(50)) }
         #expect(condition(), "waited 10 s")
     }
+}
+
+/// Work asking twice does no harm to (a thumbnail).
+struct RepeatableWork: BusRequest {
+    static let name: MessageName = "test.work.repeatable.v1"
+    typealias Reply = ContractPong
+    static var repeatable: Bool { true }
+    var value: Int
+}
+
+/// Work that may not be asked twice.
+struct OnceOnlyWork: BusRequest {
+    static let name: MessageName = "test.work.once.v1"
+    typealias Reply = ContractPong
+    var value: Int
 }

@@ -43,19 +43,19 @@ struct DrawingPluginTests {
 
     @Test("save stores one blob per distinct drawing; load gives it back")
     func saveLoad() async throws {
-        let saved = try await bus.request(SaveDrawing(drawing: sketch))
+        let saved = try await bus.request(try await SaveDrawing.of(sketch, on: bus))
         #expect(saved.strokes == 1 && saved.texts == 1)
-        #expect(try await bus.request(SaveDrawing(drawing: sketch)) == saved, "same drawing, same blob")
-        #expect(try await bus.request(LoadDrawing(sha256: saved.sha256)) == sketch)
+        #expect(try await bus.request(try await SaveDrawing.of(sketch, on: bus)) == saved, "same drawing, same blob")
+        #expect(try await LoadDrawing.drawing(saved.sha256, on: bus) == sketch)
     }
 
     @Test("an invalid or oversized drawing is refused and stores nothing")
     func refused() async throws {
         let bad = Drawing(strokes: [.init(width: 2, points: [.init(x: 0, y: 0)])])
-        await #expect(throws: BusError.self) { try await bus.request(SaveDrawing(drawing: bad)) }
+        await #expect(throws: BusError.self) { try await bus.request(try await SaveDrawing.of(bad, on: bus)) }
         let long = Drawing(texts: (0..<40).map { .init(text: "a long annotation \($0)", x: 0.1, y: 0.1) })
         do {
-            _ = try await bus.request(SaveDrawing(drawing: long))
+            _ = try await bus.request(try await SaveDrawing.of(long, on: bus))
             Issue.record("a drawing over max_bytes was saved")
         } catch {
             #expect(error.code == .tooLarge)
@@ -65,24 +65,24 @@ struct DrawingPluginTests {
 
     @Test("render: the default size, a requested size, SVG, and the empty drawing for none")
     func render() async throws {
-        let saved = try await bus.request(SaveDrawing(drawing: sketch))
+        let saved = try await bus.request(try await SaveDrawing.of(sketch, on: bus))
         let png = try await bus.request(RenderDrawing(sha256: saved.sha256))
         #expect(png.width == 200 && png.height == 100)
-        #expect(try Pixels(png: png.bytes).alpha(100, 50) == 255)
+        #expect(try Pixels(png: try await png.bytes(on: bus)).alpha(100, 50) == 255)
         let large = try await bus.request(RenderDrawing(sha256: saved.sha256, width: 800, height: 600))
-        #expect(try Pixels(png: large.bytes).width == 800)
+        #expect(try Pixels(png: try await large.bytes(on: bus)).width == 800)
         let svg = try await bus.request(RenderDrawing(sha256: saved.sha256, format: .svg))
-        #expect(String(decoding: svg.bytes, as: UTF8.self).contains("<svg"))
-        #expect(try Pixels(png: try await bus.request(RenderDrawing(sha256: nil)).bytes).isBlank)
+        #expect(String(decoding: try await svg.bytes(on: bus), as: UTF8.self).contains("<svg"))
+        #expect(try Pixels(png: try await bus.request(RenderDrawing(sha256: nil)).bytes(on: bus)).isBlank)
     }
 
     @Test("render over an image's rendition: a new PNG at the rendition's size; the original is untouched")
     func over() async throws {
         let photo = try PhotoFixture().rotatedPhoto()
-        let image = try await bus.request(IngestImage(owner: "ada", bytes: photo))
-        let saved = try await bus.request(SaveDrawing(drawing: sketch))
+        let image = try await bus.request(try await IngestImage.of(photo, owner: "ada", on: bus))
+        let saved = try await bus.request(try await SaveDrawing.of(sketch, on: bus))
         let result = try await bus.request(RenderDrawing(sha256: saved.sha256, over: .init(sha256: image.sha256, rendition: "display")))
-        let info = try ImageInspector.inspect(result.bytes)
+        let info = try ImageInspector.inspect(try await result.bytes(on: bus))
         #expect(info.format == .png && info.width == 240 && info.height == 320, "the display rendition, orientation applied")
         #expect(try await blobs.get(image.sha256) == photo)
         await #expect(throws: BusError.self) {

@@ -14,13 +14,16 @@ import Testing
 
 /// The media plugin on a real in-process bus, with in-memory storage behind it.
 struct MediaHarness {
-    let bus = PatientBus(wrapping: InProcessBus())
+    let bus: PatientBus
     let blobs = InMemoryBlobStore()
     let records = InMemoryRecordStore()
     let plugin: MediaPlugin
 
-    init(yaml: String = "renditions: [{ name: list, width: 44, height: 44, fit: cover }, { name: display, width: 300, height: 300, format: webp }]")
-        async throws {
+    /// - Parameter crossing: every media message through JSON with NATS' 1 MB limit, as between a
+    ///   web node and a media worker; storage's blob messages stay in the process, as on a node.
+    init(yaml: String = "renditions: [{ name: list, width: 44, height: 44, fit: cover }, { name: display, width: 300, height: 300, format: webp }]",
+         crossing: Bool = false) async throws {
+        bus = PatientBus(wrapping: crossing ? EncodingBus(sameProcess: [PutBlob.name, GetBlob.name]) : InProcessBus())
         let collector = BlobCollector(holds: records, blobs: blobs, bus: bus, grace: 0, logger: Logger(label: "test"))
         try StoragePlugin.register(records: records, blobs: blobs, collector: collector, on: bus)
         let root = try YAMLLoader.parse("app: t\nplugins:\n  media: \(yaml.isEmpty ? "{}" : "{ \(yaml) }")\n", file: "t.yaml")
@@ -42,12 +45,33 @@ struct MediaPluginTests {
         let fixtures = try Fixtures()
         let photo = try fixtures.image("p.jpg", width: 640, height: 480)
         let events = harness.bus.subscribe(to: ImageIngested.self)
-        let image = try await harness.bus.request(IngestImage(owner: "ada", bytes: photo))
+        let image = try await harness.bus.request(try await IngestImage.of(photo, owner: "ada", on: harness.bus))
         #expect(image.info.width == 640 && image.info.format == .jpeg)
         #expect(try await harness.blobs.get(image.sha256) == photo, "the original, byte for byte")
         var iterator = events.makeAsyncIterator()
         let event = await iterator.next()
         #expect(event?.owner == "ada" && event?.image == image)
+    }
+
+    @Test("an upload over the bus' limit goes to media by blob reference, and its renditions come back the same way")
+    func largeUploadByReference() async throws {
+        let harness = try await MediaHarness(yaml: "max_upload_bytes: 20000000, renditions: [{ name: big, width: 3000, height: 3000, format: png }]",
+                                             crossing: true)
+        let photo = try Fixtures().noise("large.png", width: 1600, height: 1200)
+        try #require(photo.count > EncodingBus.defaultLimit, "the fixture must be over NATS' limit to prove anything")
+        let request = try await IngestImage.of(photo, owner: "ada", on: harness.bus)
+        #expect(request.image.data == nil && request.image.blob == BlobRef.of(photo).sha256, "sent by reference")
+        let image = try await harness.bus.request(request)
+        #expect(image.info.width == 1600 && image.sha256 == BlobRef.of(photo).sha256)
+        let original = try await harness.bus.request(RenderImage(sha256: image.sha256, rendition: RenderImage.original))
+        #expect(original.image.data == nil, "the original comes back by reference too")
+        #expect(try await original.bytes(on: harness.bus) == photo)
+        let big = try await harness.bus.request(RenderImage(sha256: image.sha256, rendition: "big"))
+        #expect(try ImageInspector.inspect(try await big.bytes(on: harness.bus)).width == 1600)
+        // Inline bytes that big would not cross.
+        await #expect(throws: BusError.self) {
+            _ = try await harness.bus.request(IngestImage(owner: "ada", image: .inline(photo)))
+        }
     }
 
     @Test("a refused upload leaves no blob behind", arguments: ["text", "truncated", "too big"])
@@ -61,7 +85,7 @@ struct MediaPluginTests {
         case "truncated": photo.prefix(photo.count / 2)
         default: big
         }
-        await #expect(throws: BusError.self) { try await harness.bus.request(IngestImage(owner: "ada", bytes: bytes)) }
+        await #expect(throws: BusError.self) { try await harness.bus.request(try await IngestImage.of(bytes, owner: "ada", on: harness.bus)) }
         #expect(try await harness.blobs.stat(BlobRef.of(bytes).sha256) == nil)
     }
 
@@ -69,9 +93,9 @@ struct MediaPluginTests {
     func renditionCache() async throws {
         let harness = try await MediaHarness()
         let fixtures = try Fixtures()
-        let image = try await harness.bus.request(IngestImage(owner: "ada", bytes: try fixtures.image("p.jpg", width: 640, height: 480)))
+        let image = try await harness.bus.request(try await IngestImage.of(try fixtures.image("p.jpg", width: 640, height: 480), owner: "ada", on: harness.bus))
         let first = try await harness.bus.request(RenderImage(sha256: image.sha256, rendition: "list"))
-        let info = try ImageInspector.inspect(first.bytes)
+        let info = try ImageInspector.inspect(try await first.bytes(on: harness.bus))
         #expect(info.width == 44 && info.height == 44 && first.format == .jpeg)
         try await harness.blobs.delete(image.sha256)
         let again = try await harness.bus.request(RenderImage(sha256: image.sha256, rendition: "list"))
@@ -84,7 +108,7 @@ struct MediaPluginTests {
     func edit() async throws {
         let harness = try await MediaHarness()
         let photo = try Fixtures().image("p.png", width: 640, height: 480)
-        let image = try await harness.bus.request(IngestImage(owner: "ada", bytes: photo))
+        let image = try await harness.bus.request(try await IngestImage.of(photo, owner: "ada", on: harness.bus))
         let edit = ImageEdit(crop: .init(x: 100, y: 50, width: 300, height: 200), rotate: 90, resize: .init(width: 100, height: 150))
         let edited = try await harness.bus.request(EditImage(owner: "ada", sha256: image.sha256, edit: edit))
         #expect(edited.info.width == 100 && edited.info.height == 150 && edited.info.format == .png)
@@ -104,13 +128,13 @@ struct MediaPluginTests {
     @Test("describe gives the size a rendition is seen at; composite lays an overlay of that size over it")
     func describeAndComposite() async throws {
         let harness = try await MediaHarness()
-        let image = try await harness.bus.request(IngestImage(owner: "ada", bytes: try Fixtures().image("p.jpg", width: 640, height: 480)))
+        let image = try await harness.bus.request(try await IngestImage.of(try Fixtures().image("p.jpg", width: 640, height: 480), owner: "ada", on: harness.bus))
         let size = try await harness.bus.request(DescribeImage(sha256: image.sha256, rendition: "display"))
         #expect(size == .init(width: 300, height: 225))
         #expect(try await harness.bus.request(DescribeImage(sha256: image.sha256)) == .init(width: 640, height: 480))
         let overlay = try Fixtures().image("o.png", width: 300, height: 225)
-        let composite = try await harness.bus.request(CompositeImage(sha256: image.sha256, rendition: "display", overlayPNG: overlay))
-        let info = try ImageInspector.inspect(composite.bytes)
+        let composite = try await harness.bus.request(CompositeImage(sha256: image.sha256, rendition: "display", overlay: .inline(overlay)))
+        let info = try ImageInspector.inspect(try await composite.bytes(on: harness.bus))
         #expect(info.format == .png && info.width == 300 && info.height == 225)
     }
 
@@ -121,7 +145,7 @@ struct MediaPluginTests {
         defer { janitor.cancel() }
         let store = BusRecordStore(bus: harness.bus)
         try await store.declare(CollectionSchema(name: "t.holders", blobFields: ["photo"]))
-        let image = try await harness.bus.request(IngestImage(owner: "ada", bytes: try Fixtures().image("p.jpg", width: 640, height: 480)))
+        let image = try await harness.bus.request(try await IngestImage.of(try Fixtures().image("p.jpg", width: 640, height: 480), owner: "ada", on: harness.bus))
         _ = try await store.insert(["photo": image.sha256], into: "t.holders", id: "h", owner: "ada")
         let thumbnail = try await harness.bus.request(RenderImage(sha256: image.sha256, rendition: "list"))
         #expect(try await harness.blobs.stat(thumbnail.sha256) != nil)
@@ -153,9 +177,9 @@ struct MediaPluginTests {
     func original() async throws {
         let harness = try await MediaHarness()
         let photo = try Fixtures().image("p.webp", width: 64, height: 48)
-        let image = try await harness.bus.request(IngestImage(owner: "ada", bytes: photo))
+        let image = try await harness.bus.request(try await IngestImage.of(photo, owner: "ada", on: harness.bus))
         let original = try await harness.bus.request(RenderImage(sha256: image.sha256, rendition: RenderImage.original))
-        #expect(original.bytes == photo && original.format == .webp && original.format.mimeType == "image/webp")
+        #expect(try await original.bytes(on: harness.bus) == photo && original.format == .webp && original.format.mimeType == "image/webp")
     }
 
     @Test("rendition mistakes in YAML are reported with their line and column")

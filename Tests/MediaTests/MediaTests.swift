@@ -33,6 +33,13 @@ final class Fixtures: Sendable {
     }
 
     /// A width × height image in the format of `name`'s extension, with a gradient so it is not blank.
+    /// Noise, which no format compresses: an image whose file is as large as its pixels.
+    func noise(_ name: String, width: Int, height: Int) throws -> Data {
+        try run("vips", ["gaussnoise", path("noise.v"), "\(width)", "\(height)"])
+        try run("vips", ["cast", path("noise.v"), path(name), "uchar"])
+        return try Data(contentsOf: URL(fileURLWithPath: path(name)))
+    }
+
     func image(_ name: String, width: Int, height: Int) throws -> Data {
         try run("vips", ["xyz", path("xyz.v"), "\(width)", "\(height)"])
         try run("vips", ["cast", path("xyz.v"), path(name), "uchar"])

@@ -74,7 +74,7 @@ struct AlbumSeed: AsyncParsableCommand {
         let (total, tagCount, seed) = (photos, tags, self.seed)
         let started = Date()
         try await AppSession(tool: "quire-bench", config: config).run(as: user) { bus, owner in
-            let sha = try await bus.request(IngestImage(owner: owner, bytes: bytes)).sha256
+            let sha = try await bus.request(try await IngestImage.of(bytes, owner: owner, on: bus), timeout: IngestImage.timeout).sha256
             var random = SeededRandom(state: seed)
             let tagDraw = WeightedDraw(count: tagCount) { 1 / Double($0 + 1) }
             let cityDraw = WeightedDraw(count: cities.count) { 1 / Double($0 + 1) }

@@ -3,16 +3,18 @@ import Bus
 import Drawing
 import DrawingAPI
 import Foundation
+import Logging
 import Media
+import ToolKit
 
 /// `quire-draw`: render a drawing document (JSON) to PNG or SVG.
 ///
 /// Exit codes: 0 done; 1 bad arguments or a file that cannot be read or written; 4 a drawing that
 /// is not valid (the message names the field).
 @main
-struct QuireDraw: ParsableCommand {
+struct QuireDraw: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "quire-draw", abstract: "Render Quire drawings with cairo.", subcommands: [Render.self])
+        commandName: "quire-draw", abstract: "Render Quire drawings with cairo.", subcommands: [Render.self, Serve.self])
 }
 
 struct Render: ParsableCommand {
@@ -68,3 +70,17 @@ struct Render: ParsableCommand {
         }
     }
 }
+
+/// `quire-draw serve`: the drawing plugin as a worker (see the README's "A cluster").
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the app's drawing plugin alone, answering drawing renders off NATS (the app's YAML lists drawing under bus.remote).")
+    @Option(help: "The app's YAML file, the one its nodes run.") var config: String
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
+
+    func run() async throws {
+        try await WorkerServe(tool: "quire-draw", plugin: "drawing").run(config: config, logLevel: logLevel)
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

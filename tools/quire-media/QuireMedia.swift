@@ -1,19 +1,21 @@
 import ArgumentParser
 import Bus
 import Foundation
+import Logging
 import Media
 import MediaAPI
+import ToolKit
 
 /// `quire-media`: the media plugin's image work from the shell.
 ///
 /// Exit codes: 0 done; 1 bad arguments or a file that cannot be read or written; 3 not an image
 /// Quire reads; 4 an image that cannot be decoded or breaks a limit; 5 over the size limit.
 @main
-struct QuireMedia: ParsableCommand {
+struct QuireMedia: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quire-media",
         abstract: "Inspect, thumbnail, convert and edit images the way Quire's media plugin does (libvips).",
-        subcommands: [Info.self, Thumbnail.self, Convert.self, Edit.self])
+        subcommands: [Info.self, Thumbnail.self, Convert.self, Edit.self, Serve.self])
 }
 
 struct LimitOptions: ParsableArguments {
@@ -153,3 +155,17 @@ struct Edit: ParsableCommand {
 enum QuireMediaOutput {
     static func of(_ path: String) throws -> Thumbnailer.Output { try output(for: path) }
 }
+
+/// `quire-media serve`: the media plugin as a worker (see the README's "A cluster").
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the app's media plugin alone, answering image work off NATS (the app's YAML lists media under bus.remote).")
+    @Option(help: "The app's YAML file, the one its nodes run.") var config: String
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
+
+    func run() async throws {
+        try await WorkerServe(tool: "quire-media", plugin: "media").run(config: config, logLevel: logLevel)
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

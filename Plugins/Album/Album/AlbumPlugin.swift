@@ -177,7 +177,7 @@ public struct AlbumPlugin: Plugin {
         try routes.add(.get, "photos/{id}/markup", summary: "The mark-up drawing (JSON; empty when none)") { _, context, identity in
             let photo = try await service.photo(owner: identity.accountID, id: try Self.id(context)).decode(PhotoData.self)
             guard let markup = photo.markup else { return try .json(Drawing.empty) }
-            return try .json(try await service.bus.request(LoadDrawing(sha256: markup)))
+            return try .json(try await LoadDrawing.drawing(markup, on: service.bus))
         }
         try routes.add(.put, "photos/{id}/markup", summary: "Save the mark-up: strokes and texts over the photo ({} clears it); the original is kept") {
             request, context, identity in
@@ -187,7 +187,7 @@ public struct AlbumPlugin: Plugin {
             let drawing = try await request.decodeJSON(Drawing.self, context: context)
             let id = try Self.id(context)
             _ = try await service.photo(owner: identity.accountID, id: id)
-            let saved = drawing == .empty ? nil : try await service.bus.request(SaveDrawing(drawing: drawing)).sha256
+            let saved = drawing == .empty ? nil : try await service.bus.request(try await SaveDrawing.of(drawing, on: service.bus)).sha256
             return try PhotoJSON.response(try await service.setMarkup(owner: identity.accountID, id: id, sha256: saved,
                                                                       expectedVersion: try request.ifMatchVersion()))
         }
@@ -198,8 +198,9 @@ public struct AlbumPlugin: Plugin {
         try routes.add(.get, "photos/{id}/marked", summary: "The photo with its mark-up drawn on it (PNG, display size)") { request, context, identity in
             let photo = try await service.photo(owner: identity.accountID, id: try Self.id(context)).decode(PhotoData.self)
             let rendered = try await service.bus.request(RenderDrawing(sha256: photo.markup, format: .png,
-                                                                       over: .init(sha256: photo.image, rendition: "display")))
-            return .bytes(rendered.bytes, type: "image/png", tag: nil, request: request)
+                                                                       over: .init(sha256: photo.image, rendition: "display")),
+                                                          timeout: .seconds(30))
+            return .bytes(try await rendered.bytes(on: service.bus), type: "image/png", tag: nil, request: request)
         }
         try routes.add(.get, "tags", query: ["limit", "cursor"], summary: "My tags with how many photos carry each, most used first") { request, _, identity in
             let counters = try await service.counters(owner: identity.accountID, kind: .tag, limit: try request.limit(default: 200, max: 1000),
@@ -297,8 +298,8 @@ public struct AlbumPlugin: Plugin {
 
     static func image(_ service: AlbumService, _ request: Request, owner: String, id: String, rendition: String) async throws -> Response {
         let photo = try await service.photo(owner: owner, id: id).decode(PhotoData.self)
-        let image = try await service.bus.request(RenderImage(sha256: photo.image, rendition: rendition))
-        return .bytes(image.bytes, type: image.format.mimeType, tag: image.sha256, request: request)
+        let image = try await service.bus.request(RenderImage(sha256: photo.image, rendition: rendition), timeout: .seconds(30))
+        return .bytes(try await image.bytes(on: service.bus), type: image.format.mimeType, tag: image.sha256, request: request)
     }
 
     /// What the mark-up screen opens with after an upload or import.

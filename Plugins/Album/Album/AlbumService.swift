@@ -60,7 +60,7 @@ struct AlbumService: Sendable {
         let clientLocation = try Self.location(capture.latitude, capture.longitude, capture.accuracy, source: "device")
         try Self.checkNotes(capture.notes)
 
-        let image = try await bus.request(IngestImage(owner: owner, bytes: bytes, geotagsItself: true))
+        let image = try await bus.request(try await IngestImage.of(bytes, owner: owner, geotagsItself: true, on: bus), timeout: IngestImage.timeout)
         let info = image.info
         let id = Self.newID()
         let oriented = info.orientation >= 5 ? (info.height, info.width) : (info.width, info.height)

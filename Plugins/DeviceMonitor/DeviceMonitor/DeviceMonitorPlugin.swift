@@ -95,7 +95,7 @@ public struct DeviceMonitorPlugin: Plugin {
                               detail: "Send {\"lux\": N} as application/json, or a camera frame with its image/* Content-Type.")
             }
             let frame = try await request.collectUpload(limit: maxFrameBytes, what: "a camera frame")
-            let colour = try await bus.request(MeasureColour(bytes: frame))
+            let colour = try await bus.request(try await MeasureColour.of(frame, on: bus), timeout: .seconds(30))
             return try .json(try LightingRules.judge(lux: nil, colour: colour, thresholds))
         }
     }

@@ -44,12 +44,16 @@ public struct DrawingPlugin: Plugin {
                                  gate: BlockingGate(limit: config.concurrency, label: "quire.drawing"))
     }
 
-    public var features: [String] { ["drawings", "render:png", "render:svg"] }
+    public static func features(for config: Config) -> [String] { ["drawings", "render:png", "render:svg"] }
+    public var features: [String] { Self.features(for: service.config) }
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
-        try bus.handle(SaveDrawing.self) { request, _ in try await service.save(request.drawing) }
-        try bus.handle(LoadDrawing.self) { request, _ in try await service.load(request.sha256) }
+        try bus.handle(SaveDrawing.self) { request, _ in try await service.save(request.document) }
+        try bus.handle(LoadDrawing.self) { request, _ in
+            let bytes = try await service.canonical(request.sha256)
+            return bytes.count <= BlobPayload.inlineLimit ? .inline(bytes) : .stored(BlobRef(sha256: request.sha256, size: bytes.count))
+        }
         try bus.handle(RenderDrawing.self) { request, _ in try await service.render(request) }
         try bus.handle(GetDrawingLimits.self) { _, _ in .init(maxBytes: service.config.maxBytes) }
     }
@@ -61,7 +65,18 @@ struct DrawingService: Sendable {
     let config: DrawingPlugin.Config
     let gate: BlockingGate
 
-    func save(_ drawing: Drawing) async throws(BusError) -> SavedDrawing {
+    func save(_ document: BlobPayload) async throws(BusError) -> SavedDrawing {
+        guard document.size <= config.maxBytes else {
+            throw BusError(.tooLarge, "A drawing is limited to \(config.maxBytes) bytes of JSON; this one has \(document.size).")
+        }
+        let drawing: Drawing
+        do {
+            drawing = try JSONDecoder().decode(Drawing.self, from: try await document.bytes(from: blobs))
+        } catch let error as BusError {
+            throw error
+        } catch {
+            throw BusError.invalid("The drawing is not a drawing document: \(error).", field: "drawing")
+        }
         try drawing.validate()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -76,6 +91,17 @@ struct DrawingService: Sendable {
         }
         let blob = try await blobs.put(bytes)
         return SavedDrawing(sha256: blob.sha256, strokes: drawing.strokes.count, texts: drawing.texts.count)
+    }
+
+    /// A saved drawing's JSON, checked to read as a drawing.
+    func canonical(_ sha256: String) async throws(BusError) -> Data {
+        let bytes = try await blobs.get(sha256)
+        do {
+            _ = try JSONDecoder().decode(Drawing.self, from: bytes)
+        } catch {
+            throw BusError(.internal, "The stored drawing '\(sha256)' cannot be read: \(error).")
+        }
+        return bytes
     }
 
     func load(_ sha256: String) async throws(BusError) -> Drawing {
@@ -97,14 +123,15 @@ struct DrawingService: Sendable {
             let layer = try await gate.run { () throws(BusError) in
                 try DrawingRenderer.render(drawing, width: size.width, height: size.height, as: .png)
             }
-            let composite = try await bus.request(CompositeImage(sha256: over.sha256, rendition: over.rendition, overlayPNG: layer))
-            return RenderedDrawing(format: .png, width: size.width, height: size.height, bytes: composite.bytes)
+            let composite = try await bus.request(CompositeImage(sha256: over.sha256, rendition: over.rendition,
+                                                                 overlay: try await BlobPayload.wrap(layer, in: blobs)), timeout: .seconds(30))
+            return RenderedDrawing(format: .png, width: size.width, height: size.height, image: composite.image)
         }
         let width = request.width ?? config.width, height = request.height ?? config.height
         let output: DrawingRenderer.Output = request.format == .svg ? .svg : .png
         let bytes = try await gate.run { () throws(BusError) in
             try DrawingRenderer.render(drawing, width: width, height: height, as: output)
         }
-        return RenderedDrawing(format: request.format, width: width, height: height, bytes: bytes)
+        return RenderedDrawing(format: request.format, width: width, height: height, image: try await BlobPayload.wrap(bytes, in: blobs))
     }
 }

@@ -1,5 +1,6 @@
 public import Bus
 public import Foundation
+public import StorageAPI
 
 /// Validates a drawing and stores it as a blob (canonical JSON, so the same drawing is one blob).
 /// The caller's record holds the blob through a blob field (see storage's `blobFields`); clearing
@@ -7,8 +8,20 @@ public import Foundation
 public struct SaveDrawing: BusRequest {
     public static let name: MessageName = "drawing.save.v1"
     public typealias Reply = SavedDrawing
-    public var drawing: Drawing
-    public init(drawing: Drawing) { self.drawing = drawing }
+    public static var repeatable: Bool { true }
+    /// The drawing's JSON: inline when small, else a blob the caller put (a drawing may be 8 MB).
+    public var document: BlobPayload
+    public init(document: BlobPayload) { self.document = document }
+
+    public static func of(_ drawing: Drawing, on bus: any MessageBus) async throws(BusError) -> SaveDrawing {
+        let bytes: Data
+        do {
+            bytes = try JSONEncoder().encode(drawing)
+        } catch {
+            throw BusError(.internal, "The drawing could not be encoded: \(error).")
+        }
+        return SaveDrawing(document: try await BlobPayload.wrap(bytes, in: BusBlobStore(bus: bus)))
+    }
 }
 
 public struct SavedDrawing: Codable, Sendable, Equatable {
@@ -22,11 +35,23 @@ public struct SavedDrawing: Codable, Sendable, Equatable {
     }
 }
 
+/// A saved drawing's JSON, checked: inline when small, else by reference to its blob.
 public struct LoadDrawing: BusRequest {
     public static let name: MessageName = "drawing.load.v1"
-    public typealias Reply = Drawing
+    public typealias Reply = BlobPayload
+    public static var repeatable: Bool { true }
     public var sha256: String
     public init(sha256: String) { self.sha256 = sha256 }
+
+    /// The drawing saved as `sha256`.
+    public static func drawing(_ sha256: String, on bus: any MessageBus) async throws(BusError) -> Drawing {
+        let bytes = try await bus.request(LoadDrawing(sha256: sha256)).bytes(from: BusBlobStore(bus: bus))
+        do {
+            return try JSONDecoder().decode(Drawing.self, from: bytes)
+        } catch {
+            throw BusError(.internal, "The stored drawing '\(sha256)' cannot be read: \(error).")
+        }
+    }
 }
 
 /// Renders a saved drawing (nil: the empty one) as PNG or SVG — alone at a size, or laid over an
@@ -34,6 +59,7 @@ public struct LoadDrawing: BusRequest {
 public struct RenderDrawing: BusRequest {
     public static let name: MessageName = "drawing.render.v1"
     public typealias Reply = RenderedDrawing
+    public static var repeatable: Bool { true }
 
     public enum Format: String, Codable, Sendable, CaseIterable { case png, svg }
 
@@ -66,18 +92,24 @@ public struct RenderedDrawing: Codable, Sendable, Equatable {
     public var format: RenderDrawing.Format
     public var width: Int
     public var height: Int
-    public var bytes: Data
-    public init(format: RenderDrawing.Format, width: Int, height: Int, bytes: Data) {
+    /// The bytes, inline when small, else by reference to a blob: read them with ``bytes(on:)``.
+    public var image: BlobPayload
+    public init(format: RenderDrawing.Format, width: Int, height: Int, image: BlobPayload) {
         self.format = format
         self.width = width
         self.height = height
-        self.bytes = bytes
+        self.image = image
+    }
+
+    public func bytes(on bus: any MessageBus) async throws(BusError) -> Data {
+        try await image.bytes(from: BusBlobStore(bus: bus))
     }
 }
 
 /// The largest drawing document the plugin accepts, so a route can cap the body it reads.
 public struct GetDrawingLimits: BusRequest {
     public static let name: MessageName = "drawing.limits.get.v1"
+    public static var repeatable: Bool { true }
     public struct Reply: Codable, Sendable, Equatable {
         public var maxBytes: Int
         public init(maxBytes: Int) { self.maxBytes = maxBytes }

@@ -79,22 +79,23 @@ public struct MediaPlugin: Plugin {
         deleted = context.bus.subscribe(to: BlobDeleted.self)
     }
 
-    public var features: [String] { ["images"] + service.config.renditions.map { "rendition:\($0.name)" } }
+    public static func features(for config: Config) -> [String] { ["images"] + config.renditions.map { "rendition:\($0.name)" } }
+    public var features: [String] { Self.features(for: service.config) }
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
         try bus.handle(IngestImage.self) { request, _ in
-            try await service.ingest(request.bytes, owner: request.owner, geotagsItself: request.geotagsItself)
+            try await service.ingest(request.image, owner: request.owner, geotagsItself: request.geotagsItself)
         }
         try bus.handle(RenderImage.self) { request, _ in try await service.render(request.sha256, rendition: request.rendition) }
         try bus.handle(GetMediaLimits.self) { _, _ in service.config.limits }
-        try bus.handle(MeasureColour.self) { request, _ in try await service.measureColour(request.bytes) }
+        try bus.handle(MeasureColour.self) { request, _ in try await service.measureColour(request.frame) }
         try bus.handle(EditImage.self) { request, _ in
             try await service.edit(request.sha256, request.edit, owner: request.owner, geotagsItself: request.geotagsItself)
         }
         try bus.handle(DescribeImage.self) { request, _ in try await service.describe(request.sha256, rendition: request.rendition) }
         try bus.handle(CompositeImage.self) { request, _ in
-            try await service.composite(request.sha256, rendition: request.rendition, overlay: request.overlayPNG)
+            try await service.composite(request.sha256, rendition: request.rendition, overlay: request.overlay)
         }
     }
 

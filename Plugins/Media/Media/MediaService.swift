@@ -20,7 +20,14 @@ struct MediaService: Sendable {
     let config: MediaPlugin.Config
     let gate: BlockingGate
 
-    func ingest(_ bytes: Data, owner: String, geotagsItself: Bool = false) async throws(BusError) -> IngestedImage {
+    /// An upload, inline or by reference to the blob the caller put.
+    func ingest(_ payload: BlobPayload, owner: String, geotagsItself: Bool = false) async throws(BusError) -> IngestedImage {
+        let bytes = try await payload.bytes(from: blobs)
+        return try await ingest(bytes, stored: payload.blob.map { BlobRef(sha256: $0, size: bytes.count) }, owner: owner, geotagsItself: geotagsItself)
+    }
+
+    /// `stored`: the blob the bytes already are, if they are one.
+    func ingest(_ bytes: Data, stored: BlobRef? = nil, owner: String, geotagsItself: Bool = false) async throws(BusError) -> IngestedImage {
         let limits = config.limits
         // Two checks before anything is stored: every pixel decodes (a full, streaming decode), and
         // the rendition pipeline works on it — shrink-on-load reads the file its own way, and
@@ -33,7 +40,7 @@ struct MediaService: Sendable {
                                                       output: first?.format ?? .jpeg, quality: first?.quality ?? 82, limits: limits)
             return (info, rendition)
         }
-        let blob = try await blobs.put(bytes)
+        let blob = if let stored { stored } else { try await blobs.put(bytes) }
         if let first { try await cache(rendition, of: blob.sha256, as: first) }
         let image = IngestedImage(sha256: blob.sha256, size: blob.size, info: info)
         await bus.publish(ImageIngested(owner: owner, image: image, geotagsItself: geotagsItself))
@@ -55,7 +62,7 @@ struct MediaService: Sendable {
 
     /// The bytes of the original or of a rendition.
     private func image(_ sha256: String, rendition: String?) async throws(BusError) -> Data {
-        if let rendition { return try await render(sha256, rendition: rendition).bytes }
+        if let rendition { return try await picture(sha256, rendition: rendition).bytes }
         return try await blobs.get(sha256)
     }
 
@@ -66,19 +73,24 @@ struct MediaService: Sendable {
         return DescribeImage.Reply(width: size.width, height: size.height)
     }
 
-    func measureColour(_ bytes: Data) async throws(BusError) -> MeanColour {
+    func measureColour(_ frame: BlobPayload) async throws(BusError) -> MeanColour {
         let limits = config.limits
+        guard frame.size <= limits.maxBytes else {
+            throw BusError(.tooLarge, "A frame is at most \(limits.maxBytes) bytes.", details: ["maxBytes": String(limits.maxBytes)])
+        }
+        let bytes = try await frame.bytes(from: blobs)
         guard bytes.count <= limits.maxBytes else {
             throw BusError(.tooLarge, "A frame is at most \(limits.maxBytes) bytes.", details: ["maxBytes": String(limits.maxBytes)])
         }
         return try await gate.run { () throws(BusError) in try Thumbnailer.meanColour(bytes, limits: limits) }
     }
 
-    func composite(_ sha256: String, rendition: String?, overlay: Data) async throws(BusError) -> RenderedImage {
+    func composite(_ sha256: String, rendition: String?, overlay payload: BlobPayload) async throws(BusError) -> RenderedImage {
         let bytes = try await image(sha256, rendition: rendition)
+        let overlay = try await payload.bytes(from: blobs)
         let limits = config.limits
         let png = try await gate.run { () throws(BusError) in try Compositor.composite(photo: bytes, overlayPNG: overlay, limits: limits) }
-        return RenderedImage(sha256: BlobRef.of(png).sha256, format: .png, bytes: png)
+        return RenderedImage(sha256: BlobRef.of(png).sha256, format: .png, image: try await BlobPayload.wrap(png, in: blobs))
     }
 
     /// The source of some renditions was deleted: drop their cache records, which lets go of their
@@ -96,13 +108,28 @@ struct MediaService: Sendable {
         }
     }
 
+    /// A rendition for the bus: the bytes by reference when large (a rendition is a stored blob already).
     func render(_ sha256: String, rendition name: String) async throws(BusError) -> RenderedImage {
+        let picture = try await picture(sha256, rendition: name)
+        let image: BlobPayload = picture.bytes.count <= BlobPayload.inlineLimit
+            ? .inline(picture.bytes) : .stored(BlobRef(sha256: picture.sha256, size: picture.bytes.count))
+        return RenderedImage(sha256: picture.sha256, format: picture.format, image: image)
+    }
+
+    /// An original or a rendition, with its bytes.
+    struct Picture {
+        var sha256: String
+        var format: ImageFormat
+        var bytes: Data
+    }
+
+    func picture(_ sha256: String, rendition name: String) async throws(BusError) -> Picture {
         if name == RenderImage.original {
             let bytes = try await blobs.get(sha256)
             guard let format = ImageSniffer.format(of: bytes) else {
                 throw BusError(.internal, "The stored original '\(sha256)' is not an image.")
             }
-            return RenderedImage(sha256: sha256, format: format, bytes: bytes)
+            return Picture(sha256: sha256, format: format, bytes: bytes)
         }
         guard let rendition = config.renditions.first(where: { $0.name == name }) else {
             let known = config.renditions.map(\.name).joined(separator: ", ")
@@ -114,7 +141,7 @@ struct MediaService: Sendable {
         if let cached = try await records.get(collection: Self.renditionsCollection, id: key, owner: nil),
            let entry = try? cached.decode(CacheEntry.self),
            let bytes = try? await blobs.get(entry.sha256) {
-            return RenderedImage(sha256: entry.sha256, format: format, bytes: bytes)
+            return Picture(sha256: entry.sha256, format: format, bytes: bytes)
         }
         let original = try await blobs.get(sha256)
         let limits = config.limits
@@ -122,7 +149,7 @@ struct MediaService: Sendable {
             try Thumbnailer.thumbnail(original, width: rendition.width, height: rendition.height, fit: rendition.fit,
                                       output: rendition.format, quality: rendition.quality, limits: limits)
         }
-        return RenderedImage(sha256: try await cache(bytes, of: sha256, as: rendition), format: format, bytes: bytes)
+        return Picture(sha256: try await cache(bytes, of: sha256, as: rendition), format: format, bytes: bytes)
     }
 
     /// Stores a rendition's bytes and the cache record that holds them; returns their hash.

@@ -1,20 +1,32 @@
 public import Bus
 public import Foundation
+public import StorageAPI
 
 /// Checks an upload (byte limit, real format, pixel limit, readable), keeps the original bytes
-/// unchanged as a blob, and answers what it is. Publishes ``ImageIngested``.
+/// unchanged as a blob, and answers what it is. Publishes ``ImageIngested``. Repeatable: an image
+/// is named by its content, so a second intake of the same bytes is the first one again.
 public struct IngestImage: BusRequest {
     public static let name: MessageName = "media.image.ingest.v1"
     public typealias Reply = IngestedImage
+    public static var repeatable: Bool { true }
+    /// The time an intake gets: a burst of 24-megapixel uploads queues for the decoders.
+    public static let timeout: Duration = .seconds(30)
     public var owner: String
-    public var bytes: Data
+    /// The upload: inline when small, else a blob the caller put (``of(_:owner:geotagsItself:on:)``).
+    public var image: BlobPayload
     /// The caller geotags what it makes of the image (an album photo), so the image itself is not
     /// geotagged from its EXIF as well: one place, listed once, gone with the photo.
     public var geotagsItself: Bool
-    public init(owner: String, bytes: Data, geotagsItself: Bool = false) {
+    public init(owner: String, image: BlobPayload, geotagsItself: Bool = false) {
         self.owner = owner
-        self.bytes = bytes
+        self.image = image
         self.geotagsItself = geotagsItself
+    }
+
+    /// The intake of an upload's bytes, put as a blob first when large (so that a media worker on
+    /// another machine can take it).
+    public static func of(_ bytes: Data, owner: String, geotagsItself: Bool = false, on bus: any MessageBus) async throws(BusError) -> IngestImage {
+        IngestImage(owner: owner, image: try await BlobPayload.wrap(bytes, in: BusBlobStore(bus: bus)), geotagsItself: geotagsItself)
     }
 }
 
@@ -36,6 +48,7 @@ public struct RenderImage: BusRequest {
     public static let original = "original"
     public static let name: MessageName = "media.image.render.v1"
     public typealias Reply = RenderedImage
+    public static var repeatable: Bool { true }
     public var sha256: String
     public var rendition: String
     public init(sha256: String, rendition: String) {
@@ -48,11 +61,17 @@ public struct RenderedImage: Codable, Sendable, Equatable {
     /// SHA-256 of the rendition's bytes (its own blob).
     public var sha256: String
     public var format: ImageFormat
-    public var bytes: Data
-    public init(sha256: String, format: ImageFormat, bytes: Data) {
+    /// The bytes, inline when small, else by reference to the blob: read them with ``bytes(on:)``.
+    public var image: BlobPayload
+    public init(sha256: String, format: ImageFormat, image: BlobPayload) {
         self.sha256 = sha256
         self.format = format
-        self.bytes = bytes
+        self.image = image
+    }
+
+    /// The image's bytes, from storage when they came by reference.
+    public func bytes(on bus: any MessageBus) async throws(BusError) -> Data {
+        try await image.bytes(from: BusBlobStore(bus: bus))
     }
 }
 
@@ -74,8 +93,14 @@ public struct ImageIngested: BusEvent {
 public struct MeasureColour: BusRequest {
     public static let name: MessageName = "media.image.measure-colour.v1"
     public typealias Reply = MeanColour
-    public var bytes: Data
-    public init(bytes: Data) { self.bytes = bytes }
+    public static var repeatable: Bool { true }
+    /// The frame: inline when small, else a blob (collected after storage's grace, held by nothing).
+    public var frame: BlobPayload
+    public init(frame: BlobPayload) { self.frame = frame }
+
+    public static func of(_ bytes: Data, on bus: any MessageBus) async throws(BusError) -> MeasureColour {
+        MeasureColour(frame: try await BlobPayload.wrap(bytes, in: BusBlobStore(bus: bus)))
+    }
 }
 
 /// Mean sRGB components, each 0...1 (gamma-encoded, as stored).
@@ -94,6 +119,7 @@ public struct MeanColour: Codable, Sendable, Equatable {
 public struct GetMediaLimits: BusRequest {
     public static let name: MessageName = "media.limits.get.v1"
     public typealias Reply = MediaLimits
+    public static var repeatable: Bool { true }
     public init() {}
 }
 
@@ -102,6 +128,7 @@ public struct GetMediaLimits: BusRequest {
 public struct EditImage: BusRequest {
     public static let name: MessageName = "media.image.edit.v1"
     public typealias Reply = IngestedImage
+    public static var repeatable: Bool { true }
     public var owner: String
     public var sha256: String
     public var edit: ImageEdit
@@ -118,6 +145,7 @@ public struct EditImage: BusRequest {
 /// The size an image is seen at (EXIF orientation applied) — the original's, or a rendition's.
 public struct DescribeImage: BusRequest {
     public static let name: MessageName = "media.image.describe.v1"
+    public static var repeatable: Bool { true }
     public struct Reply: Codable, Sendable, Equatable {
         public var width: Int
         public var height: Int
@@ -140,13 +168,15 @@ public struct DescribeImage: BusRequest {
 public struct CompositeImage: BusRequest {
     public static let name: MessageName = "media.image.composite.v1"
     public typealias Reply = RenderedImage
+    public static var repeatable: Bool { true }
     public var sha256: String
     public var rendition: String?
-    public var overlayPNG: Data
-    public init(sha256: String, rendition: String? = nil, overlayPNG: Data) {
+    /// The overlay PNG, inline when small, else a blob.
+    public var overlay: BlobPayload
+    public init(sha256: String, rendition: String? = nil, overlay: BlobPayload) {
         self.sha256 = sha256
         self.rendition = rendition
-        self.overlayPNG = overlayPNG
+        self.overlay = overlay
     }
 }
 

@@ -50,7 +50,7 @@ struct NotebookInserts: NotebookConcern {
         }
         var aspect: Double?
         if case .image(let bytes) = insert {
-            let image = try await bus.request(IngestImage(owner: owner, bytes: bytes))
+            let image = try await bus.request(try await IngestImage.of(bytes, owner: owner, on: bus), timeout: IngestImage.timeout)
             let oriented = image.info.orientation >= 5 ? (image.info.height, image.info.width) : (image.info.width, image.info.height)
             (item.kind, item.image, item.imageWidth, item.imageHeight) = ("image", image.sha256, oriented.0, oriented.1)
             aspect = Double(oriented.0) / Double(max(oriented.1, 1))

@@ -275,8 +275,8 @@ public struct NotebooksPlugin: Plugin {
               let item = try? record.decode(ItemData.self), item.notebook == notebook.id, let sha = item.image else {
             throw Problem.notFound("No image item '\(itemID)' in this notebook.")
         }
-        let image = try await service.core.bus.request(RenderImage(sha256: sha, rendition: rendition))
-        return .bytes(image.bytes, type: image.format.mimeType, tag: image.sha256, request: request)
+        let image = try await service.core.bus.request(RenderImage(sha256: sha, rendition: rendition), timeout: .seconds(30))
+        return .bytes(try await image.bytes(on: service.core.bus), type: image.format.mimeType, tag: image.sha256, request: request)
     }
 }
 

@@ -16,7 +16,7 @@ extension NotesService {
     /// Checks the note is the caller's, ingests the image through media, then points the note at it.
     func attachPhoto(owner: String, id: String, bytes: Data, expectedVersion: Int64?) async throws(BusError) -> Record {
         _ = try await note(owner: owner, id: id)  // 404 before any decoding
-        let image = try await bus.request(IngestImage(owner: owner, bytes: bytes))
+        let image = try await bus.request(try await IngestImage.of(bytes, owner: owner, on: bus), timeout: IngestImage.timeout)
         return try await update(owner: owner, id: id, expectedVersion: expectedVersion) { $0.photo = image.sha256 }
     }
 
@@ -30,12 +30,12 @@ extension NotesService {
         guard let sha256 = data.photo else {
             throw BusError(.notFound, "Note '\(id)' has no photo; upload one with PUT /api/v1/notes/\(id)/photo.")
         }
-        return try await bus.request(RenderImage(sha256: sha256, rendition: rendition))
+        return try await bus.request(RenderImage(sha256: sha256, rendition: rendition), timeout: .seconds(30))
     }
 
     func saveDrawing(owner: String, id: String, drawing: Drawing, expectedVersion: Int64?) async throws(BusError) -> Record {
         _ = try await note(owner: owner, id: id)
-        let saved = try await bus.request(SaveDrawing(drawing: drawing))
+        let saved = try await bus.request(try await SaveDrawing.of(drawing, on: bus))
         // An empty drawing is "clear": nothing to keep.
         let sha256 = drawing == .empty ? nil : saved.sha256
         return try await update(owner: owner, id: id, expectedVersion: expectedVersion) { $0.drawing = sha256 }
@@ -49,13 +49,13 @@ extension NotesService {
     func drawing(owner: String, id: String) async throws(BusError) -> Drawing {
         let data = try await note(owner: owner, id: id).decode(NoteData.self)
         guard let sha256 = data.drawing else { return .empty }
-        return try await bus.request(LoadDrawing(sha256: sha256))
+        return try await LoadDrawing.drawing(sha256, on: bus)
     }
 
     func renderDrawing(owner: String, id: String, format: RenderDrawing.Format, width: Int?, height: Int?)
         async throws(BusError) -> RenderedDrawing {
         let data = try await note(owner: owner, id: id).decode(NoteData.self)
-        return try await bus.request(RenderDrawing(sha256: data.drawing, format: format, width: width, height: height))
+        return try await bus.request(RenderDrawing(sha256: data.drawing, format: format, width: width, height: height), timeout: .seconds(30))
     }
 
     /// Reads the note afresh (an edit made while an image was being ingested is kept, not
@@ -84,13 +84,13 @@ enum NoteAttachmentRoutes {
         }
         try routes.add(.get, "{id}/photo", summary: "The photo as uploaded (for pinch-zoom)") { request, context, identity in
             let image = try await service.photo(owner: identity.accountID, id: try NotesPlugin.id(context), rendition: RenderImage.original)
-            return Response.bytes(image.bytes, type: image.format.mimeType, tag: image.sha256, request: request)
+            return Response.bytes(try await image.bytes(on: service.bus), type: image.format.mimeType, tag: image.sha256, request: request)
         }
         try routes.add(.get, "{id}/photo/{rendition}", summary: "A rendition of the photo declared in the app's YAML (list: 44x44, display)") {
             request, context, identity in
             guard let rendition = context.parameters.get("rendition") else { throw Problem.badRequest("The rendition is missing from the path.") }
             let image = try await service.photo(owner: identity.accountID, id: try NotesPlugin.id(context), rendition: rendition)
-            return Response.bytes(image.bytes, type: image.format.mimeType, tag: image.sha256, request: request)
+            return Response.bytes(try await image.bytes(on: service.bus), type: image.format.mimeType, tag: image.sha256, request: request)
         }
         try routes.add(.get, "{id}/drawing", summary: "The drawing on the back (JSON; empty when none)") { _, context, identity in
             try Response.json(try await service.drawing(owner: identity.accountID, id: try NotesPlugin.id(context)))
@@ -125,7 +125,7 @@ enum NoteAttachmentRoutes {
             }
             let rendered = try await service.renderDrawing(owner: identity.accountID, id: try NotesPlugin.id(context), format: format,
                                                            width: width, height: height)
-            return Response.bytes(rendered.bytes, type: format == .svg ? "image/svg+xml" : "image/png", tag: nil, request: request)
+            return Response.bytes(try await rendered.bytes(on: service.bus), type: format == .svg ? "image/svg+xml" : "image/png", tag: nil, request: request)
         }
     }
 }

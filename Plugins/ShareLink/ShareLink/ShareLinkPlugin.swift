@@ -240,10 +240,10 @@ public struct ShareLinkPlugin: Plugin {
             let marked = try await service.bus.request(RenderDrawing(sha256: overlay, format: .png,
                                                                      over: .init(sha256: sha256, rendition: config.rendition)),
                                                        timeout: .seconds(30))
-            (bytes, type) = (marked.bytes, "image/png")
+            (bytes, type) = (try await marked.bytes(on: service.bus), "image/png")
         } else {
             let rendered = try await service.bus.request(RenderImage(sha256: sha256, rendition: config.rendition), timeout: .seconds(30))
-            (bytes, type) = (rendered.bytes, rendered.format.mimeType)
+            (bytes, type) = (try await rendered.bytes(on: service.bus), rendered.format.mimeType)
         }
         let headers: HTTPFields = [.contentType: type, .cacheControl: "private, max-age=300",
                                    .xContentTypeOptions: "nosniff", .referrerPolicy: "no-referrer"]

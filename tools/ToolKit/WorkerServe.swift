@@ -1,0 +1,40 @@
+import AppConfig
+import AppHost
+public import ArgumentParser
+import Foundation
+public import Logging
+import PluginCatalog
+import PluginKit
+
+/// `quire-media serve` and `quire-draw serve`: one plugin of an app, alone but for the storage it
+/// needs, answering its requests off NATS. The app's nodes list the plugin under `bus.remote`, so
+/// image work leaves the web nodes; run two workers and they share the load (NATS' queue group),
+/// and a request a killed worker held is asked again of the other (the plugin's requests are
+/// repeatable). Stops gracefully on SIGINT or SIGTERM.
+public struct WorkerServe: Sendable {
+    public let tool: String
+    public let plugin: String
+
+    public init(tool: String, plugin: String) {
+        self.tool = tool
+        self.plugin = plugin
+    }
+
+    public func run(config: String, logLevel: Logger.Level) async throws {
+        var logger = Logger(label: tool) { StreamLogHandler.standardError(label: $0, metadataProvider: AppHost.requestMetadata) }
+        logger.logLevel = logLevel
+        let environment = ProcessInfo.processInfo.environment
+        let host: AppHost
+        do {
+            let appConfig = try AppConfig.load(file: config, environment: environment)
+            host = try await AppHost.worker(config: appConfig, catalog: PluginCatalog.all, plugins: [plugin], environment: environment, logger: logger)
+        } catch let error as ConfigError {
+            FileHandle.standardError.write(Data((error.description + "\n").utf8))
+            throw ExitCode(1)
+        } catch let error as PluginSetupError {
+            FileHandle.standardError.write(Data("\(tool): \(error.description)\n".utf8))
+            throw ExitCode(1)
+        }
+        try await host.runWorker()
+    }
+}
