@@ -108,7 +108,7 @@ public struct AppConfig: Sendable {
         if !subjectPrefix.isEmpty, !subjectPrefix.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) {
             bus.report("subject_prefix", "expected letters, digits, - and _, found \"\(subjectPrefix)\"")
         }
-        let remote = bus.stringList("remote", default: [])
+        let remote = bus.stringList("remote", default: [], commaSeparated: true)
         if !remote.isEmpty, transport != "nats" {
             bus.report("remote", "is read only with transport: nats (workers answer a remote plugin's requests over NATS)")
         }

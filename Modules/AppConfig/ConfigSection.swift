@@ -143,9 +143,15 @@ public struct ConfigSection: Sendable {
         return duration
     }
 
-    /// A list of words, each one of `allowed` when that is given.
-    public func stringList(_ key: String, default defaultValue: [String], allowed: [String]? = nil) -> [String] {
+    /// A list of words, each one of `allowed` when that is given. With `commaSeparated`, one string
+    /// such as `"${QUIRE_REMOTE:-}"` is read as its comma-separated words (none when empty), so
+    /// that the environment can give a list.
+    public func stringList(_ key: String, default defaultValue: [String], allowed: [String]? = nil, commaSeparated: Bool = false) -> [String] {
         guard let node = value(key) else { return defaultValue }
+        if commaSeparated, case .scalar(let raw, _, let location) = node {
+            guard let text = reader.substitute(raw, at: location, path: childPath(key)) else { return defaultValue }
+            return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
         guard case .sequence(let items, _) = node else {
             reader.report(node.location, childPath(key), "expected a list such as [a, b], found \(node.kindDescription)")
             return defaultValue

@@ -74,6 +74,13 @@ struct AppConfigTests {
         #expect(tls.bus.tlsCAFile == "/etc/quire/ca.pem")
         let remote = try load("app: a\nbus: { transport: nats, url: 'nats://h:4222', remote: [media, drawing] }\nplugins: { storage: {}, media: {}, drawing: {} }\n")
         #expect(remote.bus.remote == ["media", "drawing"])
+        let fromEnvironment = AppConfig(root: try YAMLLoader.parse("app: a\nbus: { transport: nats, url: 'nats://h:4222', remote: '${QUIRE_REMOTE:-}' }\nplugins: { storage: {}, media: {} }\n",
+                                                                   file: "app.yaml"), environment: ["QUIRE_REMOTE": "media, "])
+        #expect(fromEnvironment.bus.remote == ["media"])
+        let noneFromEnvironment = AppConfig(root: try YAMLLoader.parse("app: a\nbus: { remote: '${QUIRE_REMOTE:-}' }\nplugins: {}\n", file: "app.yaml"),
+                                            environment: [:])
+        #expect(noneFromEnvironment.bus.remote.isEmpty)
+        try noneFromEnvironment.reader.finish()
         for (yaml, message) in [
             ("bus: { transport: nats }", "bus.url: is required with transport: nats"),
             ("bus: { transport: nats, url: 'http://h:4222' }", "bus.url: expected nats://HOST:PORT"),

@@ -1,6 +1,6 @@
 import AppConfig
 import AppHost
-public import ArgumentParser
+import ArgumentParser
 import Foundation
 public import Logging
 import PluginCatalog

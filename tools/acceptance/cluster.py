@@ -14,6 +14,9 @@ what must hold when the nodes share nothing in memory:
   walk, Foreign Note's Anki round trip, browsing, lossless export and wrong files, iRemember's
   onboarding, sharing and isolation for two users at once, and AR Notebook's walk (UC-2 to UC-13,
   its live feed through nginx's WebSocket) (a cluster each), every request landing on either node;
+- image work on two media workers (`quire-media serve`; the nodes list media under bus.remote):
+  photos over NATS' 1 MB reach them by blob reference, and kill -9 of one during a burst of
+  uploads loses none (a request the dead worker held is asked again of the other);
 - kill -9 of node A during a burst of writes through nginx: every acknowledged write is there, node B
   keeps answering, and A started again serves them all.
 
@@ -68,8 +71,8 @@ def app_through_nginx(app, bin_dir, directory, scenarios):
     try:
         with open(os.path.join(env["QUIRE_CLUSTER_DIR"], "state.json")) as handle:
             state = json.load(handle)
-        for node in state["nodes"]:
-            napkin_notes.server_logs.setdefault(node["log"], False)
+        for process in state["nodes"] + state.get("workers", []):
+            napkin_notes.server_logs.setdefault(process["log"], False)
         work = os.path.join(directory, f"{app}-work")
         os.makedirs(work, exist_ok=True)
         scenarios(Endpoint("nginx", state["port"], state["dir"]), work)
@@ -263,6 +266,81 @@ def metrics(state, b, token):
           sorted(after)[:20])
 
 
+def load_cluster_tool():
+    """tools/cluster as a module, to start a node or a worker again as it does."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("quire_cluster", CLUSTER)
+    spec = importlib.util.spec_from_loader("quire_cluster", loader)
+    tool = importlib.util.module_from_spec(spec)
+    loader.exec_module(tool)
+    return tool
+
+
+def kill_worker_during_uploads(state, front, token, work):
+    """Four uploaders through nginx, each photo new bytes (over NATS' 1 MB) so that every
+    one is real work for a worker; kill -9 of one of the two media workers in the middle."""
+    base = os.path.join(work, "burst.jpg")
+    subprocess.run(["vips", "gaussnoise", base + ".v", "1800", "1350"], check=True)
+    subprocess.run(["vips", "cast", base + ".v", base, "uchar"], check=True)
+    with open(base, "rb") as handle:
+        photo = handle.read()
+    check(f"the burst's photo is over NATS' 1 MB ({len(photo) / 1e6:.1f} MB): it reaches a worker by blob reference", len(photo) > 1 << 20)
+    uploads, failures, after_kill = [], [], []
+    lock = threading.Lock()
+    stop = threading.Event()
+    killed = threading.Event()
+
+    def uploader(worker):
+        index = 0
+        while not stop.is_set():
+            index += 1
+            status, note, _ = call(front, "POST", "/api/v1/notes", {"title": f"photo {worker}-{index}"}, token)
+            if status != 201:
+                with lock:
+                    failures.append(("create", status))
+                continue
+            # Bytes after the JPEG's end are ignored by every reader: a new image each time.
+            unique = photo + os.urandom(16)
+            try:
+                status, body, _ = call(front, "PUT", f"/api/v1/notes/{note['id']}/photo", token=token, raw=unique,
+                                       content_type="image/jpeg", timeout=60)
+            except Exception as error:  # noqa: BLE001 - reported as a failure
+                status, body = type(error).__name__, None
+            with lock:
+                if status == 200:
+                    uploads.append(note["id"])
+                    if killed.is_set():
+                        after_kill.append(note["id"])
+                else:
+                    failures.append(("photo", status, str(body)[:200]))
+
+    threads = [threading.Thread(target=uploader, args=(worker,)) for worker in range(4)]
+    for thread in threads:
+        thread.start()
+    time.sleep(3)
+    doomed = state["workers"][0]
+    os.kill(doomed["pid"], signal.SIGKILL)
+    killed.set()
+    time.sleep(4)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    served = [call(front, "GET", f"/api/v1/notes/{note_id}/photo/list", token=token)[0] for note_id in uploads]
+    retried = 0
+    for node in state["nodes"]:
+        with open(node["log"], errors="replace") as handle:
+            retried += handle.read().count("asking again")
+    check(f"kill -9 of one of two media workers during 4 uploaders' burst through nginx: none of {len(uploads) + len(failures)} uploads failed",
+          uploads and not failures, failures[:5])
+    check("…every photo acknowledged is served (its thumbnail made by a worker), and uploads went on after the kill",
+          served and all(code == 200 for code in served) and len(after_kill) >= 4, (served.count(200), len(served), len(after_kill)))
+    print(f"  ({retried} request(s) the killed worker held were asked again of the other)")
+    load_cluster_tool().start_worker(state, doomed)
+    with open(os.path.join(state["dir"], "state.json"), "w") as handle:
+        json.dump(state, handle)
+
+
 def kill_during_burst(env, state, front, b, token):
     node_a = state["nodes"][0]
     acknowledged, failures, after_kill = [], [], []
@@ -306,14 +384,7 @@ def kill_during_burst(env, state, front, b, token):
     check("…and at most the requests in flight at the kill failed", len(failures) <= 8, failures)
 
     # Node A again, as `tools/cluster` started it: it serves everything written meanwhile.
-    sys.path.insert(0, os.path.dirname(CLUSTER))
-    import importlib.machinery
-    import importlib.util
-    loader = importlib.machinery.SourceFileLoader("quire_cluster", CLUSTER)
-    spec = importlib.util.spec_from_loader("quire_cluster", loader)
-    tool = importlib.util.module_from_spec(spec)
-    loader.exec_module(tool)
-    tool.start_node(state, node_a)
+    load_cluster_tool().start_node(state, node_a)
     a = Endpoint("a", node_a["port"])
     listed_a = {note["id"] for note in napkin_notes.all_notes(a, token)}
     check("node A started again lists every acknowledged note", set(acknowledged) <= listed_a, len(set(acknowledged) - listed_a))
@@ -329,19 +400,24 @@ def main():
         env = dict(os.environ, QUIRE_CLUSTER_DIR=os.path.join(directory, "cluster"))
         port = free_port()
         # Blobs deleted the moment nothing holds them, so the photo walk can see them go.
-        started = cluster(env, "up", "napkin-notes", "--port", str(port), "--bin", args.bin, "--env", "QUIRE_BLOB_GRACE=0")
-        if started.returncode != 0 or not check("tools/cluster up: PostgreSQL, NATS, two nodes and nginx", True):
+        started = cluster(env, "up", "napkin-notes", "--port", str(port), "--bin", args.bin, "--media-workers", "2",
+                          "--env", "QUIRE_BLOB_GRACE=0")
+        if started.returncode != 0 or not check("tools/cluster up: PostgreSQL, NATS, two nodes, two media workers and nginx", True):
             print(started.stderr)
             check("tools/cluster up", False, started.stderr[-2000:])
             return 1
         try:
             status = cluster(env, "status")
-            check("tools/cluster status: every piece up", status.returncode == 0 and status.stdout.count("up ") == 5, status.stdout)
+            check("tools/cluster status: every piece up", status.returncode == 0 and status.stdout.count("up ") == 7, status.stdout)
             with open(os.path.join(env["QUIRE_CLUSTER_DIR"], "state.json")) as handle:
                 state = json.load(handle)
-            for node in state["nodes"]:
-                napkin_notes.server_logs.setdefault(node["log"], False)
+            for process in state["nodes"] + state["workers"]:
+                napkin_notes.server_logs.setdefault(process["log"], False)
             front = Endpoint("nginx", state["port"], state["dir"])
+            manifest = call(front, "GET", "/api/v1/manifest")[1]
+            media = next((plugin for plugin in manifest.get("plugins", []) if plugin["id"] == "media"), {})
+            check("the nodes leave media to the workers, and the manifest still offers it",
+                  "images" in media.get("features", []) and len(state["workers"]) == 2, media)
             a, b = (Endpoint(node["name"], node["port"]) for node in state["nodes"])
             napkin_through_nginx(front, os.path.abspath(args.bin))
             token = sign_up(front, "cluster-ann")
@@ -350,6 +426,7 @@ def main():
             sign_out_everywhere(a, b)
             one_throttle(a, b, front)
             metrics(state, b, token)
+            kill_worker_during_uploads(state, front, sign_up(front, "cluster-uploader"), directory)
             nats_outage(state, a, b, token)
             kill_during_burst(env, state, front, b, token)
         finally:
