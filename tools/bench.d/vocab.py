@@ -184,15 +184,15 @@ def psql_floor(url, qs, owner):
                      f"WHERE {scope} AND s.key >= '{key}' AND s.key < ('{key}' || chr(1114111)) COLLATE \"C\" ORDER BY s.key, s.id LIMIT {LIMIT}) s "
                      f"JOIN records r ON r.collection = s.collection AND r.id = s.id COLLATE \"default\" ORDER BY s.key, s.id;")
         for step in (2, 3):
-            # As Quire: a word of the key is marked (=hund); a last word of two or three letters is
-            # its own lexeme (^ha), longer ones a prefix (hab:*). Step 2 asks the key, step 3 either.
+            # As Quire: every word is a lexeme as it is (hund), a word of the key once more marked
+            # (=hund); a last word of two or three letters is its own lexeme (^ha), longer ones a
+            # prefix (hab:*). Step 2 asks the key (marked), step 3 any field (as it is).
             words = []
             for position, token in enumerate(tokens):
                 word, suffix = token, ""
                 if position == len(tokens) - 1:
                     word, suffix = ("^" + token, "") if len(token) in (2, 3) else (token, ":*")
-                in_key = lexeme("=" + word) + suffix
-                words.append(in_key if step == 2 else f"({in_key} | {lexeme(word) + suffix})")
+                words.append(lexeme(("=" if step == 2 else "") + word) + suffix)
             tsquery = " & ".join(words).replace("'", "''")
             lines.append(f"\\echo @@ {index} {step}")
             lines.append(f"SELECT s.id, s.size FROM search_rows s WHERE {scope} AND s.terms @@ '{tsquery}'::tsquery LIMIT 300;")

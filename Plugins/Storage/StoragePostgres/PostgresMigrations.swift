@@ -136,5 +136,10 @@ enum PostgresMigrations {
         Migration(version: 6, name: "key words as lexemes of their own", sql: """
             UPDATE collections SET schema = (schema::jsonb - 'search')::text WHERE schema::jsonb ? 'search';
             """),
+        // A key's words are kept as they are too, so "every word anywhere" reads one posting list
+        // a word. Rows are written anew, as for version 6.
+        Migration(version: 7, name: "key words also unmarked", sql: """
+            UPDATE collections SET schema = (schema::jsonb - 'search')::text WHERE schema::jsonb ? 'search';
+            """),
     ]
 }

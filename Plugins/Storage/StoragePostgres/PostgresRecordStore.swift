@@ -406,9 +406,13 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         var tombstones: [String: [String: Int64]] = [:]
         for (collection, inserts) in Dictionary(grouping: run.filter(\.chosen), by: \.collection) {
             var found: [String: Int64] = [:]
+            // One probe of changes_by_record per id, newest first. `DISTINCT ON … = ANY(…)` let
+            // PostgreSQL read the whole collection's changes instead: 54 ms a batch of 500 ids,
+            // 110 s of a million-entry import.
             for try await (id, kind, version) in try await connection.query("""
-                SELECT DISTINCT ON (record_id) record_id, kind, version FROM changes
-                WHERE collection = \(collection) AND record_id = ANY(\(inserts.map(\.id))) ORDER BY record_id, sequence DESC
+                SELECT u.id, c.kind, c.version FROM unnest(\(inserts.map(\.id))::text[]) AS u(id)
+                CROSS JOIN LATERAL (SELECT kind, version FROM changes WHERE collection = \(collection) AND record_id = u.id
+                                    ORDER BY sequence DESC LIMIT 1) AS c
                 """, logger: logger).decode((String, String, Int64).self) where kind == Change.Kind.delete.rawValue {
                 found[id] = version
             }
