@@ -417,10 +417,26 @@ struct VocabularyService: Sendable {
         let owner = request.owner
         let tagList = Task { () async throws(BusError) -> [Record] in try await self.tags(owner: owner) }
         defer { tagList.cancel() }
-        let purging = try await purgingCollections(owner: request.owner)
-        if !purging.isEmpty { filters.append(SearchFilter("collection", .none, purging)) }
-        let result = try await store.search(SearchQuery(collection: C.entries, owner: request.owner, text: request.query,
-                                                        filters: filters, limit: request.limit, after: after))
+        // Collections being purged are left out. There rarely are any, so the search runs beside
+        // that lookup, not after it, and runs again with them filtered out only when there are.
+        let query = SearchQuery(collection: C.entries, owner: request.owner, text: request.query, filters: filters, limit: request.limit,
+                                after: after)
+        let purgingList = Task { () async throws(BusError) -> [String] in try await self.purgingCollections(owner: owner) }
+        defer { purgingList.cancel() }
+        var result = try await store.search(query)
+        let purging: [String]
+        do {
+            purging = try await purgingList.value
+        } catch let error as BusError {
+            throw error
+        } catch {
+            throw BusError(.unavailable, "The collections being deleted could not be read; try again.")
+        }
+        if !purging.isEmpty {
+            var filtered = query
+            filtered.filters.append(SearchFilter("collection", .none, purging))
+            result = try await store.search(filtered)
+        }
         let entries = try result.hits.map { hit throws(BusError) in (hit, try hit.record.decode(EntryData.self)) }
         var tagNames: [String: String] = [:]
         if entries.contains(where: { !$0.1.tags.isEmpty }) {
