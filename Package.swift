@@ -150,12 +150,12 @@ let targets: [Target] = [
                                       .hummingbird, .httpTypes, .nioCore]),
 
     // album (iRemember)
-    plugin("Album", "AlbumAPI", ["Bus"]),
+    plugin("Album", "AlbumAPI", ["ShareLinkAPI", "Bus"]),
     plugin("Album", "Album", ["AlbumAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "StorageAPI", "SafeFetch", "Secrets", "Bus", "PluginKit",
                               "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
 
     // notebooks (AR Notebook)
-    plugin("Notebooks", "NotebooksAPI", ["Bus"]),
+    plugin("Notebooks", "NotebooksAPI", ["ShareLinkAPI", "Bus"]),
     plugin("Notebooks", "Notebooks", ["NotebooksAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "StorageAPI", "Secrets", "Bus", "PluginKit",
                                       "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
 

@@ -52,8 +52,9 @@ public struct AppHost: Sendable {
         // a worker; its requests cross NATS.
         let remote = Set(config.bus.remote)
         var built: [(entry: ConfiguredPlugin, plugin: any Plugin)] = []
+        let offers = configured.flatMap(\.factory.descriptor.offers)
         for entry in configured where !remote.contains(entry.id) {
-            built.append((entry, try await make(entry, config: config, bus: bus, environment: environment, logger: logger)))
+            built.append((entry, try await make(entry, config: config, bus: bus, environment: environment, offers: offers, logger: logger)))
         }
         let plugins = built.map(\.plugin)
         let authenticator = plugins.lazy.compactMap(\.authenticator).first
@@ -152,7 +153,8 @@ public struct AppHost: Sendable {
         let bus = try await makeBus(config.bus, logger: logger)
         var plugins: [any Plugin] = []
         for entry in configured where wanted.contains(entry.id) {
-            plugins.append(try await make(entry, config: config, bus: bus, environment: environment, logger: logger))
+            plugins.append(try await make(entry, config: config, bus: bus, environment: environment,
+                                          offers: configured.flatMap(\.factory.descriptor.offers), logger: logger))
         }
         logger.info("Quire worker is running", metadata: ["app": "\(config.app)", "plugins": "\(names.joined(separator: ","))"])
         return AppHost(config: config, bus: bus, plugins: plugins, routes: [], live: [:],
@@ -173,10 +175,10 @@ public struct AppHost: Sendable {
     /// it starts (the upload limits media keeps) waits for a worker to answer, saying so once per
     /// attempt, as a node waits for NATS.
     static func make(_ entry: ConfiguredPlugin, config: AppConfig, bus: any MessageBus, environment: [String: String],
-                     logger: Logger) async throws -> any Plugin {
+                     offers: [any PluginOffer.Type], logger: Logger) async throws -> any Plugin {
         var pluginLogger = logger
         pluginLogger[metadataKey: "plugin"] = "\(entry.id)"
-        let context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment)
+        let context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment, offers: offers)
         var wait: Duration = .milliseconds(500)
         while true {
             do {

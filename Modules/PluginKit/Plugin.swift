@@ -79,12 +79,16 @@ public struct PluginContext: Sendable {
     public var logger: Logger
     /// Values from the process environment that the host chose to pass (never read it yourself).
     public var environment: [String: String]
+    /// What the app's plugins offer one another (``PluginDescriptor/offers``), all of them.
+    public var offers: [any PluginOffer.Type]
 
-    public init(appName: String, bus: any MessageBus, logger: Logger, environment: [String: String] = [:]) {
+    public init(appName: String, bus: any MessageBus, logger: Logger, environment: [String: String] = [:],
+                offers: [any PluginOffer.Type] = []) {
         self.appName = appName
         self.bus = bus
         self.logger = logger
         self.environment = environment
+        self.offers = offers
     }
 }
 
@@ -98,12 +102,16 @@ public struct PluginDescriptor: Sendable {
     public var dependencies: [String]
     /// The settings the plugin reads.
     public var settings: [SettingDescription]
+    /// Types this plugin offers the others (the kinds of resource it lets share-link share).
+    public var offers: [any PluginOffer.Type]
 
-    public init(id: String, summary: String, dependencies: [String] = [], settings: [SettingDescription] = []) {
+    public init(id: String, summary: String, dependencies: [String] = [], settings: [SettingDescription] = [],
+                offers: [any PluginOffer.Type] = []) {
         self.id = id
         self.summary = summary
         self.dependencies = dependencies
         self.settings = settings
+        self.offers = offers
     }
 }
 

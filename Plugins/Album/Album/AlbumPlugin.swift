@@ -43,7 +43,8 @@ public struct AlbumPlugin: Plugin {
             SettingDescription("import_max_bytes", "int 1...1073741824", default: "media's max_upload_bytes", "Largest picture a URL import downloads"),
             SettingDescription("import_allow_networks", "list of CIDR blocks", default: "[]",
                                "TESTS ONLY: private blocks a URL import may reach (e.g. 127.0.0.2/32 for a local test server)"),
-        ])
+        ],
+        offers: [SharedPhoto.self, SharedPhotoSearch.self])
 
     public static func configure(_ section: ConfigSection) -> Config {
         let zoneName = section.string("time_zone", default: "UTC") ?? "UTC"

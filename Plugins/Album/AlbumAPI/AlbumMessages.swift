@@ -1,4 +1,10 @@
 public import Bus
+public import ShareLinkAPI
+
+/// One photo of the album, shared: `resource = ["photo": id]`.
+public enum SharedPhoto: SharedKind { public static let id = "album.photo" }
+/// A saved album search, shared: `resource` holds its `tags` (`+a -b` words), `from` and `to`.
+public enum SharedPhotoSearch: SharedKind { public static let id = "album.search" }
 
 /// Published after a photo joins an album (upload, camera or URL import), with what it landed as.
 public struct PhotoAdded: BusEvent {
@@ -58,5 +64,6 @@ public struct ImportPhotoRecords: BusRequest {
 }
 
 public enum AlbumMessages {
-    public static let all: [any BusMessage.Type] = [PhotoAdded.self, ImportPhotoRecords.self]
+    public static let all: [any BusMessage.Type] = [PhotoAdded.self, ImportPhotoRecords.self, ShowShared<SharedPhoto>.self,
+                                                    ShowShared<SharedPhotoSearch>.self]
 }

@@ -1,4 +1,8 @@
 public import Bus
+public import ShareLinkAPI
+
+/// One notebook, shared read-only: `resource = ["notebook": id]`.
+public enum SharedNotebook: SharedKind { public static let id = "notebooks.notebook" }
 
 /// A notebook pinned near where a user just reported being (AR Notebook's geocaching, UC-13).
 public struct NearbyNotebook: Codable, Sendable, Equatable {
@@ -43,5 +47,5 @@ public struct NotebookDeleted: BusEvent {
 }
 
 public enum NotebooksMessages {
-    public static let all: [any BusMessage.Type] = [PinnedNotebooksNearby.self, NotebookDeleted.self]
+    public static let all: [any BusMessage.Type] = [PinnedNotebooksNearby.self, NotebookDeleted.self, ShowShared<SharedNotebook>.self]
 }

@@ -65,14 +65,17 @@ public struct ShareLinkPlugin: Plugin {
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
         try await store.declare(ShareLinkService.schema)
-        service = ShareLinkService(store: store, bus: context.bus, maxLifetime: TimeInterval(config.maxDays) * 86_400)
+        // The kinds the app's plugins offer (the album's photos and searches, notebooks).
+        let kinds = Dictionary(context.offers.compactMap { $0 as? any SharedKind.Type }.map { ($0.id, ShareLinkService.Kind.of($0)) },
+                               uniquingKeysWith: { first, _ in first })
+        service = ShareLinkService(store: store, bus: context.bus, maxLifetime: TimeInterval(config.maxDays) * 86_400, kinds: kinds)
         self.config = config
         resolves = SlidingWindow(limit: config.resolvesPerMinute, window: 60)
         pictures = SlidingWindow(limit: config.resolvesPerMinute * 100, window: 60)
         passwordFailures = SlidingWindow(limit: config.passwordFailuresPerHour, window: 3600)
     }
 
-    public var features: [String] { ["share-links"] + ShareLinkService.kinds.keys.sorted().map { "share:\($0)" } }
+    public var features: [String] { ["share-links"] + service.kinds.keys.sorted().map { "share:\($0)" } }
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service

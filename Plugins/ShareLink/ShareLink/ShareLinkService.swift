@@ -12,7 +12,7 @@ struct ShareLinkService: Sendable {
     static let collection = "share.links"
     static let schema = CollectionSchema(name: collection, indexes: [IndexSpec(name: "token", fields: ["tokenHash"], unique: true, scope: .global)])
 
-    /// The kinds this build knows, and how to ask their plugin what a link shows.
+    /// A kind the app's plugins offer, and how to ask its plugin what a link shows.
     struct Kind: Sendable {
         let show: @Sendable (any MessageBus, String, [String: String]) async throws(BusError) -> SharedView
 
@@ -22,12 +22,6 @@ struct ShareLinkService: Sendable {
             }
         }
     }
-
-    static let kinds: [String: Kind] = [
-        SharedPhoto.id: .of(SharedPhoto.self),
-        SharedPhotoSearch.id: .of(SharedPhotoSearch.self),
-        SharedNotebook.id: .of(SharedNotebook.self),
-    ]
 
     struct Stored: Codable {
         var tokenHash: String
@@ -44,6 +38,8 @@ struct ShareLinkService: Sendable {
     let store: BusRecordStore
     let bus: any MessageBus
     let maxLifetime: TimeInterval
+    /// By id: what the app's plugins declare they let share (`PluginDescriptor.offers`).
+    let kinds: [String: Kind]
 
     static func info(_ id: String, _ stored: Stored) -> ShareLinkInfo {
         ShareLinkInfo(id: id, kind: stored.kind, resource: stored.resource, title: stored.title, createdAt: stored.createdAt,
@@ -52,8 +48,8 @@ struct ShareLinkService: Sendable {
     }
 
     func create(_ request: CreateShareLink) async throws(BusError) -> CreateShareLink.Reply {
-        guard let kind = Self.kinds[request.kind] else {
-            throw BusError.invalid("'\(request.kind)' cannot be shared; kinds: \(Self.kinds.keys.sorted().joined(separator: ", ")).", field: "kind")
+        guard let kind = kinds[request.kind] else {
+            throw BusError.invalid("'\(request.kind)' cannot be shared; kinds: \(kinds.keys.sorted().joined(separator: ", ")).", field: "kind")
         }
         guard request.resource.count <= 16, request.resource.allSatisfy({ $0.key.count <= 32 && $0.value.utf8.count <= 1000 }) else {
             throw BusError.invalid("A shared resource is at most 16 short parameters.", field: "resource")
@@ -134,7 +130,7 @@ struct ShareLinkService: Sendable {
     }
 
     func show(_ record: Record, _ stored: Stored) async throws(BusError) -> SharedView {
-        guard let kind = Self.kinds[stored.kind] else { throw BusError(.gone, "This kind of link is no longer served.") }
+        guard let kind = kinds[stored.kind] else { throw BusError(.gone, "This kind of link is no longer served.") }
         do {
             return try await kind.show(bus, record.owner, stored.resource)
         } catch where error.code == .notFound {

@@ -2,18 +2,13 @@ public import Bus
 public import Foundation
 
 /// A kind of resource that can be shared, and the plugin that shows it. The plugin that owns the
-/// resource handles ``ShowShared`` of its kind: share-link never reads another plugin's records.
-public protocol SharedKind: Sendable {
+/// resource declares its kinds in its descriptor's `offers` (the album: `SharedPhoto`,
+/// `SharedPhotoSearch`) and handles ``ShowShared`` of each: share-link learns the kinds from what
+/// the app's plugins offer, and never reads another plugin's records.
+public protocol SharedKind: PluginOffer {
     /// `album.photo`, `album.search`, `notebooks.notebook`.
     static var id: String { get }
 }
-
-/// One photo of the album: `resource = ["photo": id]`.
-public enum SharedPhoto: SharedKind { public static let id = "album.photo" }
-/// A saved album search: `resource` holds its `tags` (`+a -b` words), `from` and `to`.
-public enum SharedPhotoSearch: SharedKind { public static let id = "album.search" }
-/// One notebook: `resource = ["notebook": id]`.
-public enum SharedNotebook: SharedKind { public static let id = "notebooks.notebook" }
 
 /// Asks the owning plugin what a shared resource shows now, read-only. `notFound` when it is gone
 /// or not the owner's. Also asked when a link is created, to refuse links to nothing.
@@ -172,6 +167,5 @@ public struct ResolveShareLink: BusRequest {
 public enum ShareLinkMessages {
     public static let all: [any BusMessage.Type] = [
         CreateShareLink.self, ListShareLinks.self, RevokeShareLink.self, ResolveShareLink.self,
-        ShowShared<SharedPhoto>.self, ShowShared<SharedPhotoSearch>.self, ShowShared<SharedNotebook>.self,
     ]
 }
