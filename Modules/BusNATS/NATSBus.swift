@@ -115,7 +115,7 @@ public final class NATSBus: MessageBus {
             guard let replyTo = message.replyTo else { return }
             let deadline = ContinuousClock.now + Self.timeLeft(message)
             let ticket = TicketBox()
-            let work = Task.immediate {
+            let work = Task {
                 let reply = await Self.answer(message, handler: handler, name: name, deadline: deadline, logger: logger)
                 if let done = ticket.finish() { watchdog.remove(done) }
                 do {

@@ -72,6 +72,13 @@ struct MediaPluginTests {
         await #expect(throws: BusError.self) {
             _ = try await harness.bus.request(IngestImage(owner: "ada", image: .inline(photo)))
         }
+        // Refused by reference: the blob it came in goes too.
+        let junk = Data(repeating: 7, count: 400_000)
+        let refused = try await IngestImage.of(junk, owner: "ada", on: harness.bus)
+        #expect(refused.image.blob != nil)
+        #expect(try await harness.blobs.stat(BlobRef.of(junk).sha256) != nil)
+        await #expect(throws: BusError.self) { _ = try await harness.bus.request(refused) }
+        #expect(try await harness.blobs.stat(BlobRef.of(junk).sha256) == nil, "a refused upload leaves no blob")
     }
 
     @Test("a refused upload leaves no blob behind", arguments: ["text", "truncated", "too big"])

@@ -65,7 +65,20 @@ struct DrawingService: Sendable {
     let config: DrawingPlugin.Config
     let gate: BlockingGate
 
+    /// Checks and keeps a drawing in canonical form. A document that came by reference is let go
+    /// of once it is kept (or refused), unless it is that very blob.
     func save(_ document: BlobPayload) async throws(BusError) -> SavedDrawing {
+        do {
+            let saved = try await keep(document)
+            if document.blob != saved.sha256 { await document.release(on: bus) }
+            return saved
+        } catch {
+            await document.release(on: bus)
+            throw error
+        }
+    }
+
+    private func keep(_ document: BlobPayload) async throws(BusError) -> SavedDrawing {
         guard document.size <= config.maxBytes else {
             throw BusError(.tooLarge, "A drawing is limited to \(config.maxBytes) bytes of JSON; this one has \(document.size).")
         }

@@ -22,8 +22,18 @@ struct MediaService: Sendable {
 
     /// An upload, inline or by reference to the blob the caller put.
     func ingest(_ payload: BlobPayload, owner: String, geotagsItself: Bool = false) async throws(BusError) -> IngestedImage {
-        let bytes = try await payload.bytes(from: blobs)
-        return try await ingest(bytes, stored: payload.blob.map { BlobRef(sha256: $0, size: bytes.count) }, owner: owner, geotagsItself: geotagsItself)
+        do throws(BusError) {
+            guard payload.size <= config.limits.maxBytes else {
+                throw BusError(.tooLarge, "An image is at most \(config.limits.maxBytes) bytes; this one has \(payload.size).",
+                               details: ["maxBytes": String(config.limits.maxBytes)])
+            }
+            let bytes = try await payload.bytes(from: blobs)
+            return try await ingest(bytes, stored: payload.blob.map { BlobRef(sha256: $0, size: bytes.count) }, owner: owner, geotagsItself: geotagsItself)
+        } catch {
+            // Refused: the blob the upload came in goes (unless the same bytes are held elsewhere).
+            if error.code != .deadlineExceeded, error.code != .cancelled { await payload.release(on: bus) }
+            throw error
+        }
     }
 
     /// `stored`: the blob the bytes already are, if they are one.
@@ -79,6 +89,7 @@ struct MediaService: Sendable {
             throw BusError(.tooLarge, "A frame is at most \(limits.maxBytes) bytes.", details: ["maxBytes": String(limits.maxBytes)])
         }
         let bytes = try await frame.bytes(from: blobs)
+        await frame.release(on: bus)  // a frame is measured, never kept
         guard bytes.count <= limits.maxBytes else {
             throw BusError(.tooLarge, "A frame is at most \(limits.maxBytes) bytes.", details: ["maxBytes": String(limits.maxBytes)])
         }

@@ -206,6 +206,10 @@ public struct StoragePlugin: Plugin {
         try bus.handle(GetBlob.self) { request, _ in .init(bytes: try await blobs.get(request.sha256)) }
         try bus.handle(StatBlob.self) { request, _ in .init(blob: try await blobs.stat(request.sha256)) }
         try bus.handle(DeleteBlob.self) { request, _ in .init(existed: try await blobs.delete(request.sha256)) }
+        try bus.handle(ReleaseBlobs.self) { request, _ in
+            if let collector { await collector.collect(request.sha256s.filter(BlobRef.isValidHash)) }
+            return Empty()
+        }
     }
 }
 

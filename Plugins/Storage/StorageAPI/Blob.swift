@@ -56,6 +56,14 @@ public struct BlobPayload: Codable, Sendable, Equatable {
         return .stored(try await blobs.put(bytes))
     }
 
+    /// Lets go of the blob the bytes came in, if they came by reference: storage deletes it unless a
+    /// record holds it (see ``ReleaseBlobs``). For what was put only to be carried: a refused
+    /// upload, a camera frame, a drawing's document before it is saved in its own form.
+    public func release(on bus: any MessageBus) async {
+        guard let blob else { return }
+        _ = try? await bus.request(ReleaseBlobs([blob]))
+    }
+
     /// The bytes, read from `blobs` when they came by reference.
     public func bytes(from blobs: any BlobStore) async throws(StorageError) -> Data {
         if let data { return data }

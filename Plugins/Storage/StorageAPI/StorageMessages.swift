@@ -130,6 +130,17 @@ public struct DeleteBlob: BusRequest {
     public init(sha256: String) { self.sha256 = sha256 }
 }
 
+/// Blobs the sender put only to carry bytes (``BlobPayload``) and is done with: each is deleted
+/// unless a record holds it or it was put within storage's grace period (then once that has
+/// passed), the rule every let-go blob follows. A refused upload leaves nothing behind.
+public struct ReleaseBlobs: BusRequest {
+    public static let name: MessageName = "storage.blob.release.v1"
+    public typealias Reply = Empty
+    public static var repeatable: Bool { true }
+    public var sha256s: [String]
+    public init(_ sha256s: [String]) { self.sha256s = sha256s }
+}
+
 /// Published when the storage plugin deleted a blob no record held any more, so that whoever
 /// keeps something derived from it (media's renditions) can let go too.
 public struct BlobDeleted: BusEvent {
@@ -151,6 +162,6 @@ public struct FlushStorage: BusRequest {
 public enum StorageMessages {
     public static let all: [any BusMessage.Type] = [
         DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self, ReadHistory.self, RecordsChanged.self, SearchRecords.self, QuerySpatial.self, GetStorageUsage.self,
-        PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, BlobDeleted.self, FlushStorage.self,
+        PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, ReleaseBlobs.self, BlobDeleted.self, FlushStorage.self,
     ]
 }
