@@ -1,6 +1,6 @@
 import AppConfig
 import AppHost
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 public import Logging
 import PluginCatalog
@@ -18,6 +18,10 @@ public struct WorkerServe: Sendable {
     public init(tool: String, plugin: String) {
         self.tool = tool
         self.plugin = plugin
+    }
+
+    public func run(_ options: WorkerOptions) async throws {
+        try await run(config: options.config, logLevel: options.logLevel)
     }
 
     public func run(config: String, logLevel: Logger.Level) async throws {
@@ -38,3 +42,12 @@ public struct WorkerServe: Sendable {
         try await host.runWorker()
     }
 }
+
+/// The options of every worker's `serve`.
+public struct WorkerOptions: ParsableArguments {
+    @Option(help: "The app's YAML file, the one its nodes run.") public var config: String
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") public var logLevel: Logger.Level = .info
+    public init() {}
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}

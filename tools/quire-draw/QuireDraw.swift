@@ -3,7 +3,6 @@ import Bus
 import Drawing
 import DrawingAPI
 import Foundation
-import Logging
 import Media
 import ToolKit
 
@@ -75,12 +74,9 @@ struct Render: ParsableCommand {
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the app's drawing plugin alone, answering drawing renders off NATS (the app's YAML lists drawing under bus.remote).")
-    @Option(help: "The app's YAML file, the one its nodes run.") var config: String
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
+    @OptionGroup var options: WorkerOptions
 
     func run() async throws {
-        try await WorkerServe(tool: "quire-draw", plugin: "drawing").run(config: config, logLevel: logLevel)
+        try await WorkerServe(tool: "quire-draw", plugin: "drawing").run(options)
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Bus
 import Foundation
-import Logging
 import Media
 import MediaAPI
 import ToolKit
@@ -160,12 +159,9 @@ enum QuireMediaOutput {
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the app's media plugin alone, answering image work off NATS (the app's YAML lists media under bus.remote).")
-    @Option(help: "The app's YAML file, the one its nodes run.") var config: String
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical.") var logLevel: Logger.Level = .info
+    @OptionGroup var options: WorkerOptions
 
     func run() async throws {
-        try await WorkerServe(tool: "quire-media", plugin: "media").run(config: config, logLevel: logLevel)
+        try await WorkerServe(tool: "quire-media", plugin: "media").run(options)
     }
 }
-
-extension Logger.Level: @retroactive ExpressibleByArgument {}

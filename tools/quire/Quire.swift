@@ -102,4 +102,3 @@ struct Plugins: ParsableCommand {
     }
 }
 
-extension Logger.Level: @retroactive ExpressibleByArgument {}

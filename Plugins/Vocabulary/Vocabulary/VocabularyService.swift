@@ -388,6 +388,17 @@ struct VocabularyService: Sendable {
 
     // MARK: Search
 
+    /// A side task's value; it throws only bus errors, but a task's failure is `any Error`.
+    private static func value<T: Sendable>(of task: Task<T, any Error>, else message: String) async throws(BusError) -> T {
+        do {
+            return try await task.value
+        } catch let error as BusError {
+            throw error
+        } catch {
+            throw BusError(.unavailable, message)
+        }
+    }
+
     func search(_ request: SearchVocabulary) async throws(BusError) -> VocabularySearchResult {
         var filters: [SearchFilter] = []
         if let name = request.collection, !name.isEmpty {
@@ -424,14 +435,7 @@ struct VocabularyService: Sendable {
         let purgingList = Task { () async throws(BusError) -> [String] in try await self.purgingCollections(owner: owner) }
         defer { purgingList.cancel() }
         var result = try await store.search(query)
-        let purging: [String]
-        do {
-            purging = try await purgingList.value
-        } catch let error as BusError {
-            throw error
-        } catch {
-            throw BusError(.unavailable, "The collections being deleted could not be read; try again.")
-        }
+        let purging = try await Self.value(of: purgingList, else: "The collections being deleted could not be read; try again.")
         if !purging.isEmpty {
             var filtered = query
             filtered.filters.append(SearchFilter("collection", .none, purging))
@@ -440,14 +444,7 @@ struct VocabularyService: Sendable {
         let entries = try result.hits.map { hit throws(BusError) in (hit, try hit.record.decode(EntryData.self)) }
         var tagNames: [String: String] = [:]
         if entries.contains(where: { !$0.1.tags.isEmpty }) {
-            let list: [Record]
-            do {
-                list = try await tagList.value
-            } catch let error as BusError {
-                throw error
-            } catch {
-                throw BusError(.unavailable, "The tag names could not be read; try again.")
-            }
+            let list = try await Self.value(of: tagList, else: "The tag names could not be read; try again.")
             for tag in list { tagNames[tag.id] = (try? tag.decode(TagData.self))?.name }
         }
         let next = result.next.flatMap { try? JSONEncoder().encode($0) }.map { String(decoding: $0, as: UTF8.self) }
