@@ -281,7 +281,7 @@ def kill_worker_during_uploads(state, front, token, work):
     """Four uploaders through nginx, each photo new bytes (over NATS' 1 MB) so that every
     one is real work for a worker; kill -9 of one of the two media workers in the middle."""
     base = os.path.join(work, "burst.jpg")
-    subprocess.run(["vips", "gaussnoise", base + ".v", "1800", "1350"], check=True)
+    subprocess.run(["vips", "gaussnoise", base + ".v", "2400", "1800"], check=True)  # 1.67 MB as a JPEG
     subprocess.run(["vips", "cast", base + ".v", base, "uchar"], check=True)
     with open(base, "rb") as handle:
         photo = handle.read()
