@@ -151,10 +151,10 @@ public struct AppHost: Sendable {
             if wanted.insert(id).inserted { stack += entry.factory.descriptor.dependencies }
         }
         let bus = try await makeBus(config.bus, logger: logger)
+        let offers = configured.flatMap(\.factory.descriptor.offers)
         var plugins: [any Plugin] = []
         for entry in configured where wanted.contains(entry.id) {
-            plugins.append(try await make(entry, config: config, bus: bus, environment: environment,
-                                          offers: configured.flatMap(\.factory.descriptor.offers), logger: logger))
+            plugins.append(try await make(entry, config: config, bus: bus, environment: environment, offers: offers, logger: logger))
         }
         logger.info("Quire worker is running", metadata: ["app": "\(config.app)", "plugins": "\(names.joined(separator: ","))"])
         return AppHost(config: config, bus: bus, plugins: plugins, routes: [], live: [:],

@@ -21,16 +21,12 @@ public struct WorkerServe: Sendable {
     }
 
     public func run(_ options: WorkerOptions) async throws {
-        try await run(config: options.config, logLevel: options.logLevel)
-    }
-
-    public func run(config: String, logLevel: Logger.Level) async throws {
         var logger = Logger(label: tool) { StreamLogHandler.standardError(label: $0, metadataProvider: AppHost.requestMetadata) }
-        logger.logLevel = logLevel
+        logger.logLevel = options.logLevel
         let environment = ProcessInfo.processInfo.environment
         let host: AppHost
         do {
-            let appConfig = try AppConfig.load(file: config, environment: environment)
+            let appConfig = try AppConfig.load(file: options.config, environment: environment)
             host = try await AppHost.worker(config: appConfig, catalog: PluginCatalog.all, plugins: [plugin], environment: environment, logger: logger)
         } catch let error as ConfigError {
             FileHandle.standardError.write(Data((error.description + "\n").utf8))

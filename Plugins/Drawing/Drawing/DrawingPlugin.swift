@@ -108,19 +108,18 @@ struct DrawingService: Sendable {
 
     /// A saved drawing's JSON, checked to read as a drawing.
     func canonical(_ sha256: String) async throws(BusError) -> Data {
-        let bytes = try await blobs.get(sha256)
-        do {
-            _ = try JSONDecoder().decode(Drawing.self, from: bytes)
-        } catch {
-            throw BusError(.internal, "The stored drawing '\(sha256)' cannot be read: \(error).")
-        }
-        return bytes
+        try await stored(sha256).bytes
     }
 
     func load(_ sha256: String) async throws(BusError) -> Drawing {
+        try await stored(sha256).drawing
+    }
+
+    /// A saved drawing's bytes and what they read as.
+    private func stored(_ sha256: String) async throws(BusError) -> (bytes: Data, drawing: Drawing) {
         let bytes = try await blobs.get(sha256)
         do {
-            return try JSONDecoder().decode(Drawing.self, from: bytes)
+            return (bytes, try JSONDecoder().decode(Drawing.self, from: bytes))
         } catch {
             throw BusError(.internal, "The stored drawing '\(sha256)' cannot be read: \(error).")
         }
