@@ -132,7 +132,7 @@ let targets: [Target] = [
     plugin("Drawing", "Drawing", ["DrawingAPI", "CCairo", "MediaAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig"]),
 
     // vocabulary (Foreign Note)
-    plugin("Vocabulary", "VocabularyAPI", ["Bus"]),
+    plugin("Vocabulary", "VocabularyAPI", ["Bus", "StorageAPI"]),
     // The file formats it reads, apart: small enough to fuzz without the server around them.
     plugin("Vocabulary", "VocabularyFormats", ["Bus"]),
     plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "SyncAPI", "VocabularyFormats", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
@@ -196,7 +196,7 @@ let targets: [Target] = [
                          "VocabularyAPI", "AlbumAPI", "Geo", "GeoAPI", "MediaAPI", "ToolKit", .argumentParser, .logging]),
     tool("quire-media", ["Media", "MediaAPI", "ToolKit", "Bus", .argumentParser]),
     tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "ToolKit", "Bus", .argumentParser]),
-    tool("quire-vocab", ["ToolKit", "VocabularyAPI", "Bus", .argumentParser]),
+    tool("quire-vocab", ["ToolKit", "VocabularyAPI", "StorageAPI", "Bus", .argumentParser]),
     tool("quire-geo", ["ToolKit", "Geo", "GeoAPI", "StorageAPI", "Bus", .argumentParser]),
     tool("quire-share", ["ToolKit", "ShareLinkAPI", "Bus", .argumentParser]),
     tool("quire-monitor", ["DeviceMonitor", "DeviceMonitorAPI", "Media", "MediaAPI", "Bus", .argumentParser]),

@@ -225,24 +225,47 @@ extension Request {
     /// The raw body of an upload (an image's bytes), refused with 413 before it is read when its
     /// declared length is over `limit`, and as soon as it passes `limit` otherwise.
     public mutating func collectUpload(limit: Int, what: String) async throws -> Data {
+        try checkUpload(limit: limit, what: what)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw Self.tooLarge(what, limit: limit, declared: nil)
+        }
+        guard buffer.readableBytes > 0 else { throw Problem.badRequest("The request body is empty; send \(what) as the body.") }
+        return Data(buffer.readableBytesView)
+    }
+
+    /// The raw body of an upload too large to hold (an import file), handed to `consume` piece by
+    /// piece as it arrives, under the same checks as ``collectUpload(limit:what:)``.
+    /// - Returns: the number of bytes read.
+    public func streamUpload(limit: Int, what: String, _ consume: (ByteBuffer) async throws -> Void) async throws -> Int {
+        try checkUpload(limit: limit, what: what)
+        var total = 0
+        for try await buffer in body {
+            total += buffer.readableBytes
+            guard total <= limit else { throw Self.tooLarge(what, limit: limit, declared: nil) }
+            try await consume(buffer)
+        }
+        guard total > 0 else { throw Problem.badRequest("The request body is empty; send \(what) as the body.") }
+        return total
+    }
+
+    private func checkUpload(limit: Int, what: String) throws {
         if let contentType = headers[.contentType]?.lowercased(),
            contentType.hasPrefix("multipart/") || contentType.hasPrefix("application/x-www-form-urlencoded") {
             throw Problem(status: .unsupportedMediaType, code: "unsupported_media_type",
                           detail: "Send \(what) as the request body itself (e.g. Content-Type: image/jpeg), not as a form.")
         }
         if let declared = headers[.contentLength].flatMap({ Int($0) }), declared > limit {
-            throw Problem(status: .contentTooLarge, code: "too_large",
-                          detail: "\(what.prefix(1).uppercased() + what.dropFirst()) is limited to \(limit) bytes; this one has \(declared).")
+            throw Self.tooLarge(what, limit: limit, declared: declared)
         }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await collectBody(upTo: limit)
-        } catch is NIOTooManyBytesError {
-            throw Problem(status: .contentTooLarge, code: "too_large",
-                          detail: "\(what.prefix(1).uppercased() + what.dropFirst()) is limited to \(limit) bytes.")
-        }
-        guard buffer.readableBytes > 0 else { throw Problem.badRequest("The request body is empty; send \(what) as the body.") }
-        return Data(buffer.readableBytesView)
+    }
+
+    private static func tooLarge(_ what: String, limit: Int, declared: Int?) -> Problem {
+        let subject = what.prefix(1).uppercased() + what.dropFirst()
+        return Problem(status: .contentTooLarge, code: "too_large",
+                       detail: "\(subject) is limited to \(limit) bytes" + (declared.map { "; this one has \($0)." } ?? "."))
     }
 }
 

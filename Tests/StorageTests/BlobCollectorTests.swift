@@ -98,3 +98,35 @@ struct BlobCollectorTests {
         try reopened.close()
     }
 }
+
+@Suite("Blob parts")
+struct BlobPartsTests {
+    @Test("bytes appended in odd pieces come out as full parts and a rest, and read back whole and in order")
+    func partsRoundTrip() async throws {
+        let blobs = InMemoryBlobStore()
+        var writer = BlobParts.Writer(blobs: blobs)
+        var sent = Data()
+        for piece in 0..<9 {
+            let bytes = Data(repeating: UInt8(piece + 1), count: 1_000_003 + piece * 7)
+            sent.append(bytes)
+            try await writer.append(bytes)
+        }
+        let parts = try await writer.finish()
+        #expect(parts.size == sent.count)
+        #expect(parts.parts.dropLast().allSatisfy { $0.size == BlobParts.partSize })
+        #expect(parts.parts.count == (sent.count + BlobParts.partSize - 1) / BlobParts.partSize)
+        var received = Data()
+        try await parts.forEach(from: blobs) { received.append($0) }
+        #expect(received == sent)
+
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("quire-parts-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try await parts.write(to: file, from: blobs)
+        #expect(try Data(contentsOf: file) == sent)
+        #expect(try await BlobParts.put(file: file, in: blobs) == parts, "the same bytes from a file: the same parts")
+
+        _ = try await blobs.delete(parts.parts[1].sha256)
+        let error = await #expect(throws: BusError.self) { try await parts.forEach(from: blobs) { _ in } }
+        #expect(error?.code == .notFound && error?.message.contains("Part 2 of") == true)
+    }
+}

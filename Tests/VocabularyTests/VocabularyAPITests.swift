@@ -5,6 +5,7 @@ import Foundation
 import HTTPTypes
 import StorageAPI
 import Testing
+import VocabularyAPI
 
 let vocabularyYAML = TestApp.yaml(extraPlugins: "  vocabulary: { undo_seconds: 1 }\n")
 
@@ -187,7 +188,8 @@ struct VocabularyAPITests {
 
     @Test("a deleted entry can be restored within the undo window; after it, 410")
     func undo() async throws {
-        try await TestApp.run(yaml: vocabularyYAML) { api, _ in
+        // A window wide enough that a loaded machine gets from the delete to the restore within it.
+        try await TestApp.run(yaml: TestApp.yaml(extraPlugins: "  vocabulary: { undo_seconds: 4 }\n")) { api, _ in
             let (token, _) = try await api.signUp("ada")
             let french = try await api.make("collections", ["name": "French"], token: token)
             let entry = try await api.make("entries", ["collection": french, "word": "pomme", "definitions": ["apple"]], token: token)
@@ -200,7 +202,7 @@ struct VocabularyAPITests {
             #expect(restored.json["version"] as? Int == 3)
             #expect(try await api.search("pomme", token: token).count == 1)
             #expect(try await api.send(.delete, "/api/v1/vocabulary/entries/\(entry)", token: token).status == 204)
-            try await Task.sleep(for: .milliseconds(1300))  // the test app's undo window is 1 s
+            try await Task.sleep(for: .milliseconds(4300))
             let late = try await api.send(.post, "/api/v1/vocabulary/entries/\(entry)/restore", token: token)
             #expect(late.status == 410)
             #expect(late.problemCode == "gone")
@@ -326,6 +328,49 @@ struct VocabularyAPITests {
             #expect(tags == ["food"])
             let decks = try await api.send(.get, "/api/v1/vocabulary/collections", token: bob).list("items").compactMap { $0["name"] as? String }
             #expect(decks == ["French"])
+        }
+    }
+
+    @Test("an import file and an export travel as blob parts: each message small enough for NATS, the parts let go of once read")
+    func importAndExportInParts() async throws {
+        try await TestApp.run(yaml: vocabularyYAML) { api, host in
+            let (_, login) = try await api.signUp("ada")
+            let owner = try #require(login["accountId"])
+            let filler = String(repeating: "lorem ipsum ", count: 125)
+            let rows = (0..<3000).map { "word\($0),definition \($0) \(filler),tag\($0 % 7),Big" }
+            let csv = Data(("word,definition,tags,collection\n" + rows.joined(separator: "\n")).utf8)
+            let blobs = BusBlobStore(bus: host.bus)
+            let file = try await BlobParts.put(csv, in: blobs)
+            #expect(file.size == csv.count)
+            #expect(file.parts.count == 2 && file.parts[0].size == BlobParts.partSize, "4.6 MB: one full part and the rest")
+
+            // The request as NATS would carry it: a few hundred bytes, whatever the file's size.
+            let wire = try JSONEncoder().encode(StartImport(owner: owner, format: .csv, file: file, collection: nil))
+            #expect(wire.count < 1024)
+            var job = try await host.bus.request(try JSONDecoder().decode(StartImport.self, from: wire), timeout: .seconds(30))
+            for part in file.parts { #expect(try await blobs.stat(part.sha256) == nil, "copied out, then released") }
+            while job.state == .running {
+                try await Task.sleep(for: .milliseconds(50))
+                job = try await host.bus.request(GetImportJob(owner: owner, id: job.id), timeout: .seconds(10))
+            }
+            #expect(job.state == .succeeded && job.imported == 3000)
+
+            let export = try await host.bus.request(ExportVocabulary(owner: owner, format: .csv, collection: "Big"), timeout: .seconds(60))
+            #expect(export.entries == 3000 && export.file.parts.count == 2)
+            #expect(try JSONEncoder().encode(export).count < 1024)
+            var text = Data()
+            try await export.file.forEach(from: blobs) { text.append($0) }
+            let lines = String(decoding: text, as: UTF8.self).split(separator: "\r\n")
+            #expect(lines.count == 3001 && lines.contains { $0.contains(",word2999,definition 2999 lorem") })
+            await export.file.release(on: host.bus)
+            for part in export.file.parts { #expect(try await blobs.stat(part.sha256) == nil) }
+
+            // Parts that are gone: the job says so and starts nothing.
+            let gone = BlobParts(parts: [BlobRef.of(Data("never stored".utf8))])
+            let error = await #expect(throws: BusError.self) {
+                try await host.bus.request(StartImport(owner: owner, format: .csv, file: gone, collection: nil), timeout: .seconds(10))
+            }
+            #expect(error?.code == .invalid && error?.message.contains("no longer stored") == true)
         }
     }
 }

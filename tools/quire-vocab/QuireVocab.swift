@@ -1,6 +1,7 @@
 import ArgumentParser
 import Bus
 import Foundation
+import StorageAPI
 import ToolKit
 import VocabularyAPI
 
@@ -49,8 +50,9 @@ struct ImportCommand: AsyncParsableCommand {
         let collection = self.collection
         let started = Date()
         let job = try await user.run { bus, owner in
-            var job = try await bus.request(StartImport(owner: owner, format: format, path: path, deleteFileWhenDone: false,
-                                                        collection: collection), timeout: .seconds(60))
+            let file = try await BlobParts.put(file: URL(fileURLWithPath: path), in: BusBlobStore(bus: bus, timeout: .seconds(60)))
+            var job = try await bus.request(StartImport(owner: owner, format: format, file: file, collection: collection),
+                                            timeout: .seconds(60))
             let interactive = isatty(STDERR_FILENO) != 0
             var lastLine = Date.distantPast
             while job.state == .running {
@@ -106,17 +108,25 @@ struct ExportCommand: AsyncParsableCommand {
     func run() async throws {
         let format = self.format
         let collection = self.collection
-        let reply = try await user.run { bus, owner in
-            try await bus.request(ExportVocabulary(owner: owner, format: format, collection: collection), timeout: .seconds(600))
+        guard output != nil || format == .csv else { fail("An .apkg is binary: give --output FILE.") }
+        let output = self.output
+        let entries = try await user.run { bus, owner in
+            let reply = try await bus.request(ExportVocabulary(owner: owner, format: format, collection: collection), timeout: .seconds(600))
+            let blobs = BusBlobStore(bus: bus, timeout: .seconds(60))
+            do {
+                if let output {
+                    try await reply.file.write(to: URL(fileURLWithPath: output), from: blobs)
+                } else {
+                    try await reply.file.forEach(from: blobs) { bytes in FileHandle.standardOutput.write(bytes) }
+                }
+            } catch {
+                await reply.file.release(on: bus)
+                throw error
+            }
+            await reply.file.release(on: bus)
+            return reply.entries
         }
-        if let output {
-            guard FileManager.default.createFile(atPath: output, contents: reply.bytes) else { fail("Cannot write '\(output)'.") }
-            FileHandle.standardError.write(Data("exported \(reply.entries) entries to \(output)\n".utf8))
-        } else if format == .csv {
-            FileHandle.standardOutput.write(reply.bytes)
-        } else {
-            fail("An .apkg is binary: give --output FILE.")
-        }
+        if let output { FileHandle.standardError.write(Data("exported \(entries) entries to \(output)\n".utf8)) }
     }
 }
 

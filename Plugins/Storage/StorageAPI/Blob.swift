@@ -73,3 +73,117 @@ public struct BlobPayload: Codable, Sendable, Equatable {
         return try await blobs.get(blob)
     }
 }
+
+/// Bytes too many for one blob or one message (an import file, an export), stored as blobs in
+/// order, each at most ``partSize``: under any sensible `max_blob_bytes`, and never held whole by
+/// the sender. Whoever reads them is done with them when it says so (``release(on:)``); until
+/// then the storage's grace period keeps them.
+///
+/// On the wire: `{"parts": [{"sha256": "…", "size": N}, …], "size": N}`.
+public struct BlobParts: Codable, Sendable, Equatable {
+    public static let partSize = 4 << 20
+
+    public var parts: [BlobRef]
+    public var size: Int
+
+    public init(parts: [BlobRef]) {
+        self.parts = parts
+        size = parts.reduce(0) { $0 + $1.size }
+    }
+
+    /// Puts bytes as they arrive, a part whenever ``BlobParts/partSize`` have gathered.
+    public struct Writer: Sendable {
+        private let blobs: any BlobStore
+        private var pending = Data()
+        /// What is stored so far: release it when the bytes are given up half-way.
+        public private(set) var stored = BlobParts(parts: [])
+
+        public init(blobs: any BlobStore) { self.blobs = blobs }
+
+        public mutating func append(_ bytes: Data) async throws(StorageError) {
+            pending.append(bytes)
+            guard pending.count >= BlobParts.partSize else { return }
+            var start = pending.startIndex
+            while pending.endIndex - start >= BlobParts.partSize {
+                try await put(pending[start..<start + BlobParts.partSize])
+                start += BlobParts.partSize
+            }
+            pending = Data(pending[start...])
+        }
+
+        /// Puts what remains; the parts, in order.
+        public mutating func finish() async throws(StorageError) -> BlobParts {
+            if !pending.isEmpty { try await put(pending[...]) }
+            pending = Data()
+            return stored
+        }
+
+        private mutating func put(_ bytes: Data) async throws(StorageError) {
+            let ref = try await blobs.put(Data(bytes))
+            stored = BlobParts(parts: stored.parts + [ref])
+        }
+    }
+
+    /// Stores `bytes` in parts.
+    public static func put(_ bytes: Data, in blobs: any BlobStore) async throws(StorageError) -> BlobParts {
+        var writer = Writer(blobs: blobs)
+        try await writer.append(bytes)
+        return try await writer.finish()
+    }
+
+    /// Stores a file in parts, reading a part at a time.
+    public static func put(file: URL, in blobs: any BlobStore) async throws(StorageError) -> BlobParts {
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: file) } catch {
+            throw StorageError(.invalid, "Cannot read '\(file.path)': \(error.localizedDescription)")
+        }
+        defer { try? handle.close() }
+        var writer = Writer(blobs: blobs)
+        while true {
+            let chunk: Data?
+            do { chunk = try handle.read(upToCount: partSize) } catch {
+                throw StorageError(.invalid, "Cannot read '\(file.path)': \(error.localizedDescription)")
+            }
+            guard let chunk, !chunk.isEmpty else { break }
+            // Parts put before a failure are held by nothing: storage's sweep takes them.
+            try await writer.append(chunk)
+        }
+        return try await writer.finish()
+    }
+
+    /// Hands each part's bytes to `consume`, in order, one part in memory at a time.
+    /// - Throws: `not_found` when a part is no longer stored (past the grace period, or released).
+    public func forEach(from blobs: any BlobStore, _ consume: (Data) async throws -> Void) async throws(StorageError) {
+        for (index, part) in parts.enumerated() {
+            let bytes: Data
+            do { bytes = try await blobs.get(part.sha256) } catch where error.code == .notFound {
+                throw StorageError(.notFound, "Part \(index + 1) of \(parts.count) of the bytes is no longer stored; send them again.")
+            }
+            guard bytes.count == part.size else {
+                throw StorageError(.invalid, "Part \(index + 1) of \(parts.count) has \(bytes.count) bytes, not the \(part.size) it was sent as.")
+            }
+            do { try await consume(bytes) } catch let error as StorageError { throw error } catch {
+                throw StorageError(.internal, "Cannot use part \(index + 1) of \(parts.count): \(error)")
+            }
+        }
+    }
+
+    /// Writes the parts, in order, to a new file at `file`.
+    public func write(to file: URL, from blobs: any BlobStore) async throws(StorageError) {
+        guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+            throw StorageError(.internal, "Cannot create '\(file.path)'.")
+        }
+        let handle: FileHandle
+        do { handle = try FileHandle(forWritingTo: file) } catch {
+            throw StorageError(.internal, "Cannot write '\(file.path)': \(error.localizedDescription)")
+        }
+        defer { try? handle.close() }
+        try await forEach(from: blobs) { bytes in try handle.write(contentsOf: bytes) }
+    }
+
+    /// Lets go of the parts (``ReleaseBlobs``): deleted after the grace period unless a record holds one.
+    public func release(on bus: any MessageBus) async {
+        guard !parts.isEmpty else { return }
+        _ = try? await bus.request(ReleaseBlobs(Array(Set(parts.map(\.sha256)))))
+    }
+}

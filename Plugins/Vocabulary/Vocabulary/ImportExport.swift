@@ -19,6 +19,9 @@ struct ImportExport: Sendable {
 
     let service: VocabularyService
     let logger: Logger
+    /// Where import files come from and exports go: storage's blobs, in parts.
+    let blobs: any BlobStore
+    let bus: any MessageBus
     static let batchSize = WriteBatch.maxOperations
     static let maxReportedErrors = 100
     /// A running job records its progress several times a second; one silent for this long belongs
@@ -33,22 +36,29 @@ struct ImportExport: Sendable {
 
     // MARK: Jobs
 
-    /// Checks the file, records the job and starts it in the background.
+    /// Copies the file out of its parts (and lets go of them), checks it, records the job and
+    /// starts it in the background.
     func start(_ request: StartImport) async throws(BusError) -> ImportJob {
-        let file = URL(fileURLWithPath: request.path)
         let job = ImportJob(id: VocabularyRules.randomID("j_"), state: .running, format: request.format, startedAt: Date())
         let source: any ImportSource
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-import-" + job.id)
+        let file = scratch.appendingPathComponent("upload")
         do throws(BusError) {
             do {
                 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             } catch {
                 throw BusError(.internal, "Cannot create a scratch directory for the import: \(error)")
             }
+            var copyFailure: BusError?
+            do { try await request.file.write(to: file, from: blobs) } catch { copyFailure = error }
+            await request.file.release(on: bus)
+            if let copyFailure {
+                throw copyFailure.code == .notFound
+                    ? BusError.invalid("The import's file is no longer stored: \(copyFailure.message)", field: "file") : copyFailure
+            }
             source = try open(file, format: request.format, scratch: scratch)
         } catch {
             try? FileManager.default.removeItem(at: scratch)
-            if request.deleteFileWhenDone { try? FileManager.default.removeItem(at: file) }
             throw error
         }
         _ = try await store.insert(job, into: C.jobs, id: job.id, owner: request.owner)
@@ -58,7 +68,6 @@ struct ImportExport: Sendable {
             await run(job, source: box, owner: request.owner, defaultCollection: request.collection)
             active.remove(job.id)
             try? FileManager.default.removeItem(at: scratch)
-            if request.deleteFileWhenDone { try? FileManager.default.removeItem(at: file) }
         }
         guard started else {
             active.remove(job.id)
@@ -103,7 +112,7 @@ struct ImportExport: Sendable {
             do {
                 data = try Data(contentsOf: file, options: .alwaysMapped)
             } catch {
-                throw BusError.invalid("Cannot read '\(file.path)': \(error.localizedDescription)", field: "file")
+                throw BusError.invalid("Cannot read the import's file: \(error.localizedDescription)", field: "file")
             }
             return try CSVSource(data: data)
         case .apkg:
@@ -357,7 +366,7 @@ struct ImportExport: Sendable {
         }
         switch request.format {
         case .csv:
-            return .init(bytes: Data(csv.text.utf8), entries: count)
+            return .init(file: try await BlobParts.put(Data(csv.text.utf8), in: blobs), entries: count)
         case .apkg:
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-export-" + VocabularyRules.randomID("x_"))
             do {
@@ -366,7 +375,7 @@ struct ImportExport: Sendable {
                 throw BusError(.internal, "Cannot create a scratch directory for the export: \(error)")
             }
             defer { try? FileManager.default.removeItem(at: scratch) }
-            return .init(bytes: try AnkiPackage.write(notes, scratch: scratch), entries: count)
+            return .init(file: try await BlobParts.put(try AnkiPackage.write(notes, scratch: scratch), in: blobs), entries: count)
         }
     }
 }

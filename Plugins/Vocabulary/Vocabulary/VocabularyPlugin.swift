@@ -50,7 +50,8 @@ public struct VocabularyPlugin: Plugin {
         let store = BusRecordStore(bus: context.bus, timeout: .seconds(60))
         for schema in VocabularyCollections.schemas { try await store.declare(schema) }
         service = VocabularyService(store: store, undoWindow: TimeInterval(config.undoSeconds))
-        jobs = ImportExport(service: service, logger: context.logger, background: background)
+        jobs = ImportExport(service: service, logger: context.logger, blobs: BusBlobStore(bus: context.bus, timeout: .seconds(60)),
+                            bus: context.bus, background: background)
         purger = CollectionPurger(service: service, logger: context.logger, background: background)
         logger = context.logger
         self.config = config

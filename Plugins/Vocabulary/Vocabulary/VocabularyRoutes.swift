@@ -160,14 +160,20 @@ struct VocabularyRoutes: Sendable {
         // Import and export
         try routes.add(.post, "imports", query: ["format", "collection"], summary: "Import a CSV or Anki .apkg (the body); ?format=csv|apkg&collection=NAME; 202 with the job") {
             request, _, identity in
-            var request = request
             let format = try Self.format(request)
-            let bytes = try await request.collectUpload(limit: maxImport, what: "an import file")
-            let path = FileManager.default.temporaryDirectory.appendingPathComponent("quire-upload-" + VocabularyRules.randomID("u_")).path
-            guard FileManager.default.createFile(atPath: path, contents: bytes) else {
-                throw BusError.unavailable("Cannot store the upload for the import; check the server's temporary directory.")
+            // The body goes straight into storage in parts, never whole in memory.
+            var writer = BlobParts.Writer(blobs: jobs.blobs)
+            let file: BlobParts
+            do {
+                _ = try await request.streamUpload(limit: maxImport, what: "an import file") { buffer in
+                    try await writer.append(Data(buffer.readableBytesView))
+                }
+                file = try await writer.finish()
+            } catch {
+                await writer.stored.release(on: jobs.bus)
+                throw error
             }
-            let job = try await jobs.start(StartImport(owner: identity.accountID, format: format, path: path, deleteFileWhenDone: true,
+            let job = try await jobs.start(StartImport(owner: identity.accountID, format: format, file: file,
                                                        collection: request.uri.queryParameters["collection"].map(String.init)))
             return try .json(job, status: .accepted, headers: [.location: "/api/v1/vocabulary/imports/\(job.id)"])
         }
@@ -185,7 +191,17 @@ struct VocabularyRoutes: Sendable {
                 .contentType: format == .csv ? "text/csv; charset=utf-8" : "application/apkg",
                 .contentDisposition: "attachment; filename=\"vocabulary.\(format.rawValue)\"",
             ]
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: reply.bytes)))
+            let (blobs, bus) = (jobs.blobs, jobs.bus)
+            return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: reply.file.size) { writer in
+                do {
+                    try await reply.file.forEach(from: blobs) { bytes in try await writer.write(ByteBuffer(bytes: bytes)) }
+                } catch {
+                    await reply.file.release(on: bus)
+                    throw error
+                }
+                await reply.file.release(on: bus)
+                try await writer.finish(nil)
+            })
         }
     }
 

@@ -1,5 +1,6 @@
 public import Bus
 public import Foundation
+public import StorageAPI
 
 // The vocabulary plugin's requests, for tools (`quire-vocab`) and other plugins. The HTTP routes
 // call the same service.
@@ -14,21 +15,19 @@ public enum VocabularyFormat: String, Codable, Sendable, CaseIterable {
 
 /// Starts a background import of a file; answers at once with the job.
 public struct StartImport: BusRequest {
-    public static let name: MessageName = "vocab.import.start.v1"
+    public static let name: MessageName = "vocab.import.start.v2"
     public typealias Reply = ImportJob
     public var owner: String
     public var format: VocabularyFormat
-    /// A file the server can read (the tool's own file, or an upload the HTTP route saved).
-    public var path: String
-    /// Removed when the job ends.
-    public var deleteFileWhenDone: Bool
+    /// The file, stored in parts (it may be far larger than a message or a blob may be). The job
+    /// copies it out and releases the parts as it starts.
+    public var file: BlobParts
     /// The collection rows without one go to.
     public var collection: String?
-    public init(owner: String, format: VocabularyFormat, path: String, deleteFileWhenDone: Bool, collection: String?) {
+    public init(owner: String, format: VocabularyFormat, file: BlobParts, collection: String?) {
         self.owner = owner
         self.format = format
-        self.path = path
-        self.deleteFileWhenDone = deleteFileWhenDone
+        self.file = file
         self.collection = collection
     }
 }
@@ -100,12 +99,13 @@ public struct ImportJob: Codable, Sendable, Hashable {
 
 /// A user's vocabulary, or one collection of it, as a file.
 public struct ExportVocabulary: BusRequest {
-    public static let name: MessageName = "vocab.export.v1"
+    public static let name: MessageName = "vocab.export.v2"
     public struct Reply: Codable, Sendable {
-        public var bytes: Data
+        /// The exported file, stored in parts; release them once read.
+        public var file: BlobParts
         public var entries: Int
-        public init(bytes: Data, entries: Int) {
-            self.bytes = bytes
+        public init(file: BlobParts, entries: Int) {
+            self.file = file
             self.entries = entries
         }
     }
