@@ -365,12 +365,15 @@ public final class NATSConnection: Sendable {
     }
 
     private func connect(to server: NATSOptions.Server) async throws(NATSError) {
-        let handshake = Handshake(group.next().makePromise(of: ByteBuffer.self))
+        // One loop for the channel and its handshake: two `next()` calls would put every
+        // connection of a two-loop group on the same loop.
+        let loop = group.next()
+        let handshake = Handshake(loop.makePromise(of: ByteBuffer.self))
         let tls = try tlsHandler(for: server)
         let handler = NATSChannelHandler(connection: self, handshake: handshake, connectJSON: connectJSON(), tls: tls, server: server.description)
         let channel: any Channel
         do {
-            channel = try await ClientBootstrap(group: group)
+            channel = try await ClientBootstrap(group: loop)
                 .connectTimeout(.milliseconds(options.connectTimeout.components.seconds * 1000
                                               + options.connectTimeout.components.attoseconds / 1_000_000_000_000_000))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)

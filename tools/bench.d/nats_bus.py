@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Request/reply over NATS, same run, same server: Quire's NATSBus (`quire-bench bus-nats`: its own
-client on SwiftNIO, messages as JSON, two connections) against the nats-py client (raw bytes, two
-connections), one request at a time and 64 in flight. Starts a throwaway nats-server (tools/nats)
-and stops it after. Prints one JSON object.
+client on SwiftNIO, messages as JSON, two connections) against the nats-py client and the official
+Go client (Debian's golang-github-nats-io-go-nats-dev, built here from nats_reqrep.go), both with raw
+bytes and two connections; one request at a time and 64 in flight. Starts a throwaway nats-server
+(tools/nats) and stops it after. Prints one JSON object.
 
     tools/setup --bench && swift build -c release --product quire-bench
     tools/bench.d/nats_bus.py --bin .build/release
@@ -12,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -22,6 +24,7 @@ def main():
     parser.add_argument("--count", type=int, default=20000)
     parser.add_argument("--in-flight", type=int, default=64)
     args = parser.parse_args()
+    go_peer = build_go_peer()
     started = subprocess.run([os.path.join(ROOT, "tools", "nats"), "start"], capture_output=True, text=True, check=True).stdout
     values = dict(part.split("=", 1) for part in started.replace("export ", "").split())
     url, directory = values["QUIRE_TEST_NATS_URL"].strip("'"), values["QUIRE_NATS_DIR"].strip("'")
@@ -31,16 +34,29 @@ def main():
         peer = json.loads(subprocess.run([sys.executable, os.path.join(ROOT, "tools", "bench.d", "nats_reqrep.py"), "--url", url,
                                           "--count", str(args.count), "--in-flight", str(args.in_flight)],
                                          capture_output=True, text=True, check=True).stdout)
+        go = json.loads(subprocess.run([go_peer, "--url", url, "--count", str(args.count), "--in-flight", str(args.in_flight)],
+                                       capture_output=True, text=True, check=True).stdout)
     finally:
         subprocess.run([os.path.join(ROOT, "tools", "nats"), "stop", directory], capture_output=True)
     report = {
         "quire": {"sequential": quire["sequential"], "concurrent": quire["concurrent"]},
         "nats_py": {"sequential": peer["request_reply"], "concurrent": peer["concurrent"]},
+        "go": {"sequential": go["request_reply"], "concurrent": go["concurrent"]},
         "count": args.count, "in_flight": args.in_flight,
     }
     for mode in ("sequential", "concurrent"):
-        report[f"{mode}_ratio"] = round(quire[mode]["per_second"] / peer["request_reply" if mode == "sequential" else "concurrent"]["per_second"], 2)
+        key = "request_reply" if mode == "sequential" else "concurrent"
+        report[f"{mode}_ratio"] = round(quire[mode]["per_second"] / peer[key]["per_second"], 2)
+        report[f"{mode}_ratio_go"] = round(quire[mode]["per_second"] / go[key]["per_second"], 2)
     print(json.dumps(report, indent=2))
+
+
+def build_go_peer():
+    """Builds nats_reqrep.go against Debian's Go sources (GOPATH mode: no module download)."""
+    out = os.path.join(tempfile.gettempdir(), "quire-nats-reqrep-go")
+    environment = dict(os.environ, GO111MODULE="off", GOPATH="/usr/share/gocode", GOCACHE=os.path.join(tempfile.gettempdir(), "quire-gocache"))
+    subprocess.run(["go", "build", "-o", out, os.path.join(ROOT, "tools", "bench.d", "nats_reqrep.go")], env=environment, check=True)
+    return out
 
 
 if __name__ == "__main__":
