@@ -95,6 +95,8 @@ let targets: [Target] = [
     module("BusNATS", ["Bus", "BusInProcess", .nioSSL, .nioCore, .nioPosix, .logging]),
     module("AppConfig", [.yams]),
     module("OrderKeys"),
+    // FSRS-6 spaced repetition: a pure scheduler, compared step by step with the reference.
+    module("FSRS"),
     .target(name: "CQuireSystem", path: "Modules/CQuireSystem"),
     module("HTTPKit", ["Bus", .hummingbird, .webSocket, .httpTypes, .nioCore, .nioHTTP1, .nioHTTPTypes, .logging]),
     // Fetching a URL a user gave, refusing the server's own networks (libcurl through a system-library target).
@@ -135,7 +137,7 @@ let targets: [Target] = [
     plugin("Vocabulary", "VocabularyAPI", ["Bus", "StorageAPI"]),
     // The file formats it reads, apart: small enough to fuzz without the server around them.
     plugin("Vocabulary", "VocabularyFormats", ["Bus"]),
-    plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "SyncAPI", "VocabularyFormats", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
+    plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "SyncAPI", "VocabularyFormats", "StorageAPI", "FSRS", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
                                         .httpTypes, .nioCore, .grdb, .zip, .crypto, .logging, .lifecycle]),
 
     // geo (iRemember, AR Notebook): geotags on a spatial index, offline place names
@@ -206,6 +208,7 @@ let targets: [Target] = [
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusNATS", "BusTestKit", .logging, .nioCore]),
     tests("OrderKeysTests", ["OrderKeys"]),
+    tests("FSRSTests", ["FSRS"]),
     tests("HTTPKitTests", ["HTTPKit", "Bus", .logging]),
     tests("DrawingTests", ["Drawing", "DrawingAPI", "CCairo", "Bus", "BusInProcess", "BusTestKit", "Media", "MediaAPI", "Storage", "StorageAPI",
                            "PluginKit", "AppConfig", .logging]),

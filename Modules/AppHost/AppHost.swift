@@ -36,7 +36,7 @@ public struct AppHost: Sendable {
     /// - Throws: ``ConfigError`` listing every mistake with `file:line:column`; ``PluginSetupError`` or a
     ///   plugin's own error when a plugin cannot start (e.g. the database file cannot be opened).
     public static func build(config: AppConfig, catalog: [PluginFactory], environment: [String: String] = [:],
-                             logger: Logger, bus: (any MessageBus)? = nil) async throws -> AppHost {
+                             logger: Logger, bus: (any MessageBus)? = nil, clock: PluginClock = .system) async throws -> AppHost {
         let configured = try validate(config, catalog: catalog)
         let given = bus
         let bus: any MessageBus
@@ -54,7 +54,8 @@ public struct AppHost: Sendable {
         var built: [(entry: ConfiguredPlugin, plugin: any Plugin)] = []
         let offers = configured.flatMap(\.factory.descriptor.offers)
         for entry in configured where !remote.contains(entry.id) {
-            built.append((entry, try await make(entry, config: config, bus: bus, environment: environment, offers: offers, logger: logger)))
+            built.append((entry, try await make(entry, config: config, bus: bus, environment: environment, offers: offers, clock: clock,
+                                                logger: logger)))
         }
         let plugins = built.map(\.plugin)
         let authenticator = plugins.lazy.compactMap(\.authenticator).first
@@ -154,7 +155,8 @@ public struct AppHost: Sendable {
         let offers = configured.flatMap(\.factory.descriptor.offers)
         var plugins: [any Plugin] = []
         for entry in configured where wanted.contains(entry.id) {
-            plugins.append(try await make(entry, config: config, bus: bus, environment: environment, offers: offers, logger: logger))
+            plugins.append(try await make(entry, config: config, bus: bus, environment: environment, offers: offers, clock: .system,
+                                          logger: logger))
         }
         logger.info("Quire worker is running", metadata: ["app": "\(config.app)", "plugins": "\(names.joined(separator: ","))"])
         return AppHost(config: config, bus: bus, plugins: plugins, routes: [], live: [:],
@@ -175,10 +177,10 @@ public struct AppHost: Sendable {
     /// it starts (the upload limits media keeps) waits for a worker to answer, saying so once per
     /// attempt, as a node waits for NATS.
     static func make(_ entry: ConfiguredPlugin, config: AppConfig, bus: any MessageBus, environment: [String: String],
-                     offers: [any PluginOffer.Type], logger: Logger) async throws -> any Plugin {
+                     offers: [any PluginOffer.Type], clock: PluginClock, logger: Logger) async throws -> any Plugin {
         var pluginLogger = logger
         pluginLogger[metadataKey: "plugin"] = "\(entry.id)"
-        let context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment, offers: offers)
+        let context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment, offers: offers, clock: clock)
         var wait: Duration = .milliseconds(500)
         while true {
             do {

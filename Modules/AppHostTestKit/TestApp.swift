@@ -1,6 +1,6 @@
 import AppConfig
 public import AppHost
-import Foundation
+public import Foundation
 public import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import PluginCatalog
 public import PluginKit
+import Synchronization
 
 /// Runs an app from YAML against Hummingbird's in-process router test client: no socket, no files.
 public enum TestApp {
@@ -37,12 +38,12 @@ public enum TestApp {
     }
 
     /// Builds the host from `yaml` and runs `body` with a client of it.
-    public static func run(yaml: String = TestApp.yaml(), catalog: [PluginFactory] = PluginCatalog.all,
+    public static func run(yaml: String = TestApp.yaml(), catalog: [PluginFactory] = PluginCatalog.all, clock: PluginClock = .system,
                            _ body: @Sendable (APIClient, AppHost) async throws -> Void) async throws {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let config = AppConfig(root: try YAMLLoader.parse(yaml, file: "test.yaml"), environment: [:])
-        let host = try await AppHost.build(config: config, catalog: catalog, logger: logger)
+        let host = try await AppHost.build(config: config, catalog: catalog, logger: logger, clock: clock)
         try await host.application().test(.router) { client in
             try await body(APIClient(client: client), host)
         }
@@ -122,4 +123,17 @@ public struct APIClient: Sendable {
 public struct TestAppFailure: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// A clock a test sets and moves: `TestApp.run(clock: clock.pluginClock)`.
+public final class ManualClock: Sendable {
+    private let time: Mutex<Date>
+
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { time = Mutex(start) }
+
+    public var now: Date { time.withLock { $0 } }
+
+    public func advance(by seconds: TimeInterval) { time.withLock { $0 = $0.addingTimeInterval(seconds) } }
+
+    public var pluginClock: PluginClock { PluginClock { [self] in now } }
 }

@@ -1,5 +1,6 @@
 public import AppConfig
 public import Bus
+public import Foundation
 public import HTTPKit
 public import Logging
 public import ServiceLifecycle
@@ -81,15 +82,30 @@ public struct PluginContext: Sendable {
     public var environment: [String: String]
     /// What the app's plugins offer one another (``PluginDescriptor/offers``), all of them.
     public var offers: [any PluginOffer.Type]
+    /// Where a plugin whose behaviour follows the time (review schedules, reminders) reads it;
+    /// tests move it.
+    public var clock: PluginClock
 
     public init(appName: String, bus: any MessageBus, logger: Logger, environment: [String: String] = [:],
-                offers: [any PluginOffer.Type] = []) {
+                offers: [any PluginOffer.Type] = [], clock: PluginClock = .system) {
         self.appName = appName
         self.bus = bus
         self.logger = logger
         self.environment = environment
         self.offers = offers
+        self.clock = clock
     }
+}
+
+/// The time as a plugin sees it: the system's, or one a test sets and moves.
+public struct PluginClock: Sendable {
+    private let read: @Sendable () -> Date
+
+    public init(_ read: @escaping @Sendable () -> Date) { self.read = read }
+
+    public static let system = PluginClock { Date() }
+
+    public func now() -> Date { read() }
 }
 
 /// A plugin's identity card, shown by `quire plugins`.

@@ -54,6 +54,17 @@ public enum SyncedVocabularyTag: SyncKind {
     public static let collection = "vocab.tags"
 }
 
+/// A reviewed entry's FSRS card (its id is the entry's).
+public enum SyncedVocabularyCard: SyncKind {
+    public static let id = "vocabulary.card"
+    public static let collection = "vocab.cards"
+}
+
+public enum SyncedVocabularyReview: SyncKind {
+    public static let id = "vocabulary.review"
+    public static let collection = "vocab.reviews"
+}
+
 public enum SyncedPhoto: SyncKind {
     public static let id = "album.photo"
     public static let collection = "album.photos"
@@ -78,7 +89,8 @@ public enum SyncedNotebookItem: SyncKind {
 /// Every kind a client may sync; a kind whose plugin is not in the app simply has no records.
 public enum SyncKinds {
     public static let all: [any SyncKind.Type] = [
-        SyncedNote.self, SyncedVocabularyCollection.self, SyncedVocabularyEntry.self, SyncedVocabularyTag.self, SyncedPhoto.self,
+        SyncedNote.self, SyncedVocabularyCollection.self, SyncedVocabularyEntry.self, SyncedVocabularyTag.self, SyncedVocabularyCard.self,
+        SyncedVocabularyReview.self, SyncedPhoto.self,
         SyncedNotebook.self, SyncedNotebookPage.self, SyncedNotebookItem.self,
     ]
 }

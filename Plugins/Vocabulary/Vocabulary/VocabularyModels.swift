@@ -12,6 +12,11 @@ enum VocabularyCollections {
     static let jobs = "vocab.jobs"
     /// Collections deleted and gone from view whose entries are still being deleted.
     static let purging = "vocab.purging"
+    /// Review: a card per reviewed entry (its FSRS state, when it is due), a record per review,
+    /// and a user's review settings.
+    static let cards = "vocab.cards"
+    static let reviews = "vocab.reviews"
+    static let reviewSettings = "vocab.review_settings"
 
     static let schemas: [CollectionSchema] = [
         CollectionSchema(name: collections, indexes: [
@@ -29,6 +34,13 @@ enum VocabularyCollections {
         CollectionSchema(name: trash, indexes: [IndexSpec(name: "deleted", fields: ["deletedAt"], scope: .global)]),
         CollectionSchema(name: jobs, indexes: [IndexSpec(name: "state", fields: ["state"], scope: .global)]),
         CollectionSchema(name: purging),
+        CollectionSchema(name: cards, indexes: [
+            IndexSpec(name: "due", fields: ["due"]),
+            IndexSpec(name: "collection", fields: ["collection", "due"]),
+            IndexSpec(name: "entry", fields: ["entry"]),
+        ]),
+        CollectionSchema(name: reviews, indexes: [IndexSpec(name: "reviewed", fields: ["reviewedAt"])]),
+        CollectionSchema(name: reviewSettings),
     ]
 }
 

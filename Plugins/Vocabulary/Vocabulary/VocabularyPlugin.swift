@@ -21,6 +21,7 @@ public struct VocabularyPlugin: Plugin {
         var undoSeconds: Int
         var maxImportBytes: Int
         var pageSize: Int
+        var review: ReviewSettings
     }
 
     public static let descriptor = PluginDescriptor(
@@ -31,17 +32,24 @@ public struct VocabularyPlugin: Plugin {
             SettingDescription("undo_seconds", "int 1...86400", default: "300", "How long a deleted entry can be restored"),
             SettingDescription("max_import_bytes", "int 1...4294967296", default: "268435456", "Largest file an import accepts"),
             SettingDescription("page_size", "int 1...1000", default: "100", "Entries per page when the client does not say"),
+            SettingDescription("review_retention", "number 0.7...0.99", default: "0.9", "Review: the share of words to be remembered when they come up (a user may change theirs)"),
+            SettingDescription("review_fuzz", "bool", default: "true", "Review: move long intervals a little at random so cards learned together spread out"),
+            SettingDescription("review_new_per_day", "int 0...1000", default: "20", "Review: new entries offered per day"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
         Config(undoSeconds: section.int("undo_seconds", default: 300, in: 1...86_400),
                maxImportBytes: section.int("max_import_bytes", default: 256 << 20, in: 1...(1 << 32)),
-               pageSize: section.int("page_size", default: 100, in: 1...1000))
+               pageSize: section.int("page_size", default: 100, in: 1...1000),
+               review: ReviewSettings(desiredRetention: section.double("review_retention", default: 0.9, in: 0.7...0.99),
+                                      fuzz: section.bool("review_fuzz", default: true),
+                                      newPerDay: section.int("review_new_per_day", default: 20, in: 0...1000)))
     }
 
     let service: VocabularyService
     let jobs: ImportExport
     let purger: CollectionPurger
+    let review: ReviewService
     let logger: Logger
     let config: Config
     let background = BackgroundWork(plugin: "vocabulary")
@@ -53,11 +61,12 @@ public struct VocabularyPlugin: Plugin {
         jobs = ImportExport(service: service, logger: context.logger, blobs: BusBlobStore(bus: context.bus, timeout: .seconds(60)),
                             bus: context.bus, background: background)
         purger = CollectionPurger(service: service, logger: context.logger, background: background)
+        review = ReviewService(service: service, clock: context.clock, defaults: config.review)
         logger = context.logger
         self.config = config
     }
 
-    public var features: [String] { ["collections", "entries", "tags", "relations", "search", "import:csv", "import:apkg", "export:csv", "export:apkg", "undo-delete"] }
+    public var features: [String] { ["collections", "entries", "tags", "relations", "search", "import:csv", "import:apkg", "export:csv", "export:apkg", "undo-delete", "review:fsrs6"] }
 
     public var services: [any Service] { [background, VocabularyJanitor(service: service, jobs: jobs, purger: purger, logger: logger)] }
 
@@ -80,10 +89,16 @@ public struct VocabularyPlugin: Plugin {
         try bus.handle(ShowSynced<SyncedVocabularyEntry>.self) { request, _ in .init(shown: Self.show(request.records, to: request.viewer, EntryJSON.init)) }
         try bus.handle(ShowSynced<SyncedVocabularyCollection>.self) { request, _ in .init(shown: Self.show(request.records, to: request.viewer, NamedJSON.init)) }
         try bus.handle(ShowSynced<SyncedVocabularyTag>.self) { request, _ in .init(shown: Self.show(request.records, to: request.viewer, NamedJSON.init)) }
+        try bus.handle(ShowSynced<SyncedVocabularyCard>.self) { request, _ in
+            .init(shown: Self.show(request.records, to: request.viewer) { record in CardJSON(try record.decode(CardData.self), id: record.id) })
+        }
+        try bus.handle(ShowSynced<SyncedVocabularyReview>.self) { request, _ in
+            .init(shown: Self.show(request.records, to: request.viewer) { record in ReviewJSON(try record.decode(ReviewLogData.self), id: record.id) })
+        }
     }
 
     public func routes(_ routes: PluginRoutes) throws {
-        try VocabularyRoutes(service: service, jobs: jobs, purger: purger, config: config).add(to: routes)
+        try VocabularyRoutes(service: service, jobs: jobs, purger: purger, review: review, config: config).add(to: routes)
     }
 }
 

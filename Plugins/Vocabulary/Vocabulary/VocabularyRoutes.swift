@@ -4,6 +4,7 @@ import HTTPKit
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import PluginKit
 import StorageAPI
 import VocabularyAPI
 import VocabularyFormats
@@ -14,6 +15,7 @@ struct VocabularyRoutes: Sendable {
     let service: VocabularyService
     let jobs: ImportExport
     let purger: CollectionPurger
+    let review: ReviewService
     let config: VocabularyPlugin.Config
 
     func add(to routes: PluginRoutes) throws {
@@ -157,6 +159,9 @@ struct VocabularyRoutes: Sendable {
                                       nextCursor: result.hits.count > end ? OffsetCursor.encode(end) : nil))
         }
 
+        // Review (FSRS-6)
+        try addReview(to: routes)
+
         // Import and export
         try routes.add(.post, "imports", query: ["format", "collection"], summary: "Import a CSV or Anki .apkg (the body); ?format=csv|apkg&collection=NAME; 202 with the job") {
             request, _, identity in
@@ -203,6 +208,49 @@ struct VocabularyRoutes: Sendable {
                 try await writer.finish(nil)
             })
         }
+    }
+
+    private func addReview(to routes: PluginRoutes) throws {
+        let review = self.review
+        try routes.add(.get, "review/next", query: ["collection", "limit", "tzOffset"],
+                       summary: "Cards to review now: due ones first, then new entries up to today's new-card limit; each with its entry and the interval each rating would give") {
+            request, _, identity in
+            let limit = try request.limit(default: 20, max: 100)
+            let dayStart = ReviewService.dayStart(of: review.clock.now(), offsetMinutes: try Self.tzOffset(request))
+            let cards = try await review.next(owner: identity.accountID, collection: try request.query("collection"), limit: limit, dayStart: dayStart)
+            return try .json(ListPage(items: cards, nextCursor: nil))
+        }
+        try routes.add(.post, "review", summary: "Record a review: {\"entry\", \"rating\": again|hard|good|easy, \"id\"?, \"reviewedAt\"?, \"durationMs\"?}; the same id twice applies once") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(ReviewInput.self, context: context)
+            let result = try await review.review(owner: identity.accountID, input: input)
+            return try .json(result, status: result.replayed ? .ok : .created)
+        }
+        try routes.add(.get, "review/stats", query: ["tzOffset"],
+                       summary: "Today's due and reviewed counts, and retention over the last 30 days (tzOffset: minutes east of UTC)") {
+            request, _, identity in
+            let dayStart = ReviewService.dayStart(of: review.clock.now(), offsetMinutes: try Self.tzOffset(request))
+            return try .json(try await review.stats(owner: identity.accountID, dayStart: dayStart))
+        }
+        try routes.add(.get, "review/settings", summary: "My review settings: desiredRetention, fuzz, newPerDay") { _, _, identity in
+            try .json(try await review.settings(owner: identity.accountID))
+        }
+        try routes.add(.patch, "review/settings", summary: "Change review settings: {\"desiredRetention\": 0.7-0.99, \"fuzz\": bool, \"newPerDay\": 0-1000}") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(ReviewSettingsInput.self, context: context)
+            return try .json(try await review.update(settings: input, owner: identity.accountID))
+        }
+    }
+
+    /// `?tzOffset=`: the client's minutes east of UTC, for where its day starts (0 when absent).
+    static func tzOffset(_ request: Request) throws -> Int {
+        guard let raw = request.uri.queryParameters["tzOffset"] else { return 0 }
+        guard let minutes = Int(raw), (-840...840).contains(minutes) else {
+            throw Problem.badRequest("tzOffset is the device's minutes east of UTC, -840 to 840; not '\(raw)'.", field: "tzOffset")
+        }
+        return minutes
     }
 
     /// The import's format: `?format=`, else from the Content-Type.

@@ -1,0 +1,426 @@
+import Bus
+import FSRS
+import Foundation
+import PluginKit
+import StorageAPI
+
+/// Spaced-repetition review of a user's entries with FSRS-6.
+///
+/// Each reviewed entry has a card (`vocab.cards`, the entry's id): its FSRS state and when it is
+/// due. An entry with no card is new. Each review is a record of its own (`vocab.reviews`), written
+/// with the card in one batch: a review sent twice (an offline client's outbox retrying) is applied
+/// once, because its id is the client's. Both collections sync like any change.
+struct ReviewService: Sendable {
+    typealias C = VocabularyCollections
+
+    let service: VocabularyService
+    let clock: PluginClock
+    let defaults: ReviewSettings
+    var store: any RecordStore & RecordSearching { service.store }
+
+    /// How long ago a review may say it happened (an offline device sending its backlog).
+    static let oldestBackdate: TimeInterval = 30 * 86_400
+    /// How far ahead of the server's clock a device's may run.
+    static let clockSkew: TimeInterval = 300
+
+    // MARK: Settings
+
+    func settings(owner: String) async throws(BusError) -> ReviewSettings {
+        guard let record = try await store.get(collection: C.reviewSettings, id: Self.settingsID, owner: owner) else { return defaults }
+        return try record.decode(ReviewSettings.self)
+    }
+
+    func update(settings input: ReviewSettingsInput, owner: String) async throws(BusError) -> ReviewSettings {
+        var settings = try await self.settings(owner: owner)
+        if let retention = input.desiredRetention {
+            guard (0.7...0.99).contains(retention) else {
+                throw BusError.invalid("desiredRetention is between 0.7 and 0.99 (0.9: nine in ten words remembered when they come up); not \(retention).",
+                                       field: "desiredRetention")
+            }
+            settings.desiredRetention = retention
+        }
+        if let fuzz = input.fuzz { settings.fuzz = fuzz }
+        if let newPerDay = input.newPerDay {
+            guard (0...1000).contains(newPerDay) else {
+                throw BusError.invalid("newPerDay is between 0 and 1000; not \(newPerDay).", field: "newPerDay")
+            }
+            settings.newPerDay = newPerDay
+        }
+        let document = try JSONDocument(encoding: settings)
+        if let record = try await store.get(collection: C.reviewSettings, id: Self.settingsID, owner: owner) {
+            _ = try await store.write(WriteBatch([.replace(collection: C.reviewSettings, id: record.id, owner: owner, data: document,
+                                                           expectedVersion: record.version)]))
+        } else {
+            _ = try await store.write(WriteBatch([.insert(collection: C.reviewSettings, id: Self.settingsID, owner: owner, data: document)]))
+        }
+        return settings
+    }
+
+    static let settingsID = "settings"
+
+    func scheduler(_ settings: ReviewSettings, fuzz: Bool? = nil) -> FSRSScheduler {
+        FSRSScheduler(desiredRetention: settings.desiredRetention, fuzz: fuzz ?? settings.fuzz)
+    }
+
+    // MARK: What is due
+
+    /// The cards due now (earliest first), then new entries up to what is left of today's new
+    /// cards; of one collection or of all. Each with its entry and when each rating would bring it back.
+    func next(owner: String, collection: String?, limit: Int, dayStart: Date) async throws(BusError) -> [DueCard] {
+        if let collection { _ = try await service.collection(owner: owner, id: collection) }
+        let now = clock.now()
+        let settings = try await settings(owner: owner)
+        var filters = [Filter("due", .lte, .string(Self.stamp(now)))]
+        if let collection { filters.append(Filter("collection", .eq, .string(collection))) }
+        let due = try await store.query(RecordQuery(collection: C.cards, owner: owner, filters: filters, order: [SortKey("due")], limit: limit))
+        var cards: [(card: CardData, entry: Record)] = []
+        for record in due.records {
+            let card = try record.decode(CardData.self)
+            // A card whose entry is gone (deleted, its collection deleted) is skipped, not shown.
+            guard let entry = try? await service.entry(owner: owner, id: record.id) else { continue }
+            cards.append((card, entry))
+        }
+        let newToday = try await reviewedCount(owner: owner, since: dayStart, newOnly: true)
+        var newLeft = min(limit - cards.count, max(0, settings.newPerDay - newToday))
+        if newLeft > 0 {
+            for entry in try await newEntries(owner: owner, collection: collection, limit: newLeft) {
+                cards.append((CardData(new: entry, due: now), entry))
+                newLeft -= 1
+            }
+        }
+        let preview = scheduler(settings, fuzz: false)
+        var shown: [DueCard] = []
+        for (card, entry) in cards {
+            let fsrs = card.fsrs
+            let intervals = Dictionary(uniqueKeysWithValues: FSRSRating.allCases.map { rating in
+                (rating.name, Int(preview.review(fsrs, rating: rating, at: now).due.timeIntervalSince(now).rounded()))
+            })
+            let json: EntryJSON
+            do { json = try EntryJSON(entry) } catch {
+                throw BusError(.internal, "Entry '\(entry.id)' could not be read.", details: ["id": entry.id])
+            }
+            shown.append(DueCard(entry: json, card: CardJSON(card, id: entry.id), intervals: intervals))
+        }
+        return shown
+    }
+
+    /// Entries without a card, in their collection's order: a page of entries at a time, their
+    /// cards looked up together.
+    private func newEntries(owner: String, collection: String?, limit: Int) async throws(BusError) -> [Record] {
+        var found: [Record] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let filters = collection.map { [Filter("collection", .eq, .string($0))] } ?? []
+            let order = collection == nil ? [] : [SortKey("sortKey")]
+            let page = try await store.query(RecordQuery(collection: C.entries, owner: owner, filters: filters, order: order,
+                                                         limit: RecordQuery.maxInValues, cursor: cursor))
+            let ids = page.records.map { JSONValue.string($0.id) }
+            let carded = ids.isEmpty ? [] : try await store.query(RecordQuery(collection: C.cards, owner: owner, filters: [Filter("entry", .in, .array(ids))],
+                                                                             limit: RecordQuery.maxInValues)).records.map(\.id)
+            let seen = Set(carded)
+            for record in page.records where !seen.contains(record.id) && found.count < limit {
+                // An entry whose collection is being deleted is not offered.
+                guard (try? await service.entry(owner: owner, id: record.id)) != nil else { continue }
+                found.append(record)
+            }
+            cursor = page.nextCursor
+            pages += 1
+        } while found.count < limit && cursor != nil && pages < 50
+        return found
+    }
+
+    // MARK: Reviewing
+
+    /// Applies one review: the card moves on, and the review is logged.
+    func review(owner: String, input: ReviewInput) async throws(BusError) -> ReviewResult {
+        guard let entryID = input.entry, !entryID.isEmpty else {
+            throw BusError.invalid("Say which entry was reviewed ('entry': its id).", field: "entry")
+        }
+        guard let ratingName = input.rating, let rating = FSRSRating(name: ratingName) else {
+            throw BusError.invalid("'rating' is again, hard, good or easy.", field: "rating")
+        }
+        let id = input.id ?? VocabularyRules.randomID("r_")
+        guard StorageNames.isValidID(id) else {
+            throw BusError.invalid("A review's id is 1 to 64 letters, digits, '-' or '_'.", field: "id")
+        }
+        let now = clock.now()
+        let at = Date(timeIntervalSince1970: (input.reviewedAt ?? now).timeIntervalSince1970.rounded(.down))
+        guard at <= now.addingTimeInterval(Self.clockSkew) else {
+            throw BusError.invalid("reviewedAt is in the future; check the device's clock.", field: "reviewedAt")
+        }
+        guard at >= now.addingTimeInterval(-Self.oldestBackdate) else {
+            throw BusError.invalid("reviewedAt is more than 30 days ago; reviews that old are not applied.", field: "reviewedAt")
+        }
+        if let duration = input.durationMs, !(0...3_600_000).contains(duration) {
+            throw BusError.invalid("durationMs is between 0 and 3600000.", field: "durationMs")
+        }
+        if let replayed = try await store.get(collection: C.reviews, id: id, owner: owner) {
+            return try await self.replayed(replayed, owner: owner)
+        }
+        let entry = try await service.entry(owner: owner, id: entryID)
+        let entryData = try entry.decode(EntryData.self)
+        let settings = try await settings(owner: owner)
+        let scheduler = self.scheduler(settings)
+        // Two devices reviewing the same card at once: the second write finds a newer card and
+        // starts again from it.
+        for _ in 0..<3 {
+            let stored = try await store.get(collection: C.cards, id: entryID, owner: owner)
+            var card = try stored.map { record throws(BusError) in try record.decode(CardData.self) } ?? CardData(new: entry, due: at)
+            if let last = card.lastReview, at < last {
+                throw BusError(.conflict, "A later review of this entry is already recorded (\(Self.stamp(last))); this one is not applied.",
+                               details: ["field": "reviewedAt"])
+            }
+            let before = card
+            let elapsed = card.lastReview.map { at.timeIntervalSince($0) / 86_400 }
+            card.apply(scheduler.review(card.fsrs, rating: rating, at: at))
+            card.reps += 1
+            if rating == .again && before.state == "review" { card.lapses += 1 }
+            card.collection = entryData.collection
+            let log = ReviewLogData(entry: entryID, collection: entryData.collection, rating: rating.name, reviewedAt: at,
+                                    stateBefore: before.state, elapsedDays: elapsed, scheduledDays: card.due.timeIntervalSince(at) / 86_400,
+                                    stability: card.stability ?? 0, difficulty: card.difficulty ?? 0, durationMs: input.durationMs)
+            let cardDocument = try JSONDocument(encoding: card)
+            let write: WriteOperation = stored.map { .replace(collection: C.cards, id: entryID, owner: owner, data: cardDocument, expectedVersion: $0.version) }
+                ?? .insert(collection: C.cards, id: entryID, owner: owner, data: cardDocument)
+            do {
+                _ = try await store.write(WriteBatch([.insert(collection: C.reviews, id: id, owner: owner, data: try JSONDocument(encoding: log)), write]))
+                return ReviewResult(card: CardJSON(card, id: entryID), review: ReviewJSON(log, id: id), replayed: false)
+            } catch where error.code == .preconditionFailed || error.code == .conflict {
+                if let replayed = try await store.get(collection: C.reviews, id: id, owner: owner) {
+                    return try await self.replayed(replayed, owner: owner)
+                }
+                continue
+            }
+        }
+        throw BusError(.conflict, "The card kept changing while this review was applied; send it again.", details: ["retryAfter": "1"])
+    }
+
+    private func replayed(_ record: Record, owner: String) async throws(BusError) -> ReviewResult {
+        let log = try record.decode(ReviewLogData.self)
+        guard let card = try await store.get(collection: C.cards, id: log.entry, owner: owner) else {
+            throw BusError(.notFound, "The entry of review '\(record.id)' is gone.", details: ["id": record.id])
+        }
+        return ReviewResult(card: CardJSON(try card.decode(CardData.self), id: log.entry), review: ReviewJSON(log, id: record.id), replayed: true)
+    }
+
+    // MARK: Statistics
+
+    /// Today's due and reviewed counts, and the share of review-state cards recalled over 30 days.
+    func stats(owner: String, dayStart: Date) async throws(BusError) -> ReviewStats {
+        let now = clock.now()
+        let dayEnd = dayStart.addingTimeInterval(86_400)
+        var dueToday = 0
+        var cursor: String?
+        repeat {
+            let page = try await store.query(RecordQuery(collection: C.cards, owner: owner, filters: [Filter("due", .lt, .string(Self.stamp(dayEnd)))],
+                                                         order: [SortKey("due")], limit: RecordQuery.maxLimit, cursor: cursor))
+            dueToday += page.records.count
+            cursor = page.nextCursor
+        } while cursor != nil
+        let reviewedToday = try await reviewedCount(owner: owner, since: dayStart, newOnly: false)
+        var recalled = 0, reviewed = 0
+        cursor = nil
+        repeat {
+            let page = try await store.query(RecordQuery(collection: C.reviews, owner: owner,
+                                                         filters: [Filter("reviewedAt", .gte, .string(Self.stamp(now.addingTimeInterval(-30 * 86_400))))],
+                                                         order: [SortKey("reviewedAt")], limit: RecordQuery.maxLimit, cursor: cursor))
+            for record in page.records {
+                guard let log = try? record.decode(ReviewLogData.self), log.stateBefore == "review" else { continue }
+                reviewed += 1
+                if log.rating != FSRSRating.again.name { recalled += 1 }
+            }
+            cursor = page.nextCursor
+        } while cursor != nil
+        let settings = try await settings(owner: owner)
+        return ReviewStats(dueToday: dueToday, reviewedToday: reviewedToday, retention30Days: reviewed == 0 ? nil : Double(recalled) / Double(reviewed),
+                           reviewsCounted30Days: reviewed, settings: settings)
+    }
+
+    private func reviewedCount(owner: String, since: Date, newOnly: Bool) async throws(BusError) -> Int {
+        var count = 0
+        var cursor: String?
+        repeat {
+            let page = try await store.query(RecordQuery(collection: C.reviews, owner: owner, filters: [Filter("reviewedAt", .gte, .string(Self.stamp(since)))],
+                                                         order: [SortKey("reviewedAt")], limit: RecordQuery.maxLimit, cursor: cursor))
+            count += newOnly ? page.records.filter { (try? $0.decode(ReviewLogData.self).stateBefore) == "new" }.count : page.records.count
+            cursor = page.nextCursor
+        } while cursor != nil
+        return count
+    }
+
+    /// The start of the day `offsetMinutes` east of UTC that `date` falls in.
+    static func dayStart(of date: Date, offsetMinutes: Int) -> Date {
+        let local = date.timeIntervalSince1970 + Double(offsetMinutes * 60)
+        return Date(timeIntervalSince1970: (local / 86_400).rounded(.down) * 86_400 - Double(offsetMinutes * 60))
+    }
+
+    /// How dates are stored where they are compared (`due`, `reviewedAt`): ISO 8601 in UTC, to the
+    /// second, so that text order is time order.
+    static func stamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0) ?? .gmt))
+    }
+}
+
+/// A user's review settings.
+struct ReviewSettings: Codable, Sendable, Equatable {
+    var desiredRetention: Double
+    var fuzz: Bool
+    var newPerDay: Int
+}
+
+struct ReviewSettingsInput: Decodable, Sendable {
+    var desiredRetention: Double?
+    var fuzz: Bool?
+    var newPerDay: Int?
+}
+
+struct ReviewInput: Decodable, Sendable {
+    /// The client's id for the review: sending it again applies it once.
+    var id: String?
+    var entry: String?
+    var rating: String?
+    /// When it happened, for a review made offline; now when absent.
+    var reviewedAt: Date?
+    var durationMs: Int?
+}
+
+/// A card as stored: FSRS's state with `due` and `lastReview` as sortable text.
+struct CardData: Codable, Sendable {
+    /// The entry's id (also the record's): for looking cards up by entry.
+    var entry: String
+    var collection: String
+    /// new, learning, review or relearning.
+    var state: String
+    var step: Int?
+    var stability: Double?
+    var difficulty: Double?
+    var due: Date
+    var lastReview: Date?
+    var reps: Int
+    var lapses: Int
+
+    init(new entry: Record, due: Date) {
+        self.entry = entry.id
+        collection = (try? entry.decode(EntryData.self).collection) ?? ""
+        state = "new"
+        step = 0
+        self.due = due
+        reps = 0
+        lapses = 0
+    }
+
+    var fsrs: FSRSCard {
+        FSRSCard(state: state == "review" ? .review : state == "relearning" ? .relearning : .learning, step: step,
+                 stability: stability, difficulty: difficulty, due: due, lastReview: lastReview)
+    }
+
+    mutating func apply(_ card: FSRSCard) {
+        state = switch card.state {
+        case .learning: "learning"
+        case .review: "review"
+        case .relearning: "relearning"
+        }
+        step = card.step
+        stability = card.stability
+        difficulty = card.difficulty
+        due = card.due
+        lastReview = card.lastReview
+    }
+
+    enum CodingKeys: String, CodingKey { case entry, collection, state, step, stability, difficulty, due, lastReview, reps, lapses }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        entry = try container.decode(String.self, forKey: .entry)
+        collection = try container.decode(String.self, forKey: .collection)
+        state = try container.decode(String.self, forKey: .state)
+        step = try container.decodeIfPresent(Int.self, forKey: .step)
+        stability = try container.decodeIfPresent(Double.self, forKey: .stability)
+        difficulty = try container.decodeIfPresent(Double.self, forKey: .difficulty)
+        due = try container.decode(Date.self, forKey: .due)
+        lastReview = try container.decodeIfPresent(Date.self, forKey: .lastReview)
+        reps = try container.decodeIfPresent(Int.self, forKey: .reps) ?? 0
+        lapses = try container.decodeIfPresent(Int.self, forKey: .lapses) ?? 0
+    }
+}
+
+struct ReviewLogData: Codable, Sendable {
+    var entry: String
+    var collection: String
+    var rating: String
+    var reviewedAt: Date
+    /// new, learning, review or relearning.
+    var stateBefore: String
+    /// Days since the review before (nil for a new card's first).
+    var elapsedDays: Double?
+    var scheduledDays: Double
+    var stability: Double
+    var difficulty: Double
+    var durationMs: Int?
+}
+
+struct CardJSON: Encodable, Sendable {
+    var entry: String
+    var state: String
+    var step: Int?
+    var stability: Double?
+    var difficulty: Double?
+    var due: Date
+    var lastReview: Date?
+    var reps: Int
+    var lapses: Int
+
+    init(_ card: CardData, id: String) {
+        entry = id
+        state = card.state
+        step = card.step
+        stability = card.stability
+        difficulty = card.difficulty
+        due = card.due
+        lastReview = card.lastReview
+        reps = card.reps
+        lapses = card.lapses
+    }
+}
+
+struct ReviewJSON: Encodable, Sendable {
+    var id: String
+    var entry: String
+    var rating: String
+    var reviewedAt: Date
+    var stateBefore: String
+    var scheduledDays: Double
+
+    init(_ log: ReviewLogData, id: String) {
+        self.id = id
+        entry = log.entry
+        rating = log.rating
+        reviewedAt = log.reviewedAt
+        stateBefore = log.stateBefore
+        scheduledDays = log.scheduledDays
+    }
+}
+
+struct DueCard: Encodable, Sendable {
+    var entry: EntryJSON
+    var card: CardJSON
+    /// Seconds until the card would be due again after each rating (fuzz aside): for the buttons.
+    var intervals: [String: Int]
+}
+
+struct ReviewResult: Encodable, Sendable {
+    var card: CardJSON
+    var review: ReviewJSON
+    /// The same review was applied before (its id was seen): nothing changed now.
+    var replayed: Bool
+}
+
+struct ReviewStats: Encodable, Sendable {
+    var dueToday: Int
+    var reviewedToday: Int
+    /// Of reviews of cards in review over the last 30 days, the share not rated again; nil when none.
+    var retention30Days: Double?
+    var reviewsCounted30Days: Int
+    var settings: ReviewSettings
+}
