@@ -4,7 +4,8 @@
 - A deck made by genanki (PyPI) imports through the API with every note, tag and deck.
 - An exported .apkg opens with Anki's own library (the `anki` PyPI package) with the same notes,
   tags and decks.
-- quire-vocab imports a CSV with progress, reports row errors, searches and exports on the same data.
+- quire-vocab imports a CSV with progress, reports row errors, searches and exports on the same data,
+  and reviews due words from a terminal.
 - A kill -9 during a large import leaves nothing of it once the server is back (the job says failed).
 Prints one line per check and `acceptance: N passed, N failed` last.
 """
@@ -249,6 +250,19 @@ def quire_vocab(server, binary, data):
     check("quire-vocab export --collection Japanese → that one row, every column",
           len(rows) == 2 and rows[0][:8] == ["id", "word", "definition", "languages", "note", "example", "tags", "collection"]
           and rows[1][1:8] == ["東京都", "Tokyo", "", "", "", "ja", "Japanese"] and rows[1][0].startswith("e_"), rows)
+    # Review from a terminal: the Japanese word is new; Enter shows it, 3 rates it good, and it is
+    # back in 10 minutes, so nothing more is due there.
+    run = subprocess.run([tool, "review", "--config", config, "--user", "carol", "--collection", "Japanese"], env=env,
+                         input="\n3\n", capture_output=True, text=True)
+    check("quire-vocab review → the word, its answer, four ratings with their intervals, the card moves on",
+          run.returncode == 0 and "東京都  (new)" in run.stdout and "= Tokyo" in run.stdout and "3 good (10 min)" in run.stdout
+          and "→ learning, back 10 min" in run.stdout and "Nothing more to review now." in run.stdout and "1 reviewed." in run.stdout,
+          (run.returncode, run.stdout[-600:], run.stderr[-300:]))
+    run = subprocess.run([tool, "review", "--config", config, "--user", "carol", "--collection", "Bulk", "--limit", "1"], env=env,
+                         input="\nx\n1\n", capture_output=True, text=True)
+    check("…a rating it does not know is asked again; 1 is again, back in a minute",
+          run.returncode == 0 and "Type 1, 2, 3 or 4" in run.stdout and "→ learning, back 1 min" in run.stdout and "1 reviewed." in run.stdout,
+          (run.returncode, run.stdout[-600:], run.stderr[-300:]))
     run = subprocess.run([tool, "search", "x", "--config", config, "--user", "nobody"], env=env, capture_output=True, text=True)
     check("quire-vocab for an unknown user → exit 3 with a sentence", run.returncode == 3 and "nobody" in run.stderr, run.stderr)
 

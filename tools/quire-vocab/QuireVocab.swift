@@ -12,7 +12,7 @@ struct QuireVocab: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quire-vocab",
         abstract: "Import, export and search Foreign Note vocabulary.",
-        subcommands: [ImportCommand.self, ExportCommand.self, SearchCommand.self])
+        subcommands: [ImportCommand.self, ExportCommand.self, SearchCommand.self, ReviewCommand.self])
 }
 
 struct UserOptions: ParsableArguments {
@@ -175,5 +175,66 @@ struct SearchCommand: AsyncParsableCommand {
         }
         output += units[position...]
         return String(decoding: output, as: UTF16.self)
+    }
+}
+
+struct ReviewCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "review",
+        abstract: "Review the words that are due (FSRS-6) from a terminal: Enter shows the answer, 1-4 rate it (again, hard, good, easy), q stops.")
+
+    @OptionGroup var user: UserOptions
+    @Option(help: "Only this collection (name or id).") var collection: String?
+    @Option(help: "Stop after this many cards.") var limit = 50
+
+    func run() async throws {
+        let collection = self.collection
+        let limit = self.limit
+        let reviewed = try await user.run { bus, owner in
+            var reviewed = 0
+            while reviewed < limit {
+                let cards = try await bus.request(NextReviews(owner: owner, collection: collection, limit: 1), timeout: .seconds(10))
+                guard let card = cards.first else {
+                    print(reviewed == 0 ? "Nothing to review now." : "Nothing more to review now.")
+                    break
+                }
+                print("\n\(card.word)\(card.state == "new" ? "  (new)" : "")")
+                print("  [Enter] show the answer, q to stop", terminator: " ")
+                guard let shown = readLine(), shown.lowercased() != "q" else { break }
+                for definition in card.definitions { print("  = \(definition)") }
+                if let example = card.example { print("  e.g. \(example)") }
+                let options = ["again", "hard", "good", "easy"].enumerated().map { index, name in
+                    "\(index + 1) \(name) (\(Self.describe(card.intervals[name] ?? 0)))"
+                }
+                let started = Date()
+                var rating: String?
+                while rating == nil {
+                    print("  " + options.joined(separator: "   "), terminator: " ")
+                    guard let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(), answer != "q" else { return reviewed }
+                    rating = ["1": "again", "2": "hard", "3": "good", "4": "easy"][answer] ?? (["again", "hard", "good", "easy"].contains(answer) ? answer : nil)
+                    if rating == nil { print("  Type 1, 2, 3 or 4 (or q to stop).") }
+                }
+                let took = min(3_600_000, Int(Date().timeIntervalSince(started) * 1000))
+                let result = try await bus.request(RecordReview(owner: owner, entry: card.entry, rating: rating ?? "good", durationMs: took),
+                                                   timeout: .seconds(10))
+                print("  → \(result.state), back \(Self.describe(result.intervalSeconds))")
+                reviewed += 1
+            }
+            return reviewed
+        }
+        print("\(reviewed) reviewed.")
+    }
+
+    /// 45 s, 10 min, 5 h, 8 days, 3.2 months, 1.5 years.
+    static func describe(_ seconds: Int) -> String {
+        let s = Double(max(0, seconds))
+        switch s {
+        case ..<60: return "\(Int(s)) s"
+        case ..<3_600: return "\(Int((s / 60).rounded())) min"
+        case ..<86_400: return "\(Int((s / 3_600).rounded())) h"
+        case ..<(30 * 86_400): return "\(Int((s / 86_400).rounded())) days"
+        case ..<(365 * 86_400): return String(format: "%.1f months", s / (30 * 86_400))
+        default: return String(format: "%.1f years", s / (365 * 86_400))
+        }
     }
 }

@@ -3,6 +3,7 @@ import FSRS
 import Foundation
 import PluginKit
 import StorageAPI
+import VocabularyAPI
 
 /// Spaced-repetition review of a user's entries with FSRS-6.
 ///
@@ -102,6 +103,21 @@ struct ReviewService: Sendable {
             shown.append(DueCard(entry: json, card: CardJSON(card, id: entry.id), intervals: intervals))
         }
         return shown
+    }
+
+    /// ``next(owner:collection:limit:dayStart:)`` for the bus (the collection by name or id; the day in UTC).
+    func next(_ request: NextReviews) async throws(BusError) -> [ReviewCard] {
+        var collection: String?
+        if let name = request.collection {
+            guard let record = try await service.collection(owner: request.owner, named: name) else {
+                throw BusError(.notFound, "No collection '\(name)'.", details: ["collection": name])
+            }
+            collection = record.id
+        }
+        let cards = try await next(owner: request.owner, collection: collection, limit: min(max(request.limit, 1), 100),
+                                   dayStart: Self.dayStart(of: clock.now(), offsetMinutes: 0))
+        return cards.map { ReviewCard(entry: $0.entry.id, word: $0.entry.word, definitions: $0.entry.definitions, example: $0.entry.example,
+                                      state: $0.card.state, intervals: $0.intervals) }
     }
 
     /// Entries without a card, in their collection's order: a page of entries at a time, their
@@ -283,6 +299,14 @@ struct ReviewInput: Decodable, Sendable {
     /// When it happened, for a review made offline; now when absent.
     var reviewedAt: Date?
     var durationMs: Int?
+
+    init(id: String? = nil, entry: String?, rating: String?, reviewedAt: Date? = nil, durationMs: Int?) {
+        self.id = id
+        self.entry = entry
+        self.rating = rating
+        self.reviewedAt = reviewedAt
+        self.durationMs = durationMs
+    }
 }
 
 /// A card as stored: FSRS's state with `due` and `lastReview` as sortable text.

@@ -85,6 +85,14 @@ public struct VocabularyPlugin: Plugin {
         try bus.handle(GetImportJob.self) { request, _ in try await jobs.job(owner: request.owner, id: request.id) }
         try bus.handle(ExportVocabulary.self) { request, _ in try await jobs.export(request) }
         try bus.handle(SearchVocabulary.self) { request, _ in try await service.search(request) }
+        let review = self.review
+        try bus.handle(NextReviews.self) { request, _ in try await review.next(request) }
+        try bus.handle(RecordReview.self) { request, _ in
+            let result = try await review.review(owner: request.owner, input: ReviewInput(entry: request.entry, rating: request.rating,
+                                                                                          durationMs: request.durationMs))
+            return .init(state: result.card.state, due: result.card.due,
+                         intervalSeconds: Int(result.card.due.timeIntervalSince(result.review.reviewedAt).rounded()))
+        }
         // Sync's feed shows collections, tags and entries as their GET routes do.
         try bus.handle(ShowSynced<SyncedVocabularyEntry>.self) { request, _ in .init(shown: Self.show(request.records, to: request.viewer, EntryJSON.init)) }
         try bus.handle(ShowSynced<SyncedVocabularyCollection>.self) { request, _ in .init(shown: Self.show(request.records, to: request.viewer, NamedJSON.init)) }

@@ -187,6 +187,67 @@ public struct VocabularySearchResult: Codable, Sendable, Hashable {
 /// Every vocabulary message, for name checks.
 public enum VocabularyMessages {
     public static let all: [any BusMessage.Type] = [
-        StartImport.self, GetImportJob.self, ExportVocabulary.self, SearchVocabulary.self,
+        StartImport.self, GetImportJob.self, ExportVocabulary.self, SearchVocabulary.self, NextReviews.self, RecordReview.self,
     ]
+}
+
+/// The cards to review now (FSRS-6): due ones first, then new entries up to today's limit.
+public struct NextReviews: BusRequest {
+    public static let name: MessageName = "vocab.review.next.v1"
+    public typealias Reply = [ReviewCard]
+    public var owner: String
+    /// A collection's name or id; nil for all.
+    public var collection: String?
+    public var limit: Int
+    public init(owner: String, collection: String?, limit: Int) {
+        self.owner = owner
+        self.collection = collection
+        self.limit = limit
+    }
+}
+
+/// One card to review: its entry and what each rating would do.
+public struct ReviewCard: Codable, Sendable {
+    public var entry: String
+    public var word: String
+    public var definitions: [String]
+    public var example: String?
+    /// new, learning, review or relearning.
+    public var state: String
+    /// Seconds until it comes back after each rating (again, hard, good, easy).
+    public var intervals: [String: Int]
+    public init(entry: String, word: String, definitions: [String], example: String?, state: String, intervals: [String: Int]) {
+        self.entry = entry
+        self.word = word
+        self.definitions = definitions
+        self.example = example
+        self.state = state
+        self.intervals = intervals
+    }
+}
+
+/// Records a review of one entry, rated again, hard, good or easy.
+public struct RecordReview: BusRequest {
+    public static let name: MessageName = "vocab.review.record.v1"
+    public struct Reply: Codable, Sendable {
+        public var state: String
+        public var due: Date
+        /// From the review to `due`.
+        public var intervalSeconds: Int
+        public init(state: String, due: Date, intervalSeconds: Int) {
+            self.state = state
+            self.due = due
+            self.intervalSeconds = intervalSeconds
+        }
+    }
+    public var owner: String
+    public var entry: String
+    public var rating: String
+    public var durationMs: Int?
+    public init(owner: String, entry: String, rating: String, durationMs: Int?) {
+        self.owner = owner
+        self.entry = entry
+        self.rating = rating
+        self.durationMs = durationMs
+    }
 }
