@@ -127,6 +127,38 @@ def collections_and_words(page, server):
     return token
 
 
+def reviewing(page, server, token):
+    page.goto("/#/")
+    page.click("nav >> text=Review")
+    page.wait_for_selector("vocab-review .flashcard .word")
+    first = page.text_content("vocab-review .flashcard .word")
+    check("Review shows a word of the four, new, with how many are left",
+          first in ("bonjour", "crème", "crème brûlée", "crémerie") and "4 to go · new word" in page.text_content("vocab-review"),
+          page.text_content("vocab-review"))
+    screen(page, "review: a word", "review")
+    page.click("#show-answer")
+    page.wait_for_selector("vocab-review .ratings")
+    labels = page.eval_on_selector_all("vocab-review .rate", "buttons => buttons.map(b => b.innerText.replace(/\\s+/g, ' ').trim())")
+    check("the answer, and four ratings that say when the word comes back",
+          labels == ["Again 1 min", "Hard 6 min", "Good 10 min", "Easy 8 days"] and page.is_visible("vocab-review .definitions li"), labels)
+    screen(page, "review: the answer and the ratings", "review-answer")
+    page.click("vocab-review .rate.good")
+    page.wait_for_selector("vocab-review :text('3 to go')")
+    for _ in range(3):
+        page.click("#show-answer")
+        page.click("vocab-review .rate.easy")
+    page.wait_for_selector("vocab-review .review-done")
+    check("after the last word: well done, with today's count",
+          "4 words reviewed" in page.text_content("vocab-review") and "Today: 4 reviewed" in page.text_content("vocab-review"),
+          page.text_content("vocab-review"))
+    screen(page, "review: done", "review-done")
+    settled(page)
+    _, stats, _ = call(server, "GET", f"{V}/review/stats", token=token)
+    _, due, _ = call(server, "GET", f"{V}/review/next", token=token)
+    check("the four reviews are on the server, and none of the words is due now",
+          stats["reviewedToday"] == 4 and due["items"] == [], (stats, due))
+
+
 def searching(page, server, token):
     page.click("text=‹ Collections")
     page.wait_for_selector("vocab-collections")
@@ -279,6 +311,7 @@ def main():
         def walk(browser):
             context, page = phone(browser, server)
             token = collections_and_words(page, server)
+            reviewing(page, server, token)
             searching(page, server, token)
             undo(page, server, token)
             tags_and_files(page, server, token, data)

@@ -100,7 +100,7 @@ struct ReviewService: Sendable {
             do { json = try EntryJSON(entry) } catch {
                 throw BusError(.internal, "Entry '\(entry.id)' could not be read.", details: ["id": entry.id])
             }
-            shown.append(DueCard(entry: json, card: CardJSON(card, id: entry.id), intervals: intervals))
+            shown.append(DueCard(entry: json, card: card, intervals: intervals))
         }
         return shown
     }
@@ -201,7 +201,7 @@ struct ReviewService: Sendable {
                 ?? .insert(collection: C.cards, id: entryID, owner: owner, data: cardDocument)
             do {
                 _ = try await store.write(WriteBatch([.insert(collection: C.reviews, id: id, owner: owner, data: try JSONDocument(encoding: log)), write]))
-                return ReviewResult(card: CardJSON(card, id: entryID), review: ReviewJSON(log, id: id), replayed: false)
+                return ReviewResult(card: card, review: ReviewJSON(log, id: id), replayed: false)
             } catch where error.code == .preconditionFailed || error.code == .conflict {
                 if let replayed = try await store.get(collection: C.reviews, id: id, owner: owner) {
                     return try await self.replayed(replayed, owner: owner)
@@ -217,7 +217,7 @@ struct ReviewService: Sendable {
         guard let card = try await store.get(collection: C.cards, id: log.entry, owner: owner) else {
             throw BusError(.notFound, "The entry of review '\(record.id)' is gone.", details: ["id": record.id])
         }
-        return ReviewResult(card: CardJSON(try card.decode(CardData.self), id: log.entry), review: ReviewJSON(log, id: record.id), replayed: true)
+        return ReviewResult(card: try card.decode(CardData.self), review: ReviewJSON(log, id: record.id), replayed: true)
     }
 
     // MARK: Statistics
@@ -309,7 +309,7 @@ struct ReviewInput: Decodable, Sendable {
     }
 }
 
-/// A card as stored: FSRS's state with `due` and `lastReview` as sortable text.
+/// A card as stored and shown: FSRS's state, with `due` and `lastReview` as sortable text.
 struct CardData: Codable, Sendable {
     /// The entry's id (also the record's): for looking cards up by entry.
     var entry: String
@@ -351,22 +351,6 @@ struct CardData: Codable, Sendable {
         due = card.due
         lastReview = card.lastReview
     }
-
-    enum CodingKeys: String, CodingKey { case entry, collection, state, step, stability, difficulty, due, lastReview, reps, lapses }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        entry = try container.decode(String.self, forKey: .entry)
-        collection = try container.decode(String.self, forKey: .collection)
-        state = try container.decode(String.self, forKey: .state)
-        step = try container.decodeIfPresent(Int.self, forKey: .step)
-        stability = try container.decodeIfPresent(Double.self, forKey: .stability)
-        difficulty = try container.decodeIfPresent(Double.self, forKey: .difficulty)
-        due = try container.decode(Date.self, forKey: .due)
-        lastReview = try container.decodeIfPresent(Date.self, forKey: .lastReview)
-        reps = try container.decodeIfPresent(Int.self, forKey: .reps) ?? 0
-        lapses = try container.decodeIfPresent(Int.self, forKey: .lapses) ?? 0
-    }
 }
 
 struct ReviewLogData: Codable, Sendable {
@@ -382,30 +366,6 @@ struct ReviewLogData: Codable, Sendable {
     var stability: Double
     var difficulty: Double
     var durationMs: Int?
-}
-
-struct CardJSON: Encodable, Sendable {
-    var entry: String
-    var state: String
-    var step: Int?
-    var stability: Double?
-    var difficulty: Double?
-    var due: Date
-    var lastReview: Date?
-    var reps: Int
-    var lapses: Int
-
-    init(_ card: CardData, id: String) {
-        entry = id
-        state = card.state
-        step = card.step
-        stability = card.stability
-        difficulty = card.difficulty
-        due = card.due
-        lastReview = card.lastReview
-        reps = card.reps
-        lapses = card.lapses
-    }
 }
 
 struct ReviewJSON: Encodable, Sendable {
@@ -428,13 +388,13 @@ struct ReviewJSON: Encodable, Sendable {
 
 struct DueCard: Encodable, Sendable {
     var entry: EntryJSON
-    var card: CardJSON
+    var card: CardData
     /// Seconds until the card would be due again after each rating (fuzz aside): for the buttons.
     var intervals: [String: Int]
 }
 
 struct ReviewResult: Encodable, Sendable {
-    var card: CardJSON
+    var card: CardData
     var review: ReviewJSON
     /// The same review was applied before (its id was seen): nothing changed now.
     var replayed: Bool

@@ -98,7 +98,7 @@ public struct VocabularyPlugin: Plugin {
         try bus.handle(ShowSynced<SyncedVocabularyCollection>.self) { request, _ in .init(shown: Self.show(request.records, to: request.viewer, NamedJSON.init)) }
         try bus.handle(ShowSynced<SyncedVocabularyTag>.self) { request, _ in .init(shown: Self.show(request.records, to: request.viewer, NamedJSON.init)) }
         try bus.handle(ShowSynced<SyncedVocabularyCard>.self) { request, _ in
-            .init(shown: Self.show(request.records, to: request.viewer) { record in CardJSON(try record.decode(CardData.self), id: record.id) })
+            .init(shown: Self.show(request.records, to: request.viewer) { record in try record.decode(CardData.self) })
         }
         try bus.handle(ShowSynced<SyncedVocabularyReview>.self) { request, _ in
             .init(shown: Self.show(request.records, to: request.viewer) { record in ReviewJSON(try record.decode(ReviewLogData.self), id: record.id) })
