@@ -110,4 +110,59 @@ struct VocabularyReviewTests {
             #expect(kinds.filter { $0 == "vocabulary.review" }.count == 4)
         }
     }
+
+    @Test(".apkg keeps the schedule: an export writes each card's state, due time and memory, an import reads them back")
+    func ankiSchedule() async throws {
+        let clock = ManualClock()
+        try await TestApp.run(yaml: Self.yaml, clock: clock.pluginClock) { api, _ in
+            let (ada, _) = try await api.signUp("ada")
+            let french = try await api.make("collections", ["name": "French"], token: ada)
+            let learned = try await api.make("entries", ["collection": french, "word": "pomme", "definitions": ["apple"]], token: ada)
+            let learning = try await api.make("entries", ["collection": french, "word": "poire", "definitions": ["pear"]], token: ada)
+            _ = try await api.make("entries", ["collection": french, "word": "prune", "definitions": ["plum"]], token: ada)
+            _ = try await api.send(.post, "/api/v1/vocabulary/review", json: ["entry": learned, "rating": "easy"], token: ada)
+            clock.advance(by: 9 * 86_400)
+            _ = try await api.send(.post, "/api/v1/vocabulary/review", json: ["entry": learned, "rating": "good"], token: ada)
+            _ = try await api.send(.post, "/api/v1/vocabulary/review", json: ["entry": learning, "rating": "good"], token: ada)
+            let mine = try await cards(api, ada)
+
+            let package = try await api.send(.get, "/api/v1/vocabulary/export?format=apkg", token: ada)
+            #expect(package.status == 200)
+            let (bob, _) = try await api.signUp("bob")
+            let job = try await api.finishedImport(
+                try await api.upload(.post, "/api/v1/vocabulary/imports", bytes: package.body, contentType: "application/zip", token: bob), token: bob)
+            #expect(job["state"] == "succeeded" && job.json["imported"] as? Int == 3, "cards are not counted as entries")
+            let theirs = try await cards(api, bob)
+            #expect(Set(theirs.keys) == ["pomme", "poire"], "the word never reviewed stays new: no card")
+            let (a, b) = (try #require(mine["pomme"]), try #require(theirs["pomme"]))
+            #expect(b["state"] as? String == "review" && b["reps"] as? Int == 2)
+            #expect(abs((a["stability"] as? Double ?? 0) - (b["stability"] as? Double ?? -1)) < 1e-9)
+            #expect(abs((a["difficulty"] as? Double ?? 0) - (b["difficulty"] as? Double ?? -1)) < 1e-9)
+            let (due, dueThere) = (try #require(Self.date(a["due"])), try #require(Self.date(b["due"])))
+            #expect(dueThere <= due && due.timeIntervalSince(dueThere) < 86_400, "a review is due on the same day (Anki counts days)")
+            let (learningHere, learningThere) = (try #require(mine["poire"]), try #require(theirs["poire"]))
+            #expect(learningThere["state"] as? String == "learning" && Self.date(learningThere["due"]) == Self.date(learningHere["due"]))
+            #expect(try await next(api, bob).count == 1, "nothing of bob's is due but the new word")
+        }
+    }
+
+    static func date(_ value: Any?) -> Date? {
+        (value as? String).flatMap { try? Date($0, strategy: .iso8601) }
+    }
+
+    /// A user's cards by their entry's word, as sync's feed shows them.
+    func cards(_ api: APIClient, _ token: String) async throws -> [String: [String: any Sendable]] {
+        let items = try await api.send(.get, "/api/v1/sync/changes?limit=100", token: token).items
+        var words: [String: String] = [:]
+        for item in items where item["kind"] as? String == "vocabulary.entry" {
+            if let record = item["record"] as? [String: any Sendable], let id = record["id"] as? String { words[id] = record["word"] as? String }
+        }
+        var cards: [String: [String: any Sendable]] = [:]
+        for item in items where item["kind"] as? String == "vocabulary.card" {
+            if let record = item["record"] as? [String: any Sendable], let entry = record["entry"] as? String, let word = words[entry] {
+                cards[word] = record
+            }
+        }
+        return cards
+    }
 }

@@ -12,6 +12,7 @@ Prints one line per check and `acceptance: N passed, N failed` last.
 import argparse
 import contextlib
 import csv
+import datetime
 import io
 import os
 import random
@@ -61,12 +62,12 @@ def genanki_deck(path):
 
 
 @contextlib.contextmanager
-def anki_opened(path, scratch, name):
+def anki_opened(path, scratch, name, with_scheduling=False):
     """A new Anki collection (Anki's own library) with the package imported into it."""
     from anki.collection import Collection, ImportAnkiPackageOptions, ImportAnkiPackageRequest
     col = Collection(os.path.join(scratch, name))
     try:
-        col.import_anki_package(ImportAnkiPackageRequest(package_path=path, options=ImportAnkiPackageOptions()))
+        col.import_anki_package(ImportAnkiPackageRequest(package_path=path, options=ImportAnkiPackageOptions(with_scheduling=with_scheduling)))
         yield col
     finally:
         col.close()
@@ -116,6 +117,80 @@ def anki_round_trip(server, data):
                 "être &amp; avoir": ("to be &amp; to have", ["verb"], "French::Verbs")}
     check("Anki's own library opens the export: same notes, tags and decks", found == expected, found)
     return token
+
+
+def feed_cards(server, token):
+    """A user's cards by word, as sync's feed shows them."""
+    _, page, _ = call(server, "GET", "/api/v1/sync/changes?limit=200", token=token)
+    words = {i["record"]["id"]: i["record"]["word"] for i in page["items"] if i["kind"] == "vocabulary.entry" and i.get("record")}
+    return {words.get(i["record"]["entry"]): i["record"] for i in page["items"] if i["kind"] == "vocabulary.card" and i.get("record")}
+
+
+def anki_schedules(server, data, token):
+    """Review scheduling both ways with Anki's own library: a deck studied in Anki (FSRS on) keeps
+    each card's state, memory and due time in Quire, and Quire's reviews open in Anki."""
+    from anki.collection import Collection, ExportAnkiPackageOptions
+    col = Collection(os.path.join(data, "studied.anki2"))
+    try:
+        basic = col.models.by_name("Basic")
+        for word, meaning in (("chat", "cat"), ("chien", "dog"), ("oiseau", "bird")):
+            note = col.new_note(basic)
+            note["Front"], note["Back"] = word, meaning
+            col.add_note(note, 1)
+        col.set_config("fsrs", True)
+        answered = {}
+        for ease in (4, 3):  # easy: to review in days; good: to the next learning step
+            card = col.sched.getCard()
+            col.sched.answerCard(card, ease)
+            card = col.get_card(card.id)
+            answered[card.note()["Front"]] = card
+        studied = os.path.join(data, "studied.apkg")
+        col.export_anki_package(out_path=studied, options=ExportAnkiPackageOptions(with_scheduling=True, legacy=True), limit=None)
+        created = col.crt
+    finally:
+        col.close()
+    learner = sign_up(server, "anki-learner")
+    with open(studied, "rb") as handle:
+        _, job, _ = call(server, "POST", "/api/v1/vocabulary/imports?format=apkg", raw=handle.read(), token=learner, content_type="application/zip")
+    job = wait_job(server, learner, job)
+    cards = feed_cards(server, learner)
+    easy = next(word for word, card in answered.items() if card.type == 2)
+    good = next(word for word, card in answered.items() if card.type == 1)
+    review, learning = cards.get(easy, {}), cards.get(good, {})
+    expected_due = datetime.datetime.fromtimestamp(created + answered[easy].due * 86400, datetime.timezone.utc)
+    check("a deck studied in Anki imports with its schedule: the card in review keeps its memory and due day",
+          job["state"] == "succeeded" and job["imported"] == 3 and review.get("state") == "review"
+          and abs(review.get("stability", 0) - answered[easy].memory_state.stability) < 1e-4
+          and abs(review.get("difficulty", 0) - answered[easy].memory_state.difficulty) < 1e-4
+          and review.get("due") == expected_due.strftime("%Y-%m-%dT%H:%M:%SZ"), (job, review, answered[easy].due))
+    check("…the card in learning is due at Anki's time to the second; the word never studied is new (no card)",
+          learning.get("state") == "learning" and learning.get("due") == datetime.datetime.fromtimestamp(
+              answered[good].due, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") and len(cards) == 2, (learning, sorted(cards)))
+
+    # Quire's reviews, exported, open in Anki with the same state and memory.
+    status, body, _ = call(server, "GET", "/api/v1/vocabulary/search?q=manger", token=token)
+    manger = body["items"][0]["id"]
+    status, reviewed, _ = call(server, "POST", "/api/v1/vocabulary/review", {"entry": manger, "rating": "easy"}, token=token)
+    check("a review in Quire → 201, in review for 6 to 11 days (8, fuzzed)", status == 201 and reviewed["card"]["state"] == "review"
+          and 6 <= reviewed["review"]["scheduledDays"] <= 11, (status, reviewed))
+    _, package, _ = call(server, "GET", "/api/v1/vocabulary/export?format=apkg", token=token)
+    exported = os.path.join(data, "reviewed.apkg")
+    with open(exported, "wb") as handle:
+        handle.write(package)
+    import sqlite3
+    import zipfile
+    with zipfile.ZipFile(exported) as archive:
+        archive.extract("collection.anki2", os.path.join(data, "raw"))
+    raw = sqlite3.connect(os.path.join(data, "raw", "collection.anki2"))
+    columns = raw.execute("SELECT type, queue, due, ivl, factor, data FROM cards WHERE type = 2").fetchall(), raw.execute("SELECT crt FROM col").fetchone()
+    raw.close()
+    with anki_opened(exported, data, "reviewed.anki2", with_scheduling=True) as col:
+        card = col.get_card(col.find_cards('"Word:manger"')[0])
+        # The interval is 8 days moved by fuzz (on in this app): 6 to 11.
+        check("…and Anki's library opens the export with that card in review, its interval, Quire's stability and difficulty",
+              card.type == 2 and card.ivl == round(reviewed["review"]["scheduledDays"]) and abs(card.memory_state.stability - reviewed["card"]["stability"]) < 1e-4
+              and abs(card.memory_state.difficulty - reviewed["card"]["difficulty"]) < 1e-4,
+              (card.type, card.ivl, card.due, card.memory_state, columns))
 
 
 def browse(server, token):
@@ -358,6 +433,7 @@ def main():
         try:
             server.start()
             token = anki_round_trip(server, data)
+            anki_schedules(server, data, token)
             browse(server, token)
             lossless_export(server, data)
             wrong_files(server, token)

@@ -233,10 +233,14 @@ struct ImportExport: Sendable {
                 if let key = row.key { entryIDs[key] = id }
                 if !row.related.isEmpty || !row.alternative.isEmpty { linked.append((id, data, row.related, row.alternative)) }
                 batch.append(.insert(collection: C.entries, id: id, owner: owner, data: try JSONDocument(encoding: data)))
+                if let schedule = row.schedule {
+                    let card = CardData(entry: id, collection: data.collection, schedule: schedule, importJob: job.id)
+                    batch.append(.insert(collection: C.cards, id: id, owner: owner, data: try JSONDocument(encoding: card)))
+                }
             } catch where error.code == .invalid {
                 report(ImportRowError(row: row.number, message: error.message), &job)
             }
-            if batch.count == Self.batchSize {
+            if batch.count >= Self.batchSize - 1 {  // an entry and its card go in the same batch
                 job.imported += try await writes.send(batch)
                 batch.removeAll(keepingCapacity: true)
             }
@@ -290,6 +294,14 @@ struct ImportExport: Sendable {
     /// nothing else uses.
     func rollBack(_ jobID: String, owner: String) async throws(BusError) {
         while true {
+            let page = try await store.query(RecordQuery(collection: C.cards, owner: owner,
+                                                         filters: [Filter("importJob", .eq, .string(jobID))], limit: Self.batchSize))
+            if page.records.isEmpty { break }
+            _ = try await store.write(WriteBatch(page.records.map {
+                .delete(collection: C.cards, id: $0.id, owner: owner, expectedVersion: nil)
+            }))
+        }
+        while true {
             let page = try await store.query(RecordQuery(collection: C.entries, owner: owner,
                                                          filters: [Filter("importJob", .eq, .string(jobID))], limit: Self.batchSize))
             if page.records.isEmpty { break }
@@ -328,6 +340,19 @@ struct ImportExport: Sendable {
         var count = 0
         var words: [String: String] = [:]
         var exported: [(id: String, data: EntryData, collection: String)] = []
+        var schedules: [String: ImportedSchedule] = [:]
+        if request.format == .apkg {
+            for collection in collections {
+                var cursor: String?
+                repeat {
+                    let page = try await store.query(RecordQuery(collection: C.cards, owner: request.owner,
+                                                                 filters: [Filter("collection", .eq, .string(collection.id))],
+                                                                 order: [SortKey("due")], limit: RecordQuery.maxLimit, cursor: cursor))
+                    for record in page.records { schedules[record.id] = try record.decode(CardData.self).schedule }
+                    cursor = page.nextCursor
+                } while cursor != nil
+            }
+        }
         for collection in collections {
             let name = try collection.decode(CollectionData.self).name
             var cursor: String?
@@ -360,7 +385,7 @@ struct ImportExport: Sendable {
                 notes.append(AnkiPackage.Note(guid: id, word: data.word, definitions: data.definitions, tags: tags, deck: collection,
                                               languages: data.languages, example: data.example, note: data.note,
                                               related: related.map { ($0, words[$0] ?? "") },
-                                              alternative: alternative.map { ($0, words[$0] ?? "") }))
+                                              alternative: alternative.map { ($0, words[$0] ?? "") }, schedule: schedules[id]))
             }
             count += 1
         }
@@ -412,9 +437,11 @@ final class PipelinedWrites {
         var written = 0
         while inFlight.count >= Self.depth { written += try await finishOldest() }
         guard !operations.isEmpty else { return written }
+        // Entries are what the job counts, not their cards.
+        let entries = operations.count { if case .insert(collection: VocabularyCollections.entries, _, _, _) = $0 { true } else { false } }
         inFlight.append(Task { [store] in
             _ = try await store.write(WriteBatch(operations))
-            return operations.count
+            return entries
         })
         return written
     }

@@ -4,6 +4,7 @@ import Foundation
 import PluginKit
 import StorageAPI
 import VocabularyAPI
+import VocabularyFormats
 
 /// Spaced-repetition review of a user's entries with FSRS-6.
 ///
@@ -323,6 +324,8 @@ struct CardData: Codable, Sendable {
     var lastReview: Date?
     var reps: Int
     var lapses: Int
+    /// The import that brought the card (from an Anki deck's schedule), while it may be rolled back.
+    var importJob: String?
 
     init(new entry: Record, due: Date) {
         self.entry = entry.id
@@ -332,6 +335,27 @@ struct CardData: Codable, Sendable {
         self.due = due
         reps = 0
         lapses = 0
+    }
+
+    /// A card an import brings, where the file had it in its schedule.
+    init(entry: String, collection: String, schedule: ImportedSchedule, importJob: String) {
+        self.entry = entry
+        self.collection = collection
+        state = schedule.state
+        step = schedule.state == "review" ? nil : 0
+        stability = schedule.stability
+        difficulty = schedule.difficulty
+        due = Date(timeIntervalSince1970: schedule.due.timeIntervalSince1970.rounded(.down))
+        lastReview = schedule.lastReview.map { Date(timeIntervalSince1970: $0.timeIntervalSince1970.rounded(.down)) }
+        reps = schedule.reps
+        lapses = schedule.lapses
+        self.importJob = importJob
+    }
+
+    /// What an export keeps of the card (nil for one never reviewed).
+    var schedule: ImportedSchedule? {
+        guard state != "new" else { return nil }
+        return ImportedSchedule(state: state, stability: stability, difficulty: difficulty, due: due, lastReview: lastReview, reps: reps, lapses: lapses)
     }
 
     var fsrs: FSRSCard {

@@ -38,6 +38,7 @@ enum VocabularyCollections {
             IndexSpec(name: "due", fields: ["due"]),
             IndexSpec(name: "collection", fields: ["collection", "due"]),
             IndexSpec(name: "entry", fields: ["entry"]),
+            IndexSpec(name: "job", fields: ["importJob"]),
         ]),
         CollectionSchema(name: reviews, indexes: [IndexSpec(name: "reviewed", fields: ["reviewedAt"])]),
         CollectionSchema(name: reviewSettings),

@@ -18,6 +18,9 @@ public struct ImportRow: Sendable {
     public var key: String?
     public var related: [String] = []
     public var alternative: [String] = []
+    /// Where the row's card is in its review schedule, when the file keeps one (an Anki deck that
+    /// was studied); nil for a word never reviewed.
+    public var schedule: ImportedSchedule?
 
     public init(number: Int, word: String, definitions: [String], tags: [String], collection: String?) {
         self.number = number
@@ -25,6 +28,28 @@ public struct ImportRow: Sendable {
         self.definitions = definitions
         self.tags = tags
         self.collection = collection
+    }
+}
+
+/// A card's review schedule as a file keeps it.
+public struct ImportedSchedule: Sendable, Equatable {
+    /// learning, review or relearning.
+    public var state: String
+    public var stability: Double?
+    public var difficulty: Double?
+    public var due: Date
+    public var lastReview: Date?
+    public var reps: Int
+    public var lapses: Int
+
+    public init(state: String, stability: Double?, difficulty: Double?, due: Date, lastReview: Date?, reps: Int, lapses: Int) {
+        self.state = state
+        self.stability = stability
+        self.difficulty = difficulty
+        self.due = due
+        self.lastReview = lastReview
+        self.reps = reps
+        self.lapses = lapses
     }
 }
 
