@@ -17,6 +17,8 @@ struct NoteData: Codable, Sendable, Equatable {
     var photo: String?
     /// Set by the drawing issue: the blob of the drawing on the back.
     var drawing: String?
+    /// The note's category, when the app has categories on (`notes: { categories: true }`).
+    var category: String?
 
     // Written out even when nil: the stored bytes are what clients get, and they should see the
     // fields (as null) before the media and drawing plugins fill them.
@@ -28,6 +30,7 @@ struct NoteData: Codable, Sendable, Equatable {
         try container.encode(position, forKey: .position)
         try container.encode(photo, forKey: .photo)
         try container.encode(drawing, forKey: .drawing)
+        try container.encodeIfPresent(category, forKey: .category)
     }
 }
 
@@ -78,6 +81,40 @@ enum NoteJSON {
         return ByteBuffer(bytes: writer.bytes)
     }
 
+    /// A search's hits: each note as GET shows it, with how it matched and where (`highlights`:
+    /// field → UTF-16 ranges, for marking the typed words).
+    static func searchResponse(_ result: SearchResult) -> Response {
+        var writer = JSONWriter(capacity: 64 + result.hits.reduce(0) { $0 + 256 + $1.record.data.bytes.count })
+        writer.beginObject()
+        writer.key("items")
+        writer.beginArray()
+        for hit in result.hits {
+            writer.beginObject()
+            writer.key("note")
+            write(hit.record, into: &writer)
+            writer.key("match", ["exact", "prefix", "title", "text"][min(hit.tier.rawValue, 3)])
+            writer.key("highlights")
+            writer.beginObject()
+            for highlight in hit.highlights {
+                writer.key(highlight.field)
+                writer.beginArray()
+                for range in highlight.ranges {
+                    writer.beginArray()
+                    for bound in range { writer.int(Int64(bound)) }
+                    writer.endArray()
+                }
+                writer.endArray()
+            }
+            writer.endObject()
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.key("nextCursor")
+        writer.stringOrNull(nil)
+        writer.endObject()
+        return listResponse(ByteBuffer(bytes: writer.bytes))
+    }
+
     static func listResponse(_ bytes: ByteBuffer) -> Response {
         Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: bytes))
     }
@@ -89,9 +126,11 @@ struct NoteInput: Decodable {
     var title: String?
     var text: String?
     var date: String?
+    /// Absent: unchanged; null: none; a name: that category.
+    var category: String??
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case title, text, date
+        case title, text, date, category
     }
 
     struct AnyKey: CodingKey {
@@ -107,12 +146,15 @@ struct NoteInput: Decodable {
         if let unknown = all.allKeys.first(where: { !known.contains($0.stringValue) }) {
             throw DecodingError.dataCorrupted(.init(
                 codingPath: [unknown],
-                debugDescription: "unknown field; a note has title, text and date"))
+                debugDescription: "unknown field; a note has title, text, date and (with categories on) category"))
         }
         let container = try decoder.container(keyedBy: CodingKeys.self)
         title = try container.decodeIfPresent(String.self, forKey: .title)
         text = try container.decodeIfPresent(String.self, forKey: .text)
         date = try container.decodeIfPresent(String.self, forKey: .date)
+        if container.contains(.category) {
+            category = .some(try container.decodeNil(forKey: .category) ? nil : try container.decode(String.self, forKey: .category))
+        }
     }
 }
 
@@ -120,4 +162,9 @@ struct NoteInput: Decodable {
 struct MoveInput: Decodable {
     var before: String?
     var after: String?
+}
+
+struct CategoryJSON: Encodable {
+    var name: String
+    var count: Int
 }

@@ -21,6 +21,8 @@ public struct NotesPlugin: Plugin {
         var timeZone: TimeZone
         var pageSize: Int
         var listCacheBytes: Int
+        var search: Bool
+        var categories: Bool
     }
 
     public static let descriptor = PluginDescriptor(
@@ -32,6 +34,8 @@ public struct NotesPlugin: Plugin {
             SettingDescription("page_size", "int 1...500", default: "100", "Notes per page when the client does not say"),
             SettingDescription("list_cache_bytes", "int 0...1073741824", default: "67108864",
                                "Rendered list pages kept in memory; 0 turns the cache off. Kept coherent across nodes by storage's change events"),
+            SettingDescription("search", "bool", default: "false", "Search of titles and texts as you type (storage's search index)"),
+            SettingDescription("categories", "bool", default: "false", "A category on each note, and lists of one category"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
@@ -39,7 +43,8 @@ public struct NotesPlugin: Plugin {
         let zone = TimeZone(identifier: zoneName)
         if zone == nil { section.report("time_zone", "unknown time zone \"\(zoneName)\"; use an IANA name such as Europe/Paris") }
         return Config(timeZone: zone ?? .gmt, pageSize: section.int("page_size", default: 100, in: 1...500),
-                      listCacheBytes: section.int("list_cache_bytes", default: 64 << 20, in: 0...(1 << 30)))
+                      listCacheBytes: section.int("list_cache_bytes", default: 64 << 20, in: 0...(1 << 30)),
+                      search: section.bool("search", default: false), categories: section.bool("categories", default: false))
     }
 
     let service: NotesService
@@ -51,10 +56,11 @@ public struct NotesPlugin: Plugin {
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
-        try await store.declare(NotesService.schema)
+        try await store.declare(NotesService.schema(search: config.search, categories: config.categories))
         self.bus = context.bus
-        service = NotesService(store: store, bus: context.bus, timeZone: config.timeZone,
+        service = NotesService(store: store, bus: context.bus, timeZone: config.timeZone, searchOn: config.search, categoriesOn: config.categories,
                                lists: NoteListCache(capacity: config.listCacheBytes))
+        extraFeatures = (config.search ? ["search"] : []) + (config.categories ? ["categories"] : [])
         pageSize = config.pageSize
         // Storage's changes in a large buffer dropping the oldest: a drop is caught by the invalidator,
         // which then clears everything.
@@ -67,7 +73,9 @@ public struct NotesPlugin: Plugin {
                         drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
     }
 
-    public var features: [String] { ["notes", "reorder", "photo", "drawing", "history"] }
+    let extraFeatures: [String]
+
+    public var features: [String] { ["notes", "reorder", "photo", "drawing", "history"] + extraFeatures }
 
     public var services: [any Service] { invalidator.map { [$0] } ?? [] }
 
@@ -81,10 +89,28 @@ public struct NotesPlugin: Plugin {
     public func routes(_ routes: PluginRoutes) throws {
         let service = self.service
         let pageSize = self.pageSize
-        try routes.add(.get, "", query: ["limit", "cursor"], summary: "The signed-in user's notes, in their order (cursor pages)") { request, _, identity in
+        try routes.add(.get, "", query: ["limit", "cursor", "category"],
+                       summary: "The signed-in user's notes, in their order (cursor pages); ?category= one category's (with categories on)") {
+            request, _, identity in
             let limit = try request.limit(default: pageSize, max: 500)
             let cursor = request.uri.queryParameters["cursor"].map(String.init)
+            if let category = request.uri.queryParameters["category"] {
+                return NoteJSON.listResponse(NoteJSON.listBytes(try await service.notes(owner: identity.accountID, category: String(category),
+                                                                                        limit: limit, cursor: cursor)))
+            }
             return NoteJSON.listResponse(try await service.listPage(owner: identity.accountID, limit: limit, cursor: cursor))
+        }
+        try routes.add(.get, "search", query: ["q", "category", "limit"],
+                       summary: "Search titles and texts as you type (with search on): every word, the last as a prefix; title matches first") {
+            request, _, identity in
+            let limit = try request.limit(default: 20, max: SearchQuery.maxLimit)
+            let result = try await service.search(owner: identity.accountID, text: request.uri.queryParameters["q"].map(String.init) ?? "",
+                                                  category: request.uri.queryParameters["category"].map(String.init), limit: limit)
+            return NoteJSON.searchResponse(result)
+        }
+        try routes.add(.get, "categories", summary: "My categories, by name, with how many notes each has (with categories on)") { _, _, identity in
+            let categories = try await service.categories(owner: identity.accountID)
+            return try .json(ListPage(items: categories.map { CategoryJSON(name: $0.name, count: $0.count) }, nextCursor: nil))
         }
         try routes.add(.post, "", summary: "Create a note (title defaults to \"Title\", date to today); honours Idempotency-Key") {
             request, context, identity in

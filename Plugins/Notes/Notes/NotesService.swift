@@ -10,15 +10,26 @@ import StorageAPI
 /// by default. Everything goes through the record store and the bus; nothing here knows HTTP.
 struct NotesService: Sendable {
     static let collection = "notes.notes"
-    static let schema = CollectionSchema(name: collection, indexes: [IndexSpec(name: "position", fields: ["position"])],
-                                         blobFields: ["photo", "drawing"], history: true)
+    /// The notes' collection; search adds storage's search index over titles (the key) and texts,
+    /// categories an index to list one category in order.
+    static func schema(search: Bool, categories: Bool) -> CollectionSchema {
+        var indexes = [IndexSpec(name: "position", fields: ["position"])]
+        if categories { indexes.append(IndexSpec(name: "category", fields: ["category", "position"])) }
+        return CollectionSchema(name: collection, indexes: indexes, blobFields: ["photo", "drawing"],
+                                search: search ? SearchIndexSpec(key: "title", text: ["text"], filters: categories ? ["category"] : []) : nil,
+                                history: true)
+    }
+    static let maxCategory = 40
     static let defaultTitle = "Title"
     static let maxTitle = 200
     static let maxText = 100_000
 
-    let store: any RecordStore
+    let store: any RecordStore & RecordSearching
     let bus: any MessageBus
     let timeZone: TimeZone
+    /// What the app's YAML switched on.
+    let searchOn: Bool
+    let categoriesOn: Bool
     /// Rendered list pages; every write below invalidates the owner's before and after it runs.
     let lists: NoteListCache
 
@@ -63,6 +74,62 @@ struct NotesService: Sendable {
         BusError(.notFound, "No note '\(id)'.", details: ["id": id])
     }
 
+    // MARK: Search and categories
+
+    /// Notes whose title or text holds every typed word (the last as a prefix), best first: title
+    /// matches before text matches; of one category or all.
+    func search(owner: String, text: String, category: String?, limit: Int) async throws(BusError) -> SearchResult {
+        guard searchOn else {
+            throw BusError(.notFound, "Search is not switched on in this app; its YAML turns it on with notes: { search: true }.")
+        }
+        let filters = try category.map { name throws(BusError) in [SearchFilter("category", .any, [try self.category(name)])] } ?? []
+        return try await store.search(SearchQuery(collection: Self.collection, owner: owner, text: text, filters: filters, limit: limit))
+    }
+
+    /// One category's notes, in the user's order.
+    func notes(owner: String, category: String, limit: Int, cursor: String?) async throws(BusError) -> RecordPage {
+        try await store.query(RecordQuery(collection: Self.collection, owner: owner, filters: [Filter("category", .eq, .string(try self.category(category)))],
+                                          order: [SortKey("category"), SortKey("position")], limit: limit, cursor: cursor))
+    }
+
+    /// The user's categories with how many notes each has, by name.
+    func categories(owner: String) async throws(BusError) -> [(name: String, count: Int)] {
+        guard categoriesOn else { throw Self.categoriesOff }
+        var counts: [String: Int] = [:]
+        var cursor: String?
+        repeat {
+            let page = try await store.query(RecordQuery(collection: Self.collection, owner: owner, order: [SortKey("position")],
+                                                         limit: RecordQuery.maxLimit, cursor: cursor))
+            for record in page.records {
+                if let category = try record.decode(NoteData.self).category { counts[category, default: 0] += 1 }
+            }
+            cursor = page.nextCursor
+        } while cursor != nil
+        return counts.sorted { $0.key.localizedStandardCompare($1.key) == .orderedAscending }.map { ($0.key, $0.value) }
+    }
+
+    /// A category's name as given: trimmed, 1 to 40 characters, no control characters.
+    func category(_ raw: String) throws(BusError) -> String {
+        guard categoriesOn else { throw Self.categoriesOff }
+        let name = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...Self.maxCategory).contains(name.count), !name.unicodeScalars.contains(where: { CharacterSet.controlCharacters.contains($0) }) else {
+            throw BusError.invalid("A category is 1 to \(Self.maxCategory) characters (Work, Shopping, Ideas…).", field: "category")
+        }
+        return name
+    }
+
+    /// What the input does to the category: nothing (nil), clear it (.some(nil)) or set a checked name.
+    private func categoryChange(_ input: NoteInput) throws(BusError) -> String?? {
+        guard case .some(let value) = input.category else { return nil }
+        guard let value else {
+            guard categoriesOn else { throw Self.categoriesOff }
+            return .some(nil)
+        }
+        return .some(try category(value))
+    }
+
+    static let categoriesOff = BusError(.notFound, "Categories are not switched on in this app; its YAML turns them on with notes: { categories: true }.")
+
     // MARK: Writing
 
     func create(owner: String, input: NoteInput, idempotencyKey: String?) async throws(BusError) -> (Record, replayed: Bool) {
@@ -70,8 +137,9 @@ struct NotesService: Sendable {
         let last = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
                                                      order: [SortKey("position", descending: true)], limit: 1))
         let lastPosition = try last.records.first.map { record throws(BusError) in try record.decode(NoteData.self).position }
-        let data = NoteData(title: input.title ?? Self.defaultTitle, text: input.text ?? "",
+        var data = NoteData(title: input.title ?? Self.defaultTitle, text: input.text ?? "",
                             date: input.date ?? today(), position: OrderKey.between(lastPosition, nil) ?? OrderKey.spread(1)[0])
+        if case .some(let category) = try categoryChange(input) { data.category = category }
         let claim = idempotencyKey.map { key in
             IdempotencyClaim(owner: owner, scope: "notes.create", key: key, fingerprint: fingerprint(input))
         }
@@ -88,10 +156,12 @@ struct NotesService: Sendable {
 
     func edit(owner: String, id: String, input: NoteInput, expectedVersion: Int64?) async throws(BusError) -> Edited {
         try validate(input)
+        let newCategory = try categoryChange(input)
         let updated = try await modify(owner: owner, id: id, expectedVersion: expectedVersion) { data in
             if let title = input.title { data.title = title }
             if let text = input.text { data.text = text }
             if let date = input.date { data.date = date }
+            if case .some(let category) = newCategory { data.category = category }
         }
         await publish(owner, updated.record, .edited)
         return updated
