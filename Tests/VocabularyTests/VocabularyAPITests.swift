@@ -342,11 +342,13 @@ struct VocabularyAPITests {
             let blobs = BusBlobStore(bus: host.bus)
             let file = try await BlobParts.put(csv, in: blobs)
             #expect(file.size == csv.count)
-            #expect(file.parts.count == 2 && file.parts[0].size == BlobParts.partSize, "4.6 MB: one full part and the rest")
+            #expect(file.parts.count == (csv.count + BlobParts.partSize - 1) / BlobParts.partSize && file.parts[0].size == BlobParts.partSize,
+                    "4.6 MB: full parts and the rest")
+            #expect(file.parts.count > 2)
 
             // The request as NATS would carry it: a few hundred bytes, whatever the file's size.
             let wire = try JSONEncoder().encode(StartImport(owner: owner, format: .csv, file: file, collection: nil))
-            #expect(wire.count < 1024)
+            #expect(wire.count < 4096)
             var job = try await host.bus.request(try JSONDecoder().decode(StartImport.self, from: wire), timeout: .seconds(30))
             for part in file.parts { #expect(try await blobs.stat(part.sha256) == nil, "copied out, then released") }
             while job.state == .running {
@@ -356,8 +358,8 @@ struct VocabularyAPITests {
             #expect(job.state == .succeeded && job.imported == 3000)
 
             let export = try await host.bus.request(ExportVocabulary(owner: owner, format: .csv, collection: "Big"), timeout: .seconds(60))
-            #expect(export.entries == 3000 && export.file.parts.count == 2)
-            #expect(try JSONEncoder().encode(export).count < 1024)
+            #expect(export.entries == 3000 && export.file.parts.count > 2)
+            #expect(try JSONEncoder().encode(export).count < 4096)
             var text = Data()
             try await export.file.forEach(from: blobs) { text.append($0) }
             let lines = String(decoding: text, as: UTF8.self).split(separator: "\r\n")

@@ -76,12 +76,13 @@ public struct BlobPayload: Codable, Sendable, Equatable {
 
 /// Bytes too many for one blob or one message (an import file, an export), stored as blobs in
 /// order, each at most ``partSize``: under any sensible `max_blob_bytes`, and never held whole by
-/// the sender. Whoever reads them is done with them when it says so (``release(on:)``); until
+/// the sender. A part's `PutBlob` crosses even NATS (1 MB, the bytes in base64) when storage is
+/// asked over the network (`local_first: false`). Whoever reads them is done with them when it says so (``release(on:)``); until
 /// then the storage's grace period keeps them.
 ///
 /// On the wire: `{"parts": [{"sha256": "…", "size": N}, …], "size": N}`.
 public struct BlobParts: Codable, Sendable, Equatable {
-    public static let partSize = 4 << 20
+    public static let partSize = 512 << 10
 
     public var parts: [BlobRef]
     public var size: Int
