@@ -7,6 +7,7 @@ import Media
 import Notes
 import Notebooks
 import Quotas
+import Reminders
 import ShareLink
 public import PluginKit
 import Storage
@@ -29,6 +30,7 @@ public enum PluginCatalog {
         PluginFactory(NotebooksPlugin.self),
         PluginFactory(DeviceMonitorPlugin.self),
         PluginFactory(QuotasPlugin.self),
+        PluginFactory(RemindersPlugin.self),
         PluginFactory(SyncPlugin.self),
         PluginFactory(WebPlugin.self),
     ]

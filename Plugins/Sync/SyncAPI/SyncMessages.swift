@@ -65,6 +65,12 @@ public enum SyncedVocabularyReview: SyncKind {
     public static let collection = "vocab.reviews"
 }
 
+/// A reminder (pending, or fired: how a device offline when it fired hears of it).
+public enum SyncedReminder: SyncKind {
+    public static let id = "reminders.reminder"
+    public static let collection = "reminders.reminders"
+}
+
 public enum SyncedPhoto: SyncKind {
     public static let id = "album.photo"
     public static let collection = "album.photos"
@@ -90,7 +96,7 @@ public enum SyncedNotebookItem: SyncKind {
 public enum SyncKinds {
     public static let all: [any SyncKind.Type] = [
         SyncedNote.self, SyncedVocabularyCollection.self, SyncedVocabularyEntry.self, SyncedVocabularyTag.self, SyncedVocabularyCard.self,
-        SyncedVocabularyReview.self, SyncedPhoto.self,
+        SyncedVocabularyReview.self, SyncedReminder.self, SyncedPhoto.self,
         SyncedNotebook.self, SyncedNotebookPage.self, SyncedNotebookItem.self,
     ]
 }

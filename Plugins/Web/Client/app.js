@@ -92,6 +92,15 @@ class QuireApp extends HTMLElement {
     }
     this.sync = new Sync(this.api, this.manifest?.app ?? "quire");
     this.sync.addEventListener("refused", (event) => this.notice(/** @type {CustomEvent} */ (event).detail));
+    // A reminder's time has come (the reminders plugin): a system notification when allowed, and
+    // the notice bar either way. Web Push would reach a closed app; it needs a push service.
+    this.sync.addEventListener("alert", (event) => {
+      const message = /** @type {CustomEvent} */ (event).detail;
+      if (message.kind !== "reminders.due") return;
+      const title = String(message.data?.title ?? "Reminder");
+      if ("Notification" in window && Notification.permission === "granted") new Notification(title, { tag: String(message.data?.subject ?? "") });
+      this.notice(`Reminder: ${title}`);
+    });
     await this.sync.start();
     this.route();
   }
