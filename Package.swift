@@ -121,7 +121,7 @@ let targets: [Target] = [
 
     // notes (Napkin Notes)
     plugin("Notes", "NotesAPI", ["Bus"]),
-    plugin("Notes", "Notes", ["NotesAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
+    plugin("Notes", "Notes", ["NotesAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
 
     // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
     .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
@@ -132,6 +132,10 @@ let targets: [Target] = [
     .systemLibrary(name: "CCairo", path: "Plugins/Drawing/CCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
     plugin("Drawing", "DrawingAPI", ["StorageAPI", "Bus"]),
     plugin("Drawing", "Drawing", ["DrawingAPI", "CCairo", "MediaAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig"]),
+
+    // mail (Napkin Notes+: export by email): SMTP submission with STARTTLS
+    plugin("Mail", "MailAPI", ["Bus", "StorageAPI"]),
+    plugin("Mail", "Mail", ["MailAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", .nioCore, .nioPosix, .nioSSL, .crypto, .logging]),
 
     // reminders (Napkin Notes+): a durable schedule that fires once, across nodes
     plugin("Reminders", "RemindersAPI", ["Bus"]),
@@ -185,7 +189,7 @@ let targets: [Target] = [
 
     // Every plugin compiled into the binaries.
     .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
-                                                     "Notebooks", "DeviceMonitor", "Quotas", "Reminders", "Sync", "Web"],
+                                                     "Notebooks", "DeviceMonitor", "Quotas", "Reminders", "Mail", "Sync", "Web"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client.
     module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,
@@ -214,6 +218,7 @@ let targets: [Target] = [
     tests("BusTests", ["Bus", "BusInProcess", "BusNATS", "BusTestKit", .logging, .nioCore]),
     tests("OrderKeysTests", ["OrderKeys"]),
     tests("FSRSTests", ["FSRS"]),
+    tests("MailTests", ["Mail", "MailAPI"]),
     tests("HTTPKitTests", ["HTTPKit", "Bus", .logging]),
     tests("DrawingTests", ["Drawing", "DrawingAPI", "CCairo", "Bus", "BusInProcess", "BusTestKit", "Media", "MediaAPI", "Storage", "StorageAPI",
                            "PluginKit", "AppConfig", .logging]),

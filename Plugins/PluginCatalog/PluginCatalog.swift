@@ -3,6 +3,7 @@ import Auth
 import DeviceMonitor
 import Drawing
 import Geo
+import Mail
 import Media
 import Notes
 import Notebooks
@@ -31,6 +32,7 @@ public enum PluginCatalog {
         PluginFactory(DeviceMonitorPlugin.self),
         PluginFactory(QuotasPlugin.self),
         PluginFactory(RemindersPlugin.self),
+        PluginFactory(MailPlugin.self),
         PluginFactory(SyncPlugin.self),
         PluginFactory(WebPlugin.self),
     ]

@@ -4,6 +4,7 @@ import Foundation
 import HTTPKit
 import HTTPTypes
 import Hummingbird
+import MailAPI
 import MediaAPI
 import NIOCore
 import NotesAPI
@@ -126,6 +127,36 @@ enum NoteAttachmentRoutes {
             let rendered = try await service.renderDrawing(owner: identity.accountID, id: try NotesPlugin.id(context), format: format,
                                                            width: width, height: height)
             return Response.bytes(try await rendered.bytes(on: service.bus), type: format == .svg ? "image/svg+xml" : "image/png", tag: nil, request: request)
+        }
+    }
+}
+
+struct EmailInput: Decodable {
+    var to: String?
+}
+
+struct EmailReply: Encodable {
+    var to: String
+    var messageID: String
+}
+
+extension NotesService {
+    /// The note by email through the app's mail plugin: the title as the subject, the date and the
+    /// text as the body, the photo (as uploaded) attached by blob reference.
+    func email(owner: String, id: String, to: String) async throws(BusError) -> SendMail.Reply {
+        guard !to.isEmpty else { throw BusError.invalid("Say who gets it: {\"to\": \"name@example.org\"}.", field: "to") }
+        let data = try await note(owner: owner, id: id).decode(NoteData.self)
+        var attachments: [MailAttachment] = []
+        if data.photo != nil {
+            let image = try await photo(owner: owner, id: id, rendition: RenderImage.original)
+            attachments.append(MailAttachment(filename: "photo.\(image.format == .jpeg ? "jpg" : image.format.rawValue)",
+                                              contentType: image.format.mimeType, content: image.image))
+        }
+        let text = "\(data.title)\n\(data.date)\n\n\(data.text)\n"
+        do {
+            return try await bus.request(SendMail(to: to, subject: data.title, text: text, attachments: attachments), timeout: .seconds(60))
+        } catch where error.code == .noHandler {
+            throw BusError(.notFound, "Export by email is not switched on in this app; its YAML turns it on with a mail: section.")
         }
     }
 }

@@ -8,6 +8,7 @@ import StorageAPI
 import SyncAPI
 import MediaAPI
 import DrawingAPI
+import MailAPI
 public import ServiceLifecycle
 
 /// The `notes` plugin — Napkin Notes' domain: quick notes with a title, text and date, in the user's
@@ -121,6 +122,13 @@ public struct NotesPlugin: Plugin {
             var headers: HTTPFields = [.location: "/api/v1/notes/\(note.id)"]
             if replayed { headers[.idempotentReplayed] = "true" }
             return NoteJSON.response(note, status: .created, headers: headers)
+        }
+        try routes.add(.post, "{id}/email", summary: "Send the note by email (apps with the mail plugin): {\"to\"}; its title, date and text, its photo attached") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(EmailInput.self, context: context)
+            let sent = try await service.email(owner: identity.accountID, id: try Self.id(context), to: input.to ?? "")
+            return try .json(EmailReply(to: input.to ?? "", messageID: sent.messageID))
         }
         try routes.add(.get, "{id}", summary: "One note") { _, context, identity in
             let id = try Self.id(context)
