@@ -201,7 +201,7 @@ struct ReminderService: Sendable {
     func cancel(owner: String, subject: String) async throws(BusError) {
         let id = Self.id(owner: owner, subject: subject)
         guard try await store.get(collection: Self.collection, id: id, owner: owner) != nil else {
-            throw BusError(.notFound, "No reminder of '\(subject)'.", details: ["subject": subject])
+            throw BusError(.notFound, "No reminder of '\(subject)'.", details: ["field": "subject"])
         }
         try await store.delete(from: Self.collection, id: id, owner: owner)
     }
