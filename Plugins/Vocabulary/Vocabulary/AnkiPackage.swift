@@ -108,7 +108,9 @@ enum AnkiPackage {
         }
         var noteDecks: [Int64: Int64] = [:]
         var schedules: [Int64: ImportedSchedule] = [:]
-        let created = try Int64.fetchOne(db, sql: "SELECT CAST(crt AS INTEGER) FROM col WHERE typeof(crt) = 'integer' LIMIT 1")
+        // A file from elsewhere may lack `crt` (then review days cannot be placed: cards import as new).
+        let created = columns.contains("crt")
+            ? try Int64.fetchOne(db, sql: "SELECT CAST(crt AS INTEGER) FROM col WHERE typeof(crt) = 'integer' LIMIT 1") : nil
         let cardColumns = Set(try db.columns(in: "cards").map(\.name))
         let scheduled = ["type", "queue", "due", "ivl", "factor", "reps", "lapses"].allSatisfy(cardColumns.contains)
         let data = cardColumns.contains("data") ? "COALESCE(CAST(data AS TEXT), '')" : "''"
