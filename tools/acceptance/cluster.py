@@ -62,10 +62,30 @@ def napkin_through_nginx(front, binary_dir):
     napkin_notes.scenario.label = ""
 
 
+def free_run(count):
+    """A port that is free with the `count` after it."""
+    import socket
+    for _ in range(50):
+        base = free_port()
+        try:
+            for offset in range(1, count + 1):
+                with socket.socket() as probe:
+                    probe.bind(("127.0.0.1", base + offset))
+            return base
+        except OSError:
+            continue
+    return free_port()
+
+
 def app_through_nginx(app, bin_dir, directory, scenarios):
     """`scenarios(front, work)` on a cluster of `app` of its own, then the cluster down."""
     env = dict(os.environ, QUIRE_CLUSTER_DIR=os.path.join(directory, app))
-    started = cluster(env, "up", app, "--port", str(free_port()), "--bin", bin_dir)
+    # nginx and the nodes take consecutive ports: a run of free ones, asked for again should
+    # another process take one meanwhile (the OS hands out ephemeral ports in that range too).
+    for _ in range(5):
+        started = cluster(env, "up", app, "--port", str(free_run(3)), "--bin", bin_dir)
+        if not (started.returncode == 2 and "are in use" in started.stderr):
+            break
     if not check(f"tools/cluster up {app}", started.returncode == 0, started.stderr[-2000:]):
         return
     try:
@@ -398,10 +418,12 @@ def main():
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="quire-cluster-") as directory:
         env = dict(os.environ, QUIRE_CLUSTER_DIR=os.path.join(directory, "cluster"))
-        port = free_port()
         # Blobs deleted the moment nothing holds them, so the photo walk can see them go.
-        started = cluster(env, "up", "napkin-notes", "--port", str(port), "--bin", args.bin, "--media-workers", "2",
-                          "--env", "QUIRE_BLOB_GRACE=0")
+        for _ in range(5):
+            started = cluster(env, "up", "napkin-notes", "--port", str(free_run(3)), "--bin", args.bin, "--media-workers", "2",
+                              "--env", "QUIRE_BLOB_GRACE=0")
+            if not (started.returncode == 2 and "are in use" in started.stderr):
+                break
         if started.returncode != 0 or not check("tools/cluster up: PostgreSQL, NATS, two nodes, two media workers and nginx", True):
             print(started.stderr)
             check("tools/cluster up", False, started.stderr[-2000:])
