@@ -185,6 +185,12 @@ def browsing(page, server, token):
 
     page.click("text=Show all photos")
     page.wait_for_selector("album-browse section.day")
+    # The days come in as the album's pages are read: wait for both before counting them (a CI
+    # run read the first alone).
+    try:
+        page.wait_for_function("() => document.querySelectorAll('album-browse section.day').length >= 2", timeout=10_000)
+    except Exception:
+        pass  # the check below says what was there
     sections = page.eval_on_selector_all("section.day h2", "els => els.map(e => e.textContent)")
     check("the album shows every photo by day, newest first", grid_count() == 3 and sections[0] == "Today" and len(sections) == 2, sections)
     screen(page, "the album", "album")
