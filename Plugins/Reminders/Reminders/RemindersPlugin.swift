@@ -214,7 +214,7 @@ struct ReminderService: Sendable {
         do {
             let due = try await store.query(RecordQuery(collection: Self.collection, owner: nil,
                                                         filters: [Filter("state", .eq, .string("pending")),
-                                                                  Filter("at", .lte, .string(Self.stamp(now)))],
+                                                                  Filter("at", .lte, .string(JSONWriter.iso8601(now)))],
                                                         order: [SortKey("state"), SortKey("at")], limit: 100))
             for record in due.records {
                 guard var reminder = try? record.decode(Reminder.self), reminder.state == "pending" else { continue }
@@ -227,7 +227,7 @@ struct ReminderService: Sendable {
                     continue  // another node fired it, or it was moved or cancelled meanwhile
                 }
                 fired += 1
-                let alert = (try? JSONDocument(encoding: ["subject": reminder.subject, "title": reminder.title, "at": Self.stamp(reminder.at)]))
+                let alert = (try? JSONDocument(encoding: ["subject": reminder.subject, "title": reminder.title, "at": JSONWriter.iso8601(reminder.at)]))
                     ?? JSONDocument(trustedBytes: Data("{}".utf8))
                 await bus.publish(UserAlert(user: record.owner, kind: "reminders.due", data: alert))
             }
@@ -236,11 +236,6 @@ struct ReminderService: Sendable {
                            metadata: ["code": "\(error.code.rawValue)", "error": "\(error.message)"])
         }
         return fired
-    }
-
-    /// How `at` is stored: ISO 8601 in UTC to the second, so that text order is time order.
-    static func stamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0) ?? .gmt))
     }
 }
 

@@ -1,6 +1,7 @@
 import Bus
 import FSRS
 import Foundation
+import HTTPKit
 import PluginKit
 import StorageAPI
 import VocabularyAPI
@@ -72,7 +73,7 @@ struct ReviewService: Sendable {
         if let collection { _ = try await service.collection(owner: owner, id: collection) }
         let now = clock.now()
         let settings = try await settings(owner: owner)
-        var filters = [Filter("due", .lte, .string(Self.stamp(now)))]
+        var filters = [Filter("due", .lte, .string(JSONWriter.iso8601(now)))]
         if let collection { filters.append(Filter("collection", .eq, .string(collection))) }
         let due = try await store.query(RecordQuery(collection: C.cards, owner: owner, filters: filters, order: [SortKey("due")], limit: limit))
         var cards: [(card: CardData, entry: Record)] = []
@@ -185,7 +186,7 @@ struct ReviewService: Sendable {
             let stored = try await store.get(collection: C.cards, id: entryID, owner: owner)
             var card = try stored.map { record throws(BusError) in try record.decode(CardData.self) } ?? CardData(new: entry, due: at)
             if let last = card.lastReview, at < last {
-                throw BusError(.conflict, "A later review of this entry is already recorded (\(Self.stamp(last))); this one is not applied.",
+                throw BusError(.conflict, "A later review of this entry is already recorded (\(JSONWriter.iso8601(last))); this one is not applied.",
                                details: ["field": "reviewedAt"])
             }
             let before = card
@@ -230,7 +231,7 @@ struct ReviewService: Sendable {
         var dueToday = 0
         var cursor: String?
         repeat {
-            let page = try await store.query(RecordQuery(collection: C.cards, owner: owner, filters: [Filter("due", .lt, .string(Self.stamp(dayEnd)))],
+            let page = try await store.query(RecordQuery(collection: C.cards, owner: owner, filters: [Filter("due", .lt, .string(JSONWriter.iso8601(dayEnd)))],
                                                          order: [SortKey("due")], limit: RecordQuery.maxLimit, cursor: cursor))
             dueToday += page.records.count
             cursor = page.nextCursor
@@ -240,7 +241,7 @@ struct ReviewService: Sendable {
         cursor = nil
         repeat {
             let page = try await store.query(RecordQuery(collection: C.reviews, owner: owner,
-                                                         filters: [Filter("reviewedAt", .gte, .string(Self.stamp(now.addingTimeInterval(-30 * 86_400))))],
+                                                         filters: [Filter("reviewedAt", .gte, .string(JSONWriter.iso8601(now.addingTimeInterval(-30 * 86_400))))],
                                                          order: [SortKey("reviewedAt")], limit: RecordQuery.maxLimit, cursor: cursor))
             for record in page.records {
                 guard let log = try? record.decode(ReviewLogData.self), log.stateBefore == "review" else { continue }
@@ -258,7 +259,7 @@ struct ReviewService: Sendable {
         var count = 0
         var cursor: String?
         repeat {
-            let page = try await store.query(RecordQuery(collection: C.reviews, owner: owner, filters: [Filter("reviewedAt", .gte, .string(Self.stamp(since)))],
+            let page = try await store.query(RecordQuery(collection: C.reviews, owner: owner, filters: [Filter("reviewedAt", .gte, .string(JSONWriter.iso8601(since)))],
                                                          order: [SortKey("reviewedAt")], limit: RecordQuery.maxLimit, cursor: cursor))
             count += newOnly ? page.records.filter { (try? $0.decode(ReviewLogData.self).stateBefore) == "new" }.count : page.records.count
             cursor = page.nextCursor
@@ -270,12 +271,6 @@ struct ReviewService: Sendable {
     static func dayStart(of date: Date, offsetMinutes: Int) -> Date {
         let local = date.timeIntervalSince1970 + Double(offsetMinutes * 60)
         return Date(timeIntervalSince1970: (local / 86_400).rounded(.down) * 86_400 - Double(offsetMinutes * 60))
-    }
-
-    /// How dates are stored where they are compared (`due`, `reviewedAt`): ISO 8601 in UTC, to the
-    /// second, so that text order is time order.
-    static func stamp(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(timeZone: TimeZone(secondsFromGMT: 0) ?? .gmt))
     }
 }
 
