@@ -99,15 +99,19 @@ class QuireApp extends HTMLElement {
       if (message.kind !== "reminders.due") return;
       const title = String(message.data?.title ?? "Reminder");
       if ("Notification" in window && Notification.permission === "granted") new Notification(title, { tag: String(message.data?.subject ?? "") });
-      this.notice(`Reminder: ${title}`);
+      this.notice(`Reminder: ${title}`, "reminder");
     });
     await this.sync.start();
     this.route();
   }
 
-  /** Shows a sentence from the server (a write it refused) until dismissed. @param {string} text */
-  notice(text) {
-    const bar = h("div", { class: "notice", role: "alert" }, text,
+  /**
+   * Shows a sentence until dismissed: a write the server refused, or (`kind` "reminder") a
+   * reminder whose time has come, which is news, not an error.
+   * @param {string} text @param {string} [kind]
+   */
+  notice(text, kind) {
+    const bar = h("div", { class: kind ? `notice ${kind}` : "notice", role: "alert" }, text,
       h("button", { type: "button", class: "secondary", onclick: () => bar.remove() }, "OK"));
     this.querySelector(".notice")?.remove();
     this.prepend(bar);
