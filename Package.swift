@@ -120,8 +120,10 @@ let targets: [Target] = [
     plugin("Auth", "Auth", ["AuthAPI", "StorageAPI", "Secrets", "SafeFetch", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .bcrypt, .jwt, .crypto, .logging]),
 
     // notes (Napkin Notes)
-    plugin("Notes", "NotesAPI", ["Bus"]),
-    plugin("Notes", "Notes", ["NotesAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
+    plugin("Notes", "NotesAPI", ["Bus", "StorageAPI"]),
+    // The export files of other notes apps it reads (Evernote, Keep), apart: small enough to fuzz.
+    plugin("Notes", "NotesFormats", []),
+    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, .lifecycle, .logging]),
 
     // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
     .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
@@ -208,6 +210,7 @@ let targets: [Target] = [
     tool("quire-media", ["Media", "MediaAPI", "ToolKit", "Bus", .argumentParser]),
     tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "ToolKit", "Bus", .argumentParser]),
     tool("quire-vocab", ["ToolKit", "VocabularyAPI", "StorageAPI", "Bus", .argumentParser]),
+    tool("quire-notes", ["ToolKit", "NotesAPI", "StorageAPI", "Bus", .argumentParser]),
     tool("quire-geo", ["ToolKit", "Geo", "GeoAPI", "StorageAPI", "Bus", .argumentParser]),
     tool("quire-share", ["ToolKit", "ShareLinkAPI", "Bus", .argumentParser]),
     tool("quire-monitor", ["DeviceMonitor", "DeviceMonitorAPI", "Media", "MediaAPI", "Bus", .argumentParser]),
@@ -217,6 +220,7 @@ let targets: [Target] = [
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusNATS", "BusTestKit", .logging, .nioCore]),
     tests("OrderKeysTests", ["OrderKeys"]),
+    tests("NotesFormatsTests", ["NotesFormats"]),
     tests("FSRSTests", ["FSRS"]),
     tests("MailTests", ["Mail", "MailAPI"]),
     tests("HTTPKitTests", ["HTTPKit", "Bus", .logging]),
@@ -228,7 +232,7 @@ let targets: [Target] = [
                            "StorageAPI", "AuthAPI", "NotesAPI", "MediaAPI", "VocabularyAPI", "GeoAPI", "ShareLinkAPI", "AlbumAPI", "NotebooksAPI", "DeviceMonitorAPI", .yams, .httpTypes, .logging]),
     tests("StorageTests", ["Storage", "StorageAPI", "StorageSQLite", "StoragePostgres", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb, .postgres]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
-    tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "Bus", .httpTypes, .nioCore]),
+    tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "Bus", .httpTypes, .nioCore, .zip]),
     tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "VocabularyFormats", "StorageAPI", "Bus", .httpTypes, .nioCore]),
     tests("IRememberTests", ["AppHostTestKit", "AppHost", "Bus", "Geo", "GeoAPI", "AlbumAPI", "ShareLinkAPI", "StorageAPI", .httpTypes]),
     tests("ARNotebookTests", ["Notebooks", "Quotas", "AppHost", "DeviceMonitor", "DeviceMonitorAPI", "MediaAPI", "StorageAPI", "Bus", "BusInProcess", "AppHostTestKit", .httpTypes]),
@@ -246,6 +250,7 @@ let package = Package(
         .executable(name: "quire-media", targets: ["quire-media"]),
         .executable(name: "quire-draw", targets: ["quire-draw"]),
         .executable(name: "quire-vocab", targets: ["quire-vocab"]),
+        .executable(name: "quire-notes", targets: ["quire-notes"]),
         .executable(name: "quire-geo", targets: ["quire-geo"]),
         .executable(name: "quire-share", targets: ["quire-share"]),
         .executable(name: "quire-monitor", targets: ["quire-monitor"]),

@@ -19,6 +19,8 @@ struct NoteData: Codable, Sendable, Equatable {
     var drawing: String?
     /// The note's category, when the app has categories on (`notes: { categories: true }`).
     var category: String?
+    /// The import that brought the note in (Evernote, Keep): rolled back by it if the import fails.
+    var importJob: String?
 
     // Written out even when nil: the stored bytes are what clients get, and they should see the
     // fields (as null) before the media and drawing plugins fill them.
@@ -31,6 +33,7 @@ struct NoteData: Codable, Sendable, Equatable {
         try container.encode(photo, forKey: .photo)
         try container.encode(drawing, forKey: .drawing)
         try container.encodeIfPresent(category, forKey: .category)
+        try container.encodeIfPresent(importJob, forKey: .importJob)
     }
 }
 

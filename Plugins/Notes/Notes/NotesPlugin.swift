@@ -5,6 +5,7 @@ public import HTTPKit
 import Hummingbird
 public import PluginKit
 import StorageAPI
+import NotesAPI
 import SyncAPI
 import MediaAPI
 import DrawingAPI
@@ -24,6 +25,7 @@ public struct NotesPlugin: Plugin {
         var listCacheBytes: Int
         var search: Bool
         var categories: Bool
+        var maxImportBytes: Int
     }
 
     public static let descriptor = PluginDescriptor(
@@ -37,6 +39,8 @@ public struct NotesPlugin: Plugin {
                                "Rendered list pages kept in memory; 0 turns the cache off. Kept coherent across nodes by storage's change events"),
             SettingDescription("search", "bool", default: "false", "Search of titles and texts as you type (storage's search index)"),
             SettingDescription("categories", "bool", default: "false", "A category on each note, and lists of one category"),
+            SettingDescription("max_import_bytes", "int 1...8589934592", default: "4294967296",
+                               "Largest Evernote (.enex) or Google Keep (Takeout zip) file an import takes; it is streamed, never held in memory"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
@@ -45,7 +49,8 @@ public struct NotesPlugin: Plugin {
         if zone == nil { section.report("time_zone", "unknown time zone \"\(zoneName)\"; use an IANA name such as Europe/Paris") }
         return Config(timeZone: zone ?? .gmt, pageSize: section.int("page_size", default: 100, in: 1...500),
                       listCacheBytes: section.int("list_cache_bytes", default: 64 << 20, in: 0...(1 << 30)),
-                      search: section.bool("search", default: false), categories: section.bool("categories", default: false))
+                      search: section.bool("search", default: false), categories: section.bool("categories", default: false),
+                      maxImportBytes: section.int("max_import_bytes", default: 4 << 30, in: 1...(8 << 30)))
     }
 
     let service: NotesService
@@ -54,10 +59,15 @@ public struct NotesPlugin: Plugin {
     let uploadLimits: (photo: Int, drawing: Int)
     /// Keeps the list cache coherent with other nodes' writes, when the cache is on.
     let invalidator: NoteListInvalidator?
+    /// Evernote and Keep imports, as jobs of the host's ServiceGroup.
+    let imports: NoteImports
+    let background = BackgroundWork(plugin: "notes")
+    let maxImportBytes: Int
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
         try await store.declare(NotesService.schema(search: config.search, categories: config.categories))
+        try await store.declare(NoteImports.jobsSchema)
         self.bus = context.bus
         service = NotesService(store: store, bus: context.bus, timeZone: config.timeZone, searchOn: config.search, categoriesOn: config.categories,
                                lists: NoteListCache(capacity: config.listCacheBytes))
@@ -72,15 +82,21 @@ public struct NotesPlugin: Plugin {
             : nil
         uploadLimits = (photo: try await context.bus.request(GetMediaLimits()).maxBytes,
                         drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
+        imports = NoteImports(service: service, blobs: BusBlobStore(bus: context.bus, timeout: .seconds(60)), logger: context.logger,
+                              maxPhotoBytes: uploadLimits.photo, background: background)
+        maxImportBytes = config.maxImportBytes
     }
 
     let extraFeatures: [String]
 
-    public var features: [String] { ["notes", "reorder", "photo", "drawing", "history"] + extraFeatures }
+    public var features: [String] { ["notes", "reorder", "photo", "drawing", "history", "import:enex", "import:keep"] + extraFeatures }
 
-    public var services: [any Service] { invalidator.map { [$0] } ?? [] }
+    public var services: [any Service] { [background, NoteImportJanitor(imports: imports)] + (invalidator.map { [$0] } ?? []) }
 
     public func register(on bus: any MessageBus) async throws {
+        let imports = self.imports
+        try bus.handle(StartNoteImport.self) { request, _ in try await imports.start(request) }
+        try bus.handle(GetNoteImportJob.self) { request, _ in try await imports.job(owner: request.owner, id: request.id) }
         // Sync's feed shows a note as GET /notes/{id} does.
         try bus.handle(ShowSynced<SyncedNote>.self) { request, _ in
             .init(shown: request.records.map { $0.owner == request.viewer ? NoteJSON.document($0) : nil })
@@ -108,6 +124,30 @@ public struct NotesPlugin: Plugin {
             let result = try await service.search(owner: identity.accountID, text: request.uri.queryParameters["q"].map(String.init) ?? "",
                                                   category: request.uri.queryParameters["category"].map(String.init), limit: limit)
             return NoteJSON.searchResponse(result)
+        }
+        let (imports, maxImport) = (self.imports, maxImportBytes)
+        try routes.add(.post, "imports", query: ["format"],
+                       summary: "Import notes from Evernote (.enex) or Google Keep (a Takeout zip), the file as the body; ?format=enex|keep; 202 with the job") {
+            request, _, identity in
+            let format = try Self.importFormat(request)
+            // The body goes straight into storage in parts, never whole in memory.
+            var writer = BlobParts.Writer(blobs: imports.blobs)
+            let file: BlobParts
+            do {
+                _ = try await request.streamUpload(limit: maxImport, what: "an export file") { buffer in
+                    try await writer.append(Data(buffer.readableBytesView))
+                }
+                file = try await writer.finish()
+            } catch {
+                await writer.stored.release(on: imports.bus)
+                throw error
+            }
+            let job = try await imports.start(StartNoteImport(owner: identity.accountID, format: format, file: file))
+            return try .json(job, status: .accepted, headers: [.location: "/api/v1/notes/imports/\(job.id)"])
+        }
+        try routes.add(.get, "imports/{id}", summary: "An import's state: running, succeeded or failed; progress; each note it could not bring in") {
+            _, context, identity in
+            try .json(try await imports.job(owner: identity.accountID, id: try Self.id(context)))
         }
         try routes.add(.get, "categories", summary: "My categories, by name, with how many notes each has (with categories on)") { _, _, identity in
             let categories = try await service.categories(owner: identity.accountID)
@@ -171,6 +211,20 @@ public struct NotesPlugin: Plugin {
         try NoteAttachmentRoutes.add(to: routes, service: service, limits: uploadLimits)
     }
 
+    /// The import's format: `?format=`, else from the Content-Type.
+    static func importFormat(_ request: Request) throws -> NoteImportFormat {
+        if let raw = request.uri.queryParameters["format"] {
+            guard let format = NoteImportFormat(rawValue: String(raw)) else {
+                throw Problem.badRequest("'format' is enex (Evernote) or keep (a Google Takeout zip), not '\(raw)'.", field: "format")
+            }
+            return format
+        }
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        if type.hasPrefix("application/enex") || type.hasPrefix("application/xml") || type.hasPrefix("text/xml") { return .enex }
+        if type.hasPrefix("application/zip") { return .keep }
+        throw Problem.badRequest("Say what the file is: ?format=enex (Evernote) or ?format=keep (Google Takeout zip).", field: "format")
+    }
+
     static func version(_ context: QuireContext) throws -> Int64 {
         guard let text = context.parameters.get("version"), text.utf8.allSatisfy({ (48...57).contains($0) }), let version = Int64(text), version > 0 else {
             throw Problem.badRequest("The version in the path must be a whole number from 1.", field: "version")
@@ -181,5 +235,21 @@ public struct NotesPlugin: Plugin {
     static func id(_ context: QuireContext) throws -> String {
         guard let id = context.parameters.get("id") else { throw Problem.badRequest("The note id is missing from the path.") }
         return id
+    }
+}
+
+/// Rolls back imports a stopped server left running, soon after they fall silent.
+struct NoteImportJanitor: Service {
+    let imports: NoteImports
+
+    func run() async throws {
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            await imports.recover()
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }
+            } catch {
+                return
+            }
+        }
     }
 }

@@ -13,7 +13,7 @@ struct NotesService: Sendable {
     /// The notes' collection; search adds storage's search index over titles (the key) and texts,
     /// categories an index to list one category in order.
     static func schema(search: Bool, categories: Bool) -> CollectionSchema {
-        var indexes = [IndexSpec(name: "position", fields: ["position"])]
+        var indexes = [IndexSpec(name: "position", fields: ["position"]), IndexSpec(name: "job", fields: ["importJob"])]
         if categories { indexes.append(IndexSpec(name: "category", fields: ["category", "position"])) }
         return CollectionSchema(name: collection, indexes: indexes, blobFields: ["photo", "drawing"],
                                 search: search ? SearchIndexSpec(key: "title", text: ["text"], filters: categories ? ["category"] : []) : nil,
@@ -329,10 +329,13 @@ struct NotesService: Sendable {
         return days.contains(day)
     }
 
-    private func today() -> String {
+    func today() -> String { day(Date()) }
+
+    /// The calendar day of an instant in the app's time zone, `YYYY-MM-DD`.
+    func day(_ instant: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
-        let parts = calendar.dateComponents([.year, .month, .day], from: Date())
+        let parts = calendar.dateComponents([.year, .month, .day], from: instant)
         return String(format: "%04d-%02d-%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1)
     }
 

@@ -1,4 +1,6 @@
 public import Bus
+public import Foundation
+public import StorageAPI
 
 /// Published after every change to a note, so that other plugins (sync, search, media clean-up) can
 /// react without the notes plugin knowing them.
@@ -25,5 +27,103 @@ public struct NoteChanged: BusEvent {
 
 /// Every notes message, for name checks.
 public enum NotesMessages {
-    public static let all: [any BusMessage.Type] = [NoteChanged.self]
+    public static let all: [any BusMessage.Type] = [NoteChanged.self, StartNoteImport.self, GetNoteImportJob.self]
+}
+
+// MARK: Imports
+
+/// An export file of another notes app that the notes plugin reads.
+public enum NoteImportFormat: String, Codable, Sendable, CaseIterable {
+    /// Evernote's `.enex`.
+    case enex
+    /// A Google Takeout zip holding Keep's notes.
+    case keep
+}
+
+/// Starts a background import of another app's notes; answers at once with the job.
+public struct StartNoteImport: BusRequest {
+    public static let name: MessageName = "notes.import.start.v1"
+    public typealias Reply = NoteImportJob
+    public var owner: String
+    public var format: NoteImportFormat
+    /// The file, stored in parts (see ``BlobParts``); the job copies it out and releases them.
+    public var file: BlobParts
+    public init(owner: String, format: NoteImportFormat, file: BlobParts) {
+        self.owner = owner
+        self.format = format
+        self.file = file
+    }
+}
+
+/// An import's state.
+public struct GetNoteImportJob: BusRequest {
+    public static let name: MessageName = "notes.import.get.v1"
+    public typealias Reply = NoteImportJob
+    public var owner: String
+    public var id: String
+    public init(owner: String, id: String) {
+        self.owner = owner
+        self.id = id
+    }
+}
+
+/// A notes import: its progress while it runs, what it brought in, each note it could not read.
+public struct NoteImportJob: Codable, Sendable, Hashable {
+    public enum State: String, Codable, Sendable {
+        case running, succeeded, failed
+    }
+
+    /// A note left out (or brought in without something), and why.
+    public struct Problem: Codable, Sendable, Hashable {
+        /// The note's 1-based position in the file.
+        public var note: Int
+        public var title: String?
+        public var message: String
+        /// Whether the note was imported all the same (without its photo, say).
+        public var imported: Bool
+        public init(note: Int, title: String?, message: String, imported: Bool) {
+            self.note = note
+            self.title = title
+            self.message = message
+            self.imported = imported
+        }
+    }
+
+    public var id: String
+    public var state: State
+    public var format: NoteImportFormat
+    /// Notes read so far (imported, skipped or failed).
+    public var notesRead: Int
+    public var imported: Int
+    /// Of those, notes that came with a photo.
+    public var photos: Int
+    /// Notes left out on purpose (Keep's trash).
+    public var skipped: Int
+    /// How far through the file, in bytes (Evernote) or notes (Keep), and how far it goes.
+    public var progressDone: Int64
+    public var progressTotal: Int64?
+    /// The first 100 problems.
+    public var problems: [Problem]
+    public var problemCount: Int
+    /// Why the whole import failed (and was rolled back).
+    public var failure: String?
+    public var startedAt: Date
+    public var finishedAt: Date?
+
+    public init(id: String, state: State, format: NoteImportFormat, startedAt: Date) {
+        self.id = id
+        self.state = state
+        self.format = format
+        notesRead = 0
+        imported = 0
+        photos = 0
+        skipped = 0
+        progressDone = 0
+        progressTotal = nil
+        problems = []
+        problemCount = 0
+        failure = nil
+        self.startedAt = startedAt
+        finishedAt = nil
+    }
 }
