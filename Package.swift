@@ -215,7 +215,7 @@ let targets: [Target] = [
     tool("quire-share", ["ToolKit", "ShareLinkAPI", "Bus", .argumentParser]),
     tool("quire-monitor", ["DeviceMonitor", "DeviceMonitorAPI", "Media", "MediaAPI", "Bus", .argumentParser]),
     // Fuzz targets for our own parsers: a corpus replayer here, libFuzzer under tools/fuzz.
-    tool("quire-fuzz", ["AppConfig", "DrawingAPI", "StorageAPI", "VocabularyFormats"]),
+    tool("quire-fuzz", ["AppConfig", "DrawingAPI", "StorageAPI", "VocabularyFormats", "NotesFormats"]),
 
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusNATS", "BusTestKit", .logging, .nioCore]),

@@ -64,6 +64,8 @@ struct XMLPullParserTests {
         ("", "there is no element in the file"),
         ("<a><![CDATA[never closed", "ends inside a CDATA section"),
         ("<1a/>", "a tag or attribute name was expected"),
+        // Entities a DOCTYPE declares are never expanded (no billion laughs): they are unknown.
+        ("<!DOCTYPE a [<!ENTITY x \"&#120;&#120;\"><!ENTITY y \"&x;&x;\">]><a>&y;</a>", "unknown entity &y;"),
     ])
     func malformed(_ xml: String, _ message: String) throws {
         var parser = XMLPullParser(MemoryChunks(Array(xml.utf8), chunk: 3))

@@ -1,6 +1,7 @@
 import AppConfig
 import DrawingAPI
 import Foundation
+import NotesFormats
 import StorageAPI
 import VocabularyFormats
 
@@ -24,6 +25,8 @@ enum FuzzTarget: String, CaseIterable {
     case csv
     /// The drawing document (strokes and texts) and its validation.
     case drawing
+    /// Notes' Evernote import: the XML pull parser, the .enex reader and ENML as text.
+    case enex
 
     func run(_ data: Data) {
         switch self {
@@ -57,6 +60,19 @@ enum FuzzTarget: String, CaseIterable {
                 let again = (try? JSONEncoder().encode(drawing)).flatMap { try? JSONDecoder().decode(Drawing.self, from: $0) }
                 check(again == drawing, "a valid drawing changed through JSON")
             }
+        case .enex:
+            _ = ENML.text(String(decoding: data, as: UTF8.self))
+            guard var reader = try? EnexReader(MemoryChunks([UInt8](data), chunk: 1 + data.count % 97), size: Int64(data.count), maxPhotoBytes: 4096)
+            else { return }
+            var notes = 0
+            while let next = reader.next() {
+                notes += 1
+                if case .success(let note) = next {
+                    check(note.index == notes, "notes numbered out of order")
+                    check((note.photo?.bytes.count ?? 0) <= 4096, "a photo over the limit was kept")
+                }
+            }
+            check(reader.progress.done <= Int64(data.count), "read more bytes than there are")
         }
     }
 
