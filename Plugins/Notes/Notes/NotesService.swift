@@ -78,6 +78,8 @@ struct NotesService: Sendable {
 
     /// Notes whose title or text holds every typed word (the last as a prefix), best first: title
     /// matches before text matches; of one category or all.
+    // Not inlined into the route: inlined, Swift 6.3's release optimizer crashed splitting the route's coroutine.
+    @inline(never)
     func search(owner: String, text: String, category: String?, limit: Int) async throws(BusError) -> SearchResult {
         guard searchOn else {
             throw BusError(.notFound, "Search is not switched on in this app; its YAML turns it on with notes: { search: true }.")
@@ -87,12 +89,14 @@ struct NotesService: Sendable {
     }
 
     /// One category's notes, in the user's order.
+    @inline(never)
     func notes(owner: String, category: String, limit: Int, cursor: String?) async throws(BusError) -> RecordPage {
         try await store.query(RecordQuery(collection: Self.collection, owner: owner, filters: [Filter("category", .eq, .string(try self.category(category)))],
                                           order: [SortKey("category"), SortKey("position")], limit: limit, cursor: cursor))
     }
 
     /// The user's categories with how many notes each has, by name.
+    @inline(never)
     func categories(owner: String) async throws(BusError) -> [(name: String, count: Int)] {
         guard categoriesOn else { throw Self.categoriesOff }
         var counts: [String: Int] = [:]

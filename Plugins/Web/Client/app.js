@@ -126,7 +126,9 @@ class QuireApp extends HTMLElement {
   async route() {
     if (!this.sync) return;
     const sync = this.sync;
-    const context = { api: this.api, sync, go: (/** @type {string} */ hash) => this.go(hash) };
+    // What this app switched on: its plugins (`plugin:reminders`) and their features (`search`).
+    const features = new Set((this.manifest?.plugins ?? []).flatMap((p) => [`plugin:${p.id}`, ...p.features]));
+    const context = { api: this.api, sync, go: (/** @type {string} */ hash) => this.go(hash), features };
     const [path, query = ""] = location.hash.replace(/^#\/?/, "").split("?");
     const parts = path.split("/").map(decodeURIComponent);
     const status = /** @type {import("./ui.js").QuireStatus} */ (h("quire-status"));

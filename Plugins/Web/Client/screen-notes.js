@@ -3,14 +3,20 @@
  * keys on a note's handle), a new note with today's date and "Title", editing, a photo from the
  * camera or the library, the original full screen with pinch-zoom, and the back to draw on. */
 import { ordered } from "./merge.js";
+import { categoryCounts, filterNotes, localDateTime, reminderInstant } from "./notes-filter.js";
 import { localId } from "./outbox.js";
-import { announce, confirmAction, h, imageURL, readableDate, today } from "./ui.js";
+import { announce, askText, confirmAction, h, imageURL, readableDate, today } from "./ui.js";
 import "./drawing-pad.js";
 
 const KIND = "notes.note";
 const NOTES = "/api/v1/notes";
 
-/** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void}} Context */
+/** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void, features?: Set<string>}} Context */
+
+/** Whether the app switched a feature on (`search`, `categories`, `plugin:reminders`…). @param {Context | undefined} context @param {string} feature */
+function has(context, feature) {
+  return Boolean(context?.features?.has(feature));
+}
 
 export class NotesList extends HTMLElement {
   /** @param {Context} context */
@@ -36,16 +42,116 @@ export class NotesList extends HTMLElement {
       this.stale = true;
       return;
     }
-    const notes = this.notes();
+    const context = /** @type {Context} */ (this.context);
+    if (!this.shell) this.build(context);
+    const all = this.notes();
+    const query = this.query ?? "";
+    const notes = query && this.found && navigator.onLine
+      ? this.found.map((hit) => context.sync.one(KIND, hit.id) ?? hit).filter((note) => !this.category || note.category === this.category)
+      : filterNotes(all, query, this.category);
     const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.focusKey : undefined;
-    const list = h("ol", { class: "notes", "aria-label": "Your notes, in your order" },
+    const list = h("ol", { class: "notes", "aria-label": query || this.category ? "Notes found" : "Your notes, in your order" },
       ...notes.map((note, index) => this.item(note, index, notes.length)));
-    const empty = notes.length === 0 ? h("p", { class: "empty" }, "No notes yet. Tap “New note” to write your first.") : null;
-    this.replaceChildren(h("main", { class: "screen" },
+    const empty = all.length === 0 ? h("p", { class: "empty" }, "No notes yet. Tap “New note” to write your first.")
+      : notes.length === 0 ? h("p", { class: "empty" }, query ? `No note holds “${query}”.` : "No notes in this category.") : null;
+    /** @type {HTMLElement} */ (this.results).replaceChildren(...(empty ? [empty] : []), list);
+    if (this.chips) this.chips.replaceChildren(...this.categoryChips(all));
+    if (focused) /** @type {HTMLElement | null} */ (this.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`))?.focus();
+  }
+
+  /** The parts that stay while the list changes under them: the toolbar, the search box (the
+   * caret stays where the user types), the categories and the import's progress.
+   * @param {Context} context */
+  build(context) {
+    this.results = h("div", { class: "results", "aria-live": "polite" });
+    const search = has(context, "search")
+      ? h("div", { class: "search-box" }, h("label", { for: "notes-search", class: "visually-hidden" }, "Search notes"),
+        h("input", { id: "notes-search", type: "search", placeholder: "Search notes", autocomplete: "off", enterkeyhint: "search",
+          oninput: (/** @type {Event} */ e) => this.search(/** @type {HTMLInputElement} */ (e.target).value) }))
+      : null;
+    this.chips = has(context, "categories") ? h("ul", { class: "chips", "aria-label": "Categories" }) : null;
+    this.progress = h("div", { class: "import-progress", "aria-live": "polite" });
+    const importer = has(context, "import:enex") ? this.importButton() : null;
+    this.shell = h("main", { class: "screen" },
       h("div", { class: "toolbar" }, h("h1", {}, "Notes"),
         h("button", { type: "button", class: "primary", onclick: () => this.create() }, "New note")),
-      empty, list));
-    if (focused) /** @type {HTMLElement | null} */ (this.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`))?.focus();
+      search, this.chips, this.results, this.progress, importer);
+    this.replaceChildren(this.shell);
+  }
+
+  /** @param {Array<any>} all */
+  categoryChips(all) {
+    const chip = (/** @type {string | null} */ name, /** @type {string} */ label) => h("li", {}, h("button", {
+      type: "button", class: this.category === name ? "chip on" : "chip", "aria-pressed": String(this.category === name),
+      "data-focus-key": `category-${name ?? ""}`, onclick: () => { this.category = name; this.search(this.query ?? ""); } }, label));
+    const counts = categoryCounts(all);
+    if (this.category && !counts.some((c) => c.name === this.category)) this.category = null;
+    return counts.length === 0 ? [] : [chip(null, "All"), ...counts.map((c) => chip(c.name, `${c.name} (${c.count})`))];
+  }
+
+  /** As the user types: the server's search index when online (titles first, every word, the last
+   * as a prefix), the synced notes when not. @param {string} query */
+  search(query) {
+    this.query = query.trim();
+    clearTimeout(this.searchTimer);
+    this.found = null;
+    this.render();
+    if (!this.query || !navigator.onLine) return;
+    const asked = this.query;
+    const category = this.category ? `&category=${encodeURIComponent(this.category)}` : "";
+    this.searchTimer = window.setTimeout(async () => {
+      try {
+        const page = await /** @type {Context} */ (this.context).api.get(`${NOTES}/search?q=${encodeURIComponent(asked)}${category}&limit=50`);
+        if (asked !== this.query) return;
+        this.found = page.items.map((/** @type {any} */ hit) => hit.note);
+        this.render();
+      } catch {
+        // Offline after all, or the server busy: the synced notes are searched instead.
+      }
+    }, 150);
+  }
+
+  importButton() {
+    const input = /** @type {HTMLInputElement} */ (h("input", { type: "file", class: "visually-hidden", accept: ".enex,.zip,application/zip,application/xml",
+      "aria-label": "Import notes from Evernote (.enex) or Google Keep (Takeout .zip)" }));
+    input.addEventListener("change", () => { if (input.files?.[0]) this.importFile(input.files[0]); input.value = ""; });
+    return h("div", { class: "import" }, h("label", { class: "button secondary" }, "Import from Evernote or Keep…", input),
+      h("p", { class: "hint" }, "An Evernote export (.enex) or a Google Takeout zip of Keep: the notes are added after yours."));
+  }
+
+  /** Sends the file and follows the job until it ends. @param {File} file */
+  async importFile(file) {
+    const context = /** @type {Context} */ (this.context);
+    const progress = /** @type {HTMLElement} */ (this.progress);
+    const format = /\.zip$/i.test(file.name) || file.type === "application/zip" ? "keep" : "enex";
+    const bar = /** @type {HTMLProgressElement} */ (h("progress", { max: "100", "aria-label": "Import progress" }));
+    const line = h("p", {}, `Sending ${file.name}…`);
+    progress.replaceChildren(h("div", { class: "card" }, line, bar));
+    try {
+      let job = (await context.api.request("POST", `${NOTES}/imports?format=${format}`, { body: file,
+        contentType: format === "keep" ? "application/zip" : "application/enex+xml" })).body;
+      while (job.state === "running") {
+        if (job.progressTotal) bar.value = Math.min(100, Math.floor((100 * job.progressDone) / job.progressTotal));
+        line.textContent = `Importing ${file.name}: ${job.imported} notes so far…`;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        job = await context.api.get(`${NOTES}/imports/${job.id}`);
+      }
+      if (job.state === "failed") {
+        progress.replaceChildren(h("div", { class: "card", role: "alert" }, h("p", {}, job.failure ?? "The import failed; nothing of it was kept.")));
+        return;
+      }
+      const summary = `Imported ${job.imported} note${job.imported === 1 ? "" : "s"} from ${file.name}`
+        + (job.skipped ? `; ${job.skipped} from Keep's trash left out` : "") + ".";
+      const problems = job.problemCount ? h("details", {}, h("summary", {}, `${job.problemCount} note${job.problemCount === 1 ? "" : "s"} with a problem`),
+        h("ul", {}, ...job.problems.map((/** @type {any} */ p) => h("li", {}, `Note ${p.note}${p.title ? ` (“${p.title}”)` : ""}: ${p.message}`)))) : null;
+      progress.replaceChildren(h("div", { class: "card" }, h("p", {}, summary), problems,
+        h("button", { type: "button", class: "secondary", onclick: () => progress.replaceChildren() }, "OK")));
+      announce(summary);
+      await context.sync.pull();
+    } catch (error) {
+      progress.replaceChildren(h("div", { class: "card", role: "alert" }, h("p", {}, error instanceof Error ? error.message : String(error)),
+        h("button", { type: "button", class: "secondary", onclick: () => progress.replaceChildren() }, "OK")));
+    }
   }
 
   /** @param {any} note @param {number} index @param {number} count */
@@ -138,7 +244,7 @@ export class NoteEditor extends HTMLElement {
   attach(context, id) {
     this.context = context;
     this.noteId = id;
-    /** @type {Record<string, string>} */
+    /** @type {Record<string, string | null>} */
     this.pendingEdit = {};
     this.timer = 0;
     this.onChange = () => this.refresh();
@@ -207,14 +313,90 @@ export class NoteEditor extends HTMLElement {
       ...field("title", "Title", h("input", { value: note.title ?? "", autocomplete: "off" })),
       ...field("date", "Date", h("input", { type: "date", value: note.date ?? today() })),
       ...field("text", "Note", h("textarea", { rows: 6 }, note.text ?? "")),
+      ...(has(context, "categories") ? this.categoryField(field, note) : []),
       photo,
       h("div", { class: "row" }, picker(true), picker(false)),
+      has(context, "plugin:reminders") ? this.reminderBlock(note) : null,
+      has(context, "plugin:mail") ? h("button", { type: "button", class: "secondary", onclick: () => this.email() }, "Email this note") : null,
       h("button", { type: "button", class: "danger", onclick: () => this.remove_() }, "Delete note")));
+  }
+
+  /** A category to type or pick from those in use; blank clears it.
+   * @param {(name: string, label: string, input: HTMLElement) => HTMLElement[]} field @param {any} note */
+  categoryField(field, note) {
+    const context = /** @type {Context} */ (this.context);
+    const names = categoryCounts(context.sync.view(KIND)).map((c) => c.name);
+    return [...field("category", "Category", h("input", { value: note.category ?? "", list: "note-categories", autocomplete: "off",
+      maxlength: "40", placeholder: "Home, Work, Ideas…" })),
+    h("datalist", { id: "note-categories" }, ...names.map((name) => h("option", { value: name })))];
+  }
+
+  /** When to be reminded of this note: the time, set or moved or cleared (the server keeps the
+   * schedule; every device of the user hears when it comes). @param {any} note */
+  reminderBlock(note) {
+    const context = /** @type {Context} */ (this.context);
+    const subject = `notes/${note.id}`;
+    const current = context.sync.view("reminders.reminder").find((r) => r.subject === subject && r.state === "pending");
+    const input = /** @type {HTMLInputElement} */ (h("input", { id: "note-reminder", type: "datetime-local",
+      value: current ? localDateTime(current.at) : "", "aria-describedby": "note-reminder-status" }));
+    const status = h("p", { id: "note-reminder-status", class: "hint" },
+      current ? `You will be reminded ${new Date(current.at).toLocaleString()}.` : "No reminder.");
+    const send = async (/** @type {boolean} */ clear) => {
+      const at = clear ? null : reminderInstant(input.value, Date.now());
+      if (!clear && !at) {
+        status.textContent = "Pick a time in the future.";
+        input.focus();
+        return;
+      }
+      try {
+        if (clear) {
+          await context.api.request("DELETE", `/api/v1/reminders?subject=${encodeURIComponent(subject)}`);
+          input.value = "";
+          status.textContent = "No reminder.";
+        } else {
+          await context.api.request("PUT", "/api/v1/reminders", { body: { subject, at, title: note.title || "Title" } });
+          status.textContent = `You will be reminded ${new Date(/** @type {string} */ (at)).toLocaleString()}.`;
+          if ("Notification" in window && Notification.permission === "default") Notification.requestPermission().catch(() => {});
+        }
+        announce(status.textContent ?? "");
+        context.sync.pull();
+      } catch (error) {
+        status.textContent = error instanceof Error ? error.message : String(error);
+      }
+    };
+    return h("fieldset", { class: "reminder" }, h("legend", {}, "Remind me"),
+      h("label", { for: "note-reminder", class: "visually-hidden" }, "Reminder time"), input, status,
+      h("div", { class: "row" },
+        h("button", { type: "button", onclick: () => send(false) }, current ? "Move reminder" : "Set reminder"),
+        current ? h("button", { type: "button", class: "secondary", onclick: () => send(true) }, "Clear") : null));
+  }
+
+  /** Sends the note (text and photo) to an address, through the app's mail server. */
+  async email() {
+    const context = /** @type {Context} */ (this.context);
+    this.flush();
+    const to = await askText({ title: "Email this note", label: "To (an email address)", id: "email-to", action: "Send",
+      required: "Type the address to send it to.", maxlength: 254 });
+    const note = this.note();
+    if (!to || !note) return;
+    if (note.id.startsWith("local:")) {
+      announce("This note is not on the server yet; send it once you are online.");
+      return;
+    }
+    try {
+      await context.api.request("POST", `${NOTES}/${note.id}/email`, { body: { to } });
+      announce(`Sent to ${to}.`);
+      this.querySelector(".mail-status")?.remove();
+      this.querySelector("main")?.append(h("p", { class: "mail-status hint", role: "status" }, `Sent to ${to}.`));
+    } catch (error) {
+      this.querySelector(".mail-status")?.remove();
+      this.querySelector("main")?.append(h("p", { class: "mail-status error", role: "alert" }, error instanceof Error ? error.message : String(error)));
+    }
   }
 
   /** @param {string} name @param {string} value */
   edit(name, value) {
-    /** @type {Record<string, string>} */ (this.pendingEdit)[name] = value;
+    /** @type {Record<string, string | null>} */ (this.pendingEdit)[name] = name === "category" ? (value.trim() || null) : value;
     /** @type {Context} */ (this.context).sync.draft(`${KIND}/${this.currentId()}`, true);
     clearTimeout(this.timer);
     this.timer = window.setTimeout(() => this.flush(), 500);

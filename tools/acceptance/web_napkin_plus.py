@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""The web client of Napkin Notes+ (config/apps/napkin-plus.yaml) in a real browser, on a phone
+(390×844, touch): category chips that narrow the list, search as you type, a category and a
+reminder set on a note, the note mailed (aiosmtpd on loopback, STARTTLS), and an Evernote export
+imported from the list with its progress and its report. axe-core checks each screen; screenshots
+go to docs/screenshots/napkin-plus-*.png.
+
+    python3 tools/acceptance/web_napkin_plus.py --binary .build/debug/quire
+"""
+import argparse
+import datetime
+import email
+import email.policy
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mail  # noqa: E402  (the SMTP server on loopback and its certificate)
+import napkin_notes  # noqa: E402
+import webwalk  # noqa: E402
+from napkin_notes import call, check, free_port  # noqa: E402
+from webwalk import accessible, phone, token_of  # noqa: E402
+
+CONFIG = os.path.join(napkin_notes.ROOT, "config", "apps", "napkin-plus.yaml")
+
+ENEX = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE en-export SYSTEM "http://xml.evernote.com/pub/evernote-export3.dtd">
+<en-export export-date="20260101T120000Z" application="Evernote" version="10.0">
+<note><title>Recipe: pancakes</title><content><![CDATA[<?xml version="1.0" encoding="UTF-8"?><en-note><div>flour, milk, eggs</div><ul><li>mix</li><li>fry</li></ul></en-note>]]></content><created>20250301T080000Z</created><tag>Home</tag></note>
+<note><title>Trip ideas</title><content><![CDATA[<en-note><div>Lisbon &amp; Porto</div></en-note>]]></content><created>20250302T080000Z</created><tag>Travel</tag></note>
+<note><title>Broken</title><created>someday</created></note>
+</en-export>
+"""
+
+
+def shot(page, name):
+    webwalk.shot(page, "napkin-plus", name)
+
+
+def titles(page):
+    return page.eval_on_selector_all("ol.notes li.note .title", "els => els.map(e => e.textContent)")
+
+
+def walk(browser, server, data, inbox):
+    context, page = phone(browser, server)
+    page.goto("/")
+    webwalk.sign_in(page, "web-plus", create=True)
+    page.wait_for_selector("notes-list h1")
+    token = token_of(page)
+    for title, text, category in [("Groceries", "milk, eggs", "Home"), ("Meeting", "bring the groceries list", "Work"),
+                                  ("Quarterly plan", "numbers", "Work")]:
+        call(server, "POST", "/api/v1/notes", {"title": title, "text": text, "category": category}, token=token)
+    page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 3", timeout=10_000)
+
+    # Categories: chips with counts; one narrows the list.
+    chips = page.eval_on_selector_all("ul.chips button", "els => els.map(e => e.textContent)")
+    check("the list shows the categories in use, with counts", chips == ["All", "Home (1)", "Work (2)"], chips)
+    page.click("ul.chips >> text=Work (2)")
+    page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 2")
+    check("a category chip narrows the list to its notes, in the user's order", titles(page) == ["Meeting", "Quarterly plan"], titles(page))
+    accessible(page, "the list, one category")
+    shot(page, "categories")
+    page.click("ul.chips >> text=All")
+
+    # Search as you type: the server's index, titles before texts.
+    page.fill("#notes-search", "grocer")
+    page.wait_for_function("() => [...document.querySelectorAll('ol.notes li.note .title')].map(e => e.textContent).join() === 'Groceries,Meeting'",
+                           timeout=5_000)
+    check("search as you type: the title match first, then the text match", titles(page) == ["Groceries", "Meeting"], titles(page))
+    accessible(page, "the list, searched")
+    shot(page, "search")
+    page.fill("#notes-search", "")
+
+    # A note's category, reminder and mail.
+    page.click("li.note >> text=Groceries")
+    page.wait_for_selector("#note-category")
+    check("the editor shows the note's category", page.input_value("#note-category") == "Home")
+    page.fill("#note-category", "Errands")
+    webwalk.settled(page)
+    notes = {n["title"]: n for n in call(server, "GET", "/api/v1/notes", token=token)[1]["items"]}
+    check("a category typed in the editor is saved", notes["Groceries"].get("category") == "Errands", notes["Groceries"])
+    when = (datetime.datetime.now() + datetime.timedelta(days=2)).replace(hour=9, minute=30, second=0, microsecond=0)
+    page.fill("#note-reminder", when.strftime("%Y-%m-%dT%H:%M"))
+    page.click("text=Set reminder")
+    page.wait_for_function("() => document.querySelector('#note-reminder-status')?.textContent.startsWith('You will be reminded')")
+    reminders = call(server, "GET", "/api/v1/reminders", token=token)[1]["items"]
+    expected = when.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M")
+    check("Set reminder: the server keeps one pending reminder at the time picked",
+          len(reminders) == 1 and reminders[0]["state"] == "pending" and reminders[0]["at"].startswith(expected)
+          and reminders[0]["subject"] == f"notes/{notes['Groceries']['id']}", (reminders, expected))
+    accessible(page, "the editor with category and reminder")
+    shot(page, "editor")
+    page.click("text=Email this note")
+    page.fill("#email-to", "friend@example.org")
+    page.click("dialog >> text=Send")
+    page.wait_for_selector(".mail-status", timeout=30_000)
+    status = page.text_content(".mail-status")
+    deadline = time.time() + 10
+    while not inbox and time.time() < deadline:
+        time.sleep(0.1)
+    subject = email.message_from_bytes(inbox[0][2], policy=email.policy.default)["subject"] if inbox else None
+    check("Email this note: 'Sent to …' on the screen, and the message at the SMTP server",
+          status == "Sent to friend@example.org." and subject == "Groceries", (status, subject))
+    page.click("text=‹ Notes")
+
+    # Import an Evernote export from the list: progress, then the report.
+    path = os.path.join(data, "Evernote.enex")
+    with open(path, "w") as handle:
+        handle.write(ENEX)
+    page.set_input_files(".import input[type=file]", path)
+    page.wait_for_selector(".import-progress >> text=Imported 2 notes", timeout=30_000)
+    page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 5", timeout=10_000)
+    report = page.text_content(".import-progress")
+    check("Import: the report says what came in and which note had a problem", "Imported 2 notes from Evernote.enex" in report
+          and "1 note with a problem" in report, report)
+    check("…and the imported notes join the list after the user's", titles(page)[-2:] == ["Recipe: pancakes", "Trip ideas"], titles(page))
+    page.click(".import-progress summary")
+    accessible(page, "the list after an import")
+    shot(page, "import")
+    context.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(napkin_notes.ROOT, ".build", "debug", "quire"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="quire-web-plus-") as data:
+        ca, cert, key = mail.certificate(data)
+        inbox = []
+        smtp_port = free_port()
+        controller = mail.smtp_server(smtp_port, cert, key, inbox)
+        os.environ.update(QUIRE_SMTP_HOST="127.0.0.1", QUIRE_SMTP_PORT=str(smtp_port), QUIRE_SMTP_USER=mail.USER,
+                          QUIRE_SMTP_PASSWORD=mail.PASSWORD, QUIRE_SMTP_CA_FILE=ca)
+        server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=CONFIG)
+        try:
+            code = webwalk.run(server, lambda browser: walk(browser, server, data, inbox))
+        finally:
+            controller.stop()
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
