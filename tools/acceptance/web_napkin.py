@@ -108,7 +108,7 @@ def walk(browser, server, data):
         page.click("text=New note")
         page.fill("#note-title", title)
         page.click("text=‹ Notes")
-    status_is(page, "Saved")
+    webwalk.settled(page)
     titles = lambda: page.eval_on_selector_all("li.note .title", "els => els.map(e => e.textContent)")  # noqa: E731
     check("new notes come first in the list", titles() == ["Idea", "Lecture", "Groceries"], titles())
     shot(page, "list")
