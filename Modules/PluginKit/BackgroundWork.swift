@@ -1,4 +1,5 @@
 import Metrics
+import Synchronization
 public import ServiceLifecycle
 
 /// Work a plugin starts in the background — an import, a purge — run inside the host's
@@ -42,4 +43,14 @@ public final class BackgroundWork: Service, Sendable {
             group.cancelAll()
         }
     }
+}
+
+/// The ids of the jobs running in this process: a job a stopped process left "running" in storage
+/// is one that is not here (and is rolled back), never one that still runs.
+public final class RunningJobs: Sendable {
+    private let ids = Mutex<Set<String>>([])
+    public init() {}
+    public func insert(_ id: String) { ids.withLock { _ = $0.insert(id) } }
+    public func remove(_ id: String) { ids.withLock { _ = $0.remove(id) } }
+    public func contains(_ id: String) -> Bool { ids.withLock { $0.contains(id) } }
 }

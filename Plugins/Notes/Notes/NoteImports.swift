@@ -7,7 +7,6 @@ import NotesFormats
 import OrderKeys
 import PluginKit
 import StorageAPI
-import Synchronization
 import ZIPFoundation
 
 /// Evernote and Google Keep imports, as background jobs.
@@ -33,7 +32,7 @@ struct NoteImports: Sendable {
     let logger: Logger
     let maxPhotoBytes: Int
     let background: BackgroundWork
-    let active = RunningImports()
+    let active = RunningJobs()
 
     var store: any RecordStore & RecordSearching { service.store }
     var bus: any MessageBus { service.bus }
@@ -46,20 +45,9 @@ struct NoteImports: Sendable {
         let job = NoteImportJob(id: "ji_" + NotesService.randomID(), state: .running, format: request.format, startedAt: Date())
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-notes-import-" + job.id)
         let file = scratch.appendingPathComponent("upload")
+        try await request.file.copyOut(to: file, scratch: scratch, from: blobs, on: bus)
         let source: any NoteSource
-        do throws(BusError) {
-            do {
-                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-            } catch {
-                throw BusError(.internal, "Cannot create a scratch directory for the import: \(error)")
-            }
-            var copyFailure: BusError?
-            do { try await request.file.write(to: file, from: blobs) } catch { copyFailure = error }
-            await request.file.release(on: bus)
-            if let copyFailure {
-                throw copyFailure.code == .notFound
-                    ? BusError.invalid("The import's file is no longer stored: \(copyFailure.message)", field: "file") : copyFailure
-            }
+        do {
             source = try open(file, format: request.format, size: request.file.size)
         } catch {
             try? FileManager.default.removeItem(at: scratch)
@@ -268,14 +256,6 @@ extension NotesService {
         data.importJob = importJob
         return (data, warnings)
     }
-}
-
-/// The ids of the imports running in this process (never rolled back as interrupted).
-final class RunningImports: Sendable {
-    private let ids = Mutex<Set<String>>([])
-    func insert(_ id: String) { ids.withLock { _ = $0.insert(id) } }
-    func remove(_ id: String) { ids.withLock { _ = $0.remove(id) } }
-    func contains(_ id: String) -> Bool { ids.withLock { $0.contains(id) } }
 }
 
 /// Hands a source to the job's task (it is read there and nowhere else).

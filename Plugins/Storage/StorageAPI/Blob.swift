@@ -182,6 +182,24 @@ public struct BlobParts: Codable, Sendable, Equatable {
         try await forEach(from: blobs) { bytes in try handle.write(contentsOf: bytes) }
     }
 
+    /// Copies the parts into `file` inside a new directory `scratch`, and lets go of them whatever
+    /// happens (the caller owns the copy now). The directory is removed again on failure.
+    /// - Throws: `invalid` naming `field` when a part is no longer stored (the client sends again).
+    public func copyOut(to file: URL, scratch: URL, from blobs: any BlobStore, on bus: any MessageBus, field: String = "file") async throws(BusError) {
+        do {
+            try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        } catch {
+            await release(on: bus)
+            throw BusError(.internal, "Cannot create a scratch directory: \(error)")
+        }
+        var failure: BusError?
+        do { try await write(to: file, from: blobs) } catch { failure = error }
+        await release(on: bus)
+        guard let failure else { return }
+        try? FileManager.default.removeItem(at: scratch)
+        throw failure.code == .notFound ? BusError.invalid("The file is no longer stored: \(failure.message)", field: field) : failure
+    }
+
     /// Lets go of the parts (``ReleaseBlobs``): deleted after the grace period unless a record holds one.
     public func release(on bus: any MessageBus) async {
         guard !parts.isEmpty else { return }

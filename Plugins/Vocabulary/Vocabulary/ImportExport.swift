@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import PluginKit
 import StorageAPI
-import Synchronization
 import VocabularyAPI
 import VocabularyFormats
 
@@ -28,7 +27,7 @@ struct ImportExport: Sendable {
     /// to a process that stopped.
     static let staleAfter: TimeInterval = 15
     /// Jobs running in this process.
-    let active = ActiveJobs()
+    let active = RunningJobs()
     /// Where the jobs run: in the host's ServiceGroup (shutdown cancels them; the rollback follows).
     let background: BackgroundWork
 
@@ -40,22 +39,11 @@ struct ImportExport: Sendable {
     /// starts it in the background.
     func start(_ request: StartImport) async throws(BusError) -> ImportJob {
         let job = ImportJob(id: VocabularyRules.randomID("j_"), state: .running, format: request.format, startedAt: Date())
-        let source: any ImportSource
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-import-" + job.id)
         let file = scratch.appendingPathComponent("upload")
-        do throws(BusError) {
-            do {
-                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-            } catch {
-                throw BusError(.internal, "Cannot create a scratch directory for the import: \(error)")
-            }
-            var copyFailure: BusError?
-            do { try await request.file.write(to: file, from: blobs) } catch { copyFailure = error }
-            await request.file.release(on: bus)
-            if let copyFailure {
-                throw copyFailure.code == .notFound
-                    ? BusError.invalid("The import's file is no longer stored: \(copyFailure.message)", field: "file") : copyFailure
-            }
+        try await request.file.copyOut(to: file, scratch: scratch, from: blobs, on: bus)
+        let source: any ImportSource
+        do {
             source = try open(file, format: request.format, scratch: scratch)
         } catch {
             try? FileManager.default.removeItem(at: scratch)
@@ -403,14 +391,6 @@ struct ImportExport: Sendable {
             return .init(file: try await BlobParts.put(try AnkiPackage.write(notes, scratch: scratch), in: blobs), entries: count)
         }
     }
-}
-
-/// The ids of the imports running in this process (never rolled back as interrupted).
-final class ActiveJobs: Sendable {
-    private let ids = Mutex<Set<String>>([])
-    func insert(_ id: String) { ids.withLock { _ = $0.insert(id) } }
-    func remove(_ id: String) { ids.withLock { _ = $0.remove(id) } }
-    func contains(_ id: String) -> Bool { ids.withLock { $0.contains(id) } }
 }
 
 /// Hands a source to the job's task (it is read there and nowhere else).
