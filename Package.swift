@@ -123,7 +123,7 @@ let targets: [Target] = [
     plugin("Notes", "NotesAPI", ["Bus", "StorageAPI"]),
     // The export files of other notes apps it reads (Evernote, Keep), apart: small enough to fuzz.
     plugin("Notes", "NotesFormats", []),
-    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, .lifecycle, .logging]),
+    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "GeoAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, .lifecycle, .logging]),
 
     // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
     .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
@@ -232,7 +232,7 @@ let targets: [Target] = [
                            "StorageAPI", "AuthAPI", "NotesAPI", "MediaAPI", "VocabularyAPI", "GeoAPI", "ShareLinkAPI", "AlbumAPI", "NotebooksAPI", "DeviceMonitorAPI", .yams, .httpTypes, .logging]),
     tests("StorageTests", ["Storage", "StorageAPI", "StorageSQLite", "StoragePostgres", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb, .postgres]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
-    tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "Bus", .httpTypes, .nioCore, .zip]),
+    tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "Bus", .httpTypes, .nioCore, .zip]),
     tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "VocabularyFormats", "StorageAPI", "Bus", .httpTypes, .nioCore]),
     tests("IRememberTests", ["AppHostTestKit", "AppHost", "Bus", "Geo", "GeoAPI", "AlbumAPI", "ShareLinkAPI", "StorageAPI", .httpTypes]),
     tests("ARNotebookTests", ["Notebooks", "Quotas", "AppHost", "DeviceMonitor", "DeviceMonitorAPI", "MediaAPI", "StorageAPI", "Bus", "BusInProcess", "AppHostTestKit", .httpTypes]),

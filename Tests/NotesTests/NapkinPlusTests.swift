@@ -66,6 +66,11 @@ struct NapkinPlusTests {
             #expect(tagged.status == 200)
             let near = try await api.send(.get, "/api/v1/geo/near?lat=48.86&lon=2.29&radiusKm=2&kind=notes", token: token).items
             #expect(near.compactMap { ($0["geotag"] as? [String: any Sendable])?["subject"] as? String } == ["notes/\(groceries)"])
+
+            // Deleting the note lets go of where it was written.
+            #expect(try await api.send(.delete, "/api/v1/notes/\(groceries)", token: token).status == 204)
+            #expect(try await api.send(.get, "/api/v1/geo/tags?subject=notes/\(groceries)", token: token).status == 404)
+            #expect(try await api.send(.get, "/api/v1/geo/near?lat=48.86&lon=2.29&radiusKm=2&kind=notes", token: token).items.isEmpty)
         }
     }
 

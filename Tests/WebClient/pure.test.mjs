@@ -64,3 +64,11 @@ test("the user's order: by position, then the moves still queued", () => {
   assert.deepEqual(ordered(notes, [{ id: "c", before: "a" }]).map((n) => n.id), ["c", "a", "b"]);
   assert.deepEqual(ordered(notes, [{ id: "a", after: "c" }]).map((n) => n.id), ["b", "c", "a"]);
 });
+
+test("a local id inside a string of a queued body is replaced too (a geotag's subject)", () => {
+  const id = localId();
+  const writes = [{ key: "g", method: "PUT", path: "/api/v1/geo/tags", body: { subject: `notes/${id}`, latitude: 1 }, kind: "notes.note", id, attempts: 0 }];
+  const [geotag] = resolveId(writes, id, "n_real");
+  assert.deepEqual(geotag.body, { subject: "notes/n_real", latitude: 1 });
+  assert.equal(geotag.id, "n_real");
+});

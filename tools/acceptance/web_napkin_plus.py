@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The web client of Napkin Notes+ (config/apps/napkin-plus.yaml) in a real browser, on a phone
 (390×844, touch): category chips that narrow the list, search as you type, a category and a
-reminder set on a note, the note mailed (aiosmtpd on loopback, STARTTLS), and an Evernote export
+reminder set on a note, the note mailed (aiosmtpd on loopback, STARTTLS), a new note geotagged
+where the phone is and found by "Written near here", and an Evernote export
 imported from the list with its progress and its report. axe-core checks each screen; screenshots
 go to docs/screenshots/napkin-plus-*.png.
 
@@ -44,7 +45,9 @@ def titles(page):
 
 
 def walk(browser, server, data, inbox):
-    context, page = phone(browser, server)
+    # The phone is at the Eiffel Tower and lets the site know.
+    context, page = phone(browser, server, geolocation={"latitude": 48.8584, "longitude": 2.2945, "accuracy": 20},
+                          permissions=["geolocation"])
     page.goto("/")
     webwalk.sign_in(page, "web-plus", create=True)
     page.wait_for_selector("notes-list h1")
@@ -56,7 +59,7 @@ def walk(browser, server, data, inbox):
 
     # Categories: chips with counts; one narrows the list.
     chips = page.eval_on_selector_all("ul.chips button", "els => els.map(e => e.textContent)")
-    check("the list shows the categories in use, with counts", chips == ["All", "Home (1)", "Work (2)"], chips)
+    check("the list shows the categories in use, with counts, and 'Written near here'", chips == ["All", "Home (1)", "Work (2)", "Written near here"], chips)
     page.click("ul.chips >> text=Work (2)")
     page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 2")
     check("a category chip narrows the list to its notes, in the user's order", titles(page) == ["Meeting", "Quarterly plan"], titles(page))
@@ -105,13 +108,36 @@ def walk(browser, server, data, inbox):
           status == "Sent to friend@example.org." and subject == "Groceries", (status, subject))
     page.click("text=‹ Notes")
 
+    # Where a note was written: a new note is geotagged from the phone's location, its editor names
+    # the place, and "Written near here" finds it.
+    page.click("text=New note")
+    page.fill("#note-title", "Picnic")
+    webwalk.settled(page)
+    picnic = next(n for n in call(server, "GET", "/api/v1/notes", token=token)[1]["items"] if n["title"] == "Picnic")
+    deadline = time.time() + 10
+    status, tag = 0, None
+    while time.time() < deadline and status != 200:
+        status, tag, _ = call(server, "GET", f"/api/v1/geo/tags?subject=notes/{picnic['id']}", token=token)
+        time.sleep(0.2)
+    check("a new note is geotagged where the phone is", status == 200 and abs(tag["latitude"] - 48.8584) < 1e-6, (status, tag))
+    page.click("text=‹ Notes")
+    page.click("li.note >> text=Picnic")
+    page.wait_for_selector("p.place:has-text('Paris')", timeout=10_000)
+    check("its editor says where it was written", "Written near Paris" in page.text_content("p.place"), page.text_content("p.place"))
+    page.click("text=‹ Notes")
+    page.click("text=Written near here")
+    page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 1")
+    check("'Written near here' narrows the list to the notes written within a kilometre", titles(page) == ["Picnic"], titles(page))
+    page.click("text=Written near here")
+    page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 4")
+
     # Import an Evernote export from the list: progress, then the report.
     path = os.path.join(data, "Evernote.enex")
     with open(path, "w") as handle:
         handle.write(ENEX)
     page.set_input_files(".import input[type=file]", path)
     page.wait_for_selector(".import-progress >> text=Imported 2 notes", timeout=30_000)
-    page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 5", timeout=10_000)
+    page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 6", timeout=10_000)
     report = page.text_content(".import-progress")
     check("Import: the report says what came in and which note had a problem", "Imported 2 notes from Evernote.enex" in report
           and "1 note with a problem" in report, report)

@@ -1,6 +1,7 @@
 import Bus
 import Crypto
 import Foundation
+import GeoAPI
 import NIOCore
 import NotesAPI
 import OrderKeys
@@ -244,6 +245,17 @@ struct NotesService: Sendable {
             try await store.delete(from: Self.collection, id: id, owner: owner, expectedVersion: expectedVersion)
         }
         await bus.publish(NoteChanged(owner: owner, noteID: id, kind: .deleted, version: record.version + 1))
+        await forgetPlace(owner: owner, id: id)
+    }
+
+    /// Where the note was written goes with it, in apps with geo (the client geotagged it as
+    /// `notes/<id>`). Best effort: a geotag left behind is harmless and the next delete retries.
+    private func forgetPlace(owner: String, id: String) async {
+        do {
+            _ = try await bus.request(RemoveGeotag(owner: owner, subject: "notes/\(id)"), timeout: .seconds(10))
+        } catch {
+            // No geo plugin in this app (no_handler), or it did not answer: nothing to undo.
+        }
     }
 
     /// Moves a note just before or after another. Writes one record — unless the neighbours share a

@@ -53,7 +53,8 @@ export function resolveId(writes, local, real) {
     const path = write.path.split(local).join(real);
     let body = write.body;
     if (body && typeof body === "object" && !(body instanceof Blob)) {
-      body = JSON.parse(JSON.stringify(body).split(JSON.stringify(local)).join(JSON.stringify(real)));
+      // Inside strings too (a geotag's subject `notes/local:…`): a local id is random enough to be unique.
+      body = JSON.parse(JSON.stringify(body).split(local).join(real));
     }
     return { ...write, path, body, id: write.id === local ? real : write.id };
   });

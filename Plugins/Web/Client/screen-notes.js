@@ -5,7 +5,7 @@
 import { ordered } from "./merge.js";
 import { categoryCounts, filterNotes, localDateTime, reminderInstant } from "./notes-filter.js";
 import { localId } from "./outbox.js";
-import { announce, askText, confirmAction, h, imageURL, readableDate, today } from "./ui.js";
+import { announce, askText, confirmAction, h, imageURL, readableDate, today, whereAmI } from "./ui.js";
 import "./drawing-pad.js";
 
 const KIND = "notes.note";
@@ -49,11 +49,13 @@ export class NotesList extends HTMLElement {
     const notes = query && this.found && navigator.onLine
       ? this.found.map((hit) => context.sync.one(KIND, hit.id) ?? hit).filter((note) => !this.category || note.category === this.category)
       : filterNotes(all, query, this.category);
+    const shown = this.near ? notes.filter((note) => this.near?.has(note.id)) : notes;
     const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.focusKey : undefined;
-    const list = h("ol", { class: "notes", "aria-label": query || this.category ? "Notes found" : "Your notes, in your order" },
-      ...notes.map((note, index) => this.item(note, index, notes.length)));
+    const list = h("ol", { class: "notes", "aria-label": query || this.category || this.near ? "Notes found" : "Your notes, in your order" },
+      ...shown.map((note, index) => this.item(note, index, shown.length)));
     const empty = all.length === 0 ? h("p", { class: "empty" }, "No notes yet. Tap “New note” to write your first.")
-      : notes.length === 0 ? h("p", { class: "empty" }, query ? `No note holds “${query}”.` : "No notes in this category.") : null;
+      : shown.length === 0 ? h("p", { class: "empty" }, query ? `No note holds “${query}”.` : this.near ? "No note was written near here."
+        : "No notes in this category.") : null;
     /** @type {HTMLElement} */ (this.results).replaceChildren(...(empty ? [empty] : []), list);
     if (this.chips) this.chips.replaceChildren(...this.categoryChips(all));
     if (focused) /** @type {HTMLElement | null} */ (this.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`))?.focus();
@@ -86,7 +88,35 @@ export class NotesList extends HTMLElement {
       "data-focus-key": `category-${name ?? ""}`, onclick: () => { this.category = name; this.search(this.query ?? ""); } }, label));
     const counts = categoryCounts(all);
     if (this.category && !counts.some((c) => c.name === this.category)) this.category = null;
-    return counts.length === 0 ? [] : [chip(null, "All"), ...counts.map((c) => chip(c.name, `${c.name} (${c.count})`))];
+    const near = has(this.context, "plugin:geo")
+      ? [h("li", {}, h("button", { type: "button", class: this.near ? "chip on" : "chip", "aria-pressed": String(Boolean(this.near)),
+        "data-focus-key": "near", onclick: () => this.nearHere() }, "Written near here"))]
+      : [];
+    return counts.length === 0 && near.length === 0 ? []
+      : [chip(null, "All"), ...counts.map((c) => chip(c.name, `${c.name} (${c.count})`)), ...near];
+  }
+
+  /** Narrows the list to the notes written within 1 km of where the phone is (geo's index). */
+  async nearHere() {
+    if (this.near) {
+      this.near = null;
+      this.render();
+      return;
+    }
+    const context = /** @type {Context} */ (this.context);
+    const here = await whereAmI(60_000);
+    if (!here) {
+      announce("The phone did not say where it is; allow location for this site and try again.");
+      return;
+    }
+    try {
+      const page = await context.api.get(`/api/v1/geo/near?lat=${here.latitude}&lon=${here.longitude}&radiusKm=1&kind=notes&limit=200`);
+      this.near = new Set(page.items.map((/** @type {any} */ hit) => String(hit.geotag.subject).replace(/^notes\//, "")));
+      this.render();
+      announce(`${this.near.size} note${this.near.size === 1 ? "" : "s"} written near here.`);
+    } catch (error) {
+      announce(error instanceof Error ? error.message : String(error));
+    }
   }
 
   /** As the user types: the server's search index when online (titles first, every word, the last
@@ -180,6 +210,14 @@ export class NotesList extends HTMLElement {
     // New notes go first, as the manual's list shows them.
     if (first) await context.sync.write({ method: "POST", path: `${NOTES}/${id}/move`, body: { before: first.id }, kind: KIND, id });
     context.go(`#/notes/${encodeURIComponent(id)}`);
+    // Where it was written (apps with geo), when the device says: queued behind the note's create.
+    if (has(context, "plugin:geo")) {
+      const here = await whereAmI(60_000);
+      if (here) {
+        await context.sync.write({ method: "PUT", path: "/api/v1/geo/tags", kind: KIND, id,
+          body: { subject: `notes/${id}`, latitude: here.latitude, longitude: here.longitude, accuracy: Math.round(here.accuracy) } });
+      }
+    }
   }
 
   /** @param {any} note @param {number} offset */
@@ -314,11 +352,25 @@ export class NoteEditor extends HTMLElement {
       ...field("date", "Date", h("input", { type: "date", value: note.date ?? today() })),
       ...field("text", "Note", h("textarea", { rows: 6 }, note.text ?? "")),
       ...(has(context, "categories") ? this.categoryField(field, note) : []),
+      has(context, "plugin:geo") ? this.placeLine(note) : null,
       photo,
       h("div", { class: "row" }, picker(true), picker(false)),
       has(context, "plugin:reminders") ? this.reminderBlock(note) : null,
       has(context, "plugin:mail") ? h("button", { type: "button", class: "secondary", onclick: () => this.email() }, "Email this note") : null,
       h("button", { type: "button", class: "danger", onclick: () => this.remove_() }, "Delete note")));
+  }
+
+  /** Where the note was written, as a place name (geo's offline gazetteer), when it was geotagged.
+   * @param {any} note */
+  placeLine(note) {
+    const line = h("p", { class: "hint place" });
+    if (note.id.startsWith("local:")) return line;
+    const api = /** @type {Context} */ (this.context).api;
+    api.get(`/api/v1/geo/tags?subject=${encodeURIComponent(`notes/${note.id}`)}`)
+      .then((tag) => api.get(`/api/v1/geo/place?lat=${tag.latitude}&lon=${tag.longitude}`))
+      .then((place) => { line.textContent = `📍 Written near ${place.label}`; })
+      .catch(() => {});
+    return line;
   }
 
   /** A category to type or pick from those in use; blank clears it.
