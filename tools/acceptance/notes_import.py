@@ -93,6 +93,32 @@ def upload(server, token, path):
         return response.status, json.loads(response.read() or b"{}"), response.getheader("Location")
 
 
+def quire_notes(server, data):
+    """`quire-notes import` beside the running server: progress on stderr, the report on stdout."""
+    tool = os.path.join(os.path.dirname(server.binary), "quire-notes")
+    config, env = server.tool()
+    small = os.path.join(data, "small.enex")
+    with open(small, "w") as out:
+        out.write('<?xml version="1.0" encoding="UTF-8"?><en-export>'
+                  "<note><title>From the shell</title><content><![CDATA[<en-note><div>one</div></en-note>]]></content>"
+                  "<created>20250101T100000Z</created></note>"
+                  "<note><title>Second</title><content><![CDATA[<en-note/>]]></content><created>not a date</created></note></en-export>")
+    sign_up(server, "shell")
+    run = subprocess.run([tool, "import", small, "--config", config, "--user", "shell"], env=env, capture_output=True, text=True, timeout=120)
+    check("quire-notes import → exit 0, the count, and the note it could not read", run.returncode == 0
+          and "imported 1 note (0 with a photo) of 2" in run.stdout and "note 2 (Second): its created date" in run.stdout,
+          (run.returncode, run.stdout[-300:], run.stderr[-300:]))
+    token = sign_up(server, "shell")
+    titles = [n["title"] for n in call(server, "GET", "/api/v1/notes", token=token)[1]["items"]]
+    check("…and the server lists the note at once", titles == ["From the shell"], titles)
+    run = subprocess.run([tool, "import", small, "--config", config, "--user", "nobody"], env=env, capture_output=True, text=True, timeout=120)
+    check("quire-notes for an unknown user → exit 3 with a sentence", run.returncode == 3 and "nobody" in run.stderr, (run.returncode, run.stderr))
+    run = subprocess.run([tool, "import", os.path.join(data, "server.log"), "--config", config, "--user", "shell"], env=env,
+                         capture_output=True, text=True, timeout=120)
+    check("quire-notes with a file it cannot tell the format of → exit 64 saying --format", run.returncode == 64 and "--format" in run.stderr,
+          (run.returncode, run.stderr))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(napkin_notes.ROOT, ".build", "debug", "quire"))
@@ -142,6 +168,7 @@ def main():
                   f"({args.notes / seconds:.0f} notes/s, {size / 1e6 / seconds:.1f} MB/s); "
                   f"server peak RSS {peak:.0f} MB (before the import {baseline:.0f} MB)")
             check(f"the server's peak memory stays under {args.max_rss_mb:.0f} MB ({peak:.0f} MB)", peak < args.max_rss_mb)
+            quire_notes(server, data)
         except Exception as error:  # a crash of the harness is a failed check, with its reason
             check("notes import acceptance run", False, repr(error))
         finally:

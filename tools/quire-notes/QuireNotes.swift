@@ -74,7 +74,7 @@ struct ImportCommand: AsyncParsableCommand {
         if job.problemCount > job.problems.count { print("… and \(job.problemCount - job.problems.count) more") }
         switch job.state {
         case .succeeded:
-            print("imported \(job.imported) notes (\(job.photos) with a photo) of \(job.notesRead) in \(String(format: "%.1f", seconds)) s"
+            print("imported \(job.imported) note\(job.imported == 1 ? "" : "s") (\(job.photos) with a photo) of \(job.notesRead) in \(String(format: "%.1f", seconds)) s"
                   + (job.skipped > 0 ? "; \(job.skipped) in Keep's trash left out" : ""))
         case .failed, .running:
             fail(job.failure ?? "The import did not finish.")
