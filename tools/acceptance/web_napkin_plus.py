@@ -93,8 +93,15 @@ def walk(browser, server, data, inbox):
     check("Set reminder: the server keeps one pending reminder at the time picked",
           len(reminders) == 1 and reminders[0]["state"] == "pending" and reminders[0]["at"].startswith(expected)
           and reminders[0]["subject"] == f"notes/{notes['Groceries']['id']}", (reminders, expected))
+    page.wait_for_selector("fieldset.reminder >> text=Move reminder", timeout=10_000)
+    check("…and the block then offers to move or clear it", page.is_visible("fieldset.reminder >> text=Clear"))
     accessible(page, "the editor with category and reminder")
     shot(page, "editor")
+    page.click("fieldset.reminder >> text=Clear")
+    page.wait_for_selector("fieldset.reminder >> text=Set reminder", timeout=10_000)
+    pending = [r for r in call(server, "GET", "/api/v1/reminders?state=pending", token=token)[1]["items"]]
+    check("Clear cancels it on the server", pending == [] and page.text_content("#note-reminder-status") == "No reminder.",
+          (pending, page.text_content("#note-reminder-status")))
     page.click("text=Email this note")
     page.fill("#email-to", "friend@example.org")
     page.click("dialog >> text=Send")

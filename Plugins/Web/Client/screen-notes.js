@@ -18,6 +18,11 @@ function has(context, feature) {
   return Boolean(context?.features?.has(feature));
 }
 
+/** An instant as a person reads it: "Nov 26, 2026, 9:30 AM" in the device's language. @param {string} instant */
+function when(instant) {
+  return new Date(instant).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
 export class NotesList extends HTMLElement {
   /** @param {Context} context */
   attach(context) {
@@ -392,7 +397,7 @@ export class NoteEditor extends HTMLElement {
     const input = /** @type {HTMLInputElement} */ (h("input", { id: "note-reminder", type: "datetime-local",
       value: current ? localDateTime(current.at) : "", "aria-describedby": "note-reminder-status" }));
     const status = h("p", { id: "note-reminder-status", class: "hint" },
-      current ? `You will be reminded ${new Date(current.at).toLocaleString()}.` : "No reminder.");
+      current ? `You will be reminded ${when(current.at)}.` : "No reminder.");
     const send = async (/** @type {boolean} */ clear) => {
       const at = clear ? null : reminderInstant(input.value, Date.now());
       if (!clear && !at) {
@@ -407,20 +412,27 @@ export class NoteEditor extends HTMLElement {
           status.textContent = "No reminder.";
         } else {
           await context.api.request("PUT", "/api/v1/reminders", { body: { subject, at, title: note.title || "Title" } });
-          status.textContent = `You will be reminded ${new Date(/** @type {string} */ (at)).toLocaleString()}.`;
+          status.textContent = `You will be reminded ${when(/** @type {string} */ (at))}.`;
           if ("Notification" in window && Notification.permission === "default") Notification.requestPermission().catch(() => {});
         }
-        announce(status.textContent ?? "");
-        context.sync.pull();
+        const said = status.textContent ?? "";
+        announce(said);
+        // The feed brings the reminder as it is now; the block then offers to move or clear it.
+        await context.sync.pull();
+        const fresh = this.reminderBlock(note);
+        block.replaceWith(fresh);
+        const line = fresh.querySelector(".hint");
+        if (line) line.textContent = said;
       } catch (error) {
         status.textContent = error instanceof Error ? error.message : String(error);
       }
     };
-    return h("fieldset", { class: "reminder" }, h("legend", {}, "Remind me"),
+    const block = h("fieldset", { class: "reminder" }, h("legend", {}, "Remind me"),
       h("label", { for: "note-reminder", class: "visually-hidden" }, "Reminder time"), input, status,
       h("div", { class: "row" },
         h("button", { type: "button", onclick: () => send(false) }, current ? "Move reminder" : "Set reminder"),
         current ? h("button", { type: "button", class: "secondary", onclick: () => send(true) }, "Clear") : null));
+    return block;
   }
 
   /** Sends the note (text and photo) to an address, through the app's mail server. */
