@@ -2,6 +2,8 @@ import ArgumentParser
 import Bus
 import BusNATS
 import Foundation
+import NIOCore
+import NIOPosix
 
 /// `quire-bench bus-nats`: request/reply through NATSBus between two connections (a responder and
 /// a caller, as two nodes), one at a time and with many in flight. `tools/bench.d/nats_bus.py`
@@ -13,8 +15,14 @@ struct NATSBusBench: AsyncParsableCommand {
     @Option(help: "The NATS server, e.g. nats://token@127.0.0.1:4222.") var url: String
     @Option(help: "Requests to measure in each mode (after a warm-up of a tenth as many).") var count = 20_000
     @Option(help: "Requests in flight in the concurrent mode.") var inFlight = 64
+    @Flag(help: "Run Swift's tasks on NIO's event loops (the global executor taken over).") var nioExecutor = false
 
     func run() async throws {
+        if nioExecutor {
+            guard NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() else {
+                throw ValidationError("NIO could not take over the global executor")
+            }
+        }
         let options = try NATSOptions(url: url)
         let responderConnection = NATSConnection(options: options), callerConnection = NATSConnection(options: options)
         try await responderConnection.connect()
