@@ -69,7 +69,8 @@ public struct XMLPullParser<Source: ByteChunks> {
     public private(set) var bytesRead: Int64 = 0
     public private(set) var line = 1
     var open: [String] = []
-    var pending: [Event] = []
+    /// The end of an element written `<name/>`, due after its start.
+    var pendingEnd: String?
     var sawRoot = false
     var inCDATA = false
 
@@ -77,7 +78,10 @@ public struct XMLPullParser<Source: ByteChunks> {
 
     /// The next event, or nil at the end of a well-formed document.
     public mutating func next() throws(XMLSyntaxError) -> Event? {
-        if !pending.isEmpty { return pending.removeFirst() }
+        if let name = pendingEnd {
+            pendingEnd = nil
+            return .end(name: name)
+        }
         while true {
             if inCDATA {
                 if let piece = try cdata() { return piece }
@@ -206,7 +210,7 @@ public struct XMLPullParser<Source: ByteChunks> {
                 advance()
                 guard try take() == UInt8(ascii: ">") else { throw fail("<\(name) … / is not closed by >") }
                 sawRoot = true
-                pending.append(.end(name: name))
+                pendingEnd = name
                 return .start(name: name, attributes: attributes)
             }
             if byte == UInt8(ascii: ">") {
