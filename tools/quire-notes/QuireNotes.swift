@@ -42,29 +42,19 @@ struct ImportCommand: AsyncParsableCommand {
         let started = Date()
         let job = try await AppSession(tool: "quire-notes", config: config).run(as: user) { bus, owner in
             let file = try await BlobParts.put(file: URL(fileURLWithPath: path), in: BusBlobStore(bus: bus, timeout: .seconds(60)))
-            var job = try await bus.request(StartNoteImport(owner: owner, format: format, file: file), timeout: .seconds(60))
-            let interactive = isatty(STDERR_FILENO) != 0
-            var lastLine = Date.distantPast
-            while job.state == .running {
-                try await Task.sleep(for: .milliseconds(200))
-                job = try await bus.request(GetNoteImportJob(owner: owner, id: job.id), timeout: .seconds(30))
-                if interactive || Date().timeIntervalSince(lastLine) >= 2 {
-                    progress(job, started: started, interactive: interactive)
-                    lastLine = Date()
-                }
-            }
-            if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
-            return job
+            let job = try await bus.request(StartNoteImport(owner: owner, format: format, file: file), timeout: .seconds(60))
+            return try await followJob(job, running: { $0.state == .running },
+                                       next: { try await bus.request(GetNoteImportJob(owner: owner, id: $0.id), timeout: .seconds(30)) },
+                                       line: { progress($0, started: started) })
         }
         report(job, seconds: Date().timeIntervalSince(started))
     }
 
-    func progress(_ job: NoteImportJob, started: Date, interactive: Bool) {
+    func progress(_ job: NoteImportJob, started: Date) -> String {
         let elapsed = Date().timeIntervalSince(started)
         var line = "importing: \(job.notesRead) notes read"
         if let total = job.progressTotal, total > 0 { line += " (\(min(100, job.progressDone * 100 / total))%)" }
-        line += ", \(job.imported) imported, \(job.problemCount) with problems, \(Int(elapsed > 0 ? Double(job.notesRead) / elapsed : 0)) notes/s"
-        FileHandle.standardError.write(Data(((interactive ? "\r" : "") + line + (interactive ? "" : "\n")).utf8))
+        return line + ", \(job.imported) imported, \(job.problemCount) with problems, \(Int(elapsed > 0 ? Double(job.notesRead) / elapsed : 0)) notes/s"
     }
 
     func report(_ job: NoteImportJob, seconds: Double) {

@@ -51,25 +51,16 @@ struct ImportCommand: AsyncParsableCommand {
         let started = Date()
         let job = try await user.run { bus, owner in
             let file = try await BlobParts.put(file: URL(fileURLWithPath: path), in: BusBlobStore(bus: bus, timeout: .seconds(60)))
-            var job = try await bus.request(StartImport(owner: owner, format: format, file: file, collection: collection),
+            let job = try await bus.request(StartImport(owner: owner, format: format, file: file, collection: collection),
                                             timeout: .seconds(60))
-            let interactive = isatty(STDERR_FILENO) != 0
-            var lastLine = Date.distantPast
-            while job.state == .running {
-                try await Task.sleep(for: .milliseconds(200))
-                job = try await bus.request(GetImportJob(owner: owner, id: job.id), timeout: .seconds(30))
-                if interactive || Date().timeIntervalSince(lastLine) >= 2 {
-                    progress(job, started: started, interactive: interactive)
-                    lastLine = Date()
-                }
-            }
-            if interactive { FileHandle.standardError.write(Data("\n".utf8)) }
-            return job
+            return try await followJob(job, running: { $0.state == .running },
+                                       next: { try await bus.request(GetImportJob(owner: owner, id: $0.id), timeout: .seconds(30)) },
+                                       line: { progress($0, started: started) })
         }
         report(job, seconds: Date().timeIntervalSince(started))
     }
 
-    func progress(_ job: ImportJob, started: Date, interactive: Bool) {
+    func progress(_ job: ImportJob, started: Date) -> String {
         let elapsed = Date().timeIntervalSince(started)
         let rate = elapsed > 0 ? Double(job.rowsRead) / elapsed : 0
         var line = "importing: \(job.rowsRead)"
@@ -78,8 +69,7 @@ struct ImportCommand: AsyncParsableCommand {
         } else {
             line += " rows"
         }
-        line += ", \(job.imported) imported, \(job.errorCount) with errors, \(Int(rate)) rows/s"
-        FileHandle.standardError.write(Data(((interactive ? "\r" : "") + line + (interactive ? "" : "\n")).utf8))
+        return line + ", \(job.imported) imported, \(job.errorCount) with errors, \(Int(rate)) rows/s"
     }
 
     func report(_ job: ImportJob, seconds: Double) {
