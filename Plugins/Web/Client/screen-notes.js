@@ -178,7 +178,7 @@ export class NotesList extends HTMLElement {
       const summary = `Imported ${job.imported} note${job.imported === 1 ? "" : "s"} from ${file.name}`
         + (job.skipped ? `; ${job.skipped} from Keep's trash left out` : "") + ".";
       const problems = job.problemCount ? h("details", {}, h("summary", {}, `${job.problemCount} note${job.problemCount === 1 ? "" : "s"} with a problem`),
-        h("ul", {}, ...job.problems.map((/** @type {any} */ p) => h("li", {}, `Note ${p.note}${p.title ? ` (“${p.title}”)` : ""}: ${p.message}`)))) : null;
+        h("ul", {}, ...job.problems.map((/** @type {any} */ p) => h("li", {}, `Note ${p.note}${p.title ? ` (“${p.title}”)` : ""}: ${p.imported ? "" : "not imported — "}${p.message}`)))) : null;
       progress.replaceChildren(h("div", { class: "card" }, h("p", {}, summary), problems,
         h("button", { type: "button", class: "secondary", onclick: () => progress.replaceChildren() }, "OK")));
       announce(summary);
