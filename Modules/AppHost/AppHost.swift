@@ -384,7 +384,9 @@ struct RequestTraceMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: QuireContext,
                 next: (Request, QuireContext) async throws -> Response) async throws -> Response {
         let id = context.id
-        var response = try await RequestTrace.$id.withValue(id) { try await next(request, context) }
+        var response = try await RequestTrace.$arrival.withValue(.now) {
+            try await RequestTrace.$id.withValue(id) { try await next(request, context) }
+        }
         if let name = Self.header { response.headers[name] = id }
         return response
     }

@@ -59,8 +59,9 @@ public final class MetricsExport: Sendable {
 }
 
 /// A bus that counts and times what goes through it, then passes everything on unchanged.
-public final class MeteredBus: MessageBus {
+public final class MeteredBus: ForwardingBus {
     public let inner: any MessageBus
+    public var forwardee: any MessageBus { inner }
     let export: MetricsExport
     private let requestMetrics = Mutex<[String: (ok: Metrics.Counter, timer: Metrics.Timer)]>([:])
     /// Failed requests' counters, by message and error code.
@@ -82,11 +83,6 @@ public final class MeteredBus: MessageBus {
         let subscription = inner.subscribe(to: type, buffering: policy)
         export.watch(subscription.dropCounter, event: Event.name)
         return subscription
-    }
-
-    @discardableResult
-    public func handle<Request: BusRequest>(_ type: Request.Type, _ handler: @escaping RequestHandler<Request>) throws(BusError) -> HandlerRegistration {
-        try inner.handle(type, handler)
     }
 
     public func request<Request: BusRequest>(_ request: Request, deadline: ContinuousClock.Instant) async throws(BusError) -> Request.Reply {

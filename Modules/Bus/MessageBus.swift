@@ -18,6 +18,29 @@ public protocol MessageBus: Sendable {
         to type: Event.Type, buffering policy: OverflowPolicy
     ) -> EventSubscription<Event>
 
+    /// Calls `observer` with each event of one type as it arrives, in publish order, on the
+    /// transport's own thread: it must be quick and must never wait (a cache forgetting a key).
+    /// Nothing is buffered, so nothing is dropped, and what the observer did is done by the time a
+    /// ``catchUp(since:)`` begun afterwards returns. Cancelling the registration stops it.
+    @discardableResult
+    func observe<Event: BusEvent>(_ type: Event.Type, _ observer: @escaping @Sendable (Event) -> Void) -> HandlerRegistration
+
+    /// Returns once every event this process published before the call has reached the transport
+    /// (for NATS: its server has read them), so that any process's ``catchUp(since:)`` begun later
+    /// is handed them. A writer calls it before acknowledging a write whose event keeps other
+    /// nodes' caches coherent. In one process it returns at once.
+    /// - Throws: ``BusError/Code/unavailable`` when the transport cannot be reached (the events wait
+    ///   to go out on reconnect).
+    func settle() async throws(BusError)
+
+    /// Returns once this process has been handed every event that another process settled
+    /// (``settle()``) before `instant`: subscriptions hold them and observers have run. A reader calls
+    /// it before trusting what events keep coherent (a cached page) for a request that arrived at
+    /// `instant`. Calls for the same moment share one round trip. In one process it returns at once.
+    /// - Throws: ``BusError/Code/unavailable`` when the transport cannot be reached: then events
+    ///   may be missing, and the caller reads the source of truth instead.
+    func catchUp(since instant: ContinuousClock.Instant) async throws(BusError)
+
     /// Registers the one handler for a request type.
     /// - Throws: ``BusError/Code/duplicateHandler`` when the name already has a handler.
     @discardableResult
@@ -99,6 +122,12 @@ extension MessageBus {
         _ request: Request, timeout: Duration = .seconds(5)
     ) async throws(BusError) -> Request.Reply {
         try await self.request(request, deadline: .now + timeout)
+    }
+
+    /// ``catchUp(since:)`` for the client request being served: every event settled before it
+    /// arrived (``RequestTrace/arrival``), or before now outside a client request.
+    public func catchUp() async throws(BusError) {
+        try await catchUp(since: RequestTrace.arrival ?? .now)
     }
 
     /// Subscribes with the ``OverflowPolicy/default`` policy.

@@ -4,6 +4,10 @@
 public enum RequestTrace {
     /// Set by the host around each HTTP request and by a networked bus around each handler it runs.
     @TaskLocal public static var id: String?
+    /// When this process received the client request (set by the host with ``id``): what had been
+    /// acknowledged anywhere before it must be seen (``MessageBus/catchUp()``). Never sent to
+    /// another process: two machines' clocks are not compared.
+    @TaskLocal public static var arrival: ContinuousClock.Instant?
 }
 
 /// This process among the nodes of a cluster: events that keep nodes coherent name the node that

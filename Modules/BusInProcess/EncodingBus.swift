@@ -5,11 +5,12 @@ public import Logging
 /// An in-process bus that sends every message, reply and error through JSON, as a network
 /// transport would: a message that cannot cross a network (a value that does not survive encoding,
 /// a payload over NATS' 1 MB) fails here, in one process, in every test that uses it.
-public final class EncodingBus: MessageBus {
+public final class EncodingBus: ForwardingBus {
     /// NATS' default `max_payload`.
     public static let defaultLimit = 1024 * 1024
 
     private let inner: InProcessBus
+    public var forwardee: any MessageBus { inner }
     private let limit: Int
     private let logger: Logger
     private let sameProcess: Set<MessageName>
@@ -49,10 +50,6 @@ public final class EncodingBus: MessageBus {
         } catch {
             logger.error("bus: an event was not published", metadata: ["event": "\(Event.name)", "reason": "\(error.message)"])
         }
-    }
-
-    public func subscribe<Event: BusEvent>(to type: Event.Type, buffering policy: OverflowPolicy) -> EventSubscription<Event> {
-        inner.subscribe(to: type, buffering: policy)
     }
 
     @discardableResult

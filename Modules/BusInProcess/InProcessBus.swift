@@ -63,20 +63,42 @@ public final class InProcessBus: MessageBus {
                 }
             }
         }
-        let id = state.withLock { state in
+        let id = add(subscriber, key: key)
+        continuation.onTermination = { [weak self] _ in self?.remove(id, key: key) }
+        return EventSubscription(stream: stream, drops: drops)
+    }
+
+    @discardableResult
+    public func observe<Event: BusEvent>(_ type: Event.Type, _ observer: @escaping @Sendable (Event) -> Void) -> HandlerRegistration {
+        let key = ObjectIdentifier(Event.self)
+        let subscriber = Subscriber { event in
+            if let event = event as? Event { observer(event) }
+        }
+        let id = add(subscriber, key: key)
+        return HandlerRegistration { [weak self] in self?.remove(id, key: key) }
+    }
+
+    private func add(_ subscriber: Subscriber, key: ObjectIdentifier) -> UInt64 {
+        state.withLock { state in
             let id = state.nextSubscriberID
             state.nextSubscriberID += 1
             state.subscribers[key, default: [:]][id] = subscriber
             return id
         }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { state in
-                state.subscribers[key]?[id] = nil
-                if state.subscribers[key]?.isEmpty == true { state.subscribers[key] = nil }
-            }
-        }
-        return EventSubscription(stream: stream, drops: drops)
     }
+
+    private func remove(_ id: UInt64, key: ObjectIdentifier) {
+        state.withLock { state in
+            state.subscribers[key]?[id] = nil
+            if state.subscribers[key]?.isEmpty == true { state.subscribers[key] = nil }
+        }
+    }
+
+    /// Every event was handed over when `publish` returned: nothing to wait for.
+    public func settle() async throws(BusError) {}
+
+    /// One process: every event published was handed over already.
+    public func catchUp(since instant: ContinuousClock.Instant) async throws(BusError) {}
 
     /// How many live subscriptions an event type has; for tests and diagnostics.
     public func subscriberCount<Event: BusEvent>(for type: Event.Type) -> Int {

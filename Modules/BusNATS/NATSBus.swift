@@ -37,6 +37,9 @@ public final class NATSBus: MessageBus {
     private let local: InProcessBus
     /// Cancels a handler still running when its caller's deadline passes (the caller has given up).
     private let watchdog = DeadlineWatchdog()
+    /// Observers of ``BusConnectivity``, told at once on the connection's thread (subscribers hear
+    /// it through the in-process bus, a moment later).
+    private let connectivityObservers = ConnectivityObservers()
 
     public init(connection: NATSConnection, subjectPrefix: String = "quire", localFirst: Bool = true,
                 logger: Logger = Logger(label: "quire.bus.nats")) {
@@ -48,7 +51,11 @@ public final class NATSBus: MessageBus {
         self.local = local
         // In the order it happened: one task passes the changes on.
         let (changes, continuation) = AsyncStream.makeStream(of: Bool.self)
-        connection.onConnectivityChange { connected in continuation.yield(connected) }
+        let observers = connectivityObservers
+        connection.onConnectivityChange { connected in
+            observers.tell(connected)
+            continuation.yield(connected)
+        }
         Task {
             for await connected in changes { await local.publish(BusConnectivity(connected: connected)) }
         }
@@ -94,6 +101,48 @@ public final class NATSBus: MessageBus {
         continuation.onTermination = { [connection] _ in connection.unsubscribe(sid) }
         return EventSubscription(stream: stream, drops: drops)
     }
+
+    @discardableResult
+    public func observe<Event: BusEvent>(_ type: Event.Type, _ observer: @escaping @Sendable (Event) -> Void) -> HandlerRegistration {
+        if Event.name == BusConnectivity.name {
+            let id = connectivityObservers.add { connected in
+                if let event = BusConnectivity(connected: connected) as? Event { observer(event) }
+            }
+            return HandlerRegistration { [connectivityObservers] in connectivityObservers.remove(id) }
+        }
+        let logger = self.logger
+        let sid = connection.subscribe(subject: eventSubject(Event.name)) { message in
+            do {
+                observer(try JSONDecoder().decode(Event.self, from: Data(message.payload.readableBytesView)))
+            } catch {
+                logger.error("bus: an event could not be read; it was dropped", metadata: ["event": "\(Event.name)", "reason": "\(error)"])
+            }
+        }
+        return HandlerRegistration { [connection] in connection.unsubscribe(sid) }
+    }
+
+    /// A PING after this process's publications, answered: NATS has read them and queued them to
+    /// every subscriber, ahead of anything it answers another connection later.
+    public func settle() async throws(BusError) {
+        do {
+            try await connection.flush()
+        } catch {
+            throw Self.unreachable
+        }
+    }
+
+    /// A PING written after `instant`, answered: what NATS had for this process came before its
+    /// PONG, on the same connection, and was delivered as it came.
+    public func catchUp(since instant: ContinuousClock.Instant) async throws(BusError) {
+        do {
+            try await connection.flush(writtenAfter: instant)
+        } catch {
+            throw Self.unreachable
+        }
+    }
+
+    private static let unreachable = BusError(.unavailable, "The message bus (NATS) cannot be reached right now; try again shortly.",
+                                              details: ["retryAfter": "2"])
 
     // MARK: Requests
 
@@ -273,6 +322,27 @@ public final class NATSBus: MessageBus {
         } catch {
             throw BusError(.internal, "'\(name)' cannot be encoded to cross the bus: \(error)", details: ["message": name.rawValue])
         }
+    }
+}
+
+/// Who observes ``BusConnectivity`` on a NATS bus: told on the connection's thread, in order.
+final class ConnectivityObservers: Sendable {
+    private let observers = Mutex<(next: UInt64, all: [UInt64: @Sendable (Bool) -> Void])>((0, [:]))
+
+    func add(_ observer: @escaping @Sendable (Bool) -> Void) -> UInt64 {
+        observers.withLock { observers in
+            observers.next += 1
+            observers.all[observers.next] = observer
+            return observers.next
+        }
+    }
+
+    func remove(_ id: UInt64) {
+        observers.withLock { _ = $0.all.removeValue(forKey: id) }
+    }
+
+    func tell(_ connected: Bool) {
+        for observer in observers.withLock({ Array($0.all.values) }) { observer(connected) }
     }
 }
 

@@ -36,7 +36,10 @@ public final class NATSConnection: Sendable {
         var buffered = ByteBuffer()
         var servers: [NATSOptions.Server]
         var maxPayload = 1024 * 1024
-        var pongs: [CheckedContinuation<Void, any Error>] = []
+        /// PINGs sent by ``flush()`` and ``flush(writtenAfter:)``, oldest first: the server answers in order.
+        var pings: [PendingPing] = []
+        /// When the newest answered PING was handed to the channel.
+        var answeredHandedAt: ContinuousClock.Instant?
         var replies: [String: PendingReply] = [:]
         /// Bytes for the current channel not yet handed to it, and whether a flush is on its way:
         /// writes made while one is pending go out with it, in one syscall.
@@ -47,6 +50,13 @@ public final class NATSConnection: Sendable {
         var reconnecting = false
         /// Told when the connection is lost and when it is back (not at the first connect).
         var onConnectivity: (@Sendable (Bool) -> Void)?
+    }
+
+    /// A PING on its way and whoever waits for its PONG.
+    struct PendingPing {
+        /// When its bytes were handed to the channel; nil while they wait in ``State/outgoing``.
+        var handedAt: ContinuousClock.Instant?
+        var waiters: [CheckedContinuation<Void, any Error>]
     }
 
     struct PendingReply {
@@ -94,9 +104,9 @@ public final class NATSConnection: Sendable {
     public func close() async {
         let (channel, pongs, replies) = state.withLock { state -> ((any Channel)?, [CheckedContinuation<Void, any Error>], [PendingReply]) in
             state.status = .closed
-            let result = (state.channel, state.pongs, Array(state.replies.values))
+            let result = (state.channel, state.pings.flatMap(\.waiters), Array(state.replies.values))
             state.channel = nil
-            state.pongs = []
+            state.pings = []
             state.replies = [:]
             state.outgoing.clear()
             return result
@@ -151,6 +161,13 @@ public final class NATSConnection: Sendable {
             let bytes = self.state.withLock { state -> ByteBuffer? in
                 state.flushScheduled = false
                 guard state.channel === channel, state.outgoing.readableBytes > 0 else { return nil }
+                if state.pings.last?.handedAt == nil {
+                    let now = ContinuousClock.now
+                    for index in state.pings.indices.reversed() {
+                        guard state.pings[index].handedAt == nil else { break }
+                        state.pings[index].handedAt = now
+                    }
+                }
                 let bytes = state.outgoing
                 state.outgoing = channel.allocator.buffer(capacity: 4096)
                 return bytes
@@ -191,18 +208,37 @@ public final class NATSConnection: Sendable {
         send(buffer)
     }
 
-    /// Waits until the server has read everything sent before (a PING answered by its PONG).
+    /// Waits until the server has read everything sent before (a PING answered by its PONG): what
+    /// this connection published, the server has passed on to its subscribers.
     public func flush() async throws(NATSError) {
+        try await waitForPong { _ in false }
+    }
+
+    /// Waits for the PONG to a PING the server read after `instant`: every message the server had
+    /// for this connection by then has been delivered (its subscription's `deliver` has run). Calls
+    /// share a PING still queued or one sent after their instant, so many callers cost one round trip.
+    public func flush(writtenAfter instant: ContinuousClock.Instant) async throws(NATSError) {
+        if state.withLock({ state in state.answeredHandedAt.map { $0 > instant } ?? false }) { return }
+        try await waitForPong { ping in ping.handedAt.map { $0 > instant } ?? true }
+    }
+
+    /// Joins the first PING on its way that `joins` accepts, or sends a new one; waits for its PONG.
+    private func waitForPong(joining joins: (PendingPing) -> Bool) async throws(NATSError) {
+        let disconnected = NATSError(kind: .disconnected, message: "NATS cannot be reached right now.")
         do {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 var ping = ByteBuffer(string: "PING\r\n")
                 let (queued, channel) = state.withLock { state -> (Bool, (any Channel)?) in
                     guard state.status == .connected, state.channel != nil else { return (false, nil) }
-                    state.pongs.append(continuation)
+                    if let index = state.pings.firstIndex(where: joins) {
+                        state.pings[index].waiters.append(continuation)
+                        return (true, nil)
+                    }
+                    state.pings.append(PendingPing(handedAt: nil, waiters: [continuation]))
                     return (true, enqueue(&ping, into: &state))
                 }
                 guard queued else {
-                    continuation.resume(throwing: NATSError(kind: .disconnected, message: "NATS cannot be reached right now."))
+                    continuation.resume(throwing: disconnected)
                     return
                 }
                 if let channel { scheduleFlush(channel) }
@@ -210,7 +246,7 @@ public final class NATSConnection: Sendable {
         } catch let error as NATSError {
             throw error
         } catch {
-            throw NATSError(kind: .disconnected, message: "NATS cannot be reached right now.")
+            throw disconnected
         }
     }
 
@@ -481,8 +517,13 @@ public final class NATSConnection: Sendable {
             buffer.writeString("PONG\r\n")
             channel.writeAndFlush(buffer, promise: nil)
         case .pong:
-            let waiter = state.withLock { $0.pongs.isEmpty ? nil : $0.pongs.removeFirst() }
-            waiter?.resume()
+            let answered = state.withLock { state -> PendingPing? in
+                guard !state.pings.isEmpty else { return nil }
+                let ping = state.pings.removeFirst()
+                state.answeredHandedAt = ping.handedAt
+                return ping
+            }
+            answered?.waiters.forEach { $0.resume() }
         case .info(let json):
             if let info = try? JSONDecoder().decode(ServerInfo.self, from: Data(json.readableBytesView)) {
                 state.withLock { state in
@@ -502,8 +543,9 @@ public final class NATSConnection: Sendable {
             guard state.channel === channel else { return (false, [], []) }
             state.channel = nil
             if state.status != .closed { state.status = .disconnected }
-            let result = (true, state.pongs, Array(state.replies.values))
-            state.pongs = []
+            let result = (true, state.pings.flatMap(\.waiters), Array(state.replies.values))
+            state.pings = []
+            state.answeredHandedAt = nil
             state.replies = [:]
             // What was queued for the lost channel is lost with it, as NATS promises at most once.
             state.outgoing.clear()

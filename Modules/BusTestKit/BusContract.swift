@@ -34,6 +34,11 @@ public struct BusContractFailure: Error, CustomStringConvertible {
     public init(description: String) { self.description = description }
 }
 
+/// The number of the last tick an observer saw, read from other tasks.
+private final class LatestTick: Sendable {
+    let number = Atomic<Int>(-1)
+}
+
 private func expect(_ condition: Bool, _ message: @autoclosure () -> String, line: Int = #line) throws {
     if !condition { throw BusContractFailure(description: "line \(line): \(message())") }
 }
@@ -232,6 +237,51 @@ public enum BusContract {
                     if received.count == 300 { break }
                 }
                 try expect(received == Array(0..<300), "received \(received.prefix(10))… (\(received.count))")
+            }
+        },
+        BusContractCase("an observer sees every event in publish order, and none once its registration is cancelled") { bus in
+            let seen = Mutex<[Int]>([])
+            let registration = bus.responder.observe(ContractTick.self) { tick in seen.withLock { $0.append(tick.number) } }
+            try await bus.settle()
+            for number in 0..<200 { await bus.caller.publish(ContractTick(number: number, text: "tick")) }
+            try await bus.caller.settle()
+            try await bus.responder.catchUp(since: .now)
+            try expect(seen.withLock { $0 } == Array(0..<200), "observed \(seen.withLock { $0 }.prefix(10))… (\(seen.withLock { $0.count }))")
+            registration.cancel()
+            try await bus.settle()
+            await bus.caller.publish(ContractTick(number: 200, text: "tick"))
+            try await bus.caller.settle()
+            try await bus.responder.catchUp(since: .now)
+            try expect(seen.withLock { $0.count } == 200, "an event reached a cancelled observer")
+        },
+        BusContractCase("an event settled by one end has been observed by the other once it catches up: no waiting, no sleeping") { bus in
+            let latest = LatestTick()
+            let registration = bus.responder.observe(ContractTick.self) { tick in latest.number.store(tick.number, ordering: .sequentiallyConsistent) }
+            defer { registration.cancel() }
+            try await bus.settle()
+            // What a cluster does: node A writes and settles its event before answering; the client's
+            // next request reaches node B, which catches up with that request's arrival before
+            // trusting its cache. Each round must see its own event, at once.
+            for round in 0..<200 {
+                await bus.caller.publish(ContractTick(number: round, text: "write"))
+                try await bus.caller.settle()
+                let arrival = ContinuousClock.now
+                try await bus.responder.catchUp(since: arrival)
+                let seen = latest.number.load(ordering: .sequentiallyConsistent)
+                try expect(seen == round, "round \(round): the other end had seen \(seen)")
+            }
+            // Many requests arriving together share the round trip and all see the write.
+            await bus.caller.publish(ContractTick(number: 1000, text: "write"))
+            try await bus.caller.settle()
+            let arrival = ContinuousClock.now
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<64 {
+                    group.addTask {
+                        try await bus.responder.catchUp(since: arrival)
+                        return latest.number.load(ordering: .sequentiallyConsistent)
+                    }
+                }
+                for try await seen in group { try expect(seen == 1000, "a concurrent catch-up saw \(seen)") }
             }
         },
     ]

@@ -8,7 +8,7 @@ import Synchronization
 /// ...
 /// #expect(bus.publishedEvents(of: NoteCreated.self).count == 1)
 /// ```
-public final class RecordingBus: MessageBus {
+public final class RecordingBus: ForwardingBus {
     /// One recorded interaction.
     public enum Entry: Sendable {
         case published(name: MessageName, event: any BusEvent)
@@ -16,6 +16,7 @@ public final class RecordingBus: MessageBus {
     }
 
     private let inner: any MessageBus
+    public var forwardee: any MessageBus { inner }
     private let log = Mutex<[Entry]>([])
 
     public init(wrapping inner: any MessageBus) {
@@ -47,19 +48,6 @@ public final class RecordingBus: MessageBus {
     public func publish<Event: BusEvent>(_ event: Event) async {
         log.withLock { $0.append(.published(name: Event.name, event: event)) }
         await inner.publish(event)
-    }
-
-    public func subscribe<Event: BusEvent>(
-        to type: Event.Type, buffering policy: OverflowPolicy
-    ) -> EventSubscription<Event> {
-        inner.subscribe(to: type, buffering: policy)
-    }
-
-    @discardableResult
-    public func handle<Request: BusRequest>(
-        _ type: Request.Type, _ handler: @escaping RequestHandler<Request>
-    ) throws(BusError) -> HandlerRegistration {
-        try inner.handle(type, handler)
     }
 
     public func request<Request: BusRequest>(

@@ -8,8 +8,9 @@ import Synchronization
 /// ``unexpectedRequests``, reported to `onUnexpected` (pass `{ Issue.record($0) }` from a test) and
 /// fails at the caller with ``BusError/Code/noHandler`` naming the message — never a silent default.
 /// Events are delivered in-process, so subscribers under test work as usual.
-public final class StubBus: MessageBus {
+public final class StubBus: ForwardingBus {
     private let inner: InProcessBus
+    public var forwardee: any MessageBus { inner }
     private let unexpected = Mutex<[MessageName]>([])
     private let onUnexpected: @Sendable (String) -> Void
 
@@ -27,23 +28,6 @@ public final class StubBus: MessageBus {
         _ type: Request.Type, _ reply: @escaping @Sendable (Request) async throws -> Request.Reply
     ) throws(BusError) {
         try inner.handle(type) { request, _ in try await reply(request) }
-    }
-
-    public func publish<Event: BusEvent>(_ event: Event) async {
-        await inner.publish(event)
-    }
-
-    public func subscribe<Event: BusEvent>(
-        to type: Event.Type, buffering policy: OverflowPolicy
-    ) -> EventSubscription<Event> {
-        inner.subscribe(to: type, buffering: policy)
-    }
-
-    @discardableResult
-    public func handle<Request: BusRequest>(
-        _ type: Request.Type, _ handler: @escaping RequestHandler<Request>
-    ) throws(BusError) -> HandlerRegistration {
-        try inner.handle(type, handler)
     }
 
     public func request<Request: BusRequest>(

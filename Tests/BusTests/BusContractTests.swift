@@ -241,6 +241,8 @@ struct NATSBusTests {
         try responder.handle(ContractPing.self) { ping, _ in ContractPong(value: ping.value) }
         let ticks = responder.subscribe(to: ContractTick.self)
         let connectivity = responder.subscribe(to: BusConnectivity.self)
+        let observed = Mutex<[Bool]>([])
+        let observation = responder.observe(BusConnectivity.self) { change in observed.withLock { $0.append(change.connected) } }
         try await responder.connection.flush()
         #expect(try await caller.request(ContractPing(value: 1)).value == 1)
 
@@ -255,6 +257,10 @@ struct NATSBusTests {
             #expect(error.message.contains("NATS"))
         }
         #expect(ContinuousClock.now - asked < .seconds(5), "failed fast")
+        // Nothing can be caught up with or settled while away: a cache stops trusting itself.
+        await #expect(throws: BusError.self) { try await responder.catchUp(since: .now) }
+        await #expect(throws: BusError.self) { try await caller.settle() }
+        #expect(observed.withLock { $0 } == [false], "an observer hears of the loss as it happens")
         // Kept by the connection, sent after its subscriptions are made again.
         await responder.publish(ContractTick(number: 7, text: "kept while NATS was away"))
 
@@ -270,6 +276,8 @@ struct NATSBusTests {
         var changes = connectivity.makeAsyncIterator()
         let away = await changes.next(), back = await changes.next()
         #expect(away?.connected == false && back?.connected == true)
+        #expect(observed.withLock { $0 } == [false, true])
+        observation.cancel()
         for bus in [responder, caller] { await bus.connection.close() }
     }
 

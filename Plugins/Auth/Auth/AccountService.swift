@@ -138,6 +138,8 @@ struct AccountService: Sendable {
     private func sessionsEnded() async {
         verified.clear()
         await bus.publish(AuthPeers.SessionsEnded(node: ThisNode.id))
+        // Read by the bus before the caller hears back: no node trusts the ended session afterwards.
+        try? await bus.settle()
     }
 
     /// Refuses a sign-in while the account or the address is over its limit of failures.
@@ -238,7 +240,10 @@ struct AccountService: Sendable {
     /// Checks an access token and that its session is live (remembered for a second; see
     /// `VerifiedTokenCache`).
     func verify(_ accessToken: String) async throws(BusError) -> VerifiedSession {
-        if let known = verified.lookup(accessToken) { return known }
+        // Remembered, and no node has ended sessions since this request arrived (the bus caught up).
+        if verified.lookup(accessToken) != nil, (try? await bus.catchUp()) != nil, let known = verified.lookup(accessToken) {
+            return known
+        }
         let (accountID, sessionID, remaining) = try await tokens.verify(accessToken)
         guard StorageNames.isValidID(sessionID), StorageNames.isValidID(accountID),
               let record = try await store.get(collection: AuthCollections.sessions, id: sessionID, owner: accountID),

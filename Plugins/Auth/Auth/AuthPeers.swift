@@ -1,6 +1,5 @@
 import Bus
 import Foundation
-import ServiceLifecycle
 
 /// What one node's auth tells the others, so that a cluster behaves as one server: a session that
 /// ends anywhere stops working everywhere at once, and failed sign-ins count against one limit
@@ -31,37 +30,23 @@ enum AuthPeers {
     }
 }
 
-/// Applies other nodes' auth events here.
-struct AuthPeerListener: Service {
-    let accounts: AccountService
-    let ended: EventSubscription<AuthPeers.SessionsEnded>
-    let failed: EventSubscription<AuthPeers.SignInFailed>
-    let succeeded: EventSubscription<AuthPeers.SignInSucceeded>
-    let connectivity: EventSubscription<BusConnectivity>
-
-    func run() async throws {
-        await withDiscardingTaskGroup { group in
-            group.addTask {
-                for await event in ended.cancelOnGracefulShutdown() where event.node != ThisNode.id {
-                    accounts.verified.clear()
-                }
-            }
-            group.addTask {
-                for await event in failed.cancelOnGracefulShutdown() where event.node != ThisNode.id {
-                    accounts.throttle.recordFailure(account: event.account, address: event.address, now: event.at)
-                }
-            }
-            group.addTask {
-                for await event in succeeded.cancelOnGracefulShutdown() where event.node != ThisNode.id {
-                    accounts.throttle.recordSuccess(account: event.account)
-                }
-            }
-            group.addTask {
-                // Sessions other nodes ended while the bus was away were never heard of: forget them all.
-                for await _ in connectivity.cancelOnGracefulShutdown() {
-                    accounts.verified.clear()
-                }
-            }
-        }
+/// Applies other nodes' auth events here, as they arrive (observed, not subscribed): a session ended
+/// on another node is forgotten here before a request made after its end is answered.
+enum AuthPeerListener {
+    static func observe(_ accounts: AccountService, on bus: any MessageBus) -> [HandlerRegistration] {
+        [
+            bus.observe(AuthPeers.SessionsEnded.self) { event in
+                if event.node != ThisNode.id { accounts.verified.clear() }
+            },
+            bus.observe(AuthPeers.SignInFailed.self) { event in
+                guard event.node != ThisNode.id else { return }
+                accounts.throttle.recordFailure(account: event.account, address: event.address, now: event.at)
+            },
+            bus.observe(AuthPeers.SignInSucceeded.self) { event in
+                if event.node != ThisNode.id { accounts.throttle.recordSuccess(account: event.account) }
+            },
+            // Sessions other nodes ended while the bus was away were never heard of: forget them all.
+            bus.observe(BusConnectivity.self) { _ in accounts.verified.clear() },
+        ]
     }
 }

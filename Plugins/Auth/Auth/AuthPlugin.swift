@@ -7,7 +7,6 @@ public import HTTPKit
 import Hummingbird
 import Logging
 public import PluginKit
-public import ServiceLifecycle
 import StorageAPI
 
 /// The `auth` plugin: accounts (password and password-less device), sessions with short-lived
@@ -122,7 +121,8 @@ public struct AuthPlugin: Plugin {
     let onboarding: String
     let bus: any MessageBus
     let providers: [String: OIDCProvider]
-    let peers: AuthPeerListener
+    /// Other nodes' auth events, applied here.
+    let peers: [HandlerRegistration]
 
     public init(config: Config, context: PluginContext) async throws {
         let secret = try ServerSecret.load(configured: config.secret,
@@ -137,10 +137,7 @@ public struct AuthPlugin: Plugin {
                                     perAddress: config.attemptsPerAddress),
             refreshTTL: config.refreshTTL,
             bus: context.bus)
-        peers = AuthPeerListener(accounts: accounts, ended: context.bus.subscribe(to: AuthPeers.SessionsEnded.self),
-                                 failed: context.bus.subscribe(to: AuthPeers.SignInFailed.self),
-                                 succeeded: context.bus.subscribe(to: AuthPeers.SignInSucceeded.self),
-                                 connectivity: context.bus.subscribe(to: BusConnectivity.self))
+        peers = AuthPeerListener.observe(accounts, on: context.bus)
         methods = Set(config.methods)
         onboarding = config.onboarding
         providers = config.methods.contains("oidc")
@@ -155,7 +152,6 @@ public struct AuthPlugin: Plugin {
 
     public var authenticator: (any RequestAuthenticator)? { BusAuthenticator(bus: bus) }
 
-    public var services: [any Service] { [peers] }
 
     public var features: [String] {
         methods.sorted().map { "sign-in:\($0)" } + providers.keys.sorted().map { "oidc:\($0)" } + ["onboarding:\(onboarding)"]

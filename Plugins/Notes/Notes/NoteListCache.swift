@@ -1,6 +1,5 @@
 import Bus
 import NIOCore
-import ServiceLifecycle
 import StorageAPI
 import Synchronization
 
@@ -11,8 +10,9 @@ import Synchronization
 /// - Every write to an owner's notes through this process's `NotesService` calls ``invalidate(_:)``
 ///   before and after the write (whatever its outcome).
 /// - A write anywhere else (another node of a cluster, a tool) reaches ``NoteListInvalidator``
-///   as storage's `RecordsChanged` event, over the bus, and invalidates the owner here too; an event
-///   lost to a full buffer clears the whole cache.
+///   as storage's `RecordsChanged` event, over the bus, and invalidates the owner here too. Storage
+///   settles the event before it answers the writer, and a cached page is served only after the
+///   bus has caught up with the request's arrival: so a write acknowledged anywhere is seen.
 /// - A page is stored only if no invalidation happened between reading the owner's generation and
 ///   storing (compare-and-set), so a page read while a write was in flight is never cached.
 final class NoteListCache: Sendable {
@@ -108,36 +108,21 @@ final class NoteListCache: Sendable {
 }
 
 /// Drops an owner's cached pages when storage reports a change to their notes, wherever it was
-/// written: on a cluster the event comes over the bus from the node that wrote.
-struct NoteListInvalidator: Service {
-    let lists: NoteListCache
-    let changes: EventSubscription<RecordsChanged>
-    let connectivity: EventSubscription<BusConnectivity>
-
-    func run() async throws {
-        async let away: Void = followConnectivity()
-        await followChanges()
-        await away
-    }
-
-    /// The bus lost: other nodes' changes stop arriving, so the cache stops; back: it starts empty.
-    private func followConnectivity() async {
-        for await change in connectivity.cancelOnGracefulShutdown() {
-            lists.invalidateAll(suspended: !change.connected)
-        }
-    }
-
-    private func followChanges() async {
-        var dropped = 0
-        for await event in changes.cancelOnGracefulShutdown() {
-            for move in event.moved where move.collections.contains(NotesService.collection) {
-                lists.invalidate(move.owner)
-            }
-            let now = changes.droppedCount
-            if now != dropped {
-                dropped = now
-                lists.invalidateAll()
-            }
-        }
+/// written: on a cluster the event comes over the bus from the node that wrote. Observed, not
+/// subscribed: the pages are gone by the time `catchUp` returns for a request that arrived after
+/// the write was acknowledged, so a list read on one node right after a write on another is fresh.
+enum NoteListInvalidator {
+    static func observe(_ lists: NoteListCache, on bus: any MessageBus) -> [HandlerRegistration] {
+        [
+            bus.observe(RecordsChanged.self) { event in
+                for move in event.moved where move.collections.contains(NotesService.collection) {
+                    lists.invalidate(move.owner)
+                }
+            },
+            // The bus lost: other nodes' changes stop arriving, so the cache stops; back: it starts empty.
+            bus.observe(BusConnectivity.self) { change in
+                lists.invalidateAll(suspended: !change.connected)
+            },
+        ]
     }
 }

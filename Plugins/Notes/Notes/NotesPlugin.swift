@@ -57,8 +57,8 @@ public struct NotesPlugin: Plugin {
     let bus: any MessageBus
     let pageSize: Int
     let uploadLimits: (photo: Int, drawing: Int)
-    /// Keeps the list cache coherent with other nodes' writes, when the cache is on.
-    let invalidator: NoteListInvalidator?
+    /// Keep the list cache coherent with other nodes' writes, when the cache is on.
+    let invalidations: [HandlerRegistration]
     /// Evernote and Keep imports, as jobs of the host's ServiceGroup.
     let imports: NoteImports
     let background = BackgroundWork(plugin: "notes")
@@ -73,13 +73,7 @@ public struct NotesPlugin: Plugin {
                                lists: NoteListCache(capacity: config.listCacheBytes))
         extraFeatures = (config.search ? ["search"] : []) + (config.categories ? ["categories"] : [])
         pageSize = config.pageSize
-        // Storage's changes in a large buffer dropping the oldest: a drop is caught by the invalidator,
-        // which then clears everything.
-        invalidator = config.listCacheBytes > 0
-            ? NoteListInvalidator(lists: service.lists,
-                                  changes: context.bus.subscribe(to: RecordsChanged.self, buffering: OverflowPolicy(capacity: 16_384, drop: .oldest)),
-                                  connectivity: context.bus.subscribe(to: BusConnectivity.self))
-            : nil
+        invalidations = config.listCacheBytes > 0 ? NoteListInvalidator.observe(service.lists, on: context.bus) : []
         uploadLimits = (photo: try await context.bus.request(GetMediaLimits()).maxBytes,
                         drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
         imports = NoteImports(service: service, blobs: BusBlobStore(bus: context.bus, timeout: .seconds(60)), logger: context.logger,
@@ -91,7 +85,7 @@ public struct NotesPlugin: Plugin {
 
     public var features: [String] { ["notes", "reorder", "photo", "drawing", "history", "import:enex", "import:keep"] + extraFeatures }
 
-    public var services: [any Service] { [background, NoteImportJanitor(imports: imports)] + (invalidator.map { [$0] } ?? []) }
+    public var services: [any Service] { [background, NoteImportJanitor(imports: imports)] }
 
     public func register(on bus: any MessageBus) async throws {
         let imports = self.imports

@@ -39,7 +39,12 @@ struct NotesService: Sendable {
     /// A list page as JSON bytes, from the cache when the owner's notes have not changed since.
     func listPage(owner: String, limit: Int, cursor: String?) async throws(BusError) -> ByteBuffer {
         let key = NoteListCache.PageKey(limit: limit, cursor: cursor)
-        if let cached = lists.page(owner: owner, key: key) { return cached }
+        // A page is served once the bus has handed over every change acknowledged before this
+        // request arrived (another node's write); unreachable, the store answers instead.
+        if lists.page(owner: owner, key: key) != nil, (try? await bus.catchUp()) != nil,
+           let cached = lists.page(owner: owner, key: key) {
+            return cached
+        }
         let generation = lists.generation(owner)
         let page = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
                                                      order: [SortKey("position")], limit: limit, cursor: cursor))

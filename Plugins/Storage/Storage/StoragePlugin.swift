@@ -174,7 +174,13 @@ public struct StoragePlugin: Plugin {
             let result = try await records.write(request.batch)
             if let collector, !result.releasedBlobs.isEmpty { await collector.collect(result.releasedBlobs) }
             // Committed before this: a client told of the move finds the changes when it pulls.
-            if !result.moved.isEmpty { await bus.publish(RecordsChanged(moved: result.moved)) }
+            if !result.moved.isEmpty {
+                await bus.publish(RecordsChanged(moved: result.moved))
+                // Read by the bus before the writer hears back: a node serving a request made after
+                // that (a list through another node) catches up with it first. Unreachable, the
+                // event goes out on reconnect, when other nodes start their caches afresh anyway.
+                try? await bus.settle()
+            }
             return result
         }
         try bus.handle(ReadChanges.self) { request, _ in try await records.changes(request.query) }
