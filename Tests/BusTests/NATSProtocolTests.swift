@@ -1,0 +1,87 @@
+@testable import BusNATS
+import NIOCore
+import Testing
+
+/// The server's side of the NATS protocol, read from bytes as they arrive: whole, a byte at a time,
+/// or cut anywhere.
+@Suite("NATS protocol: reading the server")
+struct NATSProtocolTests {
+    /// Every operation `bytes` holds, read as if they arrived in pieces of `piece` bytes.
+    static func operations(_ bytes: [UInt8], piece: Int) throws -> [ServerOperation] {
+        var buffer = ByteBuffer()
+        var operations: [ServerOperation] = []
+        var offset = 0
+        while offset < bytes.count {
+            let end = min(bytes.count, offset + piece)
+            buffer.writeBytes(bytes[offset..<end])
+            offset = end
+            while let operation = try NATSDecoder.parse(&buffer) { operations.append(operation) }
+        }
+        #expect(buffer.readableBytes == 0, "bytes left over")
+        return operations
+    }
+
+    static let stream: [UInt8] = Array((
+        "INFO {\"server_id\":\"x\",\"max_payload\":1048576}\r\n"
+            + "PING\r\n"
+            + "MSG quire.event.a.v1 7 5\r\nhello\r\n"
+            + "MSG _INBOX.abc.1z 12 _INBOX.reply 4\r\na\r\nb\r\n"
+            + "HMSG _INBOX.abc.2 3 46 50\r\nNATS/1.0\r\nQuire-Timeout-Ms: 2500\r\nX-Y:  z \r\n\r\n{\"a\"\r\n"
+            + "HMSG _INBOX.abc.3 3 16 16\r\nNATS/1.0 503\r\n\r\n\r\n"
+            + "MSG empty 1 0\r\n\r\n"
+            + "+OK\r\n"
+            + "PONG\r\n"
+            + "-ERR 'Slow Consumer'\r\n"
+    ).utf8)
+
+    static let expected: [ServerOperation] = [
+        .info(ByteBuffer(string: "{\"server_id\":\"x\",\"max_payload\":1048576}")),
+        .ping,
+        .message(NATSMessage(subject: "quire.event.a.v1", sid: 7, replyTo: nil, status: nil, headers: [], payload: ByteBuffer(string: "hello"))),
+        .message(NATSMessage(subject: "_INBOX.abc.1z", sid: 12, replyTo: "_INBOX.reply", status: nil, headers: [], payload: ByteBuffer(string: "a\r\nb"))),
+        .message(NATSMessage(subject: "_INBOX.abc.2", sid: 3, replyTo: nil, status: nil,
+                             headers: [("Quire-Timeout-Ms", "2500"), ("X-Y", "z")], payload: ByteBuffer(string: "{\"a\""))),
+        .message(NATSMessage(subject: "_INBOX.abc.3", sid: 3, replyTo: nil, status: 503, headers: [], payload: ByteBuffer())),
+        .message(NATSMessage(subject: "empty", sid: 1, replyTo: nil, status: nil, headers: [], payload: ByteBuffer())),
+        .ok,
+        .pong,
+        .error("Slow Consumer"),
+    ]
+
+    @Test("every operation, whatever pieces the bytes arrive in", arguments: [1, 2, 3, 5, 8, 13, 64, 4096])
+    func pieces(_ piece: Int) throws {
+        #expect(try Self.operations(Self.stream, piece: piece) == Self.expected)
+    }
+
+    @Test("a header is found whatever its case; the first of two wins")
+    func headers() throws {
+        let bytes = Array("HMSG s 1 54 54\r\nNATS/1.0\r\nquire-timeout-ms: 7\r\nQuire-Timeout-Ms: 9\r\n\r\n\r\n".utf8)
+        guard case .message(let message)? = try Self.operations(bytes, piece: 1000).first else {
+            Issue.record("no message")
+            return
+        }
+        #expect(message.header("Quire-Timeout-Ms") == "7")
+        #expect(message.header("QUIRE-TIMEOUT-MS") == "7")
+        #expect(message.header("Quire-Request-Id") == nil)
+    }
+
+    @Test("what is not NATS is refused, saying what it was", arguments: [
+        "MSG subject\r\n",                          // no sid, no size
+        "MSG subject x 5\r\nhello\r\n",              // a sid that is not a number
+        "MSG subject 1 -5\r\nhello\r\n",             // a negative size
+        "HMSG subject 1 9 5\r\nhello\r\n",           // headers longer than the whole
+        "HELLO there\r\n",                           // no such operation
+    ])
+    func malformed(_ text: String) {
+        var buffer = ByteBuffer(string: text)
+        #expect(throws: NATSProtocolError.self) { _ = try NATSDecoder.parse(&buffer) }
+    }
+
+    @Test("a line with no end longer than the limit is refused; shorter, more bytes are awaited")
+    func longLine() throws {
+        var short = ByteBuffer(string: "INFO " + String(repeating: "x", count: 1000))
+        #expect(try NATSDecoder.parse(&short) == nil)
+        var long = ByteBuffer(string: "INFO " + String(repeating: "x", count: NATSDecoder.maxLine + 1))
+        #expect(throws: NATSProtocolError.self) { _ = try NATSDecoder.parse(&long) }
+    }
+}
