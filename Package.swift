@@ -123,7 +123,7 @@ let targets: [Target] = [
     plugin("Notes", "NotesAPI", ["Bus", "StorageAPI"]),
     // The export files of other notes apps it reads (Evernote, Keep), apart: small enough to fuzz.
     plugin("Notes", "NotesFormats", []),
-    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "GeoAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, .lifecycle, .logging]),
+    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, .lifecycle, .logging]),
 
     // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
     .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),

@@ -66,6 +66,33 @@ struct ReminderTests {
         }
     }
 
+    @Test("a deleted note's reminder goes with it: it is not listed and never fires")
+    func deletedNote() async throws {
+        let clock = ManualClock()
+        try await TestApp.run(yaml: Self.yaml, clock: clock.pluginClock) { api, host in
+            let alerts = Alerts()
+            let listening = alerts.start(host.bus)
+            defer { listening.cancel() }
+            let (token, _) = try await api.signUp("ada")
+            let gone = try #require(try await api.send(.post, "/api/v1/notes", json: ["title": "Old plan"], token: token)["id"])
+            let kept = try #require(try await api.send(.post, "/api/v1/notes", json: ["title": "Call mum"], token: token)["id"])
+            let at = ISO8601DateFormatter().string(from: clock.now.addingTimeInterval(60))
+            for note in [gone, kept] {
+                let set = try await api.send(.put, "/api/v1/reminders", json: ["subject": "notes/\(note)", "at": at, "title": "r"], token: token)
+                #expect(set.status == 200)
+            }
+            #expect(try await api.send(.delete, "/api/v1/notes/\(gone)", token: token).status == 204)
+            let listed = try await api.send(.get, "/api/v1/reminders", token: token).items
+            #expect(listed.compactMap { $0["subject"] as? String } == ["notes/\(kept)"])
+            clock.advance(by: 61)
+            #expect(try await fired(host, nodes: 1) == 1, "only the kept note's reminder fires")
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(alerts.all.count == 1)
+            // Cancelling what is not there is harmless: a delete retried, an app without reminders.
+            #expect(try await host.bus.request(CancelReminder(owner: "nobody", subject: "notes/\(gone)")) == false)
+        }
+    }
+
     @Test("200 reminders due at once, four nodes looking: each fires exactly once")
     func severalNodes() async throws {
         let clock = ManualClock()

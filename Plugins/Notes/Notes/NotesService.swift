@@ -5,6 +5,7 @@ import GeoAPI
 import NIOCore
 import NotesAPI
 import OrderKeys
+import RemindersAPI
 import StorageAPI
 
 /// Napkin Notes' rules: a user's notes in their own order, with today's date and the title "Title"
@@ -250,16 +251,19 @@ struct NotesService: Sendable {
             try await store.delete(from: Self.collection, id: id, owner: owner, expectedVersion: expectedVersion)
         }
         await bus.publish(NoteChanged(owner: owner, noteID: id, kind: .deleted, version: record.version + 1))
-        await forgetPlace(owner: owner, id: id)
+        await forget(RemoveGeotag(owner: owner, subject: "notes/\(id)"))
+        await forget(CancelReminder(owner: owner, subject: "notes/\(id)"))
     }
 
-    /// Where the note was written goes with it, in apps with geo (the client geotagged it as
-    /// `notes/<id>`). Best effort: a geotag left behind is harmless and the next delete retries.
-    private func forgetPlace(owner: String, id: String) async {
+    /// What another plugin keeps about a deleted note goes with it, in apps that have that plugin:
+    /// where it was written (geo; the client geotagged it as `notes/<id>`) and its reminder. Best
+    /// effort: without the plugin nobody answers (no handler), and one that fails leaves a geotag
+    /// nobody lists or a reminder that names a note the client then shows as gone.
+    private func forget<Request: BusRequest>(_ request: Request) async {
         do {
-            _ = try await bus.request(RemoveGeotag(owner: owner, subject: "notes/\(id)"), timeout: .seconds(10))
+            _ = try await bus.request(request, timeout: .seconds(10))
         } catch {
-            // No geo plugin in this app (no_handler), or it did not answer: nothing to undo.
+            // Nothing to undo, or nothing more to do.
         }
     }
 

@@ -59,6 +59,14 @@ public struct RemindersPlugin: Plugin {
         try bus.handle(SetReminder.self) { request, _ in
             try await service.set(owner: request.owner, subject: request.subject, title: request.title, at: request.at)
         }
+        try bus.handle(CancelReminder.self) { request, _ in
+            do throws(BusError) {
+                try await service.cancel(owner: request.owner, subject: request.subject)
+                return true
+            } catch where error.code == .notFound {
+                return false
+            }
+        }
         try bus.handle(FireDueReminders.self) { _, _ in .init(fired: await service.fireDue()) }
         try bus.handle(ShowSynced<SyncedReminder>.self) { request, _ in
             .init(shown: request.records.map { record in

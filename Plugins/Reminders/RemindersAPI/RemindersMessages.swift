@@ -38,6 +38,20 @@ public struct SetReminder: BusRequest {
     }
 }
 
+/// Cancels the owner's reminder of a subject, if there is one (its subject was deleted, say);
+/// answers whether there was. Asking twice is harmless.
+public struct CancelReminder: BusRequest {
+    public static let name: MessageName = "reminders.cancel.v1"
+    public typealias Reply = Bool
+    public static var repeatable: Bool { true }
+    public var owner: String
+    public var subject: String
+    public init(owner: String, subject: String) {
+        self.owner = owner
+        self.subject = subject
+    }
+}
+
 /// Fires every pending reminder whose time has come; answers how many this call fired. The
 /// plugin's own service asks it every second on every node; a reminder fires once whoever asks.
 public struct FireDueReminders: BusRequest {
@@ -50,5 +64,5 @@ public struct FireDueReminders: BusRequest {
 }
 
 public enum RemindersMessages {
-    public static let all: [any BusMessage.Type] = [SetReminder.self, FireDueReminders.self]
+    public static let all: [any BusMessage.Type] = [SetReminder.self, CancelReminder.self, FireDueReminders.self]
 }
