@@ -72,12 +72,11 @@ public struct EnexReader<Source: ByteChunks>: NoteSource {
         var note = ImportedNote(index: index)
         var content: [UInt8] = []
         var createdText: [UInt8] = []
-        var problem: String?
         while let event = try parser.next() {
             switch event {
             case .end:
                 // </note>: the children below consume their own end tags.
-                return finish(&note, content: content, created: createdText, problem: problem)
+                return finish(&note, content: content, created: createdText)
             case .start(let name, _):
                 switch name {
                 case "title":
@@ -93,7 +92,7 @@ public struct EnexReader<Source: ByteChunks>: NoteSource {
                     let tag = String(decoding: try text(of: name, limit: 1024).bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                     if !tag.isEmpty { note.tags.append(tag) }
                 case "resource":
-                    if let message = try resource(into: &note) { problem = problem ?? message }
+                    try resource(into: &note)
                 default:
                     try skipElement(name)
                 }
@@ -104,9 +103,8 @@ public struct EnexReader<Source: ByteChunks>: NoteSource {
         throw parser.fail("the file ends inside a <note>")
     }
 
-    func finish(_ note: inout ImportedNote, content: [UInt8], created: [UInt8], problem: String?) -> Result<ImportedNote, NoteProblem> {
+    func finish(_ note: inout ImportedNote, content: [UInt8], created: [UInt8]) -> Result<ImportedNote, NoteProblem> {
         note.title = note.title.trimmingCharacters(in: .whitespacesAndNewlines)
-        if let problem { return .failure(NoteProblem(index: index, title: note.title, message: problem)) }
         note.text = ENML.text(String(decoding: content, as: UTF8.self))
         if !created.isEmpty {
             let text = String(decoding: created, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
@@ -119,9 +117,9 @@ public struct EnexReader<Source: ByteChunks>: NoteSource {
         return .success(note)
     }
 
-    /// A `<resource>`: becomes the photo when it is the note's first image. Returns a problem that
-    /// makes the note unreadable (none today: a bad image only loses the photo, with a warning).
-    mutating func resource(into note: inout ImportedNote) throws(XMLSyntaxError) -> String? {
+    /// A `<resource>`: becomes the photo when it is the note's first image. A bad image only loses
+    /// the photo, with a warning on the note; only a broken file stops the reading.
+    mutating func resource(into note: inout ImportedNote) throws(XMLSyntaxError) {
         var base64: [UInt8] = []
         var tooLarge = false
         var mime = ""
@@ -130,7 +128,7 @@ public struct EnexReader<Source: ByteChunks>: NoteSource {
         while let event = try parser.next() {
             switch event {
             case .end:
-                guard wanted, mime.hasPrefix("image/") else { return nil }
+                guard wanted, mime.hasPrefix("image/") else { return }
                 if tooLarge {
                     note.warnings.append("its image is larger than \(maxPhotoBytes >> 20) MB and was left out")
                 } else if let bytes = Data(base64Encoded: Data(base64), options: .ignoreUnknownCharacters), !bytes.isEmpty {
@@ -138,7 +136,7 @@ public struct EnexReader<Source: ByteChunks>: NoteSource {
                 } else {
                     note.warnings.append("its image is not valid base64 and was left out")
                 }
-                return nil
+                return
             case .start(let name, _):
                 switch name {
                 case "data":
