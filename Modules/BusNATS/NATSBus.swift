@@ -84,7 +84,7 @@ public final class NATSBus: MessageBus {
         let sid = connection.subscribe(subject: eventSubject(Event.name)) { message in
             let event: Event
             do {
-                event = try JSONDecoder().decode(Event.self, from: Data(message.payload.readableBytesView))
+                event = try Self.decode(Event.self, message.payload)
             } catch {
                 drops.increment()
                 logger.error("bus: an event could not be read; it was dropped", metadata: ["event": "\(Event.name)", "reason": "\(error)"])
@@ -113,7 +113,7 @@ public final class NATSBus: MessageBus {
         let logger = self.logger
         let sid = connection.subscribe(subject: eventSubject(Event.name)) { message in
             do {
-                observer(try JSONDecoder().decode(Event.self, from: Data(message.payload.readableBytesView)))
+                observer(try Self.decode(Event.self, message.payload))
             } catch {
                 logger.error("bus: an event could not be read; it was dropped", metadata: ["event": "\(Event.name)", "reason": "\(error)"])
             }
@@ -193,7 +193,7 @@ public final class NATSBus: MessageBus {
                                                     deadline: ContinuousClock.Instant, logger: Logger) async -> ByteBuffer {
         let outcome: Result<Request.Reply, BusError>
         do {
-            let request = try JSONDecoder().decode(Request.self, from: Data(message.payload.readableBytesView))
+            let request = try Self.decode(Request.self, message.payload)
             let context = BusRequestContext(name: name, deadline: deadline)
             let trace = message.header(requestHeader)
             outcome = .success(try await RequestTrace.$id.withValue(trace) { try await handler(request, context) })
@@ -276,7 +276,7 @@ public final class NATSBus: MessageBus {
         }
         let envelope: Envelope<Request.Reply>
         do {
-            envelope = try JSONDecoder().decode(Envelope<Request.Reply>.self, from: Data(message.payload.readableBytesView))
+            envelope = try Self.decode(Envelope<Request.Reply>.self, message.payload)
         } catch {
             throw BusError(.internal, "The reply to '\(name)' could not be read; nodes may run different versions.", details: ["message": name.rawValue])
         }
@@ -316,9 +316,18 @@ public final class NATSBus: MessageBus {
         }
     }
 
+    /// One decoder and one encoder for every message: both are safe to share between threads, and
+    /// making one costs more than decoding a small message.
+    private static let decoder = JSONDecoder()
+    private static let encoder = JSONEncoder()
+
+    static func decode<Value: Decodable>(_ type: Value.Type, _ payload: ByteBuffer) throws -> Value {
+        try decoder.decode(type, from: Data(payload.readableBytesView))
+    }
+
     static func encode<Value: Encodable>(_ value: Value, name: MessageName) throws(BusError) -> ByteBuffer {
         do {
-            return ByteBuffer(bytes: try JSONEncoder().encode(value))
+            return ByteBuffer(bytes: try encoder.encode(value))
         } catch {
             throw BusError(.internal, "'\(name)' cannot be encoded to cross the bus: \(error)", details: ["message": name.rawValue])
         }

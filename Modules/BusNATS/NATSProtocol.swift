@@ -30,7 +30,7 @@ public struct NATSMessage: Sendable, Equatable {
 
     /// The value of the first header named `name` (case-insensitive, as HTTP's).
     public func header(_ name: String) -> String? {
-        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        headers.first { ASCII.equalIgnoringCase($0.0, name) }?.1
     }
 }
 
@@ -55,6 +55,12 @@ struct NATSDecoder: ByteToMessageDecoder {
 
     /// One operation off the front of `buffer`, or nil (and `buffer` untouched) when more bytes are needed.
     static func parse(_ buffer: inout ByteBuffer) throws -> ServerOperation? {
+        // Messages, nearly everything a busy connection reads, straight from the bytes.
+        switch try MessageLine.read(buffer) {
+        case .notMessage: break
+        case .incomplete: return nil
+        case .message(let line): return line.take(from: &buffer)
+        }
         let view = buffer.readableBytesView
         guard let newline = view.firstIndex(of: UInt8(ascii: "\n")) else {
             if view.count > maxLine { throw NATSProtocolError(description: "a line from the server is longer than \(maxLine) bytes") }
@@ -111,7 +117,7 @@ struct NATSDecoder: ByteToMessageDecoder {
         }
     }
 
-    /// `NATS/1.0 503\r\nKey: Value\r\n…\r\n\r\n` into the status and the headers.
+    /// `NATS/1.0 503\r\nKey: Value\r\n…\r\n\r\n` into the status and the headers (the slow path's).
     static func parseHeaders(_ block: String) -> (Int?, [(String, String)]) {
         var lines = block.split(separator: "\r\n", omittingEmptySubsequences: true)
         guard let first = lines.first, first.hasPrefix("NATS/") else { return (nil, []) }
@@ -130,6 +136,151 @@ struct NATSDecoder: ByteToMessageDecoder {
     }
 }
 
+/// A `MSG` or `HMSG` line read from the bytes, without making strings of what is not kept.
+struct MessageLine {
+    enum Outcome {
+        /// Another operation: the general parser reads it.
+        case notMessage
+        /// The line, or the payload after it, has not all arrived.
+        case incomplete
+        case message(MessageLine)
+    }
+
+    var subject: String
+    var sid: UInt64
+    var replyTo: String?
+    /// Bytes from the reader index to the payload's headers (the line and its CRLF).
+    var lineLength: Int
+    var headerSize: Int
+    var totalSize: Int
+    var headered: Bool
+
+    static func read(_ buffer: ByteBuffer) throws -> Outcome {
+        try buffer.withUnsafeReadableBytes { bytes throws -> Outcome in
+            // "MSG " or "HMSG ", in any case.
+            let headered: Bool
+            if bytes.count >= 4, ASCII.upper(bytes[0]) == UInt8(ascii: "M"), ASCII.upper(bytes[1]) == UInt8(ascii: "S"),
+               ASCII.upper(bytes[2]) == UInt8(ascii: "G"), ASCII.isBlank(bytes[3]) {
+                headered = false
+            } else if bytes.count >= 5, ASCII.upper(bytes[0]) == UInt8(ascii: "H"), ASCII.upper(bytes[1]) == UInt8(ascii: "M"),
+                      ASCII.upper(bytes[2]) == UInt8(ascii: "S"), ASCII.upper(bytes[3]) == UInt8(ascii: "G"), ASCII.isBlank(bytes[4]) {
+                headered = true
+            } else {
+                return .notMessage
+            }
+            guard let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) else {
+                if bytes.count > NATSDecoder.maxLine { return .notMessage }  // the general parser says why
+                return .incomplete
+            }
+            var end = newline
+            if end > 0, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            // Up to five fields after the verb: subject sid [reply] [header-size] total-size.
+            var fields: [Range<Int>] = []
+            fields.reserveCapacity(5)
+            var index = headered ? 5 : 4
+            while index < end {
+                while index < end, ASCII.isBlank(bytes[index]) { index += 1 }
+                guard index < end else { break }
+                let start = index
+                while index < end, !ASCII.isBlank(bytes[index]) { index += 1 }
+                guard fields.count < 5 else { return .notMessage }
+                fields.append(start..<index)
+            }
+            let sizes = headered ? 2 : 1
+            guard fields.count == 2 + sizes || fields.count == 3 + sizes,
+                  let sid = ASCII.number(bytes, fields[1]),
+                  let total = ASCII.number(bytes, fields[fields.count - 1]),
+                  let headerSize = headered ? ASCII.number(bytes, fields[fields.count - 2]) : 0,
+                  headerSize <= total, total <= UInt64(Int32.max)
+            else { return .notMessage }  // the general parser refuses it, saying what it was
+            let lineLength = newline + 1
+            guard bytes.count >= lineLength + Int(total) + 2 else { return .incomplete }
+            func string(_ range: Range<Int>) -> String {
+                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+            }
+            return .message(MessageLine(subject: string(fields[0]), sid: sid,
+                                        replyTo: fields.count == 3 + sizes ? string(fields[2]) : nil,
+                                        lineLength: lineLength, headerSize: Int(headerSize), totalSize: Int(total), headered: headered))
+        }
+    }
+
+    /// The message, its bytes moved past in `buffer`.
+    func take(from buffer: inout ByteBuffer) -> ServerOperation {
+        buffer.moveReaderIndex(forwardBy: lineLength)
+        var status: Int?
+        var headers: [(String, String)] = []
+        if headered, let block = buffer.readSlice(length: headerSize) {
+            (status, headers) = Self.headers(block)
+        }
+        let payload = buffer.readSlice(length: totalSize - headerSize) ?? ByteBuffer()
+        buffer.moveReaderIndex(forwardBy: 2)
+        return .message(NATSMessage(subject: subject, sid: sid, replyTo: replyTo, status: status, headers: headers, payload: payload))
+    }
+
+    /// `NATS/1.0 503\r\nKey: Value\r\n…\r\n\r\n` into the status and the headers, from the bytes.
+    static func headers(_ block: ByteBuffer) -> (Int?, [(String, String)]) {
+        block.withUnsafeReadableBytes { bytes in
+            var lines: [Range<Int>] = []
+            var start = 0
+            for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+                var end = index
+                if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                if end > start { lines.append(start..<end) }
+                start = index + 1
+            }
+            if start < bytes.count { lines.append(start..<bytes.count) }
+            guard let first = lines.first, first.count >= 5,
+                  bytes[first.lowerBound..<first.lowerBound + 5].elementsEqual("NATS/".utf8) else { return (nil, []) }
+            // The status: the field after the version, if any.
+            var status: Int?
+            var index = first.lowerBound
+            while index < first.upperBound, !ASCII.isBlank(bytes[index]) { index += 1 }
+            while index < first.upperBound, ASCII.isBlank(bytes[index]) { index += 1 }
+            let statusStart = index
+            while index < first.upperBound, !ASCII.isBlank(bytes[index]) { index += 1 }
+            if statusStart < index, let number = ASCII.number(bytes, statusStart..<index), number <= 999 { status = Int(number) }
+            var headers: [(String, String)] = []
+            headers.reserveCapacity(lines.count - 1)
+            for line in lines.dropFirst() {
+                guard let colon = bytes[line].firstIndex(of: UInt8(ascii: ":")) else { continue }
+                var valueStart = colon + 1, valueEnd = line.upperBound
+                while valueStart < valueEnd, ASCII.isBlank(bytes[valueStart]) { valueStart += 1 }
+                while valueEnd > valueStart, ASCII.isBlank(bytes[valueEnd - 1]) { valueEnd -= 1 }
+                headers.append((String(decoding: UnsafeRawBufferPointer(rebasing: bytes[line.lowerBound..<colon]), as: UTF8.self),
+                                String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)))
+            }
+            return (status, headers)
+        }
+    }
+}
+
+/// ASCII on bytes, for the protocol's lines.
+enum ASCII {
+    static func upper(_ byte: UInt8) -> UInt8 {
+        byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte
+    }
+
+    static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
+    }
+
+    /// A decimal number of at most 18 digits (larger is not a size NATS sends).
+    static func number(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> UInt64? {
+        guard !range.isEmpty, range.count <= 18 else { return nil }
+        var value: UInt64 = 0
+        for index in range {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value * 10 + UInt64(digit)
+        }
+        return value
+    }
+
+    static func equalIgnoringCase(_ a: String, _ b: String) -> Bool {
+        a.utf8.count == b.utf8.count && a.utf8.elementsEqual(b.utf8) { upper($0) == upper($1) }
+    }
+}
+
 /// The client's side of the protocol, written into a buffer.
 enum ClientOperation {
     static func connect(_ json: String, into buffer: inout ByteBuffer) {
@@ -138,21 +289,52 @@ enum ClientOperation {
         buffer.writeString("\r\nPING\r\n")
     }
 
+    /// `PUB subject [reply] size` or `HPUB subject [reply] header-size total-size`, the headers, the
+    /// payload: written straight into the buffer (a request's hot path makes no strings here).
     static func publish(subject: String, replyTo: String?, headers: [(String, String)], payload: ByteBuffer, into buffer: inout ByteBuffer) {
-        let reply = replyTo.map { " " + $0 } ?? ""
-        if headers.isEmpty {
-            buffer.writeString("PUB \(subject)\(reply) \(payload.readableBytes)\r\n")
-        } else {
-            var block = "NATS/1.0\r\n"
-            for (name, value) in headers { block += "\(name): \(value)\r\n" }
-            block += "\r\n"
-            let headerSize = block.utf8.count
-            buffer.writeString("HPUB \(subject)\(reply) \(headerSize) \(headerSize + payload.readableBytes)\r\n")
-            buffer.writeString(block)
+        let headerSize = headers.isEmpty ? 0 : headers.reduce(12) { $0 + $1.0.utf8.count + $1.1.utf8.count + 4 }  // NATS/1.0␍␊ … ␍␊
+        buffer.writeStaticString(headers.isEmpty ? "PUB " : "HPUB ")
+        buffer.writeString(subject)
+        if let replyTo {
+            buffer.writeInteger(UInt8(ascii: " "))
+            buffer.writeString(replyTo)
+        }
+        if !headers.isEmpty {
+            buffer.writeInteger(UInt8(ascii: " "))
+            writeDecimal(headerSize, into: &buffer)
+        }
+        buffer.writeInteger(UInt8(ascii: " "))
+        writeDecimal(headerSize + payload.readableBytes, into: &buffer)
+        buffer.writeStaticString("\r\n")
+        if !headers.isEmpty {
+            buffer.writeStaticString("NATS/1.0\r\n")
+            for (name, value) in headers {
+                buffer.writeString(name)
+                buffer.writeStaticString(": ")
+                buffer.writeString(value)
+                buffer.writeStaticString("\r\n")
+            }
+            buffer.writeStaticString("\r\n")
         }
         var payload = payload
         buffer.writeBuffer(&payload)
-        buffer.writeString("\r\n")
+        buffer.writeStaticString("\r\n")
+    }
+
+    /// A non-negative number's decimal digits.
+    static func writeDecimal(_ value: Int, into buffer: inout ByteBuffer) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                      UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = max(0, value)
+        withUnsafeMutableBytes(of: &digits) { digits in
+            repeat {
+                digits[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: digits[(20 - count)...]))
+        }
     }
 
     static func subscribe(subject: String, queue: String?, sid: UInt64, into buffer: inout ByteBuffer) {

@@ -84,4 +84,22 @@ struct NATSProtocolTests {
         var long = ByteBuffer(string: "INFO " + String(repeating: "x", count: NATSDecoder.maxLine + 1))
         #expect(throws: NATSProtocolError.self) { _ = try NATSDecoder.parse(&long) }
     }
+
+    @Test("what the client publishes, byte for byte: PUB, PUB with a reply subject, HPUB with headers")
+    func publish() {
+        func written(_ replyTo: String?, _ headers: [(String, String)], _ payload: String) -> String {
+            var buffer = ByteBuffer()
+            ClientOperation.publish(subject: "quire.request.a.v1", replyTo: replyTo, headers: headers, payload: ByteBuffer(string: payload), into: &buffer)
+            return String(buffer: buffer)
+        }
+        #expect(written(nil, [], "hello") == "PUB quire.request.a.v1 5\r\nhello\r\n")
+        #expect(written("_INBOX.x.1", [], "") == "PUB quire.request.a.v1 _INBOX.x.1 0\r\n\r\n")
+        let block = "NATS/1.0\r\nQuire-Timeout-Ms: 2500\r\nQuire-Request-Id: r-é\r\n\r\n"
+        #expect(written("_INBOX.x.2", [("Quire-Timeout-Ms", "2500"), ("Quire-Request-Id", "r-é")], "{}")
+            == "HPUB quire.request.a.v1 _INBOX.x.2 \(block.utf8.count) \(block.utf8.count + 2)\r\n\(block){}\r\n")
+        var large = ByteBuffer()
+        ClientOperation.writeDecimal(1_234_567_890, into: &large)
+        ClientOperation.writeDecimal(0, into: &large)
+        #expect(String(buffer: large) == "12345678900")
+    }
 }

@@ -16,6 +16,7 @@ struct NATSBusBench: AsyncParsableCommand {
     @Option(help: "Requests to measure in each mode (after a warm-up of a tenth as many).") var count = 20_000
     @Option(help: "Requests in flight in the concurrent mode.") var inFlight = 64
     @Flag(help: "Run Swift's tasks on NIO's event loops (the global executor taken over).") var nioExecutor = false
+    @Option(help: "Requests in the sequential mode (default: --count; 0 skips it, to profile the concurrent mode alone).") var sequentialCount: Int?
 
     func run() async throws {
         if nioExecutor {
@@ -33,7 +34,7 @@ struct NATSBusBench: AsyncParsableCommand {
         try await responderConnection.flush()
         let clock = ContinuousClock()
 
-        let sequential = try await sequentialPings(caller, count: count)
+        let sequential = try await sequentialPings(caller, count: sequentialCount ?? count)
 
         let perWorker = max(1, count / inFlight)
         let concurrentStarted = clock.now

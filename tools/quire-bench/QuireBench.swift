@@ -124,7 +124,7 @@ struct Summary {
 
     init(_ samples: [Duration], elapsed: Duration) {
         let sorted = samples.map { Double($0.components.attoseconds) / 1e12 + Double($0.components.seconds) * 1e6 }.sorted()
-        perSecond = Double(samples.count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+        perSecond = samples.isEmpty ? 0 : Double(samples.count) / (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
         p50 = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
         p99 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, sorted.count * 99 / 100)]
     }
