@@ -37,6 +37,12 @@ public final class InProcessBus: MessageBus {
     // MARK: Events
 
     public func publish<Event: BusEvent>(_ event: Event) async {
+        publishNow(event)
+    }
+
+    /// ``publish(_:)`` without suspending, for a transport's own callbacks, which cannot wait:
+    /// every subscriber and observer has the event when it returns.
+    public func publishNow<Event: BusEvent>(_ event: Event) {
         let key = ObjectIdentifier(Event.self)
         // Copy the subscriber list out so that delivery runs outside the lock.
         let subscribers = state.withLock { $0.subscribers[key].map { Array($0.values) } ?? [] }
@@ -45,27 +51,14 @@ public final class InProcessBus: MessageBus {
         }
     }
 
+    /// An observer that buffers: the subscription's feed observes the events.
     public func subscribe<Event: BusEvent>(
         to type: Event.Type, buffering policy: OverflowPolicy
     ) -> EventSubscription<Event> {
-        let key = ObjectIdentifier(Event.self)
-        let drops = DropCounter()
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: policy.streamBuffering(of: Event.self))
-        let logger = self.logger
-        let subscriber = Subscriber { event in
-            guard let event = event as? Event else { return }
-            if case .dropped = continuation.yield(event) {
-                drops.increment()
-                // Log the first loss and then every 1,000th, so a stuck subscriber cannot flood the log.
-                if drops.value % 1000 == 1 {
-                    logger.warning("Subscriber buffer full; events are being dropped",
-                                   metadata: ["event": "\(Event.name)", "dropped": "\(drops.value)"])
-                }
-            }
-        }
-        let id = add(subscriber, key: key)
-        continuation.onTermination = { [weak self] _ in self?.remove(id, key: key) }
-        return EventSubscription(stream: stream, drops: drops)
+        let feed = EventFeed<Event>(buffering: policy, logger: logger)
+        let registration = observe(type, feed.yield)
+        feed.onEnd { registration.cancel() }
+        return feed.subscription
     }
 
     @discardableResult
@@ -74,23 +67,17 @@ public final class InProcessBus: MessageBus {
         let subscriber = Subscriber { event in
             if let event = event as? Event { observer(event) }
         }
-        let id = add(subscriber, key: key)
-        return HandlerRegistration { [weak self] in self?.remove(id, key: key) }
-    }
-
-    private func add(_ subscriber: Subscriber, key: ObjectIdentifier) -> UInt64 {
-        state.withLock { state in
+        let id = state.withLock { state in
             let id = state.nextSubscriberID
             state.nextSubscriberID += 1
             state.subscribers[key, default: [:]][id] = subscriber
             return id
         }
-    }
-
-    private func remove(_ id: UInt64, key: ObjectIdentifier) {
-        state.withLock { state in
-            state.subscribers[key]?[id] = nil
-            if state.subscribers[key]?.isEmpty == true { state.subscribers[key] = nil }
+        return HandlerRegistration { [weak self] in
+            self?.state.withLock { state in
+                state.subscribers[key]?[id] = nil
+                if state.subscribers[key]?.isEmpty == true { state.subscribers[key] = nil }
+            }
         }
     }
 

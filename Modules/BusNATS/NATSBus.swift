@@ -37,9 +37,6 @@ public final class NATSBus: MessageBus {
     private let local: InProcessBus
     /// Cancels a handler still running when its caller's deadline passes (the caller has given up).
     private let watchdog = DeadlineWatchdog()
-    /// Observers of ``BusConnectivity``, told at once on the connection's thread (subscribers hear
-    /// it through the in-process bus, a moment later).
-    private let connectivityObservers = ConnectivityObservers()
 
     public init(connection: NATSConnection, subjectPrefix: String = "quire", localFirst: Bool = true,
                 logger: Logger = Logger(label: "quire.bus.nats")) {
@@ -49,16 +46,9 @@ public final class NATSBus: MessageBus {
         self.logger = logger
         let local = InProcessBus(logger: logger)
         self.local = local
-        // In the order it happened: one task passes the changes on.
-        let (changes, continuation) = AsyncStream.makeStream(of: Bool.self)
-        let observers = connectivityObservers
-        connection.onConnectivityChange { connected in
-            observers.tell(connected)
-            continuation.yield(connected)
-        }
-        Task {
-            for await connected in changes { await local.publish(BusConnectivity(connected: connected)) }
-        }
+        // Told on the connection's thread as it happens: an observer (a cache) stops trusting
+        // itself before anything else is read or asked.
+        connection.onConnectivityChange { connected in local.publishNow(BusConnectivity(connected: connected)) }
     }
 
     func eventSubject(_ name: MessageName) -> String { subjectPrefix + ".event." + name.rawValue }
@@ -78,47 +68,32 @@ public final class NATSBus: MessageBus {
     public func subscribe<Event: BusEvent>(to type: Event.Type, buffering policy: OverflowPolicy) -> EventSubscription<Event> {
         // This process's own news of the connection, never sent over it.
         if Event.name == BusConnectivity.name { return local.subscribe(to: type, buffering: policy) }
-        let drops = DropCounter()
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: policy.streamBuffering(of: Event.self))
-        let logger = self.logger
-        let sid = connection.subscribe(subject: eventSubject(Event.name)) { message in
-            let event: Event
-            do {
-                event = try Self.decode(Event.self, message.payload)
-            } catch {
-                drops.increment()
-                logger.error("bus: an event could not be read; it was dropped", metadata: ["event": "\(Event.name)", "reason": "\(error)"])
-                return
-            }
-            if case .dropped = continuation.yield(event) {
-                drops.increment()
-                if drops.value % 1000 == 1 {
-                    logger.warning("Subscriber buffer full; events are being dropped",
-                                   metadata: ["event": "\(Event.name)", "dropped": "\(drops.value)"])
-                }
-            }
-        }
-        continuation.onTermination = { [connection] _ in connection.unsubscribe(sid) }
-        return EventSubscription(stream: stream, drops: drops)
+        let feed = EventFeed<Event>(buffering: policy, logger: logger)
+        let sid = deliverEvents(of: type, unreadable: feed.lose, to: feed.yield)
+        feed.onEnd { [connection] in connection.unsubscribe(sid) }
+        return feed.subscription
     }
 
     @discardableResult
     public func observe<Event: BusEvent>(_ type: Event.Type, _ observer: @escaping @Sendable (Event) -> Void) -> HandlerRegistration {
-        if Event.name == BusConnectivity.name {
-            let id = connectivityObservers.add { connected in
-                if let event = BusConnectivity(connected: connected) as? Event { observer(event) }
-            }
-            return HandlerRegistration { [connectivityObservers] in connectivityObservers.remove(id) }
-        }
+        if Event.name == BusConnectivity.name { return local.observe(type, observer) }
+        let sid = deliverEvents(of: type, unreadable: {}, to: observer)
+        return HandlerRegistration { [connection] in connection.unsubscribe(sid) }
+    }
+
+    /// Subscribes to the events' subject; each is read and handed to `deliver` on the connection's
+    /// thread, as it arrives. One that cannot be read is logged and told to `unreadable`.
+    private func deliverEvents<Event: BusEvent>(of _: Event.Type, unreadable: @escaping @Sendable () -> Void,
+                                                to deliver: @escaping @Sendable (Event) -> Void) -> UInt64 {
         let logger = self.logger
-        let sid = connection.subscribe(subject: eventSubject(Event.name)) { message in
+        return connection.subscribe(subject: eventSubject(Event.name)) { message in
             do {
-                observer(try Self.decode(Event.self, message.payload))
+                deliver(try Self.decode(Event.self, message.payload))
             } catch {
+                unreadable()
                 logger.error("bus: an event could not be read; it was dropped", metadata: ["event": "\(Event.name)", "reason": "\(error)"])
             }
         }
-        return HandlerRegistration { [connection] in connection.unsubscribe(sid) }
     }
 
     /// A PING after this process's publications, answered: NATS has read them and queued them to
@@ -331,27 +306,6 @@ public final class NATSBus: MessageBus {
         } catch {
             throw BusError(.internal, "'\(name)' cannot be encoded to cross the bus: \(error)", details: ["message": name.rawValue])
         }
-    }
-}
-
-/// Who observes ``BusConnectivity`` on a NATS bus: told on the connection's thread, in order.
-final class ConnectivityObservers: Sendable {
-    private let observers = Mutex<(next: UInt64, all: [UInt64: @Sendable (Bool) -> Void])>((0, [:]))
-
-    func add(_ observer: @escaping @Sendable (Bool) -> Void) -> UInt64 {
-        observers.withLock { observers in
-            observers.next += 1
-            observers.all[observers.next] = observer
-            return observers.next
-        }
-    }
-
-    func remove(_ id: UInt64) {
-        observers.withLock { _ = $0.all.removeValue(forKey: id) }
-    }
-
-    func tell(_ connected: Bool) {
-        for observer in observers.withLock({ Array($0.all.values) }) { observer(connected) }
     }
 }
 

@@ -56,10 +56,11 @@ struct NATSDecoder: ByteToMessageDecoder {
     /// One operation off the front of `buffer`, or nil (and `buffer` untouched) when more bytes are needed.
     static func parse(_ buffer: inout ByteBuffer) throws -> ServerOperation? {
         // Messages, nearly everything a busy connection reads, straight from the bytes.
-        switch try MessageLine.read(buffer) {
+        switch MessageLine.read(buffer) {
         case .notMessage: break
         case .incomplete: return nil
         case .message(let line): return line.take(from: &buffer)
+        case .malformed(let line): throw NATSProtocolError(description: "a malformed message line from the server: \(line.prefix(200))")
         }
         let view = buffer.readableBytesView
         guard let newline = view.firstIndex(of: UInt8(ascii: "\n")) else {
@@ -90,44 +91,9 @@ struct NATSDecoder: ByteToMessageDecoder {
             var json = ByteBuffer()
             json.writeString(rest)
             return .info(json)
-        case "MSG", "HMSG":
-            let headered = verb.uppercased() == "HMSG"
-            let fields = rest.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
-            // MSG subject sid [reply] size; HMSG subject sid [reply] header-size total-size
-            let sizes = headered ? 2 : 1
-            guard fields.count == 2 + sizes || fields.count == 3 + sizes,
-                  let sid = UInt64(fields[1]),
-                  let total = Int(fields[fields.count - 1]), total >= 0,
-                  let headerSize = headered ? Int(fields[fields.count - 2]) : 0, headerSize >= 0, headerSize <= total
-            else { throw NATSProtocolError(description: "a malformed \(verb) line from the server: \(line.prefix(200))") }
-            let replyTo = fields.count == 3 + sizes ? fields[2] : nil
-            // The payload and its CRLF must all be here.
-            guard buffer.readableBytes >= consumedLine + total + 2 else { return nil }
-            buffer.moveReaderIndex(forwardBy: consumedLine)
-            var status: Int?
-            var headers: [(String, String)] = []
-            if headered, let block = buffer.readString(length: headerSize) {
-                (status, headers) = parseHeaders(block)
-            }
-            guard let payload = buffer.readSlice(length: total - headerSize) else { return nil }
-            buffer.moveReaderIndex(forwardBy: 2)
-            return .message(NATSMessage(subject: fields[0], sid: sid, replyTo: replyTo, status: status, headers: headers, payload: payload))
         default:
             throw NATSProtocolError(description: "an unknown operation from the server: \(line.prefix(200))")
         }
-    }
-
-    /// `NATS/1.0 503\r\nKey: Value\r\n…\r\n\r\n` into the status and the headers (the slow path's).
-    static func parseHeaders(_ block: String) -> (Int?, [(String, String)]) {
-        var lines = block.split(separator: "\r\n", omittingEmptySubsequences: true)
-        guard let first = lines.first, first.hasPrefix("NATS/") else { return (nil, []) }
-        lines.removeFirst()
-        let statusField = first.split(separator: " ").dropFirst().first
-        let headers = lines.compactMap { line -> (String, String)? in
-            guard let colon = line.firstIndex(of: ":") else { return nil }
-            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters())
-        }
-        return (statusField.flatMap { Int($0) }, headers)
     }
 
     private static func split(_ line: String) -> (String, String) {
@@ -141,6 +107,8 @@ struct MessageLine {
     enum Outcome {
         /// Another operation: the general parser reads it.
         case notMessage
+        /// Not what NATS sends: the line, for the refusal.
+        case malformed(String)
         /// The line, or the payload after it, has not all arrived.
         case incomplete
         case message(MessageLine)
@@ -155,8 +123,8 @@ struct MessageLine {
     var totalSize: Int
     var headered: Bool
 
-    static func read(_ buffer: ByteBuffer) throws -> Outcome {
-        try buffer.withUnsafeReadableBytes { bytes throws -> Outcome in
+    static func read(_ buffer: ByteBuffer) -> Outcome {
+        buffer.withUnsafeReadableBytes { bytes -> Outcome in
             // "MSG " or "HMSG ", in any case.
             let headered: Bool
             if bytes.count >= 4, ASCII.upper(bytes[0]) == UInt8(ascii: "M"), ASCII.upper(bytes[1]) == UInt8(ascii: "S"),
@@ -174,6 +142,9 @@ struct MessageLine {
             }
             var end = newline
             if end > 0, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            func malformed() -> Outcome {
+                .malformed(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self))
+            }
             // Up to five fields after the verb: subject sid [reply] [header-size] total-size.
             var fields: [Range<Int>] = []
             fields.reserveCapacity(5)
@@ -183,7 +154,7 @@ struct MessageLine {
                 guard index < end else { break }
                 let start = index
                 while index < end, !ASCII.isBlank(bytes[index]) { index += 1 }
-                guard fields.count < 5 else { return .notMessage }
+                guard fields.count < 5 else { return malformed() }
                 fields.append(start..<index)
             }
             let sizes = headered ? 2 : 1
@@ -192,7 +163,7 @@ struct MessageLine {
                   let total = ASCII.number(bytes, fields[fields.count - 1]),
                   let headerSize = headered ? ASCII.number(bytes, fields[fields.count - 2]) : 0,
                   headerSize <= total, total <= UInt64(Int32.max)
-            else { return .notMessage }  // the general parser refuses it, saying what it was
+            else { return malformed() }
             let lineLength = newline + 1
             guard bytes.count >= lineLength + Int(total) + 2 else { return .incomplete }
             func string(_ range: Range<Int>) -> String {

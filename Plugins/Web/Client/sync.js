@@ -141,9 +141,11 @@ export class Sync extends EventTarget {
     // A screen may still hold a record's local id after its create was answered (a geotag asked
     // for while the phone looked for its position): the write takes the server's id, or it would
     // wait for a create that is not coming.
-    const named = `${queued.id} ${queued.path} ${queued.body instanceof Blob ? "" : JSON.stringify(queued.body ?? null)}`;
-    for (const [local, real] of this.resolved) {
-      if (named.includes(local)) queued = resolveId([queued], local, real)[0];
+    if (this.resolved.size) {
+      const named = `${queued.id} ${queued.path} ${queued.body instanceof Blob ? "" : JSON.stringify(queued.body ?? null)}`;
+      for (const [local, real] of this.resolved) {
+        if (named.includes(local)) queued = resolveId([queued], local, real)[0];
+      }
     }
     // Counted and shown at once; sent once IndexedDB holds it (a crash meanwhile loses nothing
     // the server was told).
