@@ -164,6 +164,14 @@ def offline_and_second_device(browser, server, context, page, token):
     check("offline: the list shows the new note at once, and the indicator says how many changes wait",
           "Written offline" in page.text_content("ol.notes") and "waiting" in waiting, waiting)
     shot(page, "offline")
+    # An import cannot wait for the network as a note does: the phone says so instead of
+    # promising to send it later.
+    page.set_input_files("div.import input[type=file]", files=[{"name": "Evernote.enex", "mimeType": "application/xml",
+                                                                 "buffer": b"<?xml version='1.0'?><en-export></en-export>"}])
+    alert = page.wait_for_selector(".import-progress [role=alert]").text_content()
+    check("offline: an import chosen says it was not imported and to choose it again online (nothing is promised for later)",
+          "offline" in alert and "not imported" in alert and "kept and sent" not in alert, alert)
+    page.click(".import-progress [role=alert] >> text=OK")
     page.reload()
     page.wait_for_selector("notes-list", timeout=15_000)
     check("reloaded offline, the app still opens with the changes kept",

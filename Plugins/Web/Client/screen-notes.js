@@ -2,6 +2,7 @@
 /** Napkin Notes, as its manual describes: the list in the user's own order (drag, or the arrow
  * keys on a note's handle), a new note with today's date and "Title", editing, a photo from the
  * camera or the library, the original full screen with pinch-zoom, and the back to draw on. */
+import { ApiError } from "./api.js";
 import { ordered } from "./merge.js";
 import { categoryCounts, filterNotes, localDateTime, reminderInstant } from "./notes-filter.js";
 import { localId } from "./outbox.js";
@@ -162,6 +163,14 @@ export class NotesList extends HTMLElement {
     const bar = /** @type {HTMLProgressElement} */ (h("progress", { max: "100", "aria-label": "Import progress" }));
     const line = h("p", {}, `Sending ${file.name}…`);
     progress.replaceChildren(h("div", { class: "card" }, line, bar));
+    const failed = (/** @type {string} */ message) => progress.replaceChildren(h("div", { class: "card", role: "alert" }, h("p", {}, message),
+      h("button", { type: "button", class: "secondary", onclick: () => progress.replaceChildren() }, "OK")));
+    // Unlike a note, an import is not kept to send later: the file is the user's, to choose again.
+    const offline = `You are offline: ${file.name} was not imported. An import sends the whole file to the server; choose it again once you are online.`;
+    if (!navigator.onLine) {
+      failed(offline);
+      return;
+    }
     try {
       let job = (await context.api.request("POST", `${NOTES}/imports?format=${format}`, { body: file,
         contentType: format === "keep" ? "application/zip" : "application/enex+xml" })).body;
@@ -172,7 +181,7 @@ export class NotesList extends HTMLElement {
         job = await context.api.get(`${NOTES}/imports/${job.id}`);
       }
       if (job.state === "failed") {
-        progress.replaceChildren(h("div", { class: "card", role: "alert" }, h("p", {}, job.failure ?? "The import failed; nothing of it was kept.")));
+        failed(job.failure ?? "The import failed; nothing of it was kept.");
         return;
       }
       const summary = `Imported ${job.imported} note${job.imported === 1 ? "" : "s"} from ${file.name}`
@@ -184,8 +193,7 @@ export class NotesList extends HTMLElement {
       announce(summary);
       await context.sync.pull();
     } catch (error) {
-      progress.replaceChildren(h("div", { class: "card", role: "alert" }, h("p", {}, error instanceof Error ? error.message : String(error)),
-        h("button", { type: "button", class: "secondary", onclick: () => progress.replaceChildren() }, "OK")));
+      failed(error instanceof ApiError && error.offline ? offline : error instanceof Error ? error.message : String(error));
     }
   }
 
