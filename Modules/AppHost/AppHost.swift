@@ -363,9 +363,10 @@ struct ForwardedForMiddleware: RouterMiddleware {
         let trusted = { (address: IPAddress) in proxies.contains { $0.contains(address) } }
         guard let address = IPAddress(peer), trusted(address) else { return peer }
         var client = peer
-        for hop in values.joined(separator: ",").split(separator: ",").reversed() {
-            let text = String(hop.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
-            guard let address = IPAddress(text) else { break }
+        for hop in values.joined(separator: ",").utf8.split(separator: UInt8(ascii: ",")).reversed() {
+            let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            guard let first = hop.firstIndex(where: { !isSpace($0) }), let last = hop.lastIndex(where: { !isSpace($0) }),
+                  let text = String(hop[first...last]), let address = IPAddress(text) else { break }
             client = text
             if !trusted(address) { break }
         }
@@ -396,7 +397,7 @@ struct RequestTraceMiddleware: RouterMiddleware {
 
 extension AppHost {
     /// Log metadata for whatever request the logging task serves: pass it to the log handler
-    /// (`StreamLogHandler.standardError(label:metadataProvider:)`) and every line names `request`.
+    /// (`LineLogHandler(label:metadataProvider:)`) and every line names `request`.
     public static let requestMetadata = Logger.MetadataProvider {
         RequestTrace.id.map { ["request": .string($0)] } ?? [:]
     }

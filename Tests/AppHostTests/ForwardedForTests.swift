@@ -15,6 +15,8 @@ struct ForwardedForTests {
               ("127.0.0.1", ["not-an-address, 203.0.113.7"], "203.0.113.7"),
               ("127.0.0.1", ["203.0.113.7, garbage"], "127.0.0.1"),               // a malformed last hop: the proxy itself
               ("127.0.0.1", [], "127.0.0.1"),
+              ("127.0.0.1", ["198.51.100.1 ,\t 203.0.113.7  "], "203.0.113.7"), // spaces and tabs around a hop
+              ("127.0.0.1", ["203.0.113.7, "], "127.0.0.1"),                      // an empty last hop: malformed
               ("192.0.2.50", ["203.0.113.7"], "192.0.2.50"),                      // not a proxy of ours: its header is ignored
               ("::1", ["203.0.113.7"], "::1"),
           ])

@@ -22,7 +22,7 @@ public struct AppSession: Sendable {
     }
 
     public func run<T: Sendable>(_ body: @Sendable (any MessageBus) async throws -> T) async throws -> T {
-        var logger = Logger(label: tool) { StreamLogHandler.standardError(label: $0, metadataProvider: AppHost.requestMetadata) }
+        var logger = Logger(label: tool) { LineLogHandler(label: $0, metadataProvider: AppHost.requestMetadata) }
         logger.logLevel = .warning
         let environment = ProcessInfo.processInfo.environment
         do {

@@ -21,7 +21,7 @@ public struct WorkerServe: Sendable {
     }
 
     public func run(_ options: WorkerOptions) async throws {
-        var logger = Logger(label: tool) { StreamLogHandler.standardError(label: $0, metadataProvider: AppHost.requestMetadata) }
+        var logger = Logger(label: tool) { LineLogHandler(label: $0, metadataProvider: AppHost.requestMetadata) }
         logger.logLevel = options.logLevel
         let environment = ProcessInfo.processInfo.environment
         let host: AppHost

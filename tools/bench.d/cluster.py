@@ -2,7 +2,8 @@
 """Napkin Notes through nginx to one node and to two (tools/cluster, release binaries): list 100 notes
 (the list cache on, and off) and create a note, with wrk; req/s, p99, and the app nodes' CPU per
 request (on two cores the scaling shows there more than in req/s). The peer: the same nginx serving
-the same list bytes as a static file. Prints one JSON object.
+the same list bytes as a static file, and that file through an nginx proxy set up as the cluster's
+(the ceiling for any upstream on these cores). Prints one JSON object.
 
   python3 tools/bench.d/cluster.py --bin .build/release [--seconds 10]
 """
@@ -109,20 +110,30 @@ def static_peer(listed, seconds, work):
         handle.write(listed)
     port = 18690
     conf = os.path.join(work, "static.conf")
+    # Two servers in one nginx of one worker: the file itself, and the same file through a proxy
+    # set up as tools/cluster's is (HTTP/1.1, kept-alive upstream connections). The second is the
+    # ceiling of any app behind that proxy on these cores: an upstream that costs nothing.
     with open(conf, "w") as handle:
         handle.write(f"""worker_processes 1; pid {work}/static.pid; error_log {work}/static-error.log;
 events {{ worker_connections 1024; }}
-http {{ access_log off; server {{ listen 127.0.0.1:{port}; root {root}; location / {{ default_type application/json; }} }} }}
+http {{ access_log off;
+  server {{ listen 127.0.0.1:{port}; root {root}; location / {{ default_type application/json; }} }}
+  upstream file {{ server 127.0.0.1:{port}; keepalive 64; }}
+  server {{ listen 127.0.0.1:{port + 1};
+    location / {{ proxy_pass http://file; proxy_http_version 1.1; proxy_set_header Connection ""; }} }}
+}}
 """)
     subprocess.run(["nginx", "-c", conf, "-p", work], check=True)
     time.sleep(0.3)
     try:
         with open(os.path.join(work, "static.pid")) as handle:
             pid = int(handle.read())
-        result = wrk(f"http://127.0.0.1:{port}/api/v1/notes", seconds, 16, [], pid)
-        if result["non_2xx"]:
-            sys.exit(f"nginx's static file: {result['non_2xx']} answers not 2xx; see {work}/static-error.log")
-        return result
+        results = {}
+        for name, at in (("file", port), ("proxied_file", port + 1)):
+            results[name] = wrk(f"http://127.0.0.1:{at}/api/v1/notes", seconds, 16, [], pid)
+            if results[name]["non_2xx"]:
+                sys.exit(f"nginx's static file ({name}): {results[name]['non_2xx']} answers not 2xx; see {work}/static-error.log")
+        return results
     finally:
         subprocess.run(["nginx", "-c", conf, "-p", work, "-s", "stop"])
 
@@ -140,7 +151,10 @@ def main():
             cached, listed, _ = run(bin_dir, nodes, True, args.seconds, work)
             uncached, _, _ = run(bin_dir, nodes, False, args.seconds, work)
             report[f"{nodes}_node"] = {"list_cached": cached["list"], "create": cached["create"], "list_uncached": uncached["list"]}
-        report["nginx_static_list"] = static_peer(listed, args.seconds, work)
+        peers = static_peer(listed, args.seconds, work)
+        report["nginx_static_list"] = peers["file"]
+        # nginx through nginx: what the proxy in front leaves for any upstream on these cores.
+        report["nginx_proxied_static_list"] = peers["proxied_file"]
         report["list_bytes"] = len(listed)
     print(json.dumps(report, indent=2))
 

@@ -41,7 +41,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         Self.limitMallocArenas()
-        var logger = Logger(label: "quire") { StreamLogHandler.standardError(label: $0, metadataProvider: AppHost.requestMetadata) }
+        var logger = Logger(label: "quire") { LineLogHandler(label: $0, metadataProvider: AppHost.requestMetadata) }
         logger.logLevel = logLevel
         let environment = ProcessInfo.processInfo.environment
         let host: AppHost
