@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Napkin Notes through nginx to one node and to two (tools/cluster, release binaries): list 100 notes
-(the list cache on, and off) and create a note, with wrk; req/s, p99, and the app nodes' CPU per
-request (on two cores the scaling shows there more than in req/s). The peer: the same nginx serving
+(the list cache on, and off), create a note, and `/health` (the floor: a route that does nothing),
+with wrk; req/s, p99, and the app nodes' CPU per request (on two cores the scaling shows there more
+than in req/s). The peer: the same nginx serving
 the same list bytes as a static file, and that file through an nginx proxy set up as the cluster's
 (the ceiling for any upstream on these cores). Prints one JSON object.
 
@@ -92,6 +93,8 @@ def run(bin_dir, nodes, cache, seconds, work):
         listed = request(base, "GET", "/api/v1/notes?limit=100", token=reader)
         result = {"list": wrk(f"{base}/api/v1/notes?limit=100", seconds, 16, pids, proxy, WRK_TOKEN=reader)}
         if cache:
+            # The floor: a route that does nothing (no token, no storage), through the same proxy.
+            result["health"] = wrk(f"{base}/health", seconds, 16, pids, proxy)
             result["create"] = wrk(f"{base}/api/v1/notes", seconds, 8, pids, proxy, WRK_METHOD="POST", WRK_TOKEN=writer,
                                    WRK_BODY='{"title":"bench","text":"a quick note"}')
         return result, listed, state
@@ -150,7 +153,8 @@ def main():
         for nodes in (1, 2):
             cached, listed, _ = run(bin_dir, nodes, True, args.seconds, work)
             uncached, _, _ = run(bin_dir, nodes, False, args.seconds, work)
-            report[f"{nodes}_node"] = {"list_cached": cached["list"], "create": cached["create"], "list_uncached": uncached["list"]}
+            report[f"{nodes}_node"] = {"list_cached": cached["list"], "create": cached["create"], "list_uncached": uncached["list"],
+                                       "health": cached["health"]}
         peers = static_peer(listed, args.seconds, work)
         report["nginx_static_list"] = peers["file"]
         # nginx through nginx: what the proxy in front leaves for any upstream on these cores.
