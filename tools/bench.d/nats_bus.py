@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""Request/reply over NATS, same run, same server: Quire's NATSBus (`quire-bench bus-nats`: its own
-client on SwiftNIO, messages as JSON, two connections) against the nats-py client and the official
-Go client (Debian's golang-github-nats-io-go-nats-dev, built here from nats_reqrep.go), both with raw
-bytes and two connections; one request at a time and 64 in flight. Starts a throwaway nats-server
-(tools/nats) and stops it after. Prints one JSON object.
+"""Request/reply over NATS, same run, same server, two connections each, one request at a time and
+64 in flight:
+- Quire's client (`quire-bench bus-nats`: its NATSConnection on SwiftNIO) echoing the payload's bytes,
+  as the peers do: the nats-py client and the official Go client (Debian's
+  golang-github-nats-io-go-nats-dev, built here from nats_reqrep.go);
+- Quire's bus on that client (NATSBus: a typed request and reply as JSON, the deadline in a header).
+Starts a throwaway nats-server (tools/nats) and stops it after. Prints one JSON object.
 
     tools/setup --bench && swift build -c release --product quire-bench
     tools/bench.d/nats_bus.py --bin .build/release
@@ -39,15 +41,17 @@ def main():
     finally:
         subprocess.run([os.path.join(ROOT, "tools", "nats"), "stop", directory], capture_output=True)
     report = {
-        "quire": {"sequential": quire["sequential"], "concurrent": quire["concurrent"]},
+        "quire_client": quire["client"],
+        "quire_bus": {"sequential": quire["sequential"], "concurrent": quire["concurrent"]},
         "nats_py": {"sequential": peer["request_reply"], "concurrent": peer["concurrent"]},
         "go": {"sequential": go["request_reply"], "concurrent": go["concurrent"]},
         "count": args.count, "in_flight": args.in_flight,
     }
     for mode in ("sequential", "concurrent"):
         key = "request_reply" if mode == "sequential" else "concurrent"
-        report[f"{mode}_ratio"] = round(quire[mode]["per_second"] / peer[key]["per_second"], 2)
-        report[f"{mode}_ratio_go"] = round(quire[mode]["per_second"] / go[key]["per_second"], 2)
+        for ours in ("quire_client", "quire_bus"):
+            report[f"{ours}_{mode}_ratio_nats_py"] = round(report[ours][mode]["per_second"] / peer[key]["per_second"], 2)
+            report[f"{ours}_{mode}_ratio_go"] = round(report[ours][mode]["per_second"] / go[key]["per_second"], 2)
     print(json.dumps(report, indent=2))
 
 

@@ -5,9 +5,10 @@ import Foundation
 import NIOCore
 import NIOPosix
 
-/// `quire-bench bus-nats`: request/reply through NATSBus between two connections (a responder and
-/// a caller, as two nodes), one at a time and with many in flight. `tools/bench.d/nats_bus.py`
-/// starts the server and runs the nats-py client beside it.
+/// `quire-bench bus-nats`: request/reply between two connections (a responder and a caller, as two
+/// nodes), one at a time and with many in flight: first through the client alone (bytes echoed, as
+/// the peers measure theirs), then through NATSBus (typed messages as JSON, deadline header).
+/// `tools/bench.d/nats_bus.py` starts the server and runs the nats-py and Go clients beside it.
 struct NATSBusBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bus-nats", abstract: "NATS bus: request/reply between two connections, sequential and concurrent.")
@@ -28,14 +29,53 @@ struct NATSBusBench: AsyncParsableCommand {
         let responderConnection = NATSConnection(options: options), callerConnection = NATSConnection(options: options)
         try await responderConnection.connect()
         try await callerConnection.connect()
+
+        // The client, as the peers are measured: the payload's bytes echoed, no headers.
+        _ = responderConnection.subscribe(subject: "bench.client.ping", queue: "bench") { message in
+            guard let replyTo = message.replyTo else { return }
+            try? responderConnection.publish(subject: replyTo, payload: message.payload)
+        }
+        // The bus: a typed request, as JSON, with its deadline in a header, and a typed reply.
         let responder = NATSBus(connection: responderConnection, subjectPrefix: "bench")
         let caller = NATSBus(connection: callerConnection, subjectPrefix: "bench")
         try responder.handle(BenchPing.self) { ping, _ in BenchPong(sequence: ping.sequence) }
         try await responderConnection.flush()
+
+        let client = try await measure { index in
+            var payload = ByteBuffer()
+            payload.writeString(String(index))
+            let reply = try await callerConnection.request(subject: "bench.client.ping", payload: payload, deadline: .now + .seconds(5))
+            guard reply.payload == payload else { throw ValidationError("a reply went to the wrong caller") }
+        }
+        let bus = try await measure { index in
+            let reply = try await caller.request(BenchPing(sequence: index))
+            guard reply.sequence == index else { throw ValidationError("a reply went to the wrong caller") }
+        }
+        await responderConnection.close()
+        await callerConnection.close()
+        let object: [String: Any] = ["sequential": bus.sequential.dictionary, "concurrent": bus.concurrent.dictionary,
+                                     "client": ["sequential": client.sequential.dictionary, "concurrent": client.concurrent.dictionary],
+                                     "count": count, "in_flight": inFlight]
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+        print(String(decoding: data, as: UTF8.self))
+    }
+
+    /// One request at a time, after a warm-up of a tenth as many; then `inFlight` callers at once.
+    private func measure(_ ask: @escaping @Sendable (Int) async throws -> Void) async throws -> (sequential: Summary, concurrent: Summary) {
         let clock = ContinuousClock()
-
-        let sequential = try await sequentialPings(caller, count: sequentialCount ?? count)
-
+        let sequentialCount = self.sequentialCount ?? count
+        var sequential = Summary([], elapsed: .zero)
+        if sequentialCount > 0 {
+            for index in 0..<max(1, sequentialCount / 10) { try await ask(index) }
+            var latencies = [Duration](repeating: .zero, count: sequentialCount)
+            let started = clock.now
+            for index in 0..<sequentialCount {
+                let start = clock.now
+                try await ask(index)
+                latencies[index] = clock.now - start
+            }
+            sequential = Summary(latencies, elapsed: clock.now - started)
+        }
         let perWorker = max(1, count / inFlight)
         let concurrentStarted = clock.now
         let samples = try await withThrowingTaskGroup(of: [Duration].self) { group in
@@ -43,10 +83,9 @@ struct NATSBusBench: AsyncParsableCommand {
                 group.addTask {
                     var mine: [Duration] = []
                     mine.reserveCapacity(perWorker)
-                    for index in 0..<perWorker {
+                    for index in worker * perWorker..<(worker + 1) * perWorker {
                         let start = clock.now
-                        let reply = try await caller.request(BenchPing(sequence: worker * perWorker + index))
-                        guard reply.sequence == worker * perWorker + index else { throw ValidationError("a reply went to the wrong caller") }
+                        try await ask(index)
                         mine.append(clock.now - start)
                     }
                     return mine
@@ -54,12 +93,6 @@ struct NATSBusBench: AsyncParsableCommand {
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
-        let concurrent = Summary(samples, elapsed: clock.now - concurrentStarted)
-        await responderConnection.close()
-        await callerConnection.close()
-        let object: [String: Any] = ["sequential": sequential.dictionary, "concurrent": concurrent.dictionary,
-                                     "count": count, "in_flight": inFlight]
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
-        print(String(decoding: data, as: UTF8.self))
+        return (sequential, Summary(samples, elapsed: clock.now - concurrentStarted))
     }
 }
