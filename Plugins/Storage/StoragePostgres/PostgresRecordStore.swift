@@ -366,7 +366,6 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
                 written.append(record)
             }
             try await self.insertAll(run, known: known, connection: connection, stamp: stamp, log: &log, written: &written)
-            let moved = try await self.appendLog(log, connection: connection, stamp: stamp)
             let released = letGo.subtracting(try await Self.held(among: letGo, fields: known.blobFields, connection: connection, logger: self.logger)).sorted()
             if let claim = batch.idempotency {
                 let references = zip(batch.operations, written).map { operation, record in
@@ -378,6 +377,8 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
                     VALUES (\(claim.owner), \(claim.scope), \(claim.key), \(claim.fingerprint), \(results), \(stamp))
                     """, logger: self.logger)
             }
+            // Last: the counter row it takes stays locked until COMMIT, and every other writer waits for it.
+            let moved = try await self.appendLog(log, connection: connection, stamp: stamp)
             return WriteResult(records: written, replayed: false, releasedBlobs: released, moved: moved)
         } onUniqueViolation: { constraint in
             if constraint == "idempotency_pkey" {
@@ -475,34 +476,40 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
     }
 
     /// Takes the next sequences (in commit order: the counter row stays locked until this
-    /// transaction ends) and writes the batch's changes under them.
+    /// transaction ends) and writes the batch's changes under them, in one statement: the lock is
+    /// held for that statement and the COMMIT, not for a round trip more.
     private func appendLog(_ log: [Change], connection: PostgresConnection, stamp: Double) async throws -> [LogMove] {
         guard !log.isEmpty else { return [] }
-        let count = Int64(log.count)
-        let last = try await connection.query("UPDATE log_meta SET value = value + \(count) WHERE key = 'sequence' RETURNING value",
-                                              logger: logger).collect().first.map { try $0.decode(Int64.self) } ?? count
+        // Columns as arrays (an import's 500 changes are eight binds, not 4,000).
+        var statement = Statement()
+        let count = statement.bind(Int64(log.count))
+        let columns = [statement.bindArray(log.map(\.owner)), statement.bindArray(log.map(\.collection)),
+                       statement.bindArray(log.map(\.recordID)), statement.bindArray(log.map(\.kind.rawValue)),
+                       statement.bindArray(log.map { String($0.version) })]
+        // A change without a scope: its flag is false (arrays of text hold no NULL here).
+        let scopes = statement.bindArray(log.map { $0.scope ?? "" })
+        let scoped = statement.bindArray(log.map { $0.scope == nil ? "f" : "t" })
+        let at = statement.bind(stamp)
+        statement.append("""
+            WITH taken AS (UPDATE log_meta SET value = value + \(count) WHERE key = 'sequence' RETURNING value)
+            INSERT INTO changes (sequence, owner, collection, record_id, kind, version, scope, at)
+            SELECT taken.value - \(count) + n, o, c, r, k, v::bigint, CASE WHEN h::boolean THEN s END, \(at)
+            FROM taken, unnest(\(columns.joined(separator: ", ")), \(scopes), \(scoped)) WITH ORDINALITY AS u(o, c, r, k, v, s, h, n)
+            RETURNING sequence
+            """)
+        var sequences: [Int64] = []
+        for try await sequence in try await connection.query(statement.query, logger: logger).decode(Int64.self) {
+            sequences.append(sequence)
+        }
+        guard sequences.count == log.count, let last = sequences.max() else {
+            throw StorageError(.internal, "The change log's counter (log_meta 'sequence') is missing; the database was not migrated by this version.")
+        }
         var numbered: [Change] = []
         for (offset, change) in log.enumerated() {
             var change = change
-            change.sequence = last - count + 1 + Int64(offset)
+            change.sequence = last - Int64(log.count) + 1 + Int64(offset)
             numbered.append(change)
         }
-        // Columns as arrays (an import's 500 changes are eight binds, not 4,000).
-        var statement = Statement()
-        let first = statement.bind(last - count + 1)
-        let columns = [statement.bindArray(numbered.map(\.owner)), statement.bindArray(numbered.map(\.collection)),
-                       statement.bindArray(numbered.map(\.recordID)), statement.bindArray(numbered.map(\.kind.rawValue)),
-                       statement.bindArray(numbered.map { String($0.version) })]
-        // A change without a scope: its flag is false (arrays of text hold no NULL here).
-        let scopes = statement.bindArray(numbered.map { $0.scope ?? "" })
-        let scoped = statement.bindArray(numbered.map { $0.scope == nil ? "f" : "t" })
-        let at = statement.bind(stamp)
-        statement.append("""
-            INSERT INTO changes (sequence, owner, collection, record_id, kind, version, scope, at)
-            SELECT \(first) + n - 1, o, c, r, k, v::bigint, CASE WHEN h::boolean THEN s END, \(at)
-            FROM unnest(\(columns.joined(separator: ", ")), \(scopes), \(scoped)) WITH ORDINALITY AS u(o, c, r, k, v, s, h, n)
-            """)
-        try await connection.query(statement.query, logger: logger)
         return LogMove.of(numbered)
     }
 
