@@ -130,6 +130,15 @@ extension MessageBus {
         try await catchUp(since: RequestTrace.arrival ?? .now)
     }
 
+    /// What `read` finds in a cache that bus events keep coherent, once the bus has caught up with
+    /// the request being served (``catchUp()``), so that an event settled before the request arrived
+    /// has had its say. Nil when the cache has nothing, before or after, or when the bus cannot be
+    /// reached: then the caller reads the source of truth. An empty cache costs no round trip.
+    public func cached<Value>(_ read: () -> Value?) async -> Value? {
+        guard read() != nil, (try? await catchUp()) != nil else { return nil }
+        return read()
+    }
+
     /// Subscribes with the ``OverflowPolicy/default`` policy.
     public func subscribe<Event: BusEvent>(to type: Event.Type) -> EventSubscription<Event> {
         subscribe(to: type, buffering: .default)

@@ -241,9 +241,7 @@ struct AccountService: Sendable {
     /// `VerifiedTokenCache`).
     func verify(_ accessToken: String) async throws(BusError) -> VerifiedSession {
         // Remembered, and no node has ended sessions since this request arrived (the bus caught up).
-        if verified.lookup(accessToken) != nil, (try? await bus.catchUp()) != nil, let known = verified.lookup(accessToken) {
-            return known
-        }
+        if let known = await bus.cached({ verified.lookup(accessToken) }) { return known }
         let (accountID, sessionID, remaining) = try await tokens.verify(accessToken)
         guard StorageNames.isValidID(sessionID), StorageNames.isValidID(accountID),
               let record = try await store.get(collection: AuthCollections.sessions, id: sessionID, owner: accountID),

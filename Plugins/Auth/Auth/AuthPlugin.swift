@@ -152,7 +152,6 @@ public struct AuthPlugin: Plugin {
 
     public var authenticator: (any RequestAuthenticator)? { BusAuthenticator(bus: bus) }
 
-
     public var features: [String] {
         methods.sorted().map { "sign-in:\($0)" } + providers.keys.sorted().map { "oidc:\($0)" } + ["onboarding:\(onboarding)"]
     }

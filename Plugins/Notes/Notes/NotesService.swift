@@ -42,10 +42,7 @@ struct NotesService: Sendable {
         let key = NoteListCache.PageKey(limit: limit, cursor: cursor)
         // A page is served once the bus has handed over every change acknowledged before this
         // request arrived (another node's write); unreachable, the store answers instead.
-        if lists.page(owner: owner, key: key) != nil, (try? await bus.catchUp()) != nil,
-           let cached = lists.page(owner: owner, key: key) {
-            return cached
-        }
+        if let cached = await bus.cached({ lists.page(owner: owner, key: key) }) { return cached }
         let generation = lists.generation(owner)
         let page = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
                                                      order: [SortKey("position")], limit: limit, cursor: cursor))
@@ -251,8 +248,9 @@ struct NotesService: Sendable {
             try await store.delete(from: Self.collection, id: id, owner: owner, expectedVersion: expectedVersion)
         }
         await bus.publish(NoteChanged(owner: owner, noteID: id, kind: .deleted, version: record.version + 1))
-        await forget(RemoveGeotag(owner: owner, subject: "notes/\(id)"))
-        await forget(CancelReminder(owner: owner, subject: "notes/\(id)"))
+        async let place: Void = forget(RemoveGeotag(owner: owner, subject: "notes/\(id)"))
+        async let reminder: Void = forget(CancelReminder(owner: owner, subject: "notes/\(id)"))
+        _ = await (place, reminder)
     }
 
     /// What another plugin keeps about a deleted note goes with it, in apps that have that plugin:
