@@ -1,7 +1,8 @@
 // @ts-check
 /** The back of a note, or mark-up over a photo: draw with a finger, a mouse or a pen (its
  * pressure), erase, pick a colour and a width, write words onto it (with the `texts` attribute),
- * clear. Emits `change` with the drawing after each stroke or word. */
+ * clear. Emits `change` with the drawing after each stroke, word or Clear — and only then: the
+ * native `change` of its own controls (the width slider, the words' field) stays inside. */
 import { clamp, paint, paintText, pointFrom, round, simplified } from "./strokes.js";
 import { h } from "./ui.js";
 
@@ -15,6 +16,9 @@ export class DrawingPad extends HTMLElement {
     this.tool = /** @type {"pen" | "eraser" | "text"} */ ("pen");
     this.colour = COLOURS[0][0];
     this.width = 0.012;
+    // A control's own `change` (the width slider's, the words' field's) bubbles: it would reach
+    // whoever listens for the pad's, with no drawing — a write without a body. Only ours leave.
+    this.addEventListener("change", (event) => { if (event.target !== this) event.stopPropagation(); }, { capture: true });
   }
 
   connectedCallback() {
