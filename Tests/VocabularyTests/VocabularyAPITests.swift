@@ -331,6 +331,38 @@ struct VocabularyAPITests {
         }
     }
 
+    @Test("Anki: importing our own export again updates each word (matched by the note's guid, the entry's id), it adds no copy")
+    func ankiReimportUpdates() async throws {
+        try await TestApp.run(yaml: vocabularyYAML) { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let french = try await api.make("collections", ["name": "French"], token: token)
+            let pain = try await api.make("entries", ["collection": french, "word": "pain", "definitions": ["bread"], "example": "du pain"], token: token)
+            let beurre = try await api.make("entries", ["collection": french, "word": "beurre", "definitions": ["butter"]], token: token)
+            #expect(try await api.send(.post, "/api/v1/vocabulary/entries/\(pain)/relations", json: ["kind": "related", "entry": beurre],
+                                       token: token).status == 200)
+            let package = try await api.send(.get, "/api/v1/vocabulary/export?format=apkg", token: token).body
+            // Edited here after the export: the file's version comes back, as Anki's import would bring it.
+            #expect(try await api.send(.patch, "/api/v1/vocabulary/entries/\(pain)", json: ["example": "changed"], token: token).status == 200)
+            let job = try await api.finishedImport(
+                try await api.upload(.post, "/api/v1/vocabulary/imports", bytes: package, contentType: "application/zip", token: token), token: token)
+            #expect(job["state"] == "succeeded" && job.json["imported"] as? Int == 0 && job.json["updated"] as? Int == 2, "\(job.text)")
+            let listed = try await api.send(.get, "/api/v1/vocabulary/search?limit=100", token: token).items
+            #expect(listed.compactMap { $0["id"] as? String }.sorted() == [beurre, pain].sorted(), "the same two entries, no copies")
+            let entry = try await api.send(.get, "/api/v1/vocabulary/entries/\(pain)", token: token)
+            #expect(entry["example"] == "du pain")
+            #expect((entry.json["relations"] as? [[String: String]])?.count == 1, "\(entry.text)")
+            // Into another account, or into another collection of this one, the same file adds words.
+            let (bob, _) = try await api.signUp("bob")
+            let bobs = try await api.finishedImport(
+                try await api.upload(.post, "/api/v1/vocabulary/imports", bytes: package, contentType: "application/zip", token: bob), token: bob)
+            #expect(bobs.json["imported"] as? Int == 2 && bobs.json["updated"] as? Int == 0)
+            #expect(try await api.send(.patch, "/api/v1/vocabulary/collections/\(french)", json: ["name": "Français"], token: token).status == 200)
+            let again = try await api.finishedImport(
+                try await api.upload(.post, "/api/v1/vocabulary/imports", bytes: package, contentType: "application/zip", token: token), token: token)
+            #expect(again.json["imported"] as? Int == 2 && again.json["updated"] as? Int == 0, "\(again.text)")
+        }
+    }
+
     @Test("an import file and an export travel as blob parts: each message small enough for NATS, the parts let go of once read")
     func importAndExportInParts() async throws {
         try await TestApp.run(yaml: vocabularyYAML) { api, host in

@@ -155,6 +155,8 @@ struct ImportExport: Sendable {
         /// relations: they are linked once every row is in.
         var entryIDs: [String: String] = [:]
         var linked: [(id: String, data: EntryData, related: [String], alternative: [String])] = []
+        /// Entries this file's notes update (each once: a second note with the same guid is a copy).
+        var updating: Set<String> = []
         var lastProgress = Date()
         /// Records the job's progress a few times a second (also its heartbeat: see `staleAfter`).
         func saveProgress(_ job: ImportJob) async throws(BusError) {
@@ -212,11 +214,29 @@ struct ImportExport: Sendable {
                     tags[key] = id
                     if !tagIDs.contains(id) { tagIDs.append(id) }
                 }
-                let data = EntryData(word: word, definitions: definitions, languages: try VocabularyRules.languages(row.languages),
+                var data = EntryData(word: word, definitions: definitions, languages: try VocabularyRules.languages(row.languages),
                                      note: try VocabularyRules.text(row.note, field: "note", max: VocabularyRules.maxNote),
                                      example: try VocabularyRules.text(row.example, field: "example", max: VocabularyRules.maxNote),
                                      collection: collectionID ?? "", tags: tagIDs, relations: [], sortKey: SearchText.fold(word),
                                      importJob: job.id)
+                if job.format == .apkg, let existing = try await updatable(row.key, collection: data.collection, owner: owner, except: updating) {
+                    // Anki's rule: a note whose guid is already here updates that note. The entry
+                    // keeps its id, relations and review card, and is not the import's to roll back.
+                    data.relations = existing.data.relations
+                    data.importJob = existing.data.importJob
+                    updating.insert(existing.id)
+                    if let key = row.key { entryIDs[key] = existing.id }
+                    if !row.related.isEmpty || !row.alternative.isEmpty { linked.append((existing.id, data, row.related, row.alternative)) }
+                    batch.append(.replace(collection: C.entries, id: existing.id, owner: owner, data: try JSONDocument(encoding: data),
+                                          expectedVersion: nil))
+                    job.updated += 1
+                    if batch.count >= Self.batchSize - 1 {
+                        job.imported += try await writes.send(batch)
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                    try await saveProgress(job)
+                    continue
+                }
                 let id = VocabularyRules.randomID("e_")
                 if let key = row.key { entryIDs[key] = id }
                 if !row.related.isEmpty || !row.alternative.isEmpty { linked.append((id, data, row.related, row.alternative)) }
@@ -240,8 +260,19 @@ struct ImportExport: Sendable {
         try await link(linked, entryIDs: entryIDs, owner: owner)
     }
 
+    /// The entry an Anki note updates: the owner's entry whose id is the note's guid (what an export
+    /// writes), in the collection the note goes to, not already updated by this file.
+    private func updatable(_ guid: String?, collection: String, owner: String, except: Set<String>) async throws(BusError)
+        -> (id: String, data: EntryData)? {
+        guard let guid, StorageNames.isValidID(guid), !except.contains(guid),
+              let record = try await store.get(collection: C.entries, id: guid, owner: owner),
+              let data = try? record.decode(EntryData.self), data.collection == collection else { return nil }
+        return (record.id, data)
+    }
+
     /// Gives imported entries the relations their rows named, both ways (a relation is listed on
-    /// both entries), to rows of the same file; a key the file does not have is left out.
+    /// both entries), to rows of the same file; a key the file does not have is left out. An
+    /// entry's relations from before (one an import updated) stay.
     private func link(_ linked: [(id: String, data: EntryData, related: [String], alternative: [String])], entryIDs: [String: String],
                       owner: String) async throws(BusError) {
         guard !linked.isEmpty else { return }
@@ -268,7 +299,7 @@ struct ImportExport: Sendable {
                 guard let record = try await store.get(collection: C.entries, id: id, owner: owner) else { continue }
                 data = try record.decode(EntryData.self)
             }
-            data.relations = list
+            for relation in list where !data.relations.contains(relation) { data.relations.append(relation) }
             batch.append(.replace(collection: C.entries, id: id, owner: owner, data: try JSONDocument(encoding: data), expectedVersion: nil))
             if batch.count == Self.batchSize {
                 _ = try await store.write(WriteBatch(batch))

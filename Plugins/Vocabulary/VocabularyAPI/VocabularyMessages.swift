@@ -68,6 +68,10 @@ public struct ImportJob: Codable, Sendable, Hashable {
     /// Rows in the file, once known (Anki packages know it up front; a CSV when it has been read).
     public var rowsTotal: Int?
     public var imported: Int
+    /// Entries already here that the file's notes updated: an Anki note whose guid is the entry's
+    /// id (an `.apkg` this server exported), for the same collection, as Anki updates a note it
+    /// already has instead of adding a copy.
+    public var updated: Int
     public var collectionsCreated: Int
     public var tagsCreated: Int
     /// The first 100 row errors.
@@ -79,7 +83,7 @@ public struct ImportJob: Codable, Sendable, Hashable {
     public var finishedAt: Date?
 
     public init(id: String, state: State, format: VocabularyFormat, rowsRead: Int = 0, rowsTotal: Int? = nil, imported: Int = 0,
-                collectionsCreated: Int = 0, tagsCreated: Int = 0, errors: [RowError] = [], errorCount: Int = 0,
+                updated: Int = 0, collectionsCreated: Int = 0, tagsCreated: Int = 0, errors: [RowError] = [], errorCount: Int = 0,
                 failure: String? = nil, startedAt: Date, finishedAt: Date? = nil) {
         self.id = id
         self.state = state
@@ -87,6 +91,7 @@ public struct ImportJob: Codable, Sendable, Hashable {
         self.rowsRead = rowsRead
         self.rowsTotal = rowsTotal
         self.imported = imported
+        self.updated = updated
         self.collectionsCreated = collectionsCreated
         self.tagsCreated = tagsCreated
         self.errors = errors
@@ -94,6 +99,25 @@ public struct ImportJob: Codable, Sendable, Hashable {
         self.failure = failure
         self.startedAt = startedAt
         self.finishedAt = finishedAt
+    }
+
+    /// Decodes a job recorded before `updated` existed as one that updated nothing.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        state = try container.decode(State.self, forKey: .state)
+        format = try container.decode(VocabularyFormat.self, forKey: .format)
+        rowsRead = try container.decode(Int.self, forKey: .rowsRead)
+        rowsTotal = try container.decodeIfPresent(Int.self, forKey: .rowsTotal)
+        imported = try container.decode(Int.self, forKey: .imported)
+        updated = try container.decodeIfPresent(Int.self, forKey: .updated) ?? 0
+        collectionsCreated = try container.decode(Int.self, forKey: .collectionsCreated)
+        tagsCreated = try container.decode(Int.self, forKey: .tagsCreated)
+        errors = try container.decode([RowError].self, forKey: .errors)
+        errorCount = try container.decode(Int.self, forKey: .errorCount)
+        failure = try container.decodeIfPresent(String.self, forKey: .failure)
+        startedAt = try container.decode(Date.self, forKey: .startedAt)
+        finishedAt = try container.decodeIfPresent(Date.self, forKey: .finishedAt)
     }
 }
 
