@@ -30,10 +30,11 @@ struct VocabularyRoutes: Sendable {
             try .json(try ListPage.slice(try await service.collections(owner: identity.accountID).map(NamedJSON.init), request: request,
                                          pageSize: pageSize, max: 1000))
         }
-        try routes.add(.post, "collections", summary: "Create a collection: {\"name\"}; a name I already have is 409") { request, context, identity in
+        try routes.add(.post, "collections", summary: "Create a collection: {\"name\"}; a name I already have is 409; honours Idempotency-Key") { request, context, identity in
             var request = request
             let input = try await request.decodeJSON(NameInput.self, context: context)
-            let record = try await service.createCollection(owner: identity.accountID, name: input.name)
+            let record = try await service.createCollection(owner: identity.accountID, name: input.name,
+                                                            idempotencyKey: try request.idempotencyKey())
             return try .json(try NamedJSON(record), status: .created,
                              headers: [.location: "/api/v1/vocabulary/collections/\(record.id)"])
         }
@@ -66,10 +67,10 @@ struct VocabularyRoutes: Sendable {
             try .json(try ListPage.slice(try await service.tags(owner: identity.accountID).map(NamedJSON.init), request: request,
                                          pageSize: pageSize, max: 1000))
         }
-        try routes.add(.post, "tags", summary: "Create a tag: {\"name\"} (one word); a duplicate is 409") { request, context, identity in
+        try routes.add(.post, "tags", summary: "Create a tag: {\"name\"} (one word); a duplicate is 409; honours Idempotency-Key") { request, context, identity in
             var request = request
             let input = try await request.decodeJSON(NameInput.self, context: context)
-            let record = try await service.createTag(owner: identity.accountID, name: input.name)
+            let record = try await service.createTag(owner: identity.accountID, name: input.name, idempotencyKey: try request.idempotencyKey())
             return try .json(try NamedJSON(record), status: .created, headers: [.location: "/api/v1/vocabulary/tags/\(record.id)"])
         }
         try routes.add(.patch, "tags/{id}", summary: "Rename a tag; a duplicate is 409 naming it") { request, context, identity in
@@ -84,11 +85,11 @@ struct VocabularyRoutes: Sendable {
         }
 
         // Entries
-        try routes.add(.post, "entries", summary: "Create an entry: collection, word, definitions, languages, note, example, tags") {
+        try routes.add(.post, "entries", summary: "Create an entry: collection, word, definitions, languages, note, example, tags; honours Idempotency-Key") {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(EntryInput.self, context: context)
-            let record = try await service.createEntry(owner: identity.accountID, input: input)
+            let record = try await service.createEntry(owner: identity.accountID, input: input, idempotencyKey: try request.idempotencyKey())
             return try .json(try EntryJSON(record), status: .created, headers: [.location: "/api/v1/vocabulary/entries/\(record.id)"])
         }
         try routes.add(.get, "entries/{id}", summary: "One entry") { _, context, identity in

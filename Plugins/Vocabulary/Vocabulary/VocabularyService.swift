@@ -1,4 +1,5 @@
 import Bus
+import Crypto
 import Foundation
 import StorageAPI
 import VocabularyAPI
@@ -30,11 +31,11 @@ struct VocabularyService: Sendable {
         try await named(C.collections, owner: owner, nameOrID)
     }
 
-    func createCollection(owner: String, name raw: String?, importJob: String? = nil) async throws(BusError) -> Record {
+    func createCollection(owner: String, name raw: String?, importJob: String? = nil, idempotencyKey: String? = nil) async throws(BusError) -> Record {
         let (name, key) = try VocabularyRules.name(raw, of: "collection")
         return try await unique(C.collections, what: "collection", owner: owner, key: key) { () async throws(BusError) in
-            try await store.insert(CollectionData(name: name, nameKey: key, importJob: importJob), into: C.collections,
-                                   id: VocabularyRules.randomID("c_"), owner: owner)
+            try await insertOnce(CollectionData(name: name, nameKey: key, importJob: importJob), into: C.collections,
+                                 id: VocabularyRules.randomID("c_"), owner: owner, idempotencyKey: idempotencyKey)
         }
     }
 
@@ -132,11 +133,11 @@ struct VocabularyService: Sendable {
         try await named(C.tags, owner: owner, nameOrID)
     }
 
-    func createTag(owner: String, name raw: String?, importJob: String? = nil) async throws(BusError) -> Record {
+    func createTag(owner: String, name raw: String?, importJob: String? = nil, idempotencyKey: String? = nil) async throws(BusError) -> Record {
         let (name, key) = try VocabularyRules.tagName(raw)
         return try await unique(C.tags, what: "tag", owner: owner, key: key) { () async throws(BusError) in
-            try await store.insert(TagData(name: name, nameKey: key, importJob: importJob), into: C.tags,
-                                   id: VocabularyRules.randomID("t_"), owner: owner)
+            try await insertOnce(TagData(name: name, nameKey: key, importJob: importJob), into: C.tags,
+                                 id: VocabularyRules.randomID("t_"), owner: owner, idempotencyKey: idempotencyKey)
         }
     }
 
@@ -191,7 +192,7 @@ struct VocabularyService: Sendable {
                                                  order: [SortKey("sortKey")], limit: limit, cursor: cursor))
     }
 
-    func createEntry(owner: String, input: EntryInput) async throws(BusError) -> Record {
+    func createEntry(owner: String, input: EntryInput, idempotencyKey: String? = nil) async throws(BusError) -> Record {
         guard let collectionID = input.collection else {
             throw BusError.invalid("Say which collection the entry goes in ('collection': its id).", field: "collection")
         }
@@ -204,7 +205,26 @@ struct VocabularyService: Sendable {
             example: try VocabularyRules.text(input.example ?? nil, field: "example", max: VocabularyRules.maxNote),
             collection: collectionID, tags: try await checkedTags(owner: owner, input.tags ?? []), relations: [],
             sortKey: SearchText.fold(word))
-        return try await store.insert(data, into: C.entries, id: VocabularyRules.randomID("e_"), owner: owner)
+        return try await insertOnce(data, into: C.entries, id: VocabularyRules.randomID("e_"), owner: owner, idempotencyKey: idempotencyKey)
+    }
+
+    /// Inserts one record, once per `Idempotency-Key`: the same request sent again (a phone that
+    /// reloaded while its create was on the way, then sent it from its outbox) answers the record
+    /// the first one made, instead of a copy or a "name taken" about itself. The key reused for a
+    /// different record is refused by storage.
+    private func insertOnce<T: Encodable>(_ value: T, into collection: String, id: String, owner: String,
+                                          idempotencyKey: String?) async throws(BusError) -> Record {
+        let document = try JSONDocument(encoding: value)
+        let claim = idempotencyKey.map { key in
+            IdempotencyClaim(owner: owner, scope: "\(collection).create", key: key,
+                             fingerprint: SHA256.hash(data: document.bytes).map { String(format: "%02x", $0) }.joined())
+        }
+        let result = try await store.write(WriteBatch([.insert(collection: collection, id: id, owner: owner, data: document)],
+                                                      idempotency: claim))
+        guard let record = result.records.first ?? nil else {
+            throw BusError(.conflict, "What was created with this Idempotency-Key has since been deleted.")
+        }
+        return record
     }
 
     /// Edits an entry. With `If-Match` naming an earlier version that history keeps (an edit

@@ -23,6 +23,12 @@ class QuireApp extends HTMLElement {
     this.name = document.title;
     /** @type {string | undefined} what stopped a provider's sign-in, said once on the sign-in screen */
     this.signInError = undefined;
+    /** Sentences waiting for the user's OK: kept across screens, shown in the sticky header so
+     * they are in view wherever the page is scrolled. */
+    this.notices = h("div", { class: "notices" });
+    /** Where each screen was scrolled, so coming back to a list finds the row the user left. @type {Map<string, number>} */
+    this.scrolls = new Map();
+    this.shownHash = "";
   }
 
   async connectedCallback() {
@@ -92,6 +98,7 @@ class QuireApp extends HTMLElement {
     }
     this.sync = new Sync(this.api, this.manifest?.app ?? "quire");
     this.sync.addEventListener("refused", (event) => this.notice(/** @type {CustomEvent} */ (event).detail));
+    this.sync.addEventListener("replaced", (event) => this.replacedNotice(/** @type {CustomEvent} */ (event).detail));
     // A reminder's time has come (the reminders plugin): a system notification when allowed, and
     // the notice bar either way. Web Push would reach a closed app; it needs a push service.
     this.sync.addEventListener("alert", (event) => {
@@ -107,14 +114,39 @@ class QuireApp extends HTMLElement {
 
   /**
    * Shows a sentence until dismissed: a write the server refused, or (`kind` "reminder") a
-   * reminder whose time has come, which is news, not an error.
-   * @param {string} text @param {string} [kind]
+   * reminder whose time has come, which is news, not an error. `action` adds a button beside OK.
+   * @param {string} text @param {string} [kind] @param {{label: string, run: () => void}} [action]
    */
-  notice(text, kind) {
-    const bar = h("div", { class: kind ? `notice ${kind}` : "notice", role: "alert" }, text,
-      h("button", { type: "button", class: "secondary", onclick: () => bar.remove() }, "OK"));
-    this.querySelector(".notice")?.remove();
-    this.prepend(bar);
+  notice(text, kind, action) {
+    const bar = h("div", { class: kind ? `notice ${kind}` : "notice", role: "alert" }, h("p", {}, text),
+      h("div", { class: "row" },
+        action ? h("button", { type: "button", onclick: () => { bar.remove(); action.run(); } }, action.label) : null,
+        h("button", { type: "button", class: "secondary", onclick: () => bar.remove() }, "OK")));
+    // The newest three: older sentences go first, so the header never fills the screen.
+    while (this.notices.childElementCount >= 3) this.notices.firstElementChild?.remove();
+    this.notices.append(bar);
+  }
+
+  /**
+   * An edit of this device was merged into another device's newer one and replaced what that one
+   * had written: say what, and offer to bring it back in one tap (an edit like any other, so it
+   * works offline too; the server keeps both in the record's history).
+   * @param {{write: import("./outbox.js").Write, replaced: Record<string, any>, record: any}} detail
+   */
+  replacedNotice({ write, replaced, record }) {
+    const names = { title: "title", text: "text", date: "date", category: "category", word: "word", definition: "definition",
+      definitions: "definitions", example: "example", note: "note", notes: "notes", tags: "tags", name: "name" };
+    const said = Object.entries(replaced).map(([field, value]) => {
+      const shown = typeof value === "string" ? value : Array.isArray(value) ? value.join(", ") : value === null ? "nothing" : JSON.stringify(value);
+      return `the ${/** @type {Record<string, string>} */ (names)[field] ?? field} “${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown}”`;
+    });
+    const text = `Another device had changed this too; your edit replaced ${said.join(" and ")}.`;
+    const sync = this.sync;
+    this.notice(text, "replaced", write.method === "PATCH" && sync ? { label: "Bring it back", run: () => {
+      sync.write({ method: "PATCH", path: write.path, body: replaced, kind: write.kind, id: write.id,
+        baseVersion: typeof record?.version === "number" ? record.version : undefined });
+      announce("Brought back.");
+    } } : undefined);
   }
 
   /** @param {string} hash */
@@ -129,6 +161,10 @@ class QuireApp extends HTMLElement {
     // What this app switched on: its plugins (`plugin:reminders`) and their features (`search`).
     const features = new Set((this.manifest?.plugins ?? []).flatMap((p) => [`plugin:${p.id}`, ...p.features]));
     const context = { api: this.api, sync, go: (/** @type {string} */ hash) => this.go(hash), features };
+    // A record opened by the local id it had before the server named it (a reload, a link kept
+    // from then, a screen asked for just as the answer came): the address bar takes the server's id.
+    const named = location.hash.replace(/local(?::|%3A)[0-9a-f]{16}/gi, (local) => sync.resolve(decodeURIComponent(local)));
+    if (named !== location.hash) history.replaceState(history.state, "", named);
     const [path, query = ""] = location.hash.replace(/^#\/?/, "").split("?");
     const parts = path.split("/").map(decodeURIComponent);
     const status = /** @type {import("./ui.js").QuireStatus} */ (h("quire-status"));
@@ -138,7 +174,8 @@ class QuireApp extends HTMLElement {
     const album = Boolean(this.plugin("album"));
     const header = h("header", { class: "bar" }, h("span", { class: "app-name" }, this.name), status,
       album ? (path ? h("a", { href: "#/", class: "link" }, "Home") : null)
-        : h("button", { type: "button", class: "link", onclick: () => this.signOut() }, "Sign out"));
+        : h("button", { type: "button", class: "link", onclick: () => this.signOut() }, "Sign out"),
+      this.notices);
     /** @type {HTMLElement} */
     let screen;
     if (album) {
@@ -169,19 +206,35 @@ class QuireApp extends HTMLElement {
       screen = h("main", { class: "screen" }, h("h1", {}, this.name),
         h("p", {}, "This app's screens are not in the web client yet; its API is at /api/v1 (see the README)."));
     }
+    // One screen, one place: `#/` and `#/notes` are both Napkin's list.
+    const shown = `${path === "notes" ? "" : path}?${query}`;
+    if (this.shownHash !== shown) {
+      this.scrolls.set(this.shownHash, window.scrollY);
+      if (this.scrolls.size > 50) this.scrolls.delete(/** @type {string} */ (this.scrolls.keys().next().value));
+    }
     this.replaceChildren(header, screen);
+    // Back on a screen seen before (the list after a note): where it was; a new screen: its top.
+    if (this.shownHash !== shown) window.scrollTo(0, this.scrolls.get(shown) ?? 0);
+    this.shownHash = shown;
     const heading = screen.querySelector("h1");
     if (heading) announce(heading.textContent ?? "");
   }
 
+  /** Signs out and deletes this account's copy from the phone (the next person to use it sees
+   * none of it); changes the server does not have yet are lost, so that is asked first. */
   async signOut() {
-    if (this.sync && this.sync.pending > 0) {
-      this.notice(`${this.sync.pending} change(s) are not on the server yet; connect to the network before signing out.`);
-      return;
-    }
-    if (this.api.session?.deviceSecret && !(await confirmAction(
+    const waiting = this.sync?.pending ?? 0;
+    if (waiting > 0 && !(await confirmAction(
+      `${waiting} change${waiting === 1 ? " is" : "s are"} not on the server yet. Signing out deletes ${waiting === 1 ? "it" : "them"} from this phone; connect to the network first to keep ${waiting === 1 ? "it" : "them"}. Sign out anyway?`,
+      "Sign out and delete"))) return;
+    if (!waiting && this.api.session?.deviceSecret && !(await confirmAction(
       "Sign out of this phone? Your album stays safe, but to open it again you need its code (on the “new phone” screen). Copy it first.",
       "Sign out"))) return;
+    const sync = this.sync;
+    this.sync = null;
+    await sync?.forget().catch(() => {});
+    for (const key of Object.keys(localStorage)) if (key.startsWith("quire.draft.")) localStorage.removeItem(key);
+    this.notices.replaceChildren();
     await this.api.signOut().catch((error) => { if (error instanceof ApiError) this.notice(error.message); });
   }
 }

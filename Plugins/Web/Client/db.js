@@ -107,4 +107,41 @@ export class Database {
   dequeue(seq) {
     return this.run("outbox", "readwrite", (store) => store.delete(seq));
   }
+
+  /**
+   * What the server's answer to a write changes, kept in one transaction: the write leaves the
+   * outbox, the record as the server answered enters `records`, and a create's id is remembered
+   * with the writes that named its local id rewritten. A reload at any moment finds either all of
+   * it or none (the write is then sent again, and its Idempotency-Key makes that harmless).
+   * @param {{seq: number, rewrite?: import("./outbox.js").Write[], puts?: Array<[string, any]>, deletes?: string[],
+   *   resolved?: Record<string, string>}} change
+   */
+  async settle({ seq, rewrite = [], puts = [], deletes = [], resolved }) {
+    const transaction = this.db.transaction(["outbox", "records", "meta"], "readwrite");
+    const outbox = transaction.objectStore("outbox");
+    const records = transaction.objectStore("records");
+    outbox.delete(seq);
+    // Only writes IndexedDB already holds: one still being added gets its rewritten form when it
+    // is read back at the next start (`Sync.start` resolves the ids it knows).
+    for (const write of rewrite) if (write.seq !== undefined) outbox.put(write);
+    for (const key of deletes) records.delete(key);
+    for (const [key, value] of puts) records.put(value, key);
+    if (resolved) transaction.objectStore("meta").put(resolved, "resolved");
+    await new Promise((resolve, reject) => {
+      transaction.oncomplete = () => resolve(undefined);
+      transaction.onerror = () => reject(transaction.error);
+      transaction.onabort = () => reject(transaction.error);
+    });
+  }
+}
+
+/** Deletes an account's copy on this device (signing out). @param {string} name */
+export function forget(name) {
+  return new Promise((resolve, reject) => {
+    const request = indexedDB.deleteDatabase(name);
+    request.onsuccess = () => resolve(undefined);
+    request.onerror = () => reject(request.error);
+    // Another tab still has it open: it is deleted once that tab lets go.
+    request.onblocked = () => resolve(undefined);
+  });
 }

@@ -91,7 +91,12 @@ export class NotesList extends HTMLElement {
   categoryChips(all) {
     const chip = (/** @type {string | null} */ name, /** @type {string} */ label) => h("li", {}, h("button", {
       type: "button", class: this.category === name ? "chip on" : "chip", "aria-pressed": String(this.category === name),
-      "data-focus-key": `category-${name ?? ""}`, onclick: () => { this.category = name; this.search(this.query ?? ""); } }, label));
+      "data-focus-key": `category-${name ?? ""}`, onclick: () => {
+        this.category = name;
+        // "All" is every note: the place filter goes too, or the list stays narrowed to it.
+        if (name === null) this.near = null;
+        this.search(this.query ?? "");
+      } }, label));
     const counts = categoryCounts(all);
     if (this.category && !counts.some((c) => c.name === this.category)) this.category = null;
     const near = has(this.context, "plugin:geo")
@@ -206,7 +211,7 @@ export class NotesList extends HTMLElement {
         .catch(() => {});
     }
     const handle = h("button", { type: "button", class: "handle", "data-focus-key": `handle-${note.id}`,
-      "aria-label": `Move “${note.title}”: arrow keys up or down (note ${index + 1} of ${count})`,
+      "aria-label": `Move “${note.title || "Title"}”: arrow keys up or down (note ${index + 1} of ${count})`,
       onkeydown: (/** @type {KeyboardEvent} */ e) => this.keyMove(e, note), onpointerdown: (/** @type {PointerEvent} */ e) => this.drag(e, note) },
     "⋮⋮");
     return h("li", { class: "note", "data-id": note.id },
@@ -219,7 +224,7 @@ export class NotesList extends HTMLElement {
     const context = /** @type {Context} */ (this.context);
     const id = localId();
     const first = this.notes()[0];
-    await context.sync.write({ method: "POST", path: NOTES, body: { title: "Title", text: "", date: today() }, kind: KIND, id });
+    await context.sync.write({ method: "POST", path: NOTES, body: { title: "", text: "", date: today() }, kind: KIND, id });
     // New notes go first, as the manual's list shows them.
     if (first) await context.sync.write({ method: "POST", path: `${NOTES}/${id}/move`, body: { before: first.id }, kind: KIND, id });
     context.go(`#/notes/${encodeURIComponent(id)}`);
@@ -241,7 +246,7 @@ export class NotesList extends HTMLElement {
     if (!target) return;
     const body = offset < 0 ? { before: target.id } : { after: target.id };
     await /** @type {Context} */ (this.context).sync.write({ method: "POST", path: `${NOTES}/${note.id}/move`, body, kind: KIND, id: note.id });
-    announce(`“${note.title}” moved to position ${index + offset + 1}.`);
+    announce(`“${note.title || "Title"}” moved to position ${index + offset + 1}.`);
   }
 
   /** @param {KeyboardEvent} event @param {any} note */
@@ -290,21 +295,45 @@ export class NotesList extends HTMLElement {
 }
 customElements.define("notes-list", NotesList);
 
+/** A field's value as its input holds it. @param {any} note @param {string} name */
+function fieldValue(note, name) {
+  return name === "date" ? String(note.date ?? today()) : String(note[name] ?? "");
+}
+
 export class NoteEditor extends HTMLElement {
+  constructor() {
+    super();
+    /** @type {Context | undefined} */
+    this.context = undefined;
+    /** What was typed and not yet queued, by field. @type {Record<string, string | null>} */
+    this.pendingEdit = {};
+    /** The note's version each field's value on screen came from: an edit is based on what the
+     * user saw (If-Match), so the server can say what it replaced. @type {Record<string, number>} */
+    this.base = {};
+    /** Fields this phone typed in since they last followed another device. @type {Set<string>} */
+    this.typed = new Set();
+    /** @type {Record<string, HTMLInputElement | HTMLTextAreaElement>} */
+    this.inputs = {};
+    /** The form, once the note was found. @type {HTMLElement | null} */
+    this.form = null;
+    this.timer = 0;
+  }
+
   /** @param {Context} context @param {string} id */
   attach(context, id) {
     this.context = context;
     this.noteId = id;
-    /** @type {Record<string, string | null>} */
-    this.pendingEdit = {};
-    this.timer = 0;
     this.onChange = () => this.refresh();
+    // A reload or a closed tab in the middle of typing: queued now, and kept as a draft until then.
+    this.onHide = () => this.flush();
     context.sync.addEventListener("change", this.onChange);
+    window.addEventListener("pagehide", this.onHide);
     this.render();
   }
 
   disconnectedCallback() {
     this.flush();
+    window.removeEventListener("pagehide", /** @type {() => void} */ (this.onHide));
     if (this.onChange) this.context?.sync.removeEventListener("change", this.onChange);
   }
 
@@ -315,62 +344,156 @@ export class NoteEditor extends HTMLElement {
 
   /** A note created offline gets the server's id once its create is sent. */
   currentId() {
-    const id = /** @type {string} */ (this.noteId);
-    return /** @type {Context} */ (this.context).sync.resolved.get(id) ?? id;
+    return /** @type {Context} */ (this.context).sync.resolve(/** @type {string} */ (this.noteId));
   }
 
-  /** Keeps the fields the user is typing in; shows the photo when it changed elsewhere. */
+  /** Where typing not yet queued is kept, so a reload loses none of it. */
+  draftKey() {
+    return `quire.draft.${KIND}/${this.currentId()}`;
+  }
+
+  /**
+   * Follows the note as other devices change it. A field being typed in keeps what is typed (its
+   * edit is sent based on the version the user saw, so the server merges and says what it
+   * replaced); any other field shows the note as it is now, and one this phone had typed says so.
+   */
   refresh() {
     const note = this.note();
     if (!note) {
-      /** @type {Context} */ (this.context).go("#/notes");
+      if (this.form) {
+        announce("This note was deleted on another device.");
+        /** @type {Context} */ (this.context).go("#/notes");
+      }
       return;
     }
+    if (!this.form) {
+      this.render();
+      return;
+    }
+    for (const [name, input] of Object.entries(this.inputs)) {
+      const value = fieldValue(note, name);
+      if (input.value === value) {
+        this.base[name] = note.version;
+      } else if (!(name in /** @type {Record<string, any>} */ (this.pendingEdit))) {
+        const mine = input.value;
+        const caret = document.activeElement === input ? input.selectionStart : null;
+        input.value = value;
+        if (caret !== null && input.type !== "date") input.setSelectionRange(Math.min(caret, value.length), Math.min(caret, value.length));
+        this.base[name] = note.version;
+        if (this.typed.delete(name)) this.sayReplaced(name, mine);
+      }
+    }
     const photo = this.querySelector(".photo");
-    if (photo && photo.getAttribute("data-photo") !== String(note.photo ?? "")) this.render();
+    if (photo && photo.getAttribute("data-photo") !== this.photoKey(note)) this.renderPhoto(note);
+  }
+
+  /**
+   * Another device's edit replaced what this phone had typed: said under the field, with the
+   * phone's text one tap away.
+   * @param {string} name @param {string} mine
+   */
+  sayReplaced(name, mine) {
+    const input = this.inputs[name];
+    const id = `note-${name}-replaced`;
+    this.querySelector(`#${id}`)?.remove();
+    const shown = mine.length > 120 ? `${mine.slice(0, 119)}…` : mine;
+    const line = h("div", { id, class: "replaced-line", role: "status" },
+      h("p", {}, `Changed on another device. Yours was “${shown || "(empty)"}”.`),
+      h("button", { type: "button", class: "secondary", onclick: () => {
+        line.remove();
+        input.value = mine;
+        this.edit(name, mine);
+        this.flush();
+        announce("Your text is back.");
+      } }, "Bring back mine"));
+    input.after(line);
+  }
+
+  /** @param {any} note */
+  photoKey(note) {
+    return `${note.photo ?? ""}|${note.pendingPhoto ? "pending" : ""}`;
   }
 
   render() {
     const context = /** @type {Context} */ (this.context);
     const note = this.note();
     if (!note) {
+      this.form = null;
       this.replaceChildren(h("main", { class: "screen" }, h("p", {}, "This note is not here any more."),
         h("a", { href: "#/notes", class: "button" }, "Back to the notes")));
       return;
     }
-    const field = (/** @type {string} */ name, /** @type {string} */ label, /** @type {HTMLElement} */ input) => {
+    this.inputs = {};
+    const field = (/** @type {string} */ name, /** @type {string} */ label, /** @type {HTMLInputElement | HTMLTextAreaElement} */ input) => {
       input.id = `note-${name}`;
-      input.addEventListener("input", () => this.edit(name, /** @type {HTMLInputElement} */ (input).value));
+      input.value = fieldValue(note, name);
+      this.inputs[name] = input;
+      this.base[name] = note.version;
+      input.addEventListener("input", () => this.edit(name, input.value));
       return [h("label", { for: input.id }, label), input];
     };
-    const photo = h("div", { class: "photo", "data-photo": String(note.photo ?? "") });
-    if (note.photo && !note.id.startsWith("local:")) {
-      imageURL(context.api, `${NOTES}/${note.id}/photo/display`).then((url) => photo.replaceChildren(
-        h("button", { type: "button", class: "photo-open", "aria-label": "Show the photo full screen", onclick: () => this.zoom(note) },
-          h("img", { src: url, alt: `Photo of “${note.title}”` })))).catch(() => {});
-    } else if (note.pendingPhoto) {
-      photo.append(h("img", { src: URL.createObjectURL(note.pendingPhoto), alt: "Photo waiting to upload" }));
-    }
+    const photo = h("div", { class: "photo" });
     const picker = (/** @type {boolean} */ camera) => {
       const input = /** @type {HTMLInputElement} */ (h("input", { type: "file", accept: "image/*", class: "visually-hidden",
         capture: camera ? "environment" : undefined, "aria-label": camera ? "Take a photo" : "Choose a photo" }));
-      input.addEventListener("change", () => { if (input.files?.[0]) this.attachPhoto(input.files[0]); });
+      input.addEventListener("change", () => { if (input.files?.[0]) this.attachPhoto(input.files[0]); input.value = ""; });
       return h("label", { class: "button secondary" }, camera ? "Take photo" : "Choose photo", input);
     };
-    this.replaceChildren(h("main", { class: "screen editor" },
+    this.form = h("main", { class: "screen editor" },
       h("div", { class: "toolbar" },
         h("a", { href: "#/notes", class: "button secondary", "aria-label": "Back to the notes" }, "‹ Notes"),
         h("a", { href: `#/notes/${encodeURIComponent(note.id)}/back`, class: "button primary" }, "Flip to draw")),
-      ...field("title", "Title", h("input", { value: note.title ?? "", autocomplete: "off" })),
-      ...field("date", "Date", h("input", { type: "date", value: note.date ?? today() })),
-      ...field("text", "Note", h("textarea", { rows: 6 }, note.text ?? "")),
+      ...field("title", "Title", /** @type {HTMLInputElement} */ (h("input", { autocomplete: "off", placeholder: "Title" }))),
+      ...field("date", "Date", /** @type {HTMLInputElement} */ (h("input", { type: "date" }))),
+      ...field("text", "Note", /** @type {HTMLTextAreaElement} */ (h("textarea", { rows: 6 }))),
       ...(has(context, "categories") ? this.categoryField(field, note) : []),
       has(context, "plugin:geo") ? this.placeLine(note) : null,
       photo,
       h("div", { class: "row" }, picker(true), picker(false)),
       has(context, "plugin:reminders") ? this.reminderBlock(note) : null,
-      has(context, "plugin:mail") ? h("button", { type: "button", class: "secondary", onclick: () => this.email() }, "Email this note") : null,
-      h("button", { type: "button", class: "danger", onclick: () => this.remove_() }, "Delete note")));
+      has(context, "plugin:mail") ? h("button", { type: "button", class: "secondary email-button", onclick: () => this.email() }, "Email this note") : null,
+      h("button", { type: "button", class: "danger", onclick: () => this.remove_() }, "Delete note"));
+    this.replaceChildren(this.form);
+    this.renderPhoto(note);
+    this.restoreDraft();
+  }
+
+  /** Typing a reload interrupted before it was queued: back in the fields, and queued now. */
+  restoreDraft() {
+    for (const key of new Set([`quire.draft.${KIND}/${this.noteId}`, this.draftKey()])) {
+      /** @type {Record<string, string | null> | null} */
+      let draft = null;
+      try {
+        draft = JSON.parse(localStorage.getItem(key) ?? "null");
+      } catch {
+        draft = null;
+      }
+      localStorage.removeItem(key);
+      if (!draft || typeof draft !== "object") continue;
+      for (const [name, value] of Object.entries(draft)) {
+        const input = this.inputs[name];
+        if (!input) continue;
+        input.value = value ?? "";
+        this.edit(name, input.value);
+      }
+    }
+    if (Object.keys(/** @type {Record<string, any>} */ (this.pendingEdit)).length) this.flush();
+  }
+
+  /** Only the photo: the fields around it (and what is being typed in them) stay as they are. @param {any} note */
+  renderPhoto(note) {
+    const context = /** @type {Context} */ (this.context);
+    const photo = /** @type {HTMLElement | null} */ (this.querySelector(".photo"));
+    if (!photo) return;
+    photo.setAttribute("data-photo", this.photoKey(note));
+    photo.replaceChildren();
+    if (note.pendingPhoto) {
+      photo.append(h("img", { src: URL.createObjectURL(note.pendingPhoto), alt: "Photo waiting to upload" }));
+    } else if (note.photo && !note.id.startsWith("local:")) {
+      imageURL(context.api, `${NOTES}/${note.id}/photo/display`).then((url) => photo.replaceChildren(
+        h("button", { type: "button", class: "photo-open", "aria-label": "Show the photo full screen", onclick: () => this.zoom(note) },
+          h("img", { src: url, alt: `Photo of “${note.title || "Title"}”` })))).catch(() => {});
+    }
   }
 
   /** Where the note was written, as a place name (geo's offline gazetteer), when it was geotagged.
@@ -387,12 +510,12 @@ export class NoteEditor extends HTMLElement {
   }
 
   /** A category to type or pick from those in use; blank clears it.
-   * @param {(name: string, label: string, input: HTMLElement) => HTMLElement[]} field @param {any} note */
+   * @param {(name: string, label: string, input: HTMLInputElement) => HTMLElement[]} field @param {any} note */
   categoryField(field, note) {
     const context = /** @type {Context} */ (this.context);
     const names = categoryCounts(context.sync.view(KIND)).map((c) => c.name);
-    return [...field("category", "Category", h("input", { value: note.category ?? "", list: "note-categories", autocomplete: "off",
-      maxlength: "40", placeholder: "Home, Work, Ideas…" })),
+    return [...field("category", "Category", /** @type {HTMLInputElement} */ (h("input", { value: note.category ?? "", list: "note-categories", autocomplete: "off",
+      maxlength: "40", placeholder: "Home, Work, Ideas…" }))),
     h("datalist", { id: "note-categories" }, ...names.map((name) => h("option", { value: name })))];
   }
 
@@ -455,26 +578,39 @@ export class NoteEditor extends HTMLElement {
       announce("This note is not on the server yet; send it once you are online.");
       return;
     }
+    // Said beside the button the user pressed, and scrolled into view (a dialog just closed).
+    const say = (/** @type {HTMLElement} */ line) => {
+      this.querySelector(".mail-status")?.remove();
+      this.querySelector(".email-button")?.after(line);
+      line.scrollIntoView({ block: "nearest" });
+    };
     try {
       await context.api.request("POST", `${NOTES}/${note.id}/email`, { body: { to } });
       announce(`Sent to ${to}.`);
-      this.querySelector(".mail-status")?.remove();
-      this.querySelector("main")?.append(h("p", { class: "mail-status hint", role: "status" }, `Sent to ${to}.`));
+      say(h("p", { class: "mail-status hint", role: "status" }, `Sent to ${to}.`));
     } catch (error) {
-      this.querySelector(".mail-status")?.remove();
-      this.querySelector("main")?.append(h("p", { class: "mail-status error", role: "alert" }, error instanceof Error ? error.message : String(error)));
+      say(h("p", { class: "mail-status error", role: "alert" }, error instanceof Error ? error.message : String(error)));
     }
   }
 
   /** @param {string} name @param {string} value */
   edit(name, value) {
     /** @type {Record<string, string | null>} */ (this.pendingEdit)[name] = name === "category" ? (value.trim() || null) : value;
-    /** @type {Context} */ (this.context).sync.draft(`${KIND}/${this.currentId()}`, true);
+    this.typed.add(name);
+    this.querySelector(`#note-${name}-replaced`)?.remove();
+    const context = /** @type {Context} */ (this.context);
+    context.sync.draft(`${KIND}/${this.currentId()}`, true);
+    try {
+      localStorage.setItem(this.draftKey(), JSON.stringify(this.pendingEdit));
+    } catch {
+      // Storage full or refused: the edit is still queued after the pause.
+    }
     clearTimeout(this.timer);
     this.timer = window.setTimeout(() => this.flush(), 500);
   }
 
-  /** Queues what was typed; the indicator says "Saving" until the write is queued, then counts it. */
+  /** Queues what was typed, based on the version each field showed; the indicator says "Saving"
+   * until the write is queued, then counts it. The draft is dropped once IndexedDB holds the write. */
   flush() {
     clearTimeout(this.timer);
     const context = this.context;
@@ -482,31 +618,47 @@ export class NoteEditor extends HTMLElement {
     const body = this.pendingEdit ?? {};
     this.pendingEdit = {};
     const note = this.note();
+    const draftKey = this.draftKey();
     if (Object.keys(body).length && note) {
-      context.sync.write({ method: "PATCH", path: `${NOTES}/${note.id}`, body, kind: KIND, id: note.id, baseVersion: note.version || undefined });
+      const bases = Object.keys(body).map((name) => this.base?.[name] ?? note.version);
+      const baseVersion = Math.min(note.version, ...bases) || undefined;
+      context.sync.write({ method: "PATCH", path: `${NOTES}/${note.id}`, body, kind: KIND, id: note.id, baseVersion })
+        .then(() => { if (!Object.keys(this.pendingEdit ?? {}).length) localStorage.removeItem(draftKey); });
+    } else {
+      localStorage.removeItem(draftKey);
     }
     context.sync.draft(`${KIND}/${this.currentId()}`, false);
   }
 
-  /** @param {File} file */
+  /** Keeps what is being typed: it is queued first, and only the photo is drawn again. @param {File} file */
   async attachPhoto(file) {
+    this.flush();
     const note = this.note();
     if (!note) return;
     await /** @type {Context} */ (this.context).sync.write({ method: "PUT", path: `${NOTES}/${note.id}/photo`, body: file,
       contentType: file.type || "image/jpeg", kind: KIND, id: note.id, local: { pendingPhoto: file } });
-    this.render();
+    const now = this.note();
+    if (now) this.renderPhoto(now);
     announce("Photo added.");
   }
 
-  /** @param {any} note */
+  /** The original, full screen, pinch-zoomable. The phone's Back closes it (an entry of its own in
+   * the history) rather than leaving the note. @param {any} note */
   async zoom(note) {
     const url = await imageURL(/** @type {Context} */ (this.context).api, `${NOTES}/${note.id}/photo`);
     const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "zoom", "aria-label": "The photo, full size" },
       h("button", { type: "button", class: "close", onclick: () => dialog.close() }, "Close"),
-      h("div", { class: "zoomable" }, h("img", { src: url, alt: `Photo of “${note.title}”, full size` }))));
-    dialog.addEventListener("close", () => dialog.remove());
+      h("div", { class: "zoomable" }, h("img", { src: url, alt: `Photo of “${note.title || "Title"}”, full size` }))));
+    const back = () => dialog.close();
+    dialog.addEventListener("close", () => {
+      window.removeEventListener("popstate", back);
+      dialog.remove();
+      if (history.state?.zoom) history.back();
+    });
     document.body.append(dialog);
     dialog.showModal();
+    history.pushState({ zoom: true }, "");
+    window.addEventListener("popstate", back);
   }
 
   async remove_() {
@@ -515,6 +667,7 @@ export class NoteEditor extends HTMLElement {
     if (!(await confirmAction(`Delete “${note.title || "Title"}”? This cannot be undone.`, "Delete"))) return;
     const context = /** @type {Context} */ (this.context);
     this.pendingEdit = {};
+    localStorage.removeItem(this.draftKey());
     context.sync.draft(`${KIND}/${this.currentId()}`, false);
     await context.sync.write({ method: "DELETE", path: `${NOTES}/${note.id}`, kind: KIND, id: note.id });
     announce("Note deleted.");

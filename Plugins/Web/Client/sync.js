@@ -6,7 +6,7 @@
  * and listen for `change`; they never wait on the network to show what the user did.
  */
 import { ApiError } from "./api.js";
-import { Database } from "./db.js";
+import { Database, forget } from "./db.js";
 import { feedChanges } from "./merge.js";
 import { backoff, isLocal, newKey, outcome, overlay, recordIn, resolveId } from "./outbox.js";
 
@@ -42,16 +42,39 @@ export class Sync extends EventTarget {
     this.stopped = false;
   }
 
+  /** The IndexedDB database holding this account's copy on this device. */
+  get databaseName() {
+    return `quire-${this.app}-${this.api.session?.accountId ?? "anonymous"}`;
+  }
+
   async start() {
-    const account = this.api.session?.accountId ?? "anonymous";
-    this.db = await Database.open(`quire-${this.app}-${account}`);
+    this.db = await Database.open(this.databaseName);
     this.records = await this.db.allRecords();
+    // Kept with the answer that gave it, so a screen opened by a record's local id (a reload right
+    // after creating it) still finds the record once the server has named it.
+    this.resolved = new Map(Object.entries((await this.db.meta("resolved")) ?? {}));
     this.writes = await this.db.outbox();
+    for (const [local, real] of this.resolved) {
+      if (this.writes.some((w) => mentions(w, local))) this.writes = resolveId(this.writes, local, real);
+    }
     this.changed();
     window.addEventListener("online", this.onOnline);
     window.addEventListener("offline", this.onOffline);
     this.connect();
     this.pull().then(() => this.drain());
+  }
+
+  /** The id the server knows a record by: a local id once its create was answered, or the id itself. @param {string} id */
+  resolve(id) {
+    return this.resolved.get(id) ?? id;
+  }
+
+  /** Stops and deletes this account's copy on this device (signing out). */
+  async forget() {
+    this.stop();
+    this.db?.db.close();
+    this.db = null;
+    await forget(this.databaseName);
   }
 
   stop() {
@@ -141,17 +164,18 @@ export class Sync extends EventTarget {
     // A screen may still hold a record's local id after its create was answered (a geotag asked
     // for while the phone looked for its position): the write takes the server's id, or it would
     // wait for a create that is not coming.
-    if (this.resolved.size) {
-      const named = `${queued.id} ${queued.path} ${queued.body instanceof Blob ? "" : JSON.stringify(queued.body ?? null)}`;
-      for (const [local, real] of this.resolved) {
-        if (named.includes(local)) queued = resolveId([queued], local, real)[0];
-      }
+    for (const [local, real] of this.resolved) {
+      if (mentions(queued, local)) queued = resolveId([queued], local, real)[0];
     }
     // Counted and shown at once; sent once IndexedDB holds it (a crash meanwhile loses nothing
     // the server was told).
     this.writes.push(queued);
     this.changed();
-    queued.seq = await /** @type {Database} */ (this.db).enqueue(queued);
+    const seq = await /** @type {Database} */ (this.db).enqueue(queued);
+    // The queue may have been rewritten meanwhile (a create answered: its local id resolved), so
+    // the write is found again by its key.
+    const held = this.writes.find((w) => w.key === queued.key);
+    if (held) held.seq = seq;
     this.drain();
   }
 
@@ -187,13 +211,8 @@ export class Sync extends EventTarget {
           this.retryTimer = window.setTimeout(() => this.drain(), backoff(write.attempts));
           break;
         }
-        await this.db.dequeue(/** @type {number} */ (write.seq));
-        this.writes.shift();
-        if (next === "done") {
-          await this.acknowledged(write, answer);
-        } else {
-          this.dispatchEvent(new CustomEvent("refused", { detail: message }));
-        }
+        await this.settle(write, next === "done" ? answer : undefined);
+        if (next !== "done") this.dispatchEvent(new CustomEvent("refused", { detail: message }));
         this.changed();
       }
     } finally {
@@ -204,30 +223,55 @@ export class Sync extends EventTarget {
   }
 
   /**
-   * The server took a write: its answer is the record as it is now.
+   * A write is done with: it leaves the queue and, when the server took it (`reply` given), its
+   * answer is the record as it is now. All of it is kept in one IndexedDB transaction.
    * @param {import("./outbox.js").Write} write
-   * @param {any} reply
+   * @param {any} [reply]  the server's answer; undefined when the write was refused
    */
-  async acknowledged(write, reply) {
+  async settle(write, reply) {
     const db = /** @type {Database} */ (this.db);
-    const answer = recordIn(write, reply);
+    this.writes.shift();
+    /** @type {Array<[string, any]>} */
+    const puts = [];
+    /** @type {string[]} */
+    const deletes = [];
+    /** @type {import("./outbox.js").Write[] | undefined} */
+    let rewrite;
+    const answer = reply === undefined ? undefined : recordIn(write, reply);
     if (isLocal(write.id) && answer?.id) {
       this.writes = resolveId(this.writes, write.id, answer.id);
+      rewrite = this.writes;
       this.resolved.set(write.id, answer.id);
-      await db.replaceOutbox(this.writes);
+      // Bounded: a screen needs the newest few, not every record this device ever made.
+      for (const old of [...this.resolved.keys()].slice(0, Math.max(0, this.resolved.size - 500))) this.resolved.delete(old);
       this.records.delete(`${write.kind}/${write.id}`);
+      deletes.push(`${write.kind}/${write.id}`);
+      // The address bar names the record the server's way, so a reload or a shared tab finds it.
+      if (location.hash.includes(write.id) || location.hash.includes(encodeURIComponent(write.id))) {
+        const hash = location.hash.split(encodeURIComponent(write.id)).join(answer.id).split(write.id).join(answer.id);
+        history.replaceState(history.state, "", hash);
+      }
     }
     if (answer && typeof answer === "object" && answer.id && typeof answer.version === "number") {
       const key = `${write.kind}/${answer.id}`;
       const held = this.records.get(key);
       if (!held || held.version <= answer.version) {
-        const record = { ...answer, kind: write.kind };
+        const { replaced: _, ...fields } = answer;
+        const record = { ...fields, kind: write.kind };
         this.records.set(key, record);
-        await db.applyRecords([[key, record]], []);
+        puts.push([key, record]);
       }
-    } else if (write.method === "DELETE" && write.path.endsWith(write.id)) {
+    } else if (reply !== undefined && write.method === "DELETE" && write.path.endsWith(write.id)) {
       this.records.delete(`${write.kind}/${write.id}`);
-      await db.applyRecords([], [`${write.kind}/${write.id}`]);
+      deletes.push(`${write.kind}/${write.id}`);
+    }
+    await db.settle({ seq: /** @type {number} */ (write.seq), rewrite, puts, deletes,
+      resolved: rewrite ? Object.fromEntries(this.resolved) : undefined });
+    // Merged into changes another device made meanwhile: the values this write replaced are said,
+    // with a way to bring them back (the server keeps them in the record's history too).
+    const replaced = reply && typeof reply === "object" ? (reply.replaced ?? answer?.replaced) : undefined;
+    if (replaced && typeof replaced === "object" && Object.keys(replaced).length) {
+      this.dispatchEvent(new CustomEvent("replaced", { detail: { write: resolveId([write], write.id, answer?.id ?? write.id)[0], replaced, record: answer } }));
     }
   }
 
@@ -309,4 +353,10 @@ export class Sync extends EventTarget {
       window.setTimeout(() => this.connect(), navigator.onLine ? backoff(this.liveAttempts) : 5000);
     };
   }
+}
+
+/** Whether a write names a local id (its record, its path, or inside its body). @param {import("./outbox.js").Write} write @param {string} local */
+function mentions(write, local) {
+  return write.id === local || write.path.includes(local)
+    || (write.body !== undefined && !(write.body instanceof Blob) && JSON.stringify(write.body).includes(local));
 }

@@ -1,0 +1,365 @@
+#!/usr/bin/env python3
+"""The phone never loses or hides what a person did: the web client's correctness, walked in
+Chromium at a phone's size (390×844, touch) against the real server, as a person does it — reload
+in the middle of things, choose a photo while typing, two phones of one user editing one note.
+
+- A record just made is never "gone" after a reload (Napkin Notes and Foreign Note here; the album
+  and notebooks in their own walks), and the address bar names it by the server's id.
+- Typing is never lost: not to a photo chosen within a fraction of a second, not to a reload
+  before the pause that saves it.
+- An open note follows the other phone without losing the field being typed in; a value one
+  phone's edit replaced is shown on both, and brought back in one tap.
+- Napkin Notes+: "All" clears "Written near here"; a mail error is said where the person looks.
+- The phone's Back closes the full-screen photo, not the note; the list is where it was left;
+  signing out deletes the account's copy from the phone (asking first when changes wait).
+
+Prints one line per check and `web acceptance: N passed, N failed` last.
+
+    python3 tools/acceptance/web_no_lost_work.py --binary .build/debug/quire
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import napkin_notes  # noqa: E402  (shared harness: Server, call, check)
+import webwalk  # noqa: E402  (the browser: Chromium at a phone's size, axe, screenshots)
+from napkin_notes import call, check, free_port  # noqa: E402
+from webwalk import phone, settled, token_of  # noqa: E402
+
+ROOT = napkin_notes.ROOT
+NAPKIN = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
+PLUS = os.path.join(ROOT, "config", "apps", "napkin-plus.yaml")
+FOREIGN = os.path.join(ROOT, "config", "apps", "foreign-note.yaml")
+GONE = ("not here any more", "not in your album", "not there any more")
+
+
+def photo(data, name="camera.jpg"):
+    path = os.path.join(data, name)
+    if not os.path.exists(path):
+        subprocess.run(["vips", "black", path + ".v", "320", "240", "--bands", "3"], check=True)
+        subprocess.run(["vips", "linear", path + ".v", path, "1 1 1", "90 160 40", "--uchar"], check=True)
+    return path
+
+
+def notes(server, token):
+    return napkin_notes.all_notes(server, token)
+
+
+def note_on_server(server, token, note_id):
+    status, body, _ = call(server, "GET", f"/api/v1/notes/{note_id}", token=token)
+    return body if status == 200 else None
+
+
+def shows_gone(page):
+    text = page.inner_text("body")
+    return next((said for said in GONE if said in text), None)
+
+
+def editor_id(page):
+    """The note the editor shows, by the address bar."""
+    return page.evaluate("decodeURIComponent(location.hash.split('/')[2] || '')")
+
+
+def eventually(page, condition, timeout=10_000):
+    """Waits for a JavaScript condition; answers whether it came true."""
+    try:
+        page.wait_for_function(condition, timeout=timeout)
+        return True
+    except Exception:  # noqa: BLE001  (a timeout is the answer "no")
+        return False
+
+
+def new_user(browser, server, username, **options):
+    context, page = phone(browser, server, **options)
+    page.goto("/")
+    webwalk.sign_in(page, username, create=True)
+    page.wait_for_selector("notes-list h1")
+    return context, page
+
+
+def second_phone(browser, server, username, **options):
+    context, page = phone(browser, server, **options)
+    page.goto("/")
+    webwalk.sign_in(page, username)
+    page.wait_for_selector("notes-list h1")
+    return context, page
+
+
+def reload_right_after_create(page, server):
+    token = token_of(page)
+    # Reloaded at once: the create is in the outbox, or on its way, or answered — never lost.
+    page.click("text=New note")
+    page.wait_for_selector("note-editor #note-title")
+    page.reload()
+    page.wait_for_selector("note-editor")
+    page.wait_for_timeout(300)
+    check("a note reloaded the moment it was made is still shown (not “gone”)", shows_gone(page) is None, shows_gone(page))
+    settled(page)
+    # Reloaded once the server answered: the local id it was opened by still finds it.
+    page.click("text=‹ Notes")
+    page.click("text=New note")
+    page.wait_for_selector("note-editor #note-title")
+    settled(page)
+    page.reload()
+    page.wait_for_selector("note-editor")
+    page.wait_for_timeout(500)
+    check("a note reloaded after its create was answered is still shown (not “gone”)", shows_gone(page) is None,
+          (shows_gone(page), page.url))
+    note_id = editor_id(page)
+    check("the address bar names the note by the server's id once it has one",
+          not note_id.startswith("local:") and note_on_server(server, token, note_id) is not None, page.url)
+
+    # Typing, then a reload before the pause that saves it: nothing typed is lost.
+    page.fill("#note-title", "Typed just before a reload")
+    page.reload()
+    page.wait_for_selector("note-editor #note-title")
+    settled(page)
+    check("typing interrupted by a reload is kept: in the field and on the server",
+          page.input_value("#note-title") == "Typed just before a reload"
+          and (note_on_server(server, token, note_id) or {}).get("title") == "Typed just before a reload",
+          (page.input_value("#note-title"), note_on_server(server, token, note_id)))
+
+
+def photo_while_typing(page, server, data):
+    token = token_of(page)
+    page.click("text=‹ Notes")
+    page.click("text=New note")
+    page.wait_for_selector("note-editor #note-title")
+    page.fill("#note-title", "Lecture")
+    page.fill("#note-text", "typed quickly")
+    # Within the half second before the typing is saved, a photo is chosen.
+    with page.expect_file_chooser() as chooser:
+        page.click("text=Choose photo")
+    chooser.value.set_files(photo(data))
+    page.wait_for_selector("note-editor .photo img")
+    check("choosing a photo while typing keeps what was typed in the fields",
+          (page.input_value("#note-title"), page.input_value("#note-text")) == ("Lecture", "typed quickly"),
+          (page.input_value("#note-title"), page.input_value("#note-text")))
+    page.press("#note-text", "End")
+    page.keyboard.type(" and more")
+    settled(page, 30_000)
+    note = note_on_server(server, token, editor_id(page))
+    check("…and the next keystroke saves on top of it, not over it",
+          note is not None and (note["title"], note["text"]) == ("Lecture", "typed quickly and more") and note.get("photo"),
+          note)
+    return editor_id(page)
+
+
+def back_closes_the_photo(page, note_id):
+    page.goto(f"/#/notes/{note_id}")
+    page.wait_for_selector("note-editor button.photo-open img")
+    page.click("button.photo-open")
+    page.wait_for_selector("dialog.zoom[open]")
+    page.go_back()
+    closed = eventually(page, "() => !document.querySelector('dialog.zoom')", 5_000)
+    check("the phone's Back closes the full-screen photo and stays on the note",
+          closed and page.is_visible("note-editor #note-title") and note_id in page.url, page.url)
+
+
+def list_keeps_its_place(page, server):
+    token = token_of(page)
+    for number in range(25):
+        call(server, "POST", "/api/v1/notes", {"title": f"Filler {number:02d}", "text": "", "date": "2026-01-01"}, token=token)
+    page.goto("/#/notes")
+    page.reload()
+    page.wait_for_selector("ol.notes li.note >> nth=20")
+    last = page.locator("ol.notes li.note a.open").last
+    last.scroll_into_view_if_needed()
+    before = page.evaluate("scrollY")
+    last.click()
+    page.wait_for_selector("note-editor #note-title")
+    page.click("text=‹ Notes")
+    page.wait_for_selector("ol.notes li.note >> nth=20")
+    after = page.evaluate("scrollY")
+    check("coming back from a note, the list is where it was left (not at the top)",
+          before > 200 and abs(after - before) < 60, (before, after))
+
+
+def two_phones(browser, server, username):
+    context_a, a = second_phone(browser, server, username)
+    context_b, b = second_phone(browser, server, username)
+    token = token_of(a)
+    b.click("text=New note")
+    b.wait_for_selector("note-editor #note-title")
+    b.fill("#note-title", "Shared")
+    settled(b)
+    note_id = editor_id(b)
+    a.goto(f"/#/notes/{note_id}")
+    a.wait_for_selector("note-editor #note-text")
+    a.fill("#note-text", "from A")
+    settled(a)
+    followed = eventually(b, "() => document.querySelector('#note-text')?.value === 'from A'")
+    check("an open note follows the other phone: B shows what A typed, without a reload", followed, b.input_value("#note-text"))
+
+    # While B types its title, A's edit of the text arrives: B's title stays as typed.
+    b.focus("#note-title")
+    b.press("#note-title", "End")
+    b.keyboard.type(" list")
+    a.fill("#note-text", "from A, again")
+    page_followed = eventually(b, "() => document.querySelector('#note-text')?.value === 'from A, again'")
+    check("…and keeps the field being typed in as typed", page_followed and b.input_value("#note-title") == "Shared list",
+          (b.input_value("#note-title"), b.input_value("#note-text")))
+    settled(a)
+    settled(b)
+
+    # B replaces the text A typed: A follows, is told, and brings its text back in one tap.
+    b.fill("#note-text", "from B")
+    settled(b)
+    told = eventually(a, "() => document.querySelector('#note-text')?.value === 'from B'"
+                         " && document.querySelector('#note-text-replaced')?.textContent.includes('from A, again')")
+    a.screenshot(path=os.path.join(ROOT, ".build", "no-lost-work-replaced.png"))
+    check("phone A shows B's text and says A's own text was replaced, quoting it", told,
+          (a.input_value("#note-text"), a.inner_text("note-editor")[:300]))
+    a.click("#note-text-replaced >> text=Bring back mine")
+    settled(a)
+    check("…and one tap brings A's text back, on the server and on B",
+          (note_on_server(server, token, note_id) or {}).get("text") == "from A, again"
+          and eventually(b, "() => document.querySelector('#note-text')?.value === 'from A, again'"),
+          (note_on_server(server, token, note_id), b.input_value("#note-text")))
+
+    # Offline on A, both change the text: when A comes back, its edit is merged over B's and A is
+    # told what it replaced, with the way back.
+    context_a.set_offline(True)
+    a.wait_for_selector("quire-status[data-state=offline]")
+    a.fill("#note-text", "written offline on A")
+    a.wait_for_timeout(700)
+    b.fill("#note-text", "written online on B")
+    settled(b)
+    context_a.set_offline(False)
+    a.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(a, 20_000)
+    notice = a.locator(".notice.replaced")
+    shown = eventually(a, "() => document.querySelector('.notice.replaced')?.textContent.includes('written online on B')")
+    check("the phone whose edit replaced another's is told what it replaced, in view",
+          shown and notice.is_visible() and notice.bounding_box()["y"] < 844, a.inner_text("header")[:300])
+    a.screenshot(path=os.path.join(ROOT, ".build", "no-lost-work-conflict.png"))
+    notice.get_by_role("button", name="Bring it back").click()
+    settled(a)
+    check("…and brings it back in one tap", (note_on_server(server, token, note_id) or {}).get("text") == "written online on B",
+          note_on_server(server, token, note_id))
+    versions = call(server, "GET", f"/api/v1/notes/{note_id}/history?limit=50", token=token)[1]["items"]
+    check("the server's history holds both texts", {"written offline on A", "written online on B"} <= {v["text"] for v in versions},
+          [v["text"] for v in versions])
+    context_a.close()
+    context_b.close()
+
+
+def sign_out_forgets(browser, server, username):
+    context, page = second_phone(browser, server, username)
+    name = page.evaluate("(async () => (await indexedDB.databases()).map(d => d.name))()")
+    check("signed in, the account's copy is on the phone", any(n.startswith("quire-") for n in name), name)
+    context.set_offline(True)
+    page.wait_for_selector("quire-status[data-state=offline]")
+    page.click("text=New note")
+    page.wait_for_selector("note-editor #note-title")
+    page.fill("#note-title", "Not sent yet")
+    page.wait_for_timeout(700)
+    page.click("text=Sign out")
+    page.wait_for_selector("dialog.confirm")
+    question = page.inner_text("dialog.confirm")
+    check("signing out with changes not on the server asks first, saying they would be deleted",
+          "not on the server yet" in question and "delet" in question, question)
+    page.click("dialog.confirm >> text=Cancel")
+    context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(page)
+    page.click("text=Sign out")
+    page.wait_for_selector("quire-signin form")
+    page.wait_for_timeout(300)
+    left = page.evaluate("(async () => (await indexedDB.databases()).map(d => d.name))()")
+    drafts = page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('quire.draft') || k === 'quire.session')")
+    check("signing out deletes the account's copy from the phone", not any(n.startswith("quire-") for n in left) and not drafts,
+          (left, drafts))
+    context.close()
+
+
+def napkin(browser, server, data):
+    context, page = new_user(browser, server, "keeper")
+    reload_right_after_create(page, server)
+    note_id = photo_while_typing(page, server, data)
+    back_closes_the_photo(page, note_id)
+    list_keeps_its_place(page, server)
+    two_phones(browser, server, "keeper")
+    sign_out_forgets(browser, server, "keeper")
+    context.close()
+
+
+def napkin_plus(browser, server):
+    context, page = new_user(browser, server, "plus-keeper", geolocation={"latitude": 48.8584, "longitude": 2.2945, "accuracy": 20},
+                             permissions=["geolocation"])
+    token = token_of(page)
+    for title, category in (("Groceries", "Home"), ("Budget", "Work")):
+        call(server, "POST", "/api/v1/notes", {"title": title, "text": "", "date": "2026-01-01", "category": category}, token=token)
+    page.reload()
+    page.wait_for_selector("ol.notes li.note >> nth=1")
+    page.click("text=Written near here")
+    page.wait_for_selector("text=No note was written near here.")
+    page.click("ul.chips >> text=All")
+    page.wait_for_selector("ol.notes li.note >> nth=1")
+    near = page.get_attribute("ul.chips button:has-text('Written near here')", "aria-pressed")
+    check("“All” clears “Written near here”: every note is listed again", near == "false" and len(page.query_selector_all("ol.notes li.note")) == 2,
+          (near, page.inner_text("ol.notes") if page.query_selector("ol.notes") else None))
+
+    # A mail refused: said beside the button, in view once the dialog closes.
+    page.click("ol.notes li.note a.open >> nth=0")
+    page.wait_for_selector("note-editor #note-title")
+    page.click("text=Email this note")
+    page.fill("#email-to", "nobody@example.invalid")
+    page.click("dialog >> text=Send")
+    page.wait_for_selector(".mail-status", timeout=20_000)
+    box = page.locator(".mail-status").bounding_box()
+    view = page.evaluate("[innerWidth, innerHeight]")
+    check("what became of the mail is said in view, beside its button",
+          box is not None and box["y"] >= 0 and box["y"] + box["height"] <= view[1], (box, page.inner_text(".mail-status")))
+    context.close()
+
+
+def foreign_note(browser, server):
+    context, page = phone(browser, server)
+    page.goto("/")
+    webwalk.sign_in(page, "word-keeper", create=True)
+    page.wait_for_selector("vocab-collections")
+    page.click("text=New collection")
+    page.fill("#name-input", "Italian")
+    page.click("dialog button:has-text('Save')")
+    page.wait_for_selector("vocab-collection h1:has-text('Italian')")
+    page.reload()
+    page.wait_for_selector("vocab-collection h1:has-text('Italian')", timeout=10_000)
+    check("a collection reloaded the moment it was made is still shown", shows_gone(page) is None, shows_gone(page))
+    settled(page)
+    page.click("text=Add word")
+    page.fill("#entry-word", "ciao")
+    page.fill("#entry-definitions", "hello")
+    page.click("vocab-entry-form button:has-text('Save')")
+    page.wait_for_selector("vocab-entry h1:has-text('ciao')")
+    settled(page)
+    page.reload()
+    page.wait_for_timeout(800)
+    check("a word reloaded right after it was saved is still shown (not “gone”)",
+          shows_gone(page) is None and page.is_visible("vocab-entry h1:has-text('ciao')"), (shows_gone(page), page.url))
+    context.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    args = parser.parse_args()
+    binary = os.path.abspath(args.binary)
+    code = 0
+    with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
+        server = napkin_notes.Server(binary, data, free_port(), config=NAPKIN)
+        code |= webwalk.run(server, lambda browser: napkin(browser, server, data))
+    with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
+        server = napkin_notes.Server(binary, data, free_port(), config=PLUS)
+        code |= webwalk.run(server, lambda browser: napkin_plus(browser, server))
+    with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
+        server = napkin_notes.Server(binary, data, free_port(), config=FOREIGN)
+        code |= webwalk.run(server, lambda browser: foreign_note(browser, server))
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
