@@ -76,6 +76,18 @@ struct DrawingPluginTests {
         #expect(try Pixels(png: try await bus.request(RenderDrawing(sha256: nil)).bytes(on: bus)).isBlank)
     }
 
+    @Test("a drawing's aspect is saved with it, and the plugin's renders keep it: a circle is a circle at any size")
+    func aspect() async throws {
+        let circle = DrawingTests.circle(on: (358, 506), steps: 36)  // within the test's max_bytes
+        let saved = try await bus.request(try await SaveDrawing.of(circle, on: bus))
+        #expect(try await LoadDrawing.drawing(saved.sha256, on: bus) == circle)
+        for (width, height) in [(nil, nil), (844, 390)] as [(Int?, Int?)] {
+            let png = try await bus.request(RenderDrawing(sha256: saved.sha256, width: width, height: height))
+            let (minX, minY, maxX, maxY) = DrawingTests.box(try Pixels(png: try await png.bytes(on: bus)))
+            #expect(abs((maxX - minX) - (maxY - minY)) <= 2, "square at \(png.width)×\(png.height): \((minX, minY, maxX, maxY))")
+        }
+    }
+
     @Test("render over an image's rendition: a new PNG at the rendition's size; the original is untouched")
     func over() async throws {
         let photo = try PhotoFixture().rotatedPhoto()

@@ -133,6 +133,101 @@ struct DrawingTests {
         #expect(throws: BusError.self) { try DrawingRenderer.render(drawing, width: 10, height: 10, as: .png) }
     }
 
+    /// A circle of radius 120 px drawn on a `surface` (width × height in px), as the client records it.
+    static func circle(on surface: (Double, Double), aspect: Bool = true, pressure: Double? = nil, steps: Int = 72) -> Drawing {
+        let points = (0...steps).map { step -> Drawing.Point in
+            let angle = Double(step) / Double(steps) * 2 * Double.pi
+            return .init(x: 0.5 + 120 * cos(angle) / surface.0, y: 0.5 + 120 * sin(angle) / surface.1, pressure: pressure)
+        }
+        return Drawing(strokes: [.init(color: "#1b1b1b", width: 0.02, points: points)], aspect: aspect ? surface.0 / surface.1 : nil)
+    }
+
+    /// The box around every pixel at least half opaque: (minX, minY, maxX, maxY).
+    static func box(_ pixels: Pixels) -> (Int, Int, Int, Int) {
+        var box = (Int.max, Int.max, Int.min, Int.min)
+        for y in 0..<pixels.height {
+            for x in 0..<pixels.width where pixels.alpha(x, y) >= 128 {
+                box = (min(box.0, x), min(box.1, y), max(box.2, x), max(box.3, y))
+            }
+        }
+        return box
+    }
+
+    @Test("a circle drawn on a portrait phone stays a circle on any canvas: the drawing is letterboxed at its aspect",
+          arguments: [(844, 390), (1024, 768), (390, 844), (300, 300)], [nil, 0.7])
+    func aspectKept(_ size: (Int, Int), _ pressure: Double?) throws {
+        let drawing = Self.circle(on: (358, 506), pressure: pressure)
+        let pixels = try Pixels(png: try DrawingRenderer.render(drawing, width: size.0, height: size.1, as: .png))
+        let (minX, minY, maxX, maxY) = Self.box(pixels)
+        let width = maxX - minX + 1, height = maxY - minY + 1
+        #expect(abs(width - height) <= 2, "a circle, not an ellipse: \(width)×\(height) on \(size)")
+        #expect(abs((minX + maxX) - size.0) <= 2 && abs((minY + maxY) - size.1) <= 2, "centred: \((minX, minY, maxX, maxY)) on \(size)")
+        // Its size on the canvas is its size on the surface, scaled by the frame: 240 px + the line
+        // on a 506 px high surface, in a frame as high as the canvas allows.
+        let frame = drawing.frame(width: Double(size.0), height: Double(size.1))
+        let expected = (240 + 0.02 * 358 * (pressure ?? 1)) * frame.height / 506
+        #expect(abs(Double(height) - expected) <= 3, "\(height) px high, expected about \(expected)")
+    }
+
+    @Test("the SVG is letterboxed like the PNG: the circle's path spans a square as high as the frame allows")
+    func aspectKeptInSVG() throws {
+        let drawing = Self.circle(on: (358, 506))
+        let svg = String(decoding: try DrawingRenderer.render(drawing, width: 844, height: 390, as: .svg), as: UTF8.self)
+        // The stroke's path: every coordinate pair after its M/C commands, in the SVG's pixels.
+        let paths = svg.components(separatedBy: " d=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
+        let stroke = try #require(paths.max { $0.count < $1.count })
+        let numbers = stroke.split { !"0123456789.-".contains($0) }.compactMap { Double($0) }
+        let xs = stride(from: 0, to: numbers.count - 1, by: 2).map { numbers[$0] }
+        let ys = stride(from: 1, to: numbers.count, by: 2).map { numbers[$0] }
+        let width = try #require(xs.max()) - (try #require(xs.min())), height = try #require(ys.max()) - (try #require(ys.min()))
+        #expect(abs(width - height) <= 1.5, "a circle: \(width)×\(height)")
+        #expect(abs(height - 240 * 390 / 506) <= 2, "as high as the portrait frame in a 390 px high canvas allows: \(height)")
+    }
+
+    @Test("a drawing without an aspect (saved before it was recorded) still fills the canvas, as it always did")
+    func oldDrawingsFill() throws {
+        let json = ##"{"strokes":[{"color":"#000000","width":0.02,"points":[{"x":0.1,"y":0.1},{"x":0.9,"y":0.9}]}]}"##
+        let drawing = try JSONDecoder().decode(Drawing.self, from: Data(json.utf8))
+        #expect(drawing.aspect == nil)
+        let pixels = try Pixels(png: try DrawingRenderer.render(drawing, width: 400, height: 100, as: .png))
+        let (minX, minY, maxX, maxY) = Self.box(pixels)
+        #expect(minX < 45 && maxX > 355 && minY < 15 && maxY > 85, "corner to corner of the whole canvas: \((minX, minY, maxX, maxY))")
+        let stretched = try Pixels(png: try DrawingRenderer.render(Self.circle(on: (400, 400), aspect: false), width: 400, height: 200, as: .png))
+        let box = Self.box(stretched)
+        #expect(box.2 - box.0 > 2 * (box.3 - box.1) - 10, "no aspect: stretched to the canvas as before")
+        // Its canonical JSON has no aspect member: the same blob as before.
+        #expect(!String(decoding: try JSONEncoder().encode(drawing), as: UTF8.self).contains("aspect"))
+    }
+
+    @Test("the aspect is kept through JSON; an empty drawing's aspect is dropped, so saving it is Clear")
+    func aspectJSON() throws {
+        let drawing = Self.circle(on: (358, 506))
+        #expect(try JSONDecoder().decode(Drawing.self, from: try JSONEncoder().encode(drawing)) == drawing)
+        #expect(try JSONDecoder().decode(Drawing.self, from: Data(#"{"strokes":[],"texts":[],"aspect":0.7}"#.utf8)) == .empty)
+        #expect(Drawing(aspect: 2) == .empty)
+    }
+
+    @Test("the frame: the whole canvas without an aspect, else the largest rectangle of the aspect, centred")
+    func frame() {
+        let frame = { (drawing: Drawing) -> [Double] in
+            let frame = drawing.frame(width: 800, height: 400)
+            return [frame.x, frame.y, frame.width, frame.height]
+        }
+        #expect(frame(Drawing(strokes: [line])) == [0, 0, 800, 400])
+        #expect(frame(Drawing(strokes: [line], aspect: 0.5)) == [300, 0, 200, 400])
+        #expect(frame(Drawing(strokes: [line], aspect: 4)) == [0, 100, 800, 200])
+    }
+
+    @Test("an aspect that is no shape is refused, naming it", arguments: [0, -1, Double.nan, Double.infinity, 1_000])
+    func invalidAspect(_ aspect: Double) {
+        do {
+            try Drawing(strokes: [line], aspect: aspect).validate()
+            Issue.record("expected the aspect \(aspect) to be refused")
+        } catch {
+            #expect(error.code == .invalid && error.details["field"] == "aspect")
+        }
+    }
+
     @Test("the PNG is one Quire's media plugin reads")
     func pngIsReadable() throws {
         let png = try DrawingRenderer.render(Drawing(strokes: [line]), width: 320, height: 240, as: .png)

@@ -8,7 +8,8 @@ public import Foundation
 public enum DrawingRenderer {
     public enum Output: String, Sendable, CaseIterable { case png, svg }
 
-    /// The drawing at `width`×`height` pixels, on a transparent background.
+    /// The drawing at `width`×`height` pixels, on a transparent background; a drawing with an
+    /// aspect is letterboxed into it, centred, its proportions kept.
     public static func render(_ drawing: Drawing, width: Int, height: Int, as output: Output) throws(BusError) -> Data {
         try drawing.validate()
         guard (1...DrawingLimits.maxCanvasSide).contains(width), (1...DrawingLimits.maxCanvasSide).contains(height) else {
@@ -40,7 +41,20 @@ public enum DrawingRenderer {
         return withExtendedLifetime(sink) { sink.data }
     }
 
-    static func draw(_ drawing: Drawing, on context: OpaquePointer, width: Double, height: Double) {
+    /// Draws into the drawing's frame (``Drawing/frame(width:height:)``): the whole canvas for a
+    /// drawing without an aspect, else the largest rectangle of its shape, centred, so nothing is
+    /// stretched. What lies outside the frame (a stroke's edge, coordinates a little past 0…1) is
+    /// clipped, as the canvas' edge clips a drawing that fills it.
+    static func draw(_ drawing: Drawing, on context: OpaquePointer, width canvasWidth: Double, height canvasHeight: Double) {
+        let frame = drawing.frame(width: canvasWidth, height: canvasHeight)
+        let width = frame.width, height = frame.height
+        cairo_save(context)
+        defer { cairo_restore(context) }
+        if frame.width < canvasWidth || frame.height < canvasHeight {
+            cairo_rectangle(context, frame.x, frame.y, frame.width, frame.height)
+            cairo_clip(context)
+        }
+        cairo_translate(context, frame.x, frame.y)
         let scale = min(width, height)
         cairo_set_line_cap(context, CAIRO_LINE_CAP_ROUND)
         cairo_set_line_join(context, CAIRO_LINE_JOIN_ROUND)

@@ -2,23 +2,46 @@ public import Bus
 
 /// A drawing: pen and eraser strokes and text annotations, in coordinates relative to the canvas
 /// (0…1 on each axis), so that one drawing fits any rendition of the photo it belongs to.
+///
+/// `aspect` is the width-to-height ratio of the surface it was drawn on. A drawing that has one is
+/// rendered into the largest rectangle of that shape centred in the output (letterboxed), so a
+/// circle stays a circle at any size; one without (drawings made before it was recorded) fills the
+/// output, as it always did.
 public struct Drawing: Codable, Sendable, Equatable {
     public var strokes: [Stroke]
     public var texts: [TextAnnotation]
+    /// Width ÷ height of the surface the drawing was made on; nil: stretch to whatever canvas.
+    public var aspect: Double?
 
-    public init(strokes: [Stroke] = [], texts: [TextAnnotation] = []) {
+    public init(strokes: [Stroke] = [], texts: [TextAnnotation] = [], aspect: Double? = nil) {
         self.strokes = strokes
         self.texts = texts
+        // Nothing drawn has no shape: the empty drawing is one drawing, whatever surface it was cleared on.
+        self.aspect = strokes.isEmpty && texts.isEmpty ? nil : aspect
     }
 
     /// The empty drawing ("Clear").
     public static let empty = Drawing()
 
-    /// Either list may be left out (an empty drawing is `{}`).
+    /// Either list may be left out (an empty drawing is `{}`), and `aspect` too (the drawing fills
+    /// the canvas). An empty drawing's aspect is dropped: it is `.empty`, so saving it clears.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        strokes = try container.decodeIfPresent([Stroke].self, forKey: .strokes) ?? []
-        texts = try container.decodeIfPresent([TextAnnotation].self, forKey: .texts) ?? []
+        let strokes = try container.decodeIfPresent([Stroke].self, forKey: .strokes) ?? []
+        let texts = try container.decodeIfPresent([TextAnnotation].self, forKey: .texts) ?? []
+        self.init(strokes: strokes, texts: texts, aspect: try container.decodeIfPresent(Double.self, forKey: .aspect))
+    }
+
+    /// Where a drawing goes on a `width`×`height` canvas: all of it without an aspect, else the
+    /// largest rectangle of the drawing's aspect, centred (the rest stays empty).
+    public func frame(width: Double, height: Double) -> (x: Double, y: Double, width: Double, height: Double) {
+        guard let aspect, aspect.isFinite, aspect > 0, width > 0, height > 0 else { return (0, 0, width, height) }
+        if width / height > aspect {
+            let fitted = height * aspect
+            return ((width - fitted) / 2, 0, fitted, height)
+        }
+        let fitted = width / aspect
+        return (0, (height - fitted) / 2, width, fitted)
     }
 
     public struct Point: Codable, Sendable, Equatable {
@@ -94,6 +117,8 @@ public enum DrawingLimits {
     public static let maxTexts = 500
     public static let maxTextLength = 1_000
     public static let maxCanvasSide = 8_192
+    /// A drawing's aspect (width ÷ height of the surface it was drawn on) is within these.
+    public static let aspect: ClosedRange<Double> = 0.01...100
 }
 
 extension Drawing {
@@ -105,6 +130,10 @@ extension Drawing {
         }
         guard texts.count <= DrawingLimits.maxTexts else {
             throw BusError.invalid("A drawing holds at most \(DrawingLimits.maxTexts) texts.", field: "texts")
+        }
+        if let aspect, !(aspect.isFinite && DrawingLimits.aspect.contains(aspect)) {
+            throw BusError.invalid("The aspect is the drawing surface's width divided by its height, from "
+                                   + "\(DrawingLimits.aspect.lowerBound) to \(Int(DrawingLimits.aspect.upperBound)).", field: "aspect")
         }
         var total = 0
         for (index, stroke) in strokes.enumerated() {
