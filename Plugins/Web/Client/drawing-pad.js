@@ -2,8 +2,12 @@
 /** The back of a note, or mark-up over a photo: draw with a finger, a mouse or a pen (its
  * pressure), erase, pick a colour and a width, write words onto it (with the `texts` attribute),
  * clear. Emits `change` with the drawing after each stroke, word or Clear — and only then: the
- * native `change` of its own controls (the width slider, the words' field) stays inside. */
-import { clamp, paint, paintText, pointFrom, round, simplified } from "./strokes.js";
+ * native `change` of its own controls (the width slider, the words' field) stays inside.
+ *
+ * The drawing keeps the shape of the surface it was first drawn on (its `aspect`): on a canvas of
+ * another shape (the phone turned) it is painted letterboxed in its frame, the rest tinted, and
+ * new strokes are drawn in that frame. */
+import { clamp, frame, inFrame, paint, paintDrawing, pointFrom, round, saved, simplified } from "./strokes.js";
 import { h } from "./ui.js";
 
 const COLOURS = [["#1b1b1b", "Black"], ["#c62828", "Red"], ["#1565c0", "Blue"], ["#2e7d32", "Green"], ["#f9a825", "Yellow"]];
@@ -88,7 +92,28 @@ export class DrawingPad extends HTMLElement {
   /** @param {import("./strokes.js").Drawing} drawing */
   load(drawing) {
     this.drawing = { strokes: drawing.strokes ?? [], texts: drawing.texts ?? [] };
+    if (drawing.aspect) this.drawing.aspect = drawing.aspect;
     this.redraw();
+  }
+
+  /** The drawing's frame on the canvas, in CSS pixels. */
+  frame() {
+    const canvas = /** @type {HTMLCanvasElement} */ (this.canvas);
+    return frame(this.drawing.aspect, canvas.clientWidth, canvas.clientHeight);
+  }
+
+  /** Before the first mark on a drawing without a shape: it takes the canvas' as it is now (all
+   * an old drawing's strokes are painted over the whole canvas, so it looks the same). */
+  keepShape() {
+    const canvas = /** @type {HTMLCanvasElement} */ (this.canvas);
+    if (!this.drawing.aspect && canvas.clientWidth > 0 && canvas.clientHeight > 0) {
+      this.drawing.aspect = round(canvas.clientWidth / canvas.clientHeight);
+    }
+  }
+
+  /** The drawing after a stroke, a word or Clear, for whoever saves it. */
+  changed() {
+    this.dispatchEvent(new CustomEvent("change", { detail: saved(this.drawing) }));
   }
 
   resize() {
@@ -106,21 +131,39 @@ export class DrawingPad extends HTMLElement {
     const ratio = window.devicePixelRatio || 1;
     context.setTransform(ratio, 0, 0, ratio, 0, 0);
     context.clearRect(0, 0, canvas.clientWidth, canvas.clientHeight);
-    for (const stroke of this.drawing.strokes) paint(context, stroke, canvas.clientWidth, canvas.clientHeight);
-    for (const text of this.drawing.texts) paintText(context, text, canvas.clientWidth, canvas.clientHeight);
+    paintDrawing(context, this.drawing, canvas.clientWidth, canvas.clientHeight);
+    // Outside the frame (the phone turned since it was drawn) is not the drawing: a faint tint.
+    const f = this.frame();
+    if (f.width < canvas.clientWidth - 1 || f.height < canvas.clientHeight - 1) {
+      context.globalCompositeOperation = "source-over";
+      context.fillStyle = "rgba(128, 128, 128, 0.12)";
+      context.beginPath();
+      context.rect(0, 0, canvas.clientWidth, canvas.clientHeight);
+      context.rect(f.x, f.y, f.width, f.height);
+      context.fill("evenodd");
+    }
+  }
+
+  /** A pointer event's position on the drawing's frame. @param {PointerEvent} event @param {import("./strokes.js").Frame} f */
+  static local(event, f) {
+    return { offsetX: event.offsetX - f.x, offsetY: event.offsetY - f.y, pressure: event.pressure, pointerType: event.pointerType };
   }
 
   /** @param {PointerEvent} event */
   down = (event) => {
     const canvas = /** @type {HTMLCanvasElement} */ (this.canvas);
+    // Outside the drawing's frame (the tinted margin) draws nothing.
+    const f = this.frame();
+    if (!inFrame(f, event.offsetX, event.offsetY)) return;
     if (this.tool === "text") {
-      this.write(event.offsetX / canvas.clientWidth, event.offsetY / canvas.clientHeight);
+      this.write((event.offsetX - f.x) / f.width, (event.offsetY - f.y) / f.height);
       return;
     }
     canvas.setPointerCapture(event.pointerId);
+    this.keepShape();
     this.last = performance.now();
     this.current = { color: this.colour, width: this.width, tool: this.tool,
-      points: [pointFrom(event, canvas.clientWidth, canvas.clientHeight, undefined, 0)] };
+      points: [pointFrom(DrawingPad.local(event, f), f.width, f.height, undefined, 0)] };
     this.drawing.strokes.push(this.current);
     this.paintNewest();
   };
@@ -128,12 +171,12 @@ export class DrawingPad extends HTMLElement {
   /** @param {PointerEvent} event */
   move = (event) => {
     if (!this.current) return;
-    const canvas = /** @type {HTMLCanvasElement} */ (this.canvas);
+    const f = this.frame();
     // Coalesced events: every point the pen gave, not only one per frame.
     const events = typeof event.getCoalescedEvents === "function" ? event.getCoalescedEvents() : [event];
     for (const each of events.length ? events : [event]) {
       const now = performance.now();
-      this.current.points.push(pointFrom(each, canvas.clientWidth, canvas.clientHeight, this.current.points.at(-1), now - (this.last ?? now)));
+      this.current.points.push(pointFrom(DrawingPad.local(each, f), f.width, f.height, this.current.points.at(-1), now - (this.last ?? now)));
       this.last = now;
     }
     this.paintNewest();
@@ -141,18 +184,26 @@ export class DrawingPad extends HTMLElement {
 
   up = () => {
     if (!this.current) return;
-    const canvas = /** @type {HTMLCanvasElement} */ (this.canvas);
+    const f = this.frame();
     const index = this.drawing.strokes.indexOf(this.current);
-    this.drawing.strokes[index] = simplified(this.current, Math.max(canvas.clientWidth, canvas.clientHeight));
+    this.drawing.strokes[index] = simplified(this.current, Math.max(f.width, f.height));
     this.current = undefined;
-    this.dispatchEvent(new CustomEvent("change", { detail: this.drawing }));
+    this.changed();
   };
 
   paintNewest() {
     const canvas = /** @type {HTMLCanvasElement} */ (this.canvas);
     const context = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
     const stroke = /** @type {import("./strokes.js").Stroke} */ (this.current);
-    paint(context, stroke, canvas.clientWidth, canvas.clientHeight, Math.max(1, stroke.points.length - 4));
+    const f = this.frame(), ratio = window.devicePixelRatio || 1;
+    context.save();
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    context.beginPath();
+    context.rect(f.x, f.y, f.width, f.height);
+    context.clip();
+    context.translate(f.x, f.y);
+    paint(context, stroke, f.width, f.height, Math.max(1, stroke.points.length - 4));
+    context.restore();
   }
 
   /** Puts the typed words where the photo was tapped. @param {number} x @param {number} y */
@@ -163,16 +214,18 @@ export class DrawingPad extends HTMLElement {
       words.focus();
       return;
     }
+    this.keepShape();
     this.drawing.texts.push({ text, x: round(clamp(x)), y: round(clamp(y)), size: 0.07, color: this.colour });
     words.value = "";
     this.redraw();
-    this.dispatchEvent(new CustomEvent("change", { detail: this.drawing }));
+    this.changed();
   }
 
+  /** Nothing drawn, and no shape yet: the next stroke takes the canvas' as it is then. */
   clear() {
     this.drawing = { strokes: [], texts: [] };
     this.redraw();
-    this.dispatchEvent(new CustomEvent("change", { detail: this.drawing }));
+    this.changed();
   }
 }
 customElements.define("drawing-pad", DrawingPad);
