@@ -45,6 +45,142 @@ def server_notes(server, token):
     return body["items"]
 
 
+# The drawn pixels' box on a canvas or in an image: [minX, minY, maxX, maxY] of every pixel at
+# least half opaque (the pad's letterbox tint is fainter), in the canvas' own pixels; null if none.
+INK_BOX = """(canvas) => {
+  const { data, width, height } = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height);
+  let box = null;
+  for (let y = 0; y < height; y++) for (let x = 0; x < width; x++) {
+    if (data[(y * width + x) * 4 + 3] < 128) continue;
+    box = box ? [Math.min(box[0], x), Math.min(box[1], y), Math.max(box[2], x), Math.max(box[3], y)] : [x, y, x, y];
+  }
+  return box;
+}"""
+
+
+def drawing_width_and_shape(page, server, token, note_id):
+    """The back's width slider saves nothing by itself (never a write without a body under a
+    "Saved" bar), and a drawing keeps the shape of the surface it was drawn on: a circle drawn on
+    the phone upright is a circle turned to landscape, on the phone and in the server's PNG and SVG."""
+    import base64
+    import json
+    import math
+
+    sent = []  # (method, body) of every write of the drawing, and the server's answers
+    answers = []
+    on_request = lambda r: sent.append((r.method, r.post_data)) if r.url.endswith("/drawing") and r.method != "GET" else None  # noqa: E731
+    on_response = lambda r: answers.append(r.status) if r.url.endswith("/drawing") and r.request.method != "GET" else None  # noqa: E731
+    page.on("request", on_request)
+    page.on("response", on_response)
+    canvas = page.locator("canvas.pad")
+    ink = lambda: canvas.evaluate(INK_BOX)  # noqa: E731
+
+    def stroke(points):
+        page.mouse.move(*points[0])
+        page.mouse.down()
+        for point in points[1:]:
+            page.mouse.move(*point)
+        page.mouse.up()
+
+    def square(box, slack):
+        return box is not None and abs((box[2] - box[0]) - (box[3] - box[1])) <= slack
+
+    def on_server(strokes):
+        """The drawing on the server once it has `strokes` strokes (the pad's write goes through
+        the outbox: the bar may say "Saved" a moment before it is queued); the last one read if never."""
+        drawing = {}
+        for _ in range(50):
+            webwalk.settled(page)
+            _, drawing, _ = call(server, "GET", f"/api/v1/notes/{note_id}/drawing", token=token)
+            if len(drawing.get("strokes", [])) == strokes:
+                break
+            page.wait_for_timeout(100)
+        return drawing
+
+    try:
+        # The width slider, moved as a finger does: only the next stroke changes.
+        slider = page.locator("drawing-pad .width input")
+        track = slider.bounding_box()
+        page.mouse.click(track["x"] + track["width"] * 0.8, track["y"] + track["height"] / 2)
+        chosen = float(slider.input_value())
+        page.wait_for_timeout(1_000)
+        webwalk.settled(page)
+        _, drawing, _ = call(server, "GET", f"/api/v1/notes/{note_id}/drawing", token=token)
+        check("moving the width slider sends no write without a body (and nothing the server refuses)",
+              all(body for _, body in sent) and all(200 <= status < 300 for status in answers), (sent, answers))
+        check("…so the bar's “Saved” is true: the drawing on the server is still the three strokes",
+              len(drawing.get("strokes", [])) == 3, drawing)
+        box = canvas.bounding_box()
+        stroke([(box["x"] + 30 + step * 10, box["y"] + box["height"] * 0.9) for step in range(8)])
+        drawing = on_server(4)
+        widths = [s.get("width") for s in drawing.get("strokes", [])]
+        check(f"the next stroke has the width chosen ({chosen}), and every write sent was a drawing",
+              len(widths) == 4 and abs(widths[-1] - chosen) < 1e-9 and chosen != widths[0]
+              and all("strokes" in json.loads(body) for _, body in sent), (chosen, widths))
+
+        # A circle drawn upright, on a cleared back.
+        page.click("drawing-pad >> text=Clear")
+        on_server(0)
+        canvas.scroll_into_view_if_needed()
+        box = canvas.bounding_box()
+        cx, cy, r = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, min(box["width"], box["height"]) * 0.3
+        stroke([(cx + r * math.cos(a * math.pi / 30), cy + r * math.sin(a * math.pi / 30)) for a in range(61)])
+        drawing = on_server(1)
+        upright = ink()
+        check("a circle drawn on the phone upright is round on its canvas", square(upright, 4), upright)
+        check("the drawing records the shape of the surface it was drawn on (aspect = width ÷ height)",
+              abs((drawing.get("aspect") or 0) - box["width"] / box["height"]) < 0.01, (drawing.get("aspect"), box))
+
+        # Turned to landscape: the canvas is wide and low, the circle must stay round.
+        page.set_viewport_size({"width": 844, "height": 390})
+        page.wait_for_function("""() => { const c = document.querySelector('canvas.pad');
+            return c.clientWidth > c.clientHeight && c.width === Math.round(c.clientWidth * devicePixelRatio); }""")
+        page.wait_for_timeout(300)
+        canvas.scroll_into_view_if_needed()
+        turned = ink()
+        page.screenshot(path=os.path.join(ROOT, ".build", "napkin-back-landscape.png"))
+        check("turned to landscape, the circle is still a circle on the phone (its drawn pixels' box is square)",
+              square(turned, 4), turned)
+
+        # A stroke drawn in landscape lands under the finger.
+        box = canvas.bounding_box()
+        cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+        stroke([(cx - 20 + step * 5, cy) for step in range(9)])
+        on_server(2)
+        under = canvas.evaluate("""(c, at) => c.getContext('2d').getImageData(Math.round(at[0] * devicePixelRatio),
+            Math.round(at[1] * devicePixelRatio), 1, 1).data[3]""", [box["width"] / 2, box["height"] / 2])
+        check("drawn in landscape, a stroke lands under the finger", under >= 128, under)
+
+        # The server's renditions, measured in a blank page of the same browser.
+        blank = page.context.new_page()
+        for query in ("size=844x390", "format=svg&size=844x390", "size=400x800", ""):
+            status, image, _ = call(server, "GET", f"/api/v1/notes/{note_id}/drawing/image?{query}", token=token)
+            kind = "image/svg+xml" if "svg" in query else "image/png"
+            url = f"data:{kind};base64," + base64.b64encode(image if isinstance(image, bytes) else b"").decode()
+            rendered = blank.evaluate("""async ([url, measure]) => {
+                const img = new Image(); img.src = url; await img.decode();
+                const canvas = document.createElement('canvas');
+                canvas.width = img.naturalWidth; canvas.height = img.naturalHeight;
+                canvas.getContext('2d').drawImage(img, 0, 0);
+                return [canvas.width, canvas.height, eval(measure)(canvas)];
+            }""", [url, INK_BOX]) if status == 200 else None
+            check(f"the server's rendering ({query or 'the default size'}) keeps the circle round",
+                  rendered is not None and square(rendered[2], 3), (status, rendered))
+        blank.close()
+
+        page.set_viewport_size({"width": 390, "height": 844})
+        page.wait_for_function("""() => { const c = document.querySelector('canvas.pad');
+            return c.clientWidth < c.clientHeight && c.width === Math.round(c.clientWidth * devicePixelRatio); }""")
+        page.wait_for_timeout(300)
+        back = ink()
+        check("turned upright again, the circle is where it was drawn, as round",
+              square(back, 4) and upright is not None and all(abs(a - b) <= 4 for a, b in zip(back, upright)), (back, upright))
+    finally:
+        page.remove_listener("request", on_request)
+        page.remove_listener("response", on_response)
+        page.set_viewport_size({"width": 390, "height": 844})
+
+
 def walk(browser, server, data):
     context, page = phone(browser, server)
     page.goto("/")
@@ -100,6 +236,8 @@ def walk(browser, server, data):
     _, drawing, _ = call(server, "GET", f"/api/v1/notes/{notes[0]['id']}/drawing", token=token)
     check("three strokes drawn with the pointer are saved as the drawing plugin's JSON",
           len(drawing.get("strokes", [])) == 3 and all(len(s["points"]) > 5 for s in drawing["strokes"]), drawing)
+
+    drawing_width_and_shape(page, server, token, notes[0]["id"])
 
     # Two more notes; reorder by keyboard and by drag.
     page.click("text=Flip back")
