@@ -96,3 +96,40 @@ test("a photo picked offline shows at once; the server's answer holds the record
   assert.deepEqual(recordIn(post, { photo: { id: "p1", version: 1 }, suggestedTags: [] }), { id: "p1", version: 1 });
   assert.deepEqual(recordIn(tag, { id: "p1", version: 2 }), { id: "p1", version: 2 });
 });
+
+/** A JPEG's first bytes with an EXIF block: IFD0 (DateTime, the EXIF pointer) and the EXIF IFD. */
+function exifJpeg({ little = false, original = "2025:07:14 10:30:00", digitized = null, modified = "2026:01:02 03:04:05" } = {}) {
+  const tiff = [];
+  const u16 = (n) => (little ? [n & 255, n >> 8] : [n >> 8, n & 255]);
+  const u32 = (n) => (little ? [n & 255, (n >> 8) & 255, (n >> 16) & 255, n >>> 24] : [n >>> 24, (n >> 16) & 255, (n >> 8) & 255, n & 255]);
+  const ascii = (text) => [...text].map((c) => c.charCodeAt(0)).concat(0);
+  const exifTags = [[0x9003, original], [0x9004, digitized]].filter(([, v]) => v);
+  // Layout: header (8), IFD0 (2 + 2×12 + 4 = 30) at 8, EXIF IFD at 38 (2 + n×12 + 4), then the strings.
+  const exifAt = 38;
+  const stringsAt = exifAt + 2 + exifTags.length * 12 + 4;
+  const strings = [];
+  const place = (text) => { const at = stringsAt + strings.length; strings.push(...ascii(text)); return at; };
+  const modifiedAt = place(modified);
+  const exifEntries = exifTags.map(([tag, text]) => [tag, place(text)]);
+  tiff.push(...(little ? [0x49, 0x49] : [0x4d, 0x4d]), ...u16(42), ...u32(8));
+  tiff.push(...u16(2), ...u16(0x0132), ...u16(2), ...u32(20), ...u32(modifiedAt), ...u16(0x8769), ...u16(4), ...u32(1), ...u32(exifAt), ...u32(0));
+  tiff.push(...u16(exifEntries.length));
+  for (const [tag, at] of exifEntries) tiff.push(...u16(tag), ...u16(2), ...u32(20), ...u32(at));
+  tiff.push(...u32(0), ...strings);
+  const app1 = [...ascii("Exif"), 0, ...tiff];
+  const length = app1.length + 2;
+  // A JFIF APP0 first, as cameras and vips write it, then APP1, then the start of scan.
+  const app0 = [0xff, 0xe0, 0, 16, 0x4a, 0x46, 0x49, 0x46, 0, 1, 1, 0, 0, 1, 0, 1, 0, 0];
+  return new Uint8Array([0xff, 0xd8, ...app0, 0xff, 0xe1, length >> 8, length & 255, ...app1, 0xff, 0xda, 0, 2]);
+}
+
+test("a JPEG's EXIF time taken is read on the phone, as the server reads it", () => {
+  assert.equal(Album.exifTakenAt(exifJpeg()), "2025-07-14T10:30:00");
+  assert.equal(Album.exifTakenAt(exifJpeg({ little: true })), "2025-07-14T10:30:00");
+  assert.equal(Album.exifTakenAt(exifJpeg({ original: null, digitized: "2024:12:31 23:59:58" })), "2024-12-31T23:59:58");
+  assert.equal(Album.exifTakenAt(exifJpeg({ original: null })), "2026-01-02T03:04:05");
+  assert.equal(Album.exifTakenAt(exifJpeg({ original: "0000:00:00 00:00:00", modified: "    :  :     :  :  " })), null);
+  assert.equal(Album.exifTakenAt(new Uint8Array([0xff, 0xd8, 0xff, 0xda, 0, 2])), null, "no EXIF");
+  assert.equal(Album.exifTakenAt(new Uint8Array([0x89, 0x50, 0x4e, 0x47])), null, "not a JPEG");
+  assert.equal(Album.exifTakenAt(exifJpeg().slice(0, 40)), null, "cut short");
+});

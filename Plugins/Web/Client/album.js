@@ -273,3 +273,73 @@ export function localTime(now = new Date()) {
   const zone = `${offset < 0 ? "-" : "+"}${two(Math.floor(Math.abs(offset) / 60))}:${two(Math.abs(offset) % 60)}`;
   return `${now.getFullYear()}-${two(now.getMonth() + 1)}-${two(now.getDate())}T${two(now.getHours())}:${two(now.getMinutes())}:${two(now.getSeconds())}${zone}`;
 }
+
+/**
+ * When a JPEG says it was taken (EXIF DateTimeOriginal, else DateTimeDigitized, else DateTime), as
+ * the album keeps times: the wall clock, `2025-07-14T10:30:00`. The server reads the same tags, so
+ * a photo shows its own day at once, before it uploads. Null when the bytes say nothing usable.
+ * @param {ArrayBuffer | Uint8Array} buffer  the file's first bytes (EXIF sits in its first 64 KB)
+ * @returns {string | null}
+ */
+export function exifTakenAt(buffer) {
+  const bytes = buffer instanceof Uint8Array ? buffer : new Uint8Array(buffer);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 4 || view.getUint16(0) !== 0xffd8) return null;
+  let at = 2;
+  while (at + 4 <= bytes.length) {
+    if (bytes[at] !== 0xff) return null;
+    const marker = bytes[at + 1];
+    if (marker === 0xff) { at += 1; continue; } // fill bytes
+    if (marker === 0xda || marker === 0xd9) return null; // the picture itself: no EXIF before it
+    const length = view.getUint16(at + 2);
+    if (length < 2) return null;
+    if (marker === 0xe1 && at + 10 <= bytes.length && String.fromCharCode(...bytes.subarray(at + 4, at + 10)) === "Exif\0\0") {
+      const found = tiffTakenAt(view, at + 10, Math.min(bytes.length, at + 2 + length));
+      if (found) return found;
+    }
+    at += 2 + length;
+  }
+  return null;
+}
+
+/** @param {DataView} view @param {number} start the TIFF header @param {number} end */
+function tiffTakenAt(view, start, end) {
+  if (start + 8 > end) return null;
+  const order = view.getUint16(start);
+  if (order !== 0x4949 && order !== 0x4d4d) return null;
+  const little = order === 0x4949;
+  const u16 = (/** @type {number} */ at) => (at + 2 <= end ? view.getUint16(at, little) : -1);
+  const u32 = (/** @type {number} */ at) => (at + 4 <= end ? view.getUint32(at, little) : -1);
+  if (u16(start + 2) !== 42) return null;
+  /** The entries of the IFD at `offset` (from the TIFF header) as tag → where its value is. @param {number} offset */
+  const entries = (offset) => {
+    /** @type {Map<number, {type: number, count: number, at: number}>} */
+    const found = new Map();
+    const base = start + offset;
+    const count = u16(base);
+    if (offset <= 0 || count < 0) return found;
+    for (let n = 0; n < count; n++) {
+      const entry = base + 2 + n * 12;
+      if (entry + 12 > end) break;
+      found.set(u16(entry), { type: u16(entry + 2), count: u32(entry + 4), at: entry + 8 });
+    }
+    return found;
+  };
+  /** @param {{type: number, count: number, at: number} | undefined} entry */
+  const time = (entry) => {
+    if (!entry || entry.type !== 2 || entry.count < 19) return null;
+    const at = entry.count > 4 ? start + u32(entry.at) : entry.at;
+    if (at < start || at + 19 > end) return null;
+    let text = "";
+    for (let n = 0; n < 19; n++) text += String.fromCharCode(view.getUint8(at + n));
+    const match = text.match(/^(\d{4}):(\d{2}):(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/);
+    if (!match) return null;
+    const [, y, mo, d, hh, mm, ss] = match;
+    if (y === "0000" || mo === "00" || d === "00" || Number(mo) > 12 || Number(d) > 31 || Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 60) return null;
+    return `${y}-${mo}-${d}T${hh}:${mm}:${ss}`;
+  };
+  const first = entries(u32(start + 4));
+  const pointer = first.get(0x8769);
+  const exif = pointer && pointer.type === 4 ? entries(u32(pointer.at)) : new Map();
+  return time(exif.get(0x9003)) ?? time(exif.get(0x9004)) ?? time(first.get(0x0132));
+}

@@ -252,7 +252,10 @@ export async function addPhoto(context, file, source) {
   }
   const busy = h("div", { class: "busy", role: "status" }, "Saving your photo…");
   document.body.append(busy);
-  const takenAt = Album.localTime(file.lastModified && source === "library" ? new Date(file.lastModified) : new Date());
+  // The photo's own time when its EXIF says (as the server reads it), so its day is right at once,
+  // offline too; else when the file was made (library) or now (camera).
+  const exif = await file.slice(0, 256 * 1024).arrayBuffer().then(Album.exifTakenAt).catch(() => null);
+  const takenAt = exif ?? Album.localTime(file.lastModified && source === "library" ? new Date(file.lastModified) : new Date());
   const query = new URLSearchParams({ source, takenAt });
   const place = await whereAmI(300_000);
   if (place) {
@@ -310,12 +313,18 @@ export class MarkupScreen extends AlbumElement {
   tagInput;
   /** @type {string | undefined} */
   tagsShown;
+  /** @type {HTMLInputElement | undefined} the time taken, kept up to date while not being changed */
+  takenInput;
   /** Only the tags and the status follow sync while the user draws and types; the pad stays. */
   changed() {
     if (!this.pad) return this.render();
     const photo = this.photo();
     if (!photo) return;
     this.renderTags(photo);
+    // The time taken as the album has it now (the server's, from EXIF), unless the user is changing it.
+    const taken = this.takenInput;
+    const value = (photo.takenAt ?? "").slice(0, 16);
+    if (taken && document.activeElement !== taken && value && taken.value !== value) taken.value = value;
   }
 
   render() {
@@ -332,6 +341,7 @@ export class MarkupScreen extends AlbumElement {
     notes.addEventListener("blur", () => this.saveNotes());
     const taken = /** @type {HTMLInputElement} */ (h("input", { id: "photo-taken", type: "datetime-local", value: (photo.takenAt ?? "").slice(0, 16),
       onchange: () => { if (taken.value) this.patch({ takenAt: Album.localTime(new Date(taken.value)) }); } }));
+    this.takenInput = taken;
     this.tagsArea = h("div", { class: "tags-area" });
     this.replaceChildren(h("main", { class: "screen markup" },
       h("div", { class: "toolbar" }, h("h1", {}, "Mark up"),
