@@ -199,8 +199,9 @@ def walk(browser, server, data):
     # A new note: today's date and "Title"; edit it.
     page.click("text=New note")
     page.wait_for_selector("note-editor #note-title")
-    check("a new note has the title “Title” and today's date",
-          page.input_value("#note-title") == "Title" and page.input_value("#note-date") == time.strftime("%Y-%m-%d"),
+    check("a new note shows “Title” as a placeholder (typing replaces it, not appends to it) and today's date",
+          page.input_value("#note-title") == "" and page.get_attribute("#note-title", "placeholder") == "Title"
+          and page.input_value("#note-date") == time.strftime("%Y-%m-%d"),
           (page.input_value("#note-title"), page.input_value("#note-date")))
     page.fill("#note-title", "Groceries")
     page.fill("#note-text", "milk, eggs")
