@@ -689,6 +689,15 @@ customElements.define("album-folders", FoldersScreen);
 
 const SLIDE_SECONDS = 5;
 
+/**
+ * A slideshow control's face: its symbol and, under it, its word (a symbol alone is one more thing
+ * to remember).
+ * @param {string} symbol @param {string} word
+ */
+function face(symbol, word) {
+  return [h("span", { class: "symbol", "aria-hidden": "true" }, symbol), h("span", { class: "word" }, word)];
+}
+
 export class SlideshowScreen extends AlbumElement {
   /** New photos do not reshuffle a running show. */
   changed() {}
@@ -701,16 +710,16 @@ export class SlideshowScreen extends AlbumElement {
     const leave = `#/album?${Album.searchQuery(search)}`;
     this.img = /** @type {HTMLImageElement} */ (h("img", { alt: "" }));
     this.caption = h("p", { class: "caption", "aria-live": "polite" });
-    this.playButton = h("button", { type: "button", class: "big", "aria-label": "Pause", onclick: () => this.toggle() }, "❚❚");
+    this.playButton = h("button", { type: "button", class: "big", "aria-label": "Pause", onclick: () => this.toggle() }, ...face("❚❚", "Pause"));
     this.replaceChildren(h("main", { class: "slideshow" },
       h("h1", { class: "visually-hidden" }, "Slideshow"),
       h("div", { class: "slide" }, this.img),
       this.caption,
       h("div", { class: "controls", role: "toolbar", "aria-label": "Slideshow controls" },
-        h("button", { type: "button", class: "big", "aria-label": "Previous photo", onclick: () => this.step(-1) }, "‹"),
+        h("button", { type: "button", class: "big", "aria-label": "Previous photo", onclick: () => this.step(-1) }, ...face("‹", "Previous")),
         this.playButton,
-        h("button", { type: "button", class: "big", "aria-label": "Next photo", onclick: () => this.step(1) }, "›"),
-        h("a", { href: leave, class: "button big close", "aria-label": "Close the slideshow" }, "✕"))));
+        h("button", { type: "button", class: "big", "aria-label": "Next photo", onclick: () => this.step(1) }, ...face("›", "Next")),
+        h("a", { href: leave, class: "button big close", "aria-label": "Close the slideshow" }, ...face("✕", "Close")))));
     this.keys = (/** @type {KeyboardEvent} */ event) => {
       if (event.key === "ArrowRight") this.step(1);
       else if (event.key === "ArrowLeft") this.step(-1);
@@ -750,7 +759,7 @@ export class SlideshowScreen extends AlbumElement {
   toggle() {
     this.playing = !this.playing;
     const button = /** @type {HTMLElement} */ (this.playButton);
-    button.textContent = this.playing ? "❚❚" : "▶";
+    button.replaceChildren(...(this.playing ? face("❚❚", "Pause") : face("▶", "Play")));
     button.setAttribute("aria-label", this.playing ? "Pause" : "Play");
     announce(this.playing ? "Playing." : "Paused.");
     this.show();
