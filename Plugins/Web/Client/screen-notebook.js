@@ -12,15 +12,20 @@
  * the blocking alert at 5 % and "I am charging"; a camera frame judged for light before placing.
  *
  * This app works online: its screens read the server's notebook and every change is the server's
- * answer (placement, clamping, undo are the server's rules).
+ * answer (placement, clamping, undo are the server's rules). They follow sync: another device's
+ * change (the owner's other phone, or the owner of a notebook shared with you) shows without a
+ * reload. Text or a picture added while offline waits in the outbox and goes on the page when the
+ * network returns; anything else that needs the network says so where it was asked for.
  */
 import { ApiError } from "./api.js";
+import { localId } from "./outbox.js";
 import { shareLink } from "./share.js";
 import { announce, askText, confirmAction, h, imageURL, whereAmI } from "./ui.js";
 import { arSupported, RoomView } from "./xr-room.js";
 
 const N = "/api/v1/notebooks";
 const DM = "/api/v1/device-monitor";
+const ITEM = "notebooks.item";
 
 /** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void}} Context */
 /** @typedef {{x: number, y: number, width: number, height: number}} Frame */
@@ -54,8 +59,17 @@ export function notebookScreen(context, parts) {
 function attach(screen, context, id) {
   screen.context = context;
   screen.id_ = id;
+  screen.onChange = () => screen.changed();
+  context.sync.addEventListener("change", screen.onChange);
   screen.load();
   return screen;
+}
+
+/** What a focused control is, so that the same control has focus again after a redraw. @param {Element} element */
+function focusKey(element) {
+  if (element.id) return `#${element.id}`;
+  if (element instanceof HTMLElement && element.dataset.item) return `item:${element.dataset.item}`;
+  return `${element.tagName}:${element.getAttribute("aria-label") ?? element.textContent}`;
 }
 
 class NotebookElement extends HTMLElement {
@@ -63,6 +77,13 @@ class NotebookElement extends HTMLElement {
   context;
   /** @type {string | undefined} */
   id_;
+  /** @type {(() => void) | undefined} */
+  onChange;
+  /**
+   * What the screen says about the last thing asked of it (a refusal, or that it waits for the network).
+   * @type {{text: string, alert: boolean, action?: [string, () => void]} | null}
+   */
+  said = null;
 
   get ctx() {
     return /** @type {Context} */ (this.context);
@@ -70,12 +91,65 @@ class NotebookElement extends HTMLElement {
 
   load() {}
 
-  /** Shows the server's sentence for a refusal (or that the network is needed). @param {unknown} error */
-  refused(error) {
+  /** The synced records changed (another device's edit, or a write of this one answered). */
+  changed() {}
+
+  disconnectedCallback() {
+    if (this.onChange) this.context?.sync.removeEventListener("change", this.onChange);
+  }
+
+  /**
+   * Replaces the screen's content, keeping focus on the control that had it (a redraw when another
+   * device changed something must not take the user's place away).
+   * @param {...Node} children
+   */
+  draw(...children) {
+    const active = document.activeElement;
+    const focused = active && this.contains(active) ? focusKey(active) : null;
+    this.replaceChildren(...children);
+    if (!focused) return;
+    const again = [...this.querySelectorAll("button, a, input, [data-item]")].find((element) => focusKey(element) === focused);
+    /** @type {HTMLElement | undefined} */ (again)?.focus({ preventScroll: true });
+  }
+
+  /** Where the screen's sentence goes: next to its controls, redrawn with them. */
+  saidSlot() {
+    const slot = h("div", { class: "nb-said" });
+    this.fillSaid(slot);
+    return slot;
+  }
+
+  /** @param {Element} slot */
+  fillSaid(slot) {
+    const said = this.said;
+    slot.className = said ? `nb-said ${said.alert ? "alert" : "status"}` : "nb-said";
+    slot.replaceChildren(...(said ? [h("p", { role: said.alert ? "alert" : "status" }, said.text), h("div", { class: "row" },
+      said.action ? h("button", { type: "button", onclick: () => { this.say(null); said.action?.[1](); } }, said.action[0]) : null,
+      h("button", { type: "button", class: "secondary", onclick: () => this.say(null) }, "OK"))] : []));
+  }
+
+  /**
+   * Says something where the user is looking: beside the controls, scrolled into view; an alert for
+   * a refusal, a status otherwise. `null` clears it.
+   * @param {string | null} text @param {{alert?: boolean, action?: [string, () => void]}} [options]
+   */
+  say(text, options = {}) {
+    const { alert = true, action } = options;
+    this.said = text ? { text, alert, action } : null;
+    const slot = this.querySelector(".nb-said");
+    if (!slot) {
+      if (text) window.dispatchEvent(new CustomEvent("quire:notice", { detail: text }));
+      return;
+    }
+    this.fillSaid(slot);
+    if (text) slot.scrollIntoView({ block: "nearest" });
+  }
+
+  /** Says the server's sentence for a refusal (or that the network is needed). @param {unknown} error @param {[string, () => void]} [action] */
+  refused(error, action) {
     const text = error instanceof ApiError ? (error.offline ? "This needs the network; try again when you are online." : error.message)
       : "Something went wrong; try again.";
-    window.dispatchEvent(new CustomEvent("quire:notice", { detail: text }));
-    announce(text);
+    this.say(text, { action });
   }
 }
 
@@ -111,14 +185,29 @@ export class BookScreen extends NotebookElement {
   index = 0;
   /** Counts turns, so that only the latest turn under way may finish. */
   turns = 0;
+  /** A page turn under way, or an item being dragged: a redraw waits for it to end. */
+  turning = false;
+  dragging = 0;
   angle = 0;
+  /** Fetches of the notebook, one after the other, so that an older answer never overwrites a newer one. */
+  queue = Promise.resolve();
+  /**
+   * The page showing (its id; null on the cover): another device's new page before it does not turn this one.
+   * @type {string | null}
+   */
+  shownPage = null;
+  /** What was last drawn, so that a sync that changed nothing here draws nothing. */
+  shownAs = "";
+  changeTimer = 0;
 
   async load() {
     this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Notebook"), h("p", { class: "hint", role: "status" }, "Opening…")));
     try {
       this.catalog = await catalogOf(this.ctx);
-      this.content = this.id_
-        ? await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(this.id_)}`)
+      // A notebook made on this phone may be named by the id it had before the server gave it one.
+      const id = this.id_ ? this.ctx.sync.resolved.get(this.id_) ?? this.id_ : "";
+      this.content = id
+        ? await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(id)}`)
         : await this.ctx.api.request("POST", `${N}/open`, { body: {} }).then((answer) => answer.body);
       const wanted = Number(sessionStorage.getItem(`quire.ar.page.${this.content?.notebook.id}`) ?? "0");
       this.index = Math.min(wanted, this.content?.pages.length ?? 0);
@@ -130,27 +219,70 @@ export class BookScreen extends NotebookElement {
     }
   }
 
-  /** @param {{notebook: Notebook, pages: Page[]}} content */
-  update(content) {
-    this.content = content;
-    this.index = Math.min(this.index, content.pages.length);
-    this.render();
+  /**
+   * The notebook as the server has it now, drawn when it changed. `at` is the page to show (after
+   * adding or deleting one); by default the page showing stays, wherever it moved to.
+   * @param {number} [at]
+   */
+  reload(at) {
+    const run = async () => {
+      const id = this.content?.notebook.id ?? "";
+      /** @type {{notebook: Notebook, pages: Page[]}} */
+      const content = await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(id)}`);
+      const found = content.pages.findIndex((page) => page.id === this.shownPage);
+      const index = at ?? (this.shownPage === null ? 0 : found >= 0 ? found + 1 : this.index);
+      this.content = content;
+      this.index = Math.max(0, Math.min(index, content.pages.length));
+      this.render(at === undefined);
+    };
+    const done = this.queue.then(run, run);
+    this.queue = done.catch(() => {});
+    return done;
   }
 
-  async reload() {
-    const id = this.content?.notebook.id ?? "";
-    this.update(await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(id)}`));
+  /** Another device changed something (or a write of this one was answered): shown within moments, without a reload. */
+  changed() {
+    clearTimeout(this.changeTimer);
+    this.changeTimer = window.setTimeout(() => this.follow(), 150);
+  }
+
+  async follow() {
+    if (!this.content || !this.isConnected) return;
+    if (this.turning || this.dragging) return this.changed(); // once the gesture ends
+    try {
+      await this.reload();
+    } catch {
+      this.render(true); // offline: what waits in the outbox still shows
+    }
+  }
+
+  /** This notebook's text and pictures waiting in the outbox for the network. */
+  waiting() {
+    const id = this.content?.notebook.id;
+    return this.ctx.sync.writes.filter((write) => write.kind === ITEM && write.method === "POST" && write.local?.notebook === id);
+  }
+
+  /** The page's number now (pages before it may have come or gone since it was drawn). @param {Page} page */
+  numberOf(page) {
+    const found = this.content?.pages.findIndex((p) => p.id === page.id) ?? -1;
+    return found >= 0 ? found + 1 : page.number;
   }
 
   get editable() {
     return this.content?.notebook.access !== "read";
   }
 
-  render() {
+  /** @param {boolean} [onlyIfChanged] a sync's redraw: nothing when nothing shown here changed */
+  render(onlyIfChanged = false) {
     const content = /** @type {{notebook: Notebook, pages: Page[]}} */ (this.content);
     const { notebook, pages } = content;
+    const waiting = this.waiting();
+    const shownAs = JSON.stringify([content, this.index, this.said, waiting.map((write) => write.key)]);
+    if (onlyIfChanged && shownAs === this.shownAs) return;
+    this.shownAs = shownAs;
     sessionStorage.setItem(`quire.ar.page.${notebook.id}`, String(this.index));
     const page = this.index > 0 ? pages[this.index - 1] : null;
+    this.shownPage = page?.id ?? null;
     const where = page ? `Page ${this.index} of ${pages.length}` : `Cover · ${pages.length} page${pages.length === 1 ? "" : "s"}`;
     this.stage = h("div", { class: "stage", role: "region", "aria-label": `${notebook.name}: ${where}. Swipe to turn the page.` });
     this.book = h("div", { class: "book" }, this.sheet(page, notebook), h("div", { class: "back-cover", "aria-hidden": "true" }));
@@ -160,7 +292,7 @@ export class BookScreen extends NotebookElement {
     const slider = /** @type {HTMLInputElement} */ (h("input", { type: "range", id: "turn", min: "0", max: "360", step: "5", value: String(this.angle),
       oninput: () => { this.angle = Number(slider.value); this.book?.style.setProperty("--turn", `${this.angle}deg`); } }));
     const readOnly = !this.editable;
-    this.replaceChildren(h("main", { class: "screen notebook" },
+    this.draw(h("main", { class: "screen notebook" },
       h("div", { class: "toolbar" }, h("a", { href: "#/notebooks", class: "button secondary back" }, "‹ Notebooks"),
         h("h1", {}, notebook.name)),
       readOnly ? h("p", { class: "warning" }, "Shared with you to read. You can turn its pages; only its owner can change it.") : null,
@@ -170,6 +302,12 @@ export class BookScreen extends NotebookElement {
         h("span", { class: "where", role: "status" }, where),
         h("button", { type: "button", class: "secondary", "aria-label": "Next page", disabled: this.index >= pages.length, onclick: () => this.turn(1) }, "›")),
       h("label", { for: "turn", class: "turn-label" }, "Turn the notebook round", slider),
+      waiting.length ? h("section", { class: "nb-waiting", "aria-labelledby": "nb-waiting-title" },
+        h("h2", { id: "nb-waiting-title" }, "Waiting for the network"),
+        h("p", { class: "hint" }, "Kept on this phone; each goes on its page as soon as the phone is online."),
+        h("ul", {}, ...waiting.map((write) => h("li", {}, write.body instanceof Blob ? "A picture" : `“${write.body?.text ?? ""}”`,
+          h("span", { class: "count" }, ` · ${this.waitingWhere(write)}`))))) : null,
+      this.saidSlot(),
       h("div", { class: "actions nb-actions" },
         readOnly ? null : h("button", { type: "button", onclick: () => this.addPage() }, "New page"),
         readOnly || !page ? null : h("button", { type: "button", class: "secondary", onclick: () => this.write() }, "Write"),
@@ -254,6 +392,7 @@ export class BookScreen extends NotebookElement {
     box.addEventListener("pointerdown", (event) => {
       event.stopPropagation();
       box.setPointerCapture(event.pointerId);
+      if (pointers.size === 0) this.dragging += 1;
       pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
       start = { ...frame };
       resizing = /** @type {HTMLElement} */ (event.target).classList.contains("grip");
@@ -289,12 +428,13 @@ export class BookScreen extends NotebookElement {
       }
       frame = { ...item.frame };
       place(item.frame);
+      this.shownAs = ""; // the frame drawn is the server's now: the next sync may draw it again
     };
     const end = (/** @type {PointerEvent} */ event) => {
       if (!pointers.has(event.pointerId)) return;
       event.stopPropagation();
       pointers.delete(event.pointerId);
-      if (pointers.size === 0) commit();
+      if (pointers.size === 0) commit().finally(() => { this.dragging = Math.max(0, this.dragging - 1); });
     };
     box.addEventListener("pointerup", end);
     box.addEventListener("pointercancel", end);
@@ -334,9 +474,11 @@ export class BookScreen extends NotebookElement {
     // Each turn finishes once, at the end of its animation or after 700 ms, whichever comes first;
     // a turn overtaken by a later one never finishes (its timer must not undo the later turn).
     const turn = ++this.turns;
+    this.turning = true;
     const finish = () => {
       if (turn !== this.turns) return;
       this.turns += 1;
+      this.turning = false;
       this.index = next;
       this.render();
       announce(next === 0 ? "The cover." : `Page ${next}.`);
@@ -354,11 +496,11 @@ export class BookScreen extends NotebookElement {
       { name: "background", label: "Colour", options: cat.palette.map((/** @type {any} */ s) => [s.id, s.id[0].toUpperCase() + s.id.slice(1)]), swatches: cat.palette },
     ]);
     if (!choice) return;
+    this.say(null);
     try {
       const answer = await this.ctx.api.request("POST", `${N}/notebooks/${this.content?.notebook.id}/pages`,
         { body: { template: choice.template, background: choice.background, after: this.index } });
-      this.index = answer.body.number;
-      await this.reload();
+      await this.reload(answer.body.number);
       announce(`Page ${this.index} added.`);
     } catch (error) {
       this.refused(error);
@@ -372,29 +514,59 @@ export class BookScreen extends NotebookElement {
       { name: "background", label: "Colour", options: cat.palette.map((/** @type {any} */ s) => [s.id, s.id[0].toUpperCase() + s.id.slice(1)]), swatches: cat.palette, value: page.background },
     ]);
     if (!choice) return;
+    this.say(null);
     try {
-      await this.ctx.api.request("PATCH", `${N}/notebooks/${this.content?.notebook.id}/pages/${this.index}`, { body: { background: choice.background } });
+      await this.ctx.api.request("PATCH", `${N}/notebooks/${this.content?.notebook.id}/pages/${this.numberOf(page)}`, { body: { background: choice.background } });
       await this.reload();
     } catch (error) {
       this.refused(error);
     }
   }
 
-  /** @param {any} body */
-  async insert(body) {
+  /**
+   * Puts text or a picture on the page showing. Offline, it waits in the outbox (shown as waiting)
+   * and goes on that page when the network returns; nothing the user typed is thrown away. A
+   * refusal is said beside the controls, with `again` to change what was typed.
+   * @param {any} body @param {[string, () => void]} [again]
+   */
+  async insert(body, again) {
+    const notebook = /** @type {Notebook} */ (this.content?.notebook);
+    const page = this.content?.pages[this.index - 1];
+    if (!page) return;
+    const path = `${N}/notebooks/${notebook.id}/pages/${this.numberOf(page)}/items`;
+    this.say(null);
+    if (this.ctx.sync.state === "offline" || !navigator.onLine) return this.keep(body, path, page);
     try {
-      const answer = await this.ctx.api.request("POST", `${N}/notebooks/${this.content?.notebook.id}/pages/${this.index}/items`,
+      const answer = await this.ctx.api.request("POST", path,
         { body, contentType: body instanceof Blob ? body.type : undefined, headers: { "Idempotency-Key": crypto.randomUUID() } });
       await this.reload();
       announce(answer.body.item.kind === "image" ? "Picture added." : "Added.");
     } catch (error) {
-      this.refused(error);
+      if (error instanceof ApiError && error.offline) return this.keep(body, path, page);
+      this.refused(error, again);
     }
   }
 
-  async write() {
-    const text = await textDialog("Write on the page", "Your text");
-    if (text) await this.insert({ kind: "text", text });
+  /** Offline: the insert waits in the outbox, shown as waiting, and is sent when the network returns. @param {any} body @param {string} path @param {Page} page */
+  async keep(body, path, page) {
+    const notebook = /** @type {Notebook} */ (this.content?.notebook);
+    await this.ctx.sync.write({ method: "POST", path, body, contentType: body instanceof Blob ? body.type : undefined, kind: ITEM, id: localId(),
+      recordAt: "item", local: { kind: body instanceof Blob ? "image" : body.kind, text: body instanceof Blob ? undefined : body.text, notebook: notebook.id, page: page.id } });
+    this.say(`No network: ${body instanceof Blob ? "the picture is" : "your text is"} kept on this phone and goes on page ${this.numberOf(page)} when the phone is online.`, { alert: false });
+    this.render(true);
+  }
+
+  /** Where a waiting insert goes, in words. @param {import("./outbox.js").Write} write */
+  waitingWhere(write) {
+    const found = this.content?.pages.findIndex((page) => page.id === write.local?.page) ?? -1;
+    return found >= 0 ? `page ${found + 1}` : "its page";
+  }
+
+  /** @param {string} [typed] what was typed before, when the server refused it */
+  async write(typed = "") {
+    const text = await askText({ title: "Write on the page", label: "Your text", id: "nb-text", action: "Add", multiline: true,
+      required: "Type something first, or tap Cancel.", value: typed });
+    if (text) await this.insert({ kind: "text", text }, ["Change the text", () => this.write(text)]);
   }
 
   /** What was copied goes on the page; the server refuses more than its clipboard limit, in words. */
@@ -407,7 +579,7 @@ export class BookScreen extends NotebookElement {
       if (!typed) return;
       text = typed;
     }
-    await this.insert({ kind: "clipboard", text });
+    await this.insert({ kind: "clipboard", text }, ["Write it instead", () => this.write(text)]);
   }
 
   picturePicker() {
@@ -417,6 +589,7 @@ export class BookScreen extends NotebookElement {
   }
 
   async undo() {
+    this.say(null);
     try {
       await this.ctx.api.request("POST", `${N}/notebooks/${this.content?.notebook.id}/undo`);
       await this.reload();
@@ -428,9 +601,10 @@ export class BookScreen extends NotebookElement {
 
   /** @param {Page} page */
   async deletePage(page) {
-    if (!(await confirmedDelete(this, `${N}/notebooks/${this.content?.notebook.id}/pages/${page.number}`))) return;
-    this.index = Math.max(0, page.number - 1);
-    await this.reload();
+    this.say(null);
+    const number = this.numberOf(page);
+    if (!(await confirmedDelete(this, `${N}/notebooks/${this.content?.notebook.id}/pages/${number}`))) return;
+    await this.reload(Math.max(0, number - 1));
     announce("Page deleted.");
   }
 
@@ -444,7 +618,7 @@ export class BookScreen extends NotebookElement {
   async pin() {
     const here = await whereAmI(60_000);
     if (!here) {
-      window.dispatchEvent(new CustomEvent("quire:notice", { detail: "Your location is needed to pin the notebook here; allow it, then try again." }));
+      this.say("Your location is needed to pin the notebook here; allow it, then try again.");
       return;
     }
     try {
@@ -477,14 +651,14 @@ export class BookScreen extends NotebookElement {
   /** The back camera, playing, or null (said why). @returns {Promise<HTMLVideoElement | null>} */
   async openCamera() {
     if (!navigator.mediaDevices?.getUserMedia) {
-      window.dispatchEvent(new CustomEvent("quire:notice", { detail: "This browser cannot show the camera; the notebook stays in 3D on the screen." }));
+      this.say("This browser cannot show the camera; the notebook stays in 3D on the screen.");
       return null;
     }
     let stream;
     try {
       stream = await navigator.mediaDevices.getUserMedia({ video: { facingMode: "environment" }, audio: false });
     } catch {
-      window.dispatchEvent(new CustomEvent("quire:notice", { detail: "The camera is needed to show the notebook in your room; allow it, then try again." }));
+      this.say("The camera is needed to show the notebook in your room; allow it, then try again.");
       return null;
     }
     const video = /** @type {HTMLVideoElement} */ (h("video", { class: "camera", autoplay: true, muted: true, playsinline: true, "aria-hidden": "true" }));
@@ -518,7 +692,7 @@ export class BookScreen extends NotebookElement {
       this.room = room;
     } catch {
       overlay.remove();
-      window.dispatchEvent(new CustomEvent("quire:notice", { detail: "The room view could not start on this phone; the notebook stays in 3D on the screen." }));
+      this.say("The room view could not start on this phone; the notebook stays in 3D on the screen.");
     }
   }
 
@@ -602,6 +776,8 @@ export class BookScreen extends NotebookElement {
   }
 
   disconnectedCallback() {
+    super.disconnectedCallback();
+    clearTimeout(this.changeTimer);
     this.leaveRoom();
     this.room?.end();
   }
@@ -692,31 +868,70 @@ function textDialog(title, label) {
 // My notebooks -------------------------------------------------------------------------------------
 
 export class NotebooksScreen extends NotebookElement {
+  /** @type {{mine: any, shared: any} | undefined} */
+  lists;
+  shownAs = "";
+  changeTimer = 0;
+
+  /** Another device made, renamed or deleted a notebook: the list follows. */
+  changed() {
+    clearTimeout(this.changeTimer);
+    this.changeTimer = window.setTimeout(() => { if (this.isConnected) this.load(); }, 150);
+  }
+
+  disconnectedCallback() {
+    super.disconnectedCallback();
+    clearTimeout(this.changeTimer);
+  }
+
   async load() {
     try {
       const [mine, shared] = await Promise.all([this.ctx.api.get(`${N}/notebooks`), this.ctx.api.get(`${N}/shared`)]);
-      /** @param {Notebook} notebook @param {string} note */
-      const row = (notebook, note) => h("li", {}, h("a", { href: `#/n/${encodeURIComponent(notebook.id)}`, class: `big-link cover-${notebook.cover}` },
-        h("span", {}, notebook.name), h("span", { class: "count" }, note)));
-      this.replaceChildren(h("main", { class: "screen" },
-        h("div", { class: "toolbar" }, h("h1", {}, "My notebooks"), h("button", { type: "button", onclick: () => this.create() }, "New notebook")),
-        h("ul", { class: "big-list", "aria-label": "My notebooks" }, ...mine.items.map((/** @type {Notebook} */ n) =>
-          row(n, `${n.pageCount} page${n.pageCount === 1 ? "" : "s"}`))),
-        shared.items.length ? h("h2", {}, "Shared with me") : null,
-        shared.items.length ? h("ul", { class: "big-list", "aria-label": "Shared with me" }, ...shared.items.map((/** @type {any} */ s) =>
-          row(s.notebook, "read only"))) : null,
-        mine.items.length ? h("h2", {}, "Delete a notebook") : null,
-        mine.items.length ? h("ul", { class: "chips" }, ...mine.items.map((/** @type {Notebook} */ n) => h("li", {},
-          h("button", { type: "button", class: "danger", "aria-label": `Delete ${n.name}`, onclick: () => this.remove_(n) }, `Delete “${n.name}”`)))) : null));
+      this.lists = { mine, shared };
     } catch (error) {
-      this.refused(error);
+      if (!this.lists) this.draw(h("main", { class: "screen" }, h("h1", {}, "My notebooks"), this.saidSlot()));
+      if (!this.lists || !(error instanceof ApiError && error.offline)) this.refused(error);
+      return;
     }
+    this.render();
   }
 
-  async create() {
-    const name = await textDialog("New notebook", "Its name");
+  render() {
+    const lists = /** @type {{mine: any, shared: any}} */ (this.lists);
+    const { mine, shared } = lists;
+    const shownAs = JSON.stringify([mine.items, shared.items, this.said]);
+    if (shownAs === this.shownAs) return;
+    this.shownAs = shownAs;
+    /** @param {Notebook} notebook @param {string} note */
+    const row = (notebook, note) => h("li", {}, h("a", { href: `#/n/${encodeURIComponent(notebook.id)}`, class: `big-link cover-${notebook.cover}` },
+      h("span", {}, notebook.name), h("span", { class: "count" }, note)));
+    this.draw(h("main", { class: "screen" },
+      h("div", { class: "toolbar" }, h("h1", {}, "My notebooks"), h("button", { type: "button", onclick: () => this.create() }, "New notebook")),
+      this.saidSlot(),
+      h("ul", { class: "big-list", "aria-label": "My notebooks" }, ...mine.items.map((/** @type {Notebook} */ n) =>
+        row(n, `${n.pageCount} page${n.pageCount === 1 ? "" : "s"}`))),
+      shared.items.length ? h("h2", {}, "Shared with me") : null,
+      shared.items.length ? h("ul", { class: "big-list", "aria-label": "Shared with me" }, ...shared.items.map((/** @type {any} */ s) =>
+        row(s.notebook, "read only"))) : null,
+      mine.items.length ? h("h2", {}, "Delete a notebook") : null,
+      mine.items.length ? h("ul", { class: "chips" }, ...mine.items.map((/** @type {Notebook} */ n) => h("li", {},
+        h("button", { type: "button", class: "danger", "aria-label": `Delete ${n.name}`, onclick: () => this.remove_(n) }, `Delete “${n.name}”`)))) : null));
+  }
+
+  /** A new notebook: its name, then its cover. Refused or offline, the name typed is kept to try again. @param {string} [typed] */
+  async create(typed = "") {
+    const name = await askText({ title: "New notebook", label: "Its name", id: "nb-text", action: "Add", multiline: true,
+      required: "Type something first, or tap Cancel.", value: typed });
     if (!name) return;
-    const catalogue = await catalogOf(this.ctx);
+    this.say(null);
+    /** @type {[string, () => void]} */
+    const again = ["Try again", () => this.create(name)];
+    let catalogue;
+    try {
+      catalogue = await catalogOf(this.ctx);
+    } catch (error) {
+      return this.refused(error, again);
+    }
     const choice = await chooseDialog("Its cover", [{ name: "cover", label: "Cover",
       options: catalogue.covers.map((/** @type {any} */ c) => [c.id, c.summary]) }]);
     if (!choice) return;
@@ -725,12 +940,14 @@ export class NotebooksScreen extends NotebookElement {
       await this.ctx.api.request("POST", `${N}/open`, { body: { id: made.body.id } });
       this.ctx.go(`#/n/${encodeURIComponent(made.body.id)}`);
     } catch (error) {
-      this.refused(error);
+      if (error instanceof ApiError && error.offline) this.say(`No network: “${name.trim()}” is not made yet. Try again when the phone is online.`, { action: again });
+      else this.refused(error, again);
     }
   }
 
   /** @param {Notebook} notebook */
   async remove_(notebook) {
+    this.say(null);
     if (!(await confirmedDelete(this, `${N}/notebooks/${notebook.id}`))) return;
     announce(`${notebook.name} deleted.`);
     this.load();
