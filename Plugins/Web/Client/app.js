@@ -97,7 +97,9 @@ class QuireApp extends HTMLElement {
       return;
     }
     this.sync = new Sync(this.api, this.manifest?.app ?? "quire");
-    this.sync.addEventListener("refused", (event) => this.notice(/** @type {CustomEvent} */ (event).detail));
+    const sync = this.sync;
+    this.sync.addEventListener("refused", (event) => this.notice(/** @type {CustomEvent} */ (event).detail, undefined, undefined,
+      () => sync.acknowledgeRefusals()));
     this.sync.addEventListener("replaced", (event) => this.replacedNotice(/** @type {CustomEvent} */ (event).detail));
     // A reminder's time has come (the reminders plugin): a system notification when allowed, and
     // the notice bar either way. Web Push would reach a closed app; it needs a push service.
@@ -115,13 +117,14 @@ class QuireApp extends HTMLElement {
   /**
    * Shows a sentence until dismissed: a write the server refused, or (`kind` "reminder") a
    * reminder whose time has come, which is news, not an error. `action` adds a button beside OK.
-   * @param {string} text @param {string} [kind] @param {{label: string, run: () => void}} [action]
+   * `dismissed` runs when the user said OK.
+   * @param {string} text @param {string} [kind] @param {{label: string, run: () => void}} [action] @param {() => void} [dismissed]
    */
-  notice(text, kind, action) {
+  notice(text, kind, action, dismissed) {
     const bar = h("div", { class: kind ? `notice ${kind}` : "notice", role: "alert" }, h("p", {}, text),
       h("div", { class: "row" },
         action ? h("button", { type: "button", onclick: () => { bar.remove(); action.run(); } }, action.label) : null,
-        h("button", { type: "button", class: "secondary", onclick: () => bar.remove() }, "OK")));
+        h("button", { type: "button", class: "secondary", onclick: () => { bar.remove(); dismissed?.(); } }, "OK")));
     // The newest three: older sentences go first, so the header never fills the screen.
     while (this.notices.childElementCount >= 3) this.notices.firstElementChild?.remove();
     this.notices.append(bar);

@@ -30,6 +30,9 @@ export class Sync extends EventTarget {
     this.resolved = new Map();
     /** Screens' changes typed but not yet queued. @type {Set<string>} */
     this.drafts = new Set();
+    /** Writes the server refused since the user last said OK to being told: the indicator says
+     * "Not saved" rather than "Saved" meanwhile. */
+    this.refused = 0;
     /** @type {SyncState} */
     this.state = navigator.onLine ? "syncing" : "offline";
     this.draining = false;
@@ -103,6 +106,12 @@ export class Sync extends EventTarget {
   changed() {
     this.views.clear();
     this.dispatchEvent(new Event("change"));
+  }
+
+  /** The user read what was refused (the notice's OK): the indicator may say "Saved" again. */
+  acknowledgeRefusals() {
+    this.refused = 0;
+    this.dispatchEvent(new Event("state"));
   }
 
   /** How many of the user's changes wait for the server (typed but not yet queued included). */
@@ -212,7 +221,10 @@ export class Sync extends EventTarget {
           break;
         }
         await this.settle(write, next === "done" ? answer : undefined);
-        if (next !== "done") this.dispatchEvent(new CustomEvent("refused", { detail: message }));
+        if (next !== "done") {
+          this.refused += 1;
+          this.dispatchEvent(new CustomEvent("refused", { detail: message }));
+        }
         this.changed();
       }
     } finally {

@@ -151,9 +151,10 @@ export class QuireStatus extends HTMLElement {
       const waiting = sync.pending;
       const text = sync.state === "offline"
         ? (waiting ? `Offline · ${waiting} waiting` : "Offline")
-        : waiting ? `Saving ${waiting} change${waiting === 1 ? "" : "s"}…` : sync.state === "syncing" ? "Syncing…" : "Saved";
+        : waiting ? `Saving ${waiting} change${waiting === 1 ? "" : "s"}…` : sync.state === "syncing" ? "Syncing…"
+          : sync.refused ? "Not saved" : "Saved";
       this.textContent = text;
-      this.dataset.state = sync.state === "offline" ? "offline" : waiting ? "waiting" : sync.state;
+      this.dataset.state = sync.state === "offline" ? "offline" : waiting ? "waiting" : sync.refused ? "refused" : sync.state;
     };
     sync.addEventListener("state", render);
     sync.addEventListener("change", render);
