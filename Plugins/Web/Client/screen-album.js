@@ -713,13 +713,13 @@ export class SlideshowScreen extends AlbumElement {
     this.playButton = h("button", { type: "button", class: "big", "aria-label": "Pause", onclick: () => this.toggle() }, ...face("❚❚", "Pause"));
     this.replaceChildren(h("main", { class: "slideshow" },
       h("h1", { class: "visually-hidden" }, "Slideshow"),
+      h("div", { class: "top" }, h("a", { href: leave, class: "button big close", "aria-label": "Close the slideshow" }, ...face("✕", "Close"))),
       h("div", { class: "slide" }, this.img),
       this.caption,
       h("div", { class: "controls", role: "toolbar", "aria-label": "Slideshow controls" },
         h("button", { type: "button", class: "big", "aria-label": "Previous photo", onclick: () => this.step(-1) }, ...face("‹", "Previous")),
         this.playButton,
-        h("button", { type: "button", class: "big", "aria-label": "Next photo", onclick: () => this.step(1) }, ...face("›", "Next")),
-        h("a", { href: leave, class: "button big close", "aria-label": "Close the slideshow" }, ...face("✕", "Close")))));
+        h("button", { type: "button", class: "big", "aria-label": "Next photo", onclick: () => this.step(1) }, ...face("›", "Next")))));
     this.keys = (/** @type {KeyboardEvent} */ event) => {
       if (event.key === "ArrowRight") this.step(1);
       else if (event.key === "ArrowLeft") this.step(-1);
