@@ -34,6 +34,27 @@ LONDON = {"latitude": 51.5007, "longitude": -0.1246, "accuracy": 20}
 # The phone's share sheet: Chromium on Linux has none, so the walk stands in for it and records
 # what the app handed over (the copy-a-link path is walked on the second phone, which has none).
 SHARE_SHEET = "navigator.share = async (data) => { window.__shared = data; };"
+# Counts every time a screen says a photo is not in the album (installed before a reload, so a
+# "gone" shown for a moment while the app starts is counted too).
+GONE_WATCH = """(() => {
+  window.__gone = [];
+  const look = () => {
+    const text = document.querySelector('quire-app')?.textContent ?? '';
+    const found = text.match(/not in your album[^.]*/);
+    if (found && !window.__gone.includes(location.hash)) window.__gone.push(location.hash);
+  };
+  new MutationObserver(look).observe(document, { subtree: true, childList: true, characterData: true });
+})();"""
+# 80 letters without a space, a 40-letter tag (the longest the album takes) and a web address.
+LONG_WORD = "Donaudampfschifffahrtselektrizitaetenhauptbetriebswerkbauunterbeamtengesellschaft"[:80]
+LONG_TAG = "grossmutterskuechenschrankschluesselbund"[:40]
+LONG_URL = "http://127.0.0.1/" + "photos/" + "x" * 90 + ".jpg"
+
+
+def fits(page, what):
+    """The screen is no wider than the phone: nothing to scroll sideways."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    check(f"{what} fits the phone's width ({width} ≤ 390 px)", width <= 390, width)
 
 
 def shot(page, name):
@@ -247,12 +268,19 @@ def slideshow(page):
     page.wait_for_function("() => document.querySelector('.slideshow .slide img')?.src.startsWith('blob:')", timeout=15_000)
     caption = page.text_content(".slideshow .caption")
     check("the slideshow shows a photo full screen: “1 of 3”", "(1 of 3)" in caption, caption)
-    sizes = page.eval_on_selector_all(".slideshow .controls .big", "els => els.map(e => [e.getBoundingClientRect().width, e.getBoundingClientRect().height])")
+    sizes = page.eval_on_selector_all(".slideshow .big", "els => els.map(e => [e.getBoundingClientRect().width, e.getBoundingClientRect().height])")
     check("…with four large controls (72 px)", len(sizes) == 4 and all(w >= 64 and h >= 64 for w, h in sizes), sizes)
+    words = page.eval_on_selector_all(".slideshow .big", "els => els.map(e => e.innerText.replace(/\\s+/g, ' ').trim())")
+    check("…each with its word on it, not a symbol alone: Close, Previous, Pause, Next",
+          [w.split(" ")[-1] for w in words] == ["Close", "Previous", "Pause", "Next"], words)
+    broken = page.eval_on_selector_all(".slideshow .big", "els => els.filter(e => e.querySelector('.word')?.getClientRects().length !== 1).map(e => e.innerText)")
+    check("…each word whole, on one line", not broken, broken)
     screen(page, "the slideshow", "slideshow")
     page.click("[aria-label='Next photo']")
     page.wait_for_function("() => document.querySelector('.slideshow .caption').textContent.includes('(2 of 3)')")
     page.click("[aria-label='Pause']")
+    said = page.inner_text("[aria-label='Play']").split()
+    check("paused, the middle control says Play", said[-1:] == ["Play"], said)
     page.wait_for_timeout(5_600)
     caption = page.text_content(".slideshow .caption")
     check("Next moves on; paused, it stays", "(2 of 3)" in caption, caption)
@@ -260,6 +288,17 @@ def slideshow(page):
     page.wait_for_function("() => document.querySelector('.slideshow .caption').textContent.includes('(3 of 3)')", timeout=8_000)
     check("playing, it moves on by itself", True)
     page.click("[aria-label='Close the slideshow']")
+    page.wait_for_selector("album-browse")
+
+    # The phone's Back on the full-screen view (the slideshow) closes it and shows the photo again.
+    page.click("ul.grid a.cell >> nth=0")
+    page.wait_for_selector("album-photo figure")
+    page.click("text=Slideshow of this day")
+    page.wait_for_selector(".slideshow .slide")
+    page.go_back()
+    page.wait_for_selector("album-photo figure", timeout=5_000)
+    check("Back on the full-screen slideshow closes it, back to the photo", not page.is_visible(".slideshow") and "#/photo/" in page.url, page.url)
+    page.click("text=‹ Album")
     page.wait_for_selector("album-browse")
 
 
@@ -337,11 +376,13 @@ def offline(page, server, token, other, data):
     page.wait_for_selector("album-home", timeout=15_000)
     check("offline, the app still opens", page.is_visible("text=Take With Camera"))
     with open(os.path.join(data, "offline.jpg"), "wb") as handle:
-        handle.write(iremember.jpeg(data, "offline.jpg", gps=PARIS, seed=3))
+        handle.write(iremember.jpeg(data, "offline.jpg", gps=PARIS, taken="2025:07:14 10:30:00", seed=3))
     with page.expect_file_chooser() as chooser:
         page.click("text=Take With Camera")
     chooser.value.set_files(os.path.join(data, "offline.jpg"))
     page.wait_for_selector("album-markup drawing-pad .stage img", timeout=15_000)
+    taken = page.input_value("#photo-taken")
+    check("offline, mark-up shows the time the photo says it was taken (EXIF: 14 July 2025), not today", taken == "2025-07-14T10:30", taken)
     draw(page, "album-markup canvas.pad", strokes=1)
     page.fill("#new-tag", "train")
     page.click("text=Add tag")
@@ -352,6 +393,8 @@ def offline(page, server, token, other, data):
     page.wait_for_function("() => document.querySelector('quire-status')?.textContent.startsWith('Offline')")
     waiting = page.text_content("quire-status")
     check("offline: the photo is in the album at once, and the indicator says one change waits", waiting == "Offline · 1 waiting", waiting)
+    shown = page.inner_text("album-photo dl.facts")
+    check("…and the photo says it was taken in July 2025", "2025" in shown and "Today" not in shown, shown)
     page.click("text=‹ Album")
     page.wait_for_selector("ul.grid .cell.pending img")
     shot(page, "offline")
@@ -370,6 +413,82 @@ def offline(page, server, token, other, data):
     seen = time.time() - started
     check("the second phone shows it without a reload, within a second (measured %.2f s from going online, the upload included)" % seen,
           seen < 1.5, seen)
+
+
+def reload_at_once(page, data):
+    """A photo added, then the page reloaded straight away: the photo is there, never "gone"."""
+    page.context.add_init_script(GONE_WATCH)
+    page.click("text=Home")
+    with open(os.path.join(data, "july.jpg"), "wb") as handle:
+        handle.write(iremember.jpeg(data, "july.jpg", taken="2025:07:20 16:45:00", seed=6))
+    with page.expect_file_chooser() as chooser:
+        page.click("text=Choose From Phone")
+    chooser.value.set_files(os.path.join(data, "july.jpg"))
+    page.wait_for_selector("album-markup")
+    taken = page.input_value("#photo-taken")
+    check("mark-up shows the photo's own time taken at once (EXIF: 20 July 2025)", taken == "2025-07-20T16:45", taken)
+    page.reload()
+    page.wait_for_selector("album-markup", timeout=15_000)
+    try:
+        page.wait_for_selector("album-markup drawing-pad .stage img", timeout=10_000)
+    except Exception:
+        pass  # the check below says what was there
+    page.wait_for_timeout(1_500)
+    gone = page.evaluate("window.__gone")
+    check("reloaded at once after adding a photo: mark-up shows it, never “not in your album”",
+          not gone and page.is_visible("album-markup drawing-pad"), (gone, page.url, page.inner_text("album-markup")[:120]))
+    page.click("album-markup .toolbar button.done")
+    page.wait_for_selector("album-photo")
+    page.reload()
+    page.wait_for_selector("album-photo", timeout=15_000)
+    page.wait_for_timeout(1_000)
+    gone = page.evaluate("window.__gone")
+    check("…and so does the photo, reloaded", not gone and page.is_visible("album-photo figure"), (gone, page.url))
+
+
+def long_words(page, server, token):
+    """An 80-letter word in the notes, a 40-letter tag and a long web address: no screen gets wider than the phone."""
+    settled(page)
+    page.click("text=Home")
+    page.click(".tiles >> text=Album")
+    page.wait_for_selector("ul.grid a.cell")
+    page.click("ul.grid a.cell >> nth=0")
+    page.wait_for_selector("album-photo")
+    page.click("album-photo a:has-text('Mark up')")
+    page.wait_for_selector("album-markup #photo-notes")
+    page.fill("#photo-notes", f"{LONG_WORD} at {LONG_URL}")
+    page.fill("#new-tag", LONG_TAG)
+    page.click("text=Add tag")
+    page.wait_for_selector(f"button.chip.on:has-text('{LONG_TAG}')")
+    fits(page, "mark-up with a 40-letter tag")
+    page.click("album-markup .toolbar button.done")
+    page.wait_for_selector("album-photo .notes")
+    settled(page)
+    fits(page, "the photo with an 80-letter word and a web address in its notes")
+    page.click("text=‹ Album")
+    page.wait_for_selector("album-browse")
+    page.click("text=Search by Tags")
+    page.wait_for_selector("ul.tag-list")
+    page.click(f"button[aria-label='Show photos tagged {LONG_TAG}']")
+    page.wait_for_selector(f"button.chip.on:has-text('{LONG_TAG}')")
+    fits(page, "Search by Tags with the long tag chosen")
+    page.click("a:has-text('Show these photos')")
+    page.wait_for_selector("album-browse .lead")
+    fits(page, "the album searched by the long tag")
+    page.click("a:has-text('Slideshow')")
+    page.wait_for_selector(".slideshow .caption")
+    fits(page, "the slideshow of a photo with long notes")
+    page.click("[aria-label='Close the slideshow']")
+    for route, selector in (("#/recent", "album-recent"), ("#/folders", "album-folders"), ("#/share", "album-share"), ("#/move", "album-move"),
+                            ("#/album/time", "album-time-search"), ("#/", "album-home")):
+        page.goto("/" + route)
+        page.wait_for_selector(selector)
+        fits(page, f"{selector}")
+    page.goto("/#/import")
+    page.fill("#import-url", LONG_URL)
+    page.click("button:has-text('OK')")
+    page.wait_for_function("() => document.querySelector('#import-error')?.textContent.length > 0")
+    fits(page, "Import from Internet with a long address and its refusal")
 
 
 def main():
@@ -393,6 +512,8 @@ def main():
             second, other = move_to_new_phone(browser, server, page)
             offline(page, server, token_of(page), other, data)
             second.close()
+            long_words(page, server, token_of(page))
+            reload_at_once(page, data)
         try:
             code = webwalk.run(server, walk)
         finally:
