@@ -10,8 +10,10 @@ chips, the most used tag one tap away), the photo, Recent, the album by day, Sea
 and by Time, month and place folders, the slideshow, sharing a photo and a search (the Web Share
 API, and the link to copy), moving the album to a new phone with its code and with its link; then
 offline (a photo taken and marked up offline, a reload, back online: on the server once, with its
-mark-up and tags) and a second phone seeing it within a second, without a reload. axe-core checks
-every screen; screenshots go to docs/screenshots/iremember-*.png.
+mark-up and tags) and a second phone seeing it within a second, without a reload; a photo's EXIF
+time shown at once; an 80-letter word, a 40-letter tag and a web address leave every screen 390 px
+wide; a photo added and reloaded at once is never shown as gone. axe-core checks every screen;
+screenshots go to docs/screenshots/iremember-*.png.
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 """
