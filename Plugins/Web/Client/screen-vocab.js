@@ -10,7 +10,7 @@
  */
 import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
-import { announce, askText, confirmAction, h } from "./ui.js";
+import { announce, confirmAction, h } from "./ui.js";
 import * as Vocab from "./vocab.js";
 
 const V = "/api/v1/vocabulary";
@@ -70,14 +70,14 @@ class VocabElement extends HTMLElement {
     return /** @type {Context} */ (this.context);
   }
 
-  /** @returns {Named[]} */
+  /** Collections in the server's order (folded name, then id). @returns {Named[]} */
   collections() {
-    return [...this.ctx.sync.view(COLLECTION)].sort((a, b) => Vocab.fold(a.name) < Vocab.fold(b.name) ? -1 : 1);
+    return Vocab.byName(this.ctx.sync.view(COLLECTION));
   }
 
-  /** @returns {Named[]} */
+  /** Tags in the server's order (folded name, then id). @returns {Named[]} */
   tags() {
-    return [...this.ctx.sync.view(TAG)].sort((a, b) => Vocab.fold(a.name) < Vocab.fold(b.name) ? -1 : 1);
+    return Vocab.byName(this.ctx.sync.view(TAG));
   }
 
   /** @returns {readonly import("./vocab.js").Entry[]} */
@@ -91,18 +91,71 @@ class VocabElement extends HTMLElement {
   }
 }
 
-/** @param {string} hash @param {string} label */
+/** A link back; a long name is cut short with an ellipsis (the page never gets wider than the phone). @param {string} hash @param {string} label */
 function back(hash, label) {
-  return h("a", { href: hash, class: "button secondary back" }, `‹ ${label}`);
+  return h("a", { href: hash, class: "button secondary back" }, "‹ ", h("span", { class: "back-label" }, label));
 }
 
 /**
- * A collection's or a tag's name; resolves the trimmed name, or null.
- * @param {string} title @param {string} label @param {string} [value]
+ * A collection's or a tag's name, in a dialog that stays open, the reason beside the field, while
+ * `check` finds something wrong with the name (a duplicate, no letter); resolves the trimmed
+ * name, or null when cancelled.
+ * @param {string} title @param {string} label @param {string} [value] @param {(name: string) => string | null} [check]
+ * @param {string} [hint]
+ * @returns {Promise<string | null>}
  */
-function askName(title, label, value = "") {
-  return askText({ title, label, value, id: "name-input", action: "Save", maxlength: 100, required: "A name is required: type one, or tap Cancel." });
+function askName(title, label, value = "", check = () => null, hint = "") {
+  return new Promise((resolve) => {
+    const id = "name-input";
+    const input = /** @type {HTMLInputElement} */ (h("input", { id, value, maxlength: "100", autocomplete: "off", autocapitalize: "none",
+      "aria-describedby": hint ? `${id}-hint ${id}-error` : `${id}-error` }));
+    const error = h("p", { class: "error", role: "alert", id: `${id}-error` });
+    input.addEventListener("input", () => { input.removeAttribute("aria-invalid"); error.textContent = ""; });
+    const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm name-dialog", "aria-labelledby": `${id}-title` },
+      h("form", { class: "stack", method: "dialog", novalidate: true, onsubmit: (/** @type {SubmitEvent} */ event) => {
+        if (event.submitter?.getAttribute("value") === "cancel") return;
+        const name = input.value.trim();
+        const problem = name ? check(name) : "A name is required: type one, or tap Cancel.";
+        if (!problem) return;
+        event.preventDefault();
+        error.textContent = problem;
+        input.setAttribute("aria-invalid", "true");
+        input.focus();
+        error.scrollIntoView({ block: "nearest" });
+      } },
+      h("h2", { id: `${id}-title` }, title),
+      h("label", { for: id }, label), hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null, input, error,
+      h("div", { class: "row" },
+        h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),
+        h("button", { type: "submit", value: "ok" }, "Save")))));
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      resolve(dialog.returnValue === "ok" ? input.value.trim() : null);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    input.focus();
+  });
 }
+
+/**
+ * Why a name cannot be a collection's or tag's, as the server would refuse it: no letter or digit,
+ * or one of `others` has it already (names compared folded: *Frénch* = *FRENCH*).
+ * @param {string} name @param {readonly Named[]} others @param {string} what "collection" or "tag"
+ */
+function nameProblem(name, others, what) {
+  const key = Vocab.fold(name);
+  if (!key) return `A ${what} name needs at least one letter or digit.`;
+  const clash = others.find((other) => Vocab.fold(other.name) === key);
+  return clash ? `You already have a ${what} named “${clash.name}”; choose another name.` : null;
+}
+
+/** A tag is one word, as in Anki: "formal greeting" becomes "formal_greeting". @param {string} name */
+function tagName(name) {
+  return name.trim().split(/\s+/u).join("_");
+}
+
+const TAG_HINT = "One word: spaces become _ (formal greeting → formal_greeting).";
 
 /** @param {string} text @param {Array<[number, number]>} [marked] */
 function highlighted(text, marked) {
@@ -144,12 +197,8 @@ export class CollectionsScreen extends VocabElement {
   }
 
   async create() {
-    const name = await askName("New collection", "Name");
+    const name = await askName("New collection", "Name", "", (typed) => nameProblem(typed, this.collections(), "collection"));
     if (!name) return;
-    if (this.collections().some((c) => Vocab.fold(c.name) === Vocab.fold(name))) {
-      window.dispatchEvent(new CustomEvent("quire:notice", { detail: `You already have a collection named “${name}”; choose another name.` }));
-      return;
-    }
     const id = localId();
     await this.ctx.sync.write({ method: "POST", path: `${V}/collections`, body: { name }, kind: COLLECTION, id });
     this.ctx.go(`#/c/${encodeURIComponent(id)}`);
@@ -183,7 +232,8 @@ export class CollectionScreen extends VocabElement {
 
   /** @param {Named} collection */
   async rename(collection) {
-    const name = await askName("Rename collection", "Name", collection.name);
+    const name = await askName("Rename collection", "Name", collection.name,
+      (typed) => nameProblem(typed, this.collections().filter((c) => c.id !== collection.id), "collection"));
     if (!name || name === collection.name) return;
     await this.ctx.sync.write({ method: "PATCH", path: `${V}/collections/${collection.id}`, body: { name }, kind: COLLECTION, id: collection.id,
       baseVersion: collection.version || undefined });
@@ -290,7 +340,7 @@ customElements.define("vocab-entry", EntryScreen);
 function undoBar(context, entry) {
   document.querySelector(".undo-bar")?.remove();
   const bar = h("div", { class: "undo-bar", role: "status" },
-    h("span", {}, `“${entry.word}” deleted`),
+    h("span", { class: "undo-text" }, h("span", { class: "undo-word" }, `“${entry.word}”`), " deleted"),
     h("button", { type: "button", onclick: async () => {
       bar.remove();
       const { relations, ...shown } = entry;
@@ -335,6 +385,7 @@ export class EntryForm extends VocabElement {
   /** The form is not drawn again while the person types; a new tag shows in the chips. */
   changed() {
     if (!this.querySelector("form")) this.render();
+    else this.redrawTags?.();
   }
 
   render() {
@@ -360,16 +411,41 @@ export class EntryForm extends VocabElement {
     note.value = entry?.note ?? "";
     const chosen = new Set(entry?.tags ?? []);
     const tagArea = h("div", { class: "tag-picker" });
-    const drawTags = () => tagArea.replaceChildren(
+    let drawn = "";
+    // A tag made here has a local id until the server answers: chosen by whichever id it has now.
+    const current = () => {
+      for (const id of [...chosen]) {
+        const real = this.ctx.sync.resolved.get(id);
+        if (real) { chosen.delete(id); chosen.add(real); }
+      }
+    };
+    /** Drawn again when the tags change (one made here is answered, one made elsewhere arrives), not on every sync. */
+    this.redrawTags = () => {
+      current();
+      if (this.tags().map((t) => `${t.id} ${t.name}`).join("\n") !== drawn) drawTags();
+    };
+    const drawTags = () => {
+      current();
+      drawn = this.tags().map((t) => `${t.id} ${t.name}`).join("\n");
+      drawChips();
+    };
+    const drawChips = () => tagArea.replaceChildren(
       h("ul", { class: "chips", "aria-label": "Tags" }, ...this.tags().map((tag) => h("li", {},
         h("button", { type: "button", class: `chip${chosen.has(tag.id) ? " on" : ""}`, "aria-pressed": String(chosen.has(tag.id)),
           onclick: () => { chosen.has(tag.id) ? chosen.delete(tag.id) : chosen.add(tag.id); drawTags(); } }, `#${tag.name}`)))),
       h("button", { type: "button", class: "secondary", onclick: async () => {
-        const name = await askName("New tag", "One word");
-        if (!name) return;
-        const id = localId();
-        await this.ctx.sync.write({ method: "POST", path: `${V}/tags`, body: { name }, kind: TAG, id });
-        chosen.add(id);
+        const typed = await askName("New tag", "Name", "", (name) => Vocab.fold(name) ? null : "A tag name needs at least one letter or digit.", TAG_HINT);
+        if (!typed) return;
+        const name = tagName(typed);
+        // A tag of that name already: chosen, not made again (the server would refuse it, and the word's save with it).
+        const existing = this.tags().find((tag) => Vocab.fold(tag.name) === Vocab.fold(name));
+        if (existing) {
+          chosen.add(existing.id);
+        } else {
+          const id = localId();
+          await this.ctx.sync.write({ method: "POST", path: `${V}/tags`, body: { name }, kind: TAG, id });
+          chosen.add(id);
+        }
         drawTags();
       } }, "New tag"));
     drawTags();
@@ -552,13 +628,15 @@ export class TagsScreen extends VocabElement {
   }
 
   async create() {
-    const name = await askName("New tag", "One word");
-    if (name) await this.ctx.sync.write({ method: "POST", path: `${V}/tags`, body: { name }, kind: TAG, id: localId() });
+    const typed = await askName("New tag", "Name", "", (name) => nameProblem(tagName(name), this.tags(), "tag"), TAG_HINT);
+    if (typed) await this.ctx.sync.write({ method: "POST", path: `${V}/tags`, body: { name: tagName(typed) }, kind: TAG, id: localId() });
   }
 
   /** @param {Named} tag */
   async rename(tag) {
-    const name = await askName("Rename tag", "One word", tag.name);
+    const typed = await askName("Rename tag", "Name", tag.name, (name) => nameProblem(tagName(name), this.tags().filter((t) => t.id !== tag.id), "tag"),
+      TAG_HINT);
+    const name = typed && tagName(typed);
     if (name && name !== tag.name) await this.ctx.sync.write({ method: "PATCH", path: `${V}/tags/${tag.id}`, body: { name }, kind: TAG, id: tag.id });
   }
 
@@ -730,8 +808,9 @@ export class FilesScreen extends VocabElement {
       }
       progress.max = 1;
       progress.value = job.state === "succeeded" ? 1 : 0;
+      const updated = job.updated ? `, ${job.updated} updated (already here)` : "";
       said.textContent = job.state === "succeeded"
-        ? `Imported ${job.imported} word${job.imported === 1 ? "" : "s"}${job.errorCount ? `; ${job.errorCount} row${job.errorCount === 1 ? "" : "s"} could not be` : ""}.`
+        ? `Imported ${job.imported} word${job.imported === 1 ? "" : "s"}${updated}${job.errorCount ? `; ${job.errorCount} row${job.errorCount === 1 ? "" : "s"} could not be` : ""}.`
         : `Nothing was imported: ${job.failure ?? "the file could not be read"}`;
       errors.replaceChildren(...(job.errors ?? []).slice(0, 20).map((/** @type {any} */ e) => h("li", {}, `Row ${e.row}: ${e.message}`)));
       await this.ctx.sync.pull();
