@@ -112,16 +112,19 @@ class NotebookElement extends HTMLElement {
     /** @type {HTMLElement | undefined} */ (again)?.focus({ preventScroll: true });
   }
 
-  /** Where the screen's sentence goes: next to its controls, redrawn with them. */
+  /** Where the screen's sentence goes: next to its controls, redrawn with them (the same one kept, so it is not announced again). */
   saidSlot() {
+    const kept = /** @type {HTMLElement | null} */ (this.querySelector(".nb-said"));
+    if (kept && kept.dataset.said === JSON.stringify(this.said)) return kept;
     const slot = h("div", { class: "nb-said" });
     this.fillSaid(slot);
     return slot;
   }
 
-  /** @param {Element} slot */
+  /** @param {HTMLElement} slot */
   fillSaid(slot) {
     const said = this.said;
+    slot.dataset.said = JSON.stringify(said);
     slot.className = said ? `nb-said ${said.alert ? "alert" : "status"}` : "nb-said";
     slot.replaceChildren(...(said ? [h("p", { role: said.alert ? "alert" : "status" }, said.text), h("div", { class: "row" },
       said.action ? h("button", { type: "button", onclick: () => { this.say(null); said.action?.[1](); } }, said.action[0]) : null,
@@ -136,7 +139,7 @@ class NotebookElement extends HTMLElement {
   say(text, options = {}) {
     const { alert = true, action } = options;
     this.said = text ? { text, alert, action } : null;
-    const slot = this.querySelector(".nb-said");
+    const slot = /** @type {HTMLElement | null} */ (this.querySelector(".nb-said"));
     if (!slot) {
       if (text) window.dispatchEvent(new CustomEvent("quire:notice", { detail: text }));
       return;
