@@ -7,7 +7,10 @@ languages, tags, a related word as a chip that opens it; search as you type with
 highlights and tag filters (all / any / none); delete and "Deleted · Undo"; tags; import a CSV from
 the file picker with progress, export as a download; then two devices of one user (an edit on one
 shows on the other within a second, without a reload) and offline on both (words added offline,
-search over the device's copy, back online: on the server once). axe-core checks every screen;
+search over the device's copy, back online: on the server once); then what a walk on the phone
+found: a name already taken said in its dialog, long words and addresses no wider than the phone,
+a new tag with a space made with the word's edit (online and offline), the server's order of words
+on the phone, the undo bar over no control, our own .apkg imported again without copies. axe-core checks every screen;
 screenshots go to docs/screenshots/foreign-note-*.png.
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
@@ -17,6 +20,7 @@ import os
 import sys
 import tempfile
 import time
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import napkin_notes  # noqa: E402
@@ -301,9 +305,218 @@ def two_devices_offline(browser, server, page, token):
     second.close()
 
 
+LONG_WORD = "Donaudampfschifffahrtsgesellschaftskapitaenswitwenrentenversicherungsanstalten" + "xyz"  # 80 letters, no space
+LONG_NAME = "Vocabulaire" + "x" * 80  # a collection's name, no space
+ADDRESS = "https://example.com/a/very/long/path/that/never/breaks/anywhere/at/all/index.html?query=parameters&more=values"
+LONG_PHRASE = " ".join(["a rather long phrase"] * 8)  # a word of 167 characters, with spaces
+
+
+def fits(page, where):
+    """The page is no wider than the phone."""
+    width = page.evaluate("document.documentElement.scrollWidth")
+    check(f"{where}: no wider than the phone (scrollWidth {width} ≤ 390)", width <= 390, width)
+
+
+def entry_named(server, token, word):
+    return next(i for i in browse(server, token, "&q=" + urllib.parse.quote(word)) if i["word"] == word)
+
+
+def tag_named(server, token, name):
+    _, tags, _ = call(server, "GET", f"{V}/tags", token=token)
+    return next((t for t in tags["items"] if t["name"] == name), None)
+
+
+# Every control of the screen, scrolled into view as a tap or the keyboard would: the one at its
+# centre is itself, not the "Deleted · Undo" bar.
+COVERED = """() => {
+    const covered = [];
+    for (const control of document.querySelectorAll('main a, main button, main input, main textarea, main select')) {
+        const box = control.getBoundingClientRect();
+        if (box.width <= 1 || box.height <= 1 || control.closest('.undo-bar, dialog')) continue;
+        control.scrollIntoView({block: 'nearest'});
+        const now = control.getBoundingClientRect();
+        const hit = document.elementFromPoint(now.left + now.width / 2, now.top + Math.min(now.height / 2, 24));
+        if (!hit || !control.contains(hit)) covered.push((control.textContent || control.id || control.tagName).trim().slice(0, 30));
+    }
+    window.scrollTo(0, 0);
+    return covered;
+}"""
+
+
+def phone_sized(page, server, token):
+    """What a walk on a 390×844 phone found: a name already taken said in the dialog, long words and
+    addresses that widened the page, a new tag with a space lost the word's edit (online and
+    offline), the phone's order of words, the undo bar over the controls, and re-importing our
+    own .apkg."""
+    # A name already taken: said in the dialog, next to the field, which stays open.
+    page.goto("/#/")
+    page.wait_for_selector("vocab-collections .big-link")
+    page.click("text=New collection")
+    page.wait_for_selector("dialog #name-input")
+    page.fill("#name-input", "FRÉNCH")
+    page.click("dialog button:has-text('Save')")
+    try:
+        page.wait_for_function("() => document.querySelector('#name-input-error')?.textContent.includes('already have')", timeout=5_000)
+    except Exception:  # said elsewhere, or not at all: the check below says how
+        pass
+    placed = page.evaluate("""() => {
+        const open = document.querySelector('dialog[open]'), error = document.querySelector('#name-input-error');
+        if (!open || !error) return {inDialog: false, inView: false, notices: document.querySelectorAll('.notice').length};
+        const dialog = open.getBoundingClientRect();
+        const said = error.getBoundingClientRect();
+        return {inDialog: said.top >= dialog.top && said.bottom <= dialog.bottom && said.height > 0,
+                inView: said.top >= 0 && said.bottom <= innerHeight, notices: document.querySelectorAll('.notice').length};
+    }""")
+    check("a collection name already taken: the dialog stays open and says so beside the field, in view",
+          page.is_visible("dialog #name-input") and placed["inDialog"] and placed["inView"] and placed["notices"] == 0,
+          (placed, page.inner_text("body")[:200]))
+    screen(page, "a name already taken", "name-taken")
+    if not page.is_visible("dialog #name-input"):
+        page.click("text=New collection")
+    page.fill("#name-input", LONG_NAME)
+    page.click("dialog button:has-text('Save')")
+    page.wait_for_selector("vocab-collection h1")
+
+    # Long words, names and web addresses.
+    add_word(page, LONG_WORD, ["a very long word"], "de")
+    fits(page, "a word of 80 letters")
+    page.click("vocab-entry a.back")
+    add_word(page, "site", [ADDRESS], "en")
+    page.click("text=Edit")
+    page.wait_for_selector("#entry-example")
+    page.fill("#entry-example", "see " + ADDRESS)
+    page.fill("#entry-note", ADDRESS)
+    page.click("vocab-entry-form button:has-text('New tag')")
+    page.wait_for_selector("dialog #name-input")
+    page.fill("#name-input", "formal greeting")
+    page.click("dialog button:has-text('Save')")
+    page.wait_for_selector("dialog #name-input", state="detached")
+    fits(page, "the word form with a long collection name and an address")
+    page.click("vocab-entry-form button:has-text('Save')")
+    page.wait_for_selector("vocab-entry h1:text-is('site')")
+    settled(page)
+    fits(page, "a word whose definition, example and note are a web address")
+    site = entry_named(server, token, "site")
+    _, site, _ = call(server, "GET", f"{V}/entries/{site['id']}", token=token)
+    formal = tag_named(server, token, "formal_greeting")
+    check("a new tag typed with a space (“formal greeting”) is made as one word, and the word is saved with its id and the example kept",
+          formal is not None and site["tags"] == [formal["id"]] and site["example"] == "see " + ADDRESS and not page.is_visible(".notice"),
+          (site, formal, page.text_content(".notices") if page.query_selector(".notices") else ""))
+    page.click("vocab-entry a.back")
+    page.wait_for_selector("vocab-collection ul.entries")
+    fits(page, "a collection with a long name and an 80-letter word")
+    screen(page, "long words", "long-words")
+    page.goto("/#/")
+    page.wait_for_selector("vocab-collections .big-link")
+    fits(page, "the collections with a long name")
+    page.goto("/#/search?q=" + LONG_WORD[:20])
+    page.wait_for_selector("vocab-search ul.entries li")
+    fits(page, "search finding an 80-letter word")
+    page.goto("/#/tags")
+    page.wait_for_selector("vocab-tags ul.tag-list")
+    fits(page, "the tags")
+
+    # Offline: an edit with a new tag (spaces and all) waits, then reaches the server with the tag's real id.
+    long_entry = entry_named(server, token, LONG_WORD)
+    page.goto(f"/#/edit/{long_entry['id']}")
+    page.wait_for_selector("#entry-example")
+    page.context.set_offline(True)
+    page.fill("#entry-example", "written offline")
+    page.click("vocab-entry-form button:has-text('New tag')")
+    page.wait_for_selector("dialog #name-input")
+    page.fill("#name-input", "very formal")
+    page.click("dialog button:has-text('Save')")
+    page.wait_for_selector("dialog #name-input", state="detached")
+    page.click("vocab-entry-form button:has-text('Save')")
+    page.wait_for_selector("vocab-entry h1")
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(page, 30_000)
+    _, edited, _ = call(server, "GET", f"{V}/entries/{long_entry['id']}", token=token)
+    very = tag_named(server, token, "very_formal")
+    check("offline: the new tag is created first and the word saved with its server id, the example kept",
+          very is not None and edited["tags"] == [very["id"]] and edited["example"] == "written offline", (edited, very))
+
+    # The phone's order is the server's, emoji and all; offline too.
+    page.goto("/#/")
+    page.wait_for_selector("vocab-collections .big-link")
+    page.click("text=New collection")
+    name_dialog(page, "Order")
+    page.wait_for_selector("vocab-collection h1:has-text('Order')")
+    for word in ("seven", "✨ blue", "apple"):
+        add_word(page, word, ["x"], "en")
+        page.click("vocab-entry a.back")
+    page.wait_for_function("() => document.querySelectorAll('vocab-collection ul.entries li').length === 3")
+    settled(page)
+    phone = page.eval_on_selector_all("vocab-collection .word", "els => els.map(e => e.textContent)")
+    served = [i["word"] for i in browse(server, token, "&collection=Order")]
+    check("a collection lists its words in the server's order (“✨ blue” as “blue”)", phone == served == ["apple", "✨ blue", "seven"], (phone, served))
+    order_id = page.evaluate("location.hash.split('/')[2]")
+    page.context.set_offline(True)
+    page.goto(f"/#/search?collection={order_id}")
+    page.wait_for_function("() => document.querySelector('vocab-search [role=status]')?.textContent.includes('on this device')")
+    offline = page.eval_on_selector_all("vocab-search .word", "els => els.map(e => e.textContent)")
+    page.fill("#search", "BLUE")
+    page.wait_for_function("() => document.querySelectorAll('vocab-search ul.entries li').length === 1")
+    marks = page.eval_on_selector_all("vocab-search .word mark", "els => els.map(e => e.textContent)")
+    check("offline, the device lists and searches the same way (“BLUE” finds “✨ blue”)", offline == served and marks == ["blue"], (offline, marks))
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+
+    # "Deleted · Undo" after a long word: small, in view, over no control.
+    page.goto(f"/#/c/{order_id}")
+    add_word(page, LONG_PHRASE, ["x"], "en")
+    page.click("text=Delete word")
+    page.click("dialog.confirm button.danger")
+    page.wait_for_selector(".undo-bar")
+    page.wait_for_selector("vocab-collection ul.entries")
+    bar = page.evaluate("(() => { const r = document.querySelector('.undo-bar').getBoundingClientRect(); "
+                        "return {left: r.left, right: r.right, top: r.top, bottom: r.bottom, height: r.height}; })()")
+    undo_box = page.evaluate("(() => { const r = document.querySelector('.undo-bar button').getBoundingClientRect(); return r.right <= innerWidth && r.bottom <= innerHeight; })()")
+    check("the undo bar after a long word is one compact line in view, its Undo on screen",
+          bar["left"] >= 0 and bar["right"] <= 390 and bar["bottom"] <= 844 and bar["height"] <= 90 and undo_box, bar)
+    fits(page, "the collection under the undo bar")
+    covered = page.evaluate(COVERED)
+    check("…and covers none of the collection's controls or rows", covered == [], covered)
+    shot(page, "undo-long")
+    page.click("vocab-collection ul.entries a:has-text('apple')")
+    page.click("text=Edit")
+    page.wait_for_selector("#entry-example")
+    covered = page.evaluate(COVERED)
+    check("…nor the word form's, Save included", covered == [], covered)
+    page.fill("#entry-example", "an apple a day")
+    page.tap("vocab-entry-form button:has-text('Save')")
+    page.wait_for_selector("vocab-entry h1:text-is('apple')")
+    covered = page.evaluate(COVERED)
+    check("…nor the word's, Delete included; and it is still there to undo",
+          covered == [] and page.is_visible(".undo-bar button:has-text('Undo')"), covered)
+    page.click(".undo-bar button:has-text('Undo')")
+    settled(page)
+    check("Undo brings the long word back", any(i["word"] == LONG_PHRASE for i in browse(server, token, "&collection=Order")))
+
+    # Our own .apkg imported again updates the words it has, and adds none.
+    before = call(server, "GET", f"{V}/export?format=csv", token=token)[1].decode().count("\n")
+    page.goto("/#/files")
+    page.wait_for_selector("vocab-files")
+    with page.expect_download() as download:
+        page.click("text=Export for Anki (.apkg)")
+    path = os.path.join(tempfile.mkdtemp(prefix="quire-web-foreign-note-apkg-"), "foreign-note.apkg")
+    download.value.save_as(path)
+    with page.expect_file_chooser() as chooser:
+        page.click("text=Choose a file to import")
+    chooser.value.set_files(path)
+    page.wait_for_function("() => /^(Imported|Nothing)/.test(document.querySelector('#import-status').textContent)", timeout=180_000)
+    said = page.text_content("#import-status")
+    after = call(server, "GET", f"{V}/export?format=csv", token=token)[1].decode().count("\n")
+    check("re-importing our own .apkg updates the words already here and duplicates none",
+          said.startswith("Imported 0 words,") and "updated" in said and after == before, (said, before, after))
+    fits(page, "import and export")
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    parser.add_argument("--phone-only", action="store_true", help="sign-up and the first words, then only the phone-sized checks")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="quire-web-foreign-note-") as data:
         server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=CONFIG)
@@ -311,11 +524,14 @@ def main():
         def walk(browser):
             context, page = phone(browser, server)
             token = collections_and_words(page, server)
+            if args.phone_only:
+                return phone_sized(page, server, token)
             reviewing(page, server, token)
             searching(page, server, token)
             undo(page, server, token)
             tags_and_files(page, server, token, data)
             two_devices_offline(browser, server, page, token)
+            phone_sized(page, server, token)
         code = webwalk.run(server, walk)
     sys.exit(code)
 
