@@ -538,22 +538,26 @@ export class BookScreen extends NotebookElement {
     if (!page) return;
     const path = `${N}/notebooks/${notebook.id}/pages/${this.numberOf(page)}/items`;
     this.say(null);
-    if (this.ctx.sync.state === "offline" || !navigator.onLine) return this.keep(body, path, page);
+    // One key for this insert, whether it is sent now or from the outbox after the network dropped
+    // mid-request: the server places it once.
+    const key = crypto.randomUUID();
+    if (this.ctx.sync.state === "offline" || !navigator.onLine) return this.keep(body, path, page, key);
     try {
       const answer = await this.ctx.api.request("POST", path,
-        { body, contentType: body instanceof Blob ? body.type : undefined, headers: { "Idempotency-Key": crypto.randomUUID() } });
+        { body, contentType: body instanceof Blob ? body.type : undefined, headers: { "Idempotency-Key": key } });
       await this.reload();
       announce(answer.body.item.kind === "image" ? "Picture added." : "Added.");
     } catch (error) {
-      if (error instanceof ApiError && error.offline) return this.keep(body, path, page);
+      if (error instanceof ApiError && error.offline) return this.keep(body, path, page, key);
       this.refused(error, again);
     }
   }
 
-  /** Offline: the insert waits in the outbox, shown as waiting, and is sent when the network returns. @param {any} body @param {string} path @param {Page} page */
-  async keep(body, path, page) {
+  /** Offline: the insert waits in the outbox, shown as waiting, and is sent when the network returns.
+   * @param {any} body @param {string} path @param {Page} page @param {string} key its Idempotency-Key */
+  async keep(body, path, page, key) {
     const notebook = /** @type {Notebook} */ (this.content?.notebook);
-    await this.ctx.sync.write({ method: "POST", path, body, contentType: body instanceof Blob ? body.type : undefined, kind: ITEM, id: localId(),
+    await this.ctx.sync.write({ key, method: "POST", path, body, contentType: body instanceof Blob ? body.type : undefined, kind: ITEM, id: localId(),
       recordAt: "item", local: { kind: body instanceof Blob ? "image" : body.kind, text: body instanceof Blob ? undefined : body.text, notebook: notebook.id, page: page.id } });
     this.say(`No network: ${body instanceof Blob ? "the picture is" : "your text is"} kept on this phone and goes on page ${this.numberOf(page)} when the phone is online.`, { alert: false });
     this.render(true);

@@ -164,12 +164,13 @@ export class Sync extends EventTarget {
   }
 
   /**
-   * Queues a write and shows it at once; it is sent when the network allows.
-   * @param {Omit<import("./outbox.js").Write, "key" | "attempts">} write
+   * Queues a write and shows it at once; it is sent when the network allows. `key` is given when
+   * the same request may already have reached the server (sent directly, then its answer lost).
+   * @param {Omit<import("./outbox.js").Write, "key" | "attempts"> & {key?: string}} write
    */
   async write(write) {
     /** @type {import("./outbox.js").Write} */
-    let queued = { ...write, key: newKey(), attempts: 0 };
+    let queued = { ...write, key: write.key ?? newKey(), attempts: 0 };
     // A screen may still hold a record's local id after its create was answered (a geotag asked
     // for while the phone looked for its position): the write takes the server's id, or it would
     // wait for a create that is not coming.
