@@ -86,10 +86,15 @@ def run(server, walk, args=()):
             try:
                 walk(browser)
             except Exception:
-                if PAGES:
+                # The newest page still open (a walk may have closed the one it opened last).
+                open_pages = [page for page in PAGES if not page.is_closed()]
+                if open_pages:
                     where = os.path.join(ROOT, ".build", "web-failure.png")
-                    PAGES[-1].screenshot(path=where)
-                    print(f"  the page at the failure: {where}; its text: {PAGES[-1].inner_text('body')[:300]!r}")
+                    try:
+                        open_pages[-1].screenshot(path=where)
+                        print(f"  the page at the failure: {where}; its text: {open_pages[-1].inner_text('body')[:300]!r}")
+                    except Exception as shot_error:  # noqa: BLE001  (the walk's own error is the one to report)
+                        print(f"  no screenshot of the failure: {shot_error!r}")
                 raise
             finally:
                 browser.close()
