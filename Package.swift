@@ -37,6 +37,10 @@ let dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
+    // HTTPS: the local CA's certificates (X.509 on swift-crypto's P-256), HTTP/2 by ALPN.
+    .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
+    .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
+    .package(url: "https://github.com/apple/swift-nio-http2.git", exact: "1.46.0"),
 ]
 
 extension Target.Dependency {
@@ -64,6 +68,12 @@ extension Target.Dependency {
     static let webSocket = Target.Dependency.product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")
     static let nioWebSocket = Target.Dependency.product(name: "NIOWebSocket", package: "swift-nio")
     static let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+    static let hummingbirdHTTP2 = Target.Dependency.product(name: "HummingbirdHTTP2", package: "hummingbird")
+    static let hummingbirdTLS = Target.Dependency.product(name: "HummingbirdTLS", package: "hummingbird")
+    static let nioHTTP2 = Target.Dependency.product(name: "NIOHTTP2", package: "swift-nio-http2")
+    static let nioTLS = Target.Dependency.product(name: "NIOTLS", package: "swift-nio")
+    static let x509 = Target.Dependency.product(name: "X509", package: "swift-certificates")
+    static let asn1 = Target.Dependency.product(name: "SwiftASN1", package: "swift-asn1")
 }
 
 // MARK: - Targets
@@ -104,7 +114,11 @@ let targets: [Target] = [
     module("SafeFetch", ["Bus", "CCurl"]),
     module("Secrets", [.crypto]),
     module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging, .metrics]),
-    module("AppHost", ["Bus", "BusInProcess", "BusNATS", "AppConfig", "SafeFetch", "Secrets", .metrics, .prometheus, "HTTPKit", "PluginKit", .hummingbird, .hummingbirdCore, .webSocket, .nioCore, .nioHTTP1, .lifecycle, .unixSignals, .logging]),
+    // HTTPS: certificates reloaded from disk, a local CA for a LAN, the ACME challenge store, the plain-HTTP side (QR page, redirects).
+    .systemLibrary(name: "CQRencode", path: "Modules/CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+    module("QuireTLS", ["CQRencode", .hummingbird, .nioCore, .nioPosix, .nioSSL, .x509, .asn1, .crypto, .lifecycle, .unixSignals, .logging]),
+    module("AppHost", ["Bus", "BusInProcess", "BusNATS", "AppConfig", "SafeFetch", "Secrets", .metrics, .prometheus, "HTTPKit", "PluginKit", .hummingbird, .hummingbirdCore, .webSocket, .nioCore, .nioHTTP1, .lifecycle, .unixSignals, .logging,
+                       "QuireTLS", .hummingbirdHTTP2, .hummingbirdTLS, .nioHTTP2, .nioTLS, .nioSSL]),
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),
@@ -243,6 +257,7 @@ let targets: [Target] = [
 let package = Package(
     name: "Quire",
     platforms: [.macOS(.v15)],
+    tests("QuireTLSTests", ["QuireTLS", "AppHost", "AppConfig", .hummingbird, .hummingbirdTesting, .nioSSL, .x509, .crypto, .logging]),
     products: [
         .executable(name: "quire", targets: ["quire"]),
         .executable(name: "quire-auth", targets: ["quire-auth"]),

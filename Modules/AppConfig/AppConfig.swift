@@ -11,6 +11,25 @@ public struct AppConfig: Sendable {
         public var trustedProxies: [String] = []
         /// The bearer token Prometheus presents to read `/metrics`; without one `/metrics` is off.
         public var metricsToken: String?
+        /// HTTPS on `port` (HTTP/2 and HTTP/1.1); nil: plain HTTP.
+        public var tls: TLS?
+        /// With `tls`: a plain-HTTP port that redirects to HTTPS and answers ACME challenges (and,
+        /// with the local CA, shows the phone setup page at `/`).
+        public var httpPort: Int?
+    }
+
+    /// `server.tls`: a certificate from files, or one the local CA issues.
+    public struct TLS: Sendable, Equatable {
+        /// PEM certificate chain, the server's first (with `key_file`).
+        public var certFile: String?
+        public var keyFile: String?
+        /// Issue the certificate from a CA of this machine's own, kept in `dir`.
+        public var localCA: Bool
+        /// The local CA's folder.
+        public var directory: String
+        /// Where `cert_file` and `key_file` are written, for mistakes found in the files themselves.
+        public var certFileLocation: SourceLocation
+        public var keyFileLocation: SourceLocation
     }
 
     public struct Bus: Sendable, Equatable {
@@ -78,6 +97,7 @@ public struct AppConfig: Sendable {
         if let token = self.server.metricsToken, token.utf8.count < 16 {
             server.report("metrics_token", "must be at least 16 characters (generate one with: openssl rand -base64 24)")
         }
+        (self.server.tls, self.server.httpPort) = Self.readTLS(server, port: self.server.port)
         for proxy in self.server.trustedProxies where !Self.looksLikeNetwork(proxy) {
             server.report("trusted_proxies", "expected address blocks such as 127.0.0.1/32 or 10.0.0.0/8, found \"\(proxy)\"")
         }
@@ -138,6 +158,41 @@ public struct AppConfig: Sendable {
 }
 
 extension AppConfig {
+    /// `server.tls` and `server.http_port`. An empty value (an unset `${VAR:-}`) reads as absent, so
+    /// one file serves plain HTTP by default and HTTPS when the environment says so.
+    static func readTLS(_ server: ConfigSection, port: Int) -> (TLS?, Int?) {
+        let section = server.section("tls")
+        let nonEmpty = { (key: String) in section.string(key).flatMap { $0.isEmpty ? nil : $0 } }
+        let certFile = nonEmpty("cert_file"), keyFile = nonEmpty("key_file")
+        let localCA = section.bool("local_ca", default: false)
+        let directory = nonEmpty("dir") ?? "./data/tls"
+        var tls: TLS?
+        if localCA, certFile != nil || keyFile != nil {
+            section.report("local_ca", "cannot be used with cert_file/key_file; use either the local CA (local_ca: true) or your own certificate")
+        } else if certFile != nil, keyFile == nil {
+            section.report("key_file", "is required with cert_file; give the PEM private key of the certificate")
+        } else if keyFile != nil, certFile == nil {
+            section.report("cert_file", "is required with key_file; give the PEM certificate chain, the server's certificate first")
+        } else if localCA || certFile != nil {
+            tls = TLS(certFile: certFile, keyFile: keyFile, localCA: localCA, directory: directory,
+                      certFileLocation: section.location(of: "cert_file"), keyFileLocation: section.location(of: "key_file"))
+        }
+        var httpPort: Int?
+        if let raw = server.string("http_port"), !raw.isEmpty {
+            if let number = Int(raw), (0...65535).contains(number) {
+                httpPort = number
+                if tls == nil {
+                    server.report("http_port", "redirects to HTTPS, so it needs server.tls (cert_file and key_file, or local_ca: true)")
+                } else if number == port, port != 0 {
+                    server.report("http_port", "must differ from server.port (\(port)), which serves HTTPS")
+                }
+            } else {
+                server.report("http_port", "expected a whole number between 0 and 65535, found \"\(raw)\"")
+            }
+        }
+        return (tls, httpPort)
+    }
+
     /// `ADDRESS[/BITS]` with a numeric IPv4 or IPv6 address (the host parses it for real).
     static func looksLikeNetwork(_ text: String) -> Bool {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)

@@ -46,6 +46,12 @@ public struct ConfigSection: Sendable {
         return node
     }
 
+    /// Where `key`'s value is written, or the section's location when it is absent: for mistakes
+    /// found later (in a file the value names, say), reported through ``ConfigReader/report(_:_:_:)``.
+    public func location(of key: String) -> SourceLocation {
+        value(key, markUsed: false)?.location ?? location
+    }
+
     /// Reports a problem with `key` (or the section itself when `key` is nil) that the caller found.
     public func report(_ key: String?, _ message: String) {
         if let key, let node = value(key, markUsed: false) {

@@ -6,7 +6,9 @@ public import HTTPKit
 public import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
+import HummingbirdHTTP2
 import NIOCore
+import QuireTLS
 public import Logging
 public import PluginKit
 import SafeFetch
@@ -240,6 +242,13 @@ public struct AppHost: Sendable {
         try config.reader.finish()
         return configured
     }
+        if let tls = config.server.tls, let cert = tls.certFile, let key = tls.keyFile {
+            for problem in TLSFiles.check(certFile: cert, keyFile: key) {
+                let (location, path) = problem.file == .certificate ? (tls.certFileLocation, "server.tls.cert_file")
+                                                                    : (tls.keyFileLocation, "server.tls.key_file")
+                config.reader.report(location, path, problem.message)
+            }
+        }
 
     /// How often a live (WebSocket) connection is pinged; one that does not answer is closed.
     public static let heartbeat: Duration = .seconds(25)
@@ -250,11 +259,19 @@ public struct AppHost: Sendable {
     {
         let logger = self.logger
         let app = config.app
+    {
+        application(https: nil, onServerRunning: onServerRunning)
+    }
+
+    /// The HTTP application, over HTTPS (HTTP/2 and HTTP/1.1 by ALPN) when `https` is given.
+    func application(https: HTTPSSetup?, onServerRunning: @escaping @Sendable (String) async -> Void)
+        -> some ApplicationProtocol
         return Application(
             responder: responder,
             // Malformed HTTP (a bad chunk size, an oversized URL or header) gets a problem document too.
+        let server = config.server
             server: HTTPServerBuilder { [live] responder in
-                UpgradableServer(inner: HTTP1WebSocketUpgradeChannel(
+                let http1 = UpgradableServer(inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder,
                     configuration: .init(http1: .init(additionalChannelHandlers: [ParseErrorProblemHandler()]),
                                          ws: .init(maxFrameSize: 1 << 14, autoPing: .enabled(timePeriod: Self.heartbeat))),
@@ -266,12 +283,17 @@ public struct AppHost: Sendable {
             },
             configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: "Quire"),
             services: plugins.flatMap(\.services),
+                guard let https else { return http1 }
+                return SecureServer(certificates: https.certificates, http1: http1,
+                                    http2: HTTP2Channel(responder: responder, configuration: .init(idleTimeout: .seconds(300))))
             onServerRunning: { channel in
-                let address = channel.localAddress.map { "http://\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
+                let scheme = https == nil ? "http" : "https"
+                let address = channel.localAddress.map { "\(scheme)://\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
                 logger.info("Quire is serving", metadata: ["app": "\(app)", "address": "\(address)"])
                 await onServerRunning(address)
             },
             logger: logger)
+                if let https { https.announce(server: server, port: channel.localAddress?.port ?? server.port, logger: logger) }
     }
 
     /// Runs the plugins' services without the HTTP server while `body` runs, then shuts them down
@@ -298,8 +320,21 @@ public struct AppHost: Sendable {
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
     public func run(onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
         let group = ServiceGroup(configuration: .init(
-            services: [application(onServerRunning: onServerRunning)],
+            services: services + [application(https: https, onServerRunning: onServerRunning)],
+    /// With `server.tls`, serves HTTPS (the certificate checked every minute and on SIGHUP) and,
+    /// with `server.http_port`, plain HTTP that redirects to it.
+    /// - Throws: ``PluginSetupError`` when the certificate cannot be loaded or issued.
             gracefulShutdownSignals: [.sigterm, .sigint],
+        var services: [any Service] = []
+        var https: HTTPSSetup?
+        if let tls = config.server.tls {
+            let setup = try HTTPSSetup.prepare(tls, server: config.server, logger: logger)
+            services.append(setup.certificates.watcher())
+            if let httpPort = config.server.httpPort {
+                services.append(setup.plainHTTP(server: config.server, port: httpPort, httpsPort: config.server.port, logger: logger))
+            }
+            https = setup
+        }
             logger: logger))
         try await group.run()
     }

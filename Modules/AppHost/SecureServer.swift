@@ -1,0 +1,123 @@
+import AppConfig
+import HTTPKit
+import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOHTTP2
+import NIOSSL
+import NIOTLS
+import PluginKit
+import QuireTLS
+import ServiceLifecycle
+
+/// HTTPS: TLS with the certificate ``TLSCertificates`` holds when the connection arrives, then
+/// HTTP/2 or HTTP/1.1 as ALPN negotiated.
+///
+/// HummingbirdHTTP2's `HTTP2UpgradeChannel` serves its HTTP/1.1 side with a plain `HTTP1Channel`,
+/// which cannot upgrade to a WebSocket, and fixes its TLS context when it is made. Browsers open a
+/// WebSocket over HTTP/1.1 (ALPN `http/1.1`), so the HTTP/1.1 side here is the server's own
+/// ``UpgradableServer`` (WebSocket upgrades, malformed heads answered with a problem), and each new
+/// connection reads the current context, so that a renewed certificate needs no restart.
+struct SecureServer: ServerChildChannel {
+    typealias Negotiated = NIONegotiatedHTTPVersion<UpgradableServer.Value, HTTP2Channel.Value>
+
+    struct Value: ServerChildChannelValue {
+        let negotiated: EventLoopFuture<Negotiated>
+        let channel: any Channel
+    }
+
+    let certificates: TLSCertificates
+    let http1: UpgradableServer
+    let http2: HTTP2Channel
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        channel.eventLoop.makeCompletedFuture {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: certificates.context))
+            let alpn = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result in
+                switch result {
+                case .negotiated("h2"):
+                    return http2.setup(channel: channel, logger: logger).map { .http2($0) }
+                case .negotiated("http/1.1"), .fallback:
+                    return http1.setup(channel: channel, logger: logger).map { .http1_1($0) }
+                case .negotiated:
+                    return channel.close().flatMapThrowing { throw NIOHTTP2Errors.invalidALPNToken() }
+                }
+            }
+            try channel.pipeline.syncOperations.addHandler(alpn)
+            return Value(negotiated: alpn.protocolNegotiationResult, channel: channel)
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        do {
+            switch try await value.negotiated.get() {
+            case .http1_1(let http1Value):
+                await http1.handle(value: http1Value, logger: logger)
+            case .http2(let http2Value):
+                await http2.handle(value: http2Value, logger: logger)
+            }
+        } catch {
+            // A failed handshake (a client that does not trust the certificate, a scanner): nothing to answer.
+            logger.debug("TLS connection ended before HTTP", metadata: ["reason": "\(error)"])
+        }
+    }
+}
+
+/// What `server.tls` and `server.http_port` add to the server: the certificates (and their
+/// watcher), and the plain-HTTP listener.
+struct HTTPSSetup: Sendable {
+    let certificates: TLSCertificates
+    let localCA: LocalCA?
+    let challenges: ACMEChallengeStore
+
+    /// Loads (or, with the local CA, issues) the certificate.
+    /// - Throws: ``PluginSetupError`` saying what to fix.
+    static func prepare(_ tls: AppConfig.TLS, server: AppConfig.Server, logger: Logger) throws -> HTTPSSetup {
+        var tlsLogger = logger
+        tlsLogger[metadataKey: "component"] = "tls"
+        let localCA = tls.localCA ? LocalCA(directory: tls.directory) : nil
+        let source: TLSCertificates.Source
+        if let localCA {
+            source = .localCA(localCA, boundHost: server.host)
+        } else if let cert = tls.certFile, let key = tls.keyFile {
+            source = .files(cert: cert, key: key)
+        } else {
+            throw PluginSetupError("server.tls: give cert_file and key_file, or local_ca: true")
+        }
+        do {
+            return HTTPSSetup(certificates: try TLSCertificates(source: source, logger: tlsLogger), localCA: localCA, challenges: ACMEChallengeStore())
+        } catch let error as TLSSetupError {
+            throw PluginSetupError(error.description)
+        }
+    }
+
+    /// The plain-HTTP listener of `server.http_port`.
+    func plainHTTP(server: AppConfig.Server, port: Int, httpsPort: Int, logger: Logger) -> some Service {
+        let site = PlainHTTPSite(httpsPort: httpsPort, fallbackHost: LANAddresses.isWildcard(server.host) ? "localhost" : server.host,
+                                 challenges: challenges, localCA: localCA)
+        return Application(responder: site, configuration: .init(address: .hostname(server.host, port: port), serverName: "Quire"),
+                           onServerRunning: { channel in
+                               logger.info("Quire redirects plain HTTP to HTTPS", metadata: [
+                                   "address": "http://\(channel.localAddress?.ipAddress ?? "?"):\(channel.localAddress?.port ?? 0)"])
+                           },
+                           logger: logger)
+    }
+}
+
+extension HTTPSSetup {
+    /// Says where phones open the app: each reachable address over HTTPS, and, with the local CA,
+    /// the plain-HTTP page that offers the CA.
+    func announce(server: AppConfig.Server, port: Int, logger: Logger) {
+        for address in LANAddresses.reachable(boundHost: server.host) {
+            let host = address.contains(":") ? "[\(address)]" : address
+            var metadata: Logger.Metadata = ["open": "https://\(host):\(port)/"]
+            if localCA != nil, let httpPort = server.httpPort {
+                metadata["trustTheCAFirst"] = "http://\(host):\(httpPort)/"
+            }
+            logger.notice("Open Quire on a phone", metadata: metadata)
+        }
+    }
+}
