@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+public import PluginKit
 import Synchronization
 
 /// Log lines on standard error, as swift-log's `StreamLogHandler` writes them
@@ -25,13 +26,24 @@ public struct LineLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
+    /// Where warnings and errors are kept as well (the operator's recent problems); nil: nowhere.
+    public var recent: RecentLog? = .shared
+
     public func log(event: LogEvent) {
-        Self.write(line(for: event))
+        let (line, fields) = render(event)
+        Self.write(line)
+        if event.level >= .warning, let recent {
+            var fields = fields
+            let request = fields.removeValue(forKey: "request")
+            recent.append(RecentLog.Entry(at: Date(), level: "\(event.level)", message: "\(event.message)", requestID: request, fields: fields))
+        }
     }
 
     /// The line for an event: the handler's metadata, then the provider's, then the event's own
     /// (a later one wins for the same key), sorted by key.
-    func line(for event: LogEvent) -> String {
+    func line(for event: LogEvent) -> String { render(event).line }
+
+    private func render(_ event: LogEvent) -> (line: String, fields: [String: String]) {
         var all = metadata
         if let provided = metadataProvider?.get(), !provided.isEmpty {
             all.merge(provided) { _, provided in provided }
@@ -44,7 +56,9 @@ public struct LineLogHandler: LogHandler {
             all["error.type"] = "\(String(reflecting: type(of: error)))"
         }
         let fields = all.isEmpty ? "" : " " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-        return "\(Self.timestamp()) \(event.level)\(label.isEmpty ? "" : " ")\(label):\(fields) [\(event.source)] \(event.message)\n"
+        let line = "\(Self.timestamp()) \(event.level)\(label.isEmpty ? "" : " ")\(label):\(fields) [\(event.source)] \(event.message)\n"
+        guard event.level >= .warning else { return (line, [:]) }
+        return (line, all.mapValues { "\($0)" })
     }
 
     /// One line at a time, whole: lines from several threads never interleave.

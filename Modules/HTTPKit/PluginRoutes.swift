@@ -8,6 +8,9 @@ public enum RouteAccess: String, Sendable, Codable {
     case signedIn = "signed-in"
     /// Anyone may call it (sign-up, sign-in, health). Must be chosen explicitly.
     case `public`
+    /// Only a signed-in operator: to everyone else the route does not exist (404, as an unknown path;
+    /// not in the manifest, no 405). Added with ``PluginRoutes/addOperator(_:_:query:summary:isOperator:_:)``.
+    case `operator`
 }
 
 /// One route as the host mounted it; the OpenAPI test and the manifest read these.
@@ -82,6 +85,28 @@ public final class PluginRoutes {
             var request = request
             let identity = try await Self.authenticate(request, with: authenticator)
             try await gate?.admit(&request, identity: identity)
+            context.identity = identity
+            return try await handler(request, context, identity)
+        }
+    }
+
+    /// Adds a route only operators may call. Whoever else asks — without a token, with an invalid one,
+    /// or signed in as someone `isOperator` says no to — gets the router's own 404, before the query
+    /// is even looked at: the route does not exist for them.
+    public func addOperator(_ method: HTTPRequest.Method, _ path: String, query: Set<String> = [], summary: String,
+                            isOperator: @escaping @Sendable (Identity) async -> Bool,
+                            _ handler: @escaping SignedInHandler) throws(RouteSetupError) {
+        guard let authenticator else {
+            throw RouteSetupError("\(method) \(fullPath(path)) is for operators, but no plugin authenticates requests; "
+                                  + "enable the 'auth' plugin in the app's config")
+        }
+        record(method, path, .operator, summary, query)
+        group.on(RouterPath(path), method: method) { request, context in
+            guard let identity = try? await Self.authenticate(request, with: authenticator), await isOperator(identity) else {
+                throw HTTPError(.notFound)
+            }
+            try Self.checkQuery(request, allowed: query)
+            var context = context
             context.identity = identity
             return try await handler(request, context, identity)
         }
