@@ -196,7 +196,12 @@ let targets: [Target] = [
                             .nioCore, .nioWebSocket, .logging, .lifecycle]),
 
     // quotas: an app's limits as configuration
-    plugin("Quotas", "Quotas", ["StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
+    plugin("Quotas", "QuotasAPI", ["Bus"]),
+    plugin("Quotas", "Quotas", ["QuotasAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
+
+    // admin: the operator's API (accounts, storage, jobs, health, recent problems); 404 to everyone else
+    plugin("Admin", "Admin", ["AuthAPI", "StorageAPI", "NotesAPI", "VocabularyAPI", "QuotasAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit",
+                              .hummingbird, .logging]),
 
     // web: the one client for every app, served at / (its files in Plugins/Web/Client, beside the plugin)
     .systemLibrary(name: "CQuireZlib", path: "Modules/CQuireZlib", providers: [.apt(["zlib1g-dev"])]),
@@ -205,7 +210,7 @@ let targets: [Target] = [
 
     // Every plugin compiled into the binaries.
     .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
-                                                     "Notebooks", "DeviceMonitor", "Quotas", "Reminders", "Mail", "Sync", "Web"],
+                                                     "Notebooks", "DeviceMonitor", "Quotas", "Reminders", "Mail", "Sync", "Web", "Admin"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client.
     module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,
@@ -217,7 +222,7 @@ let targets: [Target] = [
             path: "tools/ToolKit", swiftSettings: swiftSettings),
 
     // Binaries
-    tool("quire", ["CQuireSystem", "AppHost", "AppConfig", "PluginKit", "PluginCatalog", "ToolKit", "Storage", "StorageAPI", "Bus", .zip, .argumentParser, .logging, .lifecycle]),
+    tool("quire", ["CQuireSystem", "AppHost", "AppConfig", "PluginKit", "PluginCatalog", "ToolKit", "Storage", "StorageAPI", "AuthAPI", "Bus", .zip, .argumentParser, .logging, .lifecycle]),
     tool("quire-auth", ["ToolKit", "AuthAPI", "Bus", .argumentParser]),
     tool("quire-bench", ["Bus", "BusInProcess", "BusNATS", "Media", "Drawing", "DrawingAPI", "AppHost", "AppConfig", "PluginCatalog", "AuthAPI",
                          "VocabularyAPI", "AlbumAPI", "Geo", "GeoAPI", "MediaAPI", "ToolKit", .argumentParser, .logging, .nioCore, .nioPosix]),

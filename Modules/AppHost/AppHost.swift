@@ -122,14 +122,16 @@ public struct AppHost: Sendable {
         let running = Dictionary(built.map { ($0.entry.id, $0.plugin) }, uniquingKeysWith: { first, _ in first })
         let manifest = Manifest(app: config.app, plugins: configured.map { entry in
             Manifest.PluginEntry(id: entry.id, summary: entry.factory.descriptor.summary, features: running[entry.id]?.features ?? entry.features,
-                                 routes: routes.filter { $0.path.hasPrefix("/api/v1/\(entry.id)/") || $0.path == "/api/v1/\(entry.id)" })
+                                 // Operators' routes do not exist for anyone else, so the public manifest keeps quiet about them.
+                                 routes: routes.filter { ($0.path.hasPrefix("/api/v1/\(entry.id)/") || $0.path == "/api/v1/\(entry.id)") && $0.access != .operator })
         })
         let manifestRoutes = PluginRoutes(group: router.group("api/v1"), prefix: "/api/v1", authenticator: authenticator)
         manifestRoutes.addPublic(.get, "manifest", summary: "The app's name, plugins and what each offers") { _, _ in
             try .json(manifest)
         }
         routes += manifestRoutes.descriptions
-        table.fill(routes)
+        // No 405 with `Allow` on an operator's path: to others it is an unknown path.
+        table.fill(routes.filter { $0.access != .operator })
         return AppHost(config: config, bus: bus, plugins: plugins, routes: routes, live: live, responder: router.buildResponder(),
                        logger: logger)
     }
@@ -182,7 +184,8 @@ public struct AppHost: Sendable {
                      offers: [any PluginOffer.Type], clock: PluginClock, logger: Logger) async throws -> any Plugin {
         var pluginLogger = logger
         pluginLogger[metadataKey: "plugin"] = "\(entry.id)"
-        let context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment, offers: offers, clock: clock)
+        var context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment, offers: offers, clock: clock)
+        context.busTransport = config.bus.transport == "nats" ? "nats" : "in-process"
         var wait: Duration = .milliseconds(500)
         while true {
             do {

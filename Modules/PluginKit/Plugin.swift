@@ -85,6 +85,10 @@ public struct PluginContext: Sendable {
     /// Where a plugin whose behaviour follows the time (review schedules, reminders) reads it;
     /// tests move it.
     public var clock: PluginClock
+    /// The bus's transport as the app's YAML chose it (`in-process` or `nats`), for health reports.
+    public var busTransport: String = "in-process"
+    /// The process's last warnings and errors (what an operator's screen shows).
+    public var recentLog: RecentLog = .shared
 
     public init(appName: String, bus: any MessageBus, logger: Logger, environment: [String: String] = [:],
                 offers: [any PluginOffer.Type] = [], clock: PluginClock = .system) {

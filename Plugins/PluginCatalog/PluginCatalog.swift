@@ -1,3 +1,4 @@
+import Admin
 import Album
 import Auth
 import DeviceMonitor
@@ -35,5 +36,6 @@ public enum PluginCatalog {
         PluginFactory(MailPlugin.self),
         PluginFactory(SyncPlugin.self),
         PluginFactory(WebPlugin.self),
+        PluginFactory(AdminPlugin.self),
     ]
 }

@@ -13,7 +13,7 @@ struct Quire: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quire",
         abstract: "Quire: notes apps composed from plugins by a YAML file.",
-        subcommands: [Serve.self, ConfigCommand.self, Plugins.self, Export.self, Backup.self, Restore.self])
+        subcommands: [Serve.self, ConfigCommand.self, Plugins.self, Export.self, Backup.self, Restore.self, AdminCommand.self, Deploy.self])
 }
 
 extension Serve {

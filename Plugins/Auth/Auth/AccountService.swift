@@ -15,6 +15,8 @@ struct AccountService: Sendable {
     /// Where the other nodes hear of ended sessions and failed sign-ins (``AuthPeers``).
     let bus: any MessageBus
     let verified = VerifiedTokenCache()
+    /// `auth.first_account_is_admin`: the first account made is an operator.
+    var firstAccountIsOperator = false
 
     // MARK: Accounts
 
@@ -38,6 +40,7 @@ struct AccountService: Sendable {
         guard let record = result.records.first ?? nil else {
             throw BusError.conflict("The account created with this Idempotency-Key no longer exists.")
         }
+        await promoteIfFirst(record.id)
         return AccountSummary(accountID: record.id, username: username, kind: AccountData.Kind.password.rawValue,
                               createdAt: record.createdAt)
     }
@@ -88,6 +91,7 @@ struct AccountService: Sendable {
             throw BusError(.unauthenticated, "Wrong username or password.")
         }
         await signInSucceeded(account: key)
+        guard account.data.disabled != true else { throw Self.disabledRefusal }
         return try await startSession(accountID: account.id)
     }
 
@@ -105,6 +109,7 @@ struct AccountService: Sendable {
             throw BusError.conflict("The account created with this Idempotency-Key no longer exists.")
         }
         let version = try record.decode(AccountData.self).deviceSecretVersion ?? 1
+        await promoteIfFirst(record.id)
         let tokens = try await startSession(accountID: record.id)
         return (tokens, self.tokens.deviceSecret(account: record.id, version: version))
     }
@@ -120,6 +125,7 @@ struct AccountService: Sendable {
             throw BusError(.unauthenticated, "Unknown device account or wrong device secret.")
         }
         await signInSucceeded(account: accountID)
+        guard data.disabled != true else { throw Self.disabledRefusal }
         return try await startSession(accountID: accountID)
     }
 
@@ -217,7 +223,7 @@ struct AccountService: Sendable {
         await sessionsEnded()
     }
 
-    private func revokeAll(accountID: String, reason: String) async throws(BusError) -> Int {
+    func revokeAll(accountID: String, reason: String) async throws(BusError) -> Int {
         var revoked = 0
         var cursor: String?
         repeat {

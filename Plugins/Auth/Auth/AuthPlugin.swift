@@ -30,6 +30,7 @@ public struct AuthPlugin: Plugin {
         var attemptsPerAddress: Int
         var throttleWindow: Duration
         var providers: [OIDCProviderConfig]
+        var firstAccountIsAdmin: Bool
     }
 
     public static let descriptor = PluginDescriptor(
@@ -52,6 +53,8 @@ public struct AuthPlugin: Plugin {
                                default: "[]",
                                "OpenID Connect providers whose ID tokens sign people in (with 'oidc' in methods); nonce_hash sha256 for Apple; "
                                    + "authorize_url puts a 'Continue with <label>' button on the web client; allow_networks is for tests only"),
+            SettingDescription("first_account_is_admin", "bool", default: "false",
+                               "The first account made (sign-up, device, provider) is the server's operator; otherwise: quire admin grant"),
             SettingDescription("throttle_window", "duration 1m...24h", default: "15m", "The sliding window of the sign-in limits"),
         ])
 
@@ -107,7 +110,8 @@ public struct AuthPlugin: Plugin {
             attemptsPerAccount: section.int("max_failed_logins", default: 5, in: 1...1000),
             attemptsPerAddress: section.int("max_failed_logins_per_address", default: 20, in: 1...10_000),
             throttleWindow: section.duration("throttle_window", default: .seconds(900), in: .seconds(60) ... .seconds(86_400)),
-            providers: providers)
+            providers: providers,
+            firstAccountIsAdmin: section.bool("first_account_is_admin", default: false))
     }
 
     /// A provider's address: https, or http when the provider is on a test network.
@@ -136,7 +140,8 @@ public struct AuthPlugin: Plugin {
             throttle: LoginThrottle(window: config.throttleWindow, perAccount: config.attemptsPerAccount,
                                     perAddress: config.attemptsPerAddress),
             refreshTTL: config.refreshTTL,
-            bus: context.bus)
+            bus: context.bus,
+            firstAccountIsOperator: config.firstAccountIsAdmin)
         peers = AuthPeerListener.observe(accounts, on: context.bus)
         methods = Set(config.methods)
         onboarding = config.onboarding
@@ -178,6 +183,12 @@ public struct AuthPlugin: Plugin {
         }
         try bus.handle(VerifySecret.self) { request, _ in
             .init(matches: await accounts.hasher.verify(request.secret, hash: request.hash))
+        }
+        try bus.handle(ListAccounts.self) { request, _ in try await accounts.list(request) }
+        try bus.handle(GetAccount.self) { request, _ in try await accounts.accountRecord(id: request.accountID).0 }
+        try bus.handle(SetOperator.self) { request, _ in try await accounts.setOperator(account: request.account, isOperator: request.isOperator) }
+        try bus.handle(SetAccountDisabled.self) { request, _ in
+            try await accounts.setDisabled(accountID: request.accountID, disabled: request.disabled)
         }
         try bus.handle(RevokeSessions.self) { request, _ in
             .init(revoked: try await accounts.revokeSessions(username: request.username))

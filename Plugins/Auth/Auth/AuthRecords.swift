@@ -29,6 +29,10 @@ struct AccountData: Codable, Sendable {
     var passwordHash: String?
     /// Bumped to invalidate a device secret.
     var deviceSecretVersion: Int?
+    /// An operator of the server (`quire admin grant`, or the first account with `first_account_is_admin`).
+    var isOperator: Bool?
+    /// Disabled by an operator: no sign-in.
+    var disabled: Bool?
 }
 
 /// A session: one refresh-token family. Access tokens name it (`sid`) and die with it.

@@ -15,9 +15,10 @@ extension AccountService {
         let linkID = Self.externalID(provider: provider, subject: verified.subject)
         for _ in 0..<3 {
             if let link = try await store.get(collection: AuthCollections.external, id: linkID, owner: nil) {
-                guard try await store.get(collection: AuthCollections.accounts, id: link.owner, owner: link.owner) != nil else {
+                guard let account = try await store.get(collection: AuthCollections.accounts, id: link.owner, owner: link.owner) else {
                     throw BusError(.unauthenticated, "The account linked to this \(provider) sign-in no longer exists.")
                 }
+                guard try account.decode(AccountData.self).disabled != true else { throw Self.disabledRefusal }
                 return try await startSession(accountID: link.owner)
             }
             let id = "acc_" + Secrets.random(bytes: 12)
@@ -28,6 +29,7 @@ extension AccountService {
                             data: try JSONDocument(encoding: ExternalLink(provider: provider, subject: verified.subject, email: verified.email,
                                                                           linkedAt: Date()))),
                 ]))
+                await promoteIfFirst(id)
                 return try await startSession(accountID: id)
             } catch where error.code == .conflict {
                 continue  // a concurrent first sign-in linked it: use that account

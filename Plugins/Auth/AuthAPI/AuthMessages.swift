@@ -109,10 +109,89 @@ public struct VerifySecret: BusRequest {
     }
 }
 
+// MARK: Operators (the admin plugin and `quire admin`)
+
+/// An account as the server's operator sees it.
+public struct AccountRecord: Codable, Sendable, Hashable {
+    public var accountID: String
+    /// Nil for a password-less device account and one made by an OpenID Connect sign-in.
+    public var username: String?
+    public var kind: String
+    public var createdAt: Date
+    /// May use the operator's screen and `/api/v1/admin`.
+    public var isOperator: Bool
+    /// Cannot sign in; their sessions were ended when it was disabled.
+    public var disabled: Bool
+    public init(accountID: String, username: String?, kind: String, createdAt: Date, isOperator: Bool, disabled: Bool) {
+        self.accountID = accountID
+        self.username = username
+        self.kind = kind
+        self.createdAt = createdAt
+        self.isOperator = isOperator
+        self.disabled = disabled
+    }
+}
+
+/// Accounts, by username (device accounts, which have none, after them), a page at a time;
+/// `search` keeps those whose username starts with it (or the one account with that id).
+public struct ListAccounts: BusRequest {
+    public static let name: MessageName = "auth.account.list.v1"
+    public struct Reply: Codable, Sendable, Hashable {
+        public var accounts: [AccountRecord]
+        public var nextCursor: String?
+        public init(accounts: [AccountRecord], nextCursor: String?) {
+            self.accounts = accounts
+            self.nextCursor = nextCursor
+        }
+    }
+    public var search: String?
+    public var limit: Int
+    public var cursor: String?
+    public init(search: String?, limit: Int, cursor: String?) {
+        self.search = search
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// One account by id; `not_found` when there is none.
+public struct GetAccount: BusRequest {
+    public static let name: MessageName = "auth.account.get.v1"
+    public typealias Reply = AccountRecord
+    public var accountID: String
+    public init(accountID: String) { self.accountID = accountID }
+}
+
+/// Makes an account an operator, or no longer one (`quire admin grant|revoke`). `account` is a
+/// username or an account id (`acc_…`).
+public struct SetOperator: BusRequest {
+    public static let name: MessageName = "auth.account.operator.set.v1"
+    public typealias Reply = AccountRecord
+    public var account: String
+    public var isOperator: Bool
+    public init(account: String, isOperator: Bool) {
+        self.account = account
+        self.isOperator = isOperator
+    }
+}
+
+/// Disables an account (it cannot sign in, and every session it has ends at once) or enables it again.
+public struct SetAccountDisabled: BusRequest {
+    public static let name: MessageName = "auth.account.disabled.set.v1"
+    public typealias Reply = AccountRecord
+    public var accountID: String
+    public var disabled: Bool
+    public init(accountID: String, disabled: Bool) {
+        self.accountID = accountID
+        self.disabled = disabled
+    }
+}
+
 /// Every auth message, for name checks.
 public enum AuthMessages {
     public static let all: [any BusMessage.Type] = [
         HashSecret.self, VerifySecret.self,
         VerifySession.self, CreateAccount.self, FindAccount.self, ResetPassword.self, RevokeSessions.self,
+        ListAccounts.self, GetAccount.self, SetOperator.self, SetAccountDisabled.self,
     ]
 }

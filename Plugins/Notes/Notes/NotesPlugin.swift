@@ -91,6 +91,14 @@ public struct NotesPlugin: Plugin {
         let imports = self.imports
         try bus.handle(StartNoteImport.self) { request, _ in try await imports.start(request) }
         try bus.handle(GetNoteImportJob.self) { request, _ in try await imports.job(owner: request.owner, id: request.id) }
+        try bus.handle(ListNoteImportJobs.self) { request, _ in
+            let page = try await imports.store.query(RecordQuery(collection: NoteImports.jobs, owner: nil,
+                                                                 filters: [Filter("state", .eq, .string(request.state.rawValue))], limit: 1000))
+            let owned = try page.records.sorted { $0.createdAt > $1.createdAt }.prefix(200).map { record throws(BusError) in
+                ListNoteImportJobs.Reply.Owned(owner: record.owner, job: try record.decode(NoteImportJob.self))
+            }
+            return .init(jobs: owned)
+        }
         // Sync's feed shows a note as GET /notes/{id} does.
         try bus.handle(ShowSynced<SyncedNote>.self) { request, _ in
             .init(shown: request.records.map { $0.owner == request.viewer ? NoteJSON.document($0) : nil })

@@ -27,7 +27,7 @@ public struct NoteChanged: BusEvent {
 
 /// Every notes message, for name checks.
 public enum NotesMessages {
-    public static let all: [any BusMessage.Type] = [NoteChanged.self, StartNoteImport.self, GetNoteImportJob.self]
+    public static let all: [any BusMessage.Type] = [NoteChanged.self, StartNoteImport.self, GetNoteImportJob.self, ListNoteImportJobs.self]
 }
 
 // MARK: Imports
@@ -53,6 +53,25 @@ public struct StartNoteImport: BusRequest {
         self.format = format
         self.file = file
     }
+}
+
+/// Everyone's imports in one state (the newest 200), for the server's operator.
+public struct ListNoteImportJobs: BusRequest {
+    public static let name: MessageName = "notes.import.list.v1"
+    public struct Reply: Codable, Sendable, Hashable {
+        public struct Owned: Codable, Sendable, Hashable {
+            public var owner: String
+            public var job: NoteImportJob
+            public init(owner: String, job: NoteImportJob) {
+                self.owner = owner
+                self.job = job
+            }
+        }
+        public var jobs: [Owned]
+        public init(jobs: [Owned]) { self.jobs = jobs }
+    }
+    public var state: NoteImportJob.State
+    public init(state: NoteImportJob.State) { self.state = state }
 }
 
 /// An import's state.

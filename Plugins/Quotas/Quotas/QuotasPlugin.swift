@@ -1,6 +1,7 @@
 public import AppConfig
-import Bus
+public import Bus
 import Foundation
+import QuotasAPI
 public import HTTPKit
 import HTTPTypes
 import Hummingbird
@@ -57,6 +58,15 @@ public struct QuotasPlugin: Plugin {
     public var gate: (any RequestGate)? { quotaGate }
     public var services: [any Service] { [peers] }
     public var features: [String] { ["quotas"] }
+
+    public func register(on bus: any MessageBus) async throws {
+        let gate = quotaGate
+        try bus.handle(GetQuotaUsage.self) { request, _ in
+            let usage = try await gate.usageReport(request.owner)
+            return .init(storedBytes: usage.storedBytes, maxStoredBytes: usage.maxStoredBytes, operationsToday: usage.operationsToday,
+                         maxOperationsPerDay: usage.maxOperationsPerDay, maxImageBytes: usage.maxImageBytes)
+        }
+    }
 
     public func routes(_ routes: PluginRoutes) throws {
         let gate = quotaGate

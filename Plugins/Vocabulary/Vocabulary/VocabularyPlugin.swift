@@ -83,6 +83,14 @@ public struct VocabularyPlugin: Plugin {
         let jobs = self.jobs
         try bus.handle(StartImport.self) { request, _ in try await jobs.start(request) }
         try bus.handle(GetImportJob.self) { request, _ in try await jobs.job(owner: request.owner, id: request.id) }
+        try bus.handle(ListImportJobs.self) { request, _ in
+            let page = try await jobs.store.query(RecordQuery(collection: VocabularyCollections.jobs, owner: nil,
+                                                              filters: [Filter("state", .eq, .string(request.state.rawValue))], limit: 1000))
+            let owned = try page.records.sorted { $0.createdAt > $1.createdAt }.prefix(200).map { record throws(BusError) in
+                ListImportJobs.Reply.Owned(owner: record.owner, job: try record.decode(ImportJob.self))
+            }
+            return .init(jobs: owned)
+        }
         try bus.handle(ExportVocabulary.self) { request, _ in try await jobs.export(request) }
         try bus.handle(SearchVocabulary.self) { request, _ in try await service.search(request) }
         let review = self.review

@@ -32,6 +32,25 @@ public struct StartImport: BusRequest {
     }
 }
 
+/// Everyone's imports in one state (the newest 200), for the server's operator.
+public struct ListImportJobs: BusRequest {
+    public static let name: MessageName = "vocab.import.list.v1"
+    public struct Reply: Codable, Sendable, Hashable {
+        public struct Owned: Codable, Sendable, Hashable {
+            public var owner: String
+            public var job: ImportJob
+            public init(owner: String, job: ImportJob) {
+                self.owner = owner
+                self.job = job
+            }
+        }
+        public var jobs: [Owned]
+        public init(jobs: [Owned]) { self.jobs = jobs }
+    }
+    public var state: ImportJob.State
+    public init(state: ImportJob.State) { self.state = state }
+}
+
 /// An import's state.
 public struct GetImportJob: BusRequest {
     public static let name: MessageName = "vocab.import.get.v1"
@@ -211,7 +230,7 @@ public struct VocabularySearchResult: Codable, Sendable, Hashable {
 /// Every vocabulary message, for name checks.
 public enum VocabularyMessages {
     public static let all: [any BusMessage.Type] = [
-        StartImport.self, GetImportJob.self, ExportVocabulary.self, SearchVocabulary.self, NextReviews.self, RecordReview.self,
+        StartImport.self, GetImportJob.self, ListImportJobs.self, ExportVocabulary.self, SearchVocabulary.self, NextReviews.self, RecordReview.self,
     ]
 }
 

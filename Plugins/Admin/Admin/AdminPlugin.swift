@@ -1,0 +1,448 @@
+public import AppConfig
+import AuthAPI
+import Bus
+import Foundation
+public import HTTPKit
+import Hummingbird
+import Logging
+import NotesAPI
+public import PluginKit
+import QuotasAPI
+import StorageAPI
+import VocabularyAPI
+
+/// The `admin` plugin: the server operator's API under `/api/v1/admin` — accounts (search,
+/// disable, enable, delete with all their data), storage, imports running and failed, health, the
+/// last warnings and errors, backups. Its routes exist only for operators: everyone else, signed in
+/// or not, gets the 404 of a path that does not exist. Every change an operator makes is logged
+/// with who made it.
+///
+/// ```yaml
+/// admin: {}
+/// auth: { first_account_is_admin: true }   # or: quire admin grant NAME --config FILE
+/// ```
+public struct AdminPlugin: Plugin {
+    public struct Config: Sendable {}
+
+    public static let descriptor = PluginDescriptor(
+        id: "admin", summary: "The operator's API: accounts, storage, jobs, health, recent problems (404 to everyone else)",
+        dependencies: ["storage", "auth"])
+
+    public static func configure(_ section: ConfigSection) -> Config { Config() }
+
+    let bus: any MessageBus
+    let logger: Logger
+    let recentLog: RecentLog
+    let busTransport: String
+
+    public init(config: Config, context: PluginContext) async throws {
+        bus = context.bus
+        logger = context.logger
+        recentLog = context.recentLog
+        busTransport = context.busTransport
+    }
+
+    public func routes(_ routes: PluginRoutes) throws {
+        let bus = self.bus
+        let isOperator: @Sendable (Identity) async -> Bool = { identity in
+            guard let account = try? await bus.request(GetAccount(accountID: identity.accountID), timeout: .seconds(5)) else { return false }
+            return account.isOperator && !account.disabled
+        }
+        let users = AdminUsers(bus: bus, logger: logger)
+        let status = AdminStatus(bus: bus, recentLog: recentLog, busTransport: busTransport)
+
+        try routes.addOperator(.get, "me", summary: "Whether I am an operator: 200 {accountId, username, operator} for operators, 404 for everyone else",
+                               isOperator: isOperator) { _, _, identity in
+            let account = try await bus.request(GetAccount(accountID: identity.accountID), timeout: .seconds(5))
+            return try .json(Operator(accountId: account.accountID, username: account.username, operator: true))
+        }
+        try routes.addOperator(.get, "users", query: ["q", "limit", "cursor"],
+                               summary: "Accounts by username, with what each stores; ?q= keeps usernames starting with it (or one account id)",
+                               isOperator: isOperator) { request, _, _ in
+            let limit = try request.limit(default: 50, max: 200)
+            return try .json(try await users.list(search: try request.query("q"), limit: limit, cursor: try request.query("cursor")))
+        }
+        try routes.addOperator(.get, "users/{id}", summary: "One account: what it stores, its quotas and its imports", isOperator: isOperator) {
+            _, context, _ in
+            try .json(try await users.detail(try Self.id(context)))
+        }
+        try routes.addOperator(.post, "users/{id}/disable", summary: "Disable an account: it cannot sign in, and is signed out everywhere at once",
+                               isOperator: isOperator) { _, context, identity in
+            try .json(try await users.setDisabled(try Self.id(context), true, by: identity))
+        }
+        try routes.addOperator(.post, "users/{id}/enable", summary: "Enable a disabled account: it may sign in again", isOperator: isOperator) {
+            _, context, identity in
+            try .json(try await users.setDisabled(try Self.id(context), false, by: identity))
+        }
+        try routes.addOperator(.delete, "users/{id}", summary: "Delete an account with everything it stores (records, files) and every session",
+                               isOperator: isOperator) { _, context, identity in
+            try .json(try await users.delete(try Self.id(context), by: identity))
+        }
+        try routes.addOperator(.get, "storage", summary: "What the server stores in all, the data folder's disk, the backend", isOperator: isOperator) { _, _, _ in
+            try .json(try await status.storage())
+        }
+        try routes.addOperator(.get, "jobs", query: ["state", "limit", "cursor"],
+                               summary: "Imports (notes, vocabulary) running and failed, newest first; ?state=running|failed|succeeded",
+                               isOperator: isOperator) { request, _, _ in
+            let state = try request.query("state")
+            guard state == nil || ["running", "failed", "succeeded"].contains(state ?? "") else {
+                throw Problem.badRequest("'state' is running, failed or succeeded (or leave it out for running and failed).", field: "state")
+            }
+            let all = try await status.jobs(states: state.map { [$0] } ?? ["running", "failed"])
+            return try .json(try ListPage.slice(all, request: request, pageSize: 50, max: 200))
+        }
+        try routes.addOperator(.get, "health", summary: "Database, bus, NATS and PostgreSQL when configured, disk free of the data folder",
+                               isOperator: isOperator) { _, _, _ in
+            try .json(await status.health())
+        }
+        try routes.addOperator(.get, "logs", query: ["limit", "cursor"], summary: "This node's last 100 warnings and errors, newest first, with their request ids",
+                               isOperator: isOperator) { request, _, _ in
+            try .json(try ListPage.slice(status.logs(), request: request, pageSize: 100, max: 100))
+        }
+        try routes.addOperator(.get, "backups", summary: "Scheduled backups: their status, or not-configured", isOperator: isOperator) { _, _, _ in
+            try .json(await status.backups())
+        }
+    }
+
+    static func id(_ context: QuireContext) throws -> String {
+        let id = context.parameters.get("id") ?? ""
+        guard id.hasPrefix("acc_"), id.count <= 64 else {
+            throw Problem.notFound("There is no account '\(id.prefix(40))'; account ids start with acc_ (see GET /api/v1/admin/users).")
+        }
+        return id
+    }
+}
+
+struct Operator: Encodable {
+    var accountId: String
+    var username: String?
+    var `operator`: Bool
+}
+
+/// An account in the operator's list.
+struct AdminUser: Encodable, Sendable {
+    var accountId: String
+    var username: String?
+    var kind: String
+    var createdAt: Date
+    var `operator`: Bool
+    var disabled: Bool
+    /// Its records' bytes and the files they hold; nil when storage could not measure it.
+    var storedBytes: Int?
+
+    init(_ account: AccountRecord, storedBytes: Int?) {
+        accountId = account.accountID
+        username = account.username
+        kind = account.kind
+        createdAt = account.createdAt
+        self.operator = account.isOperator
+        disabled = account.disabled
+        self.storedBytes = storedBytes
+    }
+}
+
+struct AdminUserDetail: Encodable, Sendable {
+    struct Storage: Encodable, Sendable {
+        var recordBytes: Int
+        var blobBytes: Int
+    }
+    struct Quota: Encodable, Sendable {
+        var storedBytes: Int
+        var maxStoredBytes: Int
+        var operationsToday: Int
+        var maxOperationsPerDay: Int
+        var maxImageBytes: Int
+    }
+    var user: AdminUser
+    var storage: Storage?
+    /// Nil when the app has no quotas plugin.
+    var quota: Quota?
+    var jobs: [AdminJob]
+}
+
+struct AdminDeleted: Encodable, Sendable {
+    var accountId: String
+    var username: String?
+    /// Records deleted, in all and by collection.
+    var records: Int
+    var collections: [String: Int]
+}
+
+/// What the operator does to accounts; each change is logged with the operator's id.
+struct AdminUsers: Sendable {
+    let bus: any MessageBus
+    let logger: Logger
+
+    func list(search: String?, limit: Int, cursor: String?) async throws -> ListPage<AdminUser> {
+        if let search, search.count > 64 { throw Problem.badRequest("'q' is at most 64 characters.", field: "q") }
+        let reply: ListAccounts.Reply
+        do {
+            reply = try await bus.request(ListAccounts(search: search, limit: limit, cursor: cursor), timeout: .seconds(10))
+        } catch {
+            if error.code == .invalid { throw Problem.badRequest("The cursor is not one this list gave; start from the first page.", field: "cursor") }
+            throw error
+        }
+        var items: [AdminUser] = []
+        for account in reply.accounts {
+            let usage = try? await bus.request(GetStorageUsage(owner: account.accountID), timeout: .seconds(10))
+            items.append(AdminUser(account, storedBytes: usage?.total))
+        }
+        return ListPage(items: items, nextCursor: reply.nextCursor)
+    }
+
+    func account(_ id: String) async throws -> AccountRecord {
+        let found: AccountRecord
+        do {
+            found = try await bus.request(GetAccount(accountID: id), timeout: .seconds(5))
+        } catch {
+            if error.code == .notFound { throw Problem.notFound("There is no account '\(id.prefix(40))'; it may have been deleted. Search the list again.") }
+            throw error
+        }
+        return found
+    }
+
+    func detail(_ id: String) async throws -> AdminUserDetail {
+        let account = try await account(id)
+        let usage = try? await bus.request(GetStorageUsage(owner: id), timeout: .seconds(10))
+        var quota: AdminUserDetail.Quota?
+        if let used = try? await bus.request(GetQuotaUsage(owner: id), timeout: .seconds(10)) {
+            quota = .init(storedBytes: used.storedBytes, maxStoredBytes: used.maxStoredBytes, operationsToday: used.operationsToday,
+                          maxOperationsPerDay: used.maxOperationsPerDay, maxImageBytes: used.maxImageBytes)
+        }
+        let jobs = try await AdminStatus.jobs(bus: bus, states: ["running", "failed", "succeeded"]).filter { $0.owner == id }
+        return AdminUserDetail(user: AdminUser(account, storedBytes: usage?.total),
+                               storage: usage.map { .init(recordBytes: $0.recordBytes, blobBytes: $0.blobBytes) }, quota: quota, jobs: jobs)
+    }
+
+    func setDisabled(_ id: String, _ disabled: Bool, by identity: Identity) async throws -> AdminUser {
+        if id == identity.accountID {
+            throw Problem.invalid("You cannot disable or enable your own account here; ask another operator, or use quire admin on the server.")
+        }
+        _ = try await account(id)
+        let account = try await bus.request(SetAccountDisabled(accountID: id, disabled: disabled), timeout: .seconds(30))
+        logger.notice(disabled ? "admin: account disabled, its sessions ended" : "admin: account enabled",
+                      metadata: ["operator": "\(identity.accountID)", "account": "\(id)"])
+        let usage = try? await bus.request(GetStorageUsage(owner: id), timeout: .seconds(10))
+        return AdminUser(account, storedBytes: usage?.total)
+    }
+
+    func delete(_ id: String, by identity: Identity) async throws -> AdminDeleted {
+        if id == identity.accountID {
+            throw Problem.invalid("You cannot delete your own account here; ask another operator, or revoke your operator role first.")
+        }
+        let account = try await account(id)
+        // Signed out everywhere and unable to sign in while its records go, then every record of it —
+        // the account and its sessions among them.
+        _ = try await bus.request(SetAccountDisabled(accountID: id, disabled: true), timeout: .seconds(30))
+        let erased = try await bus.request(EraseOwner(owner: id), timeout: .seconds(300))
+        let total = erased.deleted.values.reduce(0, +)
+        logger.notice("admin: account deleted with everything it stored",
+                      metadata: ["operator": "\(identity.accountID)", "account": "\(id)", "records": "\(total)"])
+        return AdminDeleted(accountId: id, username: account.username, records: total, collections: erased.deleted)
+    }
+}
+
+/// An import as the operator sees it.
+struct AdminJob: Encodable, Sendable {
+    /// `notes.import` or `vocabulary.import`.
+    var kind: String
+    var id: String
+    var owner: String
+    var state: String
+    var format: String
+    var startedAt: Date
+    var finishedAt: Date?
+    var failure: String?
+    /// Notes or rows read so far.
+    var read: Int
+    var imported: Int
+    var problems: Int
+}
+
+struct AdminCheck: Encodable, Sendable {
+    var name: String
+    /// `ok`, `failing` or `not-configured`.
+    var status: String
+    var detail: String
+    var milliseconds: Double?
+}
+
+struct AdminHealth: Encodable, Sendable {
+    /// `ok` when every check is, else `failing`.
+    var status: String
+    var checks: [AdminCheck]
+}
+
+struct AdminStorage: Encodable, Sendable {
+    var backend: String
+    var databaseBytes: Int?
+    var blobCount: Int
+    var blobBytes: Int
+    /// The database file and the blobs (what a backup copies); the database's own size is unknown on PostgreSQL.
+    var totalBytes: Int
+    var dataFolder: String?
+    var diskFreeBytes: Int?
+    var diskTotalBytes: Int?
+}
+
+struct AdminLogEntry: Encodable, Sendable {
+    var at: Date
+    var level: String
+    var message: String
+    var requestId: String?
+    var fields: [String: String]
+}
+
+struct AdminBackups: Encodable, Sendable {
+    var status: String
+    var detail: String
+    var lastSuccessAt: Date?
+    var lastFailureAt: Date?
+    var nextAt: Date?
+    var destination: String?
+}
+
+/// What the operator reads: storage, imports, health, recent problems, backups.
+struct AdminStatus: Sendable {
+    let bus: any MessageBus
+    let recentLog: RecentLog
+    let busTransport: String
+
+    func storage() async throws -> AdminStorage {
+        let status = try await bus.request(GetStorageStatus(), timeout: .seconds(30))
+        return AdminStorage(backend: status.backend, databaseBytes: status.databaseBytes, blobCount: status.blobCount, blobBytes: status.blobBytes,
+                            totalBytes: (status.databaseBytes ?? 0) + status.blobBytes, dataFolder: status.dataFolder,
+                            diskFreeBytes: status.diskFreeBytes, diskTotalBytes: status.diskTotalBytes)
+    }
+
+    func jobs(states: [String]) async throws -> [AdminJob] {
+        try await Self.jobs(bus: bus, states: states)
+    }
+
+    /// Every plugin's imports in those states, newest first; a plugin this app does not have is skipped.
+    static func jobs(bus: any MessageBus, states: [String]) async throws -> [AdminJob] {
+        var jobs: [AdminJob] = []
+        for state in states {
+            if let notesState = NoteImportJob.State(rawValue: state) { jobs += try await noteJobs(bus: bus, state: notesState) }
+            if let vocabularyState = ImportJob.State(rawValue: state) { jobs += try await vocabularyJobs(bus: bus, state: vocabularyState) }
+        }
+        return jobs.sorted { ($0.startedAt, $0.id) > ($1.startedAt, $1.id) }
+    }
+
+    static func noteJobs(bus: any MessageBus, state: NoteImportJob.State) async throws -> [AdminJob] {
+        let reply: ListNoteImportJobs.Reply
+        do {
+            reply = try await bus.request(ListNoteImportJobs(state: state), timeout: .seconds(10))
+        } catch {
+            if error.code == .noHandler { return [] }
+            throw error
+        }
+        return reply.jobs.map { owned in
+            let job = owned.job
+            return AdminJob(kind: "notes.import", id: job.id, owner: owned.owner, state: job.state.rawValue, format: job.format.rawValue,
+                            startedAt: job.startedAt, finishedAt: job.finishedAt, failure: job.failure, read: job.notesRead,
+                            imported: job.imported, problems: job.problemCount)
+        }
+    }
+
+    static func vocabularyJobs(bus: any MessageBus, state: ImportJob.State) async throws -> [AdminJob] {
+        let reply: ListImportJobs.Reply
+        do {
+            reply = try await bus.request(ListImportJobs(state: state), timeout: .seconds(10))
+        } catch {
+            if error.code == .noHandler { return [] }
+            throw error
+        }
+        return reply.jobs.map { owned in
+            let job = owned.job
+            return AdminJob(kind: "vocabulary.import", id: job.id, owner: owned.owner, state: job.state.rawValue, format: job.format.rawValue,
+                            startedAt: job.startedAt, finishedAt: job.finishedAt, failure: job.failure, read: job.rowsRead,
+                            imported: job.imported, problems: job.errorCount)
+        }
+    }
+
+    func health() async -> AdminHealth {
+        var checks: [AdminCheck] = []
+        // The bus: a round trip to storage (over NATS when storage is remote), and NATS' own PING.
+        let start = ContinuousClock.now
+        let storage: GetStorageStatus.Reply?
+        var busProblem: String?
+        do {
+            storage = try await bus.request(GetStorageStatus(), timeout: .seconds(10))
+        } catch {
+            storage = nil
+            busProblem = error.message
+        }
+        let busTime = Self.milliseconds(since: start)
+        checks.append(AdminCheck(name: "bus", status: busProblem == nil ? "ok" : "failing",
+                                 detail: busProblem.map { "Storage did not answer over the bus: \($0)" }
+                                     ?? "Requests between plugins are answered (\(busTransport)).", milliseconds: busTime))
+        if busTransport == "nats" {
+            let natsStart = ContinuousClock.now
+            do {
+                try await bus.catchUp(since: .now)
+                checks.append(AdminCheck(name: "nats", status: "ok", detail: "The NATS server answers.", milliseconds: Self.milliseconds(since: natsStart)))
+            } catch {
+                checks.append(AdminCheck(name: "nats", status: "failing",
+                                         detail: "NATS does not answer: \(error.message). Start it or check bus.url; the node reconnects by itself.",
+                                         milliseconds: nil))
+            }
+        } else {
+            checks.append(AdminCheck(name: "nats", status: "not-configured", detail: "The bus is in-process (bus.transport).", milliseconds: nil))
+        }
+        if let storage {
+            let name = storage.backend == "postgres" ? "PostgreSQL" : storage.backend == "sqlite" ? "SQLite" : "memory"
+            checks.append(AdminCheck(name: "database", status: storage.databaseOK ? "ok" : "failing",
+                                     detail: storage.databaseOK ? "\(name) answers." : "\(name) does not answer: \(storage.databaseProblem ?? "unknown").",
+                                     milliseconds: storage.databaseMilliseconds))
+            checks.append(storage.backend == "postgres"
+                ? AdminCheck(name: "postgresql", status: storage.databaseOK ? "ok" : "failing",
+                             detail: storage.databaseOK ? "PostgreSQL answers." : "PostgreSQL does not answer: \(storage.databaseProblem ?? "unknown"). Check storage.url.",
+                             milliseconds: storage.databaseMilliseconds)
+                : AdminCheck(name: "postgresql", status: "not-configured", detail: "Storage is \(name) (storage.backend).", milliseconds: nil))
+            if let free = storage.diskFreeBytes, let total = storage.diskTotalBytes, total > 0 {
+                let low = free < 1 << 30 || Double(free) / Double(total) < 0.05
+                checks.append(AdminCheck(name: "disk", status: low ? "failing" : "ok",
+                                         detail: "\(Self.size(free)) free of \(Self.size(total)) under \(storage.dataFolder ?? "the data folder")"
+                                             + (low ? ". Free some space or grow the disk: writes fail when it is full." : "."),
+                                         milliseconds: nil))
+            } else {
+                checks.append(AdminCheck(name: "disk", status: "not-configured", detail: "Storage keeps no files on disk (memory).", milliseconds: nil))
+            }
+        } else {
+            checks.append(AdminCheck(name: "database", status: "failing", detail: "Storage did not answer; see the bus check.", milliseconds: nil))
+        }
+        let failing = checks.contains { $0.status == "failing" }
+        return AdminHealth(status: failing ? "failing" : "ok", checks: checks)
+    }
+
+    func logs() -> [AdminLogEntry] {
+        recentLog.entries.reversed().map { AdminLogEntry(at: $0.at, level: $0.level, message: $0.message, requestId: $0.requestID, fields: $0.fields) }
+    }
+
+    /// Scheduled backups as their runner reports them (``GetBackupStatus``); "not configured" when
+    /// nothing answers.
+    func backups() async -> AdminBackups {
+        let status: GetBackupStatus.Reply
+        do {
+            status = try await bus.request(GetBackupStatus(), timeout: .seconds(5))
+        } catch {
+            if error.code == .noHandler {
+                return AdminBackups(status: "not-configured",
+                                    detail: "Scheduled backups are not configured on this server. Until they are, run quire backup --config FILE OUT yourself.")
+            }
+            return AdminBackups(status: "failing", detail: "The backup status could not be read: \(error.message)")
+        }
+        return AdminBackups(status: status.status, detail: status.detail, lastSuccessAt: status.lastSuccessAt, lastFailureAt: status.lastFailureAt,
+                            nextAt: status.nextAt, destination: status.destination)
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return ((Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15) * 10).rounded() / 10
+    }
+
+    static func size(_ bytes: Int) -> String {
+        ByteCountFormatter.string(fromByteCount: Int64(bytes), countStyle: .binary)
+    }
+}
