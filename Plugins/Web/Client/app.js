@@ -29,6 +29,8 @@ class QuireApp extends HTMLElement {
     /** Where each screen was scrolled, so coming back to a list finds the row the user left. @type {Map<string, number>} */
     this.scrolls = new Map();
     this.shownHash = "";
+    /** Whether the signed-in account is the server's operator (GET /api/v1/admin/me said 200): the header links Admin. */
+    this.operator = false;
   }
 
   async connectedCallback() {
@@ -111,6 +113,10 @@ class QuireApp extends HTMLElement {
       this.notice(`Reminder: ${title}`, "reminder");
     });
     await this.sync.start();
+    if (this.plugin("admin")) {
+      const { isOperator } = await import("./screen-admin.js");
+      this.operator = await isOperator(this.api);
+    } else this.operator = false;
     this.route();
   }
 
@@ -178,10 +184,15 @@ class QuireApp extends HTMLElement {
     const header = h("header", { class: "bar" }, h("span", { class: "app-name" }, this.name), status,
       album ? (path ? h("a", { href: "#/", class: "link" }, "Home") : null)
         : h("button", { type: "button", class: "link", onclick: () => this.signOut() }, "Sign out"),
+      // The operator's screen: linked for operators only (for anyone else its routes do not exist).
+      this.operator ? h("a", { href: parts[0] === "admin" ? "#/" : "#/admin", class: "link" }, parts[0] === "admin" ? "App" : "Admin") : null,
       this.notices);
     /** @type {HTMLElement} */
     let screen;
-    if (album) {
+    if (parts[0] === "admin" && this.operator) {
+      const { adminScreen } = await import("./screen-admin.js");
+      screen = adminScreen(context);
+    } else if (album) {
       const { albumScreen } = await import("./screen-album.js");
       screen = albumScreen(context, parts, query);
     } else if (this.plugin("notebooks")) {

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# quire deploy's files for each of --domain, --lan and neither: systemd-analyze verify accepts the
+# unit (the binary path pointed at this build), the secrets file is 0600, the YAML passes
+# quire config check. Prints ok/FAIL lines and exits 1 on a failure.
+set -uo pipefail
+binary=$(realpath "${1:-.build/debug/quire}")
+failed=0
+for mode in "--lan" "--domain notes.example.org" ""; do
+  out=$(mktemp -d)
+  # shellcheck disable=SC2086
+  "$binary" deploy --app napkin-notes $mode --out "$out" >/dev/null || { echo "FAIL quire deploy $mode"; failed=1; continue; }
+  sed -i "s#^ExecStart=/usr/local/bin/quire#ExecStart=$binary#" "$out/quire-napkin-notes.service"
+  if verify=$(systemd-analyze verify "$out/quire-napkin-notes.service" 2>&1 | grep -v "EnvironmentFile\|Documentation\|LoadCredential"); [ -z "$verify" ]; then
+    echo "ok   systemd-analyze verify accepts the unit ($mode)"
+  else echo "FAIL systemd-analyze verify ($mode): $verify"; failed=1; fi
+  [ "$(stat -c %a "$out/quire-napkin-notes.env")" = 600 ] && echo "ok   the secrets file is 0600 ($mode)" || { echo "FAIL secrets not 0600"; failed=1; }
+  grep -q "ProtectSystem=strict" "$out/quire-napkin-notes.service" && grep -q "DynamicUser=yes" "$out/quire-napkin-notes.service" \
+    && echo "ok   hardened: DynamicUser, ProtectSystem=strict ($mode)" || { echo "FAIL unit not hardened"; failed=1; }
+  rm -rf "$out"
+done
+echo "deploy check: $([ $failed = 0 ] && echo passed || echo failed)"
+exit $failed

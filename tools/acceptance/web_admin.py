@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""The operator's screen (`/#/admin`, the admin plugin) in a real browser on a phone (390×844,
+touch), on Napkin Notes+ (config/apps/napkin-plus.yaml): `quire admin grant` makes an account the
+operator; the operator signs in, sees the users with what each stores and the storage in all,
+sees a failed import job and a recent error with its request id, disables a user (who then cannot
+sign in, and whose session ends) and deletes one (their account and notes gone, checked through
+the API). A non-operator gets 404 from every admin route, the manifest does not list them, and
+the client shows no Admin link. axe-core checks each screen; screenshots go to
+docs/screenshots/admin-*.png.
+
+    python3 tools/acceptance/web_admin.py --binary .build/debug/quire
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import napkin_notes  # noqa: E402
+import webwalk  # noqa: E402
+from napkin_notes import call, check, free_port, sign_up  # noqa: E402
+from webwalk import accessible, phone, sign_in  # noqa: E402
+
+CONFIG = os.path.join(napkin_notes.ROOT, "config", "apps", "napkin-plus.yaml")
+PASSWORD = "correct horse battery"
+# An Evernote export cut off inside its second note: the import starts, then fails whole (and is rolled back).
+BROKEN_ENEX = """<?xml version="1.0" encoding="UTF-8"?>
+<en-export export-date="20260101T120000Z" application="Evernote" version="10.0">
+<note><title>First</title><content><![CDATA[<en-note><div>one</div></en-note>]]></content><created>20250301T080000Z</created></note>
+<note><title>Cut off</title><content><![CDATA[<en-note><div>two"""
+ADMIN_ROUTES = [("GET", "/api/v1/admin/me"), ("GET", "/api/v1/admin/users"), ("GET", "/api/v1/admin/users/acc_x"),
+                ("POST", "/api/v1/admin/users/acc_x/disable"), ("POST", "/api/v1/admin/users/acc_x/enable"),
+                ("DELETE", "/api/v1/admin/users/acc_x"), ("GET", "/api/v1/admin/storage"), ("GET", "/api/v1/admin/jobs"),
+                ("GET", "/api/v1/admin/health"), ("GET", "/api/v1/admin/logs"), ("GET", "/api/v1/admin/backups"),
+                ("PUT", "/api/v1/admin/users"), ("GET", "/api/v1/admin/users?nonsense=1")]
+
+
+def shot(page, name):
+    webwalk.shot(page, "admin", name)
+
+
+def login(server, username):
+    return call(server, "POST", "/api/v1/auth/login", {"username": username, "password": PASSWORD})
+
+
+def failed_import(server, token):
+    status, job, _ = call(server, "POST", "/api/v1/notes/imports?format=enex", token=token, raw=BROKEN_ENEX.encode(),
+                          content_type="application/xml")
+    if status != 202:
+        check("a broken .enex is taken as a job (it fails later)", False, (status, job))
+        return None
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        status, job, _ = call(server, "GET", f"/api/v1/notes/imports/{job['id']}", token=token)
+        if job.get("state") != "running":
+            break
+        time.sleep(0.2)
+    # A file cut off is read up to the cut (the notes before it kept, the rest reported): such an
+    # import ends "succeeded" with problems. Whether it failed or not, the operator's API lists it.
+    check("the broken import ended, its problem reported", job.get("state") in ("failed", "succeeded") and job.get("problemCount", 0) >= 1, job)
+    return job
+
+
+def walk(browser, server, binary):
+    operator = sign_up(server, "opal", PASSWORD)
+    bob = sign_up(server, "bob", PASSWORD)
+    carol = sign_up(server, "carol", PASSWORD)
+    config, env = server.tool()
+    granted = subprocess.run([binary, "admin", "grant", "opal", "--config", config], env=env, capture_output=True, text=True,
+                             cwd=napkin_notes.ROOT, timeout=60)
+    check("quire admin grant opal → exit 0, says so", granted.returncode == 0 and "operator" in granted.stdout, granted.stdout + granted.stderr)
+    missing = subprocess.run([binary, "admin", "grant", "nobody", "--config", config], env=env, capture_output=True, text=True,
+                             cwd=napkin_notes.ROOT, timeout=60)
+    check("quire admin grant of an unknown user → exit 3 with a sentence", missing.returncode == 3 and "no user" in missing.stderr, missing.stderr)
+
+    # Bob's things: a note, a failed import; an email that the (closed) SMTP port refuses: a logged error with its request id.
+    status, note, _ = call(server, "POST", "/api/v1/notes", {"title": "Bob's shopping", "text": "milk"}, token=bob)
+    check("bob writes a note", status == 201, (status, note))
+    job = failed_import(server, bob)
+    status, problem, headers = call(server, "POST", f"/api/v1/notes/{note['id']}/email", {"to": "bob@example.org"}, token=bob, timeout=30)
+    request_id = headers.get("X-Request-Id") or headers.get("x-request-id")
+    check("mail to a closed SMTP port → 5xx with a request id", status >= 500 and bool(request_id), (status, problem))
+
+    # A non-operator, and nobody at all: every admin route is a 404 like a path that does not exist.
+    for token, who in ((carol, "a signed-in non-operator"), (None, "no token"), ("not-a-token", "a bad token")):
+        answers = [(method, path, call(server, method, path, token=token)) for method, path in ADMIN_ROUTES]
+        wrong = [(method, path, status, body.get("code") if isinstance(body, dict) else body)
+                 for method, path, (status, body, _) in answers
+                 if status != 404 or not isinstance(body, dict) or body.get("code") != "route_not_found"]
+        check(f"every admin route answers {who} 404 route_not_found", not wrong, wrong)
+    _, manifest, _ = call(server, "GET", "/api/v1/manifest")
+    listed = [route["path"] for plugin in manifest["plugins"] for route in plugin["routes"] if "/admin" in route["path"]]
+    check("the manifest lists no admin route", not listed, listed)
+    status, me, _ = call(server, "GET", "/api/v1/admin/me", token=operator)
+    check("GET /admin/me → 200 for the operator", status == 200 and me.get("operator") is True, me)
+
+    # Carol on a phone: no Admin link, and #/admin is the app's own screen.
+    context, page = phone(browser, server)
+    page.goto("/")
+    sign_in(page, "carol", PASSWORD)
+    page.wait_for_selector("header.bar")
+    page.wait_for_timeout(500)
+    check("a non-operator sees no Admin link", page.locator("header.bar a:has-text('Admin')").count() == 0)
+    page.goto("/#/admin")
+    page.wait_for_timeout(800)
+    check("#/admin shows a non-operator no operator screen", page.locator("quire-admin").count() == 0)
+    context.close()
+
+    # The operator.
+    context, page = phone(browser, server)
+    page.goto("/")
+    sign_in(page, "opal", PASSWORD)
+    page.wait_for_selector("header.bar a:has-text('Admin')")
+    check("the operator sees an Admin link", True)
+    page.click("header.bar a:has-text('Admin')")
+    page.wait_for_selector("quire-admin [data-account]")
+    names = page.locator("quire-admin .admin-user strong").all_inner_texts()
+    check("the users are listed: opal, bob, carol", {"opal", "bob", "carol"} <= set(names), names)
+    bob_row = page.locator("quire-admin .admin-user", has_text="bob")
+    check("bob's row says what bob stores", "Stores" in bob_row.inner_text() and "unknown" not in bob_row.inner_text(), bob_row.inner_text())
+    page.wait_for_selector("#admin-storage ~ .admin-facts dl")
+    storage_text = page.locator("#admin-storage ~ .admin-facts").inner_text()
+    check("storage in all and the disk free are shown", "In all" in storage_text and "Disk free" in storage_text, storage_text)
+    accessible(page, "the operator's users")
+    shot(page, "users")
+
+    # The failed import and the recent error with its request id.
+    status, jobs, _ = call(server, "GET", f"/api/v1/admin/jobs?state={job['state'] if job else 'failed'}", token=operator)
+    check("the operator's API lists bob's import job", status == 200 and job is not None and any(j["id"] == job["id"] for j in jobs["items"]), jobs)
+    page.wait_for_function("() => !document.querySelector('#admin-jobs ~ div')?.textContent?.includes('Loading')")
+    jobs_text = page.locator("#admin-jobs ~ div").inner_text()
+    expected = "failed" if job and job["state"] == "failed" else "No import is running, and none failed."
+    check("the jobs panel shows running and failed imports", expected in jobs_text, jobs_text)
+    page.locator("#admin-jobs").scroll_into_view_if_needed()
+    shot(page, "jobs")
+    page.wait_for_selector("quire-admin .admin-log")
+    logs_text = page.locator("#admin-logs ~ div").inner_text()
+    check("the mail's error is listed with its request id", bool(request_id) and request_id in logs_text, logs_text[:400])
+    page.locator("#admin-logs").scroll_into_view_if_needed()
+    accessible(page, "the operator's jobs, health and problems")
+    shot(page, "problems")
+    page.locator("#admin-health").scroll_into_view_if_needed()
+    health_text = page.locator("#admin-health ~ div").inner_text()
+    check("health: the database, the bus and the disk answer", all(word in health_text for word in ("Database", "Bus", "Disk")), health_text)
+    backups_text = page.locator("#admin-backups ~ div").inner_text()
+    check("backups say 'Not configured'", "Not configured" in backups_text, backups_text)
+    shot(page, "health")
+
+    # Disable carol: she is signed out and cannot sign in.
+    page.locator("quire-admin .admin-user", has_text="carol").locator("button:has-text('Disable')").click()
+    dialog = page.locator("dialog.confirm")
+    check("disabling asks first and says nothing is deleted", "Nothing they stored is deleted" in dialog.inner_text(), dialog.inner_text())
+    dialog.locator("button:has-text('Disable')").click()
+    page.wait_for_selector("quire-admin .admin-user.disabled:has-text('carol')")
+    status, _, _ = call(server, "GET", "/api/v1/auth/me", token=carol)
+    check("carol's session ended at once (401)", status == 401, status)
+    status, problem, _ = login(server, "carol")
+    check("carol cannot sign in: 403 forbidden, saying to ask the operator", status == 403 and "operator" in problem.get("detail", ""), problem)
+
+    # Delete bob: the confirmation says what is lost; then his account and notes are gone.
+    page.locator("quire-admin .admin-user", has_text="bob").locator("button:has-text('Delete')").click()
+    text = page.locator("dialog.confirm").inner_text()
+    check("deleting asks first, saying what is lost and that it cannot be undone",
+          "cannot be undone" in text and "everything they stored" in text and "signed out" in text, text)
+    accessible(page, "the delete confirmation")
+    shot(page, "delete")
+    bob_id = call(server, "GET", "/api/v1/admin/users?q=bob", token=operator)[1]["items"][0]["accountId"]
+    page.locator("dialog.confirm button:has-text('Delete user')").click()
+    page.wait_for_function("() => ![...document.querySelectorAll('quire-admin .admin-user strong')].some(s => s.textContent === 'bob')")
+    check("bob is gone from the list", True)
+    status, _, _ = call(server, "GET", f"/api/v1/admin/users/{bob_id}", token=operator)
+    check("GET /admin/users/<bob> → 404", status == 404, status)
+    status, page_of, _ = call(server, "GET", "/api/v1/admin/users?q=bob", token=operator)
+    check("no user bob is found", status == 200 and page_of["items"] == [], page_of)
+    status, _, _ = login(server, "bob")
+    check("bob cannot sign in (401: no such account)", status == 401, status)
+    status, _, _ = call(server, "GET", "/api/v1/notes", token=bob)
+    check("bob's old token reads nothing (401)", status == 401, status)
+    status, jobs, _ = call(server, "GET", "/api/v1/admin/jobs?state=failed", token=operator)
+    check("bob's import job went with him", status == 200 and all(j["owner"] != bob_id for j in jobs["items"]), jobs)
+    # A new bob is a new person: nothing of the old one is his.
+    new_bob = sign_up(server, "bob", PASSWORD)
+    status, notes, _ = call(server, "GET", "/api/v1/notes", token=new_bob)
+    check("a new account named bob sees none of the old bob's notes", status == 200 and notes["items"] == [], notes)
+    log = open(server.log_path).read()
+    check("each admin action is logged with the operator's id",
+          re.search(r"operator=acc_\S+.*account disabled", log) is not None and re.search(r"operator=acc_\S+.*account deleted", log) is not None)
+    context.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(napkin_notes.ROOT, ".build", "debug", "quire"))
+    args = parser.parse_args()
+    binary = os.path.abspath(args.binary)
+    with tempfile.TemporaryDirectory(prefix="quire-web-admin-") as data:
+        # Mail goes to a port nothing listens on: sending fails with a logged error.
+        os.environ["QUIRE_SMTP_PORT"] = str(free_port())
+        server = napkin_notes.Server(binary, data, free_port(), CONFIG)
+        return webwalk.run(server, lambda browser: walk(browser, server, binary))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
