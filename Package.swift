@@ -122,7 +122,8 @@ let targets: [Target] = [
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),
-    plugin("Storage", "Storage", ["StorageAPI", "StorageSQLite", "StoragePostgres", "Bus", "PluginKit", "AppConfig", .lifecycle, .logging]),
+    plugin("Storage", "Storage", ["StorageAPI", "StorageSQLite", "StoragePostgres", "Bus", "PluginKit", "AppConfig", .lifecycle, .logging,
+                                  .crypto, .metrics]),  // crypto: backups' checksums; metrics: their counters on /metrics
     plugin("Storage", "StorageTestKit", ["StorageAPI"]),
     // The embedded default (GRDB): records in one SQLite file.
     plugin("Storage", "StorageSQLite", ["StorageAPI", "Bus", .grdb, .lifecycle, .logging]),

@@ -4,6 +4,7 @@ import ArgumentParser
 import Foundation
 import PluginCatalog
 import Storage
+import StorageAPI
 
 /// `quire backup` / `quire restore`: an app's storage to a directory and back (see StorageBackup).
 struct Backup: AsyncParsableCommand {
@@ -29,20 +30,122 @@ struct Backup: AsyncParsableCommand {
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Put a backup back into the storage the config names (stop the server first).",
-        discussion: "The records replace what is there (SQLite keeps the old file as <file>.before-restore); missing blobs are copied in.")
+        discussion: """
+            Every file is checked against the manifest's SHA-256 first; a damaged backup is refused, naming the file, and nothing \
+            is changed. Then the records replace what is there (SQLite keeps the old file as <file>.before-restore) and missing \
+            blobs are copied in. --from takes a backup folder, a destination folder (its newest backup is taken), or \
+            rclone:REMOTE:PATH (copied down first, with storage.backup.rclone_config or --rclone-config).
+            """)
 
     @Option(name: .long, help: "The app's YAML file.")
     var config: String
 
-    @Argument(help: "A directory `quire backup` wrote.")
-    var input: String
+    @Option(name: .long, help: "The backup: a folder, a folder of scheduled backups (the newest), or rclone:REMOTE:PATH.")
+    var from: String?
+
+    @Option(name: .long, help: "The rclone config file for an rclone: backup (default: storage.backup.rclone_config).")
+    var rcloneConfig: String?
+
+    @Argument(help: "A directory `quire backup` wrote (or use --from).")
+    var input: String?
 
     func run() async throws {
-        let input = self.input
-        try withStorage(config, tool: "quire restore") { storage, app, progress in
-            let blobs = try StorageBackup.restore(storage, appName: app, from: URL(fileURLWithPath: input), progress: progress)
-            print("restored \(app) from \(input): the records and \(blobs) blobs")
+        guard let source = from ?? input else {
+            FileHandle.standardError.write(Data("quire restore: say which backup: --from FOLDER or --from rclone:REMOTE:PATH.\n".utf8))
+            throw ExitCode(1)
         }
+        let rcloneConfig = self.rcloneConfig
+        try withStorage(config, tool: "quire restore") { storage, app, progress in
+            let (folder, cleanup) = try BackupSource.local(source, storage: storage, rcloneConfig: rcloneConfig, progress: progress)
+            defer { cleanup() }
+            let blobs = try StorageBackup.restore(storage, appName: app, from: folder, progress: progress)
+            print("restored \(app) from \(source)\(folder.path.hasSuffix(source) ? "" : " (\(folder.lastPathComponent))"): the records and \(blobs) blobs")
+        }
+    }
+}
+
+/// `quire migrate`: bring the storage's schema up to this build's, or say what that would do (`--plan`).
+struct Migrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Bring the database's schema up to this build's (as serve does at start), or with --plan only say what would change.",
+        discussion: """
+            SQLite: the database is copied to <file>.before-v<from>-to-v<to> (online backup API) before it is changed. \
+            PostgreSQL: refused without a quire backup from the last 24 hours unless storage.migrate_without_backup is true. \
+            A database written by a newer Quire is refused.
+            """)
+
+    @Option(name: .long, help: "The app's YAML file.")
+    var config: String
+
+    @Flag(name: .long, help: "Say what would change; change nothing.")
+    var plan = false
+
+    func run() async throws {
+        let planOnly = plan
+        try await withStorageAsync(config, tool: "quire migrate") { storage, app in
+            let before = try await StorageBackup.migrationPlan(storage, appName: app)
+            if planOnly || before.isNewer {
+                print(before.description)
+                if before.isNewer { throw StorageBackup.Failure(before.newerRefusal) }
+                return
+            }
+            guard !before.pending.isEmpty else {
+                print(before.description)
+                return
+            }
+            let snapshot = try await StorageBackup.migrate(storage, appName: app)
+            print("migrated \(before.database) from schema v\(before.current) to v\(before.latest)" + (snapshot.map { "; the database as it was is kept at \($0)" } ?? ""))
+        }
+    }
+}
+
+/// Where a restore reads its backup from: a local folder as it is, or an rclone remote copied down.
+enum BackupSource {
+    static func local(_ source: String, storage: StoragePlugin.Config, rcloneConfig: String?,
+                      progress: (String) -> Void) throws -> (URL, () -> Void) {
+        if source.hasPrefix("rclone:") {
+            guard let remote = Rclone.destination(source, configFile: rcloneConfig ?? storage.backup?.rcloneConfig) else { throw ExitCode(1) }
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-restore-\(UUID().uuidString)")
+            let cleanup = { _ = try? FileManager.default.removeItem(at: scratch) }
+            do {
+                let name = try remote.newestOrSelf()
+                progress("copying \(source)\(name.map { "/" + $0 } ?? "") down to \(scratch.path)")
+                try remote.download(name: name, to: scratch)
+            } catch {
+                cleanup()
+                throw error
+            }
+            return (scratch, cleanup)
+        }
+        let folder = URL(fileURLWithPath: source)
+        if !FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path),
+           let newest = BackupFiles.newest(in: folder) {
+            progress("\(source) holds scheduled backups; taking the newest, \(newest.lastPathComponent)")
+            return (newest, {})
+        }
+        return (folder, {})
+    }
+}
+
+/// ``withStorage`` for async work.
+private func withStorageAsync(_ file: String, tool: String,
+                              _ body: (StoragePlugin.Config, String) async throws -> Void) async throws {
+    let storage: StoragePlugin.Config
+    let app: String
+    do {
+        let config = try AppConfig.load(file: file, environment: ProcessInfo.processInfo.environment)
+        _ = try AppHost.validate(config, catalog: PluginCatalog.all)
+        guard let entry = config.plugins.first(where: { $0.id == "storage" }) else {
+            throw fail(tool, "\(file) has no storage plugin: there is no database to migrate.")
+        }
+        (storage, app) = (StoragePlugin.configure(entry.section), config.app)
+    } catch let error as ConfigError {
+        throw fail(tool, error.description)
+    }
+    do {
+        try await body(storage, app)
+    } catch {
+        throw fail(tool, "\(error)")
     }
 }
 

@@ -6,6 +6,7 @@ import CQuireSystem
 import Logging
 import PluginCatalog
 import PluginKit
+import Storage
 
 /// `quire`: serve an app, check a config, list the plugins compiled in.
 @main
@@ -13,7 +14,7 @@ struct Quire: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quire",
         abstract: "Quire: notes apps composed from plugins by a YAML file.",
-        subcommands: [Serve.self, ConfigCommand.self, Plugins.self, Export.self, Backup.self, Restore.self, AdminCommand.self, Deploy.self])
+        subcommands: [Serve.self, ConfigCommand.self, Plugins.self, Export.self, Backup.self, Restore.self, Migrate.self, AdminCommand.self, Deploy.self])
 }
 
 extension Serve {
@@ -41,6 +42,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         Self.limitMallocArenas()
+        StoragePlugin.runScheduledBackups()  // storage.backup runs in the server, not in tools that open the same app
         var logger = Logger(label: "quire") { LineLogHandler(label: $0, metadataProvider: AppHost.requestMetadata) }
         logger.logLevel = logLevel
         let environment = ProcessInfo.processInfo.environment

@@ -3,6 +3,7 @@ public import Foundation
 public import Logging
 import ServiceLifecycle
 public import StorageAPI
+import Synchronization
 
 /// Deletes blobs no record holds: at once when a write releases them, and in a periodic sweep for
 /// the ones a write never came for (an upload whose record write failed, a crash in between).
@@ -16,6 +17,9 @@ public final class BlobCollector: Sendable {
     let bus: (any MessageBus)?
     let grace: TimeInterval
     let logger: Logger
+    /// While a backup copies the records and then the blobs, deletions wait (``holdDeletions()``),
+    /// so that every blob the copied records hold is still there to copy.
+    private let held = Mutex<(holders: Int, waiting: [String])>((0, []))
 
     public init(holds: any BlobHolds, blobs: any BlobCollecting, bus: (any MessageBus)?, grace: TimeInterval, logger: Logger) {
         self.holds = holds
@@ -32,6 +36,12 @@ public final class BlobCollector: Sendable {
     @discardableResult
     public func collect(_ candidates: some Collection<String>, now: Date = Date(), retry: Bool = true) async -> [String] {
         guard !candidates.isEmpty else { return [] }
+        let deferred = held.withLock { state in
+            guard state.holders > 0 else { return false }
+            state.waiting += candidates
+            return true
+        }
+        if deferred { return [] }
         var deleted: [String] = []
         var waiting: [String] = []
         do {
@@ -56,6 +66,22 @@ public final class BlobCollector: Sendable {
             }
         }
         return deleted
+    }
+
+    /// Deletions wait from now until ``releaseDeletions()`` (a backup in progress).
+    public func holdDeletions() {
+        held.withLock { $0.holders += 1 }
+    }
+
+    /// Ends one ``holdDeletions()``; when none is left, the deletions that waited are made.
+    public func releaseDeletions() async {
+        let waiting = held.withLock { state -> [String] in
+            state.holders = max(0, state.holders - 1)
+            guard state.holders == 0 else { return [] }
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        if !waiting.isEmpty { await collect(waiting) }
     }
 
     /// Every blob put before the grace period and held by no record is deleted.

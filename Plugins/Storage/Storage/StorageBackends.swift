@@ -26,7 +26,8 @@ enum StorageBackends {
             return OpenedBackend(records: backend.store, blobs: try FileBlobStore(directory: config.blobs, maxBlobBytes: config.maxBlobBytes),
                                  services: backend.services, flush: { await backend.flush() }, close: { try backend.close() })
         case .postgres:
-            guard let settings = config.postgres else { throw StorageError.invalid("backend postgres needs a url.", field: "url") }
+            guard var settings = config.postgres else { throw StorageError.invalid("backend postgres needs a url.", field: "url") }
+            settings.requireBackupBeforeMigrating = !config.migrateWithoutBackup
             return try await openPostgres(settings, config: config, logger: logger)
         case .memory:
             logger.info("Storage: in memory; nothing is kept after the server stops")

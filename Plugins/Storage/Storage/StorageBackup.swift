@@ -1,5 +1,7 @@
+import Bus
 public import Foundation
-import StorageAPI
+import Logging
+public import StorageAPI
 import StoragePostgres
 import StorageSQLite
 
@@ -9,62 +11,76 @@ import StorageSQLite
 /// backup API, a consistent snapshot taken beside the running server; or `records.pgdump` from
 /// `pg_dump --format=custom`, one transaction's snapshot), and `blobs/` (the content-addressed
 /// files, copied after the records so that every blob the snapshot names is there unless it was
-/// deleted in between). It is written beside its name and renamed when complete.
+/// deleted in between — scheduled backups hold deletions meanwhile, see ``BackupScheduler``), and
+/// `manifest.json` with every file's SHA-256. It is written beside its name and renamed when complete.
 public enum StorageBackup {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
-        init(_ description: String) { self.description = description }
+        public init(_ description: String) { self.description = description }
     }
 
-    /// Writes a backup of `config`'s storage to `output` (a directory that must not exist).
-    public static func backup(_ config: StoragePlugin.Config, appName: String, to output: URL,
+    /// Writes a backup of `config`'s storage to `output` (a directory that must not exist): the
+    /// records, then the blobs (those `previous`, an earlier backup in the same place, already has
+    /// are hard-linked from it), then `manifest.json` with every file's SHA-256. It is written
+    /// beside its name and renamed when complete, so a folder with the name is a whole backup.
+    public static func backup(_ config: StoragePlugin.Config, appName: String, to output: URL, previous: URL? = nil,
                               progress: (String) -> Void) throws -> (records: String, blobs: Int) {
         guard !FileManager.default.fileExists(atPath: output.path) else {
             throw Failure("\(output.path) already exists; name a new directory.")
         }
         let partial = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).partial")
         try? FileManager.default.removeItem(at: partial)
-        try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
-        let records: String
-        switch config.backend {
-        case .sqlite:
-            let path = sqlitePath(config, appName: appName)
-            guard FileManager.default.fileExists(atPath: path) else { throw Failure("There is no database at \(path) to back up.") }
-            records = "records.sqlite"
-            progress("copying the records from \(path) (SQLite online backup)")
-            try SQLiteBackend.backup(path: path, to: partial.appendingPathComponent(records))
-        case .postgres:
-            guard let settings = config.postgres else { throw Failure("backend postgres needs a url.") }
-            records = "records.pgdump"
-            progress("copying the records from \(settings.description) (pg_dump)")
-            try PostgresBackup.dump(settings, to: partial.appendingPathComponent(records))
-        case .memory:
-            throw Failure("backend memory keeps nothing to back up.")
+        do {
+            try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
+        } catch {
+            throw Failure("Cannot create \(partial.path): \(error.localizedDescription); check that \(output.deletingLastPathComponent().path) exists and is writable.")
         }
-        let blobs = try copyBlobs(from: URL(fileURLWithPath: config.blobs), to: partial.appendingPathComponent("blobs"), progress: progress)
-        let manifest: [String: Any] = ["app": appName, "backend": config.backend.rawValue, "records": records, "blobs": blobs,
-                                       "createdAt": ISO8601DateFormatter().string(from: Date())]
-        try JSONSerialization.data(withJSONObject: manifest, options: [.sortedKeys, .prettyPrinted])
-            .write(to: partial.appendingPathComponent("manifest.json"))
-        try FileManager.default.moveItem(at: partial, to: output)
-        return (records, blobs)
+        do {
+            let records: String
+            switch config.backend {
+            case .sqlite:
+                let path = sqlitePath(config, appName: appName)
+                guard FileManager.default.fileExists(atPath: path) else { throw Failure("There is no database at \(path) to back up.") }
+                records = "records.sqlite"
+                progress("copying the records from \(path) (SQLite online backup)")
+                try SQLiteBackend.backup(path: path, to: partial.appendingPathComponent(records))
+            case .postgres:
+                guard let settings = config.postgres else { throw Failure("backend postgres needs a url.") }
+                records = "records.pgdump"
+                progress("copying the records from \(settings.description) (pg_dump)")
+                try PostgresBackup.dump(settings, to: partial.appendingPathComponent(records))
+            case .memory:
+                throw Failure("backend memory keeps nothing to back up.")
+            }
+            var files = try BackupFiles.addBlobs(from: URL(fileURLWithPath: config.blobs), to: partial, previous: previous, progress: progress)
+            let blobs = files.count
+            files[records] = try BackupFiles.sha256(of: partial.appendingPathComponent(records))
+            try BackupFiles.Manifest(app: appName, backend: config.backend.rawValue, records: records,
+                                     createdAt: ISO8601DateFormatter().string(from: Date()), blobs: blobs, files: files)
+                .write(to: partial)
+            try FileManager.default.moveItem(at: partial, to: output)
+            if config.backend == .postgres, let settings = config.postgres {
+                // Remembered in the database: a migration asks for a recent backup first.
+                try PostgresBackup.recordBackup(settings, location: output.path)
+            }
+            return (records, blobs)
+        } catch {
+            try? FileManager.default.removeItem(at: partial)
+            throw error
+        }
     }
 
-    /// Puts a backup back: the records replace what the storage holds now (SQLite: the old file is
-    /// kept beside it as `<file>.before-restore`); blobs missing from the blob folder are copied in.
-    /// Run it with the server stopped.
+    /// Puts a backup back, once every file it lists matches its checksum (a damaged backup is
+    /// refused, naming the file, before anything is touched): the records replace what the storage
+    /// holds now (SQLite: the old file is kept beside it as `<file>.before-restore`); blobs missing
+    /// from the blob folder are copied in. Run it with the server stopped.
     public static func restore(_ config: StoragePlugin.Config, appName: String, from input: URL,
                                progress: (String) -> Void) throws -> Int {
-        let manifestURL = input.appendingPathComponent("manifest.json")
-        guard let data = try? Data(contentsOf: manifestURL),
-              let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let backend = manifest["backend"] as? String, let records = manifest["records"] as? String else {
-            throw Failure("\(input.path) is not a Quire backup (no readable manifest.json).")
+        let manifest = try BackupFiles.verify(input, progress: progress)
+        guard manifest.backend == config.backend.rawValue else {
+            throw Failure("This backup is of a \(manifest.backend) database; the config's storage is \(config.backend.rawValue). Restore it with a \(manifest.backend) config.")
         }
-        guard backend == config.backend.rawValue else {
-            throw Failure("This backup is of a \(backend) database; the config's storage is \(config.backend.rawValue). Restore it with a \(backend) config.")
-        }
-        let file = input.appendingPathComponent(records)
+        let file = input.appendingPathComponent(manifest.records)
         switch config.backend {
         case .sqlite:
             let path = sqlitePath(config, appName: appName)
@@ -73,7 +89,9 @@ public enum StorageBackup {
         case .postgres:
             guard let settings = config.postgres else { throw Failure("backend postgres needs a url.") }
             progress("restoring the records into \(settings.description) (pg_restore)")
-            try PostgresBackup.restore(file, into: settings, scratch: input.appendingPathComponent(".restore-list"))
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-restore-list-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            try PostgresBackup.restore(file, into: settings, scratch: scratch)
         case .memory:
             throw Failure("backend memory keeps nothing to restore into.")
         }
@@ -104,5 +122,66 @@ public enum StorageBackup {
         }
         progress("\(count) blobs")
         return count
+    }
+}
+
+extension StorageBackup {
+    /// What opening the storage would do to its schema, changing nothing (`quire migrate --plan`).
+    public static func migrationPlan(_ config: StoragePlugin.Config, appName: String) async throws -> SchemaMigrationPlan {
+        do {
+            return try await plan(config, appName: appName)
+        } catch let error as StorageError {
+            throw Failure(error.message)
+        }
+    }
+
+    private static func plan(_ config: StoragePlugin.Config, appName: String) async throws -> SchemaMigrationPlan {
+        switch config.backend {
+        case .sqlite:
+            return try SQLiteRecordStore.migrationPlan(path: sqlitePath(config, appName: appName))
+        case .postgres:
+            return try await withPostgres(config) { try await $0.migrationPlan() }
+        case .memory:
+            throw Failure("backend memory has no schema to migrate.")
+        }
+    }
+
+    /// Brings the schema up to date as `quire serve` does at start (SQLite: a copy first, whose
+    /// path is answered; PostgreSQL: only with a recent backup, or `migrate_without_backup`).
+    public static func migrate(_ config: StoragePlugin.Config, appName: String) async throws -> String? {
+        do {
+            return try await upgrade(config, appName: appName)
+        } catch let error as StorageError {
+            throw Failure(error.message)
+        }
+    }
+
+    private static func upgrade(_ config: StoragePlugin.Config, appName: String) async throws -> String? {
+        switch config.backend {
+        case .sqlite:
+            let store = try SQLiteRecordStore(path: sqlitePath(config, appName: appName), durability: config.durability)
+            try store.close()
+            return store.upgradeSnapshot
+        case .postgres:
+            return try await withPostgres(config) { store in
+                try await store.prepare()
+                return nil
+            }
+        case .memory:
+            throw Failure("backend memory has no schema to migrate.")
+        }
+    }
+
+    private static func withPostgres<T: Sendable>(_ config: StoragePlugin.Config,
+                                                  _ body: @Sendable (PostgresRecordStore) async throws -> T) async throws -> T {
+        guard var settings = config.postgres else { throw Failure("backend postgres needs a url.") }
+        settings.requireBackupBeforeMigrating = !config.migrateWithoutBackup
+        settings.maxConnections = 2
+        var logger = Logger(label: "quire")
+        logger.logLevel = .warning
+        let store = PostgresRecordStore(settings: settings, logger: logger)
+        let pool = Task { await store.run() }
+        defer { pool.cancel() }
+        return try await body(store)
     }
 }

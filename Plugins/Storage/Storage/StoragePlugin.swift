@@ -31,6 +31,10 @@ public struct StoragePlugin: Plugin {
         /// Whether earlier versions are kept for collections that ask for them.
         public var history: Bool
         public var compactEvery: Duration
+        /// Scheduled backups (`backup:`), nil when the YAML has none.
+        public var backup: BackupSchedule?
+        /// PostgreSQL: migrate the schema even without a `quire backup` from the last day.
+        public var migrateWithoutBackup: Bool = false
     }
 
     public static let descriptor = PluginDescriptor(
@@ -53,6 +57,11 @@ public struct StoragePlugin: Plugin {
                                "How long deletes stay in the change log and earlier versions in history; a device away longer resyncs "
                                    + "(0: until the next compaction; for tests)"),
             SettingDescription("compact_seconds", "int 1...604800", default: "3600", "How often the change log is compacted"),
+            SettingDescription("backup", "{every: DURATION, keep: {last, hourly, daily, weekly, monthly}, to: [FOLDER | rclone:REMOTE:PATH], rclone_config: FILE}",
+                               "Backups taken while the server runs, every `every` (e.g. 24h), pruned by `keep` (default daily 7, weekly 4, monthly 6); "
+                                   + "see README \"Backups and upgrades\""),
+            SettingDescription("migrate_without_backup", "bool", default: "false",
+                               "PostgreSQL: let a newer Quire migrate the schema without a `quire backup` from the last 24 hours"),
             SettingDescription("history", "bool", default: "true",
                                "Keep earlier versions (note history, merging edits made offline); false: an edit on an older version is 412"),
         ])
@@ -74,18 +83,50 @@ public struct StoragePlugin: Plugin {
                 }
             }
         }
+        let sqlitePath = section.string("path", default: "") ?? ""
+        let blobs = section.string("blobs", default: "./data/blobs") ?? "./data/blobs"
+        let backup = section.contains("backup") ? backupSchedule(section.section("backup"), blobs: blobs, backend: backend) : nil
         return Config(
             backend: backend,
-            path: section.string("path", default: "") ?? "",
+            path: sqlitePath,
             postgres: postgres,
-            blobs: section.string("blobs", default: "./data/blobs") ?? "./data/blobs",
+            blobs: blobs,
             durability: SQLiteRecordStore.Durability(rawValue: section.choice("durability", ["normal", "full"], default: "normal")) ?? .normal,
             maxBlobBytes: section.int("max_blob_bytes", default: 64 << 20, in: 1...(1 << 30)),
             blobGrace: TimeInterval(section.int("blob_grace_seconds", default: 600, in: 0...86_400)),
             blobSweep: .seconds(60 * section.int("blob_sweep_minutes", default: 60, in: 1...10_080)),
             retention: TimeInterval(86_400 * section.int("retention_days", default: 90, in: 0...3650)),
             history: section.bool("history", default: true),
-            compactEvery: .seconds(section.int("compact_seconds", default: 3600, in: 1...604_800)))
+            compactEvery: .seconds(section.int("compact_seconds", default: 3600, in: 1...604_800)),
+            backup: backup,
+            migrateWithoutBackup: section.bool("migrate_without_backup", default: false))
+    }
+
+    /// Reads `backup: {every, keep, to, rclone_config}`.
+    static func backupSchedule(_ section: ConfigSection, blobs: String, backend: Config.Backend) -> BackupSchedule {
+        let every = section.duration("every", default: .seconds(86_400), in: .seconds(1) ... .seconds(366 * 86_400))
+        let keepSection = section.section("keep")
+        let defaults = BackupRetention()
+        let given = !keepSection.keys.isEmpty
+        let keep = BackupRetention(last: keepSection.int("last", default: 0, in: 0...10_000),
+                                   hourly: keepSection.int("hourly", default: 0, in: 0...10_000),
+                                   daily: keepSection.int("daily", default: given ? 0 : defaults.daily, in: 0...10_000),
+                                   weekly: keepSection.int("weekly", default: given ? 0 : defaults.weekly, in: 0...10_000),
+                                   monthly: keepSection.int("monthly", default: given ? 0 : defaults.monthly, in: 0...10_000))
+        let destinations = section.stringList("to", default: [])
+        if destinations.isEmpty {
+            section.report("to", "a backup needs somewhere to go: to: [./backups] (a folder) or to: [\"rclone:REMOTE:PATH\"]")
+        }
+        for destination in destinations where destination.hasPrefix("rclone:") && !destination.dropFirst(7).contains(":") {
+            section.report("to", "'\(destination)' names no rclone remote: write rclone:REMOTE:PATH (REMOTE as in the rclone config)")
+        }
+        let rcloneConfig = section.string("rclone_config")
+        if rcloneConfig == nil, destinations.contains(where: { $0.hasPrefix("rclone:") }) {
+            section.report("rclone_config", "an rclone destination needs the rclone config file: rclone_config: ./rclone.conf")
+        }
+        if backend == .memory { section.report(nil, "backend memory keeps nothing to back up; remove backup: or use sqlite or postgres") }
+        let staging = ((blobs as NSString).deletingLastPathComponent as NSString).appendingPathComponent("backup-staging")
+        return BackupSchedule(every: every, keep: keep, destinations: destinations, rcloneConfig: rcloneConfig, staging: staging)
     }
 
     public let records: any RecordStore & BlobHolds & RecordSearching & ChangeLogCompacting
@@ -103,6 +144,14 @@ public struct StoragePlugin: Plugin {
     private let logger: Logger
     /// Set once the plugin is on a bus (deleted blobs are announced there).
     private let collectorBox = CollectorBox()
+    /// The scheduled backups (`backup:`), nil when there are none.
+    public let backups: BackupScheduler?
+    /// Whether this process takes the scheduled backups: `quire serve` does (``runScheduledBackups()``);
+    /// a tool that opens the same app (`quire export`, workers) does not.
+    private static let scheduledBackups = Atomic(false)
+
+    /// Called by `quire serve` before it builds the app: its storage plugin runs `backup:`.
+    public static func runScheduledBackups() { scheduledBackups.store(true, ordering: .relaxed) }
 
     public init(config: Config, context: PluginContext) async throws {
         let backend = try await StorageBackends.open(config, appName: context.appName, logger: context.logger)
@@ -117,6 +166,10 @@ public struct StoragePlugin: Plugin {
         compactEvery = config.compactEvery
         keepHistory = config.history
         logger = context.logger
+        let collectors = collectorBox
+        backups = config.backup.map {
+            BackupScheduler(schedule: $0, storage: config, appName: context.appName, logger: context.logger, collectors: collectors)
+        }
     }
 
     /// A plugin over given stores (tests, tools).
@@ -133,6 +186,7 @@ public struct StoragePlugin: Plugin {
         self.compactEvery = .seconds(3600)
         self.keepHistory = true
         self.logger = logger
+        self.backups = nil
     }
 
     public var services: [any Service] {
@@ -140,6 +194,7 @@ public struct StoragePlugin: Plugin {
         var services: [any Service] = [closer] + backendServices
         if let collector = collectorBox.collector { services.append(BlobSweepService(collector: collector, interval: sweepInterval)) }
         services.append(CompactionService(store: records, retention: retention, interval: compactEvery, logger: logger))
+        if let backups, Self.scheduledBackups.load(ordering: .relaxed) { services.append(BackupService(scheduler: backups, clock: { Date() })) }
         return services
     }
 
@@ -166,6 +221,8 @@ public struct StoragePlugin: Plugin {
             await flush()
             return Empty()
         }
+        let backups = self.backups
+        try bus.handle(GetBackupDetail.self) { _, _ in backups?.status ?? BackupStatus(enabled: false) }
     }
 
     /// Answers every storage request on `bus` from the given stores; with a collector, blobs a

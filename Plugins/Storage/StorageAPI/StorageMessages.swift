@@ -162,6 +162,6 @@ public struct FlushStorage: BusRequest {
 public enum StorageMessages {
     public static let all: [any BusMessage.Type] = [
         DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self, ReadHistory.self, RecordsChanged.self, SearchRecords.self, QuerySpatial.self, GetStorageUsage.self,
-        PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, ReleaseBlobs.self, BlobDeleted.self, FlushStorage.self,
+        PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, ReleaseBlobs.self, BlobDeleted.self, FlushStorage.self, GetBackupDetail.self,
     ]
 }

@@ -62,3 +62,15 @@ public enum PostgresBackup {
         return printed
     }
 }
+
+extension PostgresBackup {
+    /// Notes in the database that a backup was taken now (`quire_backups`): a migration of the
+    /// schema asks for a recent one first (see ``PostgresRecordStore/prepare()``).
+    public static func recordBackup(_ settings: PostgresRecordStore.Settings, location: String) throws {
+        let schema = PostgresSQL.identifier(settings.schema)
+        let place = location.replacingOccurrences(of: "'", with: "''")
+        try runTool("psql", settings, ["--quiet", "--set=ON_ERROR_STOP=1", "--command=SET search_path TO \(schema); "
+            + "CREATE TABLE IF NOT EXISTS quire_backups (taken_at timestamptz NOT NULL DEFAULT now(), location text NOT NULL); "
+            + "INSERT INTO quire_backups (location) VALUES ('\(place)')"])
+    }
+}

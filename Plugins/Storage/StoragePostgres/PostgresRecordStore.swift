@@ -25,6 +25,9 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         /// The schema Quire's tables live in (`public` unless the URL says `?search_path=`).
         public var schema: String
         public var maxConnections: Int
+        /// Refuse to migrate an existing schema without a `quire backup` from the last 24 hours
+        /// (`quire_backups`); `storage.migrate_without_backup: true` turns it off.
+        public var requireBackupBeforeMigrating = true
 
         public enum TLSMode: String, Sendable { case disable, prefer, require }
 
@@ -142,6 +145,47 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         }
     }
 
+    /// What ``prepare()`` would do with the versions `applied`.
+    static func plan(applied: Set<Int>, database: String) -> SchemaMigrationPlan {
+        let known = PostgresMigrations.all
+        let pending = known.filter { !applied.contains($0.version) }
+        return SchemaMigrationPlan(database: database, current: applied.max() ?? 0, latest: known.map(\.version).max() ?? 0,
+                                   pending: pending.map { "v\($0.version): \($0.name)" },
+                                   unknown: applied.subtracting(known.map(\.version)).sorted().map { "v\($0)" },
+                                   safeguard: pending.isEmpty || applied.isEmpty ? nil
+                                       : "Before that, a quire backup from the last 24 hours is required (or storage.migrate_without_backup: true).")
+    }
+
+    /// Whether `quire backup` recorded a backup in the last 24 hours.
+    static func recentBackup(_ connection: PostgresConnection, logger: Logger) async throws -> Bool {
+        for try await exists in try await connection.query("SELECT to_regclass('quire_backups') IS NOT NULL", logger: logger).decode(Bool.self) where !exists {
+            return false
+        }
+        for try await count in try await connection.query("SELECT count(*) FROM quire_backups WHERE taken_at > now() - interval '24 hours'", logger: logger)
+            .decode(Int.self) {
+            return count > 0
+        }
+        return false
+    }
+
+    /// What ``prepare()`` would do to the schema, read without changing anything (`quire migrate --plan`).
+    /// Call once ``run()`` is under way.
+    public func migrationPlan() async throws(StorageError) -> SchemaMigrationPlan {
+        let logger = self.logger
+        let database = settings.description
+        let applied = try await transaction(gated: false) { connection in
+            var applied: Set<Int> = []
+            for try await exists in try await connection.query("SELECT to_regclass('quire_migrations') IS NOT NULL", logger: logger).decode(Bool.self) where !exists {
+                return applied
+            }
+            for try await version in try await connection.query("SELECT version FROM quire_migrations", logger: logger).decode(Int.self) {
+                applied.insert(version)
+            }
+            return applied
+        }
+        return Self.plan(applied: applied, database: database)
+    }
+
     /// Brings the schema up to date (each migration once, whichever node gets there first), reads
     /// the declared collections and applies the declarations that waited; from then on requests are
     /// served. Call once ``run()`` is under way.
@@ -151,6 +195,7 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
         // are the database's, and two schemas migrating at once would both try to.
         let key = PostgresMigrations.lockKey
         let logger = self.logger
+        let settings = self.settings
         let texts = try await transaction(gated: false) { connection in
             if schema != "public" { try await connection.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(PostgresSQL.identifier(schema))"), logger: logger) }
             try await connection.query("SELECT pg_advisory_xact_lock(\(key))", logger: logger)
@@ -159,6 +204,14 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             var applied: Set<Int> = []
             for try await version in try await connection.query("SELECT version FROM quire_migrations", logger: logger).decode(Int.self) {
                 applied.insert(version)
+            }
+            let plan = Self.plan(applied: applied, database: settings.description)
+            if plan.isNewer { throw StorageError(.conflict, plan.newerRefusal) }
+            if !plan.pending.isEmpty, plan.current > 0, settings.requireBackupBeforeMigrating,
+               try await !Self.recentBackup(connection, logger: logger) {
+                throw StorageError(.conflict, "The PostgreSQL database \(settings.description) is at schema v\(plan.current) and this Quire would migrate it to "
+                                   + "v\(plan.latest), but no quire backup was taken in the last 24 hours; run quire backup --config FILE DIR first "
+                                   + "(it is remembered in the database), or set storage.migrate_without_backup: true to migrate without one.")
             }
             for migration in PostgresMigrations.all where !applied.contains(migration.version) {
                 for statement in migration.statements {

@@ -14,6 +14,10 @@ public struct SQLiteBackend: Sendable {
 
     public init(path: String, durability: SQLiteRecordStore.Durability, logger: Logger) throws(StorageError) {
         store = try SQLiteRecordStore(path: path, durability: durability)
+        if let snapshot = store.upgradeSnapshot {
+            logger.notice("storage: the database's schema was upgraded; the database as it was before is kept at \(snapshot) (restore it with quire restore if this version is rolled back)",
+                          metadata: ["path": "\(path)"])
+        }
         checkpoints = SQLiteCheckpoints(store: store, logger: logger)
     }
 
@@ -52,6 +56,8 @@ public struct SQLiteBackend: Sendable {
             try copy.close()
             try current.close()
         }
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty { try manager.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         var readOnly = Configuration()
         readOnly.readonly = true
         let source = try DatabaseQueue(path: file.path, configuration: readOnly)

@@ -40,8 +40,12 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
     private let checkpointer = Checkpointer()
     static let backstopCheckpointPages = 10_000
     private let searchTuning: SQLiteSearchTuning
+    /// Where the database was copied before this build migrated its schema, when it did.
+    public let upgradeSnapshot: String?
 
-    /// Opens (or creates) the database at `path` and brings its schema up to date.
+    /// Opens (or creates) the database at `path` and brings its schema up to date. Before a
+    /// migration changes an existing database, it is copied with SQLite's online backup API to
+    /// `<path>.before-v<from>-to-v<to>`; a database a newer Quire wrote is refused.
     public convenience init(path: String, durability: Durability = .normal,
                             searchTuning: SQLiteSearchTuning = SQLiteSearchTuning()) throws(StorageError) {
         let directory = (path as NSString).deletingLastPathComponent
@@ -52,6 +56,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
                 throw StorageError.unavailable("Cannot create the directory '\(directory)' for the database: \(error.localizedDescription)")
             }
         }
+        let snapshot = try Self.snapshotBeforeMigrating(path: path)
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.prepareDatabase { db in
@@ -74,7 +79,8 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
             }
         }
         do {
-            try self.init(writer: DatabasePool(path: path, configuration: configuration), searchTuning: searchTuning, checkpointPath: path)
+            try self.init(writer: DatabasePool(path: path, configuration: configuration), searchTuning: searchTuning, checkpointPath: path,
+                          upgradeSnapshot: snapshot)
         } catch let error as StorageError {
             throw error
         } catch {
@@ -84,10 +90,18 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
 
     /// A store over any GRDB writer; tests may pass a `DatabaseQueue()` in memory.
     public init(writer: any DatabaseWriter, searchTuning: SQLiteSearchTuning = SQLiteSearchTuning(),
-                checkpointPath: String? = nil) throws(StorageError) {
+                checkpointPath: String? = nil, upgradeSnapshot: String? = nil) throws(StorageError) {
         self.writer = writer
         self.checkpointPath = checkpointPath
         self.searchTuning = searchTuning
+        self.upgradeSnapshot = upgradeSnapshot
+        let plan: SchemaMigrationPlan
+        do {
+            plan = try writer.read { db in try Self.plan(db, database: checkpointPath ?? "the database") }
+        } catch {
+            throw StorageError.unavailable("Cannot read the database's schema version: \(error)")
+        }
+        if plan.isNewer { throw StorageError(.conflict, plan.newerRefusal) }
         do {
             try Self.migrator.migrate(writer)
             let schemas = try writer.read { db in try String.fetchAll(db, sql: "SELECT schema FROM collections") }
@@ -127,6 +141,71 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         checkpointer.close()
         if let pool = writer as? DatabasePool { try pool.close() }
         if let queue = writer as? DatabaseQueue { try queue.close() }
+    }
+
+    // MARK: Schema versions
+
+    /// A migration's version: the number in its identifier ("v5: …" is 5).
+    static func version(_ identifier: String) -> Int {
+        Int(identifier.dropFirst().prefix { $0.isNumber }) ?? 0
+    }
+
+    static func plan(_ db: Database, database: String) throws -> SchemaMigrationPlan {
+        let migrator = Self.migrator
+        let applied = try migrator.appliedIdentifiers(db)
+        let known = migrator.migrations
+        let current = applied.map(Self.version).max() ?? 0
+        let latest = known.map(Self.version).max() ?? 0
+        let pending = known.filter { !applied.contains($0) }
+        return SchemaMigrationPlan(database: database, current: current, latest: latest, pending: pending,
+                                   unknown: applied.filter { !known.contains($0) }.sorted(),
+                                   safeguard: pending.isEmpty || applied.isEmpty ? nil
+                                       : "Before that, the database is copied (SQLite online backup) to \(database).before-v\(current)-to-v\(latest).")
+    }
+
+    /// What opening the database at `path` would do to its schema, read without changing anything.
+    public static func migrationPlan(path: String) throws(StorageError) -> SchemaMigrationPlan {
+        guard FileManager.default.fileExists(atPath: path) else {
+            let known = migrator.migrations
+            return SchemaMigrationPlan(database: path, current: 0, latest: known.map(Self.version).max() ?? 0, pending: known, unknown: [], safeguard: nil)
+        }
+        do {
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            let queue = try DatabaseQueue(path: path, configuration: readOnly)
+            defer { try? queue.close() }
+            return try queue.read { db in try plan(db, database: path) }
+        } catch {
+            throw StorageError.unavailable("Cannot read the schema version of '\(path)': \(error). Check the path and its permissions.")
+        }
+    }
+
+    /// Copies the database at `path` to `<path>.before-v<from>-to-v<to>` (SQLite's online backup API)
+    /// when this build is about to migrate it; answers the copy's path. A copy already there (an
+    /// earlier attempt at the same upgrade) is kept: it is the older one. Refuses a newer database.
+    static func snapshotBeforeMigrating(path: String) throws(StorageError) -> String? {
+        let plan = try migrationPlan(path: path)
+        if plan.isNewer { throw StorageError(.conflict, plan.newerRefusal) }
+        guard !plan.pending.isEmpty, plan.current > 0 else { return nil }
+        let snapshot = "\(path).before-v\(plan.current)-to-v\(plan.latest)"
+        if FileManager.default.fileExists(atPath: snapshot) { return snapshot }
+        let partial = snapshot + ".partial"
+        do {
+            try? FileManager.default.removeItem(atPath: partial)
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            let source = try DatabaseQueue(path: path, configuration: readOnly)
+            let copy = try DatabaseQueue(path: partial)
+            try source.backup(to: copy)
+            try copy.close()
+            try source.close()
+            try FileManager.default.moveItem(atPath: partial, toPath: snapshot)
+        } catch {
+            try? FileManager.default.removeItem(atPath: partial)
+            throw StorageError.unavailable("Cannot copy '\(path)' to \(snapshot) before upgrading its schema (\(error)); "
+                                           + "nothing was changed. Free some disk space or make the folder writable, then start again.")
+        }
+        return snapshot
     }
 
     static var migrator: DatabaseMigrator {
