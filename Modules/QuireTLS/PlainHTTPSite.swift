@@ -27,8 +27,12 @@ public struct PlainHTTPSite: HTTPResponder {
     static let challengePrefix = "/.well-known/acme-challenge/"
 
     public func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
-        let path = request.uri.path
-        let isRead = request.method == .get || request.method == .head
+        answer(method: request.method, path: request.uri.path, query: request.uri.query, authority: request.head.authority)
+    }
+
+    /// The answer to a request for `path` and `query` that named `authority` (its Host).
+    func answer(method: HTTPRequest.Method, path: String, query: String?, authority: String?) -> Response {
+        let isRead = method == .get || method == .head
         if isRead, path.hasPrefix(Self.challengePrefix) {
             let token = String(path.dropFirst(Self.challengePrefix.count))
             guard let answer = challenges.lookup(token: token) else {
@@ -36,7 +40,7 @@ public struct PlainHTTPSite: HTTPResponder {
             }
             return Self.text(.ok, answer)
         }
-        let host = Self.host(of: request.head.authority) ?? fallbackHost
+        let host = Self.host(of: authority) ?? fallbackHost
         if let localCA, isRead {
             if path == "/" {
                 return setupPage(host: host, caReadable: (try? localCA.caCertificateDER()) != nil)
@@ -50,7 +54,7 @@ public struct PlainHTTPSite: HTTPResponder {
                                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: der)))
             }
         }
-        return Response(status: .permanentRedirect, headers: [.location: httpsAddress(host: host) + Self.pathAndQuery(path: request.uri.path, query: request.uri.query)])
+        return Response(status: .permanentRedirect, headers: [.location: httpsAddress(host: host) + Self.pathAndQuery(path: path, query: query)])
     }
 
     /// `https://host[:port]` (the port left out when it is 443).
