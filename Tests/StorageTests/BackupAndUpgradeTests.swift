@@ -1,0 +1,146 @@
+import Foundation
+import GRDB
+@testable import Storage
+import StorageAPI
+@testable import StorageSQLite
+import Testing
+
+/// Retention (restic's `forget --keep-*` rules over a fake clock: backup names are their times),
+/// a damaged backup refused by name, and SQLite upgrades: a database of an older schema copied
+/// before it is migrated (the copy holds exactly the old database), a newer one refused.
+@Suite("Backups and upgrades")
+struct BackupAndUpgradeTests {
+    static func folder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("quire-backup-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    @Test("names are UTC times and back")
+    func names() throws {
+        let date = Date(timeIntervalSince1970: 1_738_367_999)  // 2025-01-31 23:59:59 UTC
+        #expect(BackupFiles.name(for: date) == "2025-01-31T235959Z")
+        #expect(BackupFiles.date(ofName: "2025-01-31T235959Z") == date)
+        #expect(BackupFiles.date(ofName: "2025-02-30T000000Z") == nil)
+        #expect(BackupFiles.date(ofName: "notes") == nil)
+    }
+
+    @Test("retention keeps the newest of each of the last days, weeks and months, and the last N")
+    func retention() {
+        // Backups at 06:00 and 18:00 every day of 2025 up to Sunday 16 March, then three today.
+        var names: [String] = []
+        let start = Date(timeIntervalSince1970: 1_735_689_600)  // 2025-01-01 00:00 UTC
+        for day in 0..<75 {
+            for hour in [6, 18] { names.append(BackupFiles.name(for: start.addingTimeInterval(Double(day * 86_400 + hour * 3600)))) }
+        }
+        let kept = BackupRetention(last: 2, daily: 3, weekly: 2, monthly: 3).keep(names)
+        #expect(kept == [
+            "2025-03-16T180000Z", "2025-03-16T060000Z",  // last 2
+            "2025-03-15T180000Z", "2025-03-14T180000Z",  // daily 3 (with the 16th)
+            "2025-03-09T180000Z",  // weekly 2: the week before's Sunday (with this week's newest)
+            "2025-02-28T180000Z", "2025-01-31T180000Z",  // monthly 3: the last of February and of January (with March's)
+        ])
+        #expect(BackupRetention(last: 0, daily: 0, weekly: 0, monthly: 0).keep(names) == ["2025-03-16T180000Z"], "the newest always stays")
+        #expect(BackupRetention().keep(["junk", "2025-03-16T180000Z"]).contains("junk"), "what is not a backup's name is never deleted")
+    }
+
+    @Test("a backup's checksums are checked, and a damaged file is named")
+    func damagedBackupRefused() throws {
+        let root = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        let store = try SQLiteRecordStore(path: data.appendingPathComponent("app.sqlite").path)
+        try store.close()
+        let blob = Data("a photo".utf8)
+        let sha = BlobRef.of(blob).sha256
+        let blobs = data.appendingPathComponent("blobs/\(sha.prefix(2))")
+        try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true)
+        try blob.write(to: blobs.appendingPathComponent(sha))
+        let config = StoragePlugin.Config(backend: .sqlite, path: data.appendingPathComponent("app.sqlite").path, postgres: nil,
+                                          blobs: data.appendingPathComponent("blobs").path, durability: .normal, maxBlobBytes: 1 << 20,
+                                          blobGrace: 0, blobSweep: .seconds(60), retention: 0, history: true, compactEvery: .seconds(60))
+        let first = root.appendingPathComponent("b1")
+        _ = try StorageBackup.backup(config, appName: "app", to: first) { _ in }
+        let second = root.appendingPathComponent("b2")
+        _ = try StorageBackup.backup(config, appName: "app", to: second, previous: first) { _ in }
+        let key = "blobs/\(sha.prefix(2))/\(sha)"
+        let inode = { (url: URL) in try FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(key).path)[.systemFileNumber] as? Int }
+        #expect(try inode(first) == inode(second), "an unchanged blob is hard-linked from the backup before")
+        _ = try BackupFiles.verify(second) { _ in }
+        // Damage a copy (not the shared, hard-linked file).
+        let damaged = root.appendingPathComponent("damaged")
+        try FileManager.default.copyItem(at: second, to: damaged)
+        try FileManager.default.removeItem(at: damaged.appendingPathComponent(key))
+        try Data("a photX".utf8).write(to: damaged.appendingPathComponent(key))
+        #expect {
+            try BackupFiles.verify(damaged) { _ in }
+        } throws: { error in
+            "\(error)".contains(key) && "\(error)".contains("damaged")
+        }
+    }
+
+    @Test("an older schema is copied before it is migrated; the copy is the old database, row for row")
+    func snapshotBeforeMigrating() throws {
+        let root = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let path = root.appendingPathComponent("old.sqlite").path
+        // A database as the version before v5 left it, with a record in it.
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try SQLiteRecordStore.migrator.migrate(queue, upTo: "v4: spatial indexes")
+            try queue.write { db in
+                try db.execute(sql: "INSERT INTO records VALUES ('notes', 'n1', 'acc_1', 1, 1.0, 1.0, '{\"title\":\"kept\"}')")
+            }
+            try queue.close()
+        }
+        let original = try Self.dump(path)
+        let plan = try SQLiteRecordStore.migrationPlan(path: path)
+        #expect(plan.current == 4 && plan.latest == 5 && plan.pending.count == 1 && !plan.isNewer)
+        #expect(try Self.dump(path) == original, "--plan changes nothing")
+        let store = try SQLiteRecordStore(path: path)
+        try store.close()
+        let snapshot = try #require(store.upgradeSnapshot)
+        #expect(snapshot == path + ".before-v4-to-v5")
+        #expect(try Self.dump(snapshot) == original, "the copy holds the database as it was before the upgrade")
+        #expect(try Self.dump(path) != original, "and the database itself was upgraded")
+        #expect(try SQLiteRecordStore.migrationPlan(path: path).pending.isEmpty)
+    }
+
+    @Test("a database written by a newer Quire is refused, saying so")
+    func newerRefused() throws {
+        let root = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let path = root.appendingPathComponent("new.sqlite").path
+        try SQLiteRecordStore(path: path).close()
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v99: from the future')") }
+            try queue.close()
+        }
+        #expect {
+            try SQLiteRecordStore(path: path)
+        } throws: { error in
+            "\(error)".contains("newer Quire") && "\(error)".contains("v99: from the future")
+        }
+        #expect(!FileManager.default.fileExists(atPath: path + ".before-v99-to-v5"))
+    }
+
+    /// Every table's rows as SQL text, in a fixed order (what `.dump` shows, header fields aside).
+    static func dump(_ path: String) throws -> String {
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        let queue = try DatabaseQueue(path: path, configuration: readOnly)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            var text = ""
+            let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            for table in tables {
+                let schema = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [table]) ?? ""
+                text += schema + "\n"
+                let rows = try Row.fetchAll(db, sql: "SELECT * FROM \"\(table)\"").map(\.description).sorted()
+                text += rows.joined(separator: "\n") + "\n"
+            }
+            return text
+        }
+    }
+}
