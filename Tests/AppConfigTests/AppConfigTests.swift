@@ -42,7 +42,7 @@ struct AppConfigTests {
             """)
         let error = try #require(throws: ConfigError.self) { try config.reader.finish() }
         #expect(error.diagnostics.count == 1)
-        #expect(error.description == "app.yaml:2:28: server.prot: unknown key; expected one of: host, max_body_bytes, metrics_token, port, trusted_proxies")
+        #expect(error.description == "app.yaml:2:28: server.prot: unknown key; expected one of: host, http_port, max_body_bytes, metrics_token, port, tls, trusted_proxies")
     }
 
     @Test("wrong types and out-of-range values are reported at the value")
