@@ -8,7 +8,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import HummingbirdHTTP2
 import NIOCore
-import QuireTLS
+public import QuireTLS
 public import Logging
 public import PluginKit
 import SafeFetch
@@ -242,9 +242,6 @@ public struct AppHost: Sendable {
     @discardableResult
     public static func validate(_ config: AppConfig, catalog: [PluginFactory]) throws(ConfigError) -> [ConfiguredPlugin] {
         let configured = PluginGraph.resolve(config, catalog: catalog)
-        try config.reader.finish()
-        return configured
-    }
         if let tls = config.server.tls, let cert = tls.certFile, let key = tls.keyFile {
             for problem in TLSFiles.check(certFile: cert, keyFile: key) {
                 let (location, path) = problem.file == .certificate ? (tls.certFileLocation, "server.tls.cert_file")
@@ -252,6 +249,9 @@ public struct AppHost: Sendable {
                 config.reader.report(location, path, problem.message)
             }
         }
+        try config.reader.finish()
+        return configured
+    }
 
     /// How often a live (WebSocket) connection is pinged; one that does not answer is closed.
     public static let heartbeat: Duration = .seconds(25)
@@ -260,19 +260,19 @@ public struct AppHost: Sendable {
     public func application(onServerRunning: @escaping @Sendable (String) async -> Void = { _ in })
         -> some ApplicationProtocol
     {
-        let logger = self.logger
-        let app = config.app
-    {
         application(https: nil, onServerRunning: onServerRunning)
     }
 
     /// The HTTP application, over HTTPS (HTTP/2 and HTTP/1.1 by ALPN) when `https` is given.
     func application(https: HTTPSSetup?, onServerRunning: @escaping @Sendable (String) async -> Void)
         -> some ApplicationProtocol
+    {
+        let logger = self.logger
+        let app = config.app
+        let server = config.server
         return Application(
             responder: responder,
             // Malformed HTTP (a bad chunk size, an oversized URL or header) gets a problem document too.
-        let server = config.server
             server: HTTPServerBuilder { [live] responder in
                 let http1 = UpgradableServer(inner: HTTP1WebSocketUpgradeChannel(
                     responder: responder,
@@ -283,20 +283,20 @@ public struct AppHost: Sendable {
                               let handler = live[String(path)] else { return .dontUpgrade }
                         return .upgrade([:], handler)
                     }))
-            },
-            configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: "Quire"),
-            services: plugins.flatMap(\.services),
                 guard let https else { return http1 }
                 return SecureServer(certificates: https.certificates, http1: http1,
                                     http2: HTTP2Channel(responder: responder, configuration: .init(idleTimeout: .seconds(300))))
+            },
+            configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: "Quire"),
+            services: plugins.flatMap(\.services),
             onServerRunning: { channel in
                 let scheme = https == nil ? "http" : "https"
                 let address = channel.localAddress.map { "\(scheme)://\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
                 logger.info("Quire is serving", metadata: ["app": "\(app)", "address": "\(address)"])
+                if let https { https.announce(server: server, port: channel.localAddress?.port ?? server.port, logger: logger) }
                 await onServerRunning(address)
             },
             logger: logger)
-                if let https { https.announce(server: server, port: channel.localAddress?.port ?? server.port, logger: logger) }
     }
 
     /// Runs the plugins' services without the HTTP server while `body` runs, then shuts them down
@@ -321,23 +321,26 @@ public struct AppHost: Sendable {
     }
 
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
-    public func run(onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
-        let group = ServiceGroup(configuration: .init(
-            services: services + [application(https: https, onServerRunning: onServerRunning)],
     /// With `server.tls`, serves HTTPS (the certificate checked every minute and on SIGHUP) and,
-    /// with `server.http_port`, plain HTTP that redirects to it.
+    /// with `server.http_port`, plain HTTP that redirects to it and answers ACME HTTP-01
+    /// challenges from `acmeChallenges` (an ACME client fills it, and writes the certificate it
+    /// gets to `cert_file`/`key_file`).
     /// - Throws: ``PluginSetupError`` when the certificate cannot be loaded or issued.
-            gracefulShutdownSignals: [.sigterm, .sigint],
+    public func run(acmeChallenges: ACMEChallengeStore = ACMEChallengeStore(),
+                    onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
         var services: [any Service] = []
         var https: HTTPSSetup?
         if let tls = config.server.tls {
-            let setup = try HTTPSSetup.prepare(tls, server: config.server, logger: logger)
+            let setup = try HTTPSSetup.prepare(tls, server: config.server, challenges: acmeChallenges, logger: logger)
             services.append(setup.certificates.watcher())
             if let httpPort = config.server.httpPort {
                 services.append(setup.plainHTTP(server: config.server, port: httpPort, httpsPort: config.server.port, logger: logger))
             }
             https = setup
         }
+        let group = ServiceGroup(configuration: .init(
+            services: services + [application(https: https, onServerRunning: onServerRunning)],
+            gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()
     }

@@ -75,7 +75,7 @@ struct HTTPSSetup: Sendable {
 
     /// Loads (or, with the local CA, issues) the certificate.
     /// - Throws: ``PluginSetupError`` saying what to fix.
-    static func prepare(_ tls: AppConfig.TLS, server: AppConfig.Server, logger: Logger) throws -> HTTPSSetup {
+    static func prepare(_ tls: AppConfig.TLS, server: AppConfig.Server, challenges: ACMEChallengeStore, logger: Logger) throws -> HTTPSSetup {
         var tlsLogger = logger
         tlsLogger[metadataKey: "component"] = "tls"
         let localCA = tls.localCA ? LocalCA(directory: tls.directory) : nil
@@ -88,7 +88,7 @@ struct HTTPSSetup: Sendable {
             throw PluginSetupError("server.tls: give cert_file and key_file, or local_ca: true")
         }
         do {
-            return HTTPSSetup(certificates: try TLSCertificates(source: source, logger: tlsLogger), localCA: localCA, challenges: ACMEChallengeStore())
+            return HTTPSSetup(certificates: try TLSCertificates(source: source, logger: tlsLogger), localCA: localCA, challenges: challenges)
         } catch let error as TLSSetupError {
             throw PluginSetupError(error.description)
         }
@@ -100,7 +100,9 @@ struct HTTPSSetup: Sendable {
                                  challenges: challenges, localCA: localCA)
         return Application(responder: site, configuration: .init(address: .hostname(server.host, port: port), serverName: "Quire"),
                            onServerRunning: { channel in
-                               logger.info("Quire redirects plain HTTP to HTTPS", metadata: [
+                               logger.info(localCA == nil ? "Quire redirects plain HTTP to HTTPS"
+                                                          : "Quire shows the phone setup page (the CA, a QR code) on plain HTTP; other paths redirect to HTTPS",
+                                           metadata: [
                                    "address": "http://\(channel.localAddress?.ipAddress ?? "?"):\(channel.localAddress?.port ?? 0)"])
                            },
                            logger: logger)

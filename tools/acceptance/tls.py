@@ -340,12 +340,17 @@ def in_chromium(binary, work):
             browser = playwright.chromium.launch(executable_path=shutil.which("chromium") or "/usr/bin/chromium",
                                                  args=["--no-sandbox", f"--ignore-certificate-errors-spki-list={spki}"])
             page = browser.new_context(permissions=["geolocation"], geolocation={"latitude": 48.8584, "longitude": 2.2945}).new_page()
+            console = []
+            page.on("console", lambda message: console.append(message.text))
+            page.on("pageerror", lambda error: console.append(str(error)))
             page.goto(f"https://{address}:{server.port}/", wait_until="load")
             check(f"Chromium opens https://{address}:{server.port}/ as a secure context", page.evaluate("window.isSecureContext") is True)
+            protocol = page.evaluate("performance.getEntriesByType('navigation')[0].nextHopProtocol")
+            check("…over HTTP/2", protocol == "h2", protocol)
             scope = page.evaluate("""() => Promise.race([
                 navigator.serviceWorker.ready.then(r => r.scope),
-                new Promise(resolve => setTimeout(() => resolve(null), 10000))])""")
-            check("…the service worker registers", scope == f"https://{address}:{server.port}/", scope)
+                new Promise(resolve => setTimeout(() => resolve(null), 30000))])""")
+            check("…the service worker registers", scope == f"https://{address}:{server.port}/", f"{scope}; console: {console[-5:]}")
             position = page.evaluate("""() => new Promise(resolve => navigator.geolocation.getCurrentPosition(
                 p => resolve([p.coords.latitude, p.coords.longitude]), e => resolve(String(e.message)), {timeout: 10000}))""")
             check("…geolocation answers (permission granted)", position == [48.8584, 2.2945], position)
