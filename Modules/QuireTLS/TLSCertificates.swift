@@ -80,6 +80,11 @@ public enum TLSFiles {
         let chain = try NIOSSLCertificate.fromPEMBytes(certPEM)
         guard !chain.isEmpty else { throw TLSSetupError("no certificate in the file") }
         let key = try NIOSSLPrivateKey(bytes: keyPEM, format: .pem)
+        // BoringSSL takes a key of another certificate here and fails every handshake later.
+        if let parsed = try? Certificate.PrivateKey(pemEncoded: String(decoding: keyPEM, as: UTF8.self)),
+           let leaf = try? Certificate(derEncoded: try chain[0].toDERBytes()), parsed.publicKey != leaf.publicKey {
+            throw TLSSetupError("the key does not match the certificate")
+        }
         var configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
         configuration.applicationProtocols = ["h2", "http/1.1"]
         return try NIOSSLContext(configuration: configuration)
