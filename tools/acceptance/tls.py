@@ -343,7 +343,7 @@ def in_chromium(binary, work):
             console = []
             page.on("console", lambda message: console.append(message.text))
             page.on("pageerror", lambda error: console.append(str(error)))
-            page.goto(f"https://{address}:{server.port}/", wait_until="load")
+            page.goto(f"https://{address}:{server.port}/", wait_until="load", timeout=60_000)
             check(f"Chromium opens https://{address}:{server.port}/ as a secure context", page.evaluate("window.isSecureContext") is True)
             protocol = page.evaluate("performance.getEntriesByType('navigation')[0].nextHopProtocol")
             check("…over HTTP/2", protocol == "h2", protocol)
@@ -354,7 +354,7 @@ def in_chromium(binary, work):
             position = page.evaluate("""() => new Promise(resolve => navigator.geolocation.getCurrentPosition(
                 p => resolve([p.coords.latitude, p.coords.longitude]), e => resolve(String(e.message)), {timeout: 10000}))""")
             check("…geolocation answers (permission granted)", position == [48.8584, 2.2945], position)
-            page.goto(f"http://{address}:{server.http_port}/", wait_until="load")
+            page.goto(f"http://{address}:{server.http_port}/", wait_until="load", timeout=60_000)
             check("…the plain-HTTP setup page shows the QR code", page.locator(".qr svg").count() == 1)
             browser.close()
     finally:
