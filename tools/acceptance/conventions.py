@@ -13,8 +13,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 OAUTH = {"access_token", "refresh_token", "expires_in", "token_type", "id_token"}
 OLD_ENVELOPES = {"collections", "entries", "hits", "links", "photos", "notebooks", "next_cursor"}
 CAMEL = re.compile(r"^[a-z][a-zA-Z0-9]*$")
-# Members whose keys are the client's own data, not the API's names.
-FREE_FORM = {"resource", "highlights", "labels"}
+# Members whose keys are the client's own data, not the API's names (the operator's API: a log
+# line's fields as the log writes them, records deleted by collection name).
+FREE_FORM = {"resource", "highlights", "labels", "fields", "collections"}
 
 _codes = None
 

@@ -6,7 +6,8 @@ sees a failed import job (storage refused a note mid-way, so the import failed w
 recent error with its request id, disables a user (who then cannot sign in, and whose session
 ends) and deletes one (their account and notes gone, checked through
 the API). A non-operator gets 404 from every admin route, the manifest does not list them, and
-the client shows no Admin link. axe-core checks each screen; screenshots go to
+the client shows no Admin link. Every admin answer is checked against its schema in
+docs/openapi.yaml. axe-core checks each screen; screenshots go to
 docs/screenshots/admin-*.png.
 
     python3 tools/acceptance/web_admin.py --binary .build/debug/quire
@@ -43,6 +44,22 @@ ADMIN_ROUTES = [("GET", "/api/v1/admin/me"), ("GET", "/api/v1/admin/users"), ("G
                 ("DELETE", "/api/v1/admin/users/acc_x"), ("GET", "/api/v1/admin/storage"), ("GET", "/api/v1/admin/jobs"),
                 ("GET", "/api/v1/admin/health"), ("GET", "/api/v1/admin/logs"), ("GET", "/api/v1/admin/backups"),
                 ("PUT", "/api/v1/admin/users"), ("GET", "/api/v1/admin/users?nonsense=1")]
+
+
+def spec_mismatches(server, token, method, path, template):
+    """Whether the 200 a route answers is what docs/openapi.yaml says of it: its status and what
+    its schema refuses (empty when it conforms)."""
+    import jsonschema
+    import yaml
+    with open(os.path.join(napkin_notes.ROOT, "docs", "openapi.yaml")) as handle:
+        spec = yaml.safe_load(handle)
+    schema = spec["paths"][template][method.lower()]["responses"]["200"]["content"]["application/json"]["schema"]
+    status, body, _ = call(server, method, path, token=token)
+    if status != 200:
+        return [f"{method} {path} → {status}: {body}"]
+    validator = jsonschema.Draft202012Validator({**schema, "components": spec["components"]},
+                                                format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    return [f"{method} {path}: {'/'.join(map(str, error.absolute_path))}: {error.message[:200]}" for error in validator.iter_errors(body)]
 
 
 def shot(page, name):
@@ -165,6 +182,14 @@ def walk(browser, server, binary):
     check("backups say 'Not configured'", "Not configured" in backups_text, backups_text)
     shot(page, "health")
 
+    # What the operator's API answers is what docs/openapi.yaml says it answers.
+    for path, template in (("/api/v1/admin/me", None), ("/api/v1/admin/users", None), ("/api/v1/admin/users?q=bob&limit=1", "/api/v1/admin/users"),
+                           (f"/api/v1/admin/users/{bob_id}", "/api/v1/admin/users/{id}"), ("/api/v1/admin/storage", None),
+                           ("/api/v1/admin/jobs", None), ("/api/v1/admin/jobs?state=failed", "/api/v1/admin/jobs"), ("/api/v1/admin/health", None),
+                           ("/api/v1/admin/logs", None), ("/api/v1/admin/backups", None)):
+        wrong = spec_mismatches(server, operator, "GET", path, template or path)
+        check(f"GET {path.replace(bob_id, '<bob>')} answers what docs/openapi.yaml says", not wrong, wrong[:3])
+
     # Disable carol: she is signed out and cannot sign in.
     page.locator("quire-admin .admin-user", has_text="carol").locator("button:has-text('Disable')").click()
     dialog = page.locator("dialog.confirm")
@@ -201,6 +226,15 @@ def walk(browser, server, binary):
     new_bob = sign_up(server, "bob", PASSWORD)
     status, notes, _ = call(server, "GET", "/api/v1/notes", token=new_bob)
     check("a new account named bob sees none of the old bob's notes", status == 200 and notes["items"] == [], notes)
+    # Enable carol and delete the new bob through the API: the answers are as documented.
+    carol_id = call(server, "GET", "/api/v1/admin/users?q=carol", token=operator)[1]["items"][0]["accountId"]
+    wrong = spec_mismatches(server, operator, "POST", f"/api/v1/admin/users/{carol_id}/enable", "/api/v1/admin/users/{id}/enable")
+    check("POST /admin/users/<carol>/enable answers what docs/openapi.yaml says", not wrong, wrong[:3])
+    status, _, _ = login(server, "carol")
+    check("carol, enabled again, signs in", status == 200, status)
+    new_bob_id = call(server, "GET", "/api/v1/auth/me", token=new_bob)[1]["accountId"]
+    wrong = spec_mismatches(server, operator, "DELETE", f"/api/v1/admin/users/{new_bob_id}", "/api/v1/admin/users/{id}")
+    check("DELETE /admin/users/<the new bob> answers what docs/openapi.yaml says", not wrong, wrong[:3])
     log = open(server.log_path).read()
     check("each admin action is logged with the operator's id",
           re.search(r"operator=acc_\S+.*account disabled", log) is not None and re.search(r"operator=acc_\S+.*account deleted", log) is not None)
