@@ -56,7 +56,7 @@ struct PluginGraphTests {
     @Test("an unknown plugin is refused at its key, listing the ones compiled in")
     func unknownPlugin() throws {
         #expect(try errors("app: a\nplugins:\n  storage: {}\n  telepathy: {}\n") == [
-            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: album, auth, device-monitor, drawing, geo, mail, media, notebooks, notes, quotas, reminders, share-link, storage, sync, vocabulary, web",
+            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: admin, album, auth, device-monitor, drawing, geo, mail, media, notebooks, notes, quotas, reminders, share-link, storage, sync, vocabulary, web",
         ])
     }
 
@@ -88,7 +88,7 @@ struct PluginGraphTests {
             """)
         #expect(found == [
             "app.yaml:3:23: plugins.storage.backend: expected one of sqlite, postgres, memory, found \"floppy\"",
-            "app.yaml:3:31: plugins.storage.pth: unknown key; expected one of: backend, blob_grace_seconds, blob_sweep_minutes, blobs, compact_seconds, durability, history, max_blob_bytes, max_connections, path, retention_days, url",
+            "app.yaml:3:31: plugins.storage.pth: unknown key; expected one of: backend, blob_grace_seconds, blob_sweep_minutes, blobs, compact_seconds, durability, history, max_blob_bytes, max_connections, migrate_without_backup, path, retention_days, url",
             "app.yaml:4:24: plugins.auth.bcrypt_cost: expected a whole number between 4 and 16, found 99",
             "app.yaml:4:46: plugins.auth.access_token_ttl: expected a duration such as 30s, 15m, 12h or 7d, found \"forever\"",
             "app.yaml:7:23: plugins.notes.time_zone: unknown time zone \"Mars/Olympus\"; use an IANA name such as Europe/Paris",
