@@ -169,13 +169,17 @@ def list_keeps_its_place(page, server):
     last = page.locator("ol.notes li.note a.open").last
     last.scroll_into_view_if_needed()
     before = page.evaluate("scrollY")
+    opened = last.get_attribute("href")
     last.click()
     page.wait_for_selector("note-editor #note-title")
     page.click("text=‹ Notes")
     page.wait_for_selector("ol.notes li.note >> nth=20")
-    after = page.evaluate("scrollY")
-    check("coming back from a note, the list is where it was left (not at the top)",
-          before > 200 and abs(after - before) < 60, (before, after))
+    # The row the person opened is on the screen again (the header may have grown or shrunk by a
+    # notice meanwhile, so the offset itself may differ a little).
+    seen = page.evaluate("""href => { const box = document.querySelector(`a.open[href="${href}"]`)?.getBoundingClientRect();
+        return box ? [box.top, box.bottom, innerHeight, scrollY] : null; }""", opened)
+    check("coming back from a note, the list is where it was left: the note opened is in view, not the top",
+          before > 200 and seen is not None and seen[0] >= 0 and seen[1] <= seen[2] and seen[3] > 200, (before, seen))
 
 
 def two_phones(browser, server, username):
@@ -233,13 +237,33 @@ def two_phones(browser, server, username):
     settled(a, 20_000)
     notice = a.locator(".notice.replaced")
     shown = eventually(a, "() => document.querySelector('.notice.replaced')?.textContent.includes('written online on B')")
-    check("the phone whose edit replaced another's is told what it replaced, in view",
-          shown and notice.is_visible() and notice.bounding_box()["y"] < 844, a.inner_text("header")[:300])
+    # In view and usable: its sentence readable (not squeezed to a column) and its button the
+    # element a finger on it reaches.
+    layout = a.evaluate("""() => {
+        const notice = document.querySelector('.notice.replaced'), text = notice?.querySelector('p');
+        const button = [...(notice?.querySelectorAll('button') ?? [])].find(b => b.textContent === 'Bring it back');
+        if (!notice || !text || !button) return null;
+        const box = button.getBoundingClientRect();
+        const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+        return {textWidth: text.getBoundingClientRect().width, reachable: hit === button || button.contains(hit),
+                bottom: box.bottom, height: innerHeight};
+    }""")
+    check("the phone whose edit replaced another's is told what it replaced, in view, readable, its button reachable",
+          shown and layout is not None and layout["textWidth"] > 200 and layout["reachable"] and layout["bottom"] <= layout["height"],
+          (layout, a.inner_text("header")[:300]))
     a.screenshot(path=os.path.join(ROOT, ".build", "no-lost-work-conflict.png"))
+    a.reload()
+    check("…and the notice, with its way back, is still there after a reload",
+          eventually(a, "() => document.querySelector('.notice.replaced')?.textContent.includes('written online on B')"),
+          a.inner_text("header")[:300])
     notice.get_by_role("button", name="Bring it back").click()
     settled(a)
     check("…and brings it back in one tap", (note_on_server(server, token, note_id) or {}).get("text") == "written online on B",
           note_on_server(server, token, note_id))
+    a.reload()
+    a.wait_for_selector("note-editor #note-text")
+    a.wait_for_timeout(500)
+    check("an answered notice does not come back after a reload", not a.is_visible(".notice.replaced"), a.inner_text("header")[:300])
     versions = call(server, "GET", f"/api/v1/notes/{note_id}/history?limit=50", token=token)[1]["items"]
     check("the server's history holds both texts", {"written offline on A", "written online on B"} <= {v["text"] for v in versions},
           [v["text"] for v in versions])

@@ -113,6 +113,8 @@ class QuireApp extends HTMLElement {
       this.notice(`Reminder: ${title}`, "reminder");
     });
     await this.sync.start();
+    // What was replaced is said until the user answers, across reloads: the way back stays.
+    for (const kept of this.keptReplaced()) this.replacedNotice(kept, false);
     if (this.plugin("admin")) {
       const { isOperator } = await import("./screen-admin.js");
       this.operator = await isOperator(this.api);
@@ -140,9 +142,15 @@ class QuireApp extends HTMLElement {
    * An edit of this device was merged into another device's newer one and replaced what that one
    * had written: say what, and offer to bring it back in one tap (an edit like any other, so it
    * works offline too; the server keeps both in the record's history).
-   * @param {{write: import("./outbox.js").Write, replaced: Record<string, any>, record: any}} detail
+   * Kept in `localStorage` until answered, so a reload does not take the way back away.
+   * @param {{write: {method: string, path: string, kind: string, id: string}, replaced: Record<string, any>, record: any}} detail
+   * @param {boolean} [keep]  false when shown again from what was kept
    */
-  replacedNotice({ write, replaced, record }) {
+  replacedNotice({ write, replaced, record }, keep = true) {
+    const kept = { write: { method: write.method, path: write.path, kind: write.kind, id: write.id }, replaced,
+      record: { version: record?.version }, key: `${write.path} ${JSON.stringify(replaced)}` };
+    if (keep) this.keepReplaced([...this.keptReplaced(), kept].slice(-5));
+    const answered = () => this.keepReplaced(this.keptReplaced().filter((k) => k.key !== kept.key));
     const names = { title: "title", text: "text", date: "date", category: "category", word: "word", definition: "definition",
       definitions: "definitions", example: "example", note: "note", notes: "notes", tags: "tags", name: "name" };
     const said = Object.entries(replaced).map(([field, value]) => {
@@ -152,10 +160,33 @@ class QuireApp extends HTMLElement {
     const text = `Another device had changed this too; your edit replaced ${said.join(" and ")}.`;
     const sync = this.sync;
     this.notice(text, "replaced", write.method === "PATCH" && sync ? { label: "Bring it back", run: () => {
+      answered();
       sync.write({ method: "PATCH", path: write.path, body: replaced, kind: write.kind, id: write.id,
         baseVersion: typeof record?.version === "number" ? record.version : undefined });
       announce("Brought back.");
-    } } : undefined);
+    } } : undefined, answered);
+  }
+
+  /** Replaced values not yet answered, for this account. @returns {Array<any>} */
+  keptReplaced() {
+    try {
+      const all = JSON.parse(localStorage.getItem("quire.replaced") ?? "{}");
+      const mine = all?.[this.api.session?.accountId ?? ""];
+      return Array.isArray(mine) ? mine : [];
+    } catch {
+      return [];
+    }
+  }
+
+  /** @param {Array<any>} list */
+  keepReplaced(list) {
+    try {
+      const all = JSON.parse(localStorage.getItem("quire.replaced") ?? "{}") ?? {};
+      all[this.api.session?.accountId ?? ""] = list;
+      localStorage.setItem("quire.replaced", JSON.stringify(all));
+    } catch {
+      // Storage full or refused: the notice is still shown now.
+    }
   }
 
   /** @param {string} hash */
@@ -248,6 +279,7 @@ class QuireApp extends HTMLElement {
     this.sync = null;
     await sync?.forget().catch(() => {});
     for (const key of Object.keys(localStorage)) if (key.startsWith("quire.draft.")) localStorage.removeItem(key);
+    this.keepReplaced([]);
     this.notices.replaceChildren();
     await this.api.signOut().catch((error) => { if (error instanceof ApiError) this.notice(error.message); });
   }

@@ -6,6 +6,7 @@ import { ApiError } from "./api.js";
 import { ordered } from "./merge.js";
 import { categoryCounts, filterNotes, localDateTime, reminderInstant } from "./notes-filter.js";
 import { localId } from "./outbox.js";
+import { FollowedForm } from "./follow.js";
 import { announce, askText, confirmAction, h, imageURL, readableDate, today, whereAmI } from "./ui.js";
 import "./drawing-pad.js";
 
@@ -305,18 +306,10 @@ export class NoteEditor extends HTMLElement {
     super();
     /** @type {Context | undefined} */
     this.context = undefined;
-    /** What was typed and not yet queued, by field. @type {Record<string, string | null>} */
-    this.pendingEdit = {};
-    /** The note's version each field's value on screen came from: an edit is based on what the
-     * user saw (If-Match), so the server can say what it replaced. @type {Record<string, number>} */
-    this.base = {};
-    /** Fields this phone typed in since they last followed another device. @type {Set<string>} */
-    this.typed = new Set();
-    /** @type {Record<string, HTMLInputElement | HTMLTextAreaElement>} */
-    this.inputs = {};
     /** The form, once the note was found. @type {HTMLElement | null} */
     this.form = null;
-    this.timer = 0;
+    /** Its fields: typing kept, sent based on what was shown, following other devices. @type {FollowedForm | null} */
+    this.followed = null;
   }
 
   /** @param {Context} context @param {string} id */
@@ -324,16 +317,12 @@ export class NoteEditor extends HTMLElement {
     this.context = context;
     this.noteId = id;
     this.onChange = () => this.refresh();
-    // A reload or a closed tab in the middle of typing: queued now, and kept as a draft until then.
-    this.onHide = () => this.flush();
     context.sync.addEventListener("change", this.onChange);
-    window.addEventListener("pagehide", this.onHide);
     this.render();
   }
 
   disconnectedCallback() {
-    this.flush();
-    window.removeEventListener("pagehide", /** @type {() => void} */ (this.onHide));
+    this.followed?.dispose();
     if (this.onChange) this.context?.sync.removeEventListener("change", this.onChange);
   }
 
@@ -347,16 +336,8 @@ export class NoteEditor extends HTMLElement {
     return /** @type {Context} */ (this.context).sync.resolve(/** @type {string} */ (this.noteId));
   }
 
-  /** Where typing not yet queued is kept, so a reload loses none of it. */
-  draftKey() {
-    return `quire.draft.${KIND}/${this.currentId()}`;
-  }
-
-  /**
-   * Follows the note as other devices change it. A field being typed in keeps what is typed (its
-   * edit is sent based on the version the user saw, so the server merges and says what it
-   * replaced); any other field shows the note as it is now, and one this phone had typed says so.
-   */
+  /** Follows the note as other devices change it (see FollowedForm); a note deleted elsewhere
+   * closes with a word. */
   refresh() {
     const note = this.note();
     if (!note) {
@@ -370,43 +351,9 @@ export class NoteEditor extends HTMLElement {
       this.render();
       return;
     }
-    for (const [name, input] of Object.entries(this.inputs)) {
-      const value = fieldValue(note, name);
-      if (input.value === value) {
-        this.base[name] = note.version;
-      } else if (!(name in /** @type {Record<string, any>} */ (this.pendingEdit))) {
-        const mine = input.value;
-        const caret = document.activeElement === input ? input.selectionStart : null;
-        input.value = value;
-        if (caret !== null && input.type !== "date") input.setSelectionRange(Math.min(caret, value.length), Math.min(caret, value.length));
-        this.base[name] = note.version;
-        if (this.typed.delete(name)) this.sayReplaced(name, mine);
-      }
-    }
+    this.followed?.follow(note);
     const photo = this.querySelector(".photo");
     if (photo && photo.getAttribute("data-photo") !== this.photoKey(note)) this.renderPhoto(note);
-  }
-
-  /**
-   * Another device's edit replaced what this phone had typed: said under the field, with the
-   * phone's text one tap away.
-   * @param {string} name @param {string} mine
-   */
-  sayReplaced(name, mine) {
-    const input = this.inputs[name];
-    const id = `note-${name}-replaced`;
-    this.querySelector(`#${id}`)?.remove();
-    const shown = mine.length > 120 ? `${mine.slice(0, 119)}…` : mine;
-    const line = h("div", { id, class: "replaced-line", role: "status" },
-      h("p", {}, `Changed on another device. Yours was “${shown || "(empty)"}”.`),
-      h("button", { type: "button", class: "secondary", onclick: () => {
-        line.remove();
-        input.value = mine;
-        this.edit(name, mine);
-        this.flush();
-        announce("Your text is back.");
-      } }, "Bring back mine"));
-    input.after(line);
   }
 
   /** @param {any} note */
@@ -423,13 +370,17 @@ export class NoteEditor extends HTMLElement {
         h("a", { href: "#/notes", class: "button" }, "Back to the notes")));
       return;
     }
-    this.inputs = {};
+    this.followed?.dispose();
+    const followed = new FollowedForm({ sync: context.sync, record: () => this.note(), key: () => `${KIND}/${this.currentId()}`,
+      send: (body, baseVersion) => {
+        const now = this.note();
+        return now ? context.sync.write({ method: "PATCH", path: `${NOTES}/${now.id}`, body, kind: KIND, id: now.id, baseVersion }) : Promise.resolve();
+      } });
+    this.followed = followed;
     const field = (/** @type {string} */ name, /** @type {string} */ label, /** @type {HTMLInputElement | HTMLTextAreaElement} */ input) => {
       input.id = `note-${name}`;
-      input.value = fieldValue(note, name);
-      this.inputs[name] = input;
-      this.base[name] = note.version;
-      input.addEventListener("input", () => this.edit(name, input.value));
+      followed.field(name, input, { value: (record) => fieldValue(record, name),
+        parse: name === "category" ? (text) => text.trim() || null : undefined });
       return [h("label", { for: input.id }, label), input];
     };
     const photo = h("div", { class: "photo" });
@@ -455,29 +406,7 @@ export class NoteEditor extends HTMLElement {
       h("button", { type: "button", class: "danger", onclick: () => this.remove_() }, "Delete note"));
     this.replaceChildren(this.form);
     this.renderPhoto(note);
-    this.restoreDraft();
-  }
-
-  /** Typing a reload interrupted before it was queued: back in the fields, and queued now. */
-  restoreDraft() {
-    for (const key of new Set([`quire.draft.${KIND}/${this.noteId}`, this.draftKey()])) {
-      /** @type {Record<string, string | null> | null} */
-      let draft = null;
-      try {
-        draft = JSON.parse(localStorage.getItem(key) ?? "null");
-      } catch {
-        draft = null;
-      }
-      localStorage.removeItem(key);
-      if (!draft || typeof draft !== "object") continue;
-      for (const [name, value] of Object.entries(draft)) {
-        const input = this.inputs[name];
-        if (!input) continue;
-        input.value = value ?? "";
-        this.edit(name, input.value);
-      }
-    }
-    if (Object.keys(/** @type {Record<string, any>} */ (this.pendingEdit)).length) this.flush();
+    followed.restoreDraft([`${KIND}/${this.noteId}`]);
   }
 
   /** Only the photo: the fields around it (and what is being typed in them) stay as they are. @param {any} note */
@@ -569,7 +498,7 @@ export class NoteEditor extends HTMLElement {
   /** Sends the note (text and photo) to an address, through the app's mail server. */
   async email() {
     const context = /** @type {Context} */ (this.context);
-    this.flush();
+    this.followed?.flush();
     const to = await askText({ title: "Email this note", label: "To (an email address)", id: "email-to", action: "Send",
       required: "Type the address to send it to.", maxlength: 254 });
     const note = this.note();
@@ -593,46 +522,9 @@ export class NoteEditor extends HTMLElement {
     }
   }
 
-  /** @param {string} name @param {string} value */
-  edit(name, value) {
-    /** @type {Record<string, string | null>} */ (this.pendingEdit)[name] = name === "category" ? (value.trim() || null) : value;
-    this.typed.add(name);
-    this.querySelector(`#note-${name}-replaced`)?.remove();
-    const context = /** @type {Context} */ (this.context);
-    context.sync.draft(`${KIND}/${this.currentId()}`, true);
-    try {
-      localStorage.setItem(this.draftKey(), JSON.stringify(this.pendingEdit));
-    } catch {
-      // Storage full or refused: the edit is still queued after the pause.
-    }
-    clearTimeout(this.timer);
-    this.timer = window.setTimeout(() => this.flush(), 500);
-  }
-
-  /** Queues what was typed, based on the version each field showed; the indicator says "Saving"
-   * until the write is queued, then counts it. The draft is dropped once IndexedDB holds the write. */
-  flush() {
-    clearTimeout(this.timer);
-    const context = this.context;
-    if (!context) return;
-    const body = this.pendingEdit ?? {};
-    this.pendingEdit = {};
-    const note = this.note();
-    const draftKey = this.draftKey();
-    if (Object.keys(body).length && note) {
-      const bases = Object.keys(body).map((name) => this.base?.[name] ?? note.version);
-      const baseVersion = Math.min(note.version, ...bases) || undefined;
-      context.sync.write({ method: "PATCH", path: `${NOTES}/${note.id}`, body, kind: KIND, id: note.id, baseVersion })
-        .then(() => { if (!Object.keys(this.pendingEdit ?? {}).length) localStorage.removeItem(draftKey); });
-    } else {
-      localStorage.removeItem(draftKey);
-    }
-    context.sync.draft(`${KIND}/${this.currentId()}`, false);
-  }
-
   /** Keeps what is being typed: it is queued first, and only the photo is drawn again. @param {File} file */
   async attachPhoto(file) {
-    this.flush();
+    this.followed?.flush();
     const note = this.note();
     if (!note) return;
     await /** @type {Context} */ (this.context).sync.write({ method: "PUT", path: `${NOTES}/${note.id}/photo`, body: file,
@@ -666,9 +558,7 @@ export class NoteEditor extends HTMLElement {
     if (!note) return;
     if (!(await confirmAction(`Delete “${note.title || "Title"}”? This cannot be undone.`, "Delete"))) return;
     const context = /** @type {Context} */ (this.context);
-    this.pendingEdit = {};
-    localStorage.removeItem(this.draftKey());
-    context.sync.draft(`${KIND}/${this.currentId()}`, false);
+    this.followed?.discard();
     await context.sync.write({ method: "DELETE", path: `${NOTES}/${note.id}`, kind: KIND, id: note.id });
     announce("Note deleted.");
     context.go("#/notes");

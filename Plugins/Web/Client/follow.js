@@ -1,0 +1,200 @@
+// @ts-check
+/**
+ * A form over one synced record that never loses or hides what a person did, shared by every
+ * screen that edits a record's text fields (a note, a photo's notes, a word).
+ *
+ * - Typing is queued after a pause (or at once on `flush()`), and kept meanwhile as a draft in
+ *   `localStorage`, queued on `pagehide`: a reload in the middle of a word keeps it.
+ * - The form follows the record as other devices change it, except the fields being typed in.
+ * - An edit is sent with the version each of its fields showed (If-Match), so the server merges
+ *   it into newer changes and answers what it `replaced` (the app says so, with "Bring it back").
+ * - A field this phone typed in that another device then changed says so under the field,
+ *   quoting what this phone had, with "Bring back mine".
+ */
+import { announce, h } from "./ui.js";
+
+/**
+ * @typedef {object} FieldOptions
+ * @property {(record: any) => string} [value]   the field's text as its input shows it (default: `record[name]` as a string)
+ * @property {(text: string) => any} [parse]      what to send for the input's text (default: the text)
+ */
+
+/**
+ * @typedef {object} FollowOptions
+ * @property {import("./sync.js").Sync} sync
+ * @property {() => any} record   the record as the device shows it now (undefined when gone)
+ * @property {() => string} key   `kind/id` of the record, as the server knows it once it does
+ * @property {(body: Record<string, any>, baseVersion: number | undefined) => Promise<unknown>} send  queues the edit
+ * @property {number} [pause]    milliseconds of no typing before an edit is queued (500)
+ */
+
+export class FollowedForm {
+  /** @param {FollowOptions} options */
+  constructor(options) {
+    this.options = options;
+    /** @type {Map<string, {input: HTMLInputElement | HTMLTextAreaElement, value: (record: any) => string, parse: (text: string) => any}>} */
+    this.fields = new Map();
+    /** What was typed and not yet queued, by field. @type {Record<string, any>} */
+    this.pending = {};
+    /** The record's version each field's text came from. @type {Record<string, number>} */
+    this.base = {};
+    /** Fields this phone typed in since they last followed another device. @type {Set<string>} */
+    this.typed = new Set();
+    this.timer = 0;
+    this.onHide = () => this.flush();
+    window.addEventListener("pagehide", this.onHide);
+  }
+
+  /** Stops listening; what is typed is queued first. */
+  dispose() {
+    this.flush();
+    window.removeEventListener("pagehide", this.onHide);
+  }
+
+  /**
+   * Takes an input as the editor of one field of the record, filled from it.
+   * @param {string} name @param {HTMLInputElement | HTMLTextAreaElement} input @param {FieldOptions} [options]
+   */
+  field(name, input, options = {}) {
+    const value = options.value ?? ((/** @type {any} */ record) => String(record?.[name] ?? ""));
+    const parse = options.parse ?? ((/** @type {string} */ text) => text);
+    this.fields.set(name, { input, value, parse });
+    const record = this.options.record();
+    if (record) {
+      input.value = value(record);
+      this.base[name] = record.version;
+    }
+    input.addEventListener("input", () => this.edit(name));
+    return input;
+  }
+
+  /** Where typing not yet queued is kept. */
+  draftKey() {
+    return `quire.draft.${this.options.key()}`;
+  }
+
+  /** Whether anything typed waits for the pause. */
+  get dirty() {
+    return Object.keys(this.pending).length > 0;
+  }
+
+  /** A field was typed in. @param {string} name */
+  edit(name) {
+    const field = this.fields.get(name);
+    if (!field) return;
+    this.pending[name] = field.parse(field.input.value);
+    this.typed.add(name);
+    field.input.parentElement?.querySelector(`[data-replaced="${name}"]`)?.remove();
+    this.options.sync.draft(this.options.key(), true);
+    try {
+      localStorage.setItem(this.draftKey(), JSON.stringify(this.texts()));
+    } catch {
+      // Storage full or refused: the edit is still queued after the pause.
+    }
+    clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => this.flush(), this.options.pause ?? 500);
+  }
+
+  /** The typed texts waiting, by field (what a draft keeps). */
+  texts() {
+    /** @type {Record<string, string>} */
+    const texts = {};
+    for (const name of Object.keys(this.pending)) {
+      const field = this.fields.get(name);
+      if (field) texts[name] = field.input.value;
+    }
+    return texts;
+  }
+
+  /** Queues what was typed, based on the version each field showed; the draft goes once the
+   * outbox holds it. */
+  flush() {
+    clearTimeout(this.timer);
+    const body = this.pending;
+    this.pending = {};
+    const record = this.options.record();
+    const key = this.options.key();
+    const draftKey = this.draftKey();
+    if (Object.keys(body).length && record) {
+      const bases = Object.keys(body).map((name) => this.base[name] ?? record.version);
+      const baseVersion = Math.min(record.version, ...bases) || undefined;
+      this.options.send(body, baseVersion).then(() => { if (!this.dirty) localStorage.removeItem(draftKey); }, () => {});
+    } else if (!Object.keys(body).length) {
+      localStorage.removeItem(draftKey);
+    }
+    this.options.sync.draft(key, false);
+  }
+
+  /** Typing a reload interrupted before it was queued: back in the fields, and queued now.
+   * @param {string[]} [otherKeys] drafts kept under other names for this record (its local id) */
+  restoreDraft(otherKeys = []) {
+    for (const key of new Set([...otherKeys.map((k) => `quire.draft.${k}`), this.draftKey()])) {
+      /** @type {Record<string, string> | null} */
+      let draft = null;
+      try {
+        draft = JSON.parse(localStorage.getItem(key) ?? "null");
+      } catch {
+        draft = null;
+      }
+      localStorage.removeItem(key);
+      if (!draft || typeof draft !== "object") continue;
+      for (const [name, text] of Object.entries(draft)) {
+        const field = this.fields.get(name);
+        if (!field || typeof text !== "string") continue;
+        field.input.value = text;
+        this.edit(name);
+      }
+    }
+    if (this.dirty) this.flush();
+  }
+
+  /** Forgets what is typed (the record is being deleted). */
+  discard() {
+    clearTimeout(this.timer);
+    this.pending = {};
+    localStorage.removeItem(this.draftKey());
+    this.options.sync.draft(this.options.key(), false);
+  }
+
+  /**
+   * Shows the record as it is now: every field but those being typed in. A field this phone had
+   * typed in that another device changed says so.
+   * @param {any} record
+   */
+  follow(record) {
+    if (!record) return;
+    for (const [name, field] of this.fields) {
+      const { input } = field;
+      const value = field.value(record);
+      if (input.value === value) {
+        this.base[name] = record.version;
+      } else if (!(name in this.pending)) {
+        const mine = input.value;
+        const caret = document.activeElement === input && input.type !== "date" ? input.selectionStart : null;
+        input.value = value;
+        if (caret !== null) input.setSelectionRange(Math.min(caret, value.length), Math.min(caret, value.length));
+        this.base[name] = record.version;
+        if (this.typed.delete(name)) this.sayReplaced(name, mine);
+      }
+    }
+  }
+
+  /** @param {string} name @param {string} mine */
+  sayReplaced(name, mine) {
+    const field = this.fields.get(name);
+    if (!field) return;
+    const { input } = field;
+    input.parentElement?.querySelector(`[data-replaced="${name}"]`)?.remove();
+    const shown = mine.length > 120 ? `${mine.slice(0, 119)}…` : mine;
+    const line = h("div", { id: `${input.id || name}-replaced`, "data-replaced": name, class: "replaced-line", role: "status" },
+      h("p", {}, `Changed on another device. Yours was “${shown || "(empty)"}”.`),
+      h("button", { type: "button", class: "secondary", onclick: () => {
+        line.remove();
+        input.value = mine;
+        this.edit(name);
+        this.flush();
+        announce("Your text is back.");
+      } }, "Bring back mine"));
+    input.after(line);
+  }
+}
