@@ -152,6 +152,10 @@ public struct StoragePlugin: Plugin {
 
     /// Called by `quire serve` before it builds the app: its storage plugin runs `backup:`.
     public static func runScheduledBackups() { scheduledBackups.store(true, ordering: .relaxed) }
+    /// `sqlite`, `postgres` or `memory`; the SQLite file and the blob folder (for ``GetStorageStatus``).
+    private let backendName: String
+    private let databaseFile: String?
+    private let blobFolder: String?
 
     public init(config: Config, context: PluginContext) async throws {
         let backend = try await StorageBackends.open(config, appName: context.appName, logger: context.logger)
@@ -170,6 +174,9 @@ public struct StoragePlugin: Plugin {
         backups = config.backup.map {
             BackupScheduler(schedule: $0, storage: config, appName: context.appName, logger: context.logger, collectors: collectors)
         }
+        backendName = config.backend.rawValue
+        databaseFile = config.backend == .sqlite ? (config.path.isEmpty ? "./data/\(context.appName).sqlite" : config.path) : nil
+        blobFolder = config.backend == .memory ? nil : config.blobs
     }
 
     /// A plugin over given stores (tests, tools).
@@ -187,6 +194,9 @@ public struct StoragePlugin: Plugin {
         self.keepHistory = true
         self.logger = logger
         self.backups = nil
+        self.backendName = "memory"
+        self.databaseFile = nil
+        self.blobFolder = nil
     }
 
     public var services: [any Service] {
@@ -199,18 +209,6 @@ public struct StoragePlugin: Plugin {
     }
 
     public var features: [String] { ["records", "blobs", "changes"] }
-    /// The scheduled backups (`backup:`), nil when there are none.
-    public let backups: BackupScheduler?
-    /// Whether this process takes the scheduled backups: `quire serve` does (``runScheduledBackups()``);
-    /// a tool that opens the same app (`quire export`, workers) does not.
-    private static let scheduledBackups = Atomic(false)
-
-    /// Called by `quire serve` before it builds the app: its storage plugin runs `backup:`.
-    public static func runScheduledBackups() { scheduledBackups.store(true, ordering: .relaxed) }
-    /// `sqlite`, `postgres` or `memory`; the SQLite file and the blob folder (for ``GetStorageStatus``).
-    private let backendName: String
-    private let databaseFile: String?
-    private let blobFolder: String?
 
     public func register(on bus: any MessageBus) async throws {
         let collector = BlobCollector(holds: records, blobs: blobs, bus: bus, grace: grace, logger: logger)
@@ -223,25 +221,23 @@ public struct StoragePlugin: Plugin {
         }
         let backups = self.backups
         try bus.handle(GetBackupDetail.self) { _, _ in backups?.status ?? BackupStatus(enabled: false) }
+        let status = StorageStatus(records: records, blobs: blobs, backend: backendName, databaseFile: databaseFile, blobFolder: blobFolder)
+        try bus.handle(GetStorageStatus.self) { _, _ in await status.measure() }
     }
 
     /// Answers every storage request on `bus` from the given stores; with a collector, blobs a
     /// write releases are deleted before the write is answered.
-        let collectors = collectorBox
-        backups = config.backup.map {
-            BackupScheduler(schedule: $0, storage: config, appName: context.appName, logger: context.logger, collectors: collectors)
-        }
-        backendName = config.backend.rawValue
-        databaseFile = config.backend == .sqlite ? (config.path.isEmpty ? "./data/\(context.appName).sqlite" : config.path) : nil
-        blobFolder = config.backend == .memory ? nil : config.blobs
     public static func register(records: any RecordStore, blobs: any BlobStore, collector: BlobCollector? = nil,
                                 keepHistory: Bool = true, on bus: any MessageBus) throws(BusError) {
+        let declared = DeclaredCollections()
         try bus.handle(DeclareCollection.self) { request, _ in
             var schema = request.schema
             if !keepHistory { schema.history = false }
             try await records.declare(schema)
+            declared.insert(schema.name)
             return Empty()
         }
+        try StorageAdmin.register(records: records, declared: declared, on: bus)
         try bus.handle(GetRecord.self) { request, _ in
             .init(record: try await records.get(collection: request.collection, id: request.id, owner: request.owner))
         }
@@ -250,10 +246,6 @@ public struct StoragePlugin: Plugin {
             let result = try await records.write(request.batch)
             if let collector, !result.releasedBlobs.isEmpty { await collector.collect(result.releasedBlobs) }
             // Committed before this: a client told of the move finds the changes when it pulls.
-        self.backups = nil
-        self.backendName = "memory"
-        self.databaseFile = nil
-        self.blobFolder = nil
             if !result.moved.isEmpty {
                 await bus.publish(RecordsChanged(moved: result.moved))
                 // Read by the bus before the writer hears back: a node serving a request made after
@@ -276,17 +268,12 @@ public struct StoragePlugin: Plugin {
             for sha in held { blobBytes += try await blobs.stat(sha)?.size ?? 0 }
             return .init(recordBytes: recordBytes, blobBytes: blobBytes)
         }
-        let backups = self.backups
-        try bus.handle(GetBackupDetail.self) { _, _ in backups?.status ?? BackupStatus(enabled: false) }
-        let status = StorageStatus(records: records, blobs: blobs, backend: backendName, databaseFile: databaseFile, blobFolder: blobFolder)
-        try bus.handle(GetStorageStatus.self) { _, _ in await status.measure() }
         try bus.handle(SearchRecords.self) { request, _ in
             guard let searching = records as? any RecordSearching else {
                 throw StorageError(.unavailable, "This storage backend does not keep search indexes.")
             }
             return try await searching.search(request.query)
         }
-        let declared = DeclaredCollections()
         try bus.handle(QuerySpatial.self) { request, _ in
             guard let spatial = records as? any RecordSpatialIndexing else {
                 throw StorageError(.unavailable, "This storage backend does not keep spatial indexes.")
@@ -294,7 +281,6 @@ public struct StoragePlugin: Plugin {
             return try await spatial.spatialQuery(request.query)
         }
         try bus.handle(PutBlob.self) { request, _ in try await blobs.put(request.bytes) }
-        try StorageAdmin.register(records: records, declared: declared, on: bus)
         try bus.handle(GetBlob.self) { request, _ in .init(bytes: try await blobs.get(request.sha256)) }
         try bus.handle(StatBlob.self) { request, _ in .init(blob: try await blobs.stat(request.sha256)) }
         try bus.handle(DeleteBlob.self) { request, _ in .init(existed: try await blobs.delete(request.sha256)) }
