@@ -411,6 +411,30 @@ def offline_text(page, server, token):
           and not page.is_visible(".nb-waiting"), items)
 
 
+def opened_offline(page, server, token):
+    """A notebook opened offline that is not on the phone says so truthfully (nothing waits), and opens by itself once online."""
+    notebook_id = notebook_of(server, token)["notebook"]["id"]
+    page.evaluate("location.hash = '#/notebooks'")
+    page.wait_for_selector("nb-notebooks")
+    page.context.set_offline(True)
+    page.evaluate("window.dispatchEvent(new Event('offline'))")
+    page.wait_for_selector("quire-status[data-state=offline]")
+    page.evaluate(f"location.hash = '#/n/{notebook_id}'")
+    page.wait_for_selector("nb-book main p[role], nb-book .stage", timeout=10_000)
+    said = page.inner_text("nb-book")
+    check("a notebook opened offline that is not on the phone says so, not that something is kept to send",
+          "not on this phone yet" in said and "opens when the phone is online" in said and "kept and sent" not in said, said)
+    page.screenshot(path=os.path.join(ROOT, ".build", "ar-notebook-opened-offline.png"))
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    try:
+        page.wait_for_selector("nb-book .stage", timeout=10_000)
+    except Exception:
+        pass  # the check below says what is shown
+    check("…and opens by itself once the network is back, without a reload",
+          page.is_visible("nb-book .stage") and "not on this phone yet" not in page.inner_text("nb-book"), page.inner_text("nb-book")[:300])
+
+
 def long_names(page, server, token):
     """A notebook with an 80-letter name, made and reloaded at once; an 80-letter word and a web address on its page."""
     page.goto("/#/notebooks")
@@ -581,6 +605,7 @@ def main():
             token = owner_walk(page, server, data)
             follows_sync(browser, server, page, token)
             offline_text(page, server, token)
+            opened_offline(page, server, token)
             share_and_pin(browser, server, page, token)
             battery(page)
             camera(page, True, "dark")

@@ -96,6 +96,35 @@ class NotebookElement extends HTMLElement {
 
   disconnectedCallback() {
     if (this.onChange) this.context?.sync.removeEventListener("change", this.onChange);
+    this.stopWaiting();
+  }
+
+  /** Stops waiting for the network (see `whenOnline`). */
+  stopWaiting() {}
+
+  /**
+   * Runs `again` once the network is back (the window's "online", or sync leaving "offline"): a
+   * screen that could not be read offline reads itself again, without a reload.
+   * @param {() => void} again
+   */
+  whenOnline(again) {
+    this.stopWaiting();
+    const sync = this.ctx.sync;
+    let was = sync.state;
+    const check = (/** @type {Event} */ event) => {
+      const back = event.type === "online" || (was === "offline" && sync.state !== "offline");
+      was = sync.state;
+      if (!back) return;
+      this.stopWaiting();
+      if (this.isConnected) again();
+    };
+    window.addEventListener("online", check);
+    sync.addEventListener("state", check);
+    this.stopWaiting = () => {
+      window.removeEventListener("online", check);
+      sync.removeEventListener("state", check);
+      this.stopWaiting = () => {};
+    };
   }
 
   /**
@@ -216,8 +245,13 @@ export class BookScreen extends NotebookElement {
       this.index = Math.min(wanted, this.content?.pages.length ?? 0);
       this.render();
     } catch (error) {
+      // Not on the phone and no network: said as it is (nothing of the user's waits), and opened
+      // as soon as the network is back.
+      const offline = error instanceof ApiError && error.offline;
+      if (offline) this.whenOnline(() => this.load());
       this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Notebook"),
-        h("p", { class: "error", role: "alert" }, error instanceof ApiError ? error.message : "The notebook could not be opened; try again."),
+        offline ? h("p", { class: "warning", role: "status" }, `${this.id_ ? "This notebook" : "Your notebook"} is not on this phone yet; it opens when the phone is online.`)
+          : h("p", { class: "error", role: "alert" }, error instanceof ApiError ? error.message : "The notebook could not be opened; try again."),
         h("a", { href: "#/notebooks", class: "button secondary" }, "My notebooks")));
     }
   }
@@ -896,6 +930,9 @@ export class NotebooksScreen extends NotebookElement {
       const [mine, shared] = await Promise.all([this.ctx.api.get(`${N}/notebooks`), this.ctx.api.get(`${N}/shared`)]);
       this.lists = { mine, shared };
     } catch (error) {
+      // Offline: read again once the network is back (its "needs the network" sentence going then).
+      const saidOffline = !this.lists;
+      if (error instanceof ApiError && error.offline) this.whenOnline(() => { if (saidOffline) this.say(null); this.load(); });
       if (!this.lists) this.draw(h("main", { class: "screen" }, h("h1", {}, "My notebooks"), this.saidSlot()));
       if (!this.lists || !(error instanceof ApiError && error.offline)) this.refused(error);
       return;
