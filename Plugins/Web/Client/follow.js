@@ -10,22 +10,28 @@
  *   it into newer changes and answers what it `replaced` (the app says so, with "Bring it back").
  * - A field this phone typed in that another device then changed says so under the field,
  *   quoting what this phone had, with "Bring back mine".
+ * - `manual`: a form with a Save button (a word's edit, a new word) keeps its typing as a draft
+ *   only, across a reload or the phone's Back, and sends nothing itself: Save sends the form with
+ *   `baseVersion()`, then `discard()`s the draft. A field typed in and not saved follows another
+ *   device's change once it is not being typed in (focused), saying so, with "Bring back mine".
  */
 import { announce, h } from "./ui.js";
 
 /**
  * @typedef {object} FieldOptions
  * @property {(record: any) => string} [value]   the field's text as its input shows it (default: `record[name]` as a string)
- * @property {(text: string) => any} [parse]      what to send for the input's text (default: the text)
+ * @property {(text: string) => any} [parse]      what to send for the input's text (default: the text; undefined: not
+ *   sent, as a time half cleared)
  */
 
 /**
  * @typedef {object} FollowOptions
  * @property {import("./sync.js").Sync} sync
- * @property {() => any} record   the record as the device shows it now (undefined when gone)
- * @property {() => string} key   `kind/id` of the record, as the server knows it once it does
- * @property {(body: Record<string, any>, baseVersion: number | undefined) => Promise<unknown>} send  queues the edit
+ * @property {() => any} record   the record as the device shows it now (undefined when gone, or not made yet)
+ * @property {() => string} key   `kind/id` of the record, as the server knows it once it does (a new one's form: any name)
+ * @property {(body: Record<string, any>, baseVersion: number | undefined) => Promise<unknown>} [send]  queues the edit (not with `manual`)
  * @property {number} [pause]    milliseconds of no typing before an edit is queued (500)
+ * @property {boolean} [manual]  typing is kept as a draft only; the screen's Save sends it
  */
 
 export class FollowedForm {
@@ -82,17 +88,26 @@ export class FollowedForm {
   edit(name) {
     const field = this.fields.get(name);
     if (!field) return;
-    this.pending[name] = field.parse(field.input.value);
+    const parsed = field.parse(field.input.value);
+    if (parsed === undefined) delete this.pending[name];
+    else this.pending[name] = parsed;
     this.typed.add(name);
     field.input.parentElement?.querySelector(`[data-replaced="${name}"]`)?.remove();
+    this.keepDraft();
+    if (this.options.manual) return;
     this.options.sync.draft(this.options.key(), true);
+    clearTimeout(this.timer);
+    this.timer = window.setTimeout(() => this.flush(), this.options.pause ?? 500);
+  }
+
+  /** What is typed and not yet queued (or saved), kept where a reload finds it. */
+  keepDraft() {
     try {
-      localStorage.setItem(this.draftKey(), JSON.stringify(this.texts()));
+      if (this.options.manual && !this.dirty) localStorage.removeItem(this.draftKey());
+      else localStorage.setItem(this.draftKey(), JSON.stringify(this.texts()));
     } catch {
       // Storage full or refused: the edit is still queued after the pause.
     }
-    clearTimeout(this.timer);
-    this.timer = window.setTimeout(() => this.flush(), this.options.pause ?? 500);
   }
 
   /** The typed texts waiting, by field (what a draft keeps). */
@@ -109,6 +124,7 @@ export class FollowedForm {
   /** Queues what was typed, based on the version each field showed; the draft goes once the
    * outbox holds it. */
   flush() {
+    if (this.options.manual) return; // kept as a draft until the screen's Save
     clearTimeout(this.timer);
     const body = this.pending;
     this.pending = {};
@@ -116,16 +132,28 @@ export class FollowedForm {
     const key = this.options.key();
     const draftKey = this.draftKey();
     if (Object.keys(body).length && record) {
-      const bases = Object.keys(body).map((name) => this.base[name] ?? record.version);
-      const baseVersion = Math.min(record.version, ...bases) || undefined;
-      this.options.send(body, baseVersion).then(() => { if (!this.dirty) localStorage.removeItem(draftKey); }, () => {});
+      const sent = this.options.send?.(body, this.baseVersion(Object.keys(body))) ?? Promise.resolve();
+      sent.then(() => { if (!this.dirty) localStorage.removeItem(draftKey); }, () => {});
     } else if (!Object.keys(body).length) {
       localStorage.removeItem(draftKey);
     }
     this.options.sync.draft(key, false);
   }
 
-  /** Typing a reload interrupted before it was queued: back in the fields, and queued now.
+  /**
+   * The version an edit of these fields is based on: the oldest any of them showed (the server
+   * merges the edit into what changed since, and answers what it replaced).
+   * @param {string[]} [names] the fields sent (default: all)
+   */
+  baseVersion(names = [...this.fields.keys()]) {
+    const record = this.options.record();
+    if (!record) return undefined;
+    const bases = names.map((name) => this.base[name] ?? record.version);
+    return Math.min(record.version, ...bases) || undefined;
+  }
+
+  /** Typing a reload interrupted before it was queued: back in the fields, and queued now (with
+   * `manual`, kept for the screen's Save). Answers whether there was any.
    * @param {string[]} [otherKeys] drafts kept under other names for this record (its local id) */
   restoreDraft(otherKeys = []) {
     for (const key of new Set([...otherKeys.map((k) => `quire.draft.${k}`), this.draftKey()])) {
@@ -145,7 +173,9 @@ export class FollowedForm {
         this.edit(name);
       }
     }
-    if (this.dirty) this.flush();
+    const restored = this.dirty;
+    if (restored) this.flush();
+    return restored;
   }
 
   /** Forgets what is typed (the record is being deleted). */
@@ -166,14 +196,21 @@ export class FollowedForm {
     for (const [name, field] of this.fields) {
       const { input } = field;
       const value = field.value(record);
+      // Kept as typed: a field whose typing waits for the pause (with `manual`: while focused).
+      const held = name in this.pending && (!this.options.manual || document.activeElement === input);
       if (input.value === value) {
         this.base[name] = record.version;
-      } else if (!(name in this.pending)) {
+      } else if (!held) {
         const mine = input.value;
         const caret = document.activeElement === input && input.type !== "date" ? input.selectionStart : null;
         input.value = value;
         if (caret !== null) input.setSelectionRange(Math.min(caret, value.length), Math.min(caret, value.length));
         this.base[name] = record.version;
+        if (name in this.pending) {
+          // `manual`: typed and not saved; what was typed is quoted below, with the way back.
+          delete this.pending[name];
+          this.keepDraft();
+        }
         if (this.typed.delete(name)) this.sayReplaced(name, mine);
       }
     }
