@@ -417,6 +417,80 @@ def offline(page, server, token, other, data):
           seen < 1.5, seen)
 
 
+def eventually(page, condition, timeout=10_000):
+    """Waits for a JavaScript condition; answers whether it came true."""
+    try:
+        page.wait_for_function(condition, timeout=timeout)
+        return True
+    except Exception:  # noqa: BLE001  (a timeout is the answer "no")
+        return False
+
+
+def notes_follow(page, other, server, token):
+    """Two phones of one album on one photo's mark-up: the notes and the time taken follow the other
+    phone, a phone's text another replaced is said with the way back (online, and offline then back),
+    and notes typed just before a reload are kept."""
+    photo = next(p for p in photos_of(server, token) if p["notes"] == "Taken offline")
+    notes_of = lambda: next(p for p in photos_of(server, token) if p["id"] == photo["id"])["notes"]  # noqa: E731
+    for each in (page, other):
+        each.goto(f"/#/photo/{photo['id']}/markup")
+        each.wait_for_selector("album-markup #photo-notes")
+    page.fill("#photo-notes", "Typed on phone A")
+    settled(page)
+    check("mark-up's notes follow the other phone: B shows what A typed, without a reload",
+          eventually(other, "() => document.querySelector('#photo-notes')?.value === 'Typed on phone A'"), other.input_value("#photo-notes"))
+    page.fill("#photo-taken", "2025-07-14T11:45")
+    settled(page)
+    check("…and so does the time taken", eventually(other, "() => document.querySelector('#photo-taken')?.value === '2025-07-14T11:45'"),
+          other.input_value("#photo-taken"))
+    other.fill("#photo-notes", "Typed on phone B")
+    settled(other)
+    told = eventually(page, "() => document.querySelector('#photo-notes')?.value === 'Typed on phone B'"
+                            " && document.querySelector('#photo-notes-replaced')?.textContent.includes('Typed on phone A')")
+    page.screenshot(path=os.path.join(ROOT, ".build", "iremember-notes-replaced.png"))
+    check("B's notes replace A's: A shows them and says its own text was replaced, quoting it", told,
+          (page.input_value("#photo-notes"), page.inner_text("album-markup")[-300:]))
+    if page.is_visible("#photo-notes-replaced >> text=Bring back mine"):
+        page.click("#photo-notes-replaced >> text=Bring back mine")
+    settled(page)
+    check("…and one tap brings A's notes back, on the server and on B",
+          notes_of() == "Typed on phone A" and eventually(other, "() => document.querySelector('#photo-notes')?.value === 'Typed on phone A'"),
+          (notes_of(), other.input_value("#photo-notes")))
+
+    # A offline types, B online types, A comes back: A's edit merges over B's, A is told what it replaced.
+    page.context.set_offline(True)
+    page.wait_for_selector("quire-status[data-state=offline]")
+    page.fill("#photo-notes", "Written offline on A")
+    page.wait_for_timeout(700)
+    other.fill("#photo-notes", "Written online on B")
+    settled(other)
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(page, 20_000)
+    shown = eventually(page, "() => document.querySelector('.notice.replaced')?.textContent.includes('Written online on B')")
+    check("offline then back: the phone whose notes replaced the other's is told what it replaced", shown, page.inner_text("header")[:300])
+    followed = eventually(other, "() => document.querySelector('#photo-notes')?.value === 'Written offline on A'"
+                                 " && document.querySelector('#photo-notes-replaced')?.textContent.includes('Written online on B')")
+    check("…and the other phone shows A's notes, saying its own were replaced, quoting them", followed,
+          (other.input_value("#photo-notes"), other.inner_text("album-markup")[-300:]))
+    if shown:
+        page.locator(".notice.replaced").get_by_role("button", name="Bring it back").click()
+    settled(page)
+    check("…and “Bring it back” puts B's notes back", notes_of() == "Written online on B", notes_of())
+
+    # Notes typed, then a reload before the pause that saves them: nothing typed is lost.
+    other.goto("/#/")
+    page.fill("#photo-notes", "Typed just before a reload")
+    page.reload()
+    page.wait_for_selector("album-markup #photo-notes", timeout=15_000)
+    settled(page)
+    check("notes typed just before a reload are kept: in the box and on the server",
+          page.input_value("#photo-notes") == "Typed just before a reload" and notes_of() == "Typed just before a reload",
+          (page.input_value("#photo-notes"), notes_of()))
+    page.click("album-markup .toolbar button.done")
+    page.wait_for_selector("album-photo")
+
+
 def reload_at_once(page, data):
     """A photo added, then the page reloaded straight away: the photo is there, never "gone"."""
     page.context.add_init_script(GONE_WATCH)
@@ -513,6 +587,7 @@ def main():
             share_photo(page, server)
             second, other = move_to_new_phone(browser, server, page)
             offline(page, server, token_of(page), other, data)
+            notes_follow(page, other, server, token_of(page))
             second.close()
             long_words(page, server, token_of(page))
             reload_at_once(page, data)

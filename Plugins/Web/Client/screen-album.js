@@ -13,6 +13,7 @@
  */
 import * as Album from "./album.js";
 import { ApiError } from "./api.js";
+import { FollowedForm } from "./follow.js";
 import { isLocal, localId } from "./outbox.js";
 import { shareLink, showLink } from "./share.js";
 import { announce, confirmAction, h, whereAmI } from "./ui.js";
@@ -313,18 +314,21 @@ export class MarkupScreen extends AlbumElement {
   tagInput;
   /** @type {string | undefined} */
   tagsShown;
-  /** @type {HTMLInputElement | undefined} the time taken, kept up to date while not being changed */
-  takenInput;
-  /** Only the tags and the status follow sync while the user draws and types; the pad stays. */
+  /**
+   * The notes and the time taken: typing kept, sent based on what was shown, following the other
+   * phone (see FollowedForm).
+   * @type {FollowedForm | null}
+   */
+  followed = null;
+  /** The tags and the fields follow sync while the user draws and types; the pad stays. */
   changed() {
     if (!this.pad) return this.render();
     const photo = this.photo();
     if (!photo) return;
     this.renderTags(photo);
-    // The time taken as the album has it now (the server's, from EXIF), unless the user is changing it.
-    const taken = this.takenInput;
-    const value = (photo.takenAt ?? "").slice(0, 16);
-    if (taken && document.activeElement !== taken && value && taken.value !== value) taken.value = value;
+    // The notes and the time taken as the album has it now (the other phone's, the server's from
+    // EXIF), except a field being typed in; one this phone typed that the other changed says so.
+    this.followed?.follow(photo);
   }
 
   render() {
@@ -335,13 +339,20 @@ export class MarkupScreen extends AlbumElement {
     }
     const pad = /** @type {import("./drawing-pad.js").DrawingPad} */ (h("drawing-pad", { texts: true, colour: "#c62828", label: "Draw or write on the photo" }));
     this.pad = pad;
+    this.followed?.dispose();
+    const sync = this.ctx.sync;
+    const followed = new FollowedForm({ sync, record: () => this.photo(), key: () => `${KIND}/${this.photo()?.id ?? this.id_}`,
+      send: (body, baseVersion) => {
+        const now = this.photo();
+        return now ? sync.write({ method: "PATCH", path: `${PHOTOS}/${now.id}`, body, kind: KIND, id: now.id, baseVersion }) : Promise.resolve();
+      } });
+    this.followed = followed;
     const notes = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "photo-notes", rows: "3", placeholder: "Who, where, what happened" }));
-    notes.value = photo.notes ?? "";
-    notes.addEventListener("input", () => this.noteTyped(notes.value));
-    notes.addEventListener("blur", () => this.saveNotes());
-    const taken = /** @type {HTMLInputElement} */ (h("input", { id: "photo-taken", type: "datetime-local", value: (photo.takenAt ?? "").slice(0, 16),
-      onchange: () => { if (taken.value) this.patch({ takenAt: Album.localTime(new Date(taken.value)) }); } }));
-    this.takenInput = taken;
+    followed.field("notes", notes);
+    const taken = /** @type {HTMLInputElement} */ (h("input", { id: "photo-taken", type: "datetime-local" }));
+    // A time half cleared is not sent (the album needs a time); the photo keeps the one it had.
+    followed.field("takenAt", taken, { value: (record) => String(record.takenAt ?? "").slice(0, 16),
+      parse: (text) => (text ? Album.localTime(new Date(text)) : undefined) });
     this.tagsArea = h("div", { class: "tags-area" });
     this.replaceChildren(h("main", { class: "screen markup" },
       h("div", { class: "toolbar" }, h("h1", {}, "Mark up"),
@@ -360,6 +371,8 @@ export class MarkupScreen extends AlbumElement {
     }
     loadMarkup(this.ctx, photo, this.id_ ?? "").then((drawing) => { if (drawing) pad.load(drawing); });
     pad.addEventListener("change", (event) => this.saveMarkup(/** @type {CustomEvent} */ (event).detail));
+    // Typing a reload interrupted (kept by the photo's id, or the local id it had before it uploaded).
+    followed.restoreDraft([`${KIND}/${this.id_}`]);
   }
 
   /** @param {import("./strokes.js").Drawing} drawing */
@@ -370,26 +383,6 @@ export class MarkupScreen extends AlbumElement {
     await db.setMeta(`markup:${photo.id}`, drawing);
     await this.ctx.sync.write({ method: "PUT", path: `${PHOTOS}/${photo.id}/markup`, body: drawing, kind: KIND, id: photo.id,
       local: { hasMarkup: drawing.strokes.length + drawing.texts.length > 0 } });
-  }
-
-  /** @param {string} text */
-  noteTyped(text) {
-    const photo = this.photo();
-    if (!photo) return;
-    this.typed = text;
-    this.ctx.sync.draft(`${KIND}/${photo.id}`, true);
-    clearTimeout(this.timer);
-    this.timer = window.setTimeout(() => this.saveNotes(), 600);
-  }
-
-  saveNotes() {
-    clearTimeout(this.timer);
-    const photo = this.photo();
-    if (this.typed === undefined || !photo) return;
-    const notes = this.typed;
-    this.typed = undefined;
-    this.ctx.sync.draft(`${KIND}/${photo.id}`, false);
-    if (notes !== photo.notes) this.patch({ notes });
   }
 
   /** @param {Record<string, any>} body */
@@ -442,14 +435,14 @@ export class MarkupScreen extends AlbumElement {
   }
 
   done() {
-    this.saveNotes();
+    this.followed?.flush();
     const photo = this.photo();
     announce("Saved.");
     this.ctx.go(photo ? `#/photo/${encodeURIComponent(photo.id)}` : "#/album");
   }
 
   disconnectedCallback() {
-    this.saveNotes();
+    this.followed?.dispose();
     super.disconnectedCallback();
   }
 }
