@@ -249,6 +249,164 @@ def tags_and_files(page, server, token, data):
           exported[:200])
 
 
+def eventually(page, condition, timeout=10_000):
+    """Waits for a JavaScript condition; answers whether it came true."""
+    try:
+        page.wait_for_function(condition, timeout=timeout)
+        return True
+    except Exception:  # noqa: BLE001  (a timeout is the answer "no")
+        return False
+
+
+def nothing_lost(browser, server, page, token):
+    """A word open on another phone follows an edit (one made offline too) and says what of its own
+    typing was changed, with the way back; typing in the word's form, a new word's included, is kept
+    across a reload and the phone's Back, and can be thrown away; "Deleted · Undo" stays after a
+    reload while the server allows the restore, and reads "“word” deleted" with its space."""
+    _, walk, _ = call(server, "POST", f"{V}/collections", {"name": "Walk"}, token=token)
+    _, chat, _ = call(server, "POST", f"{V}/entries", {"word": "le chat", "definitions": ["cat"], "languages": ["fr"],
+                                                       "collection": walk["id"]}, token=token)
+    entry = lambda: call(server, "GET", f"{V}/entries/{chat['id']}", token=token)[1]  # noqa: E731
+    second, other = phone(browser, server)
+    other.goto("/")
+    webwalk.sign_in(other, USER, PASSWORD)
+    other.wait_for_selector("vocab-collections")
+
+    # The edit form follows the other phone; a field typed in and not saved that the other phone
+    # changed says so, quoting it, with "Bring back mine".
+    other.goto(f"/#/edit/{chat['id']}")
+    other.wait_for_selector("#entry-note")
+    other.fill("#entry-note", "typed on B")
+    other.focus("#entry-word")
+    page.goto(f"/#/edit/{chat['id']}")
+    page.wait_for_selector("#entry-note")
+    page.fill("#entry-note", "saved on A")
+    page.fill("#entry-definitions", "cat\ntomcat")
+    page.click("vocab-entry-form button:has-text('Save')")
+    page.wait_for_selector("vocab-entry h1:has-text('le chat')")
+    settled(page)
+    told = eventually(other, "() => document.querySelector('#entry-definitions')?.value === 'cat\\ntomcat'"
+                             " && document.querySelector('#entry-note')?.value === 'saved on A'"
+                             " && document.querySelector('#entry-note-replaced')?.textContent.includes('typed on B')")
+    other.screenshot(path=os.path.join(ROOT, ".build", "foreign-note-form-replaced.png"))
+    check("a word's edit form follows the other phone, and says what B had typed that A changed, quoting it", told,
+          (other.input_value("#entry-definitions"), other.input_value("#entry-note"), other.inner_text("vocab-entry-form")[:400]))
+    if other.is_visible("#entry-note-replaced >> text=Bring back mine"):
+        other.click("#entry-note-replaced >> text=Bring back mine")
+    other.click("vocab-entry-form button:has-text('Save')")
+    other.wait_for_selector("vocab-entry h1:has-text('le chat')")
+    settled(other)
+    check("…“Bring back mine” puts B's text back, saved over A's, A's definitions kept",
+          (entry()["note"], entry()["definitions"]) == ("typed on B", ["cat", "tomcat"]), entry())
+
+    # A's edit made offline, sent when back, replaces B's: B's open word shows it, A is told.
+    page.context.set_offline(True)
+    page.wait_for_selector("quire-status[data-state=offline]")
+    page.goto(f"/#/edit/{chat['id']}")
+    page.wait_for_selector("#entry-note")
+    page.fill("#entry-note", "written offline on A")
+    page.click("vocab-entry-form button:has-text('Save')")
+    page.wait_for_selector("vocab-entry h1:has-text('le chat')")
+    other.goto(f"/#/edit/{chat['id']}")
+    other.wait_for_selector("#entry-note")
+    other.fill("#entry-note", "written online on B")
+    other.click("vocab-entry-form button:has-text('Save')")
+    other.wait_for_selector("vocab-entry .note:has-text('written online on B')")
+    settled(other)
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(page, 20_000)
+    check("A's offline edit, sent when back, is merged over B's and A is told what it replaced",
+          eventually(page, "() => document.querySelector('.notice.replaced')?.textContent.includes('written online on B')"),
+          page.inner_text("header")[:300])
+    check("…and B's open word follows it, without a reload",
+          eventually(other, "() => document.querySelector('vocab-entry .note')?.textContent.includes('written offline on A')"),
+          other.inner_text("vocab-entry")[:300])
+    if page.is_visible(".notice.replaced"):
+        page.locator(".notice.replaced").get_by_role("button", name="OK").click()
+    second.close()
+
+    # Typing in a word's form is kept across a reload, said, and saved with Save.
+    page.goto(f"/#/edit/{chat['id']}")
+    page.wait_for_selector("#entry-example")
+    page.fill("#entry-example", "Le chat dort.")
+    page.reload()
+    page.wait_for_selector("#entry-example")
+    check("an edit not saved is kept across a reload, and said", page.input_value("#entry-example") == "Le chat dort."
+          and page.is_visible("#entry-draft"), (page.input_value("#entry-example"), page.inner_text("vocab-entry-form")[:200]))
+    page.click("vocab-entry-form button:has-text('Save')")
+    page.wait_for_selector("vocab-entry h1:has-text('le chat')")
+    settled(page)
+    check("…and Save sends it", entry()["example"] == "Le chat dort.", entry())
+
+    # A new word not saved yet: kept across a reload and the phone's Back, and can be thrown away.
+    page.goto(f"/#/c/{walk['id']}")
+    page.wait_for_selector("vocab-collection h1:has-text('Walk')")
+    page.click("text=Add word")
+    page.wait_for_selector("#entry-word")
+    page.fill("#entry-word", "le lapin")
+    page.fill("#entry-definitions", "rabbit")
+    page.reload()
+    page.wait_for_selector("#entry-word")
+    kept = (page.input_value("#entry-word"), page.input_value("#entry-definitions"))
+    check("a new word not saved yet is kept across a reload, and said", kept == ("le lapin", "rabbit") and page.is_visible("#entry-draft"), kept)
+    page.go_back()
+    page.wait_for_selector("vocab-collection h1:has-text('Walk')")
+    page.click("text=Add word")
+    page.wait_for_selector("#entry-word")
+    kept = (page.input_value("#entry-word"), page.input_value("#entry-definitions"))
+    check("…and across the phone's Back", kept == ("le lapin", "rabbit"), kept)
+    screen(page, "a new word kept")
+    if page.is_visible("#entry-draft >> text=Throw it away"):
+        page.click("#entry-draft >> text=Throw it away")
+    page.reload()
+    page.wait_for_selector("#entry-word")
+    kept = (page.input_value("#entry-word"), page.input_value("#entry-definitions"))
+    check("…and “Throw it away” empties the form for good", kept == ("", "") and not page.is_visible("#entry-draft"), kept)
+
+    # "Deleted · Undo" after a reload.
+    _, chien, _ = call(server, "POST", f"{V}/entries", {"word": "le chien", "definitions": ["dog"], "collection": walk["id"]}, token=token)
+    page.goto(f"/#/e/{chien['id']}")
+    page.wait_for_selector("vocab-entry h1:has-text('le chien')")
+    page.click("text=Delete word")
+    page.click("dialog.confirm button.danger")
+    page.wait_for_selector(".undo-bar")
+    said = page.text_content(".undo-bar .undo-text").replace("\u00a0", " ")
+    # The space shown, not only in the text: the gap between the word and "deleted" on the screen.
+    gap = page.evaluate("""() => {
+        const text = document.querySelector('.undo-bar .undo-text'), word = text.querySelector('.undo-word');
+        const walker = document.createTreeWalker(text, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+            const at = node.data.indexOf('deleted');
+            if (at < 0) continue;
+            const range = document.createRange();
+            range.setStart(node, at);
+            range.setEnd(node, at + 1);
+            return range.getBoundingClientRect().left - word.getBoundingClientRect().right;
+        }
+        return null;
+    }""")
+    check("the undo bar reads “le chien” deleted, with its space shown", said == "“le chien” deleted" and gap is not None and gap >= 3, (said, gap))
+    settled(page)
+    page.reload()
+    page.wait_for_selector("vocab-collection, vocab-collections")
+    check("a reload keeps the “Deleted · Undo” bar while the server allows the restore",
+          eventually(page, "() => document.querySelector('.undo-bar')?.textContent.includes('le chien')", 5_000),
+          page.inner_text("body")[-200:])
+    if page.is_visible(".undo-bar button:has-text('Undo')"):
+        page.click(".undo-bar button:has-text('Undo')")
+    settled(page)
+    words = [i["word"] for i in browse(server, token, "&collection=Walk")]
+    page.reload()
+    page.wait_for_selector("vocab-collection, vocab-collections, vocab-entry")
+    page.wait_for_timeout(500)
+    check("…its Undo brings the word back, and the bar does not come back after", "le chien" in words and not page.is_visible(".undo-bar"),
+          (words, page.is_visible(".undo-bar")))
+    call(server, "DELETE", f"{V}/collections/{walk['id']}", token=token)
+    page.goto("/#/")
+    page.wait_for_selector("vocab-collections")
+
+
 def two_devices_offline(browser, server, page, token):
     second, other = phone(browser, server)
     other.goto("/")
@@ -524,6 +682,7 @@ def main():
         def walk(browser):
             context, page = phone(browser, server)
             token = collections_and_words(page, server)
+            nothing_lost(browser, server, page, token)
             if args.phone_only:
                 return phone_sized(page, server, token)
             reviewing(page, server, token)

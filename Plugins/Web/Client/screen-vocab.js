@@ -9,6 +9,7 @@
  * the server; offline, the device's copy of the cards, the ratings queued like any write).
  */
 import { ApiError } from "./api.js";
+import { FollowedForm } from "./follow.js";
 import { localId } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
 import * as Vocab from "./vocab.js";
@@ -41,6 +42,7 @@ export function vocabScreen(context, parts, query) {
   else if (first === "review") screen = new ReviewScreen();
   else screen = new CollectionsScreen();
   screen.attach(context, first ?? "", id ?? "", new URLSearchParams(query));
+  keptUndo(context);
   return screen;
 }
 
@@ -332,24 +334,60 @@ export class EntryScreen extends VocabElement {
 }
 customElements.define("vocab-entry", EntryScreen);
 
+/** How long a deleted word may be brought back (the server keeps it longer). */
+const UNDO_MS = 300_000;
+/** Where the offer to undo a delete is kept (by account), so that a reload does not take it away. @param {Context} context */
+const undoKey = (context) => `quire.vocab.undo.${context.api.session?.accountId ?? ""}`;
+
 /**
  * "Deleted · Undo": the entry comes back (with its relations to entries that still exist) while the
- * server still keeps it; the bar goes when dismissed or when the window has passed.
- * @param {Context} context @param {import("./vocab.js").Entry} entry
+ * server still keeps it; the bar goes when used, dismissed or when the window has passed. The
+ * offer is kept in localStorage until then: a reload shows the bar again.
+ * @param {Context} context @param {import("./vocab.js").Entry} entry @param {number} [until] when the offer ends (ms)
  */
-function undoBar(context, entry) {
+function undoBar(context, entry, until = Date.now() + UNDO_MS) {
   document.querySelector(".undo-bar")?.remove();
+  try {
+    localStorage.setItem(undoKey(context), JSON.stringify({ entry, until }));
+  } catch {
+    // Storage full or refused: the bar is still shown now.
+  }
+  const close = () => {
+    clearTimeout(timer);
+    bar.remove();
+    try {
+      if (JSON.parse(localStorage.getItem(undoKey(context)) ?? "null")?.entry?.id === entry.id) localStorage.removeItem(undoKey(context));
+    } catch {
+      localStorage.removeItem(undoKey(context));
+    }
+  };
   const bar = h("div", { class: "undo-bar", role: "status" },
-    h("span", { class: "undo-text" }, h("span", { class: "undo-word" }, `“${entry.word}”`), " deleted"),
+    // The space before "deleted" is a no-break one: the flex line would drop an ordinary one.
+    h("span", { class: "undo-text" }, h("span", { class: "undo-word" }, `“${entry.word}”`), h("span", { class: "undo-rest" }, "\u00a0deleted")),
     h("button", { type: "button", onclick: async () => {
-      bar.remove();
+      close();
       const { relations, ...shown } = entry;
       await context.sync.write({ method: "POST", path: `${V}/entries/${entry.id}/restore`, kind: ENTRY, id: entry.id, local: { ...shown, relations } });
       announce(`${entry.word} is back.`);
     } }, "Undo"),
-    h("button", { type: "button", class: "link", "aria-label": "Dismiss", onclick: () => bar.remove() }, "×"));
+    h("button", { type: "button", class: "link", "aria-label": "Dismiss", onclick: close }, "×"));
   document.body.append(bar);
-  window.setTimeout(() => bar.remove(), 300_000);
+  const timer = window.setTimeout(close, Math.max(0, until - Date.now()));
+}
+
+/** The undo offer kept across a reload, shown again while it lasts. @param {Context} context */
+function keptUndo(context) {
+  if (document.querySelector(".undo-bar")) return;
+  /** @type {{entry: import("./vocab.js").Entry, until: number} | null} */
+  let kept = null;
+  try {
+    kept = JSON.parse(localStorage.getItem(undoKey(context)) ?? "null");
+  } catch {
+    kept = null;
+  }
+  if (!kept?.entry?.id || typeof kept.until !== "number") return;
+  if (kept.until <= Date.now()) localStorage.removeItem(undoKey(context));
+  else undoBar(context, kept.entry, kept.until);
 }
 
 /**
@@ -382,10 +420,24 @@ function pickEntry(entries, title) {
 // New and edit ------------------------------------------------------------------------------------
 
 export class EntryForm extends VocabElement {
-  /** The form is not drawn again while the person types; a new tag shows in the chips. */
+  /**
+   * Its text fields: typing kept as a draft until Save (across a reload or the phone's Back), an
+   * entry's following other devices (see FollowedForm).
+   * @type {FollowedForm | null}
+   */
+  followed = null;
+
+  /** The form is not drawn again while the person types; a new tag shows in the chips; the entry's
+   * fields follow other devices except the one being typed in. */
   changed() {
-    if (!this.querySelector("form")) this.render();
-    else this.redrawTags?.();
+    if (!this.querySelector("form")) return this.render();
+    this.redrawTags?.();
+    if (this.route === "edit") this.followed?.follow(this.one(ENTRY, this.id_ ?? ""));
+  }
+
+  disconnectedCallback() {
+    this.followed?.dispose();
+    super.disconnectedCallback();
   }
 
   render() {
@@ -399,16 +451,24 @@ export class EntryForm extends VocabElement {
     const error = h("p", { class: "error", role: "alert", id: "entry-error" });
     const field = (/** @type {string} */ id, /** @type {string} */ label, /** @type {HTMLElement} */ input, /** @type {string} */ hint = "") =>
       [h("label", { for: id }, label), hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null, input];
-    const word = /** @type {HTMLInputElement} */ (h("input", { id: "entry-word", value: entry?.word ?? "", required: true, maxlength: "200",
+    this.followed?.dispose();
+    // An entry's draft by its id; a new word's by its collection (one new word a collection).
+    const followed = new FollowedForm({ sync: this.ctx.sync, manual: true,
+      record: () => (editing ? this.one(ENTRY, this.id_ ?? "") : undefined),
+      key: () => (editing ? `${ENTRY}/${this.ctx.sync.resolve(this.id_ ?? "")}` : `vocabulary.new/${this.ctx.sync.resolve(collectionId)}`) });
+    this.followed = followed;
+    const word = /** @type {HTMLInputElement} */ (h("input", { id: "entry-word", required: true, maxlength: "200",
       autocapitalize: "none", autocomplete: "off" }));
     const definitions = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "entry-definitions", rows: "3", required: true, "aria-describedby": "entry-definitions-hint" }));
-    definitions.value = (entry?.definitions ?? []).join("\n");
-    const languages = /** @type {HTMLInputElement} */ (h("input", { id: "entry-languages", value: (entry?.languages ?? []).join(", "),
-      placeholder: "fr, en", autocapitalize: "none", "aria-describedby": "entry-languages-hint" }));
+    const languages = /** @type {HTMLInputElement} */ (h("input", { id: "entry-languages", placeholder: "fr, en", autocapitalize: "none",
+      "aria-describedby": "entry-languages-hint" }));
     const example = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "entry-example", rows: "2" }));
-    example.value = entry?.example ?? "";
     const note = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "entry-note", rows: "2" }));
-    note.value = entry?.note ?? "";
+    followed.field("word", word);
+    followed.field("definitions", definitions, { value: (record) => (record.definitions ?? []).join("\n") });
+    followed.field("languages", languages, { value: (record) => (record.languages ?? []).join(", ") });
+    followed.field("example", example);
+    followed.field("note", note);
     const chosen = new Set(entry?.tags ?? []);
     const tagArea = h("div", { class: "tag-picker" });
     let drawn = "";
@@ -453,8 +513,18 @@ export class EntryForm extends VocabElement {
     const collection = /** @type {HTMLSelectElement} */ (h("select", { id: "entry-collection" },
       ...collections.map((c) => h("option", { value: c.id, selected: c.id === collectionId }, c.name))));
     const leave = entry ? `#/e/${encodeURIComponent(entry.id)}` : `#/c/${encodeURIComponent(collectionId)}`;
+    const cancel = back(leave, "Cancel");
+    // Cancel throws the typing away; the phone's Back keeps it for next time.
+    cancel.addEventListener("click", () => followed.discard());
+    const draftLine = h("div", { class: "replaced-line", id: "entry-draft", role: "status" },
+      h("p", {}, editing ? "Your changes not saved yet are back." : "The word you were adding is back, not saved yet."),
+      h("button", { type: "button", class: "secondary", onclick: () => {
+        followed.discard();
+        this.render();
+        announce(editing ? "Changes thrown away." : "Word thrown away.");
+      } }, editing ? "Throw my changes away" : "Throw it away"));
     this.replaceChildren(h("main", { class: "screen vocab" },
-      h("div", { class: "toolbar" }, back(leave, "Cancel"), h("h1", {}, editing ? "Edit word" : "New word")),
+      h("div", { class: "toolbar" }, cancel, h("h1", {}, editing ? "Edit word" : "New word")),
       h("form", { class: "stack", novalidate: true, "aria-describedby": "entry-error", onsubmit: async (/** @type {Event} */ event) => {
         event.preventDefault();
         const body = {
@@ -466,11 +536,16 @@ export class EntryForm extends VocabElement {
         if (!body.definitions.length) return this.refuse(error, definitions, "A definition is required: type at least one (one a line).");
         if (!body.collection) return this.refuse(error, collection, "Choose a collection, or make one first.");
         if (entry) {
-          await this.ctx.sync.write({ method: "PATCH", path: `${V}/entries/${entry.id}`, body, kind: ENTRY, id: entry.id, baseVersion: entry.version || undefined });
-          this.ctx.go(`#/e/${encodeURIComponent(entry.id)}`);
+          // Based on the version each field showed: the server merges it into another device's
+          // newer edit and answers what it replaced (said, with "Bring it back").
+          const now = this.one(ENTRY, entry.id) ?? entry;
+          await this.ctx.sync.write({ method: "PATCH", path: `${V}/entries/${now.id}`, body, kind: ENTRY, id: now.id, baseVersion: followed.baseVersion() });
+          followed.discard();
+          this.ctx.go(`#/e/${encodeURIComponent(now.id)}`);
         } else {
           const id = localId();
           await this.ctx.sync.write({ method: "POST", path: `${V}/entries`, body, kind: ENTRY, id });
+          followed.discard();
           announce(`${body.word} added.`);
           this.ctx.go(`#/e/${encodeURIComponent(id)}`);
         }
@@ -484,6 +559,8 @@ export class EntryForm extends VocabElement {
       ...field("entry-collection", "Collection", collection),
       error,
       h("button", { type: "submit" }, "Save"))));
+    // Typing a reload or the phone's Back interrupted: back in the fields, said, with a way to throw it away.
+    if (followed.restoreDraft(editing ? [`${ENTRY}/${this.id_}`] : [`vocabulary.new/${collectionId}`])) this.querySelector(".toolbar")?.after(draftLine);
     if (!editing) requestAnimationFrame(() => word.focus());
   }
 
