@@ -137,6 +137,7 @@ class Monkey:
         self.rng = random.Random(seed)
         self.step = 0
         self.log = collections.deque(maxlen=10)
+        self.history = []                # every step's line, written to .build/monkey/ when something failed
         self.writes = []                 # every non-GET API request answered, from both phones
         self.typed = {}                  # (phone, record id, field) → (value, step)
         self.deleted = set()             # ids deleted by either phone (raw and resolved)
@@ -180,6 +181,12 @@ class Monkey:
                 except Exception:
                     pass
             self.server.stop()
+        if self.failures:
+            os.makedirs(SHOTS, exist_ok=True)
+            path = os.path.join(SHOTS, f"{self.name}-seed{self.args.seed}.log")
+            with open(path, "w") as handle:
+                handle.write("\n".join(self.history + list(self.log)[-3:]) + "\n")
+            print(f"     [{self.name}] every step of this run: {path}", flush=True)
         print(f"     [{self.name}] {self.step} steps; done {dict(self.performed)}; skipped {dict(self.skipped)}", flush=True)
 
     def walk(self):
@@ -234,6 +241,7 @@ class Monkey:
                 label += f" (left a dialog open: {closed})"
             label += f" [{time.time() - started:.1f}s; {phone.hash() or '/'}; {phone.status()}]"
             self.log.append(label)
+            self.history.append(label)
             if self.args.verbose:
                 print("     " + label, flush=True)
             self.resolve_all()
@@ -317,11 +325,11 @@ class Monkey:
             self.leave_editors(phone)
         for phone in self.phones:
             try:
-                said = self.settle(phone, 30_000)
+                said = self.settle(phone, 20_000)
                 if said:
                     self.log.append(f"   phone {phone.name} said {said}")
             except PlaywrightError:
-                self.fail(f"phone {phone.name} says “Saved” within 30 s of going online", f"it says “{phone.status()}”; {self.outbox(phone)}", phone)
+                self.fail(f"phone {phone.name} says “Saved” within 20 s of going online", f"it says “{phone.status()}”; {self.outbox(phone)}", phone)
         time.sleep(1.5)  # the sync pokes of the last writes reach the other phone
         self.resolve_all()
         for phone in self.phones:
@@ -981,7 +989,8 @@ class ForeignNote(Monkey):
             want = [[f"#/e/{r['id']}", r["word"], (r.get("definitions") or [""])[0]] for r in server.values()
                     if r["type"] == "entry" and r["collection"] == collection["id"]]
             if sorted(words) != sorted(want):
-                wrong.append((collection["name"], {"phone": sorted(words), "server": sorted(want)}))
+                wrong.append((collection["name"], {"only on the phone": [w for w in words if w not in want],
+                                                   "only on the server": [w for w in want if w not in words]}))
         ok = check(f"[{self.name}] ({self.when}) phone {phone.name} shows each collection's words and first definitions as the server has them",
                    not wrong, wrong[:3]) and ok
         if not ok:
@@ -1253,18 +1262,30 @@ class ARNotebook(Monkey):
                 ("to the notebook", 0.5, self.to_book)]
 
     def to_book(self, phone, pick=0, word=""):
+        """The notebook on the screen: the one open, or the last one (which needs the network to open)."""
         page = phone.page
         if self.visible(page.locator("nb-book .turn-row")):
             return "(already open)"
-        link = page.get_by_role("link", name=re.compile("^My notebook|^Open$"))
-        if self.visible(page.locator("nb-notebooks")) and self.visible(page.locator("nb-notebooks a.big-link")):
-            page.locator("nb-notebooks a.big-link").first.click()
-        elif self.visible(link):
-            link.first.click()
-        else:
+        if phone.offline and not self.visible(page.locator("nb-book")):
+            raise PlaywrightTimeout("offline, and no notebook open (opening one needs the network)")
+        for attempt in range(2):
+            # Through "My notebooks" when the address is already the notebook's (going to the same
+            # address would reload the page under its own requests).
+            if phone.hash() in ("", "/"):
+                page.goto("/#/notebooks")
+                page.wait_for_selector("nb-notebooks h1, nb-notebooks + *, main", timeout=8_000)
             page.goto("/#/")
-        self.wait_ready(phone)
-        page.locator("nb-book .turn-row").wait_for()
+            page.wait_for_selector("nb-book .turn-row, nb-book .error, nb-welcome h1", timeout=8_000)
+            if self.visible(page.get_by_role("button", name="Open my notebook")):
+                page.get_by_role("button", name="Open my notebook").click()
+                page.wait_for_selector("nb-book .turn-row, nb-book .error", timeout=8_000)
+            if self.visible(page.locator("nb-book .turn-row")) or phone.offline:
+                break
+            page.wait_for_timeout(1_000)
+        if not self.visible(page.locator("nb-book .turn-row")) and not phone.offline:
+            self.fail(f"phone {phone.name}: the notebook opens online", page.locator("main").first.inner_text()[:160], phone)
+        if not self.visible(page.locator("nb-book .turn-row")):
+            raise PlaywrightTimeout(f"the notebook did not open: {page.locator('main').first.inner_text()[:100]!r}")
 
     def where(self, phone):
         return phone.page.get_by_role("status").filter(has_text=re.compile("^(Cover|Page)")).first.inner_text(timeout=2_000)
@@ -1450,8 +1471,8 @@ def main():
         for index, app in enumerate(apps):
             # Each app's own seed, from the run's seed and the app's name: one app replays alone.
             seed = random.Random(f"{args.seed}:{app}").randrange(1, 2 ** 31)
-            # Its share of the time, 20 s of it for the server, the sign-ins and the checks at the end.
-            steps = max(10.0, seconds / len(apps) - 20.0)
+            # Its share of the time, 12 s of it for the server, the sign-ins and the checks at the end.
+            steps = max(10.0, seconds / len(apps) - 12.0)
             deadline = time.time() + steps
             print(f"---- {app} (seed {args.seed}, this app's {seed}; steps for {steps:.0f} s)", flush=True)
             browser = playwright.chromium.launch(executable_path=webwalk.chromium_path(), args=["--no-sandbox"])
