@@ -683,7 +683,8 @@ class Napkin(Monkey):
         notes = phone.page.locator("li.note").get_by_role("link")
         count = notes.count()
         if not count:
-            return False
+            # No note yet: a person writes one first.
+            return self.new_note(phone, pick, word)
         # The first few (the newest): the two phones meet on the same notes.
         target = notes.nth(int(pick * min(count, 4)))
         shown = target.inner_text()
