@@ -46,6 +46,8 @@ export class FollowedForm {
     this.base = {};
     /** Fields this phone typed in since they last followed another device. @type {Set<string>} */
     this.typed = new Set();
+    /** The record's text each field last showed (a change of it is another device's). @type {Record<string, string>} */
+    this.shown = {};
     this.timer = 0;
     this.onHide = () => this.flush();
     window.addEventListener("pagehide", this.onHide);
@@ -68,6 +70,7 @@ export class FollowedForm {
     const record = this.options.record();
     if (record) {
       input.value = value(record);
+      this.shown[name] = input.value;
       this.base[name] = record.version;
     }
     input.addEventListener("input", () => this.edit(name));
@@ -196,11 +199,15 @@ export class FollowedForm {
     for (const [name, field] of this.fields) {
       const { input } = field;
       const value = field.value(record);
-      // Kept as typed: a field whose typing waits for the pause (with `manual`: while focused).
-      const held = name in this.pending && (!this.options.manual || document.activeElement === input);
+      // Kept as typed: a field whose typing waits for the pause (with `manual`: while focused, or
+      // while no other device changed it).
+      const held = name in this.pending
+        && (!this.options.manual || document.activeElement === input || value === this.shown[name]);
       if (input.value === value) {
         this.base[name] = record.version;
+        this.shown[name] = value;
       } else if (!held) {
+        this.shown[name] = value;
         const mine = input.value;
         const caret = document.activeElement === input && input.type !== "date" ? input.selectionStart : null;
         input.value = value;
