@@ -102,6 +102,7 @@ class QuireApp extends HTMLElement {
     const sync = this.sync;
     this.sync.addEventListener("refused", (event) => this.notice(/** @type {CustomEvent} */ (event).detail, undefined, undefined,
       () => sync.acknowledgeRefusals()));
+    this.sync.addEventListener("merged", (event) => this.notice(/** @type {CustomEvent} */ (event).detail, "info"));
     this.sync.addEventListener("replaced", (event) => this.replacedNotice(/** @type {CustomEvent} */ (event).detail));
     // A reminder's time has come (the reminders plugin): a system notification when allowed, and
     // the notice bar either way. Web Push would reach a closed app; it needs a push service.
@@ -152,7 +153,8 @@ class QuireApp extends HTMLElement {
     if (keep) this.keepReplaced([...this.keptReplaced(), kept].slice(-5));
     const answered = () => this.keepReplaced(this.keptReplaced().filter((k) => k.key !== kept.key));
     const names = { title: "title", text: "text", date: "date", category: "category", word: "word", definition: "definition",
-      definitions: "definitions", example: "example", note: "note", notes: "notes", tags: "tags", name: "name" };
+      definitions: "definitions", example: "example", note: "note", notes: "notes", tags: "tags", name: "name", takenAt: "time taken",
+      languages: "languages" };
     const said = Object.entries(replaced).map(([field, value]) => {
       const shown = typeof value === "string" ? value : Array.isArray(value) ? value.join(", ") : value === null ? "nothing" : JSON.stringify(value);
       return `the ${/** @type {Record<string, string>} */ (names)[field] ?? field} “${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown}”`;

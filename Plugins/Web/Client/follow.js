@@ -49,6 +49,8 @@ export class FollowedForm {
     /** The record's text each field last showed (a change of it is another device's). @type {Record<string, string>} */
     this.shown = {};
     this.timer = 0;
+    /** The key "still typing" was said under. @type {string | null} */
+    this.openDraft = null;
     this.onHide = () => this.flush();
     window.addEventListener("pagehide", this.onHide);
   }
@@ -98,7 +100,10 @@ export class FollowedForm {
     field.input.parentElement?.querySelector(`[data-replaced="${name}"]`)?.remove();
     this.keepDraft();
     if (this.options.manual) return;
-    this.options.sync.draft(this.options.key(), true);
+    if (this.openDraft === null) {
+      this.openDraft = this.options.key();
+      this.options.sync.draft(this.openDraft, true);
+    }
     clearTimeout(this.timer);
     this.timer = window.setTimeout(() => this.flush(), this.options.pause ?? 500);
   }
@@ -132,7 +137,6 @@ export class FollowedForm {
     const body = this.pending;
     this.pending = {};
     const record = this.options.record();
-    const key = this.options.key();
     const draftKey = this.draftKey();
     if (Object.keys(body).length && record) {
       const sent = this.options.send?.(body, this.baseVersion(Object.keys(body))) ?? Promise.resolve();
@@ -140,7 +144,14 @@ export class FollowedForm {
     } else if (!Object.keys(body).length) {
       localStorage.removeItem(draftKey);
     }
-    this.options.sync.draft(key, false);
+    this.closeDraft();
+  }
+
+  /** Ends "still typing", under the key it was said with: the record may have been given its
+   * server id meanwhile (created offline, answered within the pause). */
+  closeDraft() {
+    if (this.openDraft !== null) this.options.sync.draft(this.openDraft, false);
+    this.openDraft = null;
   }
 
   /**
@@ -186,7 +197,7 @@ export class FollowedForm {
     clearTimeout(this.timer);
     this.pending = {};
     localStorage.removeItem(this.draftKey());
-    this.options.sync.draft(this.options.key(), false);
+    this.closeDraft();
   }
 
   /**

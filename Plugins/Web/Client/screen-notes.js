@@ -577,9 +577,23 @@ export class NoteBack extends HTMLElement {
         h("h1", {}, "The back")),
       pad));
     const db = /** @type {import("./db.js").Database} */ (context.sync.db);
-    let drawing = await db.meta(`drawing:${id}`);
-    if (!drawing && !id.startsWith("local:")) {
-      drawing = await context.api.get(`${NOTES}/${id}/drawing`).catch(() => null);
+    // The newest drawing this phone knows: one it drew that still waits to be sent; else the
+    // server's (another phone may have drawn since this one last looked); else, offline, the copy
+    // kept when this phone last saw or drew it.
+    const real = context.sync.resolve(id);
+    const waiting = context.sync.writes.filter((w) => w.kind === KIND && w.method === "PUT" && w.path.endsWith("/drawing")
+      && (w.id === real || w.id === id)).at(-1);
+    let drawing = waiting?.body ?? null;
+    if (!drawing && !real.startsWith("local:")) {
+      try {
+        drawing = await context.api.get(`${NOTES}/${real}/drawing`);
+      } catch (error) {
+        // Offline: the copy kept here. Answered (none on the server): none.
+        drawing = error instanceof ApiError && error.offline ? await db.meta(`drawing:${id}`) : null;
+      }
+      if (drawing) await db.setMeta(`drawing:${id}`, drawing);
+    } else {
+      drawing ??= await db.meta(`drawing:${id}`);
     }
     if (drawing) pad.load(drawing);
     pad.addEventListener("change", async (event) => {

@@ -204,6 +204,8 @@ export class Sync extends EventTarget {
         let status = null;
         let answer = null;
         let message = "";
+        /** @type {any} */
+        let problem = null;
         try {
           const response = await this.api.request(write.method, write.path, { body: write.body, contentType: write.contentType, headers });
           status = response.status;
@@ -212,8 +214,17 @@ export class Sync extends EventTarget {
           if (!(error instanceof ApiError)) throw error;
           status = error.status;
           message = error.message;
+          problem = error.problem;
         }
-        const next = outcome(status);
+        let next = outcome(status);
+        // Made on two devices while apart (a collection of the same name): this one's create
+        // becomes the other's record, and what was added to it here goes there.
+        const existing = problem?.conflictingId;
+        if (next === "drop" && status === 409 && write.method === "POST" && isLocal(write.id) && typeof existing === "string") {
+          answer = write.recordAt ? { [write.recordAt]: { id: existing } } : { id: existing };
+          next = "done";
+          this.dispatchEvent(new CustomEvent("merged", { detail: `${message} What you added to it on this phone went to that one.` }));
+        }
         if (next === "retry") {
           write.attempts += 1;
           this.setState(status === null ? "offline" : "syncing");
@@ -223,8 +234,12 @@ export class Sync extends EventTarget {
         }
         await this.settle(write, next === "done" ? answer : undefined);
         if (next !== "done") {
+          // A create refused: the writes queued for what it would have made can never be sent
+          // (they would wait for it forever and hold every later change behind them).
+          const lost = write.method === "POST" && isLocal(write.id) ? await this.dropWritesFor(write.id) : 0;
           this.refused += 1;
-          this.dispatchEvent(new CustomEvent("refused", { detail: message }));
+          this.dispatchEvent(new CustomEvent("refused", { detail: lost
+            ? `${message} ${lost} later change${lost === 1 ? "" : "s"} to it could not be saved either.` : message }));
         }
         this.changed();
       }
@@ -233,6 +248,18 @@ export class Sync extends EventTarget {
       if (this.writes.length === 0 && this.state !== "offline") this.setState("idle");
       this.dispatchEvent(new Event("state"));
     }
+  }
+
+  /**
+   * Takes out of the queue every write that names a local id whose create the server refused.
+   * @param {string} local @returns {Promise<number>} how many
+   */
+  async dropWritesFor(local) {
+    const db = /** @type {Database} */ (this.db);
+    const doomed = this.writes.filter((w) => mentions(w, local));
+    this.writes = this.writes.filter((w) => !mentions(w, local));
+    for (const write of doomed) if (write.seq !== undefined) await db.dequeue(write.seq);
+    return doomed.length;
   }
 
   /**
