@@ -41,6 +41,8 @@ let dependencies: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-certificates.git", exact: "1.21.1"),
     .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
     .package(url: "https://github.com/apple/swift-nio-http2.git", exact: "1.46.0"),
+    // ACME (server.tls.acme): the client's HTTPS requests to the CA's directory.
+    .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
 ]
 
 extension Target.Dependency {
@@ -74,6 +76,7 @@ extension Target.Dependency {
     static let nioTLS = Target.Dependency.product(name: "NIOTLS", package: "swift-nio")
     static let x509 = Target.Dependency.product(name: "X509", package: "swift-certificates")
     static let asn1 = Target.Dependency.product(name: "SwiftASN1", package: "swift-asn1")
+    static let asyncHTTPClient = Target.Dependency.product(name: "AsyncHTTPClient", package: "async-http-client")
 }
 
 // MARK: - Targets
@@ -117,8 +120,10 @@ let targets: [Target] = [
     // HTTPS: certificates reloaded from disk, a local CA for a LAN, the ACME challenge store, the plain-HTTP side (QR page, redirects).
     .systemLibrary(name: "CQRencode", path: "Modules/CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
     module("QuireTLS", ["CQRencode", .hummingbird, .nioCore, .nioPosix, .nioSSL, .x509, .asn1, .crypto, .lifecycle, .unixSignals, .logging]),
+    // ACME (RFC 8555): a certificate for a public domain from Let's Encrypt or any ACME CA, renewed by itself.
+    module("QuireACME", [.asyncHTTPClient, .x509, .asn1, .crypto, .nioCore, .nioHTTP1, .nioSSL, .lifecycle, .unixSignals, .logging]),
     module("AppHost", ["Bus", "BusInProcess", "BusNATS", "AppConfig", "SafeFetch", "Secrets", .metrics, .prometheus, "HTTPKit", "PluginKit", .hummingbird, .hummingbirdCore, .webSocket, .nioCore, .nioHTTP1, .lifecycle, .unixSignals, .logging,
-                       "QuireTLS", .hummingbirdHTTP2, .hummingbirdTLS, .nioHTTP2, .nioTLS, .nioSSL]),
+                       "QuireTLS", "QuireACME", .hummingbirdHTTP2, .hummingbirdTLS, .nioHTTP2, .nioTLS, .nioSSL]),
 
     // storage
     plugin("Storage", "StorageAPI", ["Bus", .crypto]),
@@ -258,6 +263,7 @@ let targets: [Target] = [
     tests("ARNotebookTests", ["Notebooks", "Quotas", "AppHost", "DeviceMonitor", "DeviceMonitorAPI", "MediaAPI", "StorageAPI", "Bus", "BusInProcess", "AppHostTestKit", .httpTypes]),
     tests("SafeFetchTests", ["SafeFetch", "AppHostTestKit", "Bus"]),
     tests("QuireTLSTests", ["QuireTLS", "AppHost", "AppConfig", .hummingbird, .hummingbirdTesting, .nioSSL, .x509, .crypto, .logging]),
+    tests("QuireACMETests", ["QuireACME", .crypto, .x509, .asn1]),
     tests("ArchitectureTests", []),
 ]
 

@@ -30,6 +30,25 @@ public struct AppConfig: Sendable {
         /// Where `cert_file` and `key_file` are written, for mistakes found in the files themselves.
         public var certFileLocation: SourceLocation
         public var keyFileLocation: SourceLocation
+        /// A certificate for a public domain from an ACME CA (Let's Encrypt), kept in `dir`/acme.
+        public var acme: ACME?
+    }
+
+    /// `server.tls.acme`: the domain, the account's contact, and the CA's directory.
+    public struct ACME: Sendable, Equatable {
+        /// Let's Encrypt's production directory, the default.
+        public static let letsEncrypt = "https://acme-v02.api.letsencrypt.org/directory"
+
+        public var domain: String
+        public var email: String
+        public var directory: String
+        /// A PEM file of the CA that signed the directory's HTTPS certificate (a test CA such as
+        /// Pebble's); nil: the system's roots.
+        public var directoryCAFile: String?
+        /// Renew this many days before the certificate expires.
+        public var renewBeforeDays: Int
+        /// Where `directory_ca_file` is written, for a file that cannot be read.
+        public var directoryCAFileLocation: SourceLocation
     }
 
     public struct Bus: Sendable, Equatable {
@@ -167,7 +186,17 @@ extension AppConfig {
         let localCA = section.bool("local_ca", default: false)
         let directory = nonEmpty("dir") ?? "./data/tls"
         var tls: TLS?
-        if localCA, certFile != nil || keyFile != nil {
+        let acmeSection = section.section("acme")
+        let mistakesBefore = section.reader.diagnostics.count
+        let acme = readACME(acmeSection)
+        let acmeGiven = acme != nil || section.reader.diagnostics.count > mistakesBefore || !(acmeSection.string("domain") ?? "").isEmpty
+        if acmeGiven, localCA || certFile != nil || keyFile != nil {
+            section.report("acme", "cannot be used with cert_file/key_file or local_ca; choose one source of the certificate "
+                           + "(acme gets one for a public domain by itself)")
+        } else if let acme {
+            tls = TLS(certFile: nil, keyFile: nil, localCA: false, directory: directory,
+                      certFileLocation: section.location(of: "cert_file"), keyFileLocation: section.location(of: "key_file"), acme: acme)
+        } else if localCA, certFile != nil || keyFile != nil {
             section.report("local_ca", "cannot be used with cert_file/key_file; use either the local CA (local_ca: true) or your own certificate")
         } else if certFile != nil, keyFile == nil {
             section.report("key_file", "is required with cert_file; give the PEM private key of the certificate")
@@ -181,8 +210,9 @@ extension AppConfig {
         if let raw = server.string("http_port"), !raw.isEmpty {
             if let number = Int(raw), (0...65535).contains(number) {
                 httpPort = number
-                if tls == nil {
-                    server.report("http_port", "redirects to HTTPS, so it needs server.tls (cert_file and key_file, or local_ca: true)")
+                // An acme section with mistakes was reported already; http_port needing TLS would only add noise.
+                if tls == nil, !acmeGiven {
+                    server.report("http_port", "redirects to HTTPS, so it needs server.tls (cert_file and key_file, local_ca: true, or acme)")
                 } else if number == port, port != 0 {
                     server.report("http_port", "must differ from server.port (\(port)), which serves HTTPS")
                 }
@@ -191,6 +221,64 @@ extension AppConfig {
             }
         }
         return (tls, httpPort)
+    }
+
+    /// `server.tls.acme`; nil when absent or when `domain` is empty (an unset `${QUIRE_ACME_DOMAIN:-}`).
+    static func readACME(_ section: ConfigSection) -> ACME? {
+        let nonEmpty = { (key: String) in section.string(key).flatMap { $0.isEmpty ? nil : $0 } }
+        let email = nonEmpty("email")
+        let directory = nonEmpty("directory") ?? ACME.letsEncrypt
+        let caFile = nonEmpty("directory_ca_file")
+        let renewBefore = section.int("renew_before_days", default: 30, in: 1...36500)
+        guard let domain = nonEmpty("domain")?.lowercased() else {
+            if email != nil || section.contains("directory") || caFile != nil {
+                section.report("domain", "is required with acme; give the public name phones open, e.g. domain: photos.example.org")
+            }
+            return nil
+        }
+        var valid = true
+        if !looksLikeDomain(domain) {
+            section.report("domain", "expected a public DNS name such as photos.example.org (no address, port, scheme or wildcard), "
+                           + "found \"\(domain)\"")
+            valid = false
+        }
+        if email == nil {
+            section.report("email", "is required with acme; the CA writes to it about the account and expiring certificates")
+            valid = false
+        } else if let email, !looksLikeEmail(email) {
+            section.report("email", "expected an address such as you@example.org, found \"\(email)\"")
+            valid = false
+        }
+        if !looksLikeHTTPSURL(directory) {
+            section.report("directory", "expected the https:// URL of the CA's ACME directory (Let's Encrypt's: \(ACME.letsEncrypt)), "
+                           + "found \"\(directory)\"")
+            valid = false
+        }
+        guard valid, let email else { return nil }
+        return ACME(domain: domain, email: email, directory: directory, directoryCAFile: caFile, renewBeforeDays: renewBefore,
+                    directoryCAFileLocation: section.location(of: "directory_ca_file"))
+    }
+
+    /// A DNS name of two labels or more, letters, digits and hyphens (not an address: the last label has a letter).
+    static func looksLikeDomain(_ text: String) -> Bool {
+        let labels = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 2, text.utf8.count <= 253, let last = labels.last, last.contains(where: { $0.isLetter }) else { return false }
+        return labels.allSatisfy { label in
+            !label.isEmpty && label.utf8.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
+                && label.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" }
+        }
+    }
+
+    static func looksLikeEmail(_ text: String) -> Bool {
+        let parts = text.split(separator: "@", omittingEmptySubsequences: false)
+        return parts.count == 2 && !parts[0].isEmpty && parts[1].contains(".") && !text.contains(where: { $0.isWhitespace || $0 == "," })
+    }
+
+    /// `https://HOST[:PORT]/…`.
+    static func looksLikeHTTPSURL(_ text: String) -> Bool {
+        guard text.hasPrefix("https://"), !text.contains(where: { $0.isWhitespace }) else { return false }
+        let host = text.dropFirst(8).prefix { $0 != "/" && $0 != ":" && $0 != "?" && $0 != "#" }
+        return !host.isEmpty
     }
 
     /// `ADDRESS[/BITS]` with a numeric IPv4 or IPv6 address (the host parses it for real).

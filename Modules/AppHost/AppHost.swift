@@ -8,6 +8,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import HummingbirdHTTP2
 import NIOCore
+import QuireACME
 public import QuireTLS
 public import Logging
 public import PluginKit
@@ -249,6 +250,9 @@ public struct AppHost: Sendable {
                 config.reader.report(location, path, problem.message)
             }
         }
+        if let acme = config.server.tls?.acme, let caFile = acme.directoryCAFile, let problem = HTTPACMETransport.problem(caFile: caFile) {
+            config.reader.report(acme.directoryCAFileLocation, "server.tls.acme.directory_ca_file", problem)
+        }
         try config.reader.finish()
         return configured
     }
@@ -332,7 +336,11 @@ public struct AppHost: Sendable {
         var https: HTTPSSetup?
         if let tls = config.server.tls {
             let setup = try HTTPSSetup.prepare(tls, server: config.server, challenges: acmeChallenges, logger: logger)
-            services.append(setup.certificates.watcher())
+            if let acme = setup.acme {
+                services.append(acme.service)
+            } else {
+                services.append(setup.certificates.watcher())
+            }
             if let httpPort = config.server.httpPort {
                 services.append(setup.plainHTTP(server: config.server, port: httpPort, httpsPort: config.server.port, logger: logger))
             }

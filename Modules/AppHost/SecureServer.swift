@@ -10,6 +10,7 @@ import NIOHTTP2
 import NIOSSL
 import NIOTLS
 import PluginKit
+import QuireACME
 import QuireTLS
 import ServiceLifecycle
 
@@ -72,6 +73,8 @@ struct HTTPSSetup: Sendable {
     let certificates: TLSCertificates
     let localCA: LocalCA?
     let challenges: ACMEChallengeStore
+    /// With `server.tls.acme`: gets and renews the certificate (its service replaces the certificate watcher).
+    var acme: ACMEManager?
 
     /// Loads (or, with the local CA, issues) the certificate.
     /// - Throws: ``PluginSetupError`` saying what to fix.
@@ -80,15 +83,30 @@ struct HTTPSSetup: Sendable {
         tlsLogger[metadataKey: "component"] = "tls"
         let localCA = tls.localCA ? LocalCA(directory: tls.directory) : nil
         let source: TLSCertificates.Source
-        if let localCA {
+        var acme: ACMEManager?
+        if let settings = tls.acme {
+            var acmeLogger = logger
+            acmeLogger[metadataKey: "component"] = "acme"
+            let manager = ACMEManager.make(settings, folder: "\(tls.directory)/acme", http01: server.httpPort != nil,
+                                           challenges: challenges, logger: acmeLogger)
+            do {
+                let initial = try manager.initialCertificate()
+                source = .provided(cert: initial.cert, key: initial.key)
+            } catch {
+                throw PluginSetupError("server.tls.acme: cannot make the temporary certificate for \(settings.domain) (\(error))")
+            }
+            acme = manager
+        } else if let localCA {
             source = .localCA(localCA, boundHost: server.host)
         } else if let cert = tls.certFile, let key = tls.keyFile {
             source = .files(cert: cert, key: key)
         } else {
-            throw PluginSetupError("server.tls: give cert_file and key_file, or local_ca: true")
+            throw PluginSetupError("server.tls: give cert_file and key_file, local_ca: true, or acme")
         }
         do {
-            return HTTPSSetup(certificates: try TLSCertificates(source: source, logger: tlsLogger), localCA: localCA, challenges: challenges)
+            let certificates = try TLSCertificates(source: source, logger: tlsLogger)
+            acme?.serve { try certificates.install(certPEM: $0, keyPEM: $1) }
+            return HTTPSSetup(certificates: certificates, localCA: localCA, challenges: challenges, acme: acme)
         } catch let error as TLSSetupError {
             throw PluginSetupError(error.description)
         }
@@ -121,5 +139,21 @@ extension HTTPSSetup {
             }
             logger.notice("Open Quire on a phone", metadata: metadata)
         }
+    }
+}
+
+extension ACMEManager {
+    /// The manager of `server.tls.acme`: HTTP-01 answered from `challenges` on `server.http_port`
+    /// when there is one, else TLS-ALPN-01 on the HTTPS port; files in `folder`.
+    static func make(_ settings: AppConfig.ACME, folder: String, http01: Bool, challenges: ACMEChallengeStore, logger: Logger) -> ACMEManager {
+        let solver = ACMEChallengeSolver(type: "http-01", present: { _, token, keyAuthorization in
+            challenges.set(token: token, keyAuthorization: keyAuthorization)
+        }, cleanup: { _, token in
+            challenges.remove(token: token)
+        })
+        return ACMEManager(
+            settings: .init(domain: settings.domain, email: settings.email, directory: settings.directory,
+                            directoryCAFile: settings.directoryCAFile, renewBeforeDays: settings.renewBeforeDays, challengeType: solver.type),
+            store: ACMEStore(folder: folder), solver: solver, transport: HTTPACMETransport(caFile: settings.directoryCAFile), logger: logger)
     }
 }

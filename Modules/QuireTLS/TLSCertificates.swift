@@ -100,6 +100,8 @@ public final class TLSCertificates: Sendable {
         case files(cert: String, key: String)
         /// Issued for the addresses of the machine (or `boundHost`, when it is not a wildcard).
         case localCA(LocalCA, boundHost: String)
+        /// Given in PEM by the server itself (the ACME client), which replaces it with ``install(certPEM:keyPEM:)``.
+        case provided(cert: [UInt8], key: [UInt8])
     }
 
     private struct Loaded: Sendable {
@@ -117,6 +119,14 @@ public final class TLSCertificates: Sendable {
     public init(source: Source, logger: Logger) throws {
         self.source = source
         self.logger = logger
+        if case .provided(let cert, let key) = source {
+            do {
+                loaded = Mutex(Loaded(context: try TLSFiles.context(certPEM: cert, keyPEM: key), certPEM: cert, keyPEM: key))
+            } catch {
+                throw TLSSetupError("server.tls: the certificate cannot serve TLS (\(error))")
+            }
+            return
+        }
         let files = try Self.prepare(source, logger: logger)
         let (cert, key) = try Self.read(files)
         do {
@@ -125,6 +135,13 @@ public final class TLSCertificates: Sendable {
             throw TLSSetupError("server.tls: \(files.cert) and \(files.key) cannot serve TLS (\(error)); check that they are the PEM "
                                 + "certificate chain and its unencrypted key")
         }
+    }
+
+    /// Serves `certPEM` (the chain, leaf first) with `keyPEM` to new connections from now on.
+    /// - Throws: when the pair cannot serve TLS; the certificate in use is kept.
+    public func install(certPEM: [UInt8], keyPEM: [UInt8]) throws {
+        let context = try TLSFiles.context(certPEM: certPEM, keyPEM: keyPEM)
+        loaded.withLock { $0 = Loaded(context: context, certPEM: certPEM, keyPEM: keyPEM) }
     }
 
     /// The context for a connection accepted now.
@@ -139,6 +156,7 @@ public final class TLSCertificates: Sendable {
     /// - Returns: whether the certificate served changed.
     @discardableResult
     public func refresh() -> Bool {
+        if case .provided = source { return false }
         do {
             let files = try Self.prepare(source, logger: logger)
             let (cert, key) = try Self.read(files)
@@ -158,6 +176,8 @@ public final class TLSCertificates: Sendable {
         switch source {
         case .files(let cert, let key):
             return (cert, key)
+        case .provided:
+            throw TLSSetupError("server.tls: the certificate is given by the server, not read from files")
         case .localCA(let ca, let boundHost):
             let names = LANAddresses.serverNames(boundHost: boundHost)
             if try ca.ensureServerCertificate(for: names) {
