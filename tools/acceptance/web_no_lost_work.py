@@ -271,6 +271,69 @@ def two_phones(browser, server, username):
     context_b.close()
 
 
+def stroke(page, dx=0):
+    """One stroke across the back's canvas, as a finger draws it."""
+    box = page.locator("canvas.pad").bounding_box()
+    x, y = box["x"] + 40 + dx, box["y"] + box["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for step in range(1, 8):
+        page.mouse.move(x + step * 12, y + step * 6)
+    page.mouse.up()
+
+
+def back_shows_the_other_phones_strokes(browser, server, username):
+    """Found by the monkey: the back showed the copy this phone saved earlier, and drawing on it
+    wiped the strokes the other phone had drawn since."""
+    context_a, a = second_phone(browser, server, username)
+    context_b, b = second_phone(browser, server, username)
+    token = token_of(a)
+    b.click("text=New note")
+    b.wait_for_selector("note-editor #note-title")
+    b.fill("#note-title", "Drawn on by two")
+    settled(b)
+    note_id = editor_id(b)
+    b.goto(f"/#/notes/{note_id}/back")
+    b.wait_for_selector("canvas.pad")
+    stroke(b)
+    settled(b)
+    a.goto(f"/#/notes/{note_id}/back")
+    a.wait_for_selector("canvas.pad")
+    a.wait_for_function("() => document.querySelector('drawing-pad').drawing.strokes.length === 1")
+    stroke(a, 60)
+    settled(a)
+    b.goto(f"/#/notes/{note_id}")
+    b.wait_for_selector("note-editor #note-title")
+    b.goto(f"/#/notes/{note_id}/back")
+    b.wait_for_selector("canvas.pad")
+    shown = eventually(b, "() => document.querySelector('drawing-pad').drawing.strokes.length === 2", 5_000)
+    check("the back shows the other phone's strokes drawn since this phone last saw it", shown,
+          b.evaluate("document.querySelector('drawing-pad').drawing.strokes.length"))
+    stroke(b, 120)
+    settled(b)
+    kept = call(server, "GET", f"/api/v1/notes/{note_id}/drawing", token=token)[1]
+    check("…and drawing on it keeps them: three strokes on the server", len((kept or {}).get("strokes", [])) == 3, kept)
+    context_a.close()
+    context_b.close()
+
+
+def online_within_the_pause(browser, server, username):
+    """Found by the monkey: a note made offline, typed in, and the phone online again before the
+    pause that queues the typing — the bar said "Saving 1 change…" for good."""
+    context, page = second_phone(browser, server, username)
+    context.set_offline(True)
+    page.wait_for_selector("quire-status[data-state=offline]")
+    page.click("text=New note")
+    page.wait_for_selector("note-editor #note-title")
+    page.fill("#note-text", "typed offline")
+    context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(page, 20_000)
+    check("typing, then online within the pause: the bar ends at “Saved”", page.text_content("quire-status") == "Saved",
+          page.text_content("quire-status"))
+    context.close()
+
+
 def sign_out_forgets(browser, server, username):
     context, page = second_phone(browser, server, username)
     name = page.evaluate("(async () => (await indexedDB.databases()).map(d => d.name))()")
@@ -307,6 +370,8 @@ def napkin(browser, server, data):
     back_closes_the_photo(page, note_id)
     list_keeps_its_place(page, server)
     two_phones(browser, server, "keeper")
+    back_shows_the_other_phones_strokes(browser, server, "keeper")
+    online_within_the_pause(browser, server, "keeper")
     sign_out_forgets(browser, server, "keeper")
     context.close()
 
@@ -364,6 +429,41 @@ def foreign_note(browser, server):
     page.wait_for_timeout(800)
     check("a word reloaded right after it was saved is still shown (not “gone”)",
           shows_gone(page) is None and page.is_visible("vocab-entry h1:has-text('ciao')"), (shows_gone(page), page.url))
+
+    # Found by the monkey: both phones make "French" while apart. The server keeps the first; the
+    # other phone's words go into it, and nothing waits for a create that will never come.
+    token = token_of(page)
+    other, b = phone(browser, server)
+    b.goto("/")
+    webwalk.sign_in(b, "word-keeper")
+    b.wait_for_selector("vocab-collections")
+    context.set_offline(True)
+    page.goto("/#/")
+    page.wait_for_selector("vocab-collections")
+    page.click("text=New collection")
+    page.fill("#name-input", "French")
+    page.click("dialog button:has-text('Save')")
+    page.wait_for_selector("vocab-collection h1:has-text('French')")
+    page.click("text=Add word")
+    page.fill("#entry-word", "bonjour")
+    page.fill("#entry-definitions", "hello")
+    page.click("vocab-entry-form button:has-text('Save')")
+    page.wait_for_selector("vocab-entry h1:has-text('bonjour')")
+    b.click("text=New collection")
+    b.fill("#name-input", "French")
+    b.click("dialog button:has-text('Save')")
+    b.wait_for_selector("vocab-collection h1:has-text('French')")
+    settled(b)
+    context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(page, 20_000)
+    collections = call(server, "GET", "/api/v1/vocabulary/collections", token=token)[1]["items"]
+    french = [c for c in collections if c["name"] == "French"]
+    words = call(server, "GET", f"/api/v1/vocabulary/collections/{french[0]['id']}/entries", token=token)[1]["items"] if french else []
+    check("two phones that made “French” apart: one collection, holding the word made offline, and the bar says “Saved”",
+          len(french) == 1 and [w["word"] for w in words] == ["bonjour"] and page.text_content("quire-status") == "Saved",
+          (collections, words, page.text_content("quire-status")))
+    other.close()
     context.close()
 
 
