@@ -13,6 +13,7 @@ import PluginKit
 import QuireACME
 import QuireTLS
 import ServiceLifecycle
+import Synchronization
 
 /// HTTPS: TLS with the certificate ``TLSCertificates`` holds when the connection arrives, then
 /// HTTP/2 or HTTP/1.1 as ALPN negotiated.
@@ -36,7 +37,12 @@ struct SecureServer: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
-            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: certificates.context))
+            if certificates.hasACMEChallenges {
+                // TLS-ALPN-01 pending: the ClientHello decides which certificate this connection gets.
+                try channel.pipeline.syncOperations.addHandler(ACMEALPNSelector(certificates: certificates))
+            } else {
+                try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: certificates.context))
+            }
             let alpn = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result in
                 switch result {
                 case .negotiated("h2"):
@@ -84,11 +90,12 @@ struct HTTPSSetup: Sendable {
         let localCA = tls.localCA ? LocalCA(directory: tls.directory) : nil
         let source: TLSCertificates.Source
         var acme: ACMEManager?
+        let served = ServedCertificates()
         if let settings = tls.acme {
             var acmeLogger = logger
             acmeLogger[metadataKey: "component"] = "acme"
             let manager = ACMEManager.make(settings, folder: "\(tls.directory)/acme", http01: server.httpPort != nil,
-                                           challenges: challenges, logger: acmeLogger)
+                                           challenges: challenges, served: served, logger: acmeLogger)
             do {
                 let initial = try manager.initialCertificate()
                 source = .provided(cert: initial.cert, key: initial.key)
@@ -106,6 +113,7 @@ struct HTTPSSetup: Sendable {
         do {
             let certificates = try TLSCertificates(source: source, logger: tlsLogger)
             acme?.serve { try certificates.install(certPEM: $0, keyPEM: $1) }
+            served.certificates.withLock { $0 = certificates }
             return HTTPSSetup(certificates: certificates, localCA: localCA, challenges: challenges, acme: acme)
         } catch let error as TLSSetupError {
             throw PluginSetupError(error.description)
@@ -145,15 +153,31 @@ extension HTTPSSetup {
 extension ACMEManager {
     /// The manager of `server.tls.acme`: HTTP-01 answered from `challenges` on `server.http_port`
     /// when there is one, else TLS-ALPN-01 on the HTTPS port; files in `folder`.
-    static func make(_ settings: AppConfig.ACME, folder: String, http01: Bool, challenges: ACMEChallengeStore, logger: Logger) -> ACMEManager {
-        let solver = ACMEChallengeSolver(type: "http-01", present: { _, token, keyAuthorization in
-            challenges.set(token: token, keyAuthorization: keyAuthorization)
-        }, cleanup: { _, token in
-            challenges.remove(token: token)
-        })
+    static func make(_ settings: AppConfig.ACME, folder: String, http01: Bool, challenges: ACMEChallengeStore, served: ServedCertificates,
+                     logger: Logger) -> ACMEManager {
+        let solver = http01
+            ? ACMEChallengeSolver(type: "http-01", present: { _, token, keyAuthorization in
+                challenges.set(token: token, keyAuthorization: keyAuthorization)
+            }, cleanup: { _, token in
+                challenges.remove(token: token)
+            })
+            : ACMEChallengeSolver(type: "tls-alpn-01", present: { domain, _, keyAuthorization in
+                let (cert, key) = try ACMECertificates.selfSigned(domain: domain, keyAuthorization: keyAuthorization)
+                guard let certificates = served.certificates.withLock({ $0 }) else {
+                    throw ACMEFailure(.challenge, "the HTTPS server is not set up yet")
+                }
+                try certificates.setACMEChallenge(domain: domain, certPEM: cert, keyPEM: key)
+            }, cleanup: { domain, _ in
+                served.certificates.withLock { $0 }?.removeACMEChallenge(domain: domain)
+            })
         return ACMEManager(
             settings: .init(domain: settings.domain, email: settings.email, directory: settings.directory,
                             directoryCAFile: settings.directoryCAFile, renewBeforeDays: settings.renewBeforeDays, challengeType: solver.type),
             store: ACMEStore(folder: folder), solver: solver, transport: HTTPACMETransport(caFile: settings.directoryCAFile), logger: logger)
     }
+}
+
+/// The HTTPS server's certificates, once made: the TLS-ALPN-01 solver is made before them.
+final class ServedCertificates: Sendable {
+    let certificates = Mutex<TLSCertificates?>(nil)
 }

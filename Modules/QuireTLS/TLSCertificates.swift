@@ -112,6 +112,8 @@ public final class TLSCertificates: Sendable {
 
     public let source: Source
     private let loaded: Mutex<Loaded>
+    /// TLS-ALPN-01 challenges pending, by domain.
+    private let alpnChallenges = Mutex<[String: NIOSSLContext]>([:])
     private let logger: Logger
 
     /// Loads the certificate (issuing it first with the local CA).
@@ -142,6 +144,25 @@ public final class TLSCertificates: Sendable {
     public func install(certPEM: [UInt8], keyPEM: [UInt8]) throws {
         let context = try TLSFiles.context(certPEM: certPEM, keyPEM: keyPEM)
         loaded.withLock { $0 = Loaded(context: context, certPEM: certPEM, keyPEM: keyPEM) }
+    }
+
+    /// Answers TLS-ALPN-01 for `domain` with this certificate (RFC 8737) until removed: a
+    /// connection offering only `acme-tls/1` for that name gets it instead of the server's.
+    public func setACMEChallenge(domain: String, certPEM: [UInt8], keyPEM: [UInt8]) throws {
+        let context = try Self.acmeChallengeContext(certPEM: certPEM, keyPEM: keyPEM)
+        alpnChallenges.withLock { $0[domain.lowercased()] = context }
+    }
+
+    public func removeACMEChallenge(domain: String) {
+        _ = alpnChallenges.withLock { $0.removeValue(forKey: domain.lowercased()) }
+    }
+
+    /// Whether a TLS-ALPN-01 challenge is pending (new connections' ClientHello is read first).
+    public var hasACMEChallenges: Bool { alpnChallenges.withLock { !$0.isEmpty } }
+
+    func acmeChallengeContext(serverName: String?) -> NIOSSLContext? {
+        guard let serverName else { return nil }
+        return alpnChallenges.withLock { $0[serverName] }
     }
 
     /// The context for a connection accepted now.

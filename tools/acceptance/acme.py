@@ -146,15 +146,16 @@ class Pebble:
                     process.kill()
 
 
-def write_config(work, name, server, domain, pebble, renew_before_days=None):
+def write_config(work, name, server, domain, pebble, renew_before_days=None, http_port=True):
     data = os.path.join(work, "data")
     acme = {"domain": domain, "email": "operator@quire.test", "directory": pebble.directory, "directory_ca_file": pebble.ca_file}
     if renew_before_days:
         acme["renew_before_days"] = renew_before_days
     config = {"app": "acme-test",
-              "server": {"host": "127.0.0.1", "port": server.port, "http_port": server.http_port,
-                         "tls": {"dir": os.path.join(data, "tls"), "acme": acme}},
+              "server": {"host": "127.0.0.1", "port": server.port, "tls": {"dir": os.path.join(data, "tls"), "acme": acme}},
               "plugins": {"storage": {"backend": "sqlite", "path": os.path.join(data, "acme.sqlite"), "blobs": os.path.join(data, "blobs")}}}
+    if http_port:
+        config["server"]["http_port"] = server.http_port
     path = os.path.join(work, name)
     with open(path, "w") as file:
         json.dump(config, file)  # JSON is YAML
@@ -279,6 +280,25 @@ def issue_renew_restart(binary, work, pebble, server):
     server.stop()
 
 
+def tls_alpn(binary, work, pebble, server):
+    """No plain-HTTP port (port 80 closed): TLS-ALPN-01 on the HTTPS port, which Pebble validates."""
+    config = write_config(work, "acme-alpn.yaml", server, "alpn.quire.test", pebble, http_port=False)
+    server.start(config)
+    line = server.wait_acme_line(1, timeout=90) or ""
+    check("without http_port, TLS-ALPN-01 on the HTTPS port gets the certificate (Pebble validates acme-tls/1)",
+          "ACME: certificate for alpn.quire.test issued by Pebble" in line, line)
+    roots = os.path.join(work, "pebble-roots.pem")
+    check("…and the HTTPS port serves it", verified_get(server.port, "alpn.quire.test", roots) == 200)
+    # Pebble reuses no authorization (PEBBLE_AUTHZREUSE=0) and this run has no plain-HTTP port.
+    try:
+        socket.create_connection(("127.0.0.1", server.http_port), timeout=2).close()
+        closed = False
+    except OSError:
+        closed = True
+    check("…validated by TLS-ALPN-01 alone: nothing listens on Pebble's HTTP-01 port in this run", closed)
+    server.stop()
+
+
 def pebble_rejected_nonces(pebble):
     with open(pebble.log_path, errors="replace") as log:
         return sum(1 for line in log if "badNonce" in line or "bad nonce" in line.lower())
@@ -343,6 +363,7 @@ def main():
         try:
             pebble.start()
             issue_renew_restart(binary, work, pebble, server)
+            tls_alpn(binary, work, pebble, server)
             failures(binary, work, pebble)
             config_errors(binary, work)
         except Exception as error:  # noqa: BLE001 - a crash is a failed run, said plainly
