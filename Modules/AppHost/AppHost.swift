@@ -327,8 +327,8 @@ public struct AppHost: Sendable {
     /// Serves until SIGINT or SIGTERM, then shuts down gracefully.
     /// With `server.tls`, serves HTTPS (the certificate checked every minute and on SIGHUP) and,
     /// with `server.http_port`, plain HTTP that redirects to it and answers ACME HTTP-01
-    /// challenges from `acmeChallenges` (an ACME client fills it, and writes the certificate it
-    /// gets to `cert_file`/`key_file`).
+    /// challenges from `acmeChallenges` (with `server.tls.acme`, the ACME client fills it and
+    /// serves the certificate it gets, renewed by itself).
     /// - Throws: ``PluginSetupError`` when the certificate cannot be loaded or issued.
     public func run(acmeChallenges: ACMEChallengeStore = ACMEChallengeStore(),
                     onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }) async throws {

@@ -3,9 +3,9 @@ import Synchronization
 /// The answers to ACME HTTP-01 challenges, by token, that the plain-HTTP listener (`server.http_port`)
 /// serves at `/.well-known/acme-challenge/{token}`.
 ///
-/// The seam for an ACME client: it puts a token's key authorization here before it asks the CA to
-/// validate, removes it afterwards, and writes the certificate it gets to `server.tls.cert_file` and
-/// `key_file`, which ``TLSCertificates`` reloads for new connections.
+/// The seam for an ACME client (`server.tls.acme`, `Modules/QuireACME`): it puts a token's key
+/// authorization here before it asks the CA to validate, removes it afterwards, and hands the
+/// certificate it gets to ``TLSCertificates/install(certPEM:keyPEM:)`` for new connections.
 public final class ACMEChallengeStore: Sendable {
     private let answers = Mutex<[String: String]>([:])
 
