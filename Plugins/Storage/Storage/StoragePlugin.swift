@@ -125,7 +125,10 @@ public struct StoragePlugin: Plugin {
             section.report("rclone_config", "an rclone destination needs the rclone config file: rclone_config: ./rclone.conf")
         }
         if backend == .memory { section.report(nil, "backend memory keeps nothing to back up; remove backup: or use sqlite or postgres") }
-        let staging = ((blobs as NSString).deletingLastPathComponent as NSString).appendingPathComponent("backup-staging")
+        // Beside the blob folder. (NSString's path methods crash on some strings in this Foundation,
+        // an empty one among them: `quire plugins` reads every section with placeholder values.)
+        let staging = blobs.isEmpty ? "backup-staging"
+            : URL(fileURLWithPath: blobs).deletingLastPathComponent().appendingPathComponent("backup-staging").path
         return BackupSchedule(every: every, keep: keep, destinations: destinations, rcloneConfig: rcloneConfig, staging: staging)
     }
 
