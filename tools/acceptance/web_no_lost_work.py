@@ -271,6 +271,22 @@ def two_phones(browser, server, username):
     context_b.close()
 
 
+def no_wider_than_the_phone(page, server):
+    """A long word or web address in a note keeps every Napkin screen within the phone's width."""
+    token = token_of(page)
+    long_word = "Donaudampfschifffahrtsgesellschaftskapitänsmützenabzeichenherstellungsbetrieb"
+    address = "https://example.org/a/very/long/path/that/goes/on/and/on/without/any/space/at/all?query=" + "x" * 60
+    status, note, _ = call(server, "POST", "/api/v1/notes", {"title": long_word, "text": f"{long_word} {address}", "date": "2026-01-01"},
+                           token=token)
+    widths = {}
+    for name, hash_ in (("the list", "#/notes"), ("the note", f"#/notes/{note['id']}"), ("the back", f"#/notes/{note['id']}/back")):
+        page.goto("/" + hash_)
+        page.wait_for_timeout(700)
+        widths[name] = page.evaluate("document.documentElement.scrollWidth")
+    check("a long word and a web address keep every screen within the phone's 390 px",
+          status == 201 and all(width <= 390 for width in widths.values()), widths)
+
+
 def stroke(page, dx=0):
     """One stroke across the back's canvas, as a finger draws it."""
     box = page.locator("canvas.pad").bounding_box()
@@ -369,6 +385,7 @@ def napkin(browser, server, data):
     note_id = photo_while_typing(page, server, data)
     back_closes_the_photo(page, note_id)
     list_keeps_its_place(page, server)
+    no_wider_than_the_phone(page, server)
     two_phones(browser, server, "keeper")
     back_shows_the_other_phones_strokes(browser, server, "keeper")
     online_within_the_pause(browser, server, "keeper")
