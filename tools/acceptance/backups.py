@@ -262,6 +262,14 @@ def round_trip(binary, work, moto, app):
               metric_value(text, "quire_backup_destination_failures") >= 1 and metric_value(text, "quire_backup_missed") >= 1
               and metric_value(text, 'quire_backup_runs{outcome="failed"}') >= 1,
               [line for line in text.splitlines() if "backup" in line])
+        # The operator's Backups panel reads the same status.
+        granted = subprocess.run([binary, "admin", "grant", "bk-ann", "--config", tool_config], capture_output=True, text=True, env=env, timeout=60)
+        _, login, _ = call(server, "POST", "/api/v1/auth/login", {"username": "bk-ann", "password": "correct horse battery"})
+        _, panel, _ = call(server, "GET", "/api/v1/admin/backups", token=(login or {}).get("access_token"))
+        check("napkin-notes: the operator's Backups panel says the backups are failing, why, and where they go",
+              granted.returncode == 0 and isinstance(panel, dict) and panel.get("status") == "failing"
+              and "could not be written" in panel.get("detail", "") and backups in panel.get("destination", ""),
+              (granted.stderr, panel))
         present = set(backup_names(backups))
         kept = expected_kept(fakes + [n for n in present if n not in fakes], 3, 7, 4, 6)
         expected = {n for n in kept if n in fakes}

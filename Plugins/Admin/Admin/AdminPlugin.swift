@@ -420,21 +420,42 @@ struct AdminStatus: Sendable {
         recentLog.entries.reversed().map { AdminLogEntry(at: $0.at, level: $0.level, message: $0.message, requestId: $0.requestID, fields: $0.fields) }
     }
 
-    /// Scheduled backups as their runner reports them (``GetBackupStatus``); "not configured" when
-    /// nothing answers.
+    /// Scheduled backups as the storage plugin that runs them reports them (``GetBackupDetail``),
+    /// summed up for the panel: "not configured" when the YAML has no `storage.backup` (or nothing
+    /// answers), "failing" when the last attempt failed or was missed, else "ok".
     func backups() async -> AdminBackups {
-        let status: GetBackupStatus.Reply
+        let notConfigured = AdminBackups(status: "not-configured",
+                                         detail: "Scheduled backups are not configured on this server: add storage.backup to the YAML (see the README, \"Backups and upgrades\"), or run quire backup --config FILE OUT yourself.")
+        let status: BackupStatus
         do {
-            status = try await bus.request(GetBackupStatus(), timeout: .seconds(5))
+            status = try await bus.request(GetBackupDetail(), timeout: .seconds(5))
         } catch {
-            if error.code == .noHandler {
-                return AdminBackups(status: "not-configured",
-                                    detail: "Scheduled backups are not configured on this server. Until they are, run quire backup --config FILE OUT yourself.")
-            }
+            if error.code == .noHandler { return notConfigured }
             return AdminBackups(status: "failing", detail: "The backup status could not be read: \(error.message)")
         }
-        return AdminBackups(status: status.status, detail: status.detail, lastSuccessAt: status.lastSuccessAt, lastFailureAt: status.lastFailureAt,
-                            nextAt: status.nextAt, destination: status.destination)
+        guard status.enabled else { return notConfigured }
+        let destination = status.destinations.map(\.to).joined(separator: ", ")
+        let failing = status.lastFailure.map { failure in status.lastSuccess.map { failure > $0 } ?? true } ?? false
+        let every = status.everySeconds.map(Self.interval)
+        let detail: String
+        if failing {
+            detail = status.lastFailureReason ?? "The last backup failed; see the server's log."
+        } else if let name = status.lastSuccessName {
+            detail = "Every \(every ?? "interval"), to \(destination); the last is \(name)."
+        } else {
+            detail = "Every \(every ?? "interval"), to \(destination); none taken yet\(status.running ? " (one is running)" : "")."
+        }
+        return AdminBackups(status: failing ? "failing" : "ok", detail: detail, lastSuccessAt: status.lastSuccess,
+                            lastFailureAt: status.lastFailure, nextAt: status.nextDue, destination: destination.isEmpty ? nil : destination)
+    }
+
+    /// "24 hours", "30 minutes", "2 seconds": an interval as the YAML's `every` reads.
+    static func interval(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        for (size, unit) in [(86_400, "day"), (3_600, "hour"), (60, "minute")] where whole >= size && whole % size == 0 {
+            return "\(whole / size) \(unit)\(whole / size == 1 ? "" : "s")"
+        }
+        return "\(whole) second\(whole == 1 ? "" : "s")"
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Double {

@@ -120,7 +120,7 @@ public final class BackupScheduler: Sendable {
             } else {
                 status.failed += 1
                 status.lastFailure = now
-                status.lastFailureReason = failures.map { "\($0.destination): \($0.reason)" }.joined(separator: " ")
+                status.lastFailureReason = failures.map(\.reason).joined(separator: " ")
             }
         }
         return failures.isEmpty
@@ -140,7 +140,8 @@ public final class BackupScheduler: Sendable {
         let then = nextDue.map { " The next try is at \(ISO8601DateFormatter().string(from: $0))." } ?? ""
         func fail(_ destination: String, _ error: any Error, _ advice: String) {
             let reason = Self.describe(error)
-            outcome.failures.append((destination, reason))
+            // The operator's panel says what the log says: what failed, and what to do.
+            outcome.failures.append((destination, "The backup \(name) could not be written to \(destination) (\(reason)); \(advice)."))
             logger.warning("storage: the scheduled backup \(name) could not be written to \(destination) (\(reason)); \(advice).\(then)")
         }
         let folders = schedule.destinations.filter { Rclone.destination($0, configFile: nil) == nil }
