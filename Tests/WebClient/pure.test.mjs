@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { backoff, isLocal, localId, outcome, overlay, resolveId } from "../../Plugins/Web/Client/outbox.js";
-import { feedChanges, ordered } from "../../Plugins/Web/Client/merge.js";
+import { feedChanges, mergeDrawing, ordered } from "../../Plugins/Web/Client/merge.js";
 
 test("a write's outcome: 2xx done, no answer / 401 / 429 / 5xx retried, any other refusal dropped", () => {
   assert.equal(outcome(201), "done");
@@ -71,4 +71,22 @@ test("a local id inside a string of a queued body is replaced too (a geotag's su
   const [geotag] = resolveId(writes, id, "n_real");
   assert.deepEqual(geotag.body, { subject: "notes/n_real", latitude: 1 });
   assert.equal(geotag.id, "n_real");
+});
+
+test("a drawing drawn on two devices apart keeps both's strokes; what this one erased goes", () => {
+  const line = (/** @type {number} */ y) => ({ tool: "pen", color: "#000", width: 0.01, points: [{ x: 0.1, y, pressure: 0.5 }, { x: 0.9, y, pressure: 0.5 }] });
+  const base = { strokes: [line(0.1), line(0.2)], texts: [], aspect: 0.66 };
+  // This device erased the first stroke and drew a third; the other drew a fourth meanwhile.
+  const mine = { strokes: [line(0.2), line(0.3)], texts: [], aspect: 0.66 };
+  const theirs = { strokes: [line(0.1), line(0.2), { ...line(0.4), points: line(0.4).points.map((p) => ({ ...p, x: p.x + 0.00001 })) }], texts: [], aspect: 0.66 };
+  const merged = mergeDrawing(base, mine, theirs);
+  assert.deepEqual(merged.strokes.map((s) => s.points[0].y), [0.2, 0.4, 0.3]);
+  assert.equal(merged.aspect, 0.66);
+  // The same strokes written back by the server in another form (rounded) are not doubled.
+  const echoed = { strokes: mine.strokes.map((s) => ({ ...s, width: 0.0100000001 })), texts: [] };
+  assert.equal(mergeDrawing(mine, mine, echoed).strokes.length, 2);
+  // Nothing on the server yet: this device's drawing as it is.
+  assert.deepEqual(mergeDrawing(null, mine, null).strokes, mine.strokes);
+  // Cleared here, while nothing else changed: empty, without an aspect.
+  assert.deepEqual(mergeDrawing(base, { strokes: [], texts: [] }, base), { strokes: [], texts: [] });
 });

@@ -329,6 +329,20 @@ def back_shows_the_other_phones_strokes(browser, server, username):
     settled(b)
     kept = call(server, "GET", f"/api/v1/notes/{note_id}/drawing", token=token)[1]
     check("…and drawing on it keeps them: three strokes on the server", len((kept or {}).get("strokes", [])) == 3, kept)
+
+    # Both draw while apart: A offline (on the back it has open), B online. Back online, A's
+    # stroke is merged into the server's drawing, and B's stays.
+    context_a.set_offline(True)
+    a.wait_for_selector("quire-status[data-state=offline]")
+    stroke(a, 20)
+    stroke(b, 150)
+    settled(b)
+    context_a.set_offline(False)
+    a.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(a, 20_000)
+    kept = call(server, "GET", f"/api/v1/notes/{note_id}/drawing", token=token)[1]
+    check("two phones drawing apart: every stroke of both on the server once they are back (five)",
+          len((kept or {}).get("strokes", [])) == 5, len((kept or {}).get("strokes", [])))
     context_a.close()
     context_b.close()
 

@@ -63,3 +63,38 @@ export function ordered(items, moves = []) {
   }
   return list;
 }
+
+/** A stroke or text as compared across devices: what it draws, to four decimals (the server may
+ * write numbers back in another form). @param {any} item */
+function drawnKey(item) {
+  const r = (/** @type {any} */ n) => (typeof n === "number" ? Math.round(n * 1e4) / 1e4 : n);
+  if (Array.isArray(item?.points)) {
+    return JSON.stringify(["s", item.tool, item.color, r(item.width), item.points.map((/** @type {any} */ p) => [r(p.x), r(p.y)])]);
+  }
+  return JSON.stringify(["t", item?.text, item?.color, r(item?.x), r(item?.y), r(item?.size)]);
+}
+
+/**
+ * A drawing drawn on while another device drew on it too: the other device's strokes and texts
+ * stay, this device's new ones are added, and the ones this device erased or cleared go.
+ * `base` is the drawing this device started from, `mine` what it made of it, `theirs` the
+ * server's now.
+ * @param {{strokes?: any[], texts?: any[], aspect?: number} | null} base
+ * @param {{strokes?: any[], texts?: any[], aspect?: number}} mine
+ * @param {{strokes?: any[], texts?: any[], aspect?: number} | null} theirs
+ * @returns {{strokes: any[], texts: any[], aspect?: number}}
+ */
+export function mergeDrawing(base, mine, theirs) {
+  /** @param {"strokes" | "texts"} part */
+  const merged = (part) => {
+    const before = new Set((base?.[part] ?? []).map(drawnKey));
+    const now = new Set((mine[part] ?? []).map(drawnKey));
+    const kept = (theirs?.[part] ?? []).filter((item) => { const key = drawnKey(item); return now.has(key) || !before.has(key); });
+    const there = new Set(kept.map(drawnKey));
+    return [...kept, ...(mine[part] ?? []).filter((item) => !there.has(drawnKey(item)) && !before.has(drawnKey(item)))];
+  };
+  const strokes = merged("strokes");
+  const texts = merged("texts");
+  const aspect = theirs?.aspect ?? mine.aspect;
+  return strokes.length || texts.length ? (aspect ? { strokes, texts, aspect } : { strokes, texts }) : { strokes, texts };
+}

@@ -22,6 +22,9 @@
  *   the record's fields (a move, a photo picked offline)
  * @property {string} [recordAt]     where the record is in the server's answer, when the answer is more
  *   than the record (`photo` in the album's mark-up screen)
+ * @property {{kind: "drawing", base: any}} [rebase] a whole drawing put after drawing on `base`: at send
+ *   time it is merged into the server's drawing as it is then (`mergeDrawing`), so strokes another
+ *   device drew meanwhile stay
  */
 
 /** A new random Idempotency-Key. */

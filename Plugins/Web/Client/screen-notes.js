@@ -596,10 +596,17 @@ export class NoteBack extends HTMLElement {
       drawing ??= await db.meta(`drawing:${id}`);
     }
     if (drawing) pad.load(drawing);
+    // Each put carries the drawing it was drawn on, so it is merged into the server's at send
+    // time: another phone's strokes drawn meanwhile stay (see mergeDrawing).
+    // Copies: the pad draws into the arrays it was given.
+    let base = drawing ? structuredClone(drawing) : null;
     pad.addEventListener("change", async (event) => {
       const value = /** @type {CustomEvent} */ (event).detail;
+      const drawnOn = base;
+      base = structuredClone(value);
       await db.setMeta(`drawing:${id}`, value);
-      await context.sync.write({ method: "PUT", path: `${NOTES}/${id}/drawing`, body: value, kind: KIND, id });
+      await context.sync.write({ method: "PUT", path: `${NOTES}/${id}/drawing`, body: value, kind: KIND, id,
+        rebase: { kind: "drawing", base: drawnOn } });
     });
   }
 }

@@ -7,7 +7,7 @@
  */
 import { ApiError } from "./api.js";
 import { Database, forget } from "./db.js";
-import { feedChanges } from "./merge.js";
+import { feedChanges, mergeDrawing } from "./merge.js";
 import { backoff, isLocal, newKey, outcome, overlay, recordIn, resolveId } from "./outbox.js";
 
 /** @typedef {"offline" | "syncing" | "idle"} SyncState */
@@ -207,7 +207,8 @@ export class Sync extends EventTarget {
         /** @type {any} */
         let problem = null;
         try {
-          const response = await this.api.request(write.method, write.path, { body: write.body, contentType: write.contentType, headers });
+          const body = write.rebase ? await this.rebased(write) : write.body;
+          const response = await this.api.request(write.method, write.path, { body, contentType: write.contentType, headers });
           status = response.status;
           answer = response.body;
         } catch (error) {
@@ -247,6 +248,21 @@ export class Sync extends EventTarget {
       this.draining = false;
       if (this.writes.length === 0 && this.state !== "offline") this.setState("idle");
       this.dispatchEvent(new Event("state"));
+    }
+  }
+
+  /**
+   * A whole drawing drawn on this device, merged into the server's as it is now (another device
+   * may have drawn on it meanwhile, online or off). Unreachable, it throws as a send would.
+   * @param {import("./outbox.js").Write} write
+   */
+  async rebased(write) {
+    try {
+      const now = await this.api.request("GET", write.path);
+      return mergeDrawing(write.rebase?.base ?? null, write.body, now.body);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return write.body; // none there yet
+      throw error;
     }
   }
 
