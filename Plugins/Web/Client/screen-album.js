@@ -369,7 +369,15 @@ export class MarkupScreen extends AlbumElement {
       // A photo not uploaded yet: its proportions from the picture itself.
       createImageBitmap(photo.pendingImage).then((bitmap) => pad.background(URL.createObjectURL(/** @type {Blob} */ (photo.pendingImage)), bitmap.width, bitmap.height, describe(photo))).catch(() => {});
     }
-    loadMarkup(this.ctx, photo, this.id_ ?? "").then((drawing) => { if (drawing) pad.load(drawing); });
+    // The drawing each save was drawn on goes with it, so it is merged into the server's at send
+    // time (another phone's strokes drawn meanwhile stay; see mergeDrawing). Copies: the pad draws
+    // into the arrays it was given.
+    this.markupBase = null;
+    loadMarkup(this.ctx, photo, this.id_ ?? "").then((drawing) => {
+      if (!drawing) return;
+      this.markupBase = structuredClone(drawing);
+      pad.load(drawing);
+    });
     pad.addEventListener("change", (event) => this.saveMarkup(/** @type {CustomEvent} */ (event).detail));
     // Typing a reload interrupted (kept by the photo's id, or the local id it had before it uploaded).
     followed.restoreDraft([`${KIND}/${this.id_}`]);
@@ -381,8 +389,10 @@ export class MarkupScreen extends AlbumElement {
     if (!photo) return;
     const db = /** @type {import("./db.js").Database} */ (this.ctx.sync.db);
     await db.setMeta(`markup:${photo.id}`, drawing);
+    const drawnOn = this.markupBase ?? null;
+    this.markupBase = structuredClone(drawing);
     await this.ctx.sync.write({ method: "PUT", path: `${PHOTOS}/${photo.id}/markup`, body: drawing, kind: KIND, id: photo.id,
-      local: { hasMarkup: drawing.strokes.length + drawing.texts.length > 0 } });
+      local: { hasMarkup: drawing.strokes.length + drawing.texts.length > 0 }, rebase: { kind: "drawing", base: drawnOn } });
   }
 
   /** @param {Record<string, any>} body */
