@@ -177,6 +177,10 @@ public final class NATSBus: MessageBus {
         } catch is DecodingError {
             outcome = .failure(BusError(.invalid, "'\(name)' arrived in a shape this node does not read; nodes may run different versions.",
                                         details: ["message": name.rawValue]))
+        } catch is CancellationError where ContinuousClock.now >= deadline {
+            // Stopped by the watchdog at the caller's deadline: that is what the caller is told, even
+            // when this reply reaches it before its own timer fires (a busy machine).
+            outcome = .failure(Self.late(name))
         } catch is CancellationError {
             outcome = .failure(BusError(.cancelled, "The request '\(name)' was cancelled.", details: ["message": name.rawValue]))
         } catch {
