@@ -73,8 +73,8 @@ def make_certificates(folder):
 
 
 class Server:
-    def __init__(self, binary, data, env, host="127.0.0.1", netns=None):
-        self.binary, self.data, self.host, self.netns = binary, data, host, netns
+    def __init__(self, binary, data, env, host="127.0.0.1", netns=None, config=CONFIG):
+        self.binary, self.data, self.host, self.netns, self.config = binary, data, host, netns, config
         self.port, self.http_port = free_port(), free_port()
         self.env = dict(os.environ, QUIRE_HOST=host, QUIRE_PORT=str(self.port), QUIRE_HTTP_PORT=str(self.http_port), QUIRE_DATA=data, **env)
         self.env.pop("QUIRE_AUTH_SECRET", None)
@@ -86,7 +86,7 @@ class Server:
         return f"https://{self.host}:{self.port}"
 
     def start(self, context):
-        command = [self.binary, "serve", "--config", CONFIG]
+        command = [self.binary, "serve", "--config", self.config]
         if self.netns:
             command = ["ip", "netns", "exec", self.netns, *command]
         self.log = open(self.log_path, "a")
