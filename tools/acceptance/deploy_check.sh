@@ -5,7 +5,7 @@
 set -uo pipefail
 binary=$(realpath "${1:-.build/debug/quire}")
 failed=0
-for mode in "--lan" "--domain notes.example.org" ""; do
+for mode in "--lan" "--domain notes.example.org --email ops@example.org" ""; do
   out=$(mktemp -d)
   # shellcheck disable=SC2086
   "$binary" deploy --app napkin-notes $mode --out "$out" >/dev/null || { echo "FAIL quire deploy $mode"; failed=1; continue; }
@@ -13,6 +13,10 @@ for mode in "--lan" "--domain notes.example.org" ""; do
   if verify=$(systemd-analyze verify "$out/quire-napkin-notes.service" 2>&1 | grep -v "EnvironmentFile\|Documentation\|LoadCredential"); [ -z "$verify" ]; then
     echo "ok   systemd-analyze verify accepts the unit ($mode)"
   else echo "FAIL systemd-analyze verify ($mode): $verify"; failed=1; fi
+  # The YAML as the service reads it: the env file's values, the data in a folder of the test's.
+  if checked=$(set -a; . "$out/quire-napkin-notes.env"; QUIRE_DATA="$out/state" "$binary" config check "$out/napkin-notes.yaml" 2>&1); then
+    echo "ok   quire config check accepts the YAML ($mode)"
+  else echo "FAIL quire config check ($mode): $checked"; failed=1; fi
   [ "$(stat -c %a "$out/quire-napkin-notes.env")" = 600 ] && echo "ok   the secrets file is 0600 ($mode)" || { echo "FAIL secrets not 0600"; failed=1; }
   grep -q "ProtectSystem=strict" "$out/quire-napkin-notes.service" && grep -q "DynamicUser=yes" "$out/quire-napkin-notes.service" \
     && echo "ok   hardened: DynamicUser, ProtectSystem=strict ($mode)" || { echo "FAIL unit not hardened"; failed=1; }

@@ -10,8 +10,10 @@ struct Deploy: ParsableCommand {
         abstract: "Write a systemd unit, the app's YAML, a secrets file (0600) and INSTALL.txt for a Debian server.")
 
     @Option(name: .long, help: "The app: napkin-notes, napkin-plus, foreign-note, iremember or ar-notebook.") var app: String
-    @Option(name: .long, help: "Serve HTTPS for this domain on 443 (certificate from Let's Encrypt's certbot), HTTP on 80 redirecting.")
+    @Option(name: .long, help: "Serve HTTPS for this domain on 443 (a certificate from Let's Encrypt, obtained and renewed by the server itself), HTTP on 80 redirecting.")
     var domain: String?
+    @Option(name: .long, help: "With --domain: the address Let's Encrypt writes to about the certificate.")
+    var email: String?
     @Flag(name: .long, help: "Serve HTTPS on the local network with a CA of the machine's own (8443; phone setup on http://…:8080).")
     var lan = false
     @Option(name: .long, help: "Where to write the files (created; existing secrets are kept).") var out: String
@@ -26,6 +28,10 @@ struct Deploy: ParsableCommand {
         if let domain, domain.range(of: #"^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$"#, options: .regularExpression) == nil {
             throw ValidationError("--domain is a host name such as notes.example.org (lowercase, no scheme, no port).")
         }
+        if domain != nil, email?.range(of: #"^[^@\s]+@[^@\s]+\.[^@\s]+$"#, options: .regularExpression) == nil {
+            throw ValidationError("--domain needs --email ADDRESS: Let's Encrypt writes there about the certificate (expiry, problems).")
+        }
+        if domain == nil, email != nil { throw ValidationError("--email goes with --domain (the certificate's contact).") }
     }
 
     func run() throws {
@@ -33,7 +39,7 @@ struct Deploy: ParsableCommand {
         guard let yaml = try? String(contentsOfFile: source, encoding: .utf8) else {
             throw fail("There is no \(source); --app is one of the files in \(apps)/ (or give --apps DIR).")
         }
-        let files = DeployFiles(app: app, domain: domain, lan: lan, binary: binary)
+        let files = DeployFiles(app: app, domain: domain, email: email, lan: lan, binary: binary)
         guard let config = files.config(from: yaml) else {
             throw fail("\(source) has no one-line 'server:' entry to replace; write server: { host: …, port: … } on one line.")
         }
@@ -71,6 +77,7 @@ struct Deploy: ParsableCommand {
 struct DeployFiles {
     let app: String
     let domain: String?
+    var email: String? = nil
     let lan: Bool
     let binary: String
 
@@ -83,8 +90,9 @@ struct DeployFiles {
         guard let index = lines.firstIndex(where: { $0.hasPrefix("server:") && $0.contains("}") }) else { return nil }
         let metrics = #"metrics_token: "${QUIRE_METRICS_TOKEN:-}""#
         if let domain {
+            // The certificate by ACME (HTTP-01 on port 80, TLS-ALPN-01 on 443), kept and renewed in the state folder.
             lines[index] = #"server: { host: 0.0.0.0, port: 443, http_port: 80, \#(metrics), "#
-                + #"tls: { cert_file: "${CREDENTIALS_DIRECTORY}/fullchain.pem", key_file: "${CREDENTIALS_DIRECTORY}/privkey.pem" } }   # \#(domain)"#
+                + #"tls: { acme: { domain: "\#(domain)", email: "\#(email ?? "")" }, dir: "\#(state)/tls" } }"#
         } else if lan {
             lines[index] = #"server: { host: 0.0.0.0, port: 8443, http_port: 8080, \#(metrics), tls: { local_ca: true, dir: "\#(state)/ca" } }"#
         } else {
@@ -123,10 +131,6 @@ struct DeployFiles {
             "UMask=0077",
             "LimitNOFILE=65536",
         ]
-        if let domain {
-            lines += ["LoadCredential=fullchain.pem:/etc/letsencrypt/live/\(domain)/fullchain.pem",
-                      "LoadCredential=privkey.pem:/etc/letsencrypt/live/\(domain)/privkey.pem"]
-        }
         lines += [
             "# Hardening: nothing but the state folder is writable, no privileges to gain.",
             "NoNewPrivileges=yes",
@@ -186,10 +190,10 @@ struct DeployFiles {
         let certificate = domain.map { domain in
             """
 
-            Before the first start, get the certificate (port 80 free):
-              sudo apt install certbot && sudo certbot certonly --standalone -d \(domain)
-            and after each renewal: sudo systemctl restart quire-\(app)
-            (a deploy hook: echo 'systemctl restart quire-\(app)' | sudo tee /etc/letsencrypt/renewal-hooks/deploy/quire-\(app))
+            The certificate: \(domain) must point at this machine (DNS) and ports 80 and 443 reach it.
+            At its first start the server asks Let's Encrypt for a certificate (one log line says it
+            was issued, or why not), keeps it in \(state)/tls/acme/ and renews it 30 days before it
+            expires, without a restart.
 
             """
         } ?? "\n"
