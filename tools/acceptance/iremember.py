@@ -360,6 +360,21 @@ def edits_and_forgetting(server, data, web):
           not left, left)
 
 
+def upload_once(server, data):
+    """The same upload sent twice with one Idempotency-Key (a phone whose answer was lost sends it
+    again from its outbox) adds one photo; another key adds another."""
+    account = get_started(server)
+    token = account["access_token"]
+    payload = jpeg(data, "twice.jpg", seed=7)
+    sent = [call(server, "POST", "/api/v1/album/photos?source=camera", raw=payload, token=token, content_type="image/jpeg",
+                 headers={"Idempotency-Key": key}) for key in ("upload-1", "upload-1", "upload-2")]
+    ids = [body["photo"]["id"] if isinstance(body, dict) and "photo" in body else None for _, body, _ in sent]
+    _, listing, _ = call(server, "GET", "/api/v1/album/photos?limit=10", token=token)
+    check("an upload sent again with its Idempotency-Key answers the same photo; a new key adds another",
+          all(status in (200, 201) for status, _, _ in sent) and ids[0] == ids[1] and ids[2] not in (None, ids[0])
+          and len(listing["items"]) == 2, ([s for s, _, _ in sent], ids, len(listing["items"])))
+
+
 def album_scenarios(server, data, web, label):
     """Onboarding, sharing, isolation, URL imports and browsing for one new user; their token."""
     napkin_notes.scenario.label = label
@@ -370,6 +385,7 @@ def album_scenarios(server, data, web, label):
     isolation(server, photo)
     url_import(server, own, token, web)
     browsing(server, own, token)
+    upload_once(server, own)
     return token
 
 

@@ -104,7 +104,7 @@ public struct AlbumPlugin: Plugin {
         let limits = self.limits
         let pageSize = self.pageSize
         try routes.add(.post, "photos", query: ["source", "takenAt", "lat", "lon", "accuracy", "tags", "notes"], summary: "Add a photo: the image bytes as the body; ?source=camera|library, takenAt, lat, lon, accuracy, "
-                       + "tags, notes. Answers what the mark-up screen needs") { request, _, identity in
+                       + "tags, notes. Answers what the mark-up screen needs; honours Idempotency-Key") { request, _, identity in
             var request = request
             let bytes = try await request.collectUpload(limit: limits.photo, what: "a photo")
             let source = try request.query("source") ?? "library"
@@ -113,7 +113,8 @@ public struct AlbumPlugin: Plugin {
                 takenAt: try request.query("takenAt"), latitude: try request.queryNumber("lat"), longitude: try request.queryNumber("lon"),
                 accuracy: try request.queryNumber("accuracy"), tags: try request.query("tags").map { [$0] } ?? [], notes: try request.query("notes"),
                 source: source)
-            let record = try await service.add(owner: identity.accountID, bytes: bytes, capture: capture)
+            let record = try await service.add(owner: identity.accountID, bytes: bytes, capture: capture,
+                                               idempotencyKey: try request.idempotencyKey())
             return try await Self.markupScreen(service, owner: identity.accountID, record)
         }
         try routes.add(.post, "photos/import", summary: "Import a picture from the web: {url, takenAt?, latitude?, longitude?, tags?, notes?}; "

@@ -48,7 +48,9 @@ struct AlbumService: Sendable {
         var sourceURL: String?
     }
 
-    func add(owner: String, bytes: Data, capture: Capture) async throws(BusError) -> Record {
+    /// With an `idempotencyKey`, the same upload sent again (a phone whose answer was lost, sending
+    /// from its outbox again) answers the photo the first one made instead of adding a copy.
+    func add(owner: String, bytes: Data, capture: Capture, idempotencyKey: String? = nil) async throws(BusError) -> Record {
         // Checked before anything is stored.
         let tags = try TagRules.normalize(capture.tags)
         let clientTime = try capture.takenAt.map { text throws(BusError) in
@@ -85,9 +87,15 @@ struct AlbumService: Sendable {
         }
         try await place(&photo)
         let added = photo
-        guard let record = try await commit(owner: owner, id: id, expectedVersion: nil, { _ in added }).record else {
-            throw BusError(.internal, "The new photo was not stored.")
+        let claim = idempotencyKey.map { key in
+            IdempotencyClaim(owner: owner, scope: "album.add", key: key, fingerprint: Self.fingerprint(image.sha256, capture))
         }
+        let committed = try await commit(owner: owner, id: id, expectedVersion: nil, idempotency: claim, { _ in added })
+        guard let record = committed.record else {
+            throw BusError(committed.replayed ? .conflict : .internal, committed.replayed
+                ? "The photo added with this Idempotency-Key has since been deleted." : "The new photo was not stored.")
+        }
+        if committed.replayed { return record }
         await geotag(owner: owner, id: id, photo.location)
         await bus.publish(PhotoAdded(owner: owner, photoID: id, image: photo.image, takenAt: photo.takenAt, placeKey: photo.placeKey))
         return record
@@ -364,13 +372,22 @@ struct AlbumService: Sendable {
     struct Committed: Sendable {
         var record: Record?
         var replaced: [String: JSONValue] = [:]
+        /// The batch was an earlier run's, replayed for its Idempotency-Key.
+        var replayed = false
+    }
+
+    /// What makes two uploads the same request: the picture and everything said with it.
+    static func fingerprint(_ image: String, _ capture: Capture) -> String {
+        [image, capture.takenAt ?? "", capture.latitude.map { "\($0)" } ?? "", capture.longitude.map { "\($0)" } ?? "",
+         capture.accuracy.map { "\($0)" } ?? "", capture.tags.joined(separator: ","), capture.notes ?? "", capture.source]
+            .joined(separator: "\u{1}")
     }
 
     /// Reads the photo, applies `change` (nil: the photo is gone), and writes the photo, its
     /// postings and the counters in one batch; a concurrent change to any of them makes it read
     /// and try again. With `expectedVersion` older than the photo, an edit (not a delete) based on
     /// a version history keeps merges field by field (``FieldMerge``); else 412.
-    private func commit(owner: String, id: String, expectedVersion: Int64?,
+    private func commit(owner: String, id: String, expectedVersion: Int64?, idempotency: IdempotencyClaim? = nil,
                         _ change: @Sendable (PhotoData?) throws(BusError) -> PhotoData?) async throws(BusError) -> Committed {
         for attempt in 0..<Contention.attempts {
             await Contention.backOff(before: attempt)
@@ -405,8 +422,8 @@ struct AlbumService: Sendable {
             operations += try postingChanges(owner: owner, id: id, old: old, new: new)
             operations += try await counterChanges(owner: owner, old: old, new: new)
             do {
-                let result = try await store.write(WriteBatch(operations))
-                return Committed(record: result.records.first ?? nil, replaced: replaced)
+                let result = try await store.write(WriteBatch(operations, idempotency: idempotency))
+                return Committed(record: result.records.first ?? nil, replaced: replaced, replayed: result.replayed)
             } catch where error.code == .conflict || error.code == .preconditionFailed {
                 continue
             }
