@@ -149,6 +149,13 @@ def phone_on_lan(binary, work):
                   {k: served.get(k) for k in ("name", "start_url", "display", "icons")})
             check("Chromium judges the app installable (Page.getInstallabilityErrors: none)", installability == [], installability)
 
+            # The live camera (AR Notebook's view and lighting check use it): a secure origin on the
+            # LAN may open it; Chromium's fake device stands in for the lens.
+            camera = page.evaluate("""() => navigator.mediaDevices.getUserMedia({video: true}).then(stream => {
+                const track = stream.getVideoTracks()[0]; const state = [track.readyState, track.getSettings().width > 0];
+                stream.getTracks().forEach(t => t.stop()); return state; }, error => String(error))""")
+            check("the camera opens from the LAN address (getUserMedia, a live video track)", camera == ["live", True], camera)
+
             capture = take_photo(page, first)
             check("“Take With Camera” asks the phone's camera for a photo (capture=environment)", capture == "environment", capture)
             token = page.evaluate("JSON.parse(localStorage.getItem('quire.session')).accessToken")
