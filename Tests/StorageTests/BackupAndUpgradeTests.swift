@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @testable import Storage
 import StorageAPI
+@testable import StoragePostgres
 @testable import StorageSQLite
 import Testing
 
@@ -123,6 +124,22 @@ struct BackupAndUpgradeTests {
             "\(error)".contains("newer Quire") && "\(error)".contains("v99: from the future")
         }
         #expect(!FileManager.default.fileExists(atPath: path + ".before-v99-to-v5"))
+    }
+
+    @Test("a PostgreSQL dump's schema is read from its pg_restore listing (a restore into another schema renames it)")
+    func dumpedSchema() {
+        let listing = """
+            ;
+            ; Archive created at 2026-11-25 21:22:02 UTC
+            ;     Format: CUSTOM
+            ;
+            ; Selected TOC Entries:
+            ;
+            25; 2615 19038 SCHEMA - acc_e47c9358a923de69 quire
+            219; 1259 19039 TABLE acc_e47c9358a923de69 records quire
+            """
+        #expect(PostgresBackup.dumpedSchema(listing) == "acc_e47c9358a923de69")
+        #expect(PostgresBackup.dumpedSchema("; no entries\n219; 1259 19039 TABLE public records quire\n") == nil)
     }
 
     /// Every table's rows as SQL text, in a fixed order (what `.dump` shows, header fields aside).

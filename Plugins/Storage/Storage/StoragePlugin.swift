@@ -161,7 +161,14 @@ public struct StoragePlugin: Plugin {
     private let blobFolder: String?
 
     public init(config: Config, context: PluginContext) async throws {
-        let backend = try await StorageBackends.open(config, appName: context.appName, logger: context.logger)
+        let backend: OpenedBackend
+        do {
+            backend = try await StorageBackends.open(config, appName: context.appName, logger: context.logger)
+        } catch let error as StorageError {
+            // A refusal at start (a migration without a recent backup, a newer schema, a file that
+            // cannot be opened) is one line, `quire: storage: <the sentence>`, and exit 1.
+            throw PluginSetupError("storage: \(error.message)")
+        }
         records = backend.records
         blobs = backend.blobs
         closer = StorageService(logger: context.logger, close: backend.close)
