@@ -161,10 +161,19 @@ class QuireApp extends HTMLElement {
     });
     const text = `Another device had changed this too; your edit replaced ${said.join(" and ")}.`;
     const sync = this.sync;
-    this.notice(text, "replaced", write.method === "PATCH" && sync ? { label: "Bring it back", run: () => {
+    this.notice(text, "replaced", write.method === "PATCH" && sync ? { label: "Bring it back", run: async () => {
+      // Changed again since (on any device): bringing it back would replace that too, so ask.
+      const now = sync.one(write.kind, write.id)?.version;
+      const stale = typeof now === "number" && typeof record?.version === "number" && now > record.version;
+      if (stale && !(await confirmAction("This was changed again since. Bringing the old text back replaces the newer one too "
+        + "(it stays in the history). Bring it back anyway?", "Bring it back"))) {
+        this.replacedNotice({ write, replaced, record }, false);
+        return;
+      }
       answered();
+      // Based on the version as it is now: a plain edit, not a merge that blames another device.
       sync.write({ method: "PATCH", path: write.path, body: replaced, kind: write.kind, id: write.id,
-        baseVersion: typeof record?.version === "number" ? record.version : undefined });
+        baseVersion: typeof now === "number" ? now : typeof record?.version === "number" ? record.version : undefined });
       announce("Brought back.");
     } } : undefined, answered);
   }
@@ -270,6 +279,10 @@ class QuireApp extends HTMLElement {
   /** Signs out and deletes this account's copy from the phone (the next person to use it sees
    * none of it); changes the server does not have yet are lost, so that is asked first. */
   async signOut() {
+    // What is typed is queued now; online, a few seconds for the outbox to reach the server, so a
+    // change already on its way is not called lost.
+    window.dispatchEvent(new Event("quire:flush"));
+    if (this.sync && navigator.onLine) await this.sync.settled(5000);
     const waiting = this.sync?.pending ?? 0;
     if (waiting > 0 && !(await confirmAction(
       `${waiting} change${waiting === 1 ? " is" : "s are"} not on the server yet. Signing out deletes ${waiting === 1 ? "it" : "them"} from this phone; connect to the network first to keep ${waiting === 1 ? "it" : "them"}. Sign out anyway?`,

@@ -53,12 +53,15 @@ export class FollowedForm {
     this.openDraft = null;
     this.onHide = () => this.flush();
     window.addEventListener("pagehide", this.onHide);
+    // Asked by the app before signing out: what is typed goes to the outbox now.
+    window.addEventListener("quire:flush", this.onHide);
   }
 
   /** Stops listening; what is typed is queued first. */
   dispose() {
     this.flush();
     window.removeEventListener("pagehide", this.onHide);
+    window.removeEventListener("quire:flush", this.onHide);
   }
 
   /**
@@ -93,6 +96,7 @@ export class FollowedForm {
   edit(name) {
     const field = this.fields.get(name);
     if (!field) return;
+    localStorage.removeItem(this.mineKey(name));
     const parsed = field.parse(field.input.value);
     if (parsed === undefined) delete this.pending[name];
     else this.pending[name] = parsed;
@@ -189,7 +193,18 @@ export class FollowedForm {
     }
     const restored = this.dirty;
     if (restored) this.flush();
+    // "Yours was …" offers not yet answered, kept across reloads like the typing itself.
+    for (const [name, field] of this.fields) {
+      const mine = localStorage.getItem(this.mineKey(name));
+      if (mine !== null && mine !== field.input.value) this.sayReplaced(name, mine);
+      else if (mine !== null) localStorage.removeItem(this.mineKey(name));
+    }
     return restored;
+  }
+
+  /** Where a field's replaced text is kept until the user brings it back or types on. @param {string} name */
+  mineKey(name) {
+    return `quire.mine.${this.options.key()}.${name}`;
   }
 
   /** Forgets what is typed (the record is being deleted). */
@@ -240,6 +255,11 @@ export class FollowedForm {
     if (!field) return;
     const { input } = field;
     input.parentElement?.querySelector(`[data-replaced="${name}"]`)?.remove();
+    try {
+      localStorage.setItem(this.mineKey(name), mine);
+    } catch {
+      // Storage full or refused: the offer is still shown now.
+    }
     const shown = mine.length > 120 ? `${mine.slice(0, 119)}…` : mine;
     const line = h("div", { id: `${input.id || name}-replaced`, "data-replaced": name, class: "replaced-line", role: "status" },
       h("p", {}, `Changed on another device. Yours was “${shown || "(empty)"}”.`),

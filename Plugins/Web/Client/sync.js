@@ -108,6 +108,27 @@ export class Sync extends EventTarget {
     this.dispatchEvent(new Event("change"));
   }
 
+  /** Resolves once nothing waits for the server, or after `ms`. @param {number} ms @returns {Promise<void>} */
+  settled(ms) {
+    if (this.pending === 0) return Promise.resolve();
+    this.drain();
+    return new Promise((/** @type {(value?: void) => void} */ resolve) => {
+      const check = () => {
+        if (this.pending > 0) return;
+        done();
+      };
+      const done = () => {
+        clearTimeout(timer);
+        this.removeEventListener("state", check);
+        this.removeEventListener("change", check);
+        resolve();
+      };
+      const timer = window.setTimeout(done, ms);
+      this.addEventListener("state", check);
+      this.addEventListener("change", check);
+    });
+  }
+
   /** The user read what was refused (the notice's OK): the indicator may say "Saved" again. */
   acknowledgeRefusals() {
     this.refused = 0;
