@@ -267,7 +267,7 @@ export class Sync extends EventTarget {
       }
     } finally {
       this.draining = false;
-      if (this.writes.length === 0 && this.state !== "offline") this.setState("idle");
+      if (this.writes.length === 0 && this.state !== "offline" && navigator.onLine) this.setState("idle");
       this.dispatchEvent(new Event("state"));
     }
   }
@@ -385,7 +385,8 @@ export class Sync extends EventTarget {
         if (puts.length || deletes.length) this.changed();
         more = page.hasMore;
       }
-      if (this.writes.length === 0) this.setState("idle");
+      // A pull answered after the phone went offline leaves it offline (the answer raced the event).
+      if (this.writes.length === 0 && navigator.onLine) this.setState("idle");
     } catch (error) {
       if (error instanceof ApiError && error.status === 410) {
         // The server compacted past this device's cursor: start over from the beginning.
