@@ -6,7 +6,7 @@ Walks every screen of the manual (sign-up, the list, a new note, edit, a camera 
 GPS, drawing on the back with pointer events, reorder by drag and by keyboard, delete with
 confirmation), then offline (create and edit, reload, back online: every change on the server once)
 and a second device of the same user seeing an edit within a second, without a reload. axe-core
-checks every screen; screenshots go to docs/screenshots/.
+checks every screen; screenshots go to .build/screenshots/ (tools/screenshots: docs/screenshots/).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 """

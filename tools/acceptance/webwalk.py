@@ -1,5 +1,6 @@
 """What every walk of the web client shares: Debian's Chromium driven by Playwright at a phone's
-size (390×844, touch), axe-core on a screen, screenshots into docs/screenshots/, the sync
+size (390×844, touch), axe-core on a screen, screenshots (into .build/screenshots/; `tools/screenshots`
+refreshes the README's docs/screenshots/ on purpose), the sync
 indicator, and a run that turns a crash into a failed check with the page it happened on.
 """
 import os
@@ -9,7 +10,9 @@ from napkin_notes import ROOT, check, results
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
 
-SHOTS = os.path.join(ROOT, "docs", "screenshots")
+# A test run leaves the tree as it found it: screenshots go under the build folder unless
+# `tools/screenshots` asks for the README's own.
+SHOTS = os.environ.get("QUIRE_SCREENSHOTS") or os.path.join(ROOT, ".build", "screenshots")
 PHONE = dict(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True, has_touch=True,
              user_agent="Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Mobile Safari/537.36")
 AXE = Axe()
