@@ -1,36 +1,127 @@
 /// Keys that order a user's list, where an item can always be placed between two others by writing
 /// only its own key (fractional indexing).
 ///
-/// A key is a non-empty string over `0-9A-Za-z` (compared by bytes) that never ends in `0`, so there
-/// is always room before it. Two clients inserting at the same spot at once may pick the same key;
-/// lists sort by key and then by record id, so both still see the same, stable order.
+/// A key is a non-empty string over `0-9A-Za-z` (compared by bytes), at most ``maxLength`` long, that
+/// never ends in `0`, so there is always room before it. Two clients inserting at the same spot at
+/// once may pick the same key; lists sort by key and then by record id, so both still see the same,
+/// stable order.
+///
+/// Appending and prepending count rather than halve, so a list that only grows at its ends keeps
+/// keys whose length grows with the logarithm of its size (six characters for a million appends):
+///
+/// - After the last key `L`: `z…z` (as many `z` as `L` starts with), a *width* character `1`…`y`
+///   (1…60 digits follow), then that many base-62 digits: an integer that each append increments.
+///   When the digits are all `z` the width grows by one; a key that is not of this form (any key
+///   written before this scheme) is followed by one more `z` and a fresh counter `11`, which sorts
+///   after it whatever it is — so keys stored by earlier versions keep sorting correctly.
+/// - Before the first key: the mirror image, `0…0`, a width character `z` (1 digit), `y` (2), …,
+///   then digits counted down.
+///
+/// A counter never ends in digit `0` (that value is skipped), so every key keeps room before it.
 public enum OrderKey {
     static let digits = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".utf8)
     static let base = digits.count
+    /// The longest key.
+    public static let maxLength = 512
+    /// Keys longer than this show a crowded stretch of a list (many moves into one gap, or keys written
+    /// before appends counted); a list holding one is respaced around it in the background.
+    public static let rebalanceLength = 24
+    /// Widest counter (the width characters `1`…`y` and `z`…`2`).
+    static let maxWidth = 60
+    /// The digit of each byte, or -1.
+    static let values: [Int8] = {
+        var table = [Int8](repeating: -1, count: 256)
+        for (value, byte) in digits.enumerated() { table[Int(byte)] = Int8(value) }
+        return table
+    }()
 
     /// Whether `key` is a well-formed order key.
     public static func isValid(_ key: String) -> Bool {
-        guard let last = key.utf8.last, last != digits[0], key.utf8.count <= 512 else { return false }
-        return key.utf8.allSatisfy { digits.contains($0) }
+        guard let last = key.utf8.last, last != digits[0], key.utf8.count <= maxLength else { return false }
+        return key.utf8.allSatisfy { values[Int($0)] >= 0 }
+    }
+
+    /// Whether `a` sorts before `b` (byte order, as every store compares them).
+    public static func precedes(_ a: String, _ b: String) -> Bool {
+        a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
     /// A key strictly between `lower` and `upper`; nil bounds mean the start and the end of the list.
-    /// Returns nil when `lower >= upper` or a bound is malformed (there is no room: respace the list).
+    /// Returns nil when `lower >= upper`, a bound is malformed, or the key would be longer than
+    /// ``maxLength`` (there is no room: respace that stretch of the list).
     public static func between(_ lower: String?, _ upper: String?) -> String? {
-        if let lower, !isValid(lower) { return nil }
-        if let upper, !isValid(upper) { return nil }
-        let a = lower.map { Array($0.utf8).map(index) } ?? []
-        let b = upper.map { Array($0.utf8).map(index) }
-        if let b, !(a.lexicographicallyPrecedes(b)) { return nil }
-        // At the ends, step rather than halve: appending (the common case) then grows a key by one
-        // character per 61 appends instead of one per six.
-        let key: [Int]
-        switch (a.isEmpty, b) {
-        case (false, nil): key = increment(a)
-        case (true, let b?): key = decrement(b)
-        default: key = midpoint(a, b)
+        guard let (a, b) = bounds(lower, upper) else { return nil }
+        let key: [Int]?
+        switch (a, b) {
+        case (nil, nil): key = [base / 2]
+        case (let a?, nil): key = appended(after: a)
+        case (nil, let b?): key = prepended(before: b)
+        case (let a?, let b?): key = midpoint(a, b)
         }
-        return String(decoding: key.map { digits[$0] }, as: UTF8.self)
+        return key.flatMap(string)
+    }
+
+    /// `count` increasing keys after `lower` (nil: an empty list), each the next append: what an
+    /// import writes at the end of a list. Nil when `lower` is malformed or the keys would pass the
+    /// length cap.
+    public static func keys(after lower: String?, count: Int) -> [String]? {
+        guard count > 0 else { return [] }
+        guard let (a, _) = bounds(lower, nil) else { return nil }
+        var result: [String] = []
+        result.reserveCapacity(count)
+        var key: [Int]
+        if let a {
+            guard let first = appended(after: a) else { return nil }
+            key = first
+        } else {
+            key = [base / 2]
+        }
+        while true {
+            guard let text = string(key) else { return nil }
+            result.append(text)
+            if result.count == count { return result }
+            guard let next = appended(after: key) else { return nil }
+            key = next
+        }
+    }
+
+    /// `count` increasing keys before `upper` (nil: an empty list), as repeated prepends would give.
+    public static func keys(before upper: String?, count: Int) -> [String]? {
+        guard count > 0 else { return [] }
+        guard let (_, b) = bounds(nil, upper) else { return nil }
+        var result: [String] = []
+        result.reserveCapacity(count)
+        var key: [Int]
+        if let b {
+            guard let first = prepended(before: b) else { return nil }
+            key = first
+        } else {
+            key = [base / 2]
+        }
+        while true {
+            guard let text = string(key) else { return nil }
+            result.append(text)
+            if result.count == count { return result.reversed() }
+            guard let next = prepended(before: key) else { return nil }
+            key = next
+        }
+    }
+
+    /// `count` increasing keys strictly between `lower` and `upper`, spread over the room between them
+    /// (nil bounds: the start and the end). What respacing a stretch of a list writes. Nil when there
+    /// is no room (bounds inverted or malformed, or keys past the length cap).
+    public static func keys(between lower: String?, _ upper: String?, count: Int) -> [String]? {
+        guard count > 0 else { return [] }
+        guard let (a, b) = bounds(lower, upper) else { return nil }
+        switch (a, b) {
+        case (nil, nil): return spread(count)
+        case (_?, nil): return keys(after: lower, count: count)
+        case (nil, _?): return keys(before: upper, count: count)
+        case (let a?, let b?):
+            var result: [String] = []
+            result.reserveCapacity(count)
+            return fill(a, b, count, into: &result) ? result : nil
+        }
     }
 
     /// `count` evenly spread keys in increasing order, for building or respacing a whole list.
@@ -56,35 +147,111 @@ public enum OrderKey {
         }
     }
 
-    /// The shortest change that sorts after `a`: bump the first digit that can be bumped.
-    private static func increment(_ a: [Int]) -> [Int] {
-        for position in a.indices where a[position] < base - 1 {
-            return Array(a[..<position]) + [a[position] + 1]
+    // MARK: Digits
+
+    /// The bounds as digit strings, checked: well-formed and in order.
+    private static func bounds(_ lower: String?, _ upper: String?) -> ([Int]?, [Int]?)? {
+        if let lower, !isValid(lower) { return nil }
+        if let upper, !isValid(upper) { return nil }
+        let a = lower.map(digitValues)
+        let b = upper.map(digitValues)
+        if let a, let b, !a.lexicographicallyPrecedes(b) { return nil }
+        return (a, b)
+    }
+
+    private static func digitValues(_ key: String) -> [Int] {
+        key.utf8.map { Int(values[Int($0)]) }
+    }
+
+    /// The key's text, or nil past the length cap.
+    private static func string(_ key: [Int]) -> String? {
+        guard !key.isEmpty, key.count <= maxLength else { return nil }
+        return String(decoding: key.map { digits[$0] }, as: UTF8.self)
+    }
+
+    /// The next append after `a`: its counter incremented, or a wider counter, or a fresh one after
+    /// one more leading `z` (see the type's documentation). Always sorts after `a`.
+    static func appended(after a: [Int]) -> [Int]? {
+        let top = base - 1
+        var run = 0
+        while run < a.count, a[run] == top { run += 1 }
+        if run < a.count {
+            let width = a[run]
+            if (1...maxWidth).contains(width), a.count >= run + 1 + width {
+                // Same run and width, the counter plus one: greater at the same length.
+                var key = Array(a[0..<(run + 1 + width)])
+                if step(&key, from: run + 1, by: 1) { return key.count <= maxLength ? key : nil }
+                if width < maxWidth {
+                    // A wider counter: its width character sorts after the narrower one's.
+                    key = Array(repeating: top, count: run) + [width + 1] + Array(repeating: 0, count: width) + [1]
+                    return key.count <= maxLength ? key : nil
+                }
+            }
         }
-        return a + [1]
+        // Not a counter (or an exhausted one): one more `z` than `a` starts with sorts after it.
+        let key = Array(repeating: top, count: run + 1) + [1, 1]
+        return key.count <= maxLength ? key : nil
     }
 
-    /// A key that sorts before `b` (which never ends in 0), stepping down its first digit.
-    private static func decrement(_ b: [Int]) -> [Int] {
-        guard let first = b.first else { return [base / 2] }
-        if first > 1 { return [first - 1] }
-        if first == 1 { return [0, base - 1] }
-        return [0] + decrement(Array(b.dropFirst()))
+    /// The next prepend before `b`, the mirror image of ``appended(after:)``. Always sorts before `b`.
+    static func prepended(before b: [Int]) -> [Int]? {
+        let top = base - 1
+        var run = 0
+        while run < b.count, b[run] == 0 { run += 1 }
+        if run < b.count {
+            let width = base - b[run]
+            if (1...maxWidth).contains(width), b.count >= run + 1 + width {
+                var key = Array(b[0..<(run + 1 + width)])
+                if step(&key, from: run + 1, by: -1) { return key.count <= maxLength ? key : nil }
+                if width < maxWidth {
+                    key = Array(repeating: 0, count: run) + [base - width - 1] + Array(repeating: top, count: width + 1)
+                    return key.count <= maxLength ? key : nil
+                }
+            }
+        }
+        // `b` has a digit other than 0 after its run of 0s; one more 0 sorts before it.
+        let key = Array(repeating: 0, count: run + 1) + [top, top]
+        return key.count <= maxLength ? key : nil
     }
 
-    private static func index(_ byte: UInt8) -> Int {
-        digits.firstIndex(of: byte) ?? 0
+    /// Adds `delta` (±1) to the counter in `key[start...]`, skipping a value that ends in 0. False
+    /// when the counter has no next value at its width.
+    private static func step(_ key: inout [Int], from start: Int, by delta: Int) -> Bool {
+        for _ in 0..<2 {
+            var position = key.count - 1
+            var carry = delta
+            while carry != 0 {
+                guard position >= start else { return false }
+                let sum = key[position] + carry
+                key[position] = (sum + base) % base
+                carry = sum >= base ? 1 : (sum < 0 ? -1 : 0)
+                position -= 1
+            }
+            if key.last != 0 { return true }
+        }
+        return true
+    }
+
+    /// Fills `result` with `count` increasing keys strictly between `a < b`, halving the room.
+    private static func fill(_ a: [Int], _ b: [Int], _ count: Int, into result: inout [String]) -> Bool {
+        guard count > 0 else { return true }
+        guard let middle = midpoint(a, b), let text = string(middle) else { return false }
+        let left = (count - 1) / 2
+        guard fill(a, middle, left, into: &result) else { return false }
+        result.append(text)
+        return fill(middle, b, count - 1 - left, into: &result)
     }
 
     /// Midpoint of digit strings `a < b` (b nil: the end), never ending in digit 0.
-    private static func midpoint(_ a: [Int], _ b: [Int]?) -> [Int] {
+    private static func midpoint(_ a: [Int], _ b: [Int]?) -> [Int]? {
         if let b {
             // Skip a common prefix (a padded with zeros).
             var n = 0
             while n < b.count, (n < a.count ? a[n] : 0) == b[n] { n += 1 }
             if n > 0 {
-                let rest = midpoint(Array(a.dropFirst(min(n, a.count))), Array(b.dropFirst(n)))
-                return Array(b.prefix(n)) + rest
+                guard let rest = midpoint(Array(a.dropFirst(min(n, a.count))), Array(b.dropFirst(n))) else { return nil }
+                let key = Array(b.prefix(n)) + rest
+                return key.count <= maxLength ? key : nil
             }
         }
         let digitA = a.first ?? 0
@@ -96,6 +263,7 @@ public enum OrderKey {
         if let b, b.count > 1 {
             return [b[0]]
         }
-        return [digitA] + midpoint(Array(a.dropFirst()), nil)
+        guard a.count < maxLength, let rest = midpoint(Array(a.dropFirst()), nil) else { return nil }
+        return [digitA] + rest
     }
 }
