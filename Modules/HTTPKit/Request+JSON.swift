@@ -1,7 +1,10 @@
 public import Hummingbird
 public import HTTPTypes
 import NIOCore
-import Foundation
+public import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 extension Request {
     /// Decodes the JSON body as `T`, with errors a client can act on: 413 when the body is over the
@@ -249,6 +252,69 @@ extension Request {
         }
         guard total > 0 else { throw Problem.badRequest("The request body is empty; send \(what) as the body.") }
         return total
+    }
+
+    /// The raw body of an upload written to a new file in `directory` as it arrives, never held
+    /// whole, under the same checks as ``collectUpload(limit:what:)``. `checkHead` sees the first
+    /// bytes (up to `headBytes`, fewer only when the body is shorter) before anything more is read
+    /// or written: an upload that is not what it claims is refused then. The file is removed when
+    /// anything fails; on success it is the caller's.
+    /// - Returns: the file and its size.
+    public func spoolUpload(limit: Int, what: String, into directory: URL, headBytes: Int = 32,
+                            checkHead: (Data) throws -> Void) async throws -> (file: URL, size: Int) {
+        try checkUpload(limit: limit, what: what)
+        let file = directory.appendingPathComponent("upload-\(UUID().uuidString)")
+        let descriptor = open(file.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let reason = String(cString: strerror(errno))
+            throw Problem(status: .serviceUnavailable, code: "unavailable",
+                          detail: "The server cannot write uploads to its data directory now (\(reason)); try again later, or tell its operator.")
+        }
+        var closed = false
+        do {
+            var total = 0
+            var head = Data()
+            var headChecked = false
+            for try await buffer in body {
+                total += buffer.readableBytes
+                guard total <= limit else { throw Self.tooLarge(what, limit: limit, declared: nil) }
+                if !headChecked {
+                    head.append(contentsOf: buffer.readableBytesView.prefix(headBytes - head.count))
+                    if head.count >= headBytes {
+                        try checkHead(head)
+                        headChecked = true
+                    }
+                }
+                try Self.write(buffer, to: descriptor)
+            }
+            guard total > 0 else { throw Problem.badRequest("The request body is empty; send \(what) as the body.") }
+            if !headChecked { try checkHead(head) }
+            closed = true
+            guard close(descriptor) == 0 else {
+                throw Problem(status: .serviceUnavailable, code: "unavailable",
+                              detail: "The server could not finish writing the upload (\(String(cString: strerror(errno)))); try again later.")
+            }
+            return (file, total)
+        } catch {
+            if !closed { close(descriptor) }
+            unlink(file.path)
+            throw error
+        }
+    }
+
+    private static func write(_ buffer: ByteBuffer, to descriptor: Int32) throws {
+        try buffer.withUnsafeReadableBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw Problem(status: .serviceUnavailable, code: "unavailable",
+                                  detail: "The server could not write the upload (\(String(cString: strerror(errno)))); try again later, or tell its operator (is the disk full?).")
+                }
+                offset += written
+            }
+        }
     }
 
     private func checkUpload(limit: Int, what: String) throws {

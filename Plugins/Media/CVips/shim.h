@@ -79,6 +79,37 @@ static inline int quire_vips_decode_all(const void *buf, size_t len) {
     return status;
 }
 
+/// Opens an image file without decoding pixels (sequential access, fail on truncation): the
+/// upload path, which never holds the file's bytes in memory.
+static inline VipsImage *quire_vips_image_from_file(const char *path) {
+    return vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, "fail_on", VIPS_FAIL_ON_TRUNCATED, NULL);
+}
+
+/// Thumbnail from a file: shrink-on-load (a JPEG decodes at 1/2, 1/4 or 1/8 size), EXIF orientation
+/// applied, failing on truncated data (the loader option rides in the file name's [options]).
+static inline int quire_vips_thumbnail_file(const char *path_with_options, VipsImage **out, int width, int height, int crop) {
+    return vips_thumbnail(path_with_options, out, width, "height", height, "crop", crop, "size", VIPS_SIZE_DOWN, NULL);
+}
+
+/// ``quire_vips_decode_all`` on a file: every pixel once, streaming.
+static inline int quire_vips_decode_all_file(const char *path) {
+    VipsImage *image = quire_vips_image_from_file(path);
+    if (!image) return -1;
+    double mean = 0;
+    int status = vips_avg(image, &mean, NULL);
+    g_object_unref(image);
+    return status;
+}
+
+/// libvips' own memory: no operation cache (by count, memory or open files), and `threads`
+/// workers per image pipeline (each holds its own tile buffers).
+static inline void quire_vips_limit_memory(int threads) {
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    vips_concurrency_set(threads);
+}
+
 static inline void quire_object_unref(void *object) {
     if (object) g_object_unref(object);
 }

@@ -28,6 +28,50 @@ public enum ImageInspector {
         return info
     }
 
+    /// ``inspect(_:limits:)`` of an image file, read by libvips from the file (never whole in memory).
+    public static func inspect(file path: URL, limits: MediaLimits = MediaLimits()) throws(BusError) -> ImageInfo {
+        let (format, image) = try open(file: path, limits: limits)
+        let make = image.string("exif-ifd0-Make"), model = image.string("exif-ifd0-Model")
+        return ImageInfo(
+            format: format, width: image.width, height: image.height,
+            orientation: image.int("orientation").flatMap { (1...8).contains($0) ? $0 : nil } ?? 1,
+            takenAt: takenAt(image), gps: gps(image),
+            camera: make == nil && model == nil ? nil : ImageInfo.Camera(make: make, model: model))
+    }
+
+    /// ``verify(_:limits:)`` of an image file: the limits, then every pixel decoded once, streaming.
+    public static func verify(file path: URL, limits: MediaLimits = MediaLimits()) throws(BusError) -> ImageInfo {
+        let info = try inspect(file: path, limits: limits)
+        guard quire_vips_decode_all_file(path.path) == 0 else {
+            throw BusError.invalid("The \(info.format.rawValue.uppercased()) image is damaged: \(Vips.lastError()).")
+        }
+        return info
+    }
+
+    static func open(file path: URL, limits: MediaLimits) throws(BusError) -> (ImageFormat, VipsImageRef) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path.path)[.size] as? Int) ?? nil
+        guard let size else { throw BusError(.notFound, "The image's file is gone; send it again.") }
+        guard size <= limits.maxBytes else {
+            throw BusError(.tooLarge, "The image is \(size) bytes; the limit is \(limits.maxBytes).")
+        }
+        let head = (try? FileHandle(forReadingFrom: path)).flatMap { handle in
+            defer { try? handle.close() }
+            return try? handle.read(upToCount: 32)
+        } ?? Data()
+        guard let format = ImageSniffer.format(of: head) else {
+            throw BusError(.unsupportedMedia, "This is not an image Quire reads (JPEG, PNG, WebP, GIF, HEIC or AVIF), whatever its name says.")
+        }
+        try Vips.ensureStarted()
+        guard let pointer = quire_vips_image_from_file(path.path) else {
+            throw BusError.invalid("The \(format.rawValue.uppercased()) image cannot be read: \(Vips.lastError()).")
+        }
+        let image = VipsImageRef(pointer)
+        guard image.width > 0, image.height > 0, image.width * image.height <= limits.maxPixels else {
+            throw BusError.invalid("The image is \(image.width)×\(image.height) pixels; the limit is \(limits.maxPixels) pixels.")
+        }
+        return (format, image)
+    }
+
     static func open(_ bytes: Data, limits: MediaLimits) throws(BusError) -> (ImageFormat, VipsImageRef) {
         guard bytes.count <= limits.maxBytes else {
             throw BusError(.tooLarge, "The image is \(bytes.count) bytes; the limit is \(limits.maxBytes).")

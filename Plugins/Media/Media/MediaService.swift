@@ -27,6 +27,12 @@ struct MediaService: Sendable {
                 throw BusError(.tooLarge, "An image is at most \(config.limits.maxBytes) bytes; this one has \(payload.size).",
                                details: ["maxBytes": String(config.limits.maxBytes)])
             }
+            // A stored upload is decoded by libvips from its file when storage has one here: the
+            // bytes are never read into memory whole.
+            if let sha256 = payload.blob, BlobRef.isValidHash(sha256), let file = try? await blobs.localPath(of: sha256) {
+                let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? payload.size
+                return try await ingest(file: file, stored: BlobRef(sha256: sha256, size: size), owner: owner, geotagsItself: geotagsItself)
+            }
             let bytes = try await payload.bytes(from: blobs)
             return try await ingest(bytes, stored: payload.blob.map { BlobRef(sha256: $0, size: bytes.count) }, owner: owner, geotagsItself: geotagsItself)
         } catch {
@@ -53,6 +59,23 @@ struct MediaService: Sendable {
         let blob = if let stored { stored } else { try await blobs.put(bytes) }
         if let first { try await cache(rendition, of: blob.sha256, as: first) }
         let image = IngestedImage(sha256: blob.sha256, size: blob.size, info: info)
+        await bus.publish(ImageIngested(owner: owner, image: image, geotagsItself: geotagsItself))
+        return image
+    }
+
+    /// ``ingest(_:stored:owner:geotagsItself:)`` of a stored blob's file, decoded by libvips from
+    /// the file (sequential access, shrink-on-load for the first rendition).
+    func ingest(file: URL, stored: BlobRef, owner: String, geotagsItself: Bool) async throws(BusError) -> IngestedImage {
+        let limits = config.limits
+        let first = config.renditions.first
+        let (info, rendition) = try await gate.run { () throws(BusError) -> (ImageInfo, Data) in
+            let info = try ImageInspector.verify(file: file, limits: limits)
+            let rendition = try Thumbnailer.thumbnail(file: file, width: first?.width ?? 8, height: first?.height ?? 8, fit: first?.fit ?? .contain,
+                                                      output: first?.format ?? .jpeg, quality: first?.quality ?? 82, limits: limits)
+            return (info, rendition)
+        }
+        if let first { try await cache(rendition, of: stored.sha256, as: first) }
+        let image = IngestedImage(sha256: stored.sha256, size: stored.size, info: info)
         await bus.publish(ImageIngested(owner: owner, image: image, geotagsItself: geotagsItself))
         return image
     }
@@ -154,11 +177,20 @@ struct MediaService: Sendable {
            let bytes = try? await blobs.get(entry.sha256) {
             return Picture(sha256: entry.sha256, format: format, bytes: bytes)
         }
-        let original = try await blobs.get(sha256)
         let limits = config.limits
-        let bytes = try await gate.run { () throws(BusError) in
-            try Thumbnailer.thumbnail(original, width: rendition.width, height: rendition.height, fit: rendition.fit,
-                                      output: rendition.format, quality: rendition.quality, limits: limits)
+        let bytes: Data
+        if let file = try? await blobs.localPath(of: sha256) {
+            // From the file: shrink-on-load, the original never read into memory whole.
+            bytes = try await gate.run { () throws(BusError) in
+                try Thumbnailer.thumbnail(file: file, width: rendition.width, height: rendition.height, fit: rendition.fit,
+                                          output: rendition.format, quality: rendition.quality, limits: limits)
+            }
+        } else {
+            let original = try await blobs.get(sha256)
+            bytes = try await gate.run { () throws(BusError) in
+                try Thumbnailer.thumbnail(original, width: rendition.width, height: rendition.height, fit: rendition.fit,
+                                          output: rendition.format, quality: rendition.quality, limits: limits)
+            }
         }
         return Picture(sha256: try await cache(bytes, of: sha256, as: rendition), format: format, bytes: bytes)
     }

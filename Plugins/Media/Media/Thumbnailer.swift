@@ -38,6 +38,25 @@ public enum Thumbnailer {
         return try save(VipsImageRef(out), output: output, quality: quality)
     }
 
+    /// ``thumbnail(_:width:height:fit:output:quality:limits:)`` of an image file: libvips reads the
+    /// file itself with shrink-on-load, so neither the file nor the full-size pixels are held.
+    public static func thumbnail(file path: URL, width: Int, height: Int, fit: Fit, output: Output = .jpeg, quality: Int = 82,
+                                 limits: MediaLimits = MediaLimits()) throws(BusError) -> Data {
+        guard (1...10_000).contains(width), (1...10_000).contains(height) else {
+            throw BusError.invalid("A thumbnail is 1 to 10000 pixels on each side.", field: "size")
+        }
+        guard (1...100).contains(quality) else { throw BusError.invalid("Quality is 1 to 100.", field: "quality") }
+        _ = try ImageInspector.open(file: path, limits: limits)
+        guard !path.path.contains("[") else { throw BusError(.internal, "An image file's name cannot hold '['.") }
+        let crop = fit == .cover ? Int32(VIPS_INTERESTING_CENTRE.rawValue) : Int32(VIPS_INTERESTING_NONE.rawValue)
+        var out: UnsafeMutablePointer<VipsImage>?
+        let status = quire_vips_thumbnail_file(path.path + "[fail_on=truncated]", &out, Int32(width), Int32(height), crop)
+        guard status == 0, let out else {
+            throw BusError.invalid("The image cannot be decoded: \(Vips.lastError()).")
+        }
+        return try save(VipsImageRef(out), output: output, quality: quality)
+    }
+
     /// The whole image in another format, EXIF orientation applied.
     public static func convert(_ bytes: Data, output: Output, quality: Int = 90,
                                limits: MediaLimits = MediaLimits()) throws(BusError) -> Data {

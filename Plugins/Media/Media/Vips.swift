@@ -14,7 +14,9 @@ enum Vips {
         // the same input again; Quire never repeats one (each upload is a new buffer, each
         // rendition is cached as a blob), so the cache only holds memory: 8 concurrent 24 MP
         // uploads peaked at 157 MB with it.
-        vips_cache_set_max(0)
+        // One worker thread per pipeline: an image's decode holds one set of tile buffers, and
+        // the media gate (`concurrency`) bounds how many pipelines run at once.
+        quire_vips_limit_memory(1)
         // libvips prints its warnings ("error in tile …", "Corrupt JPEG data …") on stderr through
         // GLib; route them to the log instead. A warning that made an operation fail is in that
         // operation's error already, so they are debug-level detail.

@@ -62,6 +62,49 @@ public final class FileBlobStore: BlobCollecting {
         return reference
     }
 
+    private var spool: URL { directory.appendingPathComponent(".tmp", isDirectory: true) }
+
+    /// Uploads are written in `.tmp/` beside the blobs (the same disk, so a put is a rename);
+    /// leftovers from a crash go at the next start.
+    public func spoolDirectory() async throws(StorageError) -> URL? { spool }
+
+    /// Moves a file written in ``spoolDirectory()`` into place as a blob: hashed piece by piece,
+    /// fsynced, renamed (or dropped when the same bytes are stored already).
+    public func put(fileAt path: URL) async throws(StorageError) -> BlobRef {
+        let file = path.standardizedFileURL
+        defer { try? FileManager.default.removeItem(at: file) }
+        guard file.deletingLastPathComponent().standardizedFileURL.path == spool.standardizedFileURL.path,
+              !file.lastPathComponent.hasPrefix(".") else {
+            throw StorageError(.invalid, "Only a file written in the blob store's spool directory (\(spool.path)) can be stored; '\(path.path)' is elsewhere.")
+        }
+        let reference = try BlobRef.of(fileAt: file)
+        guard reference.size <= maxBlobBytes else {
+            throw StorageError(.tooLarge, "A blob is limited to \(maxBlobBytes) bytes; this one has \(reference.size).")
+        }
+        let target = url(reference.sha256)
+        if placing.withLock({ _ in utimes(target.path, nil) == 0 }) { return reference }
+        do {
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let descriptor = open(file.path, O_RDONLY)
+            guard descriptor >= 0 else { throw POSIXFailure(call: "open", code: errno) }
+            let synced = fsync(descriptor) == 0 ? 0 : errno
+            close(descriptor)
+            guard synced == 0 else { throw POSIXFailure(call: "fsync", code: synced) }
+            let renamed = placing.withLock { _ in rename(file.path, target.path) == 0 ? 0 : errno }
+            guard renamed == 0 else { throw POSIXFailure(call: "rename", code: renamed) }
+            Self.syncDirectory(target.deletingLastPathComponent().path)
+        } catch {
+            throw StorageError.unavailable("Cannot write a blob: \(error). Check free disk space.")
+        }
+        return reference
+    }
+
+    public func localPath(of sha256: String) async throws(StorageError) -> URL? {
+        guard BlobRef.isValidHash(sha256) else { return nil }
+        let path = url(sha256)
+        return FileManager.default.fileExists(atPath: path.path) ? path : nil
+    }
+
     public func get(_ sha256: String) async throws(StorageError) -> Data {
         guard BlobRef.isValidHash(sha256), let data = FileManager.default.contents(atPath: url(sha256).path) else {
             throw StorageError(.notFound, "No blob '\(sha256)'.", details: ["sha256": sha256])

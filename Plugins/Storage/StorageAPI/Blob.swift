@@ -14,6 +14,27 @@ public struct BlobRef: Codable, Sendable, Hashable {
     }
 
     /// The reference the given bytes would be stored under.
+    /// The reference of a file's bytes, read in 1 MB pieces (never whole).
+    public static func of(fileAt path: URL) throws(StorageError) -> BlobRef {
+        let handle: FileHandle
+        do { handle = try FileHandle(forReadingFrom: path) } catch {
+            throw StorageError(.notFound, "No file to store at '\(path.path)'.")
+        }
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        var size = 0
+        while true {
+            let piece: Data?
+            do { piece = try handle.read(upToCount: 1 << 20) } catch {
+                throw StorageError.unavailable("Cannot read '\(path.path)': \(error.localizedDescription)")
+            }
+            guard let piece, !piece.isEmpty else { break }
+            hasher.update(data: piece)
+            size += piece.count
+        }
+        return BlobRef(sha256: hasher.finalize().map { String(format: "%02x", $0) }.joined(), size: size)
+    }
+
     public static func of(_ bytes: Data) -> BlobRef {
         BlobRef(sha256: SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined(), size: bytes.count)
     }

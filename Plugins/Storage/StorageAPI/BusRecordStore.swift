@@ -63,6 +63,18 @@ public struct BusBlobStore: BlobStore {
         try await bus.request(GetBlob(sha256: sha256), timeout: timeout).bytes
     }
 
+    public func spoolDirectory() async throws(StorageError) -> URL? {
+        try await bus.request(OpenBlobSpool(), timeout: timeout).directory.map { URL(fileURLWithPath: $0, isDirectory: true) }
+    }
+
+    public func put(fileAt path: URL) async throws(StorageError) -> BlobRef {
+        try await bus.request(PutBlobFile(path: path.path), timeout: timeout)
+    }
+
+    public func localPath(of sha256: String) async throws(StorageError) -> URL? {
+        try await bus.request(LocateBlob(sha256: sha256), timeout: timeout).path.map { URL(fileURLWithPath: $0) }
+    }
+
     public func stat(_ sha256: String) async throws(StorageError) -> BlobRef? {
         try await bus.request(StatBlob(sha256: sha256), timeout: timeout).blob
     }

@@ -66,6 +66,29 @@ public protocol BlobStore: Sendable {
     /// Removes a blob; returns whether it existed.
     @discardableResult
     func delete(_ sha256: String) async throws(StorageError) -> Bool
+    /// Where an upload too large to hold is written before it is put (``put(fileAt:)``): a
+    /// directory beside the blobs, on the same disk. Nil when blobs are not files on this machine.
+    func spoolDirectory() async throws(StorageError) -> URL?
+    /// Stores the file at `path` (in ``spoolDirectory()``) as a blob, read piece by piece, never
+    /// whole; the file is gone afterwards, stored or not.
+    func put(fileAt path: URL) async throws(StorageError) -> BlobRef
+    /// The file a blob is, for a reader that decodes from a file (libvips); nil when blobs are
+    /// not files on this machine.
+    func localPath(of sha256: String) async throws(StorageError) -> URL?
+}
+
+extension BlobStore {
+    public func spoolDirectory() async throws(StorageError) -> URL? { nil }
+
+    public func put(fileAt path: URL) async throws(StorageError) -> BlobRef {
+        defer { try? FileManager.default.removeItem(at: path) }
+        guard let bytes = FileManager.default.contents(atPath: path.path) else {
+            throw StorageError(.invalid, "No file to store at '\(path.path)'.")
+        }
+        return try await put(bytes)
+    }
+
+    public func localPath(of sha256: String) async throws(StorageError) -> URL? { nil }
 }
 
 extension RecordStore {

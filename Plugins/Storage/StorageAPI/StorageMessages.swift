@@ -116,6 +116,33 @@ public struct GetBlob: BusRequest {
     public init(sha256: String) { self.sha256 = sha256 }
 }
 
+/// Where to write an upload too large to hold before ``PutBlobFile``: storage's own temp
+/// directory, beside its blobs. `directory` is nil when blobs are not files on this machine (the
+/// caller then sends the bytes).
+public struct OpenBlobSpool: BusRequest {
+    public static let name: MessageName = "storage.blob.spool.v1"
+    public struct Reply: Codable, Sendable { public var directory: String?; public init(directory: String?) { self.directory = directory } }
+    public init() {}
+}
+
+/// Stores a file written in the ``OpenBlobSpool`` directory as a blob (moved into place, not
+/// copied). The file is gone afterwards, stored or not; a path elsewhere is refused.
+public struct PutBlobFile: BusRequest {
+    public static let name: MessageName = "storage.blob.put_file.v1"
+    public typealias Reply = BlobRef
+    public var path: String
+    public init(path: String) { self.path = path }
+}
+
+/// The file a blob is on this machine, for a reader that decodes from a file; nil when blobs are
+/// not files here.
+public struct LocateBlob: BusRequest {
+    public static let name: MessageName = "storage.blob.locate.v1"
+    public struct Reply: Codable, Sendable { public var path: String?; public init(path: String?) { self.path = path } }
+    public var sha256: String
+    public init(sha256: String) { self.sha256 = sha256 }
+}
+
 public struct StatBlob: BusRequest {
     public static let name: MessageName = "storage.blob.stat.v1"
     public struct Reply: Codable, Sendable { public var blob: BlobRef?; public init(blob: BlobRef?) { self.blob = blob } }
@@ -162,6 +189,6 @@ public struct FlushStorage: BusRequest {
 public enum StorageMessages {
     public static let all: [any BusMessage.Type] = [
         DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self, ReadHistory.self, RecordsChanged.self, SearchRecords.self, QuerySpatial.self, GetStorageUsage.self,
-        PutBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, ReleaseBlobs.self, BlobDeleted.self, FlushStorage.self, GetBackupDetail.self,
+        PutBlob.self, OpenBlobSpool.self, PutBlobFile.self, LocateBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, ReleaseBlobs.self, BlobDeleted.self, FlushStorage.self, GetBackupDetail.self,
     ]
 }
