@@ -133,3 +133,28 @@ test("a JPEG's EXIF time taken is read on the phone, as the server reads it", ()
   assert.equal(Album.exifTakenAt(new Uint8Array([0x89, 0x50, 0x4e, 0x47])), null, "not a JPEG");
   assert.equal(Album.exifTakenAt(exifJpeg().slice(0, 40)), null, "cut short");
 });
+
+test("Search by Time to the minute: a time of day narrows a day; a day alone is the whole day", async () => {
+  const { matches, shareBody } = await import("../../Plugins/Web/Client/album.js");
+  const at = (takenAt) => ({ id: takenAt, version: 1, takenAt, tags: [] });
+  const morning = { plus: [], minus: [], from: "2025-07-14T09:00", to: "2025-07-14T12:00" };
+  assert.equal(matches(at("2025-07-14T08:59:59"), morning), false);
+  assert.equal(matches(at("2025-07-14T09:00:00"), morning), true);
+  assert.equal(matches(at("2025-07-14T12:00:59"), morning), true, "to the minute, that minute included");
+  assert.equal(matches(at("2025-07-14T12:01:00"), morning), false);
+  assert.equal(matches(at("2025-07-14T23:30:00"), { plus: [], minus: [], from: "2025-07-14", to: "2025-07-14" }), true);
+  assert.deepEqual(shareBody(morning), { match: "any", from: "2025-07-14T09:00", to: "2025-07-14T12:00" });
+  assert.deepEqual(shareBody({ plus: [], minus: [], from: "2025-07-14" }), { match: "any", from: "2025-07-14T00:00" });
+});
+
+test("recent tags: the newest photos' tags first, each once", async () => {
+  const { recentTags } = await import("../../Plugins/Web/Client/album.js");
+  const photos = [
+    { id: "a", version: 1, takenAt: "2024-01-01T10:00:00", tags: ["old", "beach"] },
+    { id: "b", version: 1, takenAt: "2025-07-14T10:00:00", tags: ["tom", "picnic"] },
+    { id: "c", version: 1, takenAt: "2025-07-13T10:00:00", tags: ["tom", "beach"] },
+  ];
+  assert.deepEqual(recentTags(photos), ["tom", "picnic", "beach", "old"]);
+  assert.deepEqual(recentTags(photos, 2), ["tom", "picnic"]);
+  assert.deepEqual(recentTags([]), []);
+});

@@ -13,11 +13,12 @@ offline (a photo taken and marked up offline, a reload, back online: on the serv
 mark-up and tags) and a second phone seeing it within a second, without a reload; a photo's EXIF
 time shown at once; an 80-letter word, a 40-letter tag and a web address leave every screen 390 px
 wide; a photo added and reloaded at once is never shown as gone. axe-core checks every screen;
-screenshots go to docs/screenshots/iremember-*.png.
+screenshots go to .build/screenshots/iremember-*.png (tools/screenshots: docs/screenshots/).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 """
 import argparse
+import math
 import os
 import sys
 import tempfile
@@ -145,6 +146,91 @@ def camera_and_markup(page, server, data, token):
     return photos[0]
 
 
+def edit_picture(page, server, token, photo):
+    """Edit picture and crop (features 7, 8): turn, straighten with the slider, crop with the frame's
+    corner, save; the server's picture and mark-up follow; then back to the original, exactly."""
+    pid = photo["id"]
+    _, before, _ = call(server, "GET", f"/api/v1/album/photos/{pid}/markup", token=token)
+    _, original, _ = call(server, "GET", f"/api/v1/album/photos/{pid}/image", token=token)
+    page.get_by_role("link", name="Edit picture").click()
+    page.wait_for_function("() => document.querySelector('photo-editor canvas.preview')?.width > 0", timeout=15_000)
+    check("the photo has Edit picture: the picture with a crop frame, a Straighten slider, Turn left and Turn right",
+          page.get_by_label("Straighten").is_visible() and page.get_by_role("button", name="Turn right").is_visible()
+          and page.get_by_role("button", name="Turn left").is_visible()
+          and page.get_by_role("button", name="Crop: the bottom right corner (arrow keys move it)").is_visible())
+    page.get_by_role("button", name="Turn right").click()
+    slider = page.get_by_label("Straighten")
+    slider.focus()
+    for _ in range(10):
+        page.keyboard.press("ArrowRight")
+    said = page.text_content("#straighten-degrees")
+    check("the slider straightens by half degrees, and says how far (5°)", said == "5°", said)
+    # The frame's bottom-right corner dragged a third of the way in, as a finger does.
+    stage = page.locator("photo-editor canvas.preview").bounding_box()
+    grip = page.get_by_role("button", name="Crop: the bottom right corner (arrow keys move it)").bounding_box()
+    x, y = grip["x"] + grip["width"] / 2, grip["y"] + grip["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    for step in range(1, 6):
+        page.mouse.move(x - stage["width"] * 0.3 * step / 5, y - stage["height"] * 0.3 * step / 5)
+    page.mouse.up()
+    summary = page.text_content("photo-editor [role=status]")
+    check("…the frame's corner crops (70% × 70%), the screen says what will change", summary == "Changed: straightened 5°, turned right, cropped to 70% × 70%.",
+          summary)
+    screen(page, "Edit picture", "edit")
+    page.get_by_role("button", name="Save").click()
+    page.wait_for_selector("album-photo figure img", timeout=15_000)
+    settled(page)
+    _, edited, _ = call(server, "GET", f"/api/v1/album/photos/{pid}", token=token)
+    # Turned right, the 320×240 picture stands 240 wide; straightened 5° it keeps the largest
+    # rectangle of its shape (× 0.86), then 70% of each side.
+    scale = 3 / (4 * math.sin(math.radians(5)) + 3 * math.cos(math.radians(5)))
+    want = (round(240 * scale * 0.7), round(320 * scale * 0.7))
+    check("Save: the server's picture is turned, straightened and cropped as shown (%d×%d)" % want,
+          edited.get("edited") is True and abs(edited["width"] - want[0]) <= 3 and abs(edited["height"] - want[1]) <= 3,
+          (edited.get("width"), edited.get("height"), edited.get("edited")))
+    standing = eventually(page, "() => { const i = document.querySelector('album-photo figure img');"
+                                " return Boolean(i && i.naturalWidth > 0 && i.naturalWidth < i.naturalHeight); }")
+    shown = page.evaluate("(() => { const i = document.querySelector('album-photo figure img'); return i && [i.naturalWidth, i.naturalHeight]; })()")
+    check("…and the photo shows the new picture, standing up", standing, shown)
+    _, after, _ = call(server, "GET", f"/api/v1/album/photos/{pid}/markup", token=token)
+
+    def moved(point):
+        # straightened 5° about the centre (320×240 → × scale), turned right, cropped to the top-left 70%.
+        a = math.radians(5)
+        x, y = point["x"] - 0.5, point["y"] - 0.5
+        x, y = (x * math.cos(a) - y * 240 / 320 * math.sin(a)) / scale + 0.5, (x * 320 / 240 * math.sin(a) + y * math.cos(a)) / scale + 0.5
+        x, y = 1 - y, x
+        return x / 0.7, y / 0.7
+    expected = []
+    for stroke in before["strokes"]:
+        points = [moved(p) for p in stroke["points"]]
+        if any(0 <= px <= 1 and 0 <= py <= 1 for px, py in points):
+            expected.append(points)
+    got = [[(p["x"], p["y"]) for p in s["points"]] for s in after.get("strokes", [])]
+    follows = len(got) == len(expected) and len(got) > 0 and all(
+        abs(gx - max(-1, min(2, ex))) < 0.002 and abs(gy - max(-1, min(2, ey))) < 0.002
+        for g, e in zip(got, expected) for (gx, gy), (ex, ey) in zip(g, e))
+    check("…and the mark-up follows the picture: every stroke still on it moved with it (%d of %d)" % (len(got), len(before["strokes"])),
+          follows, (got[:1], expected[:1]))
+    page.wait_for_timeout(300)
+    shot(page, "edited")
+
+    page.get_by_role("link", name="Edit picture").click()
+    page.get_by_role("button", name="Back to the original picture").click()
+    page.locator("dialog").get_by_role("button", name="Back to the original").click()
+    page.wait_for_selector("album-photo figure img", timeout=15_000)
+    settled(page)
+    _, reverted, _ = call(server, "GET", f"/api/v1/album/photos/{pid}", token=token)
+    _, image, _ = call(server, "GET", f"/api/v1/album/photos/{pid}/image", token=token)
+    _, back, _ = call(server, "GET", f"/api/v1/album/photos/{pid}/markup", token=token)
+    same = all(abs(p["x"] - q["x"]) < 0.002 and abs(p["y"] - q["y"]) < 0.002
+               for s, t in zip(back.get("strokes", []), before["strokes"]) for p, q in zip(s["points"], t["points"]))
+    check("Back to the original: the picture is the one added, byte for byte, and the drawing is back where it was drawn",
+          reverted.get("edited") is False and image == original and len(back.get("strokes", [])) == len(expected) and same,
+          (reverted.get("edited"), image == original, len(back.get("strokes", []))))
+
+
 def library_with_geolocation(page, server, data, token):
     page.click("text=Home")
     with open(os.path.join(data, "garden.jpg"), "wb") as handle:
@@ -202,6 +288,13 @@ def browsing(page, server, token):
     days = page.eval_on_selector_all("album-recent .big-link", "els => els.map(e => e.innerText.replace(/\\s+/g, ' '))")
     check("Recent lists the recent days with photos: the Tokyo photo's day, and today with two", "Today 2 photos" in days and len(days) == 2, days)
     screen(page, "Recent", "recent")
+    recent_tags = page.eval_on_selector_all("[aria-labelledby=recent-tags-heading] .chip", "els => els.map(e => e.textContent)")
+    check("Recent tags beside the recent days: the newest photos' tags first, each once", recent_tags == ["tom", "picnic", "trip"], recent_tags)
+    page.get_by_role("link", name="Photos tagged trip").click()
+    page.wait_for_function("() => document.querySelectorAll('album-browse ul.grid li').length === 1")
+    check("…a recent tag opens its photos (trip: the Tokyo photo)", "July 20, 2024" in page.inner_text("album-browse"))
+    page.go_back()
+    page.wait_for_selector("album-recent .big-link")
     page.click("album-recent .big-link >> text=Today")
     page.wait_for_selector("album-browse ul.grid img")
     check("a recent day opens its photos", grid_count() == 2, grid_count())
@@ -250,6 +343,18 @@ def browsing(page, server, token):
     page.click("text=Confirm")
     page.wait_for_function("() => document.querySelectorAll('ul.grid li').length === 1")
     check("Search by Time: July 2024 finds the one photo taken then", grid_count() == 1)
+    # The time of day too (tutorial 6.f): the Tokyo photo was taken on 20 July 2024 at 10:00.
+    for start, end, found in (("09:30", "10:30", 1), ("10:01", "12:00", 0)):
+        page.get_by_role("link", name="Search by Time").click()
+        page.get_by_label("From day").fill("2024-07-20")
+        page.get_by_label("From time (if you want)").fill(start)
+        page.get_by_label("To day").fill("2024-07-20")
+        page.get_by_label("To time (if you want)").fill(end)
+        page.get_by_role("button", name="Confirm").click()
+        page.wait_for_selector("album-browse .lead")
+        lead = page.text_content("album-browse .lead")
+        check(f"Search by Time with the time of day: 20 July 2024, {start} to {end} finds {found} photo{'s' if found != 1 else ''}",
+              grid_count() == found and f"{start} to" in lead and f", {end}" in lead, (grid_count(), lead))
 
     page.click("text=Show all photos")
     page.click("text=Folders")
@@ -579,7 +684,8 @@ def main():
         def walk(browser):
             context, page = phone(browser, server)
             token = get_started(page)
-            camera_and_markup(page, server, data, token)
+            photo = camera_and_markup(page, server, data, token)
+            edit_picture(page, server, token, photo)
             library_with_geolocation(page, server, data, token)
             internet(page, server, web, token)
             browsing(page, server, token)

@@ -21,7 +21,8 @@
 
 /**
  * A search: photos with any `plus` tag (all photos when none), without every `minus` tag, taken
- * between `from` and `to` (days, both included); or one day, month or place folder.
+ * between `from` and `to` (days, both included, or times of day to the minute, `2024-07-15T09:00`);
+ * or one day, month or place folder.
  * @typedef {{plus: string[], minus: string[], from?: string, to?: string, day?: string, month?: string, place?: string}} Search
  */
 
@@ -41,8 +42,9 @@ export function matches(photo, search) {
   if (search.plus.length && !search.plus.some((tag) => tags.has(tag))) return false;
   if (search.minus.some((tag) => tags.has(tag))) return false;
   const day = dayOf(photo);
-  if (search.from && day < search.from) return false;
-  if (search.to && day > search.to) return false;
+  const minute = (photo.takenAt ?? "").slice(0, 16);
+  if (search.from && (search.from.length > 10 ? minute < search.from : day < search.from)) return false;
+  if (search.to && (search.to.length > 10 ? minute > search.to : day > search.to)) return false;
   if (search.day && day !== search.day) return false;
   if (search.month && day.slice(0, 7) !== search.month) return false;
   if (search.place && photo.place?.key !== search.place) return false;
@@ -95,6 +97,21 @@ export function tagCounts(photos) {
  */
 export function recentDays(photos, days = 7) {
   return counted(photos.map(dayOf)).sort((a, b) => (a.key < b.key ? 1 : -1)).slice(0, days).map(({ key, count }) => ({ day: key, count }));
+}
+
+/**
+ * Recent tags: the tags of the newest photos, the most recent first, each once.
+ * @param {readonly Photo[]} photos @param {number} [count] @returns {string[]}
+ */
+export function recentTags(photos, count = 8) {
+  const newest = [...photos].sort((a, b) => (a.takenAt < b.takenAt ? 1 : a.takenAt > b.takenAt ? -1 : 0));
+  /** @type {string[]} */
+  const tags = [];
+  for (const photo of newest) {
+    for (const tag of photo.tags ?? []) if (!tags.includes(tag)) tags.push(tag);
+    if (tags.length >= count) break;
+  }
+  return tags.slice(0, count);
 }
 
 /** Month folders (`2024-07`), newest first. @param {readonly Photo[]} photos @returns {Array<{month: string, count: number}>} */
@@ -175,8 +192,8 @@ export function shareBody(search) {
   if (tags) body.tags = tags;
   const from = search.from ?? search.day ?? (search.month ? `${search.month}-01` : undefined);
   const to = search.to ?? search.day ?? (search.month ? lastDay(search.month) : undefined);
-  if (from) body.from = `${from}T00:00`;
-  if (to) body.to = `${to}T23:59`;
+  if (from) body.from = from.length > 10 ? from : `${from}T00:00`;
+  if (to) body.to = to.length > 10 ? to : `${to}T23:59`;
   return body;
 }
 

@@ -18,12 +18,13 @@ import { isLocal, localId } from "./outbox.js";
 import { shareLink, showLink } from "./share.js";
 import { announce, confirmAction, h, whereAmI } from "./ui.js";
 import "./drawing-pad.js";
+import "./photo-editor.js";
 
 const KIND = "album.photo";
 const PHOTOS = "/api/v1/album/photos";
 
 /** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void}} Context */
-/** @typedef {import("./album.js").Photo & {links?: {thumbnail: string, display: string}, width?: number, height?: number, pending?: boolean}} Photo */
+/** @typedef {import("./album.js").Photo & {links?: {thumbnail: string, display: string}, width?: number, height?: number, pending?: boolean, edited?: boolean}} Photo */
 
 /**
  * The screen for a route: `parts` is the path after `#/`, `query` what follows `?`.
@@ -34,6 +35,7 @@ export function albumScreen(context, parts, query) {
   /** @type {AlbumElement} */
   let screen;
   if (first === "photo" && id && sub === "markup") screen = new MarkupScreen();
+  else if (first === "photo" && id && sub === "edit") screen = new PhotoEditScreen();
   else if (first === "photo" && id) screen = new PhotoScreen();
   else if (first === "album" && id === "tags") screen = new TagSearchScreen();
   else if (first === "album" && id === "time") screen = new TimeSearchScreen();
@@ -490,6 +492,7 @@ export class PhotoScreen extends AlbumElement {
       facts,
       h("div", { class: "actions" },
         h("a", { href: `#/photo/${encodeURIComponent(photo.id)}/markup`, class: "button" }, "Mark up"),
+        h("a", { href: `#/photo/${encodeURIComponent(photo.id)}/edit`, class: "button secondary" }, "Edit picture"),
         h("button", { type: "button", class: "secondary", onclick: () => sharePhoto(this.ctx, photo) }, "Share"),
         h("a", { href: `#/slideshow?${Album.searchQuery({ plus: [], minus: [], day: Album.dayOf(photo) })}`, class: "button secondary" }, "Slideshow of this day"),
         h("button", { type: "button", class: "danger", onclick: () => this.remove_(photo) }, "Delete photo"))));
@@ -504,6 +507,75 @@ export class PhotoScreen extends AlbumElement {
   }
 }
 customElements.define("album-photo", PhotoScreen);
+
+// Edit picture ------------------------------------------------------------------------------------
+
+/**
+ * Crop, straighten, turn, or back to the original (photo-editor.js): the edit is a write of the
+ * outbox, made on the server by libvips (the original kept), the mark-up moved with the picture.
+ */
+export class PhotoEditScreen extends AlbumElement {
+  /** The editor stays while sync changes arrive (a drag is not interrupted). */
+  changed() {
+    if (!this.querySelector("photo-editor")) this.render();
+  }
+
+  render() {
+    const photo = this.photo();
+    if (!photo) {
+      this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Edit picture"), h("p", { class: "empty" }, "This photo is not in your album."), back("#/album", "Album")));
+      return;
+    }
+    const hash = `#/photo/${encodeURIComponent(photo.id)}`;
+    if (isLocal(photo.id)) {
+      this.replaceChildren(h("main", { class: "screen" }, h("div", { class: "toolbar" }, back(hash, "Photo"), h("h1", {}, "Edit picture")),
+        h("p", { class: "empty" }, "This photo is still waiting to upload. Edit the picture once this phone is online and the photo is saved.")));
+      return;
+    }
+    const editor = /** @type {import("./photo-editor.js").PhotoEditor} */ (h("photo-editor"));
+    editor.setup({ label: `${describe(photo)}, as it will look`, edited: Boolean(photo.edited),
+      onSave: (body) => this.save(body), onRevert: () => this.revert(), onCancel: () => this.ctx.go(hash) });
+    this.replaceChildren(h("main", { class: "screen photo-edit" },
+      h("div", { class: "toolbar" }, back(hash, "Photo"), h("h1", {}, "Edit picture")),
+      h("p", { class: "hint" }, "Drag the corners of the frame to crop. Move the slider to straighten. Your drawing moves with the picture."),
+      editor));
+    picture(this.ctx, photo, "display").then(async (url) => {
+      const img = new Image();
+      img.src = url;
+      await img.decode();
+      // The picture with its mark-up, as one image the editor turns and crops.
+      const canvas = document.createElement("canvas");
+      canvas.width = img.naturalWidth;
+      canvas.height = img.naturalHeight;
+      const context = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
+      context.drawImage(img, 0, 0);
+      const drawing = await loadMarkup(this.ctx, photo, this.id_ ?? "").catch(() => null);
+      if (drawing) (await import("./strokes.js")).paintDrawing(context, drawing, canvas.width, canvas.height);
+      editor.show(canvas, canvas.width, canvas.height);
+    }).catch(() => editor.prepend(h("p", { class: "empty" }, "The picture shows when this phone is online.")));
+  }
+
+  /** @param {{straighten?: number, rotate?: number, crop?: import("./photo-edit.js").Crop}} body */
+  async save(body) {
+    const photo = this.photo();
+    if (!photo) return;
+    await this.ctx.sync.write({ method: "POST", path: `${PHOTOS}/${photo.id}/edit`, body, kind: KIND, id: photo.id,
+      baseVersion: photo.version, local: { edited: true } });
+    announce(navigator.onLine ? "Picture saved." : "Saved on this phone: the picture changes when the phone is online.");
+    this.ctx.go(`#/photo/${encodeURIComponent(photo.id)}`);
+  }
+
+  async revert() {
+    const photo = this.photo();
+    if (!photo) return;
+    if (!(await confirmAction("Go back to the picture as it was added? Every crop, turn and straightening is undone; your drawing moves back with it.", "Back to the original"))) return;
+    await this.ctx.sync.write({ method: "POST", path: `${PHOTOS}/${photo.id}/revert`, kind: KIND, id: photo.id,
+      baseVersion: photo.version, local: { edited: false } });
+    announce(navigator.onLine ? "The original picture is back." : "Saved on this phone: the original comes back when the phone is online.");
+    this.ctx.go(`#/photo/${encodeURIComponent(photo.id)}`);
+  }
+}
+customElements.define("album-photo-edit", PhotoEditScreen);
 
 /** @param {Photo} photo */
 function timeOf(photo) {
@@ -555,7 +627,9 @@ function searchWords(search) {
   if (search.place) parts.push("one place");
   if (search.plus.length) parts.push(`with ${search.plus.join(" or ")}`);
   if (search.minus.length) parts.push(`without ${search.minus.join(" or ")}`);
-  if (search.from || search.to) parts.push(`${search.from ? Album.dayLabel(search.from) : "the start"} to ${search.to ? Album.dayLabel(search.to) : "today"}`);
+  /** @param {string} at a day, or a day and a time */
+  const when = (at) => Album.dayLabel(at.slice(0, 10)) + (at.length > 10 ? `, ${at.slice(11, 16)}` : "");
+  if (search.from || search.to) parts.push(`${search.from ? when(search.from) : "the start"} to ${search.to ? when(search.to) : "today"}`);
   return parts.join(", ");
 }
 
@@ -632,22 +706,41 @@ export class TimeSearchScreen extends AlbumElement {
 
   render() {
     const search = /** @type {import("./album.js").Search} */ (this.search);
-    const from = /** @type {HTMLInputElement} */ (h("input", { id: "time-from", type: "date", value: search.from ?? "" }));
-    const to = /** @type {HTMLInputElement} */ (h("input", { id: "time-to", type: "date", value: search.to ?? "" }));
+    // A day, and a time of day if wanted (9:00 to 12:00 that morning): both optional.
+    /** @param {string} id @param {string | undefined} at */
+    const pair = (id, at) => [
+      /** @type {HTMLInputElement} */ (h("input", { id: `${id}`, type: "date", value: (at ?? "").slice(0, 10) })),
+      /** @type {HTMLInputElement} */ (h("input", { id: `${id}-time`, type: "time", value: (at ?? "").slice(11, 16) }))];
+    const [from, fromTime] = pair("time-from", search.from);
+    const [to, toTime] = pair("time-to", search.to);
     const error = h("p", { class: "error", role: "alert" });
+    /** @param {HTMLInputElement} day @param {HTMLInputElement} time */
+    const at = (day, time) => (day.value ? (time.value ? `${day.value}T${time.value}` : day.value) : undefined);
     this.replaceChildren(h("main", { class: "screen" },
       h("div", { class: "toolbar" }, back(`#/album?${Album.searchQuery(search)}`, "Album"), h("h1", {}, "Search by Time")),
       h("form", { class: "stack", onsubmit: (/** @type {Event} */ event) => {
         event.preventDefault();
-        if (from.value && to.value && from.value > to.value) {
-          error.textContent = "“From” is after “To”. Choose an earlier “From” day.";
+        if ((fromTime.value && !from.value) || (toTime.value && !to.value)) {
+          error.textContent = "A time needs its day too. Choose the day, or clear the time.";
           return;
         }
-        const next = { ...search, from: from.value || undefined, to: to.value || undefined, day: undefined, month: undefined };
+        const start = at(from, fromTime), end = at(to, toTime);
+        // A day alone runs to its end: compared as days; with a time, to the minute.
+        const startKey = start ? (start.length > 10 ? start : `${start}T00:00`) : "";
+        const endKey = end ? (end.length > 10 ? end : `${end}T23:59`) : "";
+        if (start && end && startKey > endKey) {
+          error.textContent = "“From” is after “To”. Choose an earlier “From”.";
+          return;
+        }
+        const next = { ...search, from: start, to: end, day: undefined, month: undefined };
         this.ctx.go(`#/album?${Album.searchQuery(next)}`);
       } },
-      h("label", { for: "time-from" }, "From"), from,
-      h("label", { for: "time-to" }, "To"), to,
+      h("fieldset", { class: "stack" }, h("legend", {}, "From"),
+        h("label", { for: "time-from" }, "From day"), from,
+        h("label", { for: "time-from-time" }, "From time (if you want)"), fromTime),
+      h("fieldset", { class: "stack" }, h("legend", {}, "To"),
+        h("label", { for: "time-to" }, "To day"), to,
+        h("label", { for: "time-to-time" }, "To time (if you want)"), toTime),
       error,
       h("button", { type: "submit" }, "Confirm"))));
   }
@@ -657,12 +750,17 @@ customElements.define("album-time-search", TimeSearchScreen);
 export class RecentScreen extends AlbumElement {
   render() {
     const days = Album.recentDays(this.photos(), 7);
+    const tags = Album.recentTags(this.photos(), 8);
     this.replaceChildren(h("main", { class: "screen" },
       h("div", { class: "toolbar" }, back("#/", "Home"), h("h1", {}, "Recent")),
       days.length ? h("p", { class: "hint" }, "Your most recent days with photos.") : h("p", { class: "empty" }, "No photos yet. Go Home and take one."),
       h("ul", { class: "big-list", "aria-label": "Recent days" }, ...days.map(({ day, count }) => h("li", {},
         h("a", { href: `#/album?${Album.searchQuery({ plus: [], minus: [], day })}`, class: "big-link" },
-          h("span", {}, Album.dayLabel(day)), h("span", { class: "count" }, `${count} photo${count === 1 ? "" : "s"}`)))))));
+          h("span", {}, Album.dayLabel(day)), h("span", { class: "count" }, `${count} photo${count === 1 ? "" : "s"}`))))),
+      tags.length ? h("h2", { id: "recent-tags-heading" }, "Recent tags") : null,
+      tags.length ? h("ul", { class: "chips", "aria-labelledby": "recent-tags-heading" }, ...tags.map((tag) => h("li", {},
+        h("a", { href: `#/album?${Album.searchQuery({ plus: [tag], minus: [] })}`, class: "chip", "aria-label": `Photos tagged ${tag}` }, tag))))
+        : null));
   }
 }
 customElements.define("album-recent", RecentScreen);

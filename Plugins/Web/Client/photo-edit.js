@@ -1,0 +1,133 @@
+// @ts-check
+/**
+ * iRemember's "Edit picture" (features 7 and 8): crop with a frame, straighten with a slider, turn
+ * a quarter left or right, and go back to the picture as it was added. What the screen shows is
+ * what the server will make: the picture straightened (turned about its centre and trimmed to the
+ * largest rectangle of its own shape, so no empty corners), then turned, then cropped to the frame
+ * — the order the media plugin applies an edit in, on libvips. The mark-up is shown moving with
+ * the picture; the server moves it the same way when it saves (and back on a revert).
+ *
+ * The edit is one write of the outbox: sent at once when online, kept and sent in order after the
+ * phone's other changes when offline. The original is kept on the server, so "Back to the
+ * original" is exact however many edits were made.
+ *
+ This module is the pure part (the frame's moves, the straightening's scale, the request, the
+ * preview's painting), unit-tested in Tests/WebClient/photo-edit.test.mjs; the element is
+ * photo-editor.js.
+ */
+/** @typedef {{x: number, y: number, width: number, height: number}} Crop */
+/** @typedef {{straighten: number, rotate: 0 | 90 | 180 | 270, crop: Crop}} EditState */
+/** @typedef {"top-left" | "top-right" | "bottom-left" | "bottom-right" | "move"} Grip */
+
+/** The smallest frame, in fractions of the picture: a tenth of each side. */
+export const MIN_CROP = 0.1;
+export const FULL = Object.freeze({ x: 0, y: 0, width: 1, height: 1 });
+
+/** @returns {EditState} */
+export function unedited() {
+  return { straighten: 0, rotate: 0, crop: { ...FULL } };
+}
+
+/**
+ * As the server's: the scale of the largest rectangle of a `width`×`height` picture's shape inside
+ * it turned by `degrees`.
+ * @param {number} width @param {number} height @param {number} degrees
+ */
+export function straightenScale(width, height, degrees) {
+  const angle = Math.abs(degrees) * Math.PI / 180;
+  const cos = Math.cos(angle), sin = Math.sin(angle);
+  return Math.min(width / (width * cos + height * sin), height / (width * sin + height * cos));
+}
+
+/** @param {number} value @param {number} low @param {number} high */
+function within(value, low, high) {
+  return Math.min(high, Math.max(low, value));
+}
+
+/** Four decimals, as the drawing's fractions. @param {number} v */
+function round(v) {
+  return Math.round(v * 10000) / 10000;
+}
+
+/**
+ * The frame after one of its grips moved by `dx`, `dy` (fractions of the picture): a corner moves
+ * its two sides, "move" slides the frame; it stays on the picture and at least MIN_CROP wide and high.
+ * @param {Crop} crop @param {Grip} grip @param {number} dx @param {number} dy @returns {Crop}
+ */
+export function moveGrip(crop, grip, dx, dy) {
+  let left = crop.x, top = crop.y, right = crop.x + crop.width, bottom = crop.y + crop.height;
+  if (grip === "move") {
+    const x = within(left + dx, 0, 1 - crop.width), y = within(top + dy, 0, 1 - crop.height);
+    return { x: round(x), y: round(y), width: crop.width, height: crop.height };
+  }
+  if (grip.endsWith("left")) left = within(left + dx, 0, right - MIN_CROP);
+  else right = within(right + dx, left + MIN_CROP, 1);
+  if (grip.startsWith("top")) top = within(top + dy, 0, bottom - MIN_CROP);
+  else bottom = within(bottom + dy, top + MIN_CROP, 1);
+  return { x: round(left), y: round(top), width: round(right - left), height: round(bottom - top) };
+}
+
+/** @param {Crop} crop */
+export function isFull(crop) {
+  return crop.x <= 0.0005 && crop.y <= 0.0005 && crop.width >= 0.9995 && crop.height >= 0.9995;
+}
+
+/**
+ * The body of `POST …/edit` for an editor's state; null when nothing changed.
+ * @param {EditState} state @returns {{straighten?: number, rotate?: number, crop?: Crop} | null}
+ */
+export function editBody(state) {
+  /** @type {{straighten?: number, rotate?: number, crop?: Crop}} */
+  const body = {};
+  if (Math.abs(state.straighten) >= 0.05) body.straighten = Math.round(state.straighten * 10) / 10;
+  if (state.rotate) body.rotate = state.rotate;
+  if (!isFull(state.crop)) body.crop = { ...state.crop };
+  return Object.keys(body).length ? body : null;
+}
+
+/**
+ * Turned a quarter: right is 90° clockwise, left 270°. The frame goes back to the whole picture
+ * (its sides are now the other way round).
+ * @param {EditState} state @param {"left" | "right"} way @returns {EditState}
+ */
+export function turned(state, way) {
+  const rotate = /** @type {EditState["rotate"]} */ ((state.rotate + (way === "right" ? 90 : 270)) % 360);
+  return { ...state, rotate, crop: { ...FULL } };
+}
+
+/** Words for the state, for the screen reader and the hint under the picture. @param {EditState} state */
+export function describeEdit(state) {
+  const parts = [];
+  if (Math.abs(state.straighten) >= 0.05) parts.push(`straightened ${Math.round(state.straighten * 10) / 10}°`);
+  if (state.rotate === 90) parts.push("turned right");
+  if (state.rotate === 180) parts.push("turned upside down");
+  if (state.rotate === 270) parts.push("turned left");
+  if (!isFull(state.crop)) parts.push(`cropped to ${Math.round(state.crop.width * 100)}% × ${Math.round(state.crop.height * 100)}%`);
+  return parts.length ? `Changed: ${parts.join(", ")}.` : "No changes yet.";
+}
+
+/**
+ * Draws the picture (and its mark-up) as the edit will make it, into `canvas`: straightened, then
+ * turned; the frame is drawn over it by the page.
+ * @param {HTMLCanvasElement} canvas @param {CanvasImageSource} picture @param {number} width @param {number} height
+ * @param {EditState} state
+ */
+export function paintPreview(canvas, picture, width, height, state) {
+  const quarter = state.rotate === 90 || state.rotate === 270;
+  const longest = 900, fit = Math.min(1, longest / Math.max(width, height));
+  const w = Math.round(width * fit), hgt = Math.round(height * fit);
+  canvas.width = quarter ? hgt : w;
+  canvas.height = quarter ? w : hgt;
+  const context = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
+  context.save();
+  context.fillStyle = "#000";
+  context.fillRect(0, 0, canvas.width, canvas.height);
+  context.translate(canvas.width / 2, canvas.height / 2);
+  context.rotate(state.rotate * Math.PI / 180);
+  context.rotate(state.straighten * Math.PI / 180);
+  const scale = 1 / straightenScale(w, hgt, state.straighten);
+  context.scale(scale, scale);
+  context.drawImage(picture, -w / 2, -hgt / 2, w, hgt);
+  context.restore();
+}
+

@@ -1,0 +1,41 @@
+// The picture editor's pure parts (Plugins/Web/Client/photo-edit.js), run by `node --test Tests/WebClient`.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { editBody, describeEdit, isFull, MIN_CROP, moveGrip, straightenScale, turned, unedited } from "../../Plugins/Web/Client/photo-edit.js";
+
+const full = { x: 0, y: 0, width: 1, height: 1 };
+
+test("a corner moves its two sides; the frame stays on the picture and at least a tenth of it", () => {
+  assert.deepEqual(moveGrip(full, "top-left", 0.1, 0.2), { x: 0.1, y: 0.2, width: 0.9, height: 0.8 });
+  assert.deepEqual(moveGrip(full, "bottom-right", -0.25, -0.5), { x: 0, y: 0, width: 0.75, height: 0.5 });
+  assert.deepEqual(moveGrip(full, "top-left", -0.3, -0.3), full, "not off the picture");
+  const tiny = moveGrip(full, "bottom-right", -2, -2);
+  assert.equal(tiny.width, MIN_CROP);
+  assert.equal(tiny.height, MIN_CROP);
+  const smaller = { x: 0.2, y: 0.2, width: 0.5, height: 0.5 };
+  assert.deepEqual(moveGrip(smaller, "move", 0.5, -0.5), { x: 0.5, y: 0, width: 0.5, height: 0.5 }, "slid, not shrunk, at the edge");
+});
+
+test("the request says only what changed; nothing changed is no request", () => {
+  assert.equal(editBody(unedited()), null);
+  assert.deepEqual(editBody({ straighten: 4.26, rotate: 90, crop: { x: 0.1, y: 0, width: 0.8, height: 1 } }),
+    { straighten: 4.3, rotate: 90, crop: { x: 0.1, y: 0, width: 0.8, height: 1 } });
+  assert.deepEqual(editBody({ straighten: 0.01, rotate: 0, crop: full }), null, "a slider barely touched is no change");
+  assert.ok(isFull({ x: 0, y: 0, width: 0.9999, height: 1 }));
+});
+
+test("turning goes round in quarters and gives back the whole picture to frame", () => {
+  const cropped = { straighten: 2, rotate: /** @type {0} */ (0), crop: { x: 0.2, y: 0.2, width: 0.5, height: 0.5 } };
+  assert.deepEqual(turned(cropped, "right"), { straighten: 2, rotate: 90, crop: full });
+  assert.equal(turned(turned(cropped, "left"), "left").rotate, 180);
+  assert.equal(turned(cropped, "left").rotate, 270);
+  assert.equal(turned(turned(cropped, "right"), "left").rotate, 0);
+  assert.equal(describeEdit(turned(cropped, "left")), "Changed: straightened 2°, turned left.");
+});
+
+test("straightening keeps the largest rectangle of the picture's shape, as the server does", () => {
+  assert.equal(straightenScale(400, 300, 0), 1);
+  // 10° on 4:3: min(4 / (4 cos + 3 sin), 3 / (4 sin + 3 cos)) = 3 / (0.6946 + 2.9544).
+  assert.ok(Math.abs(straightenScale(400, 300, 10) - 3 / (4 * Math.sin(Math.PI / 18) + 3 * Math.cos(Math.PI / 18))) < 1e-12);
+  assert.equal(straightenScale(400, 300, -10), straightenScale(400, 300, 10));
+});
