@@ -4,14 +4,16 @@ driven by Playwright, against the real server and the shipped config.
 
 Walks its use cases: sign-up; a collection (a required name, rename); words with definitions,
 languages, tags, a related word as a chip that opens it; search as you type with the server's
-highlights and tag filters (all / any / none); delete and "Deleted · Undo"; tags; import a CSV from
+highlights and tag filters (all / any / none); past the first 25 words as the list scrolls (a
+collection, a search, a tag's words; online over the server's cursor, offline over the device's
+copy), a collection's own search box, tag names found by the search; delete and "Deleted · Undo"; tags; import a CSV from
 the file picker with progress, export as a download; then two devices of one user (an edit on one
 shows on the other within a second, without a reload) and offline on both (words added offline,
 search over the device's copy, back online: on the server once); then what a walk on the phone
 found: a name already taken said in its dialog, long words and addresses no wider than the phone,
 a new tag with a space made with the word's edit (online and offline), the server's order of words
 on the phone, the undo bar over no control, our own .apkg imported again without copies. axe-core checks every screen;
-screenshots go to docs/screenshots/foreign-note-*.png.
+screenshots go to .build/screenshots/foreign-note-*.png (tools/screenshots: docs/screenshots/).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 """
@@ -190,6 +192,87 @@ def searching(page, server, token):
     check("…“must not have food”: bonjour alone", words == ["bonjour"], words)
     screen(page, "search filters", "filters")
     page.click(food)
+
+
+ROWS = "() => document.querySelectorAll('main ul.entries > li').length"
+
+
+def scrolled_to(page, count, timeout=10_000):
+    """Scrolls to the list's end until `count` words are listed (or the time is up); answers the words listed."""
+    deadline = time.time() + timeout / 1000
+    while time.time() < deadline and page.evaluate(ROWS) < count:
+        page.evaluate("window.scrollTo(0, document.body.scrollHeight)")
+        page.wait_for_timeout(150)
+    return page.eval_on_selector_all("main ul.entries .word", "els => els.map(e => e.textContent)")
+
+
+def paging(page, server, token):
+    """Past the first 25 words: a collection's list, a search, a tag's words, online and offline (the
+    server's keyset cursor, the device's copy); the search box on a collection's screen; tag names
+    found by the search."""
+    _, verbs, _ = call(server, "POST", f"{V}/collections", {"name": "Verbs"}, token=token)
+    _, drill, _ = call(server, "POST", f"{V}/tags", {"name": "drill"}, token=token)
+    words = [f"parler{n:03d}" for n in range(70)]
+    for n, word in enumerate(words):
+        call(server, "POST", f"{V}/entries", {"collection": verbs["id"], "word": word, "definitions": [f"to speak ({n})"],
+                                              "tags": [drill["id"]] if n % 7 < 4 else []}, token=token)
+    drilled = [w for n, w in enumerate(words) if n % 7 < 4]
+    page.goto("/#/")
+    page.reload()  # the words came from elsewhere: the phone reads them at start (pokes are walked in two_devices_offline)
+    page.wait_for_selector("vocab-collections .big-link:has-text('Verbs')", timeout=15_000)
+    page.click("vocab-collections .big-link:has-text('Verbs')")
+    page.wait_for_selector("vocab-collection ul.entries")
+    first = page.evaluate(ROWS)
+    listed = scrolled_to(page, 70)
+    check(f"a collection of 70 words lists them a page at a time as it scrolls ({first} first, then all 70, in order)",
+          first < 70 and listed == words, (first, len(listed)))
+
+    page.evaluate("window.scrollTo(0, 0)")
+    box = page.get_by_role("searchbox", name="Search the words of Verbs")
+    box.click()
+    page.keyboard.type("parler06")
+    page.wait_for_function("() => document.querySelectorAll('vocab-search ul.entries li').length === 10")
+    found = page.eval_on_selector_all("vocab-search ul.entries .word", "els => els.map(e => e.textContent)")
+    chosen = page.eval_on_selector("#search-collection", "s => s.selectedOptions[0].textContent")
+    check("a collection's screen has its own search box: it searches that collection (parler06 → its 10 words)",
+          found == words[60:70] and chosen == "Verbs", (found, chosen))
+
+    page.fill("#search", "")
+    page.wait_for_function("() => document.querySelector('vocab-search [role=status]')?.textContent.startsWith('25+ words')")
+    listed = scrolled_to(page, 70)
+    said = page.text_content("vocab-search [role=status]")
+    check("online, browsing a collection in the search goes past 25 words as it scrolls (the server's cursor): all 70, once each, in order",
+          listed == words and said == "70 words", (len(listed), said))
+
+    page.fill("#search", "dri")
+    page.wait_for_selector("vocab-search .tag-hits a.chip")
+    page.wait_for_function("() => document.querySelector('vocab-search [role=status]')?.textContent.startsWith('No words')")
+    screen(page, "a tag found by its name", "tag-found")
+    page.get_by_role("link", name=f"Words tagged drill ({len(drilled)})").click()
+    page.wait_for_function("() => location.hash.includes('all=') && document.querySelectorAll('vocab-search ul.entries li').length === 25")
+    check("tag names are searchable: typing “dri” offers #drill with its count, and a tap lists its words", True)
+    listed = scrolled_to(page, len(drilled))
+    check(f"…and a tag's words go past 25 as it scrolls ({len(drilled)})", listed == drilled, len(listed))
+    screen(page, "a tag's words, scrolled")
+
+    page.context.set_offline(True)
+    page.wait_for_selector("quire-status[data-state=offline]")
+    page.reload()
+    page.wait_for_selector("vocab-search ul.entries li", timeout=15_000)
+    page.wait_for_function("() => document.querySelector('vocab-search [role=status]')?.textContent.includes('on this device')")
+    first = page.evaluate(ROWS)
+    listed = scrolled_to(page, len(drilled))
+    check(f"offline, a tag's words page from the device's copy past 25 too ({first} first, then {len(drilled)})",
+          first == 25 and listed == drilled, (first, len(listed)))
+    page.fill("#search", "parler")
+    page.wait_for_function("() => document.querySelector('vocab-search [role=status]')?.textContent.startsWith('25+ words')")
+    page.select_option("#search-collection", label="Every collection")
+    listed = scrolled_to(page, len(drilled))
+    check("…and a search typed offline", listed == drilled, len(listed))
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    page.goto("/#/")
+    page.wait_for_selector("vocab-collections")
 
 
 def undo(page, server, token):
@@ -687,6 +770,7 @@ def main():
                 return phone_sized(page, server, token)
             reviewing(page, server, token)
             searching(page, server, token)
+            paging(page, server, token)
             undo(page, server, token)
             tags_and_files(page, server, token, data)
             two_devices_offline(browser, server, page, token)

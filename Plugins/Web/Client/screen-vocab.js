@@ -164,17 +164,53 @@ function highlighted(text, marked) {
   return Vocab.pieces(text, marked).map(([piece, on]) => (on ? h("mark", {}, piece) : piece));
 }
 
-/** The search box every list screen starts with; typing opens the search screen. @param {string} [value] */
-function searchBox(value = "") {
+/**
+ * The search box every list screen starts with; typing opens the search screen. On a
+ * collection's screen it searches that collection (`within`).
+ * @param {string} [value] @param {Named} [within]
+ */
+function searchBox(value = "", within) {
   // Typing goes on while the search screen opens: what the box holds now beats the address.
   const typing = document.activeElement instanceof HTMLInputElement && document.activeElement.id === "search" ? document.activeElement.value : null;
-  const input = /** @type {HTMLInputElement} */ (h("input", { type: "search", id: "search", value: typing ?? value, placeholder: "Search every word",
+  const input = /** @type {HTMLInputElement} */ (h("input", { type: "search", id: "search", value: typing ?? value,
+    placeholder: within ? `Search in ${within.name}` : "Search every word",
     autocomplete: "off", autocapitalize: "none", spellcheck: "false", enterkeyhint: "search" }));
   input.addEventListener("input", () => {
     if (location.hash.startsWith("#/search")) return;
-    location.hash = `#/search?q=${encodeURIComponent(input.value)}`;
+    location.hash = `#/search?q=${encodeURIComponent(input.value)}${within ? `&collection=${encodeURIComponent(within.id)}` : ""}`;
   });
-  return h("div", { class: "search-box", role: "search" }, h("label", { for: "search", class: "visually-hidden" }, "Search"), input);
+  return h("div", { class: "search-box", role: "search" },
+    h("label", { for: "search", class: "visually-hidden" }, within ? `Search the words of ${within.name}` : "Search"), input);
+}
+
+/** Words shown at a time; more as the list's end comes near (a collection of 20,000 scrolls). */
+const PAGE = 25;
+
+/**
+ * Calls `more` whenever `sentinel` (after a list) comes within a screen of the viewport, until
+ * `more` resolves false (nothing left).
+ * @param {HTMLElement} sentinel @param {() => Promise<boolean>} more
+ */
+function whenNearEnd(sentinel, more) {
+  let busy = false;
+  const observer = new IntersectionObserver(async (found) => {
+    if (busy || !found.some((f) => f.isIntersecting)) return;
+    busy = true;
+    try {
+      const left = await more();
+      if (!left) return observer.disconnect();
+    } finally {
+      busy = false;
+    }
+    // Still in view after the page came (a tall phone): the next one.
+    const box = sentinel.getBoundingClientRect();
+    if (sentinel.isConnected && box.top < window.innerHeight * 2) {
+      observer.unobserve(sentinel);
+      observer.observe(sentinel);
+    }
+  }, { rootMargin: "0px 0px 100% 0px" });
+  observer.observe(sentinel);
+  return observer;
 }
 
 // Collections --------------------------------------------------------------------------------------
@@ -216,16 +252,38 @@ export class CollectionScreen extends VocabElement {
         h("p", { class: "empty" }, "This collection is not there any more.")));
       return;
     }
-    const entries = Vocab.byWord(this.entries().filter((e) => e.collection === collection.id));
+    // Sorted once per synced copy (kept), then the collection's: no sort of 20,000 words per change.
+    const entries = Vocab.byWord(this.entries()).filter((e) => e.collection === collection.id);
+    // As many as were shown before a change (a sync, a rename), and a page more as the end comes near.
+    this.shown = Math.max(this.shown ?? 0, PAGE * 2);
+    const tagNames = this.tagNames();
+    const sentinel = h("div", { class: "list-end", "aria-hidden": "true" });
+    const listed = entries.length ? entryList(entries.slice(0, this.shown).map((entry) => ({ entry, match: "listed", highlights: {} })), tagNames,
+      `Words in ${collection.name}`) : null;
+    this.observer?.disconnect();
+    if (listed && entries.length > this.shown) {
+      this.observer = whenNearEnd(sentinel, async () => {
+        const from = this.shown ?? 0;
+        this.shown = from + PAGE * 2;
+        listed.append(...entries.slice(from, this.shown).map((entry) => entryItem({ entry, match: "listed", highlights: {} }, tagNames)));
+        return this.shown < entries.length;
+      });
+    }
     this.replaceChildren(h("main", { class: "screen vocab" },
       h("div", { class: "toolbar" }, back("#/", "Collections"), h("h1", {}, collection.name)),
+      searchBox("", collection),
+      h("p", { class: "hint" }, `${entries.length} word${entries.length === 1 ? "" : "s"}`),
       h("div", { class: "row" },
         h("a", { href: `#/new/${encodeURIComponent(collection.id)}`, class: "button" }, "Add word"),
         entries.length ? h("a", { href: `#/review/${encodeURIComponent(collection.id)}`, class: "button secondary" }, "Review") : null,
         h("button", { type: "button", class: "secondary", onclick: () => this.rename(collection) }, "Rename"),
         h("button", { type: "button", class: "danger", onclick: () => this.remove_(collection, entries.length) }, "Delete")),
-      entries.length ? entryList(entries.map((entry) => ({ entry, match: "listed", highlights: {} })), this.tagNames(), `Words in ${collection.name}`)
-        : h("p", { class: "empty" }, "No words yet. Tap “Add word”.")));
+      listed ?? h("p", { class: "empty" }, "No words yet. Tap “Add word”."), sentinel));
+  }
+
+  disconnectedCallback() {
+    this.observer?.disconnect();
+    super.disconnectedCallback();
   }
 
   tagNames() {
@@ -259,14 +317,18 @@ customElements.define("vocab-collection", CollectionScreen);
  * @param {import("./vocab.js").Hit[]} hits @param {Map<string, string>} tagNames @param {string} label
  */
 function entryList(hits, tagNames, label) {
-  return h("ul", { class: "entries", "aria-label": label }, ...hits.map(({ entry, highlights }) => {
-    const first = (entry.definitions ?? [])[0] ?? "";
-    const tags = (entry.tags ?? []).map((id) => tagNames.get(id)).filter(Boolean);
-    return h("li", {}, h("a", { href: `#/e/${encodeURIComponent(entry.id)}`, class: "entry-link" },
-      h("span", { class: "word" }, ...highlighted(entry.word, highlights.word)),
-      first ? h("span", { class: "definition" }, ...highlighted(first, highlights["definitions.0"])) : null,
-      tags.length ? h("span", { class: "tag-line" }, tags.map((t) => `#${t}`).join(" ")) : null));
-  }));
+  return h("ul", { class: "entries", "aria-label": label }, ...hits.map((hit) => entryItem(hit, tagNames)));
+}
+
+/** One entry of a list. @param {import("./vocab.js").Hit} hit @param {Map<string, string>} tagNames */
+function entryItem(hit, tagNames) {
+  const { entry, highlights } = hit;
+  const first = (entry.definitions ?? [])[0] ?? "";
+  const tags = (entry.tags ?? []).map((id) => tagNames.get(id)).filter(Boolean);
+  return h("li", {}, h("a", { href: `#/e/${encodeURIComponent(entry.id)}`, class: "entry-link" },
+    h("span", { class: "word" }, ...highlighted(entry.word, highlights.word)),
+    first ? h("span", { class: "definition" }, ...highlighted(first, highlights["definitions.0"])) : null,
+    tags.length ? h("span", { class: "tag-line" }, tags.map((t) => `#${t}`).join(" ")) : null));
 }
 
 // One entry -----------------------------------------------------------------------------------------
@@ -576,9 +638,20 @@ customElements.define("vocab-entry-form", EntryForm);
 // Search ------------------------------------------------------------------------------------------
 
 export class SearchScreen extends VocabElement {
+  /** @type {import("./vocab.js").Hit[]} what the list shows */
+  hits = [];
+  /** Whether more come after them. */
+  more = false;
+  /** @type {string | null} the server's cursor to the next page */
+  cursor = null;
+  /** @type {URLSearchParams} the search asked for */
+  params = new URLSearchParams();
+  text = "";
+  /** @type {Map<string, string>} */
+  tagNames = new Map();
   /** Results follow the synced copy only when searching it (offline); the box keeps its text. */
   changed() {
-    if (this.local) this.search();
+    if (this.local) this.search(true);
   }
 
   render() {
@@ -639,8 +712,13 @@ export class SearchScreen extends VocabElement {
     return area;
   }
 
-  /** Results for what is typed now: the server's (with its highlights) online, the device's offline. */
-  async search() {
+  /**
+   * Results for what is typed now: the server's (with its highlights) online, the device's
+   * offline; a page at a time, the next as the list's end comes near (the server's keyset cursor
+   * online, the device's copy offline). `keep`: drawn again after a sync, as many as were shown.
+   * @param {boolean} [keep]
+   */
+  async search(keep = false) {
     const text = /** @type {HTMLInputElement} */ (this.box).value;
     const filters = /** @type {Record<"all" | "any" | "none", Set<string>>} */ (this.filters);
     const seq = (this.seq = (this.seq ?? 0) + 1);
@@ -650,34 +728,120 @@ export class SearchScreen extends VocabElement {
     if (this.collection) params.set("collection", this.collection);
     history.replaceState(null, "", `#/search?${params}`);
     const tagNames = new Map(this.tags().map((t) => [t.id, t.name]));
+    const wanted = keep ? Math.max(PAGE, this.hits?.length ?? 0) : PAGE;
     /** @type {import("./vocab.js").Hit[]} */
-    let hits;
+    let hits = [];
+    let more = false;
+    /** @type {string | null} */
+    let cursor = null;
     this.local = this.ctx.sync.state === "offline" || this.ctx.sync.writes.some((w) => w.kind === ENTRY);
     if (!this.local) {
       try {
-        params.set("limit", "25");
+        params.set("limit", String(wanted));
         const page = await this.ctx.api.get(`${V}/search?${params}`);
         hits = page.items.map((/** @type {any} */ item) => ({ entry: item, match: item.match, highlights: item.highlights ?? {} }));
+        cursor = page.nextCursor ?? null;
+        more = Boolean(cursor);
       } catch (error) {
         if (!(error instanceof ApiError) || !error.offline) {
           if (seq === this.seq && error instanceof ApiError) /** @type {HTMLElement} */ (this.said).textContent = error.message;
           return;
         }
         this.local = true;
-        hits = [];
       }
-    } else {
-      hits = [];
     }
     if (this.local) {
-      hits = Vocab.search(this.entries(), text, { collection: this.collection || undefined, all: [...filters.all], any: [...filters.any], none: [...filters.none] });
+      hits = this.localHits(text, wanted + 1);
+      more = hits.length > wanted;
+      hits = hits.slice(0, wanted);
     }
     if (seq !== this.seq) return; // a newer keystroke's answer wins
-    /** @type {HTMLElement} */ (this.said).textContent = hits.length
-      ? `${hits.length}${hits.length === 25 ? "+" : ""} word${hits.length === 1 ? "" : "s"}${this.local ? " (on this device)" : ""}`
-      : text || this.filtered() ? "No words match. Try fewer letters, or other filters." : "";
-    /** @type {HTMLElement} */ (this.results).replaceChildren(entryList(hits, tagNames, "Words found"));
+    params.delete("limit");
+    Object.assign(this, { hits, more, cursor, params, text, tagNames });
+    const list = entryList(hits, tagNames, "Words found");
+    this.list = list;
+    const sentinel = h("div", { class: "list-end", "aria-hidden": "true" });
+    this.observer?.disconnect();
+    if (more) this.observer = whenNearEnd(sentinel, () => this.more_(seq));
+    /** @type {HTMLElement} */ (this.results).replaceChildren(this.tagHits(text, hits.length > 0), list, sentinel);
+    this.say();
     this.dataset.painted = String(seq);
+  }
+
+  /** The device's copy searched, best first, at most `limit`. @param {string} text @param {number} limit */
+  localHits(text, limit) {
+    const filters = /** @type {Record<"all" | "any" | "none", Set<string>>} */ (this.filters);
+    return Vocab.search(this.entries(), text, { collection: this.collection || undefined, all: [...filters.all], any: [...filters.any], none: [...filters.none] },
+      limit);
+  }
+
+  /** The next page, added to the list; resolves whether there is more. @param {number} seq */
+  async more_(seq) {
+    if (seq !== this.seq || !this.more) return false;
+    const shown = /** @type {import("./vocab.js").Hit[]} */ (this.hits);
+    /** @type {import("./vocab.js").Hit[]} */
+    let next = [];
+    if (!this.local && this.cursor) {
+      const params = new URLSearchParams(this.params);
+      params.set("limit", String(PAGE));
+      params.set("cursor", this.cursor);
+      try {
+        const page = await this.ctx.api.get(`${V}/search?${params}`);
+        next = page.items.map((/** @type {any} */ item) => ({ entry: item, match: item.match, highlights: item.highlights ?? {} }));
+        this.cursor = page.nextCursor ?? null;
+        this.more = Boolean(this.cursor);
+      } catch (error) {
+        if (!(error instanceof ApiError) || !error.offline) {
+          if (error instanceof ApiError) /** @type {HTMLElement} */ (this.said).textContent = error.message;
+          return false;
+        }
+        this.local = true; // gone offline mid-list: the rest from the device's copy
+      }
+    }
+    if (this.local) {
+      const found = this.localHits(this.text ?? "", shown.length + PAGE + 1);
+      const seen = new Set(shown.map((hit) => hit.entry.id));
+      next = found.slice(shown.length, shown.length + PAGE).filter((hit) => !seen.has(hit.entry.id));
+      this.more = found.length > shown.length + PAGE;
+    }
+    if (seq !== this.seq) return false;
+    shown.push(...next);
+    /** @type {HTMLElement} */ (this.list).append(...next.map((hit) => entryItem(hit, /** @type {Map<string, string>} */ (this.tagNames))));
+    this.say();
+    return Boolean(this.more);
+  }
+
+  /** How many are shown, and whether more come. */
+  say() {
+    const count = this.hits?.length ?? 0;
+    /** @type {HTMLElement} */ (this.said).textContent = count
+      ? `${count}${this.more ? "+" : ""} word${count === 1 ? "" : "s"}${this.local ? " (on this device)" : ""}${this.more ? ": scroll for more" : ""}`
+      : this.text || this.filtered() ? "No words match. Try fewer letters, or other filters." : "";
+  }
+
+  /**
+   * Tags whose names match what is typed, each a link to its words (tag names are searchable).
+   * @param {string} text @param {boolean} words  whether words follow (then headed "Words")
+   */
+  tagHits(text, words) {
+    const key = Vocab.fold(text.replace(/^#/, ""));
+    if (!key) return "";
+    const found = this.tags().filter((tag) => Vocab.fold(tag.name).includes(key)).slice(0, 12);
+    if (!found.length) return "";
+    const ids = new Set(found.map((tag) => tag.id));
+    const counts = new Map();
+    for (const entry of this.entries()) for (const tag of entry.tags ?? []) if (ids.has(tag)) counts.set(tag, (counts.get(tag) ?? 0) + 1);
+    return h("div", { class: "tag-hits" },
+      h("h2", { id: "tag-hits-heading" }, "Tags"),
+      h("ul", { class: "chips", "aria-labelledby": "tag-hits-heading" }, ...found.map((tag) => h("li", {},
+        h("a", { class: "chip", href: `#/search?all=${encodeURIComponent(tag.id)}`, "aria-label": `Words tagged ${tag.name} (${counts.get(tag.id) ?? 0})` },
+          `#${tag.name} (${counts.get(tag.id) ?? 0})`)))),
+      words ? h("h2", {}, "Words") : null);
+  }
+
+  disconnectedCallback() {
+    this.observer?.disconnect();
+    super.disconnectedCallback();
   }
 }
 customElements.define("vocab-search", SearchScreen);
