@@ -11,14 +11,20 @@ final class RouteTable: Sendable {
         routes.withLock { $0 = descriptions.map { ($0.method, $0.path.split(separator: "/")) } }
     }
 
-    /// The methods some route takes at `path`, sorted; empty when no route has that shape.
+    /// The methods the route that answers `path` takes, sorted; empty when no route has that shape.
+    /// As the router does, a fixed segment wins over a parameter: `/notes/imports` is the imports'
+    /// route, not `/notes/{id}`, even for a method only `/notes/{id}` takes.
     func methods(at path: String) -> [String] {
         let segments = path.split(separator: "/")
         return routes.withLock { routes in
-            Set(routes.filter { route in
+            let matching = routes.filter { route in
                 route.segments.count == segments.count
                     && zip(route.segments, segments).allSatisfy { pattern, segment in pattern.hasPrefix("{") || pattern == segment }
-            }.map(\.method)).sorted()
+            }
+            // Fixed (1) before parameter (0), segment by segment from the left: the most specific shape wins.
+            func specificity(_ pattern: [Substring]) -> [Int] { pattern.map { $0.hasPrefix("{") ? 0 : 1 } }
+            guard let best = matching.map({ specificity($0.segments) }).max(by: { $0.lexicographicallyPrecedes($1) }) else { return [] }
+            return Set(matching.filter { specificity($0.segments) == best }.map(\.method)).sorted()
         }
     }
 }

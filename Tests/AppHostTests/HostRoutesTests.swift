@@ -86,6 +86,13 @@ struct HostRoutesTests {
             let move = try await api.send(.get, "/api/v1/notes/n_1/move", token: token)
             #expect(move.status == 405 && move.headers[.allow] == "POST")
             #expect(try await api.send(.get, "/api/v1/no-such-plugin", token: token).status == 404)
+            // A fixed path wins over /notes/{id}, as in the router: its own methods, never the note's.
+            for (path, allowed) in [("imports", "POST"), ("categories", "GET, HEAD"), ("search", "GET, HEAD")] {
+                let options = try await api.send(.options, "/api/v1/notes/\(path)", token: token)
+                #expect(options.status == 405 && options.headers[.allow] == allowed, "\(path): \(options.status) \(options.headers[.allow] ?? "")")
+            }
+            let note = try await api.send(.options, "/api/v1/notes/n_1", token: token)
+            #expect(note.status == 405 && note.headers[.allow]?.contains("PATCH") == true && note.headers[.allow]?.contains("DELETE") == true)
         }
     }
 
