@@ -982,11 +982,16 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             if state == "53100" { return .unavailable("The database's disk is full; free space and try again.") }
             if state == "40001" || state == "40P01" { return busy }
             return StorageError(.internal, "Database error \(state).")
-        case .connectionError, .serverClosedConnection, .poolClosed, .uncleanShutdown:
-            return unreachable
         default:
-            return StorageError(.internal, "Database error.")
+            return isUnreachable(error.code) ? unreachable : StorageError(.internal, "Database error.")
         }
+    }
+
+    /// The connection went, whichever side noticed first: the server closed it, the pool did, or
+    /// the client's end found it closed (`clientClosedConnection`: a postmaster killed mid-query).
+    /// All are the database being unreachable for now (503), never a bug (500).
+    static func isUnreachable(_ code: PSQLError.Code) -> Bool {
+        [.connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed, .uncleanShutdown].contains(code)
     }
 }
 
