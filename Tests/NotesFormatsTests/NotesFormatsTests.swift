@@ -1,5 +1,5 @@
 import Foundation
-import NotesFormats
+@testable import NotesFormats
 import Testing
 
 @Suite("XML pull parser")
@@ -161,6 +161,39 @@ struct EnexReaderTests {
         #expect(try read[0].get().title == "one")
         guard case .failure(let problem)? = read.last else { Issue.record("the cut is reported"); return }
         #expect(problem.fatal && problem.message.contains("after note"))
+    }
+
+    /// Bytes that fail to read after `good` of them, with an error named like a Swift type.
+    struct FailingChunks: ByteChunks {
+        struct DiskGoneAway: Error {}
+        var inner: MemoryChunks
+        var left: Int
+        mutating func read(max: Int) throws -> [UInt8] {
+            guard left > 0 else { throw DiskGoneAway() }
+            let bytes = try inner.read(max: Swift.min(max, left))
+            left -= bytes.count
+            return bytes
+        }
+    }
+
+    @Test("a file that stops being readable says so in a sentence, never with the name of an error type")
+    func unreadable() throws {
+        let whole = Self.enex([Self.note("one"), Self.note("two")])
+        var reader = try EnexReader(FailingChunks(inner: MemoryChunks(whole, chunk: 64), left: whole.count / 2), size: nil, maxPhotoBytes: 10)
+        var problems: [NoteProblem] = []
+        while let next = reader.next() { if case .failure(let problem) = next { problems.append(problem) } }
+        let problem = try #require(problems.last)
+        #expect(problem.fatal && problem.message.contains("could not be read"), "\(problem.message)")
+        #expect(!problem.message.contains("DiskGoneAway") && !problem.message.contains("()"), "\(problem.message)")
+        // Refused at the very start: the same.
+        do {
+            _ = try EnexReader(FailingChunks(inner: MemoryChunks(whole), left: 0), size: nil, maxPhotoBytes: 10)
+            Issue.record("an unreadable file is refused")
+        } catch {
+            #expect(error.message.contains("could not be read") && !error.message.contains("DiskGoneAway"), "\(error.message)")
+        }
+        #expect(NoteProblem.sentence(for: FailingChunks.DiskGoneAway()).hasPrefix("the file could not be read"))
+        #expect(NoteProblem.sentence(for: XMLSyntaxError(line: 3, message: "<a> is not closed")) == "on line 3, <a> is not closed")
     }
 
     @Test("what is not an Evernote export is refused before anything is read", arguments: ["<html><body/></html>", "PK\u{3}\u{4}zip", ""])

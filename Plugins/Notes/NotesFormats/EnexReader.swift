@@ -33,7 +33,7 @@ public struct EnexReader<Source: ByteChunks>: NoteSource {
         } catch let error as NoteProblem {
             throw error
         } catch {
-            throw NoteProblem(index: 0, message: "\(error)", fatal: true)
+            throw NoteProblem(index: 0, message: "This Evernote export could not be read: \(NoteProblem.sentence(for: error)).", fatal: true)
         }
     }
 
@@ -62,7 +62,7 @@ public struct EnexReader<Source: ByteChunks>: NoteSource {
             return nil
         } catch {
             finished = true
-            return .failure(NoteProblem(index: index, message: "The file is not well-formed XML after note \(index) (\(error)); "
+            return .failure(NoteProblem(index: index, message: "The file is not well-formed XML after note \(index) (\(NoteProblem.sentence(for: error))); "
                                         + "the notes before it were read.", fatal: true))
         }
     }

@@ -52,6 +52,19 @@ public struct NoteProblem: Error, Sendable, Equatable {
     }
 }
 
+extension NoteProblem {
+    /// A failure as words a person importing a file can act on: a syntax error says where and what,
+    /// a problem its message; anything else (an error type of Swift's or the system's, whose name
+    /// means nothing to them) says the file could not be read.
+    public static func sentence(for error: any Error) -> String {
+        switch error {
+        case let syntax as XMLSyntaxError: "on line \(syntax.line), \(syntax.message)"
+        case let problem as NoteProblem: problem.message
+        default: "the file could not be read (it may be damaged or cut short); export it again and import the new file"
+        }
+    }
+}
+
 /// What an import reads notes from.
 public protocol NoteSource {
     /// The next note or problem; nil at the end (or after a fatal problem).

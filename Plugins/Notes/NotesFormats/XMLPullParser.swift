@@ -114,7 +114,8 @@ public struct XMLPullParser<Source: ByteChunks> {
                 position = 0
             }
             let chunk: [UInt8]
-            do { chunk = try source.read(max: Self.readSize) } catch { throw fail("the file could not be read: \(error)") }
+            // The reader's own error (a Swift type, a system code) means nothing to the person importing.
+            do { chunk = try source.read(max: Self.readSize) } catch { throw fail("the file could not be read from here on (it may be damaged or cut short)") }
             if chunk.isEmpty { atEnd = true } else { buffer.append(contentsOf: chunk) }
         }
         return buffer.count - position >= count
