@@ -288,3 +288,17 @@ extension Pixels {
     func red(_ x: Int, _ y: Int) -> UInt32 { value(x, y) >> 16 & 0xFF }
     func green(_ x: Int, _ y: Int) -> UInt32 { value(x, y) >> 8 & 0xFF }
 }
+
+@Suite("Drawing JSON: null where the schema allows none")
+struct DrawingNullTests {
+    @Test("decoding: absent is the default, null is refused, a value is kept")
+    func decoding() throws {
+        let absent = try JSONDecoder().decode(DrawingAPI.Drawing.TextAnnotation.self, from: Data(#"{"text": "a", "x": 0, "y": 0}"#.utf8))
+        #expect(absent.color == "#000000" && absent.size == 0.05)
+        let given = try JSONDecoder().decode(DrawingAPI.Drawing.TextAnnotation.self, from: Data(##"{"text": "a", "x": 0, "y": 0, "color": "#ff0000"}"##.utf8))
+        #expect(given.color == "#ff0000")
+        #expect(throws: DecodingError.self) {
+            _ = try JSONDecoder().decode(DrawingAPI.Drawing.TextAnnotation.self, from: Data(#"{"text": "a", "x": 0, "y": 0, "color": null}"#.utf8))
+        }
+    }
+}

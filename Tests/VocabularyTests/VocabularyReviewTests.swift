@@ -81,6 +81,12 @@ struct VocabularyReviewTests {
             let settings = try await api.send(.get, "/api/v1/vocabulary/review/settings", token: token).json
             #expect(settings["desiredRetention"] as? Double == 0.9 && settings["newPerDay"] as? Int == 20 && settings["fuzz"] as? Bool == false)
             #expect(try await api.send(.patch, "/api/v1/vocabulary/review/settings", json: ["desiredRetention": 1.5], token: token).status == 422)
+            // Left out keeps a setting; null is not a value the schema allows: 400 naming it, nothing changed.
+            for field in ["newPerDay", "desiredRetention", "fuzz"] {
+                let null = try await api.send(.patch, "/api/v1/vocabulary/review/settings", json: [field: NSNull()] as [String: any Sendable], token: token)
+                #expect(null.status == 400 && null["field"] == field, "\(field): \(null.status) \(null.text)")
+            }
+            #expect(try await api.send(.get, "/api/v1/vocabulary/review/settings", token: token).json["newPerDay"] as? Int == 20)
             #expect(try await api.send(.patch, "/api/v1/vocabulary/review/settings", json: ["newPerDay": 2], token: token).status == 200)
             #expect(try await next(api, token).count == 2, "two new a day")
 

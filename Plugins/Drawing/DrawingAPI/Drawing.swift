@@ -71,12 +71,12 @@ public struct Drawing: Codable, Sendable, Equatable {
             self.points = points
         }
 
-        /// `tool`, `color` and `width` may be left out: a black pen, 1 % of the canvas wide.
+        /// `tool`, `color` and `width` may be left out: a black pen, 1 % of the canvas wide. Not null.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
-            tool = try container.decodeIfPresent(Tool.self, forKey: .tool) ?? .pen
-            color = try container.decodeIfPresent(String.self, forKey: .color) ?? "#000000"
-            width = try container.decodeIfPresent(Double.self, forKey: .width) ?? 0.01
+            tool = try container.decodeUnlessNull(Tool.self, forKey: .tool) ?? .pen
+            color = try container.decodeUnlessNull(String.self, forKey: .color) ?? "#000000"
+            width = try container.decodeUnlessNull(Double.self, forKey: .width) ?? 0.01
             points = try container.decode([Point].self, forKey: .points)
         }
     }
@@ -97,14 +97,14 @@ public struct Drawing: Codable, Sendable, Equatable {
             self.color = color
         }
 
-        /// `size` and `color` may be left out: black, 5 % of the canvas high.
+        /// `size` and `color` may be left out: black, 5 % of the canvas high. Not null.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             text = try container.decode(String.self, forKey: .text)
             x = try container.decode(Double.self, forKey: .x)
             y = try container.decode(Double.self, forKey: .y)
-            size = try container.decodeIfPresent(Double.self, forKey: .size) ?? 0.05
-            color = try container.decodeIfPresent(String.self, forKey: .color) ?? "#000000"
+            size = try container.decodeUnlessNull(Double.self, forKey: .size) ?? 0.05
+            color = try container.decodeUnlessNull(String.self, forKey: .color) ?? "#000000"
         }
     }
 }

@@ -281,10 +281,26 @@ struct ReviewSettings: Codable, Sendable, Equatable {
     var newPerDay: Int
 }
 
+/// Each setting may be left out (kept as it is), but not `null`: the schema gives each a type.
 struct ReviewSettingsInput: Decodable, Sendable {
     var desiredRetention: Double?
     var fuzz: Bool?
     var newPerDay: Int?
+
+    init(desiredRetention: Double? = nil, fuzz: Bool? = nil, newPerDay: Int? = nil) {
+        self.desiredRetention = desiredRetention
+        self.fuzz = fuzz
+        self.newPerDay = newPerDay
+    }
+
+    enum CodingKeys: String, CodingKey { case desiredRetention, fuzz, newPerDay }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        desiredRetention = try container.decodeUnlessNull(Double.self, forKey: .desiredRetention)
+        fuzz = try container.decodeUnlessNull(Bool.self, forKey: .fuzz)
+        newPerDay = try container.decodeUnlessNull(Int.self, forKey: .newPerDay)
+    }
 }
 
 struct ReviewInput: Decodable, Sendable {
