@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 @testable import Storage
 import StorageAPI
 @testable import StoragePostgres
@@ -78,6 +79,91 @@ struct BackupAndUpgradeTests {
         } throws: { error in
             "\(error)".contains(key) && "\(error)".contains("damaged")
         }
+    }
+
+    @Test("a backup taken now is read back against its checksums and marked verified; its size and what it added are measured; the restore points list it with its command")
+    func backUpNowAndRestorePoints() async throws {
+        let root = try Self.folder().appendingPathComponent("with space")
+        defer { try? FileManager.default.removeItem(at: root.deletingLastPathComponent()) }
+        let data = root.appendingPathComponent("data")
+        let store = try SQLiteRecordStore(path: data.appendingPathComponent("app.sqlite").path)
+        try store.close()
+        let blob = Data(repeating: 7, count: 5000)
+        let sha = BlobRef.of(blob).sha256
+        let blobs = data.appendingPathComponent("blobs/\(sha.prefix(2))")
+        try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true)
+        try blob.write(to: blobs.appendingPathComponent(sha))
+        let folder = root.appendingPathComponent("backups")
+        // One made before Quire verified backups: listed, not verified.
+        let old = folder.appendingPathComponent("2025-01-31T235959Z")
+        try FileManager.default.createDirectory(at: old, withIntermediateDirectories: true)
+        try Data(#"{"format":2,"backend":"sqlite","records":"records.sqlite","files":{}}"#.utf8).write(to: old.appendingPathComponent("manifest.json"))
+        var config = StoragePlugin.Config(backend: .sqlite, path: data.appendingPathComponent("app.sqlite").path, postgres: nil,
+                                          blobs: data.appendingPathComponent("blobs").path, durability: .normal, maxBlobBytes: 1 << 20,
+                                          blobGrace: 0, blobSweep: .seconds(60), retention: 0, history: true, compactEvery: .seconds(60))
+        let schedule = BackupSchedule(every: .seconds(86_400), keep: BackupRetention(last: 10), destinations: [folder.path],
+                                      rcloneConfig: nil, staging: root.appendingPathComponent("staging").path)
+        config.backup = schedule
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let scheduler = BackupScheduler(schedule: schedule, storage: config, appName: "app", logger: logger, collectors: CollectorBox())
+        let now = Date()
+        let started = try scheduler.start(requestedBy: "acc_test", now: now)
+        #expect(started.running && started.lastRun?.state == .running && started.lastRun?.trigger == "operator")
+        #expect(await scheduler.backUpNow(now: now), "a scheduled run that comes due meanwhile waits for the running one and counts it")
+        let first = try #require(scheduler.status.lastRun)
+        #expect(first.state == .succeeded && first.name == BackupFiles.name(for: now) && scheduler.status.succeeded == 1, "one backup, not two")
+        #expect(first.written == [folder.appendingPathComponent(first.name).path])
+        let manifestBytes = try #require(try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("\(first.name)/manifest.json").path)[.size] as? Int)
+        #expect((first.bytes ?? 0) > 5000 + manifestBytes && first.files == 3, "the records, the blob, the manifest: \(first)")
+        #expect(first.newBytes == first.bytes, "the first holds only new files")
+        #expect(BackupFiles.verifiedAt(folder.appendingPathComponent(first.name)) != nil)
+
+        #expect(await scheduler.backUpNow(now: now), "taken in the same second, it gets the next second's name")
+        let second = try #require(scheduler.status.lastRun)
+        #expect(second.name == BackupFiles.name(for: now.addingTimeInterval(1)) && second.state == .succeeded)
+        #expect((second.newBytes ?? .max) < (second.bytes ?? 0) - 5000, "the unchanged blob is not counted as added: \(second)")
+
+        let points = scheduler.restorePoints()
+        #expect(points.enabled && points.unreadable.isEmpty)
+        #expect(points.points.map(\.name) == [second.name, first.name, "2025-01-31T235959Z"])
+        #expect(points.points.map(\.verified) == [true, true, false])
+        let newest = try #require(points.points.first)
+        #expect(newest.kind == "folder" && newest.to == folder.path && newest.bytes == second.bytes)
+        #expect(newest.restoreCommand.hasSuffix("--from '\(folder.path)/\(second.name)'"), "a path with a space is quoted: \(newest.restoreCommand)")
+    }
+
+    @Test("a backup whose file does not read back as written is refused by the check, and one hard-linked from a verified backup is not read again")
+    func verifyTrusting() throws {
+        let root = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        try SQLiteRecordStore(path: data.appendingPathComponent("app.sqlite").path).close()
+        let blob = Data("a photo".utf8)
+        let sha = BlobRef.of(blob).sha256
+        let blobs = data.appendingPathComponent("blobs/\(sha.prefix(2))")
+        try FileManager.default.createDirectory(at: blobs, withIntermediateDirectories: true)
+        try blob.write(to: blobs.appendingPathComponent(sha))
+        let config = StoragePlugin.Config(backend: .sqlite, path: data.appendingPathComponent("app.sqlite").path, postgres: nil,
+                                          blobs: data.appendingPathComponent("blobs").path, durability: .normal, maxBlobBytes: 1 << 20,
+                                          blobGrace: 0, blobSweep: .seconds(60), retention: 0, history: true, compactEvery: .seconds(60))
+        let first = root.appendingPathComponent("b1")
+        _ = try StorageBackup.backup(config, appName: "app", to: first) { _ in }
+        try BackupFiles.verifyAndMark(first, trusting: nil)
+        let second = root.appendingPathComponent("b2")
+        _ = try StorageBackup.backup(config, appName: "app", to: second, previous: first) { _ in }
+        // The records file of the second is damaged after it was written: the check names it.
+        let records = second.appendingPathComponent("records.sqlite")
+        let handle = try FileHandle(forWritingTo: records)
+        try handle.seek(toOffset: 100)
+        try handle.write(contentsOf: Data("damage".utf8))
+        try handle.close()
+        #expect {
+            try BackupFiles.verifyAndMark(second, trusting: first)
+        } throws: { error in
+            "\(error)".contains("records.sqlite") && "\(error)".contains("damaged")
+        }
+        #expect(BackupFiles.verifiedAt(second) == nil, "not marked verified")
     }
 
     @Test("an older schema is copied before it is migrated; the copy is the old database, row for row")

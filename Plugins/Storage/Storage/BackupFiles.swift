@@ -148,7 +148,10 @@ public enum BackupFiles {
 
     /// Checks every file the manifest lists against its SHA-256, before anything is restored.
     /// - Throws: a sentence naming the first file that is missing or damaged.
-    public static func verify(_ folder: URL, progress: (String) -> Void) throws -> Manifest {
+    /// With `trusting`, an earlier backup that was verified itself: a file hard-linked from it (the
+    /// same file on disk, so the same bytes) is not read again, so checking an incremental backup
+    /// reads what it added.
+    public static func verify(_ folder: URL, trusting previous: URL? = nil, progress: (String) -> Void) throws -> Manifest {
         let manifest = try Manifest.read(from: folder)
         guard let files = manifest.files else {
             throw StorageBackup.Failure("\(folder.path)/manifest.json lists no checksums (a backup made before Quire kept them), so it cannot be checked; take a new backup with this version.")
@@ -157,6 +160,7 @@ public enum BackupFiles {
             throw StorageBackup.Failure("\(folder.path)/manifest.json gives no checksum for the records file \(manifest.records); the backup is damaged, use another one.")
         }
         var checked = 0
+        let trusted = previous.flatMap { verifiedAt($0) == nil ? nil : $0 }
         for (path, expected) in files.sorted(by: { $0.key < $1.key }) {
             guard !path.hasPrefix("/"), !path.split(separator: "/").contains("..") else {
                 throw StorageBackup.Failure("The backup's manifest names \(path), outside the backup; it is damaged or not Quire's, use another one.")
@@ -164,6 +168,10 @@ public enum BackupFiles {
             let url = folder.appendingPathComponent(path)
             guard FileManager.default.fileExists(atPath: url.path) else {
                 throw StorageBackup.Failure("The backup is damaged: \(path) is missing from \(folder.path); nothing was changed. Restore from another backup.")
+            }
+            if let trusted, let inode = fileNumber(url), inode == fileNumber(trusted.appendingPathComponent(path)) {
+                checked += 1
+                continue
             }
             let found = try sha256(of: url)
             guard found == expected else {
@@ -174,6 +182,47 @@ public enum BackupFiles {
         }
         progress("all \(files.count) files match their checksums")
         return manifest
+    }
+
+    /// The file's inode (same on a hard link), nil when it cannot be read.
+    static func fileNumber(_ url: URL) -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: url.path))?[.systemFileNumber] as? Int
+    }
+
+    /// The file a backup folder gets once every file of it was read back and matched its checksum
+    /// (not listed in the manifest: a restore does not need it).
+    static let verifiedFile = "verified.json"
+
+    /// Checks a backup just written (``verify(_:trusting:progress:)``) and notes in it that it was.
+    static func verifyAndMark(_ folder: URL, trusting previous: URL?, at now: Date = Date()) throws {
+        let manifest = try verify(folder, trusting: previous) { _ in }
+        let object: [String: Any] = ["verifiedAt": ISO8601DateFormatter().string(from: now), "files": manifest.files?.count ?? 0]
+        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: folder.appendingPathComponent(verifiedFile), options: .atomic)
+    }
+
+    /// When the backup in `folder` was verified after it was written; nil when it was not (or before Quire noted it).
+    static func verifiedAt(_ folder: URL) -> Date? {
+        guard let data = try? Data(contentsOf: folder.appendingPathComponent(verifiedFile)),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let text = object["verifiedAt"] as? String else { return nil }
+        return ISO8601DateFormatter().date(from: text)
+    }
+
+    /// A backup's size: every file its manifest lists, the manifest, and how many files; with
+    /// `previous` (the backup before it in the same folder), the bytes of the files that one did
+    /// not have with the same checksum (what this one added).
+    static func measure(_ folder: URL, previous: URL? = nil) throws -> (bytes: Int, files: Int, newBytes: Int) {
+        let manifest = try Manifest.read(from: folder)
+        let earlier = previous.flatMap { try? Manifest.read(from: $0) }?.files ?? [:]
+        var bytes = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("manifest.json").path))?[.size] as? Int ?? 0
+        var added = bytes
+        let files = manifest.files ?? [:]
+        for (path, sum) in files {
+            let size = (try? FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(path).path))?[.size] as? Int ?? 0
+            bytes += size
+            if earlier[path] != sum { added += size }
+        }
+        return (bytes, files.count + 1, added)
     }
 
     /// The newest backup in a folder of scheduled backups, nil when it holds none.

@@ -3,6 +3,7 @@ public import Logging
 import Metrics
 public import ServiceLifecycle
 public import StorageAPI
+public import Bus
 import Synchronization
 
 /// `storage.backup` in the app's YAML: when and where backups are taken while the server runs.
@@ -84,10 +85,60 @@ public final class BackupScheduler: Sendable {
         }
     }
 
-    /// Takes one backup to every destination and prunes them; answers whether every destination took it.
+    /// The backup being taken now: a scheduled one that comes due meanwhile waits for it and
+    /// counts it, rather than taking a second one.
+    private let inFlight = Mutex<Task<Bool, Never>?>(nil)
+
+    /// Takes one backup to every destination and prunes them; answers whether every destination
+    /// took it. While one is being taken (an operator's), waits for that one and answers its outcome.
     @discardableResult
     public func backUpNow(now: Date = Date(), next: Date? = nil) async -> Bool {
-        state.withLock { $0.running = true }
+        await begin(now: now, next: next, trigger: "schedule").task.value
+    }
+
+    /// "Back up now" (``StartBackup``): starts a backup beside the schedule and answers the status
+    /// with it running; refused while one is being taken.
+    public func start(requestedBy: String?, now: Date = Date()) throws(BusError) -> BackupStatus {
+        let (_, started, status) = begin(now: now, next: nil, trigger: "operator")
+        guard started else {
+            let since = status.lastRun.map { " (\($0.name), started at \(ISO8601DateFormatter().string(from: $0.startedAt)))" } ?? ""
+            throw BusError.conflict("A backup is being taken now\(since); wait for it to finish: the Backups panel shows what it wrote, or what failed.")
+        }
+        logger.notice("storage: a backup was started by an operator",
+                      metadata: ["operator": "\(requestedBy ?? "unknown")", "backup": "\(status.lastRun?.name ?? "")"])
+        return status
+    }
+
+    /// Starts a backup unless one is being taken (then answers that one, `started` false).
+    /// Answers the status as it was then (the new one running).
+    private func begin(now: Date, next: Date?, trigger: String) -> (task: Task<Bool, Never>, started: Bool, status: BackupStatus) {
+        inFlight.withLock { current in
+            if let current { return (current, false, status) }
+            var when = now
+            let started = state.withLock { status in
+                // A backup's name is its second: one started in the second the last one was, waits for the next name.
+                while let last = status.lastRun?.name, BackupFiles.name(for: when) <= last { when = when.addingTimeInterval(1) }
+                status.running = true
+                status.lastRun = BackupRun(name: BackupFiles.name(for: when), trigger: trigger, state: .running, startedAt: now, step: "starting")
+                return status
+            }
+            let then = next ?? started.nextDue
+            let task = Task { [self] in
+                let succeeded = await run(now: when, next: then)
+                inFlight.withLock { $0 = nil }
+                return succeeded
+            }
+            current = task
+            return (task, true, started)
+        }
+    }
+
+    /// Says what the running backup is doing now.
+    func step(_ text: String) {
+        state.withLock { $0.lastRun?.step = text }
+    }
+
+    private func run(now: Date, next: Date?) async -> Bool {
         let collector = collectors.collector
         collector?.holdDeletions()
         let outcome = await Self.offThread { [self] in
@@ -122,6 +173,14 @@ public final class BackupScheduler: Sendable {
                 status.lastFailure = now
                 status.lastFailureReason = failures.map(\.reason).joined(separator: " ")
             }
+            status.lastRun?.state = failures.isEmpty ? .succeeded : .failed
+            status.lastRun?.finishedAt = Date()
+            status.lastRun?.step = nil
+            status.lastRun?.bytes = outcome.size?.bytes
+            status.lastRun?.files = outcome.size?.files
+            status.lastRun?.newBytes = outcome.size?.newBytes
+            status.lastRun?.written = outcome.written
+            status.lastRun?.failures = failures.map { BackupRun.Failure(to: $0.destination, reason: $0.reason) }
         }
         return failures.isEmpty
     }
@@ -130,6 +189,9 @@ public final class BackupScheduler: Sendable {
         var name: String
         var succeeded: Set<String> = []
         var failures: [(destination: String, reason: String)] = []
+        /// Each place it was written, in full (a folder's path, `rclone:REMOTE:PATH/NAME`).
+        var written: [String] = []
+        var size: (bytes: Int, files: Int, newBytes: Int)?
     }
 
     /// The blocking part: files, SQLite's backup, pg_dump, rclone. `built` is called once the
@@ -147,23 +209,25 @@ public final class BackupScheduler: Sendable {
         let folders = schedule.destinations.filter { Rclone.destination($0, configFile: nil) == nil }
         // Put it together in the first folder that takes it, else in the staging folder.
         var source: URL?
+        var sourcePrevious: URL?
+        var sourceFolder = ""
         var tried: Set<String> = []
         for folder in folders + [schedule.staging] where source == nil {
             let isStaging = !folders.contains(folder)
             tried.insert(folder)
             let root = URL(fileURLWithPath: folder)
             do {
+                step("copying the records and files into \(folder)")
                 try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
                 let previous = BackupFiles.list(in: root).last.map { root.appendingPathComponent($0) }
                 let target = root.appendingPathComponent(name)
-                _ = try StorageBackup.backup(storage, appName: appName, to: target, previous: previous) { logger.debug("storage: backup \(name): \($0)") }
-                source = target
-                if isStaging {
-                    // Staging keeps the newest only: the next backup links its unchanged blobs.
-                    for old in BackupFiles.list(in: root) where old != name { try? FileManager.default.removeItem(at: root.appendingPathComponent(old)) }
-                } else {
-                    outcome.succeeded.insert(folder)
+                _ = try StorageBackup.backup(storage, appName: appName, to: target, previous: previous) { line in
+                    logger.debug("storage: backup \(name): \(line)")
+                    step(line)
                 }
+                source = target
+                sourcePrevious = previous
+                sourceFolder = folder
             } catch {
                 if isStaging {
                     fail("staging folder \(folder)", error, "check the database and that the data folder is writable and has room")
@@ -179,10 +243,38 @@ public final class BackupScheduler: Sendable {
             }
             return outcome
         }
+        let sourceIsStaging = !folders.contains(sourceFolder)
+        // Read back: every file it added must match its checksum (what it hard-linked was checked before).
+        do {
+            step("checking every new file of \(name) against its checksum")
+            try BackupFiles.verifyAndMark(source, trusting: sourcePrevious)
+            outcome.size = try BackupFiles.measure(source, previous: sourcePrevious)
+        } catch {
+            fail(sourceIsStaging ? "staging folder \(sourceFolder)" : sourceFolder, error,
+                 "what was written does not read back as it was: check the disk (dmesg, smartctl) and that it has room")
+            for destination in schedule.destinations where destination != sourceFolder {
+                outcome.failures.append((destination, "The backup \(name) was not copied to \(destination): it failed its check where it was put together (see the warnings before)."))
+            }
+            try? FileManager.default.removeItem(at: source)
+            return outcome
+        }
+        if sourceIsStaging {
+            // Staging keeps the newest only: the next backup links its unchanged blobs.
+            let root = URL(fileURLWithPath: sourceFolder)
+            for old in BackupFiles.list(in: root) where old != name { try? FileManager.default.removeItem(at: root.appendingPathComponent(old)) }
+        } else {
+            outcome.succeeded.insert(sourceFolder)
+            outcome.written.append(source.standardizedFileURL.path)
+        }
         for folder in folders where !tried.contains(folder) {
             do {
-                try Self.copy(source, to: URL(fileURLWithPath: folder))
+                step("copying \(name) to \(folder)")
+                let root = URL(fileURLWithPath: folder)
+                let previous = BackupFiles.list(in: root).last.map { root.appendingPathComponent($0) }
+                try Self.copy(source, to: root)
+                try BackupFiles.verifyAndMark(root.appendingPathComponent(name), trusting: previous)
                 outcome.succeeded.insert(folder)
+                outcome.written.append(root.appendingPathComponent(name).standardizedFileURL.path)
             } catch {
                 fail(folder, error, "check that the folder exists, is writable and has room")
             }
@@ -190,15 +282,18 @@ public final class BackupScheduler: Sendable {
         for destination in schedule.destinations {
             guard let remote = Rclone.destination(destination, configFile: schedule.rcloneConfig) else { continue }
             do {
+                step("uploading \(name) to \(destination)")
                 let previous = try remote.list().last
                 try remote.upload(source, name: name, previous: previous)
                 outcome.succeeded.insert(destination)
+                outcome.written.append(remote.location(name))
             } catch {
                 fail(destination, error, "check the remote, its credentials in \(schedule.rcloneConfig ?? "the rclone config") and that it is reachable")
             }
         }
         // Pruned only where this backup arrived: a failing destination keeps what it has.
         for destination in schedule.destinations where outcome.succeeded.contains(destination) {
+            step("pruning old backups in \(destination)")
             do {
                 if let remote = Rclone.destination(destination, configFile: schedule.rcloneConfig) {
                     let names = try remote.list()
@@ -215,6 +310,82 @@ public final class BackupScheduler: Sendable {
             }
         }
         return outcome
+    }
+
+    /// Sizes of backups in folders, by path (a finished backup does not change).
+    private let measured = Mutex<[String: (bytes: Int, files: Int)]>([:])
+
+    /// The backups kept in every destination, newest first (``ListRestorePoints``). Blocking
+    /// (files, rclone): run it off the cooperative pool.
+    func restorePoints() -> RestorePoints {
+        var points: [RestorePoints.Point] = []
+        var unreadable: [RestorePoints.Unreadable] = []
+        let config = Self.configArgument.map { Self.absolute($0) } ?? "YOUR-APP.yaml"
+        for destination in schedule.destinations {
+            if let remote = Rclone.destination(destination, configFile: schedule.rcloneConfig) {
+                do {
+                    let names = try remote.list()
+                    let sizes = names.isEmpty ? [:] : try remote.sizes()
+                    let rcloneConfig = schedule.rcloneConfig.map { Self.absolute($0) } ?? "RCLONE.conf"
+                    for name in names {
+                        guard let date = BackupFiles.date(ofName: name) else { continue }
+                        let size = sizes[name]
+                        let location = remote.location(name)
+                        points.append(.init(name: name, takenAt: date, to: destination, kind: "rclone", location: location,
+                                            bytes: size?.bytes, files: size?.files, verified: size?.verifiedAt != nil, verifiedAt: size?.verifiedAt,
+                                            restoreCommand: "quire restore --config \(Self.quoted(config)) --from \(Self.quoted(location)) --rclone-config \(Self.quoted(rcloneConfig))"))
+                    }
+                } catch {
+                    unreadable.append(.init(to: destination, reason: "Its backups could not be listed (\(Self.describe(error))); check the remote, its credentials in \(schedule.rcloneConfig ?? "the rclone config") and that it is reachable."))
+                }
+                continue
+            }
+            let root = URL(fileURLWithPath: destination).standardizedFileURL
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue else {
+                unreadable.append(.init(to: destination, reason: "\(root.path) is not there, or is not a folder: check that it exists and is writable (a disk that is not mounted?), then back up now."))
+                continue
+            }
+            for name in BackupFiles.list(in: root) {
+                guard let date = BackupFiles.date(ofName: name) else { continue }
+                let folder = root.appendingPathComponent(name)
+                var size = measured.withLock { $0[folder.path] }
+                if size == nil, let found = try? BackupFiles.measure(folder) {
+                    size = (found.bytes, found.files)
+                    measured.withLock { $0[folder.path] = (found.bytes, found.files) }
+                }
+                let verifiedAt = BackupFiles.verifiedAt(folder)
+                points.append(.init(name: name, takenAt: date, to: destination, kind: "folder", location: folder.path,
+                                    bytes: size?.bytes, files: size?.files, verified: verifiedAt != nil, verifiedAt: verifiedAt,
+                                    restoreCommand: "quire restore --config \(Self.quoted(config)) --from \(Self.quoted(folder.path))"))
+            }
+        }
+        // Forget the sizes of backups pruned since.
+        let present = Set(points.map(\.location))
+        measured.withLock { sizes in sizes = sizes.filter { present.contains($0.key) } }
+        points.sort { ($0.takenAt, $0.location) > ($1.takenAt, $1.location) }
+        return RestorePoints(enabled: true, points: points, unreadable: unreadable,
+                             workingDirectory: FileManager.default.currentDirectoryPath)
+    }
+
+    /// The `--config FILE` this process was started with (`quire serve --config FILE`), for the
+    /// restore commands it shows; nil when there is none (tests).
+    static let configArgument: String? = {
+        let arguments = CommandLine.arguments
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--config", index + 1 < arguments.count { return arguments[index + 1] }
+            if argument.hasPrefix("--config=") { return String(argument.dropFirst("--config=".count)) }
+        }
+        return nil
+    }()
+
+    static func absolute(_ path: String) -> String { URL(fileURLWithPath: path).standardizedFileURL.path }
+
+    /// A word for a shell command line: as it is when it is safe, else in single quotes.
+    static func quoted(_ word: String) -> String {
+        let safe = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-")
+        if !word.isEmpty, word.allSatisfy({ safe.contains($0) }) { return word }
+        return "'" + word.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
 
     /// Copies the finished backup `source` into the destination folder `root`: files the newest
@@ -259,8 +430,23 @@ public final class BackupScheduler: Sendable {
             reason = String(cString: strerror(Int32(underlying.code)))
         }
         let path = (error.userInfo[NSFilePathErrorKey] as? String) ?? (error.userInfo[NSURLErrorKey] as? URL)?.path
+        if reason == nil, let path { reason = obstacle(path) }
         guard let reason else { return "\(error.localizedDescription)" }
         return path.map { "\($0): \(reason)" } ?? reason
+    }
+
+    /// Why a file or folder at `path` cannot be made, when Foundation does not say (its error 512):
+    /// the nearest folder above it that is there is a file, or is not writable.
+    static func obstacle(_ path: String) -> String? {
+        var url = URL(fileURLWithPath: path).standardizedFileURL
+        while url.path != "/" {
+            url = url.deletingLastPathComponent()
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isFolder) else { continue }
+            if !isFolder.boolValue { return "\(url.path) is a file, not a folder" }
+            return FileManager.default.isWritableFile(atPath: url.path) ? nil : "\(url.path) is not writable"
+        }
+        return nil
     }
 
     /// Runs blocking work on a thread of its own, off the cooperative pool.

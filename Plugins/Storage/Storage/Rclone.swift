@@ -37,6 +37,42 @@ public struct Rclone: Sendable {
             .filter { BackupFiles.date(ofName: $0) != nil }.sorted()
     }
 
+    /// The backup `name` under `REMOTE:PATH`, as `quire restore --from` takes it.
+    func location(_ name: String) -> String { "rclone:" + path(name) }
+
+    /// Every backup's size under `REMOTE:PATH` in one listing (`rclone lsjson -R`): its bytes, its
+    /// files, and when its `verified.json` was written (uploaded with it once checked), by name.
+    func sizes() throws -> [String: (bytes: Int, files: Int, verifiedAt: Date?)] {
+        let listed = try run(["lsjson", "-R", "--files-only", "--no-mimetype", remote])
+        guard let entries = try? JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]] else {
+            throw StorageBackup.Failure("rclone lsjson of rclone:\(remote) answered something that is not its JSON listing; check the rclone version (Debian's rclone).")
+        }
+        var found: [String: (bytes: Int, files: Int, verifiedAt: Date?)] = [:]
+        for entry in entries {
+            guard let path = entry["Path"] as? String, let slash = path.firstIndex(of: "/") else { continue }
+            let name = String(path[..<slash])
+            guard BackupFiles.date(ofName: name) != nil else { continue }
+            var sizes = found[name] ?? (0, 0, nil)
+            sizes.bytes += (entry["Size"] as? Int) ?? 0
+            sizes.files += 1
+            if path[path.index(after: slash)...] == BackupFiles.verifiedFile {
+                sizes.verifiedAt = (entry["ModTime"] as? String).flatMap(Self.date) ?? BackupFiles.date(ofName: name)
+            }
+            found[name] = sizes
+        }
+        return found
+    }
+
+    /// RFC 3339 as rclone writes it (nanoseconds, an offset), to the second.
+    static func date(_ text: String) -> Date? {
+        var text = text
+        if let dot = text.firstIndex(of: "."),
+           let end = text[dot...].firstIndex(where: { $0 == "Z" || $0 == "+" || $0 == "-" }) {
+            text.removeSubrange(dot..<end)
+        }
+        return ISO8601DateFormatter().date(from: text)
+    }
+
     /// Deletes the backup `name` under `REMOTE:PATH`.
     func delete(_ name: String) throws { _ = try run(["purge", path(name)]) }
 
