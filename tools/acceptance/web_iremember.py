@@ -18,6 +18,7 @@ screenshots go to .build/screenshots/iremember-*.png (tools/screenshots: docs/sc
 Prints one line per check and `web acceptance: N passed, N failed` last.
 """
 import argparse
+import datetime
 import math
 import os
 import sys
@@ -420,6 +421,34 @@ def share_photo(page, server):
     shared = page.evaluate("window.__shared")
     status, html, _ = call(server, "GET", shared["url"].replace(server.base, ""), headers={"Accept": "text/html"})
     check("Share: a tap hands the share sheet a read-only link to the photo", status == 200 and b"og:image" in html, (shared, status))
+
+    # Links that end, listed with a way to stop each.
+    page.get_by_label("New links work for").select_option(label="One week")
+    page.evaluate("window.__shared = undefined")
+    page.click("album-share ul.grid a.cell >> nth=0")
+    page.wait_for_function("() => window.__shared !== undefined")
+    week = page.evaluate("window.__shared")["url"].replace(server.base, "")
+    _, links, _ = call(server, "GET", "/api/v1/share-link/links", token=token_of(page))
+    newest = links["items"][0]
+    ends = datetime.datetime.fromisoformat(newest["expiresAt"].replace("Z", "+00:00")) if newest.get("expiresAt") else None
+    left = (ends - datetime.datetime.now(datetime.timezone.utc)).total_seconds() if ends else 0
+    check("“New links work for: One week”: the next link ends in a week", abs(left - 7 * 86400) < 120, newest)
+    page.get_by_role("link", name="Links I have shared").click()
+    page.wait_for_selector("ul.link-list li.link")
+    items = page.eval_on_selector_all("ul.link-list li.link", "els => els.map(e => e.innerText.replace(/\\s+/g, ' '))")
+    check("Links I have shared: every link, newest first, each saying until when it works",
+          len(items) == 3 and "Works until" in items[0] and "you stop sharing" not in items[0]
+          and all("Works until you stop sharing" in item for item in items[1:]) and "Photos from a search" in items[2], items)
+    screen(page, "Links I have shared", "links")
+    page.locator("ul.link-list li.link").first.get_by_role("button", name="Stop sharing").click()
+    page.locator("dialog").get_by_role("button", name="Stop sharing").click()
+    page.wait_for_function("() => document.querySelector('ul.link-list li.link')?.innerText.includes('Stopped')")
+    gone, _, _ = call(server, "GET", week, headers={"Accept": "application/json"})
+    still, _, _ = call(server, "GET", shared["url"].replace(server.base, ""), headers={"Accept": "application/json"})
+    check("Stop sharing: that link answers 410 Gone at once, the list says Stopped, the other links still work", gone == 410 and still == 200,
+          (gone, still))
+    page.goto("/#/share")
+    page.get_by_label("New links work for").select_option(label="Until I stop sharing")
 
 
 def move_to_new_phone(browser, server, page):

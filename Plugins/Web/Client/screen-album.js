@@ -44,6 +44,7 @@ export function albumScreen(context, parts, query) {
   else if (first === "folders") screen = new FoldersScreen();
   else if (first === "slideshow") screen = new SlideshowScreen();
   else if (first === "import") screen = new ImportScreen();
+  else if (first === "share" && id === "links") screen = new SharedLinksScreen();
   else if (first === "share") screen = new ShareScreen();
   else if (first === "move") screen = new MoveScreen();
   else screen = new HomeScreen();
@@ -609,12 +610,30 @@ export function sharePhoto(context, photo) {
     showLink(null, "This photo is still waiting to upload. Share it once this phone is online.");
     return Promise.resolve();
   }
-  return shareLink(context.api, `${PHOTOS}/${photo.id}/share`, { markup: Boolean(photo.hasMarkup) }, "A photo from my album");
+  return shareLink(context.api, `${PHOTOS}/${photo.id}/share`, { markup: Boolean(photo.hasMarkup), ...linkLife() }, "A photo from my album");
 }
 
 /** @param {Context} context @param {import("./album.js").Search} search */
 function shareSearch(context, search) {
-  return shareLink(context.api, "/api/v1/album/searches/share", Album.shareBody(search), "Photos from my album");
+  return shareLink(context.api, "/api/v1/album/searches/share", { ...Album.shareBody(search), ...linkLife() }, "Photos from my album");
+}
+
+/** How long new links work, chosen on the Share screen (kept on this phone). */
+const LINK_LIFE = "iremember.linkLife";
+const LIVES = /** @type {const} */ ([["", "Until I stop sharing"], ["86400", "One day"], ["604800", "One week"], ["2592000", "One month"]]);
+
+/** `{expiresInSeconds}` for a new link, or nothing when links last until stopped. */
+function linkLife() {
+  const seconds = Number(localStorage.getItem(LINK_LIFE) ?? "");
+  return seconds > 0 ? { expiresInSeconds: seconds } : {};
+}
+
+/** A date and time as people say it: "Today, 14:05", "Tuesday, July 1, 2025, 09:00". @param {string} iso */
+function moment(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return "";
+  const day = `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
+  return `${Album.dayLabel(day)}, ${String(date.getHours()).padStart(2, "0")}:${String(date.getMinutes()).padStart(2, "0")}`;
 }
 
 // The album ---------------------------------------------------------------------------------------
@@ -877,6 +896,16 @@ customElements.define("album-slideshow", SlideshowScreen);
 // Share -------------------------------------------------------------------------------------------
 
 export class ShareScreen extends AlbumElement {
+  /** How long the links made from now on work (kept on this phone). */
+  lifeChoice() {
+    const now = localStorage.getItem(LINK_LIFE) ?? "";
+    const select = /** @type {HTMLSelectElement} */ (h("select", { id: "link-life", onchange: () => {
+      localStorage.setItem(LINK_LIFE, select.value);
+      announce(`New links work for: ${select.selectedOptions[0]?.textContent ?? ""}.`);
+    } }, ...LIVES.map(([seconds, words]) => h("option", { value: seconds, selected: seconds === now }, words))));
+    return select;
+  }
+
   render() {
     this.releaseCells();
     const photos = Album.inTimeOrder(this.photos());
@@ -884,6 +913,8 @@ export class ShareScreen extends AlbumElement {
       h("div", { class: "toolbar" }, back("#/", "Home"), h("h1", {}, "Share")),
       h("p", { class: "lead" }, "Tap the photo you want to share."),
       h("a", { href: "#/album/tags", class: "button secondary" }, "Share photos by tag instead"),
+      h("div", { class: "stack" }, h("label", { for: "link-life" }, "New links work for"), this.lifeChoice()),
+      h("a", { href: "#/share/links", class: "button secondary" }, "Links I have shared"),
       photos.length ? grid(this.ctx, photos.slice(0, 60), "Photos to share", (photo) => `#/photo/${encodeURIComponent(photo.id)}`)
         : h("p", { class: "empty" }, "No photos yet. Go Home and take one.")));
     // A tap shares straight away (the photo screen has a Share button too).
@@ -898,6 +929,67 @@ export class ShareScreen extends AlbumElement {
   }
 }
 customElements.define("album-share", ShareScreen);
+
+/** Share links made from this album, newest first: what each shows, until when, and Stop sharing. */
+export class SharedLinksScreen extends AlbumElement {
+  changed() {}
+
+  render() {
+    const list = h("div", { class: "links", "aria-live": "polite" }, h("p", { class: "hint" }, "Looking for your links…"));
+    this.replaceChildren(h("main", { class: "screen shared-links" },
+      h("div", { class: "toolbar" }, back("#/share", "Share"), h("h1", {}, "Links I have shared")),
+      h("p", { class: "hint" }, "Anyone with one of these links can see what it shows. Stop sharing, and the link stops working at once."),
+      list));
+    this.load(list);
+  }
+
+  /** @param {HTMLElement} list */
+  async load(list) {
+    /** @type {any[]} */
+    let links;
+    try {
+      links = (await this.ctx.api.get("/api/v1/share-link/links?limit=200")).items ?? [];
+    } catch (failure) {
+      list.replaceChildren(h("p", { class: "empty" }, failure instanceof ApiError && !failure.offline ? failure.message
+        : "The list of your links needs the internet. Try again when this phone is online."));
+      return;
+    }
+    if (!links.length) {
+      list.replaceChildren(h("p", { class: "empty" }, "You have not shared anything yet."));
+      return;
+    }
+    const now = Date.now();
+    list.replaceChildren(h("ul", { class: "big-list link-list", "aria-label": "Your links, newest first" }, ...links.map((link) => {
+      const photo = link.resource?.photo ? this.ctx.sync.one(KIND, link.resource.photo) : undefined;
+      const what = link.kind?.endsWith("search") ? "Photos from a search" : photo ? describe(photo) : "A photo";
+      const stopped = Boolean(link.revokedAt), expired = !stopped && link.expiresAt && Date.parse(link.expiresAt) <= now;
+      const state = stopped ? `Stopped ${moment(link.revokedAt)}` : expired ? `Ended ${moment(link.expiresAt)}`
+        : link.expiresAt ? `Works until ${moment(link.expiresAt)}` : "Works until you stop sharing";
+      const item = h("li", { class: `link${stopped || expired ? " ended" : ""}` },
+        h("p", { class: "what" }, what),
+        h("p", { class: "hint" }, `Shared ${moment(link.createdAt)}. `, h("strong", {}, state), "."));
+      if (photo) picture(this.ctx, photo, "thumb").then((url) => item.prepend(h("img", { src: url, alt: "", class: "thumb" }))).catch(() => {});
+      if (!stopped && !expired) {
+        item.append(h("button", { type: "button", class: "danger", "aria-label": `Stop sharing: ${what}, shared ${moment(link.createdAt)}`,
+          onclick: () => this.stop(link, what, list) }, "Stop sharing"));
+      }
+      return item;
+    })));
+  }
+
+  /** @param {any} link @param {string} what @param {HTMLElement} list */
+  async stop(link, what, list) {
+    if (!(await confirmAction(`Stop sharing “${what}”? The link stops working for everyone who has it.`, "Stop sharing"))) return;
+    try {
+      await this.ctx.api.request("DELETE", `/api/v1/share-link/links/${encodeURIComponent(link.id)}`);
+      announce("Stopped: the link does not work any more.");
+    } catch (failure) {
+      announce(failure instanceof ApiError && !failure.offline ? failure.message : "Stopping a link needs the internet. Try again when this phone is online.");
+    }
+    await this.load(list);
+  }
+}
+customElements.define("album-shared-links", SharedLinksScreen);
 
 // Moving to a new phone ---------------------------------------------------------------------------
 
