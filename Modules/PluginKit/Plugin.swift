@@ -89,6 +89,9 @@ public struct PluginContext: Sendable {
     public var busTransport: String = "in-process"
     /// The process's last warnings and errors (what an operator's screen shows).
     public var recentLog: RecentLog = .shared
+    /// The process's one queue of heavy jobs (imports): the host gives every plugin the same one
+    /// (`server.jobs`); a context made alone gets a queue of its own.
+    public var jobs = JobQueue()
 
     public init(appName: String, bus: any MessageBus, logger: Logger, environment: [String: String] = [:],
                 offers: [any PluginOffer.Type] = [], clock: PluginClock = .system) {

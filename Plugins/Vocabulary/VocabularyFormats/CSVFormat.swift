@@ -71,8 +71,35 @@ public struct ImportRowError: Error, Sendable {
     }
 }
 
+/// How large a CSV's parts may be. A cell or a row past its cap is a problem of that row (it is
+/// not imported; the others are), read past without being held: a 200 MB cell costs no more
+/// memory than a 64 KB one.
+public struct CSVLimits: Sendable, Equatable {
+    /// Largest cell, in bytes (`import_max_field_bytes`).
+    public var maxCellBytes: Int
+    /// Largest row (record), in bytes (`import_max_row_bytes`).
+    public var maxRowBytes: Int
+
+    public init(maxCellBytes: Int = 64 << 10, maxRowBytes: Int = 1 << 20) {
+        self.maxCellBytes = max(1, maxCellBytes)
+        self.maxRowBytes = max(self.maxCellBytes, maxRowBytes)
+    }
+}
+
+/// A size in the words a person reads: "200 MB", "64 KB", "12 bytes".
+public func readableSize(_ bytes: Int) -> String {
+    if bytes >= 1 << 20 {
+        let megabytes = Double(bytes) / Double(1 << 20)
+        let tenths = Int((megabytes * 10).rounded())
+        return megabytes >= 10 || tenths % 10 == 0 ? "\(Int(megabytes.rounded())) MB" : "\(tenths / 10).\(tenths % 10) MB"
+    }
+    if bytes >= 1 << 10 { return "\(Int((Double(bytes) / 1024).rounded())) KB" }
+    return "\(bytes) bytes"
+}
+
 /// CSV as spreadsheets write it (RFC 4180: commas, double quotes doubled inside quoted fields,
-/// CRLF or LF), UTF-8 with or without a byte-order mark.
+/// CRLF or LF), UTF-8 with or without a byte-order mark, read as a stream: from a file a chunk at
+/// a time, with each cell and row under ``CSVLimits``.
 ///
 /// Columns: `word, definition, tags, collection` — named by a header row (any order, any case,
 /// also `definitions`/`deck`), or in that order without one. Several definitions are separate lines
@@ -81,34 +108,54 @@ public struct ImportRowError: Error, Sendable {
 /// `alternative` (the ids of other rows, separated by spaces): what an export writes, so that it
 /// reads back whole.
 public struct CSVSource: ImportSource {
-    private let data: Data
-    private var offset: Int
+    private let input: ByteInput
+    private let limits: CSVLimits
     /// Records read so far (the header is record 1), as a spreadsheet numbers its rows.
     private var record = 0
     private var columns: (word: Int, definition: Int, tags: Int?, collection: Int?) = (0, 1, 2, 3)
     /// The optional columns a header named: `id`, `languages`, `note`, `example`, `related`, `alternative`.
     private var extra: [String: Int] = [:]
-    public let total: Int?
+    /// Columns by position, as a problem names them.
+    private var columnNames = ["word", "definition", "tags", "collection"]
+
+    /// Rows in the file (its lines), counted on first use: a pass over the file, a chunk at a time.
+    public var total: Int? { input.lineCount() }
+
+    /// Reads the file at `file` a chunk at a time.
+    /// - Throws: `unsupported_media_type` for a file that is not CSV text, `invalid` for an empty one.
+    public init(file: URL, limits: CSVLimits = CSVLimits()) throws(BusError) {
+        let input: ByteInput
+        do {
+            input = try ByteInput(file: file)
+        } catch {
+            throw BusError.invalid("Cannot read the import's file: \(error.localizedDescription)", field: "file")
+        }
+        try self.init(input: input, limits: limits)
+    }
 
     /// Checks that the bytes are UTF-8 text and reads the header.
     /// - Throws: `invalid` for a file that is not CSV text.
-    public init(data: Data) throws(BusError) {
-        self.data = data
-        offset = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
-        let sample = data.prefix(64 * 1024)
+    public init(data: Data, limits: CSVLimits = CSVLimits()) throws(BusError) {
+        try self.init(input: ByteInput(data: data), limits: limits)
+    }
+
+    private init(input: ByteInput, limits: CSVLimits) throws(BusError) {
+        self.input = input
+        self.limits = limits
+        let sample = input.peek()
         if sample.starts(with: [0x50, 0x4B, 0x03, 0x04]) {
             throw BusError(.unsupportedMedia, "This file is a zip archive, not a CSV; if it is an Anki package, import it with format 'apkg'.")
         }
         if sample.contains(0) {
             throw BusError(.unsupportedMedia, "This file holds binary data, not CSV text. Export the sheet as 'CSV UTF-8' and import that.")
         }
-        var newlines = 0
-        data.withUnsafeBytes { buffer in
-            for byte in buffer where byte == 10 { newlines += 1 }
-        }
-        total = newlines + (data.last == 10 ? 0 : 1)
-        guard let first = nextRecord() else { throw BusError.invalid("The CSV file is empty.") }
-        let names = first.map { $0.trimmed.lowercased() }
+        if sample.starts(with: [0xEF, 0xBB, 0xBF]) { input.skip(3) }
+        guard input.hasMore, let first = nextRecord() else { throw BusError.invalid("The CSV file is empty.") }
+        // A first row that cannot be read (a cell over its cap, say) is no header: it is row 1,
+        // with its problem, and the rows after it import.
+        let readable = pendingError == nil
+        pendingError = nil
+        let names = readable ? first.map { $0.trimmed.lowercased() } : []
         if let word = names.firstIndex(where: { $0 == "word" || $0 == "front" }) {
             guard let definition = names.firstIndex(where: { ["definition", "definitions", "back", "meaning"].contains($0) }) else {
                 throw BusError.invalid("The header row names a 'word' column but no 'definition' column; name the columns word, definition, tags, collection.")
@@ -118,9 +165,11 @@ public struct CSVSource: ImportSource {
             for name in ["id", "languages", "note", "example", "related", "alternative"] {
                 if let index = names.firstIndex(of: name) { extra[name] = index }
             }
+            columnNames = names.map { $0.count <= 40 ? $0 : "" }
         } else {
             // No header: the first row is data.
-            offset = data.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+            input.rewind()
+            if sample.starts(with: [0xEF, 0xBB, 0xBF]) { input.skip(3) }
             record = 0
         }
     }
@@ -161,58 +210,95 @@ public struct CSVSource: ImportSource {
 
     private var pendingError: String?
 
-    /// The fields of the next record; advances past it.
+    /// How a problem names the cell at `index`: "the definition", "column 7".
+    private func cellName(_ index: Int) -> String {
+        if index < columnNames.count, !columnNames[index].isEmpty { return "the " + columnNames[index] }
+        return "column \(index + 1)"
+    }
+
+    /// The fields of the next record; advances past it. A cell past ``CSVLimits/maxCellBytes`` or
+    /// a record past ``CSVLimits/maxRowBytes`` is read past, not kept, and leaves a pending error.
     private mutating func nextRecord() -> [String]? {
-        guard offset < data.count else { return nil }
+        guard input.hasMore else { return nil }
         var fields: [String] = []
         var field: [UInt8] = []
+        /// The bytes of the current field and record, counted whether kept or not.
+        var fieldBytes = 0
+        var recordBytes = 0
+        var oversized: (index: Int, bytes: Int)?
         var quoted = false
+        /// A quote seen inside a quoted field: the next byte says whether it was doubled.
+        var afterQuote = false
         var atFieldStart = true
-        var index = offset
-        let count = data.count
         var finished = false
-        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            while index < count {
-                let byte = buffer[index]
-                index += 1
-                if quoted {
-                    if byte == 34 {
-                        if index < count, buffer[index] == 34 {
-                            field.append(34)
-                            index += 1
-                        } else {
-                            quoted = false
+        let (maxCell, maxRow) = (limits.maxCellBytes, limits.maxRowBytes)
+
+        func endField() {
+            if fieldBytes > maxCell, oversized == nil || fieldBytes > oversized?.bytes ?? 0 {
+                oversized = (fields.count, fieldBytes)
+            }
+            fields.append(fieldBytes > maxCell || recordBytes > maxRow ? "" : text(field))
+            field.removeAll(keepingCapacity: field.count <= 4096)
+            fieldBytes = 0
+            atFieldStart = true
+        }
+        func keep(_ byte: UInt8) {
+            fieldBytes += 1
+            recordBytes += 1
+            if fieldBytes <= maxCell, recordBytes <= maxRow { field.append(byte) }
+        }
+
+        while !finished, input.fill() {
+            input.consume { buffer in
+                var index = 0
+                let count = buffer.count
+                while index < count {
+                    let byte = buffer[index]
+                    index += 1
+                    if afterQuote {
+                        afterQuote = false
+                        if byte == 34 {
+                            keep(34)
+                            continue
                         }
-                    } else {
-                        field.append(byte)
+                        quoted = false
+                        // The quote closed the field; this byte is read as outside quotes.
+                    } else if quoted {
+                        if byte == 34 { afterQuote = true } else { keep(byte) }
+                        continue
                     }
-                    continue
+                    switch byte {
+                    case 34 where atFieldStart:
+                        quoted = true
+                        atFieldStart = false
+                    case 44:
+                        recordBytes += 1
+                        endField()
+                    case 10:
+                        finished = true
+                    case 13:
+                        continue
+                    default:
+                        keep(byte)
+                        atFieldStart = false
+                    }
+                    if finished { break }
                 }
-                switch byte {
-                case 34 where atFieldStart:
-                    quoted = true
-                    atFieldStart = false
-                case 44:
-                    fields.append(text(field))
-                    field.removeAll(keepingCapacity: true)
-                    atFieldStart = true
-                case 10:
-                    finished = true
-                case 13:
-                    continue
-                default:
-                    field.append(byte)
-                    atFieldStart = false
-                }
-                if finished { break }
+                return index
             }
         }
-        if quoted {
+        if quoted && !afterQuote {
             pendingError = "A quoted field is not closed before the end of the file."
         }
-        fields.append(text(field))
-        offset = index
+        endField()
         record += 1
+        if let oversized {
+            let name = cellName(oversized.index)
+            pendingError = name.prefix(1).uppercased() + name.dropFirst()
+                + " is \(readableSize(oversized.bytes)); a field may be at most \(readableSize(maxCell)). Shorten it (or split the row) and import it again."
+        } else if recordBytes > maxRow {
+            pendingError = "This row is \(readableSize(recordBytes)); a row may be at most \(readableSize(maxRow)). Shorten it or split it into several rows."
+        }
         return fields
     }
 
@@ -221,6 +307,101 @@ public struct CSVSource: ImportSource {
             pendingError = "This row is not valid UTF-8 text; save the file as 'CSV UTF-8'."
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+}
+
+/// Bytes read a chunk at a time, from a file or from memory.
+final class ByteInput {
+    static let chunkSize = 64 << 10
+    private let handle: FileHandle?
+    private let data: Data?
+    private var dataOffset = 0
+    private var buffer: [UInt8] = []
+    private var position = 0
+    private var ended = false
+    private var lines: Int??
+
+    init(file: URL) throws {
+        handle = try FileHandle(forReadingFrom: file)
+        data = nil
+    }
+
+    init(data: Data) {
+        handle = nil
+        self.data = data
+    }
+
+    deinit { try? handle?.close() }
+
+    /// The first chunk, unread.
+    func peek() -> [UInt8] {
+        _ = fill()
+        return Array(buffer[position...])
+    }
+
+    func skip(_ count: Int) {
+        _ = fill()
+        position = min(buffer.count, position + count)
+    }
+
+    /// Back to the start.
+    func rewind() {
+        if let handle { try? handle.seek(toOffset: 0) }
+        dataOffset = 0
+        buffer = []
+        position = 0
+        ended = false
+    }
+
+    var hasMore: Bool { fill() }
+
+    /// True while there are bytes to read (reads the next chunk when the last is used up).
+    func fill() -> Bool {
+        if position < buffer.count { return true }
+        if ended { return false }
+        let chunk: [UInt8]
+        if let handle {
+            chunk = ((try? handle.read(upToCount: Self.chunkSize)) ?? nil).map { [UInt8]($0) } ?? []
+        } else if let data, dataOffset < data.count {
+            let end = min(data.count, dataOffset + Self.chunkSize)
+            chunk = [UInt8](data[(data.startIndex + dataOffset)..<(data.startIndex + end)])
+            dataOffset = end
+        } else {
+            chunk = []
+        }
+        buffer = chunk
+        position = 0
+        if chunk.isEmpty { ended = true }
+        return !chunk.isEmpty
+    }
+
+    /// Hands the unread bytes of the chunk to `body`, which answers how many it used.
+    func consume(_ body: (UnsafeBufferPointer<UInt8>) -> Int) {
+        let used = buffer.withUnsafeBufferPointer { all in body(UnsafeBufferPointer(rebasing: all[position...])) }
+        position += used
+    }
+
+    /// The lines of the whole input (a last line without a newline counts), counted once with a
+    /// reader of its own; nil when the file cannot be read again.
+    func lineCount() -> Int? {
+        if let lines { return lines }
+        var newlines = 0
+        var last: UInt8 = 10
+        var empty = true
+        func count(_ bytes: UnsafeRawBufferPointer) {
+            for byte in bytes where byte == 10 { newlines += 1 }
+            if let end = bytes.last { last = end; empty = false }
+        }
+        if let data {
+            data.withUnsafeBytes(count)
+        } else if let handle, let offset = try? handle.offset() {
+            defer { try? handle.seek(toOffset: offset) }
+            guard (try? handle.seek(toOffset: 0)) != nil else { lines = .some(nil); return nil }
+            while let chunk = try? handle.read(upToCount: 1 << 20), !chunk.isEmpty { chunk.withUnsafeBytes(count) }
+        }
+        let result = empty ? 0 : newlines + (last == 10 ? 0 : 1)
+        lines = .some(result)
+        return result
     }
 }
 
