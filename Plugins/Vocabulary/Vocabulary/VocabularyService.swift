@@ -67,16 +67,23 @@ struct VocabularyService: Sendable {
         try await store.query(RecordQuery(collection: C.purging, owner: owner, limit: RecordQuery.maxLimit)).records.map(\.id)
     }
 
+    /// A pending purge's collection name and when it was asked for; nil when it is not pending.
+    func pendingPurge(owner: String, collection id: String) async throws(BusError) -> (name: String, requestedAt: Date)? {
+        guard let record = try await store.get(collection: C.purging, id: id, owner: owner) else { return nil }
+        let data = try? record.decode(PurgeData.self)
+        return (data?.name ?? "", data?.requestedAt ?? record.createdAt)
+    }
+
     /// Every pending purge, of every owner.
     func pendingPurges() async throws(BusError) -> [Record] {
         try await store.query(RecordQuery(collection: C.purging, owner: nil, limit: RecordQuery.maxLimit)).records
     }
 
     /// Deletes a deleted collection's entries, 200 at a time (entries of other collections related
-    /// to them lose those relations), then its purge record; answers how many entries went.
-    /// Interrupted, it goes on from where it was.
+    /// to them lose those relations), then its purge record; answers how many entries went (and
+    /// tells `progress` after each batch). Interrupted, it goes on from where it was.
     @discardableResult
-    func purge(owner: String, collection id: String) async throws(BusError) -> Int {
+    func purge(owner: String, collection id: String, progress: (Int) -> Void = { _ in }) async throws(BusError) -> Int {
         var deleted = 0
         while true {
             let page = try await store.query(RecordQuery(collection: C.entries, owner: owner,
@@ -92,6 +99,7 @@ struct VocabularyService: Sendable {
                 }
                 if !deletes.isEmpty || !updates.isEmpty { _ = try await store.write(WriteBatch(deletes + updates)) }
                 deleted += deletes.count
+                progress(deleted)
                 deletes = []
                 peers = [:]
             }
