@@ -20,7 +20,7 @@ what it was typing kept; the recipient of a shared notebook sees the owner's edi
 a notebook deleted elsewhere. Text written offline waits, said on screen, and goes on its page once
 online; the paste refusal shows in view beside Paste; a notebook and a page reloaded at once show;
 an 80-letter name, word and a web address leave every screen 390 px wide. axe-core checks every
-screen; screenshots go to docs/screenshots/ar-notebook-*.png.
+screen; screenshots go to .build/screenshots/ar-notebook-*.png (tools/screenshots: docs/screenshots/).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 """
@@ -177,10 +177,15 @@ def phone(browser, server, where=HERE):
                          permissions=["geolocation", "clipboard-read", "clipboard-write", "camera"])
 
 
+# The owner's first notebook, once known (other notebooks come and go during the walk).
+MAIN = {}
+
+
 def notebook_of(server, token):
-    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
-    first = listing["items"][0]
-    _, content, _ = call(server, "GET", f"{N}/notebooks/{first['id']}", token=token)
+    if token not in MAIN:
+        _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
+        MAIN[token] = listing["items"][0]["id"]
+    _, content, _ = call(server, "GET", f"{N}/notebooks/{MAIN[token]}", token=token)
     return content
 
 
@@ -254,13 +259,17 @@ def owner_walk(page, server, data):
     check("a new page from the two-slot template in mint (UC-4)", [(p["template"], p["background"]) for p in content["pages"]] == [("two-slots", "mint")],
           content["pages"])
 
+    # FR3.2.6–7: a page from a template asks which slot; the bottom one chosen, the text goes there.
     page.click("nb-book button:has-text('Write')")
+    asked = appears(page, "dialog:has-text('Where on the page')", 3_000)
+    if asked:
+        page.check("dialog label:has-text('Bottom') input")
+        page.click("dialog button:has-text('OK')")
     page.fill("#nb-text", "Cells are small")
     page.click("dialog button:has-text('Add')")
     page.wait_for_selector(".sheet .item-text:has-text('Cells are small')")
-    page.evaluate("navigator.clipboard.writeText('Mitochondria')")
-    page.click("nb-book button:has-text('Paste')")
-    page.wait_for_selector(".sheet .item-clipboard:has-text('Mitochondria')")
+    slots = [i.get("slot") for i in notebook_of(server, token)["pages"][0]["items"]]
+    check("writing on a two-slot page asks which slot; “Bottom” puts the text in the bottom slot (FR3.2.6–7)", asked and slots == [1], slots)
     page.evaluate("navigator.clipboard.writeText('x'.repeat(141))")
     page.click("nb-book button:has-text('Paste')")
     _, problem, _ = call(server, "POST", f"{N}/notebooks/{content['notebook']['id']}/pages/1/items", {"kind": "clipboard", "text": "x" * 141}, token=token)
@@ -278,33 +287,49 @@ def owner_walk(page, server, data):
         page.click("nb-book .nb-said button:has-text('OK')")
     elif page.is_visible(".notice button"):
         page.click(".notice button")
+    page.evaluate("navigator.clipboard.writeText('Mitochondria')")
+    page.click("nb-book button:has-text('Paste')")
+    page.wait_for_selector(".sheet .item-clipboard:has-text('Mitochondria')")
+    items = notebook_of(server, token)["pages"][0]["items"]
+    check("typed and pasted are on the page, each in a slot of the template (UC-6/7)",
+          [(i["kind"], i.get("slot")) for i in items] == [("text", 1), ("clipboard", 0)], items)
+    # Both slots hold an item: a third is not stacked over them; the page says so beside its controls.
+    page.click("nb-book button:has-text('Picture')")
+    full = appears(page, "nb-book .nb-said:has-text('is full')", 3_000)
+    said = page.evaluate(IN_VIEW, ["is full", "Picture"])
+    check("a full page says so, in view beside Picture, and adds nothing (FR3.2.7)",
+          full and said is not None and not said["covered"] and 0 <= said["top"] and said["bottom"] <= said["height"]
+          and len(notebook_of(server, token)["pages"][0]["items"]) == 2, (said, page.inner_text("nb-book .nb-said") if full else None))
+    shot(page, "full-page")
+    page.click("nb-book .nb-said button:has-text('OK')")
+
+    page.click("nb-book button:has-text('Undo')")
+    page.wait_for_function("() => !document.querySelector('.sheet .item-clipboard')")
+    check("undo takes the last insert (the paste) away (UC-9)", [i["kind"] for i in notebook_of(server, token)["pages"][0]["items"]] == ["text"])
     with page.expect_file_chooser() as chooser:
         page.click("nb-book button:has-text('Picture')")
     chooser.value.set_files(picture(data))
     page.wait_for_selector(".sheet .item-image img", timeout=15_000)
     items = notebook_of(server, token)["pages"][0]["items"]
-    check("typed, pasted and a picture from the gallery are on the page, in the template's slots, then centred (UC-6/7)",
-          [i["kind"] for i in items] == ["text", "clipboard", "image"] and [i.get("slot") for i in items[:2]] == [0, 1], items)
+    check("a picture from the gallery goes in the slot left free (UC-7)", [(i["kind"], i.get("slot")) for i in items] == [("text", 1), ("image", 0)], items)
     screen(page, "a page with items", "page")
 
-    page.click("nb-book button:has-text('Undo')")
-    page.wait_for_function("() => !document.querySelector('.sheet .item-image')")
-    check("undo takes the last insert (the picture) away (UC-9)", [i["kind"] for i in notebook_of(server, token)["pages"][0]["items"]] == ["text", "clipboard"])
-
-    # With the picture gone, drag the text far past the bottom edge: the server keeps it inside the page's margins.
+    # Drag the text far past the bottom edge: the server keeps it inside the page.
     page.evaluate("window.scrollTo(0, 0)")
+    top = page.evaluate("document.querySelector('.sheet .item-text').style.top")
     box = page.locator(".sheet .item-text").bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + 300, steps=6)
     page.mouse.up()
-    page.wait_for_function("() => !document.querySelector('.sheet .item-text')?.style.top.startsWith('5%')")
+    page.wait_for_function("t => document.querySelector('.sheet .item-text')?.style.top !== t", arg=top)
     page.wait_for_timeout(500)
     moved = next(i for i in notebook_of(server, token)["pages"][0]["items"] if i["kind"] == "text")
     shown = page.evaluate("document.querySelector('.sheet .item-text').style.top")
     check("an item dragged past the edge moves, and stays inside the page where the server put it (UC-10)",
           moved["frame"]["y"] > items[0]["frame"]["y"] and moved["frame"]["y"] + moved["frame"]["height"] <= 800
           and abs(float(shown.rstrip("%")) - moved["frame"]["y"] / 8) < 0.01, (moved["frame"], shown))
+    items_edited(page, server, token)
 
     # Turning: a swipe right goes back to the cover, the button forward; a second page, swiped to.
     page.evaluate("window.scrollTo(0, 0)")
@@ -338,15 +363,54 @@ def owner_walk(page, server, data):
     page.fill("#turn", "0")
     page.dispatch_event("#turn", "input")
 
+    # Page 1 (its slots taken) goes; the blank page 2 becomes page 1.
+    page.click("[aria-label='Previous page']")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 2'")
     page.click("nb-book button:has-text('Delete page')")
     page.wait_for_selector("dialog.confirm")
     question = page.text_content("dialog.confirm p")
     page.click("dialog.confirm button.danger")
     page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.endsWith('of 1')")
-    check("deleting a page asks first, saying what goes, then deletes it (UC-8)", "Delete page 2" in question
+    check("deleting a page asks first, saying what goes, then deletes it (UC-8)", "Delete page 1" in question
           and len(notebook_of(server, token)["pages"]) == 1, question)
-    page.click("[aria-label='Previous page']") if "Page 1" not in where(page) else None
+    if "Page 1" not in where(page):
+        page.click("[aria-label='Next page']")
+        page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
     return token
+
+
+def items_edited(page, server, token):
+    """UC-6 "Update text": a tap on an item offers to change its text or remove it; removing asks first."""
+    page.click("nb-book .sheet [aria-label='Text: Cells are small']")
+    offered = appears(page, "dialog:has-text('Change the text')", 3_000)
+    if offered:
+        page.check("dialog label:has-text('Change the text') input")
+        page.click("dialog button:has-text('OK')")
+        page.fill("#nb-text", "Cells are very small")
+        page.click("dialog button:has-text('Save')")
+        page.wait_for_selector(".sheet .item-text:has-text('Cells are very small')", timeout=5_000)
+    texts = [i.get("text") for i in notebook_of(server, token)["pages"][0]["items"]]
+    check("a tap on a text item offers “Change the text”; the new text is on the page and on the server (UC-6)",
+          offered and "Cells are very small" in texts, texts)
+    removed = False
+    page.click("nb-book .sheet [aria-label='A picture']")
+    if appears(page, "dialog:has-text('Remove it')", 3_000):
+        page.check("dialog label:has-text('Remove it') input")
+        page.click("dialog button:has-text('OK')")
+        page.wait_for_selector("dialog.confirm")
+        question = page.text_content("dialog.confirm p")
+        page.click("dialog.confirm button:has-text('Cancel')")
+        kept = len(notebook_of(server, token)["pages"][0]["items"]) == 2
+        page.click("nb-book .sheet [aria-label='A picture']")
+        page.check("dialog label:has-text('Remove it') input")
+        page.click("dialog button:has-text('OK')")
+        page.click("dialog.confirm button:has-text('Remove')")
+        page.wait_for_selector(".sheet .item-image", state="detached", timeout=5_000)
+        kinds = [i["kind"] for i in notebook_of(server, token)["pages"][0]["items"]]
+        removed = kept and "Remove this picture" in question and kinds == ["text"]
+        check("removing one item asks first (Cancel keeps it), then removes only it (UC-6)", removed, (question, kinds))
+    else:
+        check("removing one item asks first (Cancel keeps it), then removes only it (UC-6)", False, "no item choices")
 
 
 def follows_sync(browser, server, page, token):
@@ -384,7 +448,7 @@ def follows_sync(browser, server, page, token):
     except Exception:
         pass  # the check below says where it was
     check("a page added before the one showing: the first phone stays on its page (now page 2 of 2)",
-          where(page) == "Page 2 of 2" and page.is_visible(".sheet .item-text:has-text('Cells are small')"), where(page))
+          where(page) == "Page 2 of 2" and page.is_visible(".sheet .item-text:has-text('From the other phone')"), where(page))
     second.close()
 
 
@@ -403,7 +467,7 @@ def offline_text(page, server, token):
     page.context.set_offline(False)
     page.evaluate("window.dispatchEvent(new Event('online'))")
     try:
-        page.wait_for_selector(".sheet .item-text:has-text('Written on the train')", timeout=15_000)
+        webwalk.settled(page)
     except Exception:
         pass  # the check below says what is on the server
     items = [i.get("text") for p in notebook_of(server, token)["pages"] for i in p["items"]]
@@ -411,14 +475,109 @@ def offline_text(page, server, token):
           and not page.is_visible(".nb-waiting"), items)
 
 
-def opened_offline(page, server, token):
-    """A notebook opened offline that is not on the phone says so truthfully (nothing waits), and opens by itself once online."""
-    notebook_id = notebook_of(server, token)["notebook"]["id"]
-    page.evaluate("location.hash = '#/notebooks'")
-    page.wait_for_selector("nb-notebooks")
+def go_offline(page):
     page.context.set_offline(True)
     page.evaluate("window.dispatchEvent(new Event('offline'))")
+
+
+def go_online(page):
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+
+
+def offline_notebook(browser, server, page, token):
+    """UC-15: the notebook kept on the phone from the sync feed. Offline and reloaded, it opens at
+    its page; a page added, text written and undone offline wait in the outbox, survive a reload,
+    and reach the server once, in order, back online; the other phone sees them. A notebook made
+    offline is on the list and opens; only share and pin say they need the network."""
+    notebook_id = notebook_of(server, token)["notebook"]["id"]
+    second, other = phone(browser, server)
+    open_notebook(other, "web-ann")
+    go_offline(page)
+    page.reload()
+    opened = appears(page, "nb-book .stage", 10_000)
+    seen = opened and page.is_visible(".sheet .item-text:has-text('From the other phone')")
+    check("offline, a reload opens the notebook from the phone (IndexedDB), at its page with its items (UC-15)",
+          seen and where(page) == "Page 2 of 2", page.inner_text("nb-book")[:300])
+    shot(page, "offline-reloaded")
+    if not opened:
+        go_online(page)
+        second.close()
+        return
+    page.click("nb-book button:has-text('New page')")
+    page.click("dialog button:has-text('OK')")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 3 of 3'", timeout=5_000)
+    for text in ("Kept offline", "Taken back offline"):
+        page.click("nb-book button:has-text('Write')")
+        page.fill("#nb-text", text)
+        page.click("dialog button:has-text('Add')")
+        page.wait_for_selector(f".sheet .item-text:has-text('{text}')", timeout=5_000)
+    page.click("nb-book button:has-text('Undo')")
+    page.wait_for_selector(".sheet .item-text:has-text('Taken back offline')", state="detached", timeout=5_000)
+    page.reload()
+    page.wait_for_selector("nb-book .stage", timeout=10_000)
+    kept = page.is_visible(".sheet .item-text:has-text('Kept offline')") and not page.is_visible(".sheet .item-text:has-text('Taken back offline')")
+    check("offline, a new page, text written and undone: shown at once, and still so after a reload (the outbox)",
+          kept and where(page) == "Page 3 of 3" and "Waiting for the network" in page.inner_text("nb-book"), page.inner_text("nb-book")[:400])
+    shot(page, "offline-written")
+    page.click("nb-book button:has-text('Share')")
+    needs = appears(page, "dialog:has-text('needs the internet')", 5_000)
+    check("offline, Share says it needs the network", needs, page.inner_text("body")[:300])
+    page.click("dialog button:has-text('Close')") if needs else None
+    # A notebook made offline: on the list, opened, written in.
+    page.goto("/#/notebooks")
+    page.wait_for_selector("nb-notebooks .big-link")
+    page.click("nb-notebooks button:has-text('New notebook')")
+    page.fill("#nb-text", "Made on the train")
+    page.click("dialog button:has-text('Add')")
+    page.click("dialog button:has-text('OK')")
+    made = appears(page, "nb-book h1:has-text('Made on the train')", 5_000)
+    if made:
+        page.click("nb-book button:has-text('New page')")
+        page.click("dialog button:has-text('OK')")
+        page.click("nb-book button:has-text('Write')")
+        page.fill("#nb-text", "First words")
+        page.click("dialog button:has-text('Add')")
+        made = appears(page, ".sheet .item-text:has-text('First words')", 5_000)
+    check("offline, a new notebook is made, opened and written in", made, page.inner_text("body")[:300])
+    go_online(page)
+    page.wait_for_function("() => document.querySelector('quire-status')?.textContent === 'Saved'", timeout=20_000)
+    content = notebook_of_id(server, token, notebook_id)
+    texts = [[i.get("text") for i in p["items"]] for p in content["pages"]]
+    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
+    train = next((n for n in listing["items"] if n["name"] == "Made on the train"), None)
+    train_texts = [i.get("text") for p in notebook_of_id(server, token, train["id"])["pages"] for i in p["items"]] if train else None
+    check("back online, the server has them once, in order: page 3 with “Kept offline”, the undone text gone, the new notebook with its page",
+          len(content["pages"]) == 3 and texts[2] == ["Kept offline"] and train_texts == ["First words"], (texts, train_texts))
+    page.goto(f"/#/n/{notebook_id}")
+    page.wait_for_selector("nb-book .stage")
+    # The other phone, open on this notebook all along, has followed.
+    try:
+        other.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.endsWith('of 3')", timeout=5_000)
+    except Exception:
+        pass  # the check below says where it was
+    check("…and the other phone, open on the notebook, follows without a reload", where(other).endswith("of 3"), where(other))
+    second.close()
+    if train:
+        _, asked, _ = call(server, "DELETE", f"{N}/notebooks/{train['id']}", token=token)
+        call(server, "DELETE", f"{N}/notebooks/{train['id']}?confirm={urllib.parse.quote(asked.get('confirm', ''))}", token=token)
+
+
+def notebook_of_id(server, token, notebook_id):
+    _, content, _ = call(server, "GET", f"{N}/notebooks/{notebook_id}", token=token)
+    return content
+
+
+def opened_offline(page, server, token):
+    """A notebook opened offline that is not on the phone (made on the server meanwhile) says so
+    truthfully (nothing waits), and opens by itself once online."""
+    main_id = notebook_of(server, token)["notebook"]["id"]
+    page.evaluate("location.hash = '#/notebooks'")
+    page.wait_for_selector("nb-notebooks")
+    go_offline(page)
     page.wait_for_selector("quire-status[data-state=offline]")
+    _, made, _ = call(server, "POST", f"{N}/notebooks", {"name": "Made elsewhere"}, token=token)
+    notebook_id = made["id"]
     page.evaluate(f"location.hash = '#/n/{notebook_id}'")
     page.wait_for_selector("nb-book main p[role], nb-book .stage", timeout=10_000)
     said = page.inner_text("nb-book")
@@ -433,6 +592,83 @@ def opened_offline(page, server, token):
         pass  # the check below says what is shown
     check("…and opens by itself once the network is back, without a reload",
           page.is_visible("nb-book .stage") and "not on this phone yet" not in page.inner_text("nb-book"), page.inner_text("nb-book")[:300])
+    _, asked, _ = call(server, "DELETE", f"{N}/notebooks/{notebook_id}", token=token)
+    call(server, "DELETE", f"{N}/notebooks/{notebook_id}?confirm={urllib.parse.quote(asked.get('confirm', ''))}", token=token)
+    try:
+        page.wait_for_selector("nb-book:has-text('no longer here')", timeout=5_000)
+        gone = True
+    except Exception:
+        gone = False  # the check below says what is shown
+    check("a notebook open on the phone and deleted elsewhere says it is no longer here", gone, page.inner_text("nb-book")[:200])
+    page.goto(f"/#/n/{main_id}")
+    page.wait_for_selector("nb-book .stage")
+
+
+def fifty_pages_landscape(browser, server, token):
+    """Walked gaps: a 50-page notebook on a phone held sideways (844×390): the page as tall as the
+    screen allows with its text inside its boxes, quick taps each turn a page, a page chosen
+    directly, and the paste refusal in view."""
+    _, made, _ = call(server, "POST", f"{N}/notebooks", {"name": "Fifty pages"}, token=token)
+    nid = made["id"]
+    for _ in range(50):
+        call(server, "POST", f"{N}/notebooks/{nid}/pages", {"template": "blank"}, token=token)
+    call(server, "POST", f"{N}/notebooks/{nid}/pages/1/items", {"kind": "text", "text": "A long sentence on the first page that wraps over several lines of its box"},
+         token=token)
+    context = browser.new_context(base_url=server.base, **{**webwalk.PHONE, "viewport": {"width": 844, "height": 390}},
+                                  permissions=["clipboard-read", "clipboard-write"])
+    context.add_init_script(BATTERY)
+    sideways = context.new_page()
+    webwalk.PAGES.append(sideways)
+    sideways.goto("/")
+    webwalk.sign_in(sideways, "web-ann")
+    sideways.wait_for_selector("nb-book .stage, nb-welcome")
+    sideways.goto(f"/#/n/{nid}")
+    sideways.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.startsWith('Cover · 50')")
+    sideways.click("[aria-label='Next page']")
+    sideways.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 50'")
+    sideways.wait_for_selector(".sheet.page .item-text")
+    size = sideways.evaluate("""() => { const s = document.querySelector('.sheet').getBoundingClientRect();
+      const spill = [...document.querySelectorAll('.sheet .item span')].some((e) => e.scrollHeight > e.parentElement.clientHeight + 1);
+      return { width: Math.round(s.width), height: Math.round(s.height), bottom: Math.round(s.bottom), spill, scroll: document.documentElement.scrollWidth }; }""")
+    check("sideways (844×390), the page is as tall as the screen allows, not a thumbnail, its text inside its box",
+          size["width"] >= 200 and size["bottom"] <= 390 and not size["spill"] and size["scroll"] <= 844, size)
+    shot(sideways, "landscape")
+    sideways.evaluate("window.scrollTo(0, 0)")
+    for _ in range(3):
+        sideways.click("[aria-label='Next page']", delay=0)
+    try:
+        sideways.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 4 of 50'"
+                                   " && !document.querySelector('.sheet.turning-next')", timeout=3_000)
+    except Exception:
+        pass  # the check below says where it stopped
+    sideways.wait_for_timeout(300)
+    check("three quick taps on › during the page-turn animation turn three pages (none dropped)", where(sideways) == "Page 4 of 50", where(sideways))
+    jumped = False
+    if sideways.query_selector("select#nb-jump"):
+        sideways.get_by_label("Go to page").select_option(label="Page 42")
+        try:
+            sideways.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 42 of 50'", timeout=3_000)
+            jumped = True
+        except Exception:
+            pass  # the check below says where it was
+    check("“Go to page” goes straight to page 42 of 50", jumped, where(sideways))
+    sideways.get_by_label("Go to page").select_option(label="Page 1") if jumped else None
+    sideways.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 50'", timeout=3_000)
+    sideways.evaluate("navigator.clipboard.writeText('q'.repeat(141))")
+    sideways.click("nb-book button:has-text('Paste')")
+    try:
+        sideways.wait_for_function("() => document.querySelector('nb-book .nb-said')?.textContent.includes('at most 140')", timeout=5_000)
+    except Exception:
+        pass  # the check below says what was there
+    said = sideways.evaluate(IN_VIEW, ["at most 140", "Paste"])
+    check("sideways, the paste refusal is in view, beside Paste, not behind the header",
+          said is not None and not said["covered"] and said["top"] >= 0 and said["bottom"] <= said["height"] and said["distance"] is not None
+          and said["distance"] < 200, said)
+    shot(sideways, "landscape-refused")
+    screen(sideways, "the notebook sideways")
+    context.close()
+    _, asked, _ = call(server, "DELETE", f"{N}/notebooks/{nid}", token=token)
+    call(server, "DELETE", f"{N}/notebooks/{nid}?confirm={urllib.parse.quote(asked.get('confirm', ''))}", token=token)
 
 
 def long_names(page, server, token):
@@ -605,7 +841,9 @@ def main():
             token = owner_walk(page, server, data)
             follows_sync(browser, server, page, token)
             offline_text(page, server, token)
+            offline_notebook(browser, server, page, token)
             opened_offline(page, server, token)
+            fifty_pages_landscape(browser, server, token)
             share_and_pin(browser, server, page, token)
             battery(page)
             camera(page, True, "dark")

@@ -60,7 +60,7 @@ struct NotebookInserts: NotebookConcern {
         let prepared = item
         let claim = idempotencyKey.map {
             IdempotencyClaim(owner: caller, scope: "notebooks.insert", key: $0,
-                             fingerprint: Secrets.sha256Hex("\(id)|\(number)|\(slot.map(String.init) ?? "-")|\(item.kind)|\(item.text ?? item.image ?? "")"))
+                             fingerprint: Secrets.sha256Hex("\(id)|\(pageRecord.id)|\(slot.map(String.init) ?? "-")|\(item.kind)|\(item.text ?? item.image ?? "")"))
         }
         let updated = try await update(owner: owner, id: id, idempotency: claim, extra: { data throws(BusError) in
             var item = prepared

@@ -59,6 +59,21 @@ struct ItemJSON: Codable, Sendable {
     }
 }
 
+/// A notebook as sync's feed shows it: as the REST routes do, with its pages' ids in order (a
+/// device draws the notebook offline from the feed: page N is `pages[N - 1]`).
+struct SyncedNotebookJSON: Encodable, Sendable {
+    var notebook: NotebookJSON
+    var pages: [String]
+
+    enum CodingKeys: String, CodingKey { case pages }
+
+    func encode(to encoder: any Encoder) throws {
+        try notebook.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(pages, forKey: .pages)
+    }
+}
+
 /// A page as sync's feed shows it: where it belongs (its place in the notebook is the notebook's
 /// `pages` order; its items come as items).
 struct SyncedPageJSON: Codable, Sendable {
@@ -69,14 +84,15 @@ struct SyncedPageJSON: Codable, Sendable {
     var version: Int64
 }
 
-/// An item as sync's feed shows it: as in a page, with its notebook, page and version.
+/// An item as sync's feed shows it: as in a page, with its notebook, page and version. Its `kind`
+/// is repeated as `itemKind`: a client keeping the feed by kind (`notebooks.item`) keeps both.
 struct SyncedItemJSON: Encodable, Sendable {
     var item: ItemJSON
     var notebook: String
     var page: String
     var version: Int64
 
-    enum CodingKeys: String, CodingKey { case notebook, page, version }
+    enum CodingKeys: String, CodingKey { case notebook, page, version, itemKind }
 
     func encode(to encoder: any Encoder) throws {
         try item.encode(to: encoder)
@@ -84,6 +100,7 @@ struct SyncedItemJSON: Encodable, Sendable {
         try container.encode(notebook, forKey: .notebook)
         try container.encode(page, forKey: .page)
         try container.encode(version, forKey: .version)
+        try container.encode(item.kind, forKey: .itemKind)
     }
 }
 

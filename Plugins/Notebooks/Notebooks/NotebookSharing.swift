@@ -90,7 +90,7 @@ struct NotebookSharing: NotebookConcern {
             switch record.collection {
             case NotebookStore.notebooks:
                 guard let value = try? record.decode(NotebookData.self), value.deleting != true else { return nil }
-                return try? JSONDocument(encoding: NotebookJSON(record, value, access: mine ? .owner : .read))
+                return try? JSONDocument(encoding: SyncedNotebookJSON(notebook: NotebookJSON(record, value, access: mine ? .owner : .read), pages: value.pages))
             case NotebookStore.pages:
                 guard let page = try? record.decode(PageData.self) else { return nil }
                 return try? JSONDocument(encoding: SyncedPageJSON(id: record.id, notebook: page.notebook, template: page.template,

@@ -130,20 +130,20 @@ public struct NotebooksPlugin: Plugin {
         }
         try routes.add(.get, "notebooks/{id}/pages/{number}", summary: "Page N (0 is the cover) with its items and the previous/next page numbers") {
             _, context, identity in
-            try .json(try await service.pages.page(caller: identity.accountID, id: try Self.id(context), number: try Self.number(context)))
+            try .json(try await service.pages.page(caller: identity.accountID, id: try Self.id(context), number: try await Self.number(context, service, identity)))
         }
         try routes.add(.patch, "notebooks/{id}/pages/{number}", summary: "Change a page's background: {background} from the palette") {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(PageInput.self, context: context)
             guard let background = input.background else { throw Problem.badRequest("Send {\"background\": \"<palette colour>\"}.", field: "background") }
-            return try .json(try await service.pages.setBackground(caller: identity.accountID, id: try Self.id(context), number: try Self.number(context),
+            return try .json(try await service.pages.setBackground(caller: identity.accountID, id: try Self.id(context), number: try await Self.number(context, service, identity),
                                                              background: background))
         }
         try routes.add(.delete, "notebooks/{id}/pages/{number}", query: ["confirm"], summary: "Delete page N and its items: 428 with a confirm token first, then ?confirm=TOKEN") {
             request, context, identity in
             try await Self.confirming {
-                try await service.deletes.deletePage(caller: identity.accountID, id: try Self.id(context), number: try Self.number(context),
+                try await service.deletes.deletePage(caller: identity.accountID, id: try Self.id(context), number: try await Self.number(context, service, identity),
                                              confirm: try request.query("confirm"))
             }
         }
@@ -151,7 +151,7 @@ public struct NotebooksPlugin: Plugin {
                        + "(gallery) as the body with ?slot=; placed in the slot, else centred. Idempotency-Key replays") { request, context, identity in
             var request = request
             let id = try Self.id(context)
-            let number = try Self.number(context)
+            let number = try await Self.number(context, service, identity)
             let key = try request.idempotencyKey()
             let contentType = request.headers[.contentType]?.lowercased() ?? ""
             let insert: NotebookInserts.Insert
@@ -249,11 +249,24 @@ public struct NotebooksPlugin: Plugin {
         return id
     }
 
-    static func number(_ context: QuireContext) throws -> Int {
-        guard let text = context.parameters.get("number"), let number = Int(text), number >= 0 else {
+    /// A page named by its number (0 is the cover, 1 the first page) or by its id: a device that
+    /// queued a change offline names the page it saw, wherever other changes have moved it since.
+    static func number(_ context: QuireContext, _ service: NotebookService, _ identity: Identity) async throws -> Int {
+        guard let text = context.parameters.get("number") else {
             throw Problem.badRequest("A page is named by its number: 0 for the cover, 1 for the first page.", field: "number")
         }
-        return number
+        if let number = Int(text) {
+            guard number >= 0 else { throw Problem.badRequest("A page is named by its number: 0 for the cover, 1 for the first page.", field: "number") }
+            return number
+        }
+        guard StorageNames.isValidID(text) else {
+            throw Problem.badRequest("A page is named by its number (0 for the cover, 1 for the first page) or by its id.", field: "number")
+        }
+        let (_, data, _) = try await service.accessControl.access(caller: identity.accountID, id: try id(context))
+        guard let index = data.pages.firstIndex(of: text) else {
+            throw Problem.notFound("Page '\(text)' is no longer in this notebook; it was deleted, perhaps on another device.")
+        }
+        return index + 1
     }
 
     /// Runs a delete that needs an explicit confirmation; without it, answers 428 with the token to

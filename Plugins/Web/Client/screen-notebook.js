@@ -18,27 +18,40 @@
  * network returns; anything else that needs the network says so where it was asked for.
  */
 import { ApiError } from "./api.js";
-import { localId } from "./outbox.js";
+import { freeSlots, ITEM, keepCatalog, keptCatalog, localContent, localNotebooks, N, NOTEBOOK, PAGE, placed, waitingFor, writeOf } from "./notebook-model.js";
+import { isLocal, localId, newKey } from "./outbox.js";
 import { shareLink } from "./share.js";
 import { announce, askText, confirmAction, h, imageURL, whereAmI } from "./ui.js";
 import { arSupported, RoomView } from "./xr-room.js";
 
-const N = "/api/v1/notebooks";
 const DM = "/api/v1/device-monitor";
-const ITEM = "notebooks.item";
 
 /** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void}} Context */
-/** @typedef {{x: number, y: number, width: number, height: number}} Frame */
-/** @typedef {{id: string, kind: string, text?: string, image?: string, frame: Frame}} Item */
-/** @typedef {{id: string, number: number, template: string, background: string, items: Item[]}} Page */
-/** @typedef {{id: string, name: string, cover: string, coverText?: string, pageCount: number, canUndo: boolean, access: string, pin?: any}} Notebook */
+/** @typedef {import("./notebook-model.js").Frame} Frame */
+/** @typedef {import("./notebook-model.js").Item} Item */
+/** @typedef {import("./notebook-model.js").Page} Page */
+/** @typedef {import("./notebook-model.js").Notebook} Notebook */
 
 /** @type {Promise<any> | null} */
 let catalog = null;
 
-/** @param {Context} context */
+// This screen's own styles, once (a stylesheet of our origin: the CSP allows no inline style).
+if (!document.querySelector("link[data-notebook-css]")) {
+  document.head.append(h("link", { rel: "stylesheet", href: new URL("./notebook.css", import.meta.url).href, "data-notebook-css": "" }));
+}
+
+/**
+ * The catalog (page size, templates, covers, palette): read once per session and kept for opening
+ * offline; offline, the copy kept.
+ * @param {Context} context
+ */
 function catalogOf(context) {
-  catalog ??= context.api.get(`${N}/catalog`).catch((error) => { catalog = null; throw error; });
+  catalog ??= context.api.get(`${N}/catalog`).then((answer) => { keepCatalog(answer); return answer; }).catch((error) => {
+    catalog = null;
+    const kept = keptCatalog();
+    if (kept && error instanceof ApiError && error.offline) return kept;
+    throw error;
+  });
   return catalog;
 }
 
@@ -213,16 +226,24 @@ customElements.define("nb-welcome", WelcomeScreen);
 export class BookScreen extends NotebookElement {
   /** @type {{notebook: Notebook, pages: Page[]} | null} */
   content = null;
+  /** The notebook's id as this screen was opened with it (a local id until the server names it). */
+  notebookId = "";
+  /**
+   * The notebook as the server answered it, for the moments before the sync feed brings it (a
+   * shared notebook just accepted): the feed's copy wins as soon as there is one.
+   * @type {{notebook: Notebook, pages: Page[]} | null}
+   */
+  fallback = null;
   /** 0 is the cover. */
   index = 0;
+  /** Where the turns asked for so far lead (taps during a turn's animation add up). */
+  target = 0;
   /** Counts turns, so that only the latest turn under way may finish. */
   turns = 0;
   /** A page turn under way, or an item being dragged: a redraw waits for it to end. */
   turning = false;
   dragging = 0;
   angle = 0;
-  /** Fetches of the notebook, one after the other, so that an older answer never overwrites a newer one. */
-  queue = Promise.resolve();
   /**
    * The page showing (its id; null on the cover): another device's new page before it does not turn this one.
    * @type {string | null}
@@ -231,18 +252,41 @@ export class BookScreen extends NotebookElement {
   /** What was last drawn, so that a sync that changed nothing here draws nothing. */
   shownAs = "";
   changeTimer = 0;
+  /** How many of this notebook's changes waited in the outbox at the last redraw. */
+  waitingCount = 0;
+  /** @type {any} */
+  catalog = null;
+
+  /** The notebook's id as the server knows it now. */
+  get nid() {
+    return this.ctx.sync.resolve(this.notebookId);
+  }
+
+  /** The notebook as this phone has it now (the feed's copy with what waits in the outbox on top). */
+  current() {
+    const local = localContent(this.ctx.sync, this.nid, this.catalog);
+    if (local) this.fallback = null; // the feed has it: from now on, gone from the feed is gone
+    return local ?? this.fallback;
+  }
 
   async load() {
     this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Notebook"), h("p", { class: "hint", role: "status" }, "Opening…")));
+    const sync = this.ctx.sync;
     try {
       this.catalog = await catalogOf(this.ctx);
       // A notebook made on this phone may be named by the id it had before the server gave it one.
-      const id = this.id_ ? this.ctx.sync.resolved.get(this.id_) ?? this.id_ : "";
-      this.content = id
-        ? await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(id)}`)
-        : await this.ctx.api.request("POST", `${N}/open`, { body: {} }).then((answer) => answer.body);
-      const wanted = Number(sessionStorage.getItem(`quire.ar.page.${this.content?.notebook.id}`) ?? "0");
-      this.index = Math.min(wanted, this.content?.pages.length ?? 0);
+      let id = this.id_ ? sync.resolve(this.id_) : "";
+      if (!id) id = await this.openLast();
+      this.notebookId = id;
+      if (!this.current()) {
+        await sync.pull();
+        if (!localContent(sync, this.nid, this.catalog)) this.fallback = await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(this.nid)}`);
+      }
+      this.content = this.current();
+      if (!this.content) throw new ApiError("This notebook is not on this phone, and the server does not know it.", 404);
+      localStorage.setItem("quire.ar.last", this.content.notebook.id);
+      const wanted = Number(sessionStorage.getItem(`quire.ar.page.${this.content.notebook.id}`) ?? "0");
+      this.index = this.target = Math.min(wanted, this.content.pages.length);
       this.render();
     } catch (error) {
       // Not on the phone and no network: said as it is (nothing of the user's waits), and opened
@@ -257,46 +301,104 @@ export class BookScreen extends NotebookElement {
   }
 
   /**
-   * The notebook as the server has it now, drawn when it changed. `at` is the page to show (after
+   * UC-3: the notebook opened last, or a new default one. Online the server says which (and keeps
+   * when it was opened); offline, the one this phone opened last, or one made here and sent later.
+   * @returns {Promise<string>}
+   */
+  async openLast() {
+    const sync = this.ctx.sync;
+    try {
+      const answer = await this.ctx.api.request("POST", `${N}/open`, { body: {} });
+      this.fallback = answer.body;
+      return answer.body.notebook.id;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.offline)) throw error;
+    }
+    const last = sync.resolve(localStorage.getItem("quire.ar.last") ?? "");
+    const { mine, shared } = localNotebooks(sync);
+    const found = [...mine, ...shared].find((n) => n.id === last) ?? mine[0];
+    if (found) return found.id;
+    if (!sync.db) throw new ApiError("offline", null);
+    const id = localId();
+    await sync.write({ method: "POST", path: `${N}/notebooks`, body: { name: "My notebook", cover: "colors" }, kind: NOTEBOOK, id });
+    return id;
+  }
+
+  /**
+   * The notebook as this phone has it now, drawn when it changed. `at` is the page to show (after
    * adding or deleting one); by default the page showing stays, wherever it moved to.
    * @param {number} [at]
    */
   reload(at) {
-    const run = async () => {
-      const id = this.content?.notebook.id ?? "";
-      /** @type {{notebook: Notebook, pages: Page[]}} */
-      const content = await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(id)}`);
-      const found = content.pages.findIndex((page) => page.id === this.shownPage);
-      const index = at ?? (this.shownPage === null ? 0 : found >= 0 ? found + 1 : this.index);
-      this.content = content;
-      this.index = Math.max(0, Math.min(index, content.pages.length));
-      this.render(at === undefined);
-    };
-    const done = this.queue.then(run, run);
-    this.queue = done.catch(() => {});
-    return done;
+    const content = this.current();
+    if (!content) {
+      // Deleted on another device (or its share link revoked).
+      this.content = null;
+      this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Notebook"),
+        h("p", { class: "warning", role: "status" }, "This notebook is no longer here: it was deleted, or its link was taken back."),
+        h("a", { href: "#/notebooks", class: "button secondary" }, "My notebooks")));
+      return;
+    }
+    const found = content.pages.findIndex((page) => page.id === this.shownPage || page.id === this.ctx.sync.resolve(this.shownPage ?? ""));
+    const index = at ?? (this.shownPage === null ? 0 : found >= 0 ? found + 1 : this.index);
+    this.content = content;
+    this.index = this.target = Math.max(0, Math.min(index, content.pages.length));
+    this.render(at === undefined);
   }
 
   /** Another device changed something (or a write of this one was answered): shown within moments, without a reload. */
   changed() {
     clearTimeout(this.changeTimer);
-    this.changeTimer = window.setTimeout(() => this.follow(), 150);
+    this.changeTimer = window.setTimeout(() => this.follow(), 100);
   }
 
   async follow() {
     if (!this.content || !this.isConnected) return;
     if (this.turning || this.dragging) return this.changed(); // once the gesture ends
-    try {
-      await this.reload();
-    } catch {
-      this.render(true); // offline: what waits in the outbox still shows
-    }
+    // A change of this phone the server took: its record comes with the feed (pulled now, so it
+    // does not blink out between the outbox and the feed).
+    const waiting = waitingFor(this.ctx.sync, this.nid).length;
+    if (waiting < this.waitingCount && navigator.onLine) await this.ctx.sync.pull();
+    if (!this.isConnected) return;
+    this.reload();
   }
 
-  /** This notebook's text and pictures waiting in the outbox for the network. */
+  /** This notebook's changes waiting in the outbox for the network. */
   waiting() {
-    const id = this.content?.notebook.id;
-    return this.ctx.sync.writes.filter((write) => write.kind === ITEM && write.method === "POST" && write.local?.notebook === id);
+    return waitingFor(this.ctx.sync, this.nid);
+  }
+
+  /**
+   * A change of this notebook: sent now when the phone is online and nothing of this notebook
+   * waits before it (a refusal said beside the controls, with `again`), else kept in the outbox
+   * and sent in order when the network returns. Either way the screen shows it at once. Answers
+   * the server's answer, `null` when it waits, `undefined` when refused.
+   * @param {Omit<import("./outbox.js").Write, "key" | "attempts">} write @param {[string, () => void]} [again]
+   * @returns {Promise<any>}
+   */
+  async change(write, again) {
+    const sync = this.ctx.sync;
+    const key = newKey();
+    const queued = !navigator.onLine || sync.state === "offline" || this.waiting().length > 0 || isLocal(this.nid) || write.path.includes("local:");
+    this.say(null);
+    if (!queued) {
+      try {
+        /** @type {Record<string, string>} */
+        const headers = { "Idempotency-Key": key };
+        if (write.baseVersion) headers["If-Match"] = `"${write.baseVersion}"`;
+        const answer = await this.ctx.api.request(write.method, write.path, { body: write.body, contentType: write.contentType, headers });
+        await sync.pull();
+        return answer.body ?? {};
+      } catch (error) {
+        if (!(error instanceof ApiError && error.offline)) {
+          this.refused(error, again);
+          return undefined;
+        }
+      }
+    }
+    await sync.write({ ...write, key });
+    this.waitingCount = this.waiting().length;
+    return null;
   }
 
   /** The page's number now (pages before it may have come or gone since it was drawn). @param {Page} page */
@@ -315,6 +417,7 @@ export class BookScreen extends NotebookElement {
     const { notebook, pages } = content;
     const waiting = this.waiting();
     const shownAs = JSON.stringify([content, this.index, this.said, waiting.map((write) => write.key)]);
+    this.waitingCount = waiting.length;
     if (onlyIfChanged && shownAs === this.shownAs) return;
     this.shownAs = shownAs;
     sessionStorage.setItem(`quire.ar.page.${notebook.id}`, String(this.index));
@@ -338,24 +441,24 @@ export class BookScreen extends NotebookElement {
         h("button", { type: "button", class: "secondary", "aria-label": "Previous page", disabled: this.index === 0, onclick: () => this.turn(-1) }, "‹"),
         h("span", { class: "where", role: "status" }, where),
         h("button", { type: "button", class: "secondary", "aria-label": "Next page", disabled: this.index >= pages.length, onclick: () => this.turn(1) }, "›")),
+      pages.length > 1 ? this.jumper(pages.length) : null,
       h("label", { for: "turn", class: "turn-label" }, "Turn the notebook round", slider),
       waiting.length ? h("section", { class: "nb-waiting", "aria-labelledby": "nb-waiting-title" },
         h("h2", { id: "nb-waiting-title" }, "Waiting for the network"),
         h("p", { class: "hint" }, "Kept on this phone; each goes on its page as soon as the phone is online."),
-        h("ul", {}, ...waiting.map((write) => h("li", {}, write.body instanceof Blob ? "A picture" : `“${write.body?.text ?? ""}”`,
-          h("span", { class: "count" }, ` · ${this.waitingWhere(write)}`))))) : null,
+        h("ul", {}, ...waiting.map((write) => h("li", {}, this.waitingWhat(write))))) : null,
       this.saidSlot(),
       h("div", { class: "actions nb-actions" },
         readOnly ? null : h("button", { type: "button", onclick: () => this.addPage() }, "New page"),
         readOnly || !page ? null : h("button", { type: "button", class: "secondary", onclick: () => this.write() }, "Write"),
         readOnly || !page ? null : h("button", { type: "button", class: "secondary", onclick: () => this.paste() }, "Paste"),
         readOnly || !page ? null : this.picturePicker(),
-        readOnly || !page ? null : h("button", { type: "button", class: "secondary", onclick: () => this.colour(page) }, "Page colour"),
+        readOnly || !page ? null : h("button", { type: "button", class: "secondary", onclick: () => this.colour() }, "Page colour"),
         readOnly ? null : h("button", { type: "button", class: "secondary", disabled: !notebook.canUndo, onclick: () => this.undo() }, "Undo"),
         h("button", { type: "button", class: "secondary", onclick: () => this.inRoom() }, "View in your room"),
         notebook.access === "owner" ? h("button", { type: "button", class: "secondary", onclick: () => this.share() }, "Share") : null,
         notebook.access === "owner" ? h("button", { type: "button", class: "secondary", onclick: () => this.pin() }, notebook.pin ? "Pinned here · move pin" : "Pin here") : null,
-        readOnly || !page ? null : h("button", { type: "button", class: "danger", onclick: () => this.deletePage(page) }, "Delete page"))));
+        readOnly || !page ? null : h("button", { type: "button", class: "danger", onclick: () => this.deletePage() }, "Delete page"))));
   }
 
   /**
@@ -384,8 +487,8 @@ export class BookScreen extends NotebookElement {
   /** @param {Item} item */
   item(item) {
     const cat = this.catalog;
-    const box = h("div", { class: `item item-${item.kind}`, tabindex: "0", role: "group", "data-item": item.id,
-      "aria-label": item.kind === "image" ? "A picture" : `Text: ${item.text ?? ""}` });
+    const box = h("div", { class: `item item-${item.kind}${item.pending ? " pending" : ""}`, tabindex: "0", role: "group", "data-item": item.id,
+      "aria-label": `${item.kind === "image" ? "A picture" : `Text: ${item.text ?? ""}`}${item.pending ? " (waiting for the network)" : ""}` });
     /** @param {Frame} frame */
     const place = (frame) => {
       box.style.left = `${(frame.x / cat.pageWidth) * 100}%`;
@@ -394,8 +497,11 @@ export class BookScreen extends NotebookElement {
       box.style.height = `${(frame.height / cat.pageHeight) * 100}%`;
     };
     place(item.frame);
-    if (item.kind === "image" && item.image) {
-      imageURL(this.ctx.api, item.image).then((url) => box.append(h("img", { src: url, alt: "" }))).catch(() => {});
+    if (item.kind === "image" && item.blob) {
+      box.append(h("img", { src: blobURL(item.blob), alt: "" }));
+    } else if (item.kind === "image" && item.image) {
+      imageURL(this.ctx.api, item.image).then((url) => box.append(h("img", { src: url, alt: "" })))
+        .catch(() => box.append(h("span", { class: "hint" }, "A picture: it shows when the phone is online.")));
     } else {
       box.append(h("span", {}, item.text ?? ""));
     }
@@ -418,6 +524,8 @@ export class BookScreen extends NotebookElement {
     let startDistance = 0;
     let resizing = false;
     let frame = { ...item.frame };
+    /** How far the pointer went: a tap that did not move opens the item's choices. */
+    let travelled = 0;
     const scale = () => {
       const sheet = /** @type {HTMLElement} */ (box.parentElement);
       return this.catalog.pageWidth / sheet.clientWidth;
@@ -429,7 +537,10 @@ export class BookScreen extends NotebookElement {
     box.addEventListener("pointerdown", (event) => {
       event.stopPropagation();
       box.setPointerCapture(event.pointerId);
-      if (pointers.size === 0) this.dragging += 1;
+      if (pointers.size === 0) {
+        this.dragging += 1;
+        travelled = 0;
+      }
       pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
       start = { ...frame };
       resizing = /** @type {HTMLElement} */ (event.target).classList.contains("grip");
@@ -439,6 +550,8 @@ export class BookScreen extends NotebookElement {
       const from = pointers.get(event.pointerId);
       if (!from) return;
       event.stopPropagation();
+      travelled = Math.max(travelled, Math.hypot(event.clientX - from.x, event.clientY - from.y));
+      if (travelled < 4) return;
       if (pointers.size === 2) {
         pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
         const ratio = spread() / Math.max(1, startDistance);
@@ -454,15 +567,18 @@ export class BookScreen extends NotebookElement {
     /** Sends the frame; the server's answer (kept inside the page) is what stays. */
     const commit = async () => {
       if (frame.x === item.frame.x && frame.y === item.frame.y && frame.width === item.frame.width && frame.height === item.frame.height) return;
-      try {
-        const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;
-        const answer = await this.ctx.api.request("PATCH", `${N}/notebooks/${this.content?.notebook.id}/items/${item.id}`,
-          { body: { frame: { x: round(frame.x), y: round(frame.y), width: round(frame.width), height: round(frame.height) } } });
-        item.frame = answer.body.item.frame;
-        if (answer.body.clamped) announce("Kept inside the page.");
-      } catch (error) {
-        this.refused(error);
-      }
+      const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;
+      const cat = this.catalog;
+      // Kept inside the page here too, so what waits offline is drawn where the server will put it.
+      const width = Math.min(Math.max(frame.width, 16), cat.pageWidth), height = Math.min(Math.max(frame.height, 16), cat.pageHeight);
+      const asked = { x: round(frame.x), y: round(frame.y), width: round(frame.width), height: round(frame.height) };
+      const kept = { x: round(Math.min(Math.max(frame.x, 0), cat.pageWidth - width)), y: round(Math.min(Math.max(frame.y, 0), cat.pageHeight - height)),
+        width: round(width), height: round(height) };
+      const answer = await this.change({ method: "PATCH", path: `${N}/notebooks/${this.nid}/items/${item.id}`, body: { frame: asked },
+        kind: ITEM, id: item.id, baseVersion: item.version || undefined, local: { frame: kept } });
+      if (answer?.item) item.frame = answer.item.frame;
+      else if (answer === null) item.frame = kept;
+      if (answer?.clamped || (answer === null && JSON.stringify(kept) !== JSON.stringify(asked))) announce("Kept inside the page.");
       frame = { ...item.frame };
       place(item.frame);
       this.shownAs = ""; // the frame drawn is the server's now: the next sync may draw it again
@@ -471,7 +587,16 @@ export class BookScreen extends NotebookElement {
       if (!pointers.has(event.pointerId)) return;
       event.stopPropagation();
       pointers.delete(event.pointerId);
-      if (pointers.size === 0) commit().finally(() => { this.dragging = Math.max(0, this.dragging - 1); });
+      if (pointers.size > 0) return;
+      const tapped = travelled < 4 && event.type === "pointerup";
+      const done = () => { this.dragging = Math.max(0, this.dragging - 1); };
+      if (tapped) {
+        frame = { ...item.frame };
+        done();
+        this.itemMenu(item);
+      } else {
+        commit().finally(done);
+      }
     };
     box.addEventListener("pointerup", end);
     box.addEventListener("pointercancel", end);
@@ -479,6 +604,11 @@ export class BookScreen extends NotebookElement {
     box.addEventListener("keydown", (event) => {
       const step = event.shiftKey ? 40 : 10;
       const moves = /** @type {Record<string, [number, number]>} */ ({ ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] });
+      if (event.key === "Enter" || event.key === " ") {
+        event.preventDefault();
+        this.itemMenu(item);
+        return;
+      }
       const move = moves[event.key];
       if (!move) return;
       event.preventDefault();
@@ -502,11 +632,16 @@ export class BookScreen extends NotebookElement {
     });
   }
 
-  /** Turns a page with the animation, then shows the new side. @param {number} by */
+  /**
+   * Turns a page with the animation, then shows the new side. Taps during a turn add up: two
+   * quick taps turn two pages (the second is not lost to the first's animation).
+   * @param {number} by
+   */
   turn(by) {
     const count = this.content?.pages.length ?? 0;
-    const next = Math.max(0, Math.min(count, this.index + by));
-    if (next === this.index) return;
+    const next = Math.max(0, Math.min(count, this.target + by));
+    if (next === this.target) return;
+    this.target = next;
     const sheet = this.book?.querySelector(".sheet");
     // Each turn finishes once, at the end of its animation or after 700 ms, whichever comes first;
     // a turn overtaken by a later one never finishes (its timer must not undo the later turn).
@@ -516,14 +651,44 @@ export class BookScreen extends NotebookElement {
       if (turn !== this.turns) return;
       this.turns += 1;
       this.turning = false;
-      this.index = next;
+      this.index = this.target;
       this.render();
-      announce(next === 0 ? "The cover." : `Page ${next}.`);
+      announce(this.index === 0 ? "The cover." : `Page ${this.index}.`);
     };
+    const where = this.querySelector(".turn-row .where");
+    if (where) where.textContent = next === 0 ? `Cover · ${count} page${count === 1 ? "" : "s"}` : `Page ${next} of ${count}`;
     if (!sheet || matchMedia("(prefers-reduced-motion: reduce)").matches) return finish();
-    sheet.classList.add(by > 0 ? "turning-next" : "turning-back");
+    sheet.classList.remove("turning-next", "turning-back");
+    void (/** @type {HTMLElement} */ (sheet)).offsetWidth; // restarts the animation for a turn that overtakes one under way
+    sheet.classList.add(next > this.index ? "turning-next" : "turning-back");
     sheet.addEventListener("animationend", finish, { once: true });
     window.setTimeout(finish, 700);
+  }
+
+  /**
+   * The page the person sees now (null on the cover). A turn still animating is finished first:
+   * what is asked of the page goes to the page the turn leads to, which the screen already names.
+   */
+  currentPage() {
+    if (this.turning) {
+      this.turns += 1;
+      this.turning = false;
+      this.index = this.target;
+      this.render();
+    }
+    return this.content?.pages[this.index - 1] ?? null;
+  }
+
+  /** A 50-page notebook: straight to a page. @param {number} count */
+  jumper(count) {
+    const select = /** @type {HTMLSelectElement} */ (h("select", { id: "nb-jump", onchange: () => {
+      const to = Number(select.value);
+      this.target = this.index;
+      this.turn(to - this.index);
+    } },
+    h("option", { value: "0", selected: this.index === 0 }, "Cover"),
+    ...Array.from({ length: count }, (_, n) => h("option", { value: String(n + 1), selected: this.index === n + 1 }, `Page ${n + 1}`))));
+    return h("label", { for: "nb-jump", class: "jump-label" }, "Go to page", select);
   }
 
   async addPage() {
@@ -533,85 +698,119 @@ export class BookScreen extends NotebookElement {
       { name: "background", label: "Colour", options: cat.palette.map((/** @type {any} */ s) => [s.id, s.id[0].toUpperCase() + s.id.slice(1)]), swatches: cat.palette },
     ]);
     if (!choice) return;
-    this.say(null);
-    try {
-      const answer = await this.ctx.api.request("POST", `${N}/notebooks/${this.content?.notebook.id}/pages`,
-        { body: { template: choice.template, background: choice.background, after: this.index } });
-      await this.reload(answer.body.number);
-      announce(`Page ${this.index} added.`);
-    } catch (error) {
-      this.refused(error);
-    }
+    this.currentPage();
+    const after = this.index;
+    const answer = await this.change({ method: "POST", path: `${N}/notebooks/${this.nid}/pages`,
+      body: { template: choice.template, background: choice.background, after }, kind: PAGE, id: localId(), recordAt: "page" });
+    if (answer === undefined) return;
+    this.reload(answer?.number ?? after + 1);
+    announce(`Page ${this.index} added.`);
+    if (answer === null) this.say(`No network: page ${this.index} is kept on this phone and made on the server when the phone is online.`, { alert: false });
   }
 
-  /** @param {Page} page */
-  async colour(page) {
+  async colour() {
+    const page = this.currentPage();
+    if (!page) return;
     const cat = this.catalog;
     const choice = await chooseDialog("Page colour", [
       { name: "background", label: "Colour", options: cat.palette.map((/** @type {any} */ s) => [s.id, s.id[0].toUpperCase() + s.id.slice(1)]), swatches: cat.palette, value: page.background },
     ]);
     if (!choice) return;
-    this.say(null);
-    try {
-      await this.ctx.api.request("PATCH", `${N}/notebooks/${this.content?.notebook.id}/pages/${this.numberOf(page)}`, { body: { background: choice.background } });
-      await this.reload();
-    } catch (error) {
-      this.refused(error);
-    }
+    const answer = await this.change({ method: "PATCH", path: `${N}/notebooks/${this.nid}/pages/${page.id}`, body: { background: choice.background }, kind: PAGE, id: page.id });
+    if (answer !== undefined) this.reload();
   }
 
   /**
-   * Puts text or a picture on the page showing. Offline, it waits in the outbox (shown as waiting)
-   * and goes on that page when the network returns; nothing the user typed is thrown away. A
-   * refusal is said beside the controls, with `again` to change what was typed.
-   * @param {any} body @param {[string, () => void]} [again]
+   * Where on the page an insert goes (FR3.2.6–7): a page from a template asks which free slot
+   * when more than one is free; a full page says so (nothing is stacked over its slots). Answers
+   * the slot, null for a blank page (centred), or undefined when there is nowhere (or cancelled).
+   * @param {Page} page
+   * @returns {Promise<number | null | undefined>}
    */
-  async insert(body, again) {
-    const notebook = /** @type {Notebook} */ (this.content?.notebook);
-    const page = this.content?.pages[this.index - 1];
+  async whereOnPage(page) {
+    if (!page.slots.length) return null;
+    const free = freeSlots(page);
+    if (!free.length) {
+      this.say(`Page ${this.numberOf(page)} is full: its ${page.slots.length === 1 ? "slot holds" : `${page.slots.length} slots hold`} an item each. `
+        + "Add a page, or remove an item first (tap it).", { action: ["New page", () => this.addPage()] });
+      return undefined;
+    }
+    if (free.length === 1) return free[0];
+    const names = page.slots.length === 2 ? ["Top", "Bottom"] : page.slots.map((_, n) => `Slot ${n + 1}`);
+    const choice = await chooseDialog("Where on the page", [{ name: "slot", label: "Slot", options: free.map((n) => [String(n), names[n]]) }]);
+    return choice ? Number(choice.slot) : undefined;
+  }
+
+  /**
+   * Puts text or a picture on the page showing, in `slot`. Offline, it waits in the outbox (drawn
+   * on the page as waiting) and goes on that page when the network returns; nothing the user typed
+   * is thrown away. A refusal is said beside the controls, with `again` to change what was typed.
+   * @param {any} body @param {number | null} slot @param {[string, () => void]} [again]
+   */
+  async insert(body, slot, again) {
+    const page = this.currentPage();
     if (!page) return;
-    const path = `${N}/notebooks/${notebook.id}/pages/${this.numberOf(page)}/items`;
-    this.say(null);
-    // One key for this insert, whether it is sent now or from the outbox after the network dropped
-    // mid-request: the server places it once.
-    const key = crypto.randomUUID();
-    if (this.ctx.sync.state === "offline" || !navigator.onLine) return this.keep(body, path, page, key);
-    try {
-      const answer = await this.ctx.api.request("POST", path,
-        { body, contentType: body instanceof Blob ? body.type : undefined, headers: { "Idempotency-Key": key } });
-      await this.reload();
-      announce(answer.body.item.kind === "image" ? "Picture added." : "Added.");
-    } catch (error) {
-      if (error instanceof ApiError && error.offline) return this.keep(body, path, page, key);
-      this.refused(error, again);
+    const picture = body instanceof Blob;
+    if (!picture && body.kind === "clipboard" && [...body.text].length > (this.catalog.clipboardMaxCharacters ?? 140) && !navigator.onLine) {
+      const max = this.catalog.clipboardMaxCharacters ?? 140;
+      this.say(`Clipboard text is at most ${max} characters; this is ${[...body.text].length}. Copy a shorter passage or type it as keyboard text.`, { action: again });
+      return;
+    }
+    const aspect = picture ? await aspectOf(body) : undefined;
+    const slots = page.slots;
+    const frame = placed(this.catalog, slot === null ? undefined : slots[slot], aspect);
+    const path = `${N}/notebooks/${this.nid}/pages/${page.id}/items${picture && slot !== null ? `?slot=${slot}` : ""}`;
+    const sent = picture ? body : { ...body, ...(slot === null ? {} : { slot }) };
+    const answer = await this.change({ method: "POST", path, body: sent, contentType: picture ? body.type : undefined, kind: ITEM, id: localId(),
+      recordAt: "item", local: { kind: picture ? "image" : body.kind, text: picture ? undefined : body.text, slot, frame } }, again);
+    if (answer === undefined) return;
+    this.reload();
+    if (answer === null) {
+      this.say(`No network: ${picture ? "the picture is" : "your text is"} kept on this phone and goes on page ${this.numberOf(page)} when the phone is online.`, { alert: false });
+    } else {
+      announce(picture ? "Picture added." : "Added.");
     }
   }
 
-  /** Offline: the insert waits in the outbox, shown as waiting, and is sent when the network returns.
-   * @param {any} body @param {string} path @param {Page} page @param {string} key its Idempotency-Key */
-  async keep(body, path, page, key) {
-    const notebook = /** @type {Notebook} */ (this.content?.notebook);
-    await this.ctx.sync.write({ key, method: "POST", path, body, contentType: body instanceof Blob ? body.type : undefined, kind: ITEM, id: localId(),
-      recordAt: "item", local: { kind: body instanceof Blob ? "image" : body.kind, text: body instanceof Blob ? undefined : body.text, notebook: notebook.id, page: page.id } });
-    this.say(`No network: ${body instanceof Blob ? "the picture is" : "your text is"} kept on this phone and goes on page ${this.numberOf(page)} when the phone is online.`, { alert: false });
-    this.render(true);
+  /** A change waiting for the network, in words. @param {import("./outbox.js").Write} write */
+  waitingWhat(write) {
+    const what = writeOf(write);
+    const pageOf = (/** @type {string | undefined} */ id) => {
+      const found = this.content?.pages.findIndex((page) => page.id === id || page.id === this.ctx.sync.resolve(id ?? "")) ?? -1;
+      return found >= 0 ? `page ${found + 1}` : "its page";
+    };
+    const item = (/** @type {string | undefined} */ id) => this.content?.pages.flatMap((p) => p.items).find((i) => i.id === id);
+    const said = (/** @type {Item | undefined} */ it) => it?.kind === "image" ? "a picture" : `“${it?.text ?? ""}”`;
+    switch (what?.what) {
+      case "create": return `This notebook, “${write.body?.name ?? ""}”`;
+      case "rename": return "Its new name";
+      case "page": return "A new page";
+      case "background": return `A colour for ${pageOf(what.target)}`;
+      case "insert": return `${write.body instanceof Blob ? "A picture" : `“${write.body?.text ?? ""}”`} · ${pageOf(what.target)}`;
+      case "item": return write.body?.text !== undefined ? `New text “${write.body.text}”` : `${said(item(what.target))} moved`;
+      case "remove": return "An item removed";
+      case "undo": return "Undo";
+      default: return "A change";
+    }
   }
 
-  /** Where a waiting insert goes, in words. @param {import("./outbox.js").Write} write */
-  waitingWhere(write) {
-    const found = this.content?.pages.findIndex((page) => page.id === write.local?.page) ?? -1;
-    return found >= 0 ? `page ${found + 1}` : "its page";
-  }
-
-  /** @param {string} [typed] what was typed before, when the server refused it */
+  /** Asks where on the page (if it has slots), then the text. @param {string} [typed] what was typed before, when the server refused it */
   async write(typed = "") {
+    const page = this.currentPage();
+    if (!page) return;
+    const slot = await this.whereOnPage(page);
+    if (slot === undefined) return;
     const text = await askText({ title: "Write on the page", label: "Your text", id: "nb-text", action: "Add", multiline: true,
       required: "Type something first, or tap Cancel.", value: typed });
-    if (text) await this.insert({ kind: "text", text }, ["Change the text", () => this.write(text)]);
+    if (text) await this.insert({ kind: "text", text }, slot, ["Change the text", () => this.write(text)]);
   }
 
   /** What was copied goes on the page; the server refuses more than its clipboard limit, in words. */
   async paste() {
+    const page = this.currentPage();
+    if (!page) return;
+    const slot = await this.whereOnPage(page);
+    if (slot === undefined) return;
     let text = "";
     try {
       text = await navigator.clipboard.readText();
@@ -620,32 +819,70 @@ export class BookScreen extends NotebookElement {
       if (!typed) return;
       text = typed;
     }
-    await this.insert({ kind: "clipboard", text }, ["Write it instead", () => this.write(text)]);
+    await this.insert({ kind: "clipboard", text }, slot, ["Write it instead", () => this.write(text)]);
   }
 
   picturePicker() {
+    /** @type {number | null} */
+    let slot = null;
     const input = /** @type {HTMLInputElement} */ (h("input", { type: "file", accept: "image/*", hidden: true,
-      onchange: () => { const file = input.files?.[0]; if (file) this.insert(file); } }));
-    return h("span", { class: "picker" }, h("button", { type: "button", class: "secondary", onclick: () => input.click() }, "Picture"), input);
+      onchange: () => { const file = input.files?.[0]; input.value = ""; if (file) this.insert(file, slot); } }));
+    return h("span", { class: "picker" }, h("button", { type: "button", class: "secondary", onclick: async () => {
+      const page = this.currentPage();
+      if (!page) return;
+      const where = await this.whereOnPage(page);
+      if (where === undefined) return;
+      slot = where;
+      input.click();
+    } }, "Picture"), input);
   }
 
   async undo() {
-    this.say(null);
-    try {
-      await this.ctx.api.request("POST", `${N}/notebooks/${this.content?.notebook.id}/undo`);
-      await this.reload();
-      announce("Undone.");
-    } catch (error) {
-      this.refused(error);
-    }
+    this.currentPage();
+    const answer = await this.change({ method: "POST", path: `${N}/notebooks/${this.nid}/undo`, kind: NOTEBOOK, id: this.nid });
+    if (answer === undefined) return;
+    this.reload();
+    announce("Undone.");
   }
 
-  /** @param {Page} page */
-  async deletePage(page) {
+  /**
+   * UC-6: an item's choices, on a tap (or Enter): change its text, or remove it after confirming.
+   * @param {Item} item
+   */
+  async itemMenu(item) {
+    if (!this.editable) return;
+    const what = item.kind === "image" ? "this picture" : `“${(item.text ?? "").length > 40 ? `${(item.text ?? "").slice(0, 39)}…` : item.text}”`;
+    const choice = await chooseDialog(item.kind === "image" ? "A picture" : "Text on the page", [{ name: "action", label: "What to do",
+      options: [...(item.kind === "image" ? [] : [["edit", "Change the text"]]), ["remove", "Remove it"]].map((o) => /** @type {[string, string]} */ (o)) }]);
+    if (!choice) return;
+    if (choice.action === "edit") return this.editItem(item);
+    if (!(await confirmAction(`Remove ${what} from page ${this.index}? Undo cannot bring it back.`, "Remove"))) return;
+    const answer = await this.change({ method: "DELETE", path: `${N}/notebooks/${this.nid}/items/${item.id}`, kind: ITEM, id: item.id });
+    if (answer === undefined) return;
+    this.reload();
+    announce("Removed.");
+  }
+
+  /** @param {Item} item @param {string} [typed] */
+  async editItem(item, typed) {
+    const text = await askText({ title: "Change the text", label: "Its text", id: "nb-text", action: "Save", multiline: true,
+      required: "Type something first, or tap Cancel.", value: typed ?? item.text ?? "" });
+    if (!text || text === item.text) return;
+    const answer = await this.change({ method: "PATCH", path: `${N}/notebooks/${this.nid}/items/${item.id}`, body: { text }, kind: ITEM, id: item.id,
+      baseVersion: item.version || undefined }, ["Change the text", () => this.editItem(item, text)]);
+    if (answer === undefined) return;
+    this.reload();
+    announce("Changed.");
+  }
+
+  async deletePage() {
+    const page = this.currentPage();
+    if (!page) return;
     this.say(null);
     const number = this.numberOf(page);
-    if (!(await confirmedDelete(this, `${N}/notebooks/${this.content?.notebook.id}/pages/${number}`))) return;
-    await this.reload(Math.max(0, number - 1));
+    if (!(await confirmedDelete(this, `${N}/notebooks/${this.nid}/pages/${page.id}`))) return;
+    await this.ctx.sync.pull();
+    this.reload(number); // the page that took its place, or the new last page
     announce("Page deleted.");
   }
 
@@ -665,7 +902,8 @@ export class BookScreen extends NotebookElement {
     try {
       await this.ctx.api.request("PUT", `${N}/notebooks/${this.content?.notebook.id}/pin`,
         { body: { latitude: here.latitude, longitude: here.longitude, allowEdits: false } });
-      await this.reload();
+      await this.ctx.sync.pull();
+      this.reload();
       announce("Pinned where you stand.");
     } catch (error) {
       this.refused(error);
@@ -825,6 +1063,31 @@ export class BookScreen extends NotebookElement {
 }
 customElements.define("nb-book", BookScreen);
 
+/** @type {WeakMap<Blob, string>} */
+const blobURLs = new WeakMap();
+
+/** An object URL for a picture waiting in the outbox (one per picture, however often it is drawn). @param {Blob} blob */
+function blobURL(blob) {
+  let url = blobURLs.get(blob);
+  if (!url) {
+    url = URL.createObjectURL(blob);
+    blobURLs.set(blob, url);
+  }
+  return url;
+}
+
+/** A picture's width ÷ height, to draw it where the server will put it; undefined when it cannot be read. @param {Blob} blob */
+async function aspectOf(blob) {
+  try {
+    const bitmap = await createImageBitmap(blob);
+    const aspect = bitmap.width / Math.max(1, bitmap.height);
+    bitmap.close();
+    return aspect;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * `text` broken into lines no wider than `width` at the context's font.
  * @param {CanvasRenderingContext2D} g @param {string} text @param {number} width
@@ -909,7 +1172,7 @@ function textDialog(title, label) {
 // My notebooks -------------------------------------------------------------------------------------
 
 export class NotebooksScreen extends NotebookElement {
-  /** @type {{mine: any, shared: any} | undefined} */
+  /** @type {{mine: Notebook[], shared: Notebook[]} | undefined} */
   lists;
   shownAs = "";
   changeTimer = 0;
@@ -925,25 +1188,16 @@ export class NotebooksScreen extends NotebookElement {
     clearTimeout(this.changeTimer);
   }
 
-  async load() {
-    try {
-      const [mine, shared] = await Promise.all([this.ctx.api.get(`${N}/notebooks`), this.ctx.api.get(`${N}/shared`)]);
-      this.lists = { mine, shared };
-    } catch (error) {
-      // Offline: read again once the network is back (its "needs the network" sentence going then).
-      const saidOffline = !this.lists;
-      if (error instanceof ApiError && error.offline) this.whenOnline(() => { if (saidOffline) this.say(null); this.load(); });
-      if (!this.lists) this.draw(h("main", { class: "screen" }, h("h1", {}, "My notebooks"), this.saidSlot()));
-      if (!this.lists || !(error instanceof ApiError && error.offline)) this.refused(error);
-      return;
-    }
+  /** The notebooks this phone has (from the sync feed, with what waits in the outbox): online and offline alike. */
+  load() {
+    this.lists = localNotebooks(this.ctx.sync);
     this.render();
   }
 
   render() {
-    const lists = /** @type {{mine: any, shared: any}} */ (this.lists);
+    const lists = /** @type {{mine: Notebook[], shared: Notebook[]}} */ (this.lists);
     const { mine, shared } = lists;
-    const shownAs = JSON.stringify([mine.items, shared.items, this.said]);
+    const shownAs = JSON.stringify([mine, shared, this.said]);
     if (shownAs === this.shownAs) return;
     this.shownAs = shownAs;
     /** @param {Notebook} notebook @param {string} note */
@@ -952,13 +1206,12 @@ export class NotebooksScreen extends NotebookElement {
     this.draw(h("main", { class: "screen" },
       h("div", { class: "toolbar" }, h("h1", {}, "My notebooks"), h("button", { type: "button", onclick: () => this.create() }, "New notebook")),
       this.saidSlot(),
-      h("ul", { class: "big-list", "aria-label": "My notebooks" }, ...mine.items.map((/** @type {Notebook} */ n) =>
-        row(n, `${n.pageCount} page${n.pageCount === 1 ? "" : "s"}`))),
-      shared.items.length ? h("h2", {}, "Shared with me") : null,
-      shared.items.length ? h("ul", { class: "big-list", "aria-label": "Shared with me" }, ...shared.items.map((/** @type {any} */ s) =>
-        row(s.notebook, "read only"))) : null,
-      mine.items.length ? h("h2", {}, "Delete a notebook") : null,
-      mine.items.length ? h("ul", { class: "chips" }, ...mine.items.map((/** @type {Notebook} */ n) => h("li", {},
+      h("ul", { class: "big-list", "aria-label": "My notebooks" }, ...mine.map((n) =>
+        row(n, `${n.pageCount} page${n.pageCount === 1 ? "" : "s"}${n.pending ? " · waiting for the network" : ""}`))),
+      shared.length ? h("h2", {}, "Shared with me") : null,
+      shared.length ? h("ul", { class: "big-list", "aria-label": "Shared with me" }, ...shared.map((n) => row(n, "read only"))) : null,
+      mine.length ? h("h2", {}, "Delete a notebook") : null,
+      mine.length ? h("ul", { class: "chips" }, ...mine.map((n) => h("li", {},
         h("button", { type: "button", class: "danger", "aria-label": `Delete ${n.name}`, onclick: () => this.remove_(n) }, `Delete “${n.name}”`)))) : null));
   }
 
@@ -979,20 +1232,30 @@ export class NotebooksScreen extends NotebookElement {
     const choice = await chooseDialog("Its cover", [{ name: "cover", label: "Cover",
       options: catalogue.covers.map((/** @type {any} */ c) => [c.id, c.summary]) }]);
     if (!choice) return;
-    try {
-      const made = await this.ctx.api.request("POST", `${N}/notebooks`, { body: { name: name.trim(), cover: choice.cover } });
-      await this.ctx.api.request("POST", `${N}/open`, { body: { id: made.body.id } });
-      this.ctx.go(`#/n/${encodeURIComponent(made.body.id)}`);
-    } catch (error) {
-      if (error instanceof ApiError && error.offline) this.say(`No network: “${name.trim()}” is not made yet. Try again when the phone is online.`, { action: again });
-      else this.refused(error, again);
+    const body = { name: name.trim(), cover: choice.cover };
+    if (navigator.onLine && this.ctx.sync.state !== "offline") {
+      try {
+        const made = await this.ctx.api.request("POST", `${N}/notebooks`, { body, headers: { "Idempotency-Key": newKey() } });
+        await this.ctx.api.request("POST", `${N}/open`, { body: { id: made.body.id } });
+        await this.ctx.sync.pull();
+        this.ctx.go(`#/n/${encodeURIComponent(made.body.id)}`);
+        return;
+      } catch (error) {
+        if (!(error instanceof ApiError && error.offline)) return this.refused(error, again);
+      }
     }
+    // Offline: made on this phone now, on the server when the network returns.
+    const id = localId();
+    await this.ctx.sync.write({ method: "POST", path: `${N}/notebooks`, body, kind: NOTEBOOK, id });
+    localStorage.setItem("quire.ar.last", id);
+    this.ctx.go(`#/n/${encodeURIComponent(id)}`);
   }
 
   /** @param {Notebook} notebook */
   async remove_(notebook) {
     this.say(null);
     if (!(await confirmedDelete(this, `${N}/notebooks/${notebook.id}`))) return;
+    await this.ctx.sync.pull();
     announce(`${notebook.name} deleted.`);
     this.load();
   }

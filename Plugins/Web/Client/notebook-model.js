@@ -1,0 +1,204 @@
+// @ts-check
+/**
+ * AR Notebook as this phone has it: the notebooks, pages and items the sync feed brought (kept in
+ * IndexedDB by `sync.js`), with this phone's changes still waiting in the outbox applied on top,
+ * in the shape the server's `GET /notebooks/{id}` answers. Pure functions over `sync.records` and
+ * `sync.writes`: the screen reads the notebook from here online and offline alike, so it opens
+ * without a network and follows every sync.
+ *
+ * Queued writes name pages by their id (the server accepts a page's id where a number goes), so
+ * a change made offline lands on the page it was made on, wherever other changes moved it since.
+ */
+
+export const N = "/api/v1/notebooks";
+export const NOTEBOOK = "notebooks.notebook";
+export const PAGE = "notebooks.page";
+export const ITEM = "notebooks.item";
+
+/** @typedef {{x: number, y: number, width: number, height: number}} Frame */
+/** @typedef {{id: string, kind: string, text?: string, image?: string, blob?: Blob, frame: Frame, slot?: number | null, seq: number, version?: number, pending?: boolean, page?: string}} Item */
+/** @typedef {{id: string, number: number, template: string, slots: Frame[], background: string, items: Item[], version?: number, pending?: boolean}} Page */
+/** @typedef {{id: string, name: string, cover: string, coverText?: string, pageCount: number, canUndo: boolean, access: string, pin?: any, version: number, openedAt?: string, pending?: boolean}} Notebook */
+/** @typedef {{notebook: Notebook, pages: Page[]}} Content */
+/** @typedef {{pageWidth: number, pageHeight: number, templates: Array<{id: string, slots: Frame[]}>, covers: any[], palette: any[], clipboardMaxCharacters: number}} Catalog */
+
+const PATH = /^\/api\/v1\/notebooks\/notebooks\/([^/?]+)(?:\/(pages|items|undo)(?:\/([^/?]+)(?:\/(items))?)?)?(?:\?.*)?$/;
+
+/**
+ * What a queued write does to a notebook, read from its path.
+ * @param {import("./outbox.js").Write} write
+ * @returns {{notebook: string, what: "create" | "rename" | "page" | "background" | "insert" | "item" | "remove" | "undo" | "other", target?: string} | null}
+ */
+export function writeOf(write) {
+  if (write.method === "POST" && write.path === `${N}/notebooks`) return { notebook: write.id, what: "create" };
+  const match = PATH.exec(write.path);
+  if (!match) return null;
+  const [, notebook, section, target, sub] = match;
+  if (!section) return { notebook, what: write.method === "PATCH" ? "rename" : "other" };
+  if (section === "undo") return { notebook, what: "undo" };
+  if (section === "pages" && !target) return { notebook, what: write.method === "POST" ? "page" : "other" };
+  if (section === "pages" && sub === "items") return { notebook, what: "insert", target };
+  if (section === "pages") return { notebook, what: write.method === "PATCH" ? "background" : "other", target };
+  if (section === "items" && write.method === "PATCH") return { notebook, what: "item", target };
+  if (section === "items" && write.method === "DELETE") return { notebook, what: "remove", target };
+  return { notebook, what: "other" };
+}
+
+/** The writes waiting for the network that change notebook `id`. @param {import("./sync.js").Sync} sync @param {string} id */
+export function waitingFor(sync, id) {
+  return sync.writes.filter((write) => writeOf(write)?.notebook === id);
+}
+
+/** The template's slots. @param {Catalog} catalog @param {string} template */
+export function slotsOf(catalog, template) {
+  return catalog.templates.find((t) => t.id === template)?.slots ?? [];
+}
+
+/**
+ * Where the server puts a new item (NotebookLayout.place): in its slot, else centred; a picture
+ * keeps its shape. Drawn this way until the server's answer comes.
+ * @param {Catalog} catalog @param {Frame | undefined} slot @param {number} [aspect]
+ */
+export function placed(catalog, slot, aspect) {
+  const W = catalog.pageWidth, H = catalog.pageHeight;
+  const box = slot ?? { x: W * 0.1, y: H * 0.3, width: W * 0.8, height: H * 0.4 };
+  let width = box.width, height = box.height;
+  if (aspect && Number.isFinite(aspect) && aspect > 0) {
+    if (box.width / box.height > aspect) width = box.height * aspect;
+    else height = box.width / aspect;
+  } else if (!slot) {
+    height = Math.min(box.height, H * 0.15);
+  }
+  return { x: box.x + (box.width - width) / 2, y: box.y + (box.height - height) / 2, width, height };
+}
+
+/** The slots of a page no item holds. @param {Page} page */
+export function freeSlots(page) {
+  const taken = new Set(page.items.map((item) => item.slot).filter((slot) => typeof slot === "number"));
+  return page.slots.map((_, index) => index).filter((index) => !taken.has(index));
+}
+
+/**
+ * The notebook as this phone has it, or null when the feed has not brought it.
+ * @param {import("./sync.js").Sync} sync @param {string} id @param {Catalog} catalog
+ * @returns {Content | null}
+ */
+export function localContent(sync, id, catalog) {
+  const records = sync.records;
+  const held = records.get(`${NOTEBOOK}/${id}`);
+  const writes = waitingFor(sync, id);
+  const created = writes.find((write) => writeOf(write)?.what === "create");
+  if (!held && !created) return null;
+  /** @type {Notebook & {pages?: string[]}} */
+  const notebook = held ? { ...held } : { ...created?.body, id, pageCount: 0, canUndo: false, access: "owner", version: 0, pending: true };
+  /** @type {string[]} */
+  let order = Array.isArray(held?.pages) ? [...held.pages] : [];
+  /** @type {Map<string, Page>} */
+  const pages = new Map();
+  /** @type {Map<string, Item>} */
+  const items = new Map();
+  for (const [key, value] of records) {
+    if (value?.notebook !== id) continue;
+    if (key.startsWith(`${PAGE}/`)) pages.set(value.id, { ...value, slots: slotsOf(catalog, value.template), items: [] });
+    else if (key.startsWith(`${ITEM}/`)) items.set(value.id, { ...value, kind: value.itemKind ?? value.kind });
+  }
+  // The last insert, which undo takes away: the newest item, while the server says there is one.
+  /** @type {string | null} */
+  let last = null;
+  if (notebook.canUndo) {
+    let seq = -Infinity;
+    for (const item of items.values()) if (item.seq > seq) [seq, last] = [item.seq, item.id];
+  }
+  let canUndo = Boolean(notebook.canUndo);
+  let nextSeq = Math.max(0, ...[...items.values()].map((item) => item.seq ?? 0)) + 1;
+  for (const write of writes) {
+    const what = writeOf(write);
+    if (!what) continue;
+    const body = write.body instanceof Blob ? null : write.body ?? {};
+    if (what.what === "rename" && body) Object.assign(notebook, body, { pending: true });
+    else if (what.what === "page" && body) {
+      const at = Math.max(0, Math.min(order.length, typeof body.after === "number" ? body.after : order.length));
+      order.splice(at, 0, write.id);
+      pages.set(write.id, { id: write.id, number: 0, template: body.template ?? "blank", background: body.background ?? "white",
+        slots: slotsOf(catalog, body.template ?? "blank"), items: [], pending: true });
+    } else if (what.what === "background" && body && what.target) {
+      const page = pages.get(what.target);
+      if (page) pages.set(page.id, { ...page, ...body, pending: true });
+    } else if (what.what === "insert" && what.target) {
+      const local = write.local ?? {};
+      items.set(write.id, { id: write.id, kind: local.kind ?? "text", text: local.text, blob: write.body instanceof Blob ? write.body : undefined,
+        frame: local.frame, slot: local.slot ?? null, seq: nextSeq++, pending: true, page: what.target });
+      last = write.id;
+      canUndo = true;
+    } else if (what.what === "item" && body && what.target) {
+      const item = items.get(what.target);
+      if (item) items.set(item.id, { ...item, ...body, ...(write.local ?? {}), pending: true });
+    } else if (what.what === "remove" && what.target) {
+      items.delete(what.target);
+      last = null;
+      canUndo = false;
+    } else if (what.what === "undo") {
+      if (last) items.delete(last);
+      last = null;
+      canUndo = false;
+    }
+  }
+  order = order.filter((pageId) => pages.has(pageId));
+  const list = order.map((pageId, index) => ({ .../** @type {Page} */ (pages.get(pageId)), number: index + 1, items: /** @type {Item[]} */ ([]) }));
+  const byId = new Map(list.map((page) => [page.id, page]));
+  for (const item of [...items.values()].sort((a, b) => a.seq - b.seq)) byId.get(/** @type {any} */ (item).page)?.items.push(item);
+  // A pending insert whose slot was not chosen takes the first free one, as the server does.
+  for (const page of list) {
+    for (const item of page.items) {
+      if (!item.pending || item.frame) continue;
+      const taken = new Set(page.items.filter((other) => other !== item && typeof other.slot === "number").map((other) => other.slot));
+      const slot = page.slots.findIndex((_, index) => !taken.has(index));
+      item.slot = slot >= 0 ? slot : null;
+      item.frame = placed(catalog, slot >= 0 ? page.slots[slot] : undefined, /** @type {any} */ (item).aspect);
+    }
+  }
+  delete notebook.pages;
+  return { notebook: { ...notebook, id, pageCount: list.length, canUndo: canUndo && notebook.access !== "read" }, pages: list };
+}
+
+/**
+ * The notebooks this phone has (the owner's and those shared with them), newest opened first.
+ * @param {import("./sync.js").Sync} sync
+ * @returns {{mine: Notebook[], shared: Notebook[]}}
+ */
+export function localNotebooks(sync) {
+  /** @type {Notebook[]} */
+  const all = [];
+  for (const [key, value] of sync.records) if (key.startsWith(`${NOTEBOOK}/`)) all.push(value);
+  const removed = new Set();
+  for (const write of sync.writes) {
+    const what = writeOf(write);
+    if (what?.what === "create") all.push({ ...write.body, id: write.id, pageCount: 0, canUndo: false, access: "owner", version: 0, pending: true });
+    if (what?.what === "rename") {
+      const at = all.findIndex((n) => n.id === what.notebook);
+      if (at >= 0) all[at] = { ...all[at], ...write.body };
+    }
+    if (write.method === "DELETE" && what && what.what === "other" && write.path.split("?")[0].endsWith(`/notebooks/${what.notebook}`)) removed.add(what.notebook);
+  }
+  const shown = all.filter((n) => !removed.has(n.id)).map((n) => ({ ...n, pageCount: Array.isArray(/** @type {any} */ (n).pages) ? /** @type {any} */ (n).pages.length : n.pageCount }));
+  shown.sort((a, b) => (b.openedAt ?? "").localeCompare(a.openedAt ?? "") || a.name.localeCompare(b.name));
+  return { mine: shown.filter((n) => n.access !== "read"), shared: shown.filter((n) => n.access === "read") };
+}
+
+/** The catalog as last read, kept for opening offline. @returns {Catalog | null} */
+export function keptCatalog() {
+  try {
+    return JSON.parse(localStorage.getItem("quire.ar.catalog") ?? "null");
+  } catch {
+    return null;
+  }
+}
+
+/** @param {Catalog} catalog */
+export function keepCatalog(catalog) {
+  try {
+    localStorage.setItem("quire.ar.catalog", JSON.stringify(catalog));
+  } catch {
+    // Storage full: read from the network next time.
+  }
+}
