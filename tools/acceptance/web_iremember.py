@@ -231,6 +231,25 @@ def edit_picture(page, server, token, photo):
           reverted.get("edited") is False and image == original and len(back.get("strokes", [])) == len(expected) and same,
           (reverted.get("edited"), image == original, len(back.get("strokes", []))))
 
+    # Offline: the edit waits in the outbox, and is made when the phone is back online.
+    page.context.set_offline(True)
+    page.get_by_role("link", name="Edit picture").click()
+    page.wait_for_function("() => document.querySelector('photo-editor canvas.preview')?.width > 0", timeout=15_000)
+    page.get_by_role("button", name="Turn left").click()
+    page.get_by_role("button", name="Save").click()
+    page.wait_for_selector("album-photo figure")
+    page.wait_for_function("() => document.querySelector('quire-status')?.textContent.startsWith('Offline')")
+    waiting = page.text_content("quire-status")
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(page, 30_000)
+    _, turned, _ = call(server, "GET", f"/api/v1/album/photos/{pid}", token=token)
+    check("offline, Edit picture waits in the outbox (“Offline · 1 waiting”) and the picture is turned when the phone is back online",
+          waiting == "Offline · 1 waiting" and turned.get("edited") is True and (turned["width"], turned["height"]) == (240, 320),
+          (waiting, turned.get("width"), turned.get("height")))
+    status, _, _ = call(server, "POST", f"/api/v1/album/photos/{pid}/revert", token=token)
+    page.wait_for_function("() => !document.querySelector('quire-status')?.textContent.includes('waiting')")
+
 
 def library_with_geolocation(page, server, data, token):
     page.click("text=Home")
