@@ -84,7 +84,8 @@ public final class MemoryBudget: Sendable {
     /// the bytes are given back when `work` returns, throws or is cancelled.
     /// - Throws: ``Problem`` 503 `server_busy` with `Retry-After` when no room came in time;
     ///   `CancellationError` when the task was cancelled while waiting; whatever `work` throws.
-    public func withReservation<T: Sendable>(_ bytes: Int, for what: String, _ work: () async throws -> T) async throws -> T {
+    public func withReservation<T>(_ bytes: Int, for what: String, isolation: isolated (any Actor)? = #isolation,
+                                   _ work: () async throws -> T) async throws -> T {
         let reserved = try await reserve(bytes, for: what)
         do {
             let result = try await work()

@@ -231,6 +231,17 @@ public struct StoragePlugin: Plugin {
         }
         let backups = self.backups
         try bus.handle(GetBackupDetail.self) { _, _ in backups?.status ?? BackupStatus(enabled: false) }
+        try bus.handle(StartBackup.self) { request, _ in
+            guard let backups else {
+                throw BusError.invalid("Backups are not configured on this server: add storage.backup to the app's YAML (see the README, \"Backups and upgrades\"), "
+                                       + "or run quire backup --config FILE OUT on the server.")
+            }
+            return try backups.start(requestedBy: request.requestedBy)
+        }
+        try bus.handle(ListRestorePoints.self) { _, _ in
+            guard let backups else { return RestorePoints(enabled: false) }
+            return await BackupScheduler.offThread { backups.restorePoints() }
+        }
         let status = StorageStatus(records: records, blobs: blobs, backend: backendName, databaseFile: databaseFile, blobFolder: blobFolder)
         try bus.handle(GetStorageStatus.self) { _, _ in await status.measure() }
     }
@@ -291,6 +302,9 @@ public struct StoragePlugin: Plugin {
             return try await spatial.spatialQuery(request.query)
         }
         try bus.handle(PutBlob.self) { request, _ in try await blobs.put(request.bytes) }
+        try bus.handle(OpenBlobSpool.self) { _, _ in .init(directory: try await blobs.spoolDirectory()?.path) }
+        try bus.handle(PutBlobFile.self) { request, _ in try await blobs.put(fileAt: URL(fileURLWithPath: request.path)) }
+        try bus.handle(LocateBlob.self) { request, _ in .init(path: try await blobs.localPath(of: request.sha256)?.path) }
         try bus.handle(GetBlob.self) { request, _ in .init(bytes: try await blobs.get(request.sha256)) }
         try bus.handle(StatBlob.self) { request, _ in .init(blob: try await blobs.stat(request.sha256)) }
         try bus.handle(DeleteBlob.self) { request, _ in .init(existed: try await blobs.delete(request.sha256)) }
