@@ -289,7 +289,7 @@ function filtering(filters) {
 export function byWord(entries) {
   const kept = sortedByWord.get(entries);
   if (kept) return kept;
-  const sorted = entries.map((entry) => ({ entry, key: wordsOf(entry).key }))
+  const sorted = entries.map((entry) => ({ entry, key: keyOf(entry) }))
     .sort((a, b) => compareKeys(a.key, b.key) || compareKeys(a.entry.id, b.entry.id))
     .map(({ entry }) => entry);
   // A frozen list (the synced copy's view) does not change: its order is kept until the next view.
@@ -310,6 +310,23 @@ const foldedWords = new WeakMap();
  * entry changes), so a keystroke over 50,000 entries does not fold 50,000 words again.
  * @param {Entry} entry
  */
+/**
+ * An entry's folded word alone (what the lists sort by): its definitions are not folded until a
+ * search looks at them.
+ * @param {Entry} entry
+ */
+function keyOf(entry) {
+  let key = foldedKeys.get(entry) ?? foldedWords.get(entry)?.key;
+  if (key === undefined) {
+    key = tokens(entry.word ?? "").map((t) => t.folded).join(" ");
+    foldedKeys.set(entry, key);
+  }
+  return key;
+}
+
+/** @type {WeakMap<Entry, string>} */
+const foldedKeys = new WeakMap();
+
 function wordsOf(entry) {
   let found = foldedWords.get(entry);
   if (!found) {
