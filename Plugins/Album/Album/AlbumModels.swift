@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import MediaAPI
 import Secrets
 
 /// A photo as stored (`album.photos`). Times are wall-clock (what the camera's clock showed),
@@ -25,6 +26,9 @@ struct PhotoData: Codable, Sendable, Equatable {
     /// can be reverted), and its format. `image` is then the edited picture.
     var original: String?
     var originalFormat: String?
+    /// The edits since `original`, in order (each on the picture the one before left): the
+    /// mark-up is moved back through them on a revert.
+    var edits: [ImageEdit]?
     var location: Location?
     var placeKey: String?
     var place: PlaceName?
