@@ -468,11 +468,12 @@ def offline_text(page, server, token):
     page.evaluate("window.dispatchEvent(new Event('online'))")
     try:
         webwalk.settled(page)
+        page.wait_for_selector(".nb-waiting", state="detached", timeout=5_000)
     except Exception:
         pass  # the check below says what is on the server
     items = [i.get("text") for p in notebook_of(server, token)["pages"] for i in p["items"]]
     check("back online, it goes on the page, once", items.count("Written on the train") == 1 and page.is_visible(".sheet .item-text:has-text('Written on the train')")
-          and not page.is_visible(".nb-waiting"), items)
+          and not page.is_visible(".nb-waiting"), (items, where(page), page.inner_text("nb-book")[:300]))
 
 
 def go_offline(page):
@@ -514,6 +515,18 @@ def offline_notebook(browser, server, page, token):
         page.wait_for_selector(f".sheet .item-text:has-text('{text}')", timeout=5_000)
     page.click("nb-book button:has-text('Undo')")
     page.wait_for_selector(".sheet .item-text:has-text('Taken back offline')", state="detached", timeout=5_000)
+    # An item of the server's, changed offline: its text.
+    page.click("[aria-label='Previous page']")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 2 of 3'")
+    page.wait_for_selector(".sheet .item-text:has-text('Written on the train')")
+    page.click("nb-book .sheet [aria-label='Text: Written on the train']")
+    page.check("dialog label:has-text('Change the text') input")
+    page.click("dialog button:has-text('OK')")
+    page.fill("#nb-text", "Written on the train, changed offline")
+    page.click("dialog button:has-text('Save')")
+    page.wait_for_selector(".sheet .item-text.pending:has-text('changed offline')", timeout=5_000)
+    page.click("[aria-label='Next page']")
+    page.wait_for_selector(".sheet:not(.turning-next) .item-text:has-text('Kept offline')")
     page.reload()
     page.wait_for_selector("nb-book .stage", timeout=10_000)
     kept = page.is_visible(".sheet .item-text:has-text('Kept offline')") and not page.is_visible(".sheet .item-text:has-text('Taken back offline')")
@@ -547,16 +560,18 @@ def offline_notebook(browser, server, page, token):
     _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
     train = next((n for n in listing["items"] if n["name"] == "Made on the train"), None)
     train_texts = [i.get("text") for p in notebook_of_id(server, token, train["id"])["pages"] for i in p["items"]] if train else None
-    check("back online, the server has them once, in order: page 3 with “Kept offline”, the undone text gone, the new notebook with its page",
-          len(content["pages"]) == 3 and texts[2] == ["Kept offline"] and train_texts == ["First words"], (texts, train_texts))
+    check("back online, the server has them once, in order: page 3 with “Kept offline”, the undone text gone, the text changed, "
+          "the new notebook with its page",
+          len(content["pages"]) == 3 and texts[2] == ["Kept offline"] and "Written on the train, changed offline" in texts[1]
+          and train_texts == ["First words"], (texts, train_texts))
     page.goto(f"/#/n/{notebook_id}")
     page.wait_for_selector("nb-book .stage")
     # The other phone, open on this notebook all along, has followed.
     try:
-        other.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.endsWith('of 3')", timeout=5_000)
+        other.wait_for_function("() => /of 3$|· 3 pages$/.test(document.querySelector('.turn-row .where')?.textContent)", timeout=5_000)
     except Exception:
         pass  # the check below says where it was
-    check("…and the other phone, open on the notebook, follows without a reload", where(other).endswith("of 3"), where(other))
+    check("…and the other phone, open on the notebook, follows without a reload", where(other).endswith(("of 3", "· 3 pages")), where(other))
     second.close()
     if train:
         _, asked, _ = call(server, "DELETE", f"{N}/notebooks/{train['id']}", token=token)

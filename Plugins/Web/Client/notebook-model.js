@@ -202,3 +202,41 @@ export function keepCatalog(catalog) {
     // Storage full: read from the network next time.
   }
 }
+
+/**
+ * The notebook as the server answered it (`GET /notebooks/{id}`), kept with the feed's records: a
+ * notebook shared with this phone's user after its pages were written has them only from here
+ * (the feed brings what changes from then on). A copy the feed brought newer stays.
+ * @param {import("./sync.js").Sync} sync @param {Content} content
+ */
+export async function keepFromServer(sync, content) {
+  const id = content.notebook.id;
+  /** @type {Array<[string, any]>} */
+  const puts = [];
+  /** @type {string[]} */
+  const deletes = [];
+  const owner = sync.records.get(`${NOTEBOOK}/${id}`)?.owner;
+  const put = (/** @type {string} */ key, /** @type {any} */ value) => {
+    const held = sync.records.get(key);
+    if (held && held.version >= value.version) return;
+    puts.push([key, { ...value, ...(owner ? { owner } : {}) }]);
+  };
+  put(`${NOTEBOOK}/${id}`, { ...content.notebook, pages: content.pages.map((page) => page.id), kind: NOTEBOOK });
+  const present = new Set();
+  for (const page of content.pages) {
+    present.add(`${PAGE}/${page.id}`);
+    put(`${PAGE}/${page.id}`, { id: page.id, notebook: id, template: page.template, background: page.background, kind: PAGE, version: 0 });
+    for (const item of page.items) {
+      present.add(`${ITEM}/${item.id}`);
+      put(`${ITEM}/${item.id}`, { ...item, itemKind: item.kind, kind: ITEM, notebook: id, page: page.id, version: 0 });
+    }
+  }
+  for (const [key, value] of sync.records) {
+    if (value?.notebook === id && (key.startsWith(`${PAGE}/`) || key.startsWith(`${ITEM}/`)) && !present.has(key)) deletes.push(key);
+  }
+  if (!puts.length && !deletes.length) return;
+  for (const [key, value] of puts) sync.records.set(key, value);
+  for (const key of deletes) sync.records.delete(key);
+  await sync.db?.applyRecords(puts, deletes);
+  sync.changed();
+}

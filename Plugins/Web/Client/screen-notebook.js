@@ -11,14 +11,17 @@
  * pinned notebook (`watchPosition`); the battery (Battery Status API) feeding device-monitor, with
  * the blocking alert at 5 % and "I am charging"; a camera frame judged for light before placing.
  *
- * This app works online: its screens read the server's notebook and every change is the server's
- * answer (placement, clamping, undo are the server's rules). They follow sync: another device's
- * change (the owner's other phone, or the owner of a notebook shared with you) shows without a
- * reload. Text or a picture added while offline waits in the outbox and goes on the page when the
- * network returns; anything else that needs the network says so where it was asked for.
+ * Offline first (UC-15): the screens read the phone's synced copy (`notebook-model.js`: the sync
+ * feed's notebooks, pages and items with the outbox's changes on top), so a notebook opens without
+ * a network and follows every sync: another device's change (the owner's other phone, or the owner
+ * of a notebook shared with you) shows without a reload, keeping what is being typed. A change is
+ * sent at once when the phone is online and nothing of the notebook waits before it (placement,
+ * clamping and refusals are the server's answer); otherwise it waits in the outbox, drawn as
+ * waiting, and is sent in order when the network returns. Opening a shared link, sharing, pins and
+ * deletes (the server's confirmation) need the network and say so where they were asked for.
  */
 import { ApiError } from "./api.js";
-import { freeSlots, ITEM, keepCatalog, keptCatalog, localContent, localNotebooks, N, NOTEBOOK, PAGE, placed, waitingFor, writeOf } from "./notebook-model.js";
+import { freeSlots, ITEM, keepCatalog, keepFromServer, keptCatalog, localContent, localNotebooks, N, NOTEBOOK, PAGE, placed, waitingFor, writeOf } from "./notebook-model.js";
 import { isLocal, localId, newKey } from "./outbox.js";
 import { shareLink } from "./share.js";
 import { announce, askText, confirmAction, h, imageURL, whereAmI } from "./ui.js";
@@ -256,6 +259,11 @@ export class BookScreen extends NotebookElement {
   waitingCount = 0;
   /** @type {any} */
   catalog = null;
+  /** The camera's image the notebook shows over, and what was said of its light (kept through a redraw). */
+  /** @type {HTMLVideoElement | undefined} */
+  camera;
+  /** @type {HTMLElement | undefined} */
+  lightSaid;
 
   /** The notebook's id as the server knows it now. */
   get nid() {
@@ -278,9 +286,20 @@ export class BookScreen extends NotebookElement {
       let id = this.id_ ? sync.resolve(this.id_) : "";
       if (!id) id = await this.openLast();
       this.notebookId = id;
-      if (!this.current()) {
+      const local = this.current();
+      if (!local || local.notebook.access === "read") {
+        // Not here yet, or shared with this user: the server's copy, kept with the feed's (a shared
+        // notebook's earlier pages never come through this user's feed).
         await sync.pull();
-        if (!localContent(sync, this.nid, this.catalog)) this.fallback = await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(this.nid)}`);
+        if (!isLocal(this.nid)) {
+          try {
+            const content = await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(this.nid)}`);
+            this.fallback = content;
+            await keepFromServer(sync, content);
+          } catch (error) {
+            if (!local || !(error instanceof ApiError && error.offline)) throw error;
+          }
+        }
       }
       this.content = this.current();
       if (!this.content) throw new ApiError("This notebook is not on this phone, and the server does not know it.", 404);
@@ -428,6 +447,11 @@ export class BookScreen extends NotebookElement {
     this.book = h("div", { class: "book" }, this.sheet(page, notebook), h("div", { class: "back-cover", "aria-hidden": "true" }));
     this.book.style.setProperty("--turn", `${this.angle}deg`);
     this.stage.append(this.book);
+    // Over the camera: the camera and the light's verdict stay through a redraw.
+    if (this.camera) {
+      this.stage.prepend(this.camera);
+      this.stage.classList.add("over-camera");
+    }
     this.swipes(this.stage);
     const slider = /** @type {HTMLInputElement} */ (h("input", { type: "range", id: "turn", min: "0", max: "360", step: "5", value: String(this.angle),
       oninput: () => { this.angle = Number(slider.value); this.book?.style.setProperty("--turn", `${this.angle}deg`); } }));
@@ -437,6 +461,7 @@ export class BookScreen extends NotebookElement {
         h("h1", {}, notebook.name)),
       readOnly ? h("p", { class: "warning" }, "Shared with you to read. You can turn its pages; only its owner can change it.") : null,
       this.stage,
+      this.camera && this.lightSaid ? this.lightSaid : null,
       h("div", { class: "row turn-row" },
         h("button", { type: "button", class: "secondary", "aria-label": "Previous page", disabled: this.index === 0, onclick: () => this.turn(-1) }, "‹"),
         h("span", { class: "where", role: "status" }, where),
@@ -922,8 +947,9 @@ export class BookScreen extends NotebookElement {
     if (await arSupported()) return this.placeInRoom();
     const video = await this.openCamera();
     if (!video) return;
-    stage.prepend(video);
-    stage.classList.add("over-camera");
+    this.camera = video;
+    this.stage?.prepend(video);
+    this.stage?.classList.add("over-camera");
     await this.judgeLight(video);
   }
 
@@ -1032,6 +1058,8 @@ export class BookScreen extends NotebookElement {
   leaveRoom() {
     this.stream?.getTracks().forEach((track) => track.stop());
     this.stream = undefined;
+    this.camera = undefined;
+    this.lightSaid = undefined;
     this.stage?.querySelector("video.camera")?.remove();
     this.stage?.classList.remove("over-camera");
   }
@@ -1048,6 +1076,7 @@ export class BookScreen extends NotebookElement {
       const verdict = (await this.ctx.api.request("POST", `${DM}/lighting`, { body: frame, contentType: "image/jpeg" })).body;
       const said = h("p", { class: verdict.warnings.length ? "warning light" : "hint light", role: "status" }, verdict.message);
       this.querySelector(".light")?.remove();
+      this.lightSaid = said;
       this.stage?.after(said);
     } catch (error) {
       this.refused(error);
