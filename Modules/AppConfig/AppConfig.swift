@@ -16,6 +16,27 @@ public struct AppConfig: Sendable {
         /// With `tls`: a plain-HTTP port that redirects to HTTPS and answers ACME challenges (and,
         /// with the local CA, shows the phone setup page at `/`).
         public var httpPort: Int?
+        /// `server.memory_budget`: bytes large request work (uploads) may hold at once, in all.
+        public var memoryBudget = AppConfig.defaultMemoryBudget
+        /// Timeouts and connection bounds (`request_head_timeout`, `max_connections`, …).
+        public var connections = Connections()
+        /// `server.jobs`: the one queue of heavy jobs (imports).
+        public var jobs = Jobs()
+    }
+
+    /// `server.jobs: { workers, max_jobs, max_jobs_per_user }`: imports and other long jobs run on
+    /// `workers` workers (fairly shared between users); past `max_jobs` admitted in all a new one is
+    /// refused with 503, past `max_jobs_per_user` for one user with 429, each with `Retry-After`.
+    public struct Jobs: Sendable, Equatable {
+        public var workers = 2
+        public var maxJobs = 32
+        public var maxJobsPerUser = 8
+
+        public init(workers: Int = 2, maxJobs: Int = 32, maxJobsPerUser: Int = 8) {
+            self.workers = workers
+            self.maxJobs = maxJobs
+            self.maxJobsPerUser = maxJobsPerUser
+        }
     }
 
     /// `server.tls`: a certificate from files, or one the local CA issues.
@@ -117,6 +138,11 @@ public struct AppConfig: Sendable {
             server.report("metrics_token", "must be at least 16 characters (generate one with: openssl rand -base64 24)")
         }
         (self.server.tls, self.server.httpPort) = Self.readTLS(server, port: self.server.port)
+        self.server.memoryBudget = Self.readMemoryBudget(server)
+        self.server.connections = Self.readConnections(server)
+        let jobs = server.section("jobs")
+        self.server.jobs = Jobs(workers: jobs.int("workers", default: 2, in: 1...64), maxJobs: jobs.int("max_jobs", default: 32, in: 1...10_000),
+                                maxJobsPerUser: jobs.int("max_jobs_per_user", default: 8, in: 1...10_000))
         for proxy in self.server.trustedProxies where !Self.looksLikeNetwork(proxy) {
             server.report("trusted_proxies", "expected address blocks such as 127.0.0.1/32 or 10.0.0.0/8, found \"\(proxy)\"")
         }

@@ -34,6 +34,8 @@ public struct AppHost: Sendable {
     let live: [String: LiveHandler]
     let responder: RouterResponder<QuireContext>
     let logger: Logger
+    /// Timeouts and connection bounds, from `server:` and the open-file limit (raised at start).
+    var limits: ServerLimits = .fallback
 
     /// Validates the config and builds every plugin.
     /// - Throws: ``ConfigError`` listing every mistake with `file:line:column`; ``PluginSetupError`` or a
@@ -41,6 +43,9 @@ public struct AppHost: Sendable {
     public static func build(config: AppConfig, catalog: [PluginFactory], environment: [String: String] = [:],
                              logger: Logger, bus: (any MessageBus)? = nil, clock: PluginClock = .system) async throws -> AppHost {
         let configured = try validate(config, catalog: catalog)
+        // Large request work (uploads) reserves from this before it runs (server.memory_budget).
+        MemoryBudget.shared.configure(bytes: config.server.memoryBudget)
+        let limits = try ServerLimits.resolve(config.server.connections, openFiles: OpenFileLimit.raise())
         let given = bus
         let bus: any MessageBus
         let made: any MessageBus
@@ -56,9 +61,10 @@ public struct AppHost: Sendable {
         let remote = Set(config.bus.remote)
         var built: [(entry: ConfiguredPlugin, plugin: any Plugin)] = []
         let offers = configured.flatMap(\.factory.descriptor.offers)
+        let jobs = jobQueue(config)
         for entry in configured where !remote.contains(entry.id) {
             built.append((entry, try await make(entry, config: config, bus: bus, environment: environment, offers: offers, clock: clock,
-                                                logger: logger)))
+                                                jobs: jobs, logger: logger)))
         }
         let plugins = built.map(\.plugin)
         let authenticator = plugins.lazy.compactMap(\.authenticator).first
@@ -134,7 +140,7 @@ public struct AppHost: Sendable {
         // No 405 with `Allow` on an operator's path: to others it is an unknown path.
         table.fill(routes.filter { $0.access != .operator })
         return AppHost(config: config, bus: bus, plugins: plugins, routes: routes, live: live, responder: router.buildResponder(),
-                       logger: logger)
+                       logger: logger, limits: limits)
     }
 
     /// A worker: `names` (plugins the app's YAML lists under `bus.remote`) and what they depend on
@@ -159,9 +165,10 @@ public struct AppHost: Sendable {
         let bus = try await makeBus(config.bus, logger: logger)
         let offers = configured.flatMap(\.factory.descriptor.offers)
         var plugins: [any Plugin] = []
+        let jobs = jobQueue(config)
         for entry in configured where wanted.contains(entry.id) {
             plugins.append(try await make(entry, config: config, bus: bus, environment: environment, offers: offers, clock: .system,
-                                          logger: logger))
+                                          jobs: jobs, logger: logger))
         }
         logger.info("Quire worker is running", metadata: ["app": "\(config.app)", "plugins": "\(names.joined(separator: ","))"])
         return AppHost(config: config, bus: bus, plugins: plugins, routes: [], live: [:],
@@ -182,10 +189,11 @@ public struct AppHost: Sendable {
     /// it starts (the upload limits media keeps) waits for a worker to answer, saying so once per
     /// attempt, as a node waits for NATS.
     static func make(_ entry: ConfiguredPlugin, config: AppConfig, bus: any MessageBus, environment: [String: String],
-                     offers: [any PluginOffer.Type], clock: PluginClock, logger: Logger) async throws -> any Plugin {
+                     offers: [any PluginOffer.Type], clock: PluginClock, jobs: JobQueue, logger: Logger) async throws -> any Plugin {
         var pluginLogger = logger
         pluginLogger[metadataKey: "plugin"] = "\(entry.id)"
         var context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment, offers: offers, clock: clock)
+        context.jobs = jobs
         context.busTransport = config.bus.transport == "nats" ? "nats" : "in-process"
         var wait: Duration = .milliseconds(500)
         while true {
@@ -200,6 +208,12 @@ public struct AppHost: Sendable {
                 wait = min(wait * 2, .seconds(10))
             }
         }
+    }
+
+    /// The process's one queue of heavy jobs, shared by every plugin (`server.jobs`).
+    static func jobQueue(_ config: AppConfig) -> JobQueue {
+        JobQueue(JobQueue.Settings(workers: config.server.jobs.workers, maxJobs: config.server.jobs.maxJobs,
+                                   maxJobsPerUser: config.server.jobs.maxJobsPerUser))
     }
 
     /// The transport `bus:` names. The plugins talk over it as they start (declaring their
@@ -268,12 +282,14 @@ public struct AppHost: Sendable {
     }
 
     /// The HTTP application, over HTTPS (HTTP/2 and HTTP/1.1 by ALPN) when `https` is given.
-    func application(https: HTTPSSetup?, onServerRunning: @escaping @Sendable (String) async -> Void)
+    func application(https: HTTPSSetup?, connections: ConnectionRegistry? = nil, onServerRunning: @escaping @Sendable (String) async -> Void)
         -> some ApplicationProtocol
     {
         let logger = self.logger
         let app = config.app
         let server = config.server
+        let connections = connections ?? connectionRegistry()
+        let timeouts = limits.timeouts
         return Application(
             responder: responder,
             // Malformed HTTP (a bad chunk size, an oversized URL or header) gets a problem document too.
@@ -287,11 +303,17 @@ public struct AppHost: Sendable {
                               let handler = live[String(path)] else { return .dontUpgrade }
                         return .upgrade([:], handler)
                     }))
-                guard let https else { return http1 }
-                return SecureServer(certificates: https.certificates, http1: http1,
-                                    http2: HTTP2Channel(responder: responder, configuration: .init(idleTimeout: .seconds(300))))
+                guard let https else { return GuardedServer(inner: http1, registry: connections, secure: false) }
+                let http2 = HTTP2Channel(responder: responder, configuration: .init(
+                    idleTimeout: server.connections.idleTimeout,
+                    streamConfiguration: .init(additionalChannelHandlers: [StreamProbe(policy: timeouts)])))
+                return GuardedServer(inner: SecureServer(certificates: https.certificates, http1: http1, http2: http2),
+                                     registry: connections, secure: true)
             },
-            configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: "Quire"),
+            // A burst of connections waits in the kernel's queue rather than having its SYNs dropped (a
+            // second's retransmit for the next client, /health included); the server takes them as fast as it can.
+            configuration: .init(address: .hostname(config.server.host, port: config.server.port), serverName: "Quire",
+                                 backlog: limits.acceptBacklog),
             services: plugins.flatMap(\.services),
             onServerRunning: { channel in
                 let scheme = https == nil ? "http" : "https"
@@ -333,6 +355,8 @@ public struct AppHost: Sendable {
     public func run(acmeChallenges: ACMEChallengeStore = ACMEChallengeStore(),
                     onServerRunning: @escaping @Sendable (String) async -> Void = { _ in }) async throws {
         var services: [any Service] = []
+        logger.info("\(limits.summary)")
+        let connections = connectionRegistry()
         var https: HTTPSSetup?
         if let tls = config.server.tls {
             let setup = try HTTPSSetup.prepare(tls, server: config.server, challenges: acmeChallenges, logger: logger)
@@ -342,12 +366,13 @@ public struct AppHost: Sendable {
                 services.append(setup.certificates.watcher())
             }
             if let httpPort = config.server.httpPort {
-                services.append(setup.plainHTTP(server: config.server, port: httpPort, httpsPort: config.server.port, logger: logger))
+                services.append(setup.plainHTTP(server: config.server, port: httpPort, httpsPort: config.server.port, connections: connections,
+                                                logger: logger))
             }
             https = setup
         }
         let group = ServiceGroup(configuration: .init(
-            services: services + [application(https: https, onServerRunning: onServerRunning)],
+            services: services + [application(https: https, connections: connections, onServerRunning: onServerRunning)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()

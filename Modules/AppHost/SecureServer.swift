@@ -46,6 +46,8 @@ struct SecureServer: ServerChildChannel {
             let alpn = NIOTypedApplicationProtocolNegotiationHandler<Negotiated> { result in
                 switch result {
                 case .negotiated("h2"):
+                    // Streams have their own timeouts (StreamProbe); HTTP/2's idle timeout closes a connection without any.
+                    ConnectionWatch.of(channel)?.update { clock, _ in clock.multiplexed() }
                     return http2.setup(channel: channel, logger: logger).map { .http2($0) }
                 case .negotiated("http/1.1"), .fallback:
                     return http1.setup(channel: channel, logger: logger).map { .http1_1($0) }
@@ -121,10 +123,15 @@ struct HTTPSSetup: Sendable {
     }
 
     /// The plain-HTTP listener of `server.http_port`.
-    func plainHTTP(server: AppConfig.Server, port: Int, httpsPort: Int, logger: Logger) -> some Service {
+    func plainHTTP(server: AppConfig.Server, port: Int, httpsPort: Int, connections: ConnectionRegistry, logger: Logger) -> some Service {
         let site = PlainHTTPSite(httpsPort: httpsPort, fallbackHost: LANAddresses.isWildcard(server.host) ? "localhost" : server.host,
                                  challenges: challenges, localCA: localCA)
-        return Application(responder: site, configuration: .init(address: .hostname(server.host, port: port), serverName: "Quire"),
+        return Application(responder: site,
+                           // Counted and timed with the HTTPS listener's connections: one limit for the server's open files.
+                           server: HTTPServerBuilder { responder in
+                               GuardedServer(inner: HTTP1Channel(responder: responder), registry: connections, secure: false)
+                           },
+                           configuration: .init(address: .hostname(server.host, port: port), serverName: "Quire"),
                            onServerRunning: { channel in
                                logger.info(localCA == nil ? "Quire redirects plain HTTP to HTTPS"
                                                           : "Quire shows the phone setup page (the CA, a QR code) on plain HTTP; other paths redirect to HTTPS",

@@ -20,11 +20,48 @@ struct UpgradableServer: ServerChildChannel {
         return channel.eventLoop.makeCompletedFuture {
             let decoder = try channel.pipeline.syncOperations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try channel.pipeline.syncOperations.addHandler(HeadParseErrorHandler(), position: .after(decoder))
+            // The connection's timeouts learn of its requests (over TLS too: this runs once ALPN chose HTTP/1.1).
+            try RequestProbe.attach(to: channel)
         }.flatMap { value }
     }
 
     func handle(value: HTTP1WebSocketUpgradeChannel.Value, logger: Logger) async {
-        await inner.handle(value: value, logger: logger)
+        var quieter = logger
+        quieter.handler = ClosedBeforeRequestLogFilter(wrapped: logger.handler)
+        await inner.handle(value: value, logger: quieter)
+    }
+}
+
+/// hummingbird-websocket logs an error for every connection closed before its first request
+/// ("Error handling upgrade result", the upgrade handler removed with the channel): a client that
+/// connects and leaves, one closed by the head timeout or to make room. That is routine, not an
+/// error (the timeouts' summary line counts them), so it is logged at debug.
+struct ClosedBeforeRequestLogFilter: LogHandler {
+    var wrapped: any LogHandler
+
+    var logLevel: Logger.Level {
+        get { wrapped.logLevel }
+        set { wrapped.logLevel = newValue }
+    }
+
+    var metadata: Logger.Metadata {
+        get { wrapped.metadata }
+        set { wrapped.metadata = newValue }
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { wrapped[metadataKey: key] }
+        set { wrapped[metadataKey: key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var event = event
+        if event.level == .error, "\(event.message)" == "Error handling upgrade result",
+           case .string(let type)? = event.metadata?["error.type"], type == "\(ChannelError.inappropriateOperationForState)" {
+            event.level = .debug
+            guard logLevel <= .debug else { return }
+        }
+        wrapped.log(event: event)
     }
 }
 

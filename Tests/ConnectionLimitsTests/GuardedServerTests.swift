@@ -1,0 +1,145 @@
+@testable import AppHost
+import Hummingbird
+import HummingbirdCore
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import NIOPosix
+import Synchronization
+import Testing
+
+/// A real server on an ephemeral loopback port, guarded as `quire serve` is, and raw TCP clients.
+@Suite("Connection bounds: a real server")
+struct GuardedServerTests {
+    /// Requests to `/wait` are answered once the test lets them go.
+    final class Gate: Sendable {
+        private let waiting = Mutex<[CheckedContinuation<Void, Never>]>([])
+        private let entered = AsyncStream<Void>.makeStream()
+
+        func wait() async {
+            await withCheckedContinuation { continuation in
+                waiting.withLock { $0.append(continuation) }
+                entered.continuation.yield()
+            }
+        }
+
+        /// Waits until `count` requests are inside.
+        func arrivals(_ count: Int) async {
+            var seen = 0
+            for await _ in entered.stream {
+                seen += 1
+                if seen == count { return }
+            }
+        }
+
+        func open() {
+            for continuation in waiting.withLock({ list in defer { list = [] }; return list }) { continuation.resume() }
+        }
+    }
+
+    /// Runs a server with `limits` while `body` runs, handing it the port.
+    static func serving(total: Int, perAddress: Int, gate: Gate, _ body: @Sendable (Int) async throws -> Void) async throws {
+        let router = Router()
+        router.get("health") { _, _ in "ok" }
+        router.get("wait") { _, _ -> String in
+            await gate.wait()
+            return "done"
+        }
+        let policy = TimeoutPolicy(requestHead: .seconds(30), bodyMinRate: 1000, bodyRateGrace: .seconds(30), idle: .seconds(60),
+                                   webSocketHandshake: .seconds(10))
+        let registry = ConnectionRegistry(limits: .init(total: total, perAddress: perAddress, exempt: []), timeouts: policy,
+                                          logger: Logger(label: "test"))
+        let port = AsyncStream<Int>.makeStream()
+        let app = Application(
+            responder: router.buildResponder(),
+            server: HTTPServerBuilder { responder in
+                GuardedServer(inner: UpgradableServer(inner: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, configuration: .init(), shouldUpgrade: { _, _, _ in .dontUpgrade })),
+                              registry: registry, secure: false)
+            },
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { channel in port.continuation.yield(channel.localAddress?.port ?? 0) },
+            logger: Logger(label: "test"))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService(gracefulShutdownSignals: []) }
+            var ports = port.stream.makeAsyncIterator()
+            guard let bound = await ports.next() else { return }
+            try await body(bound)
+            gate.open()
+            group.cancelAll()
+        }
+    }
+
+    /// A raw TCP connection that keeps what it receives.
+    final class Client: ChannelInboundHandler, Sendable {
+        typealias InboundIn = ByteBuffer
+        private let received = Mutex<String>("")
+        var text: String { received.withLock { $0 } }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            let buffer = unwrapInboundIn(data)
+            received.withLock { $0 += String(buffer: buffer) }
+        }
+
+        static func connect(_ port: Int) async throws -> (any Channel, Client) {
+            let client = Client()
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(client) }
+                }
+                .connect(host: "127.0.0.1", port: port).get()
+            return (channel, client)
+        }
+
+        /// Sends a request and waits for the server to close the connection.
+        static func request(_ port: Int, _ path: String) async throws -> String {
+            let (channel, client) = try await connect(port)
+            try await channel.writeAndFlush(channel.allocator.buffer(string: "GET \(path) HTTP/1.1\r\nHost: quire\r\nConnection: close\r\n\r\n"))
+            try await channel.closeFuture.get()
+            return client.text
+        }
+    }
+
+    @Test("with every connection taken by silent clients, a new request is answered: the one idle longest makes room")
+    func idleMakeRoom() async throws {
+        try await Self.serving(total: 3, perAddress: 10, gate: Gate()) { port in
+            var silent: [any Channel] = []
+            for _ in 0..<3 { silent.append(try await Client.connect(port).0) }
+            // The server may take a moment to accept the third; a request answered proves it did.
+            let answer = try await Client.request(port, "/health")
+            #expect(answer.hasPrefix("HTTP/1.1 200"))
+            try await silent[0].closeFuture.get()  // the first silent one was closed for it
+            for channel in silent { try? await channel.close() }
+        }
+    }
+
+    @Test("with every connection busy, a new one is answered 503 with Retry-After at once; the busy ones are answered")
+    func busyRefuse() async throws {
+        let gate = Gate()
+        try await Self.serving(total: 2, perAddress: 10, gate: gate) { port in
+            async let first = Client.request(port, "/wait")
+            async let second = Client.request(port, "/wait")
+            await gate.arrivals(2)
+            let refused = try await Client.request(port, "/health")
+            #expect(refused.hasPrefix("HTTP/1.1 503"))
+            #expect(refused.contains("Retry-After: 5"))
+            gate.open()
+            #expect(try await first.hasPrefix("HTTP/1.1 200"))
+            #expect(try await second.hasPrefix("HTTP/1.1 200"))
+            #expect(try await Client.request(port, "/health").hasPrefix("HTTP/1.1 200"))
+        }
+    }
+
+    @Test("beyond max_connections_per_address one address is refused 503 though the server has room")
+    func perAddress() async throws {
+        let gate = Gate()
+        try await Self.serving(total: 100, perAddress: 2, gate: gate) { port in
+            async let first = Client.request(port, "/wait")
+            async let second = Client.request(port, "/wait")
+            await gate.arrivals(2)
+            #expect(try await Client.request(port, "/health").hasPrefix("HTTP/1.1 503"))
+            gate.open()
+            _ = try await (first, second)
+        }
+    }
+}
