@@ -22,6 +22,7 @@ struct AdminRoutesTests {
         (.post, "/api/v1/admin/users/acc_x/disable"), (.post, "/api/v1/admin/users/acc_x/enable"), (.delete, "/api/v1/admin/users/acc_x"),
         (.get, "/api/v1/admin/storage"), (.get, "/api/v1/admin/jobs"), (.get, "/api/v1/admin/jobs?state=failed"),
         (.get, "/api/v1/admin/health"), (.get, "/api/v1/admin/logs"), (.get, "/api/v1/admin/backups"),
+        (.post, "/api/v1/admin/backups"), (.get, "/api/v1/admin/backups/restore-points"), (.get, "/api/v1/admin/backups/restore-points?limit=1"),
         (.put, "/api/v1/admin/users"), (.patch, "/api/v1/admin/me"),
     ]
 
@@ -75,6 +76,139 @@ struct AdminRoutesTests {
             #expect(health["status"] == "ok", "\(health.text)")
             let backups = try await api.send(.get, "/api/v1/admin/backups", token: operatorToken)
             #expect(["not-configured", "ok", "failing"].contains(backups["status"] ?? ""), "\(backups.text)")
+            // Without storage.backup, "Back up now" says what to add, and there are no restore points.
+            let now = try await api.send(.post, "/api/v1/admin/backups", token: operatorToken)
+            #expect(now.status == 422 && now["code"] == "invalid" && (now["detail"] ?? "").contains("storage.backup"), "\(now.text)")
+            let points = try await api.send(.get, "/api/v1/admin/backups/restore-points", token: operatorToken)
+            #expect(points.status == 200 && points.items.isEmpty && points.json.keys.contains("nextCursor"), "\(points.text)")
+        }
+    }
+
+    /// Napkin Notes on SQLite in a folder of its own, backing up to `to` and keeping the last 5 (every 24 h: only "Back up now" takes one here).
+    static func backupYAML(_ root: URL, to destinations: [String]) -> String {
+        let list = destinations.map { "\"\($0)\"" }.joined(separator: ", ")
+        return TestApp.yaml(extraPlugins: TestApp.napkinPlugins() + "  admin: {}\n",
+                            storage: "{ backend: sqlite, path: \(root.path)/data/app.sqlite, blobs: \(root.path)/data/blobs, "
+                                + "backup: { every: 24h, keep: { last: 5 }, to: [\(list)] } }",
+                            auth: "{ bcrypt_cost: 4, secret: test-secret-0123456789-0123456789-0123456789, first_account_is_admin: true }")
+    }
+
+    /// Follows GET /admin/backups until the backup started is no longer running.
+    static func finishedBackup(_ api: APIClient, token: String) async throws -> [String: any Sendable] {
+        for _ in 0..<600 {
+            let reply = try await api.send(.get, "/api/v1/admin/backups", token: token)
+            if reply.json["running"] as? Bool == false, let run = reply.json["lastRun"] as? [String: any Sendable] { return run }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw TestAppFailure("the backup did not finish")
+    }
+
+    @Test("Back up now: 202 with it running, then what it wrote, where and how big; the restore points list it, checked, with the command that restores it")
+    func backUpNow() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("quire-admin-backup-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let folder = root.appendingPathComponent("backups").path
+        try await TestApp.run(yaml: Self.backupYAML(root, to: [folder])) { api, _ in
+            let (operatorToken, _) = try await api.signUp("opal")
+            #expect(try await api.send(.post, "/api/v1/notes", json: ["title": "Keep me", "text": "safe"], token: operatorToken).status == 201)
+            let started = try await api.send(.post, "/api/v1/admin/backups", token: operatorToken)
+            #expect(started.status == 202, "\(started.text)")
+            #expect(started.json["running"] as? Bool == true, "\(started.text)")
+            let running = try #require(started.json["lastRun"] as? [String: any Sendable])
+            #expect(running["state"] as? String == "running" && running["trigger"] as? String == "operator")
+            let name = try #require(running["name"] as? String)
+
+            let run = try await Self.finishedBackup(api, token: operatorToken)
+            #expect(run["state"] as? String == "succeeded", "\(run)")
+            #expect(run["name"] as? String == name)
+            #expect(run["written"] as? [String] == ["\(folder)/\(name)"], "\(run)")
+            #expect((run["bytes"] as? Int ?? 0) > 0 && (run["files"] as? Int ?? 0) >= 2, "the records and the manifest: \(run)")
+            #expect((run["failures"] as? [Any])?.isEmpty == true)
+            #expect(FileManager.default.fileExists(atPath: "\(folder)/\(name)/manifest.json"))
+            let status = try await api.send(.get, "/api/v1/admin/backups", token: operatorToken)
+            #expect(status["status"] == "ok" && (status["detail"] ?? "").contains(name), "\(status.text)")
+
+            // A second one: the list is newest first, each checked, each with its command.
+            #expect(try await api.send(.post, "/api/v1/admin/backups", token: operatorToken).status == 202)
+            let second = try await Self.finishedBackup(api, token: operatorToken)
+            let secondName = try #require(second["name"] as? String)
+            #expect(secondName > name, "a backup started in the same second takes the next name")
+            let points = try await api.send(.get, "/api/v1/admin/backups/restore-points", token: operatorToken)
+            #expect(points.status == 200, "\(points.text)")
+            #expect(points.items.compactMap { $0["name"] as? String } == [secondName, name], "\(points.text)")
+            for point in points.items {
+                let location = point["location"] as? String ?? ""
+                #expect(point["kind"] as? String == "folder" && point["to"] as? String == folder)
+                #expect(location == "\(folder)/\(point["name"] as? String ?? "")")
+                #expect(point["verified"] as? Bool == true && point["verifiedAt"] != nil, "\(point)")
+                #expect((point["bytes"] as? Int ?? 0) > 0)
+                let command = point["restoreCommand"] as? String ?? ""
+                #expect(command.hasPrefix("quire restore --config ") && command.hasSuffix("--from \(location)"), "\(command)")
+            }
+            #expect(points.json["unreadable"] as? [Any] != nil && points["nextCursor"] == nil)
+            let page = try await api.send(.get, "/api/v1/admin/backups/restore-points?limit=1", token: operatorToken)
+            #expect(page.items.count == 1 && page["nextCursor"] != nil)
+        }
+    }
+
+    @Test("Back up now to a destination that cannot be written: the run fails naming it and what to do; the other destination has it; the restore points say which cannot be read")
+    func backUpNowFails() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("quire-admin-backup-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        let good = root.appendingPathComponent("backups").path
+        try Data("a file where a folder should be".utf8).write(to: root.appendingPathComponent("blocker"))
+        let bad = root.appendingPathComponent("blocker/backups").path
+        try await TestApp.run(yaml: Self.backupYAML(root, to: [good, bad])) { api, _ in
+            let (operatorToken, _) = try await api.signUp("opal")
+            #expect(try await api.send(.post, "/api/v1/admin/backups", token: operatorToken).status == 202)
+            let run = try await Self.finishedBackup(api, token: operatorToken)
+            let name = run["name"] as? String ?? ""
+            #expect(run["state"] as? String == "failed", "\(run)")
+            #expect(run["written"] as? [String] == ["\(good)/\(name)"], "\(run)")
+            let failures = run["failures"] as? [[String: any Sendable]] ?? []
+            #expect(failures.count == 1 && failures.first?["to"] as? String == bad, "\(run)")
+            let reason = failures.first?["reason"] as? String ?? ""
+            #expect(reason.contains("could not be written to \(bad)") && reason.contains("check that the folder exists"), "\(reason)")
+            #expect(reason.contains("\(root.path)/blocker is a file, not a folder"), "it names what is in the way: \(reason)")
+            let status = try await api.send(.get, "/api/v1/admin/backups", token: operatorToken)
+            #expect(status["status"] == "failing" && (status["detail"] ?? "").contains(bad), "\(status.text)")
+            let points = try await api.send(.get, "/api/v1/admin/backups/restore-points", token: operatorToken)
+            #expect(points.items.compactMap { $0["location"] as? String } == ["\(good)/\(name)"], "\(points.text)")
+            let unreadable = points.json["unreadable"] as? [[String: any Sendable]] ?? []
+            #expect(unreadable.count == 1 && unreadable.first?["to"] as? String == bad, "\(points.text)")
+        }
+    }
+
+    @Test("a deleted vocabulary collection's purge is listed beside the imports: who, which collection, how many entries it deleted")
+    func purgeJobs() async throws {
+        let yaml = TestApp.yaml(extraPlugins: "  vocabulary: {}\n  admin: {}\n",
+                                auth: "{ bcrypt_cost: 4, secret: test-secret-0123456789-0123456789-0123456789, first_account_is_admin: true }")
+        try await TestApp.run(yaml: yaml) { api, _ in
+            let (operatorToken, _) = try await api.signUp("opal")
+            let (ada, login) = try await api.signUp("ada")
+            let adaID = try #require(login["accountId"])
+            let made = try await api.send(.post, "/api/v1/vocabulary/collections", json: ["name": "French"], token: ada)
+            let french = try #require(made["id"])
+            for word in ["chat", "chien", "pain"] {
+                let entry = try await api.send(.post, "/api/v1/vocabulary/entries", json: ["collection": french, "word": word, "definitions": ["x"]] as [String: any Sendable], token: ada)
+                #expect(entry.status == 201)
+            }
+            #expect(try await api.send(.delete, "/api/v1/vocabulary/collections/\(french)", token: ada).status == 204)
+            var purge: [String: any Sendable]?
+            for _ in 0..<400 where purge == nil {
+                let done = try await api.send(.get, "/api/v1/admin/jobs?state=succeeded", token: operatorToken)
+                purge = done.items.first { $0["kind"] as? String == "vocabulary.purge" && $0["id"] as? String == french }
+                if purge == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let job = try #require(purge)
+            #expect(job["owner"] as? String == adaID && job["collection"] as? String == "French" && job["deleted"] as? Int == 3, "\(job)")
+            #expect(job["finishedAt"] != nil && job["format"] == nil && job["failure"] == nil, "\(job)")
+            // Finished, it is neither running nor failed; the user's detail lists it among their jobs.
+            let current = try await api.send(.get, "/api/v1/admin/jobs", token: operatorToken)
+            #expect(!current.items.contains { $0["id"] as? String == french }, "\(current.text)")
+            let detail = try await api.send(.get, "/api/v1/admin/users/\(adaID)", token: operatorToken)
+            #expect((detail.json["jobs"] as? [[String: any Sendable]] ?? []).contains { $0["kind"] as? String == "vocabulary.purge" }, "\(detail.text)")
         }
     }
 

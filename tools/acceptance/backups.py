@@ -9,7 +9,8 @@ and every blob file compared with what they were. On Napkin Notes also: a damage
 with the file named and nothing changed; retention (keep last/daily/weekly/monthly) over backups
 dated back 70 days (a fake clock: their names are their times); a backup missed while the server
 was down and a destination that cannot be written, each a warning in the log and counted on
-/metrics; `quire migrate --plan` changes nothing.
+/metrics; the operator's restore points (the S3 copies verified, with their quire restore
+command) and Back up now; `quire migrate --plan` changes nothing.
 
 Prints one line per check and `backups: N passed, N failed` last; exits 1 on a failure.
 """
@@ -270,6 +271,32 @@ def round_trip(binary, work, moto, app):
               granted.returncode == 0 and isinstance(panel, dict) and panel.get("status") == "failing"
               and "could not be written" in panel.get("detail", "") and backups in panel.get("destination", ""),
               (granted.stderr, panel))
+        # The restore points: the S3 copies too, each verified (its verified.json went up with it), with a command that names the rclone config.
+        token = (login or {}).get("access_token")
+        listed_before, remote_before = set(backup_names(backups)), set(moto.backups(app))
+        _, points, _ = call(server, "GET", "/api/v1/admin/backups/restore-points?limit=200", token=token)
+        listed_after, remote_after = set(backup_names(backups)), set(moto.backups(app))
+        items = points.get("items", []) if isinstance(points, dict) else []
+        remote = [p for p in items if p.get("kind") == "rclone"]
+        remote_names = remote_before | remote_after
+        check("napkin-notes: the restore points list the S3 backups: verified, sized, with a quire restore command naming the rclone config",
+              bool(remote) and {p["name"] for p in remote} <= remote_names
+              and all(p["verified"] and p.get("bytes", 0) > 0 and p["location"] == f"rclone:moto:quire-backups/{app}/{p['name']}"
+                      and p["restoreCommand"].endswith(f"--from {p['location']} --rclone-config {moto.config}") for p in remote),
+              [(p.get("name"), p.get("verified"), p.get("bytes"), p.get("restoreCommand")) for p in remote][:3])
+        folder_points = [p for p in items if p.get("kind") == "folder" and p.get("to") == backups]
+        check("napkin-notes: the folder's restore points are its backups, the ones taken before verification was noted marked not verified",
+              # (a scheduled backup every 2 s may land, and prune, while the list is read)
+              listed_before & listed_after <= {p["name"] for p in folder_points} <= listed_before | listed_after
+              and any(p["name"] in fakes for p in folder_points)
+              and all(p["verified"] == (p["name"] not in fakes) for p in folder_points),
+              sorted((p["name"], p["verified"]) for p in folder_points)[-4:])
+        unreadable = points.get("unreadable", []) if isinstance(points, dict) else []
+        check("napkin-notes: the destination that cannot be written is named as unreadable, with what to check",
+              [u.get("to") for u in unreadable] == [extra[0]] and "check that it exists" in unreadable[0].get("reason", ""), unreadable)
+        # Back up now: one more, beside the schedule, with what it wrote where.
+        status, started, _ = call(server, "POST", "/api/v1/admin/backups", token=token)
+        check("napkin-notes: Back up now → 202 (or 409 while a scheduled one runs)", status in (202, 409), (status, started))
         present = set(backup_names(backups))
         kept = expected_kept(fakes + [n for n in present if n not in fakes], 3, 7, 4, 6)
         expected = {n for n in kept if n in fakes}

@@ -6,15 +6,23 @@ sees a failed import job (storage refused a note mid-way, so the import failed w
 recent error with its request id, disables a user (who then cannot sign in, and whose session
 ends) and deletes one (their account and notes gone, checked through
 the API). A non-operator gets 404 from every admin route, the manifest does not list them, and
-the client shows no Admin link. Every admin answer is checked against its schema in
+the client shows no Admin link. Then Foreign Note with scheduled backups to two folders: a
+deleted collection's purge in the jobs panel (owner, name, entries deleted); Back up now, its
+result in the panel (what was written where, how big) and the restore points (one per folder,
+verified, with the command that restores it); the second folder replaced by a file, and the next
+backup's failure said with what to do, the folder named as unreadable; the command the panel shows,
+run with the server stopped, restores. Every admin answer is checked against its schema in
 docs/openapi.yaml. axe-core checks each screen; screenshots go to
-docs/screenshots/admin-*.png.
+.build/screenshots/admin-*.png (tools/screenshots: docs/screenshots/).
 
     python3 tools/acceptance/web_admin.py --binary .build/debug/quire
 """
 import argparse
+import json
 import os
 import re
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -43,19 +51,21 @@ ADMIN_ROUTES = [("GET", "/api/v1/admin/me"), ("GET", "/api/v1/admin/users"), ("G
                 ("POST", "/api/v1/admin/users/acc_x/disable"), ("POST", "/api/v1/admin/users/acc_x/enable"),
                 ("DELETE", "/api/v1/admin/users/acc_x"), ("GET", "/api/v1/admin/storage"), ("GET", "/api/v1/admin/jobs"),
                 ("GET", "/api/v1/admin/health"), ("GET", "/api/v1/admin/logs"), ("GET", "/api/v1/admin/backups"),
+                ("POST", "/api/v1/admin/backups"), ("GET", "/api/v1/admin/backups/restore-points"),
                 ("PUT", "/api/v1/admin/users"), ("GET", "/api/v1/admin/users?nonsense=1")]
+FOREIGN_NOTE = os.path.join(napkin_notes.ROOT, "config", "apps", "foreign-note.yaml")
 
 
-def spec_mismatches(server, token, method, path, template):
-    """Whether the 200 a route answers is what docs/openapi.yaml says of it: its status and what
-    its schema refuses (empty when it conforms)."""
+def spec_mismatches(server, token, method, path, template, expected=200):
+    """Whether the answer a route gives (200, or `expected`) is what docs/openapi.yaml says of it:
+    its status and what its schema refuses (empty when it conforms)."""
     import jsonschema
     import yaml
     with open(os.path.join(napkin_notes.ROOT, "docs", "openapi.yaml")) as handle:
         spec = yaml.safe_load(handle)
-    schema = spec["paths"][template][method.lower()]["responses"]["200"]["content"]["application/json"]["schema"]
+    schema = spec["paths"][template][method.lower()]["responses"][str(expected)]["content"]["application/json"]["schema"]
     status, body, _ = call(server, method, path, token=token)
-    if status != 200:
+    if status != expected:
         return [f"{method} {path} → {status}: {body}"]
     validator = jsonschema.Draft202012Validator({**schema, "components": spec["components"]},
                                                 format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
@@ -239,6 +249,147 @@ def walk(browser, server, binary):
     check("each admin action is logged with the operator's id",
           re.search(r"operator=acc_\S+.*account disabled", log) is not None and re.search(r"operator=acc_\S+.*account deleted", log) is not None)
     context.close()
+    walk_backups(browser, binary)
+
+
+def backup_config(work, destinations):
+    """Foreign Note's YAML with `backup:` (every 24 h: only "Back up now" takes one in this walk,
+    the last 10 kept) added to its storage section; answers its path."""
+    with open(FOREIGN_NOTE) as handle:
+        text = handle.read()
+    line = f"    backup: {{ every: 24h, keep: {{ last: 10 }}, to: {json.dumps(destinations)} }}\n"
+    assert "\n  storage:\n" in text
+    path = os.path.join(work, "foreign-note.backups.yaml")
+    with open(path, "w") as handle:
+        handle.write(text.replace("\n  storage:\n", "\n  storage:\n" + line, 1))
+    return path
+
+
+def finished_run(page, previous=None, timeout=60_000):
+    """Waits until the Backups panel shows a finished run (another than `previous`); answers its text."""
+    page.wait_for_function("(previous) => { const run = document.querySelector('#admin-backup-run li.admin-run');"
+                           " return run && !run.classList.contains('running') && run.dataset.name !== previous; }",
+                           arg=previous, timeout=timeout)
+    return page.locator("#admin-backup-run").inner_text()
+
+
+def walk_backups(browser, binary):
+    """Foreign Note with scheduled backups to two folders: a deleted collection's purge in the jobs
+    panel; Back up now, its result and the restore points (verified, with the command, which
+    restores for real); a destination gone bad, said with what to do."""
+    napkin_notes.scenario.label = "backups"
+    with tempfile.TemporaryDirectory(prefix="quire-web-admin-backups-") as work:
+        good = os.path.join(work, "backups")
+        usb_root = os.path.join(work, "usb")
+        usb = os.path.join(usb_root, "backups")
+        data = os.path.join(work, "data")
+        os.makedirs(data)
+        config = backup_config(work, [good, usb])
+        server = napkin_notes.Server(binary, data, free_port(), config)
+        server.start()
+        try:
+            operator = sign_up(server, "olga", PASSWORD)
+            ada = sign_up(server, "ada", PASSWORD)
+            tool_config, env = server.tool()
+            granted = subprocess.run([binary, "admin", "grant", "olga", "--config", tool_config], env=env, capture_output=True, text=True,
+                                     cwd=napkin_notes.ROOT, timeout=60)
+            check("foreign-note: quire admin grant olga", granted.returncode == 0, granted.stderr)
+            ada_id = call(server, "GET", "/api/v1/auth/me", token=ada)[1]["accountId"]
+            # Ada deletes a collection of three words: its entries go in the background, a purge job.
+            _, french, _ = call(server, "POST", "/api/v1/vocabulary/collections", {"name": "French"}, token=ada)
+            for word in ("chat", "chien", "pain"):
+                call(server, "POST", "/api/v1/vocabulary/entries", {"collection": french["id"], "word": word, "definitions": ["x"]}, token=ada)
+            status, _, _ = call(server, "DELETE", f"/api/v1/vocabulary/collections/{french['id']}", token=ada)
+            check("ada deletes the collection French (204)", status == 204, status)
+            purge = None
+            deadline = time.time() + 30
+            while purge is None and time.time() < deadline:
+                _, done, _ = call(server, "GET", "/api/v1/admin/jobs?state=succeeded", token=operator)
+                purge = next((j for j in done.get("items", []) if j.get("kind") == "vocabulary.purge" and j.get("id") == french["id"]), None)
+                if purge is None:
+                    time.sleep(0.2)
+            check("the operator's API lists the purge of French, done: its owner, name and the 3 entries it deleted",
+                  purge is not None and purge["owner"] == ada_id and purge.get("collection") == "French" and purge.get("deleted") == 3, purge)
+            wrong = spec_mismatches(server, operator, "GET", "/api/v1/admin/jobs?state=succeeded", "/api/v1/admin/jobs")
+            check("GET /admin/jobs?state=succeeded (with a purge) answers what docs/openapi.yaml says", not wrong, wrong[:3])
+
+            context, page = phone(browser, server)
+            page.goto("/")
+            sign_in(page, "olga", PASSWORD)
+            page.wait_for_selector("header.bar a:has-text('Admin')")
+            page.click("header.bar a:has-text('Admin')")
+            page.wait_for_selector("#admin-jobs ~ div li.admin-job.vocabulary-purge")
+            row = page.locator("#admin-jobs ~ div li.admin-job.vocabulary-purge").first.inner_text()
+            check("the jobs panel shows the purge beside the imports: 'Deleted the collection “French”', succeeded, ada's id, '3 entries deleted'",
+                  all(part in row for part in ("Deleted the collection “French”", "succeeded", ada_id, "3 entries deleted")), row)
+            page.locator("#admin-jobs").scroll_into_view_if_needed()
+            shot(page, "jobs-purge")
+
+            # Back up now.
+            page.wait_for_selector("#admin-backups ~ div button.admin-backup-now")
+            page.wait_for_selector("#admin-backups ~ div .admin-points p")
+            before = page.locator("#admin-backups ~ div").inner_text()
+            check("before any backup: OK, 'none taken yet', and no restore point yet",
+                  "none taken yet" in before and "No backup is kept yet" in before, before)
+            page.click("#admin-backups ~ div button.admin-backup-now")
+            text = finished_run(page)
+            name = page.locator("#admin-backup-run li.admin-run").get_attribute("data-name")
+            check("Back up now: the panel says what was written where and how big",
+                  bool(name) and "done" in text and f"{good}/{name}" in text and f"{usb}/{name}" in text and " files" in text
+                  and os.path.exists(os.path.join(good, name, "manifest.json")), text)
+            page.wait_for_function("(name) => document.querySelectorAll('#admin-backups ~ div li.admin-point').length === 2", arg=name)
+            points = page.locator("#admin-backups ~ div li.admin-point")
+            texts = [points.nth(index).inner_text() for index in range(points.count())]
+            check("the restore points: one in each folder, verified, with its size and the command that restores it",
+                  len(texts) == 2 and all("verified" in t and "not verified" not in t and f"--from {folder}/{name}" in t and "quire restore --config" in t
+                                          for t, folder in zip(sorted(texts, key=lambda t: usb in t), [good, usb])), texts)
+            page.locator("#admin-backups").scroll_into_view_if_needed()
+            accessible(page, "the Backups panel with a backup and its restore points")
+            shot(page, "backups")
+            page.locator("#admin-restore-points").scroll_into_view_if_needed()
+            shot(page, "restore-points")
+            status, started, _ = call(server, "POST", "/api/v1/admin/backups", token=operator)
+            check("POST /admin/backups → 202, running", status == 202 and started.get("running") is True, (status, started))
+            wrong = []
+            deadline = time.time() + 60
+            while time.time() < deadline:
+                _, state, _ = call(server, "GET", "/api/v1/admin/backups", token=operator)
+                if not state.get("running"):
+                    break
+                time.sleep(0.2)
+            for path in ("/api/v1/admin/backups", "/api/v1/admin/backups/restore-points"):
+                wrong += spec_mismatches(server, operator, "GET", path, path)
+            check("GET /admin/backups and /admin/backups/restore-points answer what docs/openapi.yaml says", not wrong, wrong[:3])
+
+            # The second folder goes bad (a file where it was): the next backup says so, and what to do.
+            shutil.rmtree(usb_root)
+            with open(usb_root, "w") as handle:
+                handle.write("the USB disk is not mounted\n")
+            page.reload()
+            page.wait_for_selector("#admin-backup-run li.admin-run")
+            previous = page.locator("#admin-backup-run li.admin-run").get_attribute("data-name")
+            page.click("#admin-backups ~ div button.admin-backup-now")
+            text = finished_run(page, previous)
+            panel = page.locator("#admin-backups ~ div").inner_text()
+            check("a destination that cannot be written: the run failed, the panel names it and what to do, and where it did arrive",
+                  "failed" in text and f"could not be written to {usb}" in text and "check that the folder exists" in text
+                  and "reached only some destinations" in text and f"{good}/" in text and "Failing" in panel, text)
+            page.wait_for_function("(usb) => document.querySelector('#admin-backups ~ div .admin-points')?.textContent?.includes(usb + ':')", arg=usb)
+            points_text = page.locator("#admin-backups ~ div .admin-points").inner_text()
+            check("the restore points say the folder that cannot be read, with what to check",
+                  f"{usb}: {usb} is not there" in points_text and "check that it exists" in points_text, points_text[-600:])
+            page.locator("#admin-backup-run").scroll_into_view_if_needed()
+            accessible(page, "the Backups panel with a failed destination")
+            shot(page, "backup-failed")
+            command = page.locator("#admin-backups ~ div li.admin-point .admin-command").first.inner_text()
+            context.close()
+        finally:
+            server.stop()
+        # The command the panel shows restores, for real.
+        check("the panel's command starts with quire restore", command.startswith("quire restore --config "), command)
+        run = subprocess.run([binary, *shlex.split(command)[1:]], env=env, capture_output=True, text=True, cwd=napkin_notes.ROOT, timeout=120)
+        check("the restore point's command, run with the server stopped, restores it", run.returncode == 0 and "restored" in run.stdout,
+              run.stdout + run.stderr)
 
 
 def main():

@@ -49,7 +49,7 @@ public struct AdminPlugin: Plugin {
             return account.isOperator && !account.disabled
         }
         let users = AdminUsers(bus: bus, logger: logger)
-        let status = AdminStatus(bus: bus, recentLog: recentLog, busTransport: busTransport)
+        let status = AdminStatus(bus: bus, recentLog: recentLog, busTransport: busTransport, logger: logger)
 
         try routes.addOperator(.get, "me", summary: "Whether I am an operator: 200 {accountId, username, operator} for operators, 404 for everyone else",
                                isOperator: isOperator) { _, _, identity in
@@ -82,7 +82,7 @@ public struct AdminPlugin: Plugin {
             try .json(try await status.storage())
         }
         try routes.addOperator(.get, "jobs", query: ["state", "limit", "cursor"],
-                               summary: "Imports (notes, vocabulary) running and failed, newest first; ?state=running|failed|succeeded",
+                               summary: "Imports (notes, vocabulary) and deletions of collections' entries, running and failed, newest first; ?state=running|failed|succeeded",
                                isOperator: isOperator) { request, _, _ in
             let state = try request.query("state")
             guard state == nil || ["running", "failed", "succeeded"].contains(state ?? "") else {
@@ -99,8 +99,21 @@ public struct AdminPlugin: Plugin {
                                isOperator: isOperator) { request, _, _ in
             try .json(try ListPage.slice(status.logs(), request: request, pageSize: 100, max: 100))
         }
-        try routes.addOperator(.get, "backups", summary: "Scheduled backups: their status, or not-configured", isOperator: isOperator) { _, _, _ in
+        try routes.addOperator(.get, "backups", summary: "Scheduled backups: their status and the last one taken (or being taken), or not-configured",
+                               isOperator: isOperator) { _, _, _ in
             try .json(await status.backups())
+        }
+        try routes.addOperator(.post, "backups", summary: "Back up now: 202 with the status, the backup running; GET backups follows it",
+                               isOperator: isOperator) { _, _, identity in
+            try .json(try await status.backUpNow(by: identity), status: .accepted)
+        }
+        try routes.addOperator(.get, "backups/restore-points", query: ["limit", "cursor"],
+                               summary: "The backups kept in every destination, newest first, with the command that restores each",
+                               isOperator: isOperator) { request, _, _ in
+            let points = try await status.restorePoints()
+            let page = try ListPage.slice(points.points, request: request, pageSize: 50, max: 200)
+            return try .json(AdminRestorePoints(items: page.items, nextCursor: page.nextCursor, unreadable: points.unreadable,
+                                                workingDirectory: points.workingDirectory))
         }
     }
 
@@ -242,21 +255,26 @@ struct AdminUsers: Sendable {
     }
 }
 
-/// An import as the operator sees it.
+/// An import or a deletion of a collection's entries, as the operator sees it.
 struct AdminJob: Encodable, Sendable {
-    /// `notes.import` or `vocabulary.import`.
+    /// `notes.import`, `vocabulary.import` or `vocabulary.purge`.
     var kind: String
+    /// The import's id; a purge's collection id.
     var id: String
     var owner: String
     var state: String
-    var format: String
+    /// An import's file format; nil for a purge.
+    var format: String?
     var startedAt: Date
     var finishedAt: Date?
     var failure: String?
-    /// Notes or rows read so far.
-    var read: Int
-    var imported: Int
-    var problems: Int
+    /// An import's notes or rows read so far, imported, and not brought in as they were; nil for a purge.
+    var read: Int?
+    var imported: Int?
+    var problems: Int?
+    /// A purge's collection name, and the entries it deleted so far.
+    var collection: String? = nil
+    var deleted: Int? = nil
 }
 
 struct AdminCheck: Encodable, Sendable {
@@ -300,6 +318,28 @@ struct AdminBackups: Encodable, Sendable {
     var lastFailureAt: Date?
     var nextAt: Date?
     var destination: String?
+    /// Whether a backup is being taken now (``lastRun`` is it).
+    var running: Bool = false
+    /// The backup being taken, or the last one taken since the server started.
+    var lastRun: BackupRun?
+}
+
+/// The restore points, one page, and the destinations that could not be listed.
+struct AdminRestorePoints: Encodable, Sendable {
+    var items: [RestorePoints.Point]
+    var nextCursor: String?
+    var unreadable: [RestorePoints.Unreadable]
+    var workingDirectory: String?
+
+    enum CodingKeys: String, CodingKey { case items, nextCursor, unreadable, workingDirectory }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(items, forKey: .items)
+        try container.encode(nextCursor, forKey: .nextCursor)  // null on the last page, as every list says
+        try container.encode(unreadable, forKey: .unreadable)
+        try container.encodeIfPresent(workingDirectory, forKey: .workingDirectory)
+    }
 }
 
 /// What the operator reads: storage, imports, health, recent problems, backups.
@@ -307,6 +347,7 @@ struct AdminStatus: Sendable {
     let bus: any MessageBus
     let recentLog: RecentLog
     let busTransport: String
+    let logger: Logger
 
     func storage() async throws -> AdminStorage {
         let status = try await bus.request(GetStorageStatus(), timeout: .seconds(30))
@@ -325,6 +366,7 @@ struct AdminStatus: Sendable {
         for state in states {
             if let notesState = NoteImportJob.State(rawValue: state) { jobs += try await noteJobs(bus: bus, state: notesState) }
             if let vocabularyState = ImportJob.State(rawValue: state) { jobs += try await vocabularyJobs(bus: bus, state: vocabularyState) }
+            if let purgeState = CollectionPurge.State(rawValue: state) { jobs += try await purgeJobs(bus: bus, state: purgeState) }
         }
         return jobs.sorted { ($0.startedAt, $0.id) > ($1.startedAt, $1.id) }
     }
@@ -358,6 +400,22 @@ struct AdminStatus: Sendable {
             return AdminJob(kind: "vocabulary.import", id: job.id, owner: owned.owner, state: job.state.rawValue, format: job.format.rawValue,
                             startedAt: job.startedAt, finishedAt: job.finishedAt, failure: job.failure, read: job.rowsRead,
                             imported: job.imported, problems: job.errorCount)
+        }
+    }
+
+    /// Deleted vocabulary collections whose entries are being (or were) deleted.
+    static func purgeJobs(bus: any MessageBus, state: CollectionPurge.State) async throws -> [AdminJob] {
+        let reply: ListCollectionPurges.Reply
+        do {
+            reply = try await bus.request(ListCollectionPurges(state: state), timeout: .seconds(10))
+        } catch {
+            if error.code == .noHandler { return [] }
+            throw error
+        }
+        return reply.purges.map { purge in
+            AdminJob(kind: "vocabulary.purge", id: purge.collection, owner: purge.owner, state: purge.state.rawValue, format: nil,
+                     startedAt: purge.requestedAt, finishedAt: purge.finishedAt, failure: purge.failure, read: nil, imported: nil, problems: nil,
+                     collection: purge.name, deleted: purge.deleted)
         }
     }
 
@@ -436,17 +494,45 @@ struct AdminStatus: Sendable {
         guard status.enabled else { return notConfigured }
         let destination = status.destinations.map(\.to).joined(separator: ", ")
         let failing = status.lastFailure.map { failure in status.lastSuccess.map { failure > $0 } ?? true } ?? false
-        let every = status.everySeconds.map(Self.interval)
+        // "every day", "every 6 hours".
+        let every = status.everySeconds.map(Self.interval).map { $0.hasPrefix("1 ") ? String($0.dropFirst(2)) : $0 }
         let detail: String
         if failing {
             detail = status.lastFailureReason ?? "The last backup failed; see the server's log."
         } else if let name = status.lastSuccessName {
-            detail = "Every \(every ?? "interval"), to \(destination); the last is \(name)."
+            detail = "Every \(every ?? "interval"), to \(destination); the last is \(name)\(status.running ? " (another is being taken now)" : "")."
         } else {
             detail = "Every \(every ?? "interval"), to \(destination); none taken yet\(status.running ? " (one is running)" : "")."
         }
         return AdminBackups(status: failing ? "failing" : "ok", detail: detail, lastSuccessAt: status.lastSuccess,
-                            lastFailureAt: status.lastFailure, nextAt: status.nextDue, destination: destination.isEmpty ? nil : destination)
+                            lastFailureAt: status.lastFailure, nextAt: status.nextDue, destination: destination.isEmpty ? nil : destination,
+                            running: status.running, lastRun: status.lastRun)
+    }
+
+    /// "Back up now": asks the storage plugin that runs the backups to take one at once (logged
+    /// with the operator's id); answers the status with it running.
+    func backUpNow(by identity: Identity) async throws -> AdminBackups {
+        do {
+            _ = try await bus.request(StartBackup(requestedBy: identity.accountID), timeout: .seconds(10))
+        } catch {
+            if error.code == .noHandler {
+                throw Problem.invalid("Backups are not configured on this server: add storage.backup to the app's YAML (see the README, \"Backups and upgrades\"), or run quire backup --config FILE OUT on the server.")
+            }
+            throw error
+        }
+        logger.notice("admin: a backup was started", metadata: ["operator": "\(identity.accountID)"])
+        return await backups()
+    }
+
+    /// The backups kept in every destination (``ListRestorePoints``); none when backups are not configured.
+    func restorePoints() async throws -> RestorePoints {
+        do {
+            // Listing an rclone remote goes over the network: time for a slow one.
+            return try await bus.request(ListRestorePoints(), timeout: .seconds(120))
+        } catch {
+            if error.code == .noHandler { return RestorePoints(enabled: false) }
+            throw error
+        }
     }
 
     /// "24 hours", "30 minutes", "2 seconds": an interval as the YAML's `every` reads.

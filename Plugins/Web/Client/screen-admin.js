@@ -1,31 +1,23 @@
 // @ts-check
 /**
  * The operator's screen (`#/admin`): accounts (search, disable, enable, delete), what the server
- * stores, imports running and failed, health, the last warnings and errors with their request
- * ids, and backups. Only operators reach it: the app shows the link when `GET /api/v1/admin/me`
- * answers 200, and every admin route is a 404 for anyone else.
+ * stores, jobs (imports, and deletions of vocabulary collections' entries) running, failed and
+ * finished, health, the last warnings and errors with their request ids, and backups (status,
+ * "Back up now" with its progress and result, the restore points with the command that restores
+ * each). Only operators reach it: the app shows the link when `GET /api/v1/admin/me` answers 200,
+ * and every admin route is a 404 for anyone else.
  */
 import { ApiError } from "./api.js";
 import { announce, confirmAction, h } from "./ui.js";
+import { backupRunText, jobText, plural, size, when } from "./admin-text.js";
 
-/** @param {number | null | undefined} bytes */
-export function size(bytes) {
-  if (bytes === null || bytes === undefined) return "unknown";
-  const units = ["bytes", "KB", "MB", "GB", "TB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
-  return unit === 0 ? `${bytes} ${bytes === 1 ? "byte" : "bytes"}` : `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
-}
-
-/** @param {string | null | undefined} iso */
-function when(iso) {
-  if (!iso) return "";
-  const date = new Date(iso);
-  return date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-}
+export { size };
 
 /** @typedef {{accountId: string, username: string | null, kind: string, createdAt: string, operator: boolean, disabled: boolean, storedBytes: number | null}} AdminUser */
+/** @typedef {import("./admin-text.js").AdminJob} AdminJob */
+/** @typedef {import("./admin-text.js").BackupRun} BackupRun */
+/** @typedef {import("./admin-text.js").BackupFailure} BackupFailure */
+/** @typedef {import("./admin-text.js").RestorePoint} RestorePoint */
 
 /** Whether the signed-in account is an operator (the probe the app's header uses). @param {import("./api.js").Api} api */
 export async function isOperator(api) {
@@ -56,6 +48,13 @@ class QuireAdmin extends HTMLElement {
     this.health = h("div", {}, h("p", {}, "Checking…"));
     this.logs = h("div", {}, h("p", {}, "Loading…"));
     this.backups = h("div", {}, h("p", {}, "Loading…"));
+    this.restorePoints = h("div", { class: "admin-points" }, h("p", {}, "Loading…"));
+    /** @type {number | undefined} */ this.jobsTimer = undefined;
+    /** @type {number | undefined} */ this.backupTimer = undefined;
+    /** @type {string | undefined} */ this.shownRun = undefined;
+    this.pointsLoaded = false;
+    /** Whether a running backup is being followed (its end is announced). */
+    this.watching = false;
     const search = /** @type {HTMLInputElement} */ (h("input", { id: "admin-search", type: "search", autocomplete: "off", autocapitalize: "none",
       spellcheck: false, placeholder: "Username or acc_…" }));
     const nav = h("nav", { "aria-label": "Sections", class: "admin-nav" },
@@ -74,7 +73,7 @@ class QuireAdmin extends HTMLElement {
         } }, h("label", { for: "admin-search", class: "visually-hidden" }, "Search users"), search, h("button", { type: "submit" }, "Search")),
         this.users, this.more),
       h("section", { "aria-labelledby": "admin-storage" }, h("h2", { id: "admin-storage" }, "Storage"), this.storage),
-      h("section", { "aria-labelledby": "admin-jobs" }, h("h2", { id: "admin-jobs" }, "Imports running and failed"), this.jobs),
+      h("section", { "aria-labelledby": "admin-jobs" }, h("h2", { id: "admin-jobs" }, "Imports and deletions"), this.jobs),
       h("section", { "aria-labelledby": "admin-health" }, h("h2", { id: "admin-health" }, "Health"), this.health),
       h("section", { "aria-labelledby": "admin-logs" }, h("h2", { id: "admin-logs" }, "Recent warnings and errors"), this.logs),
       h("section", { "aria-labelledby": "admin-backups" }, h("h2", { id: "admin-backups" }, "Backups"), this.backups));
@@ -187,19 +186,34 @@ class QuireAdmin extends HTMLElement {
     }
   }
 
+  /** @param {AdminJob} job */
+  jobRow(job) {
+    const text = jobText(job);
+    return h("li", { class: `admin-job ${job.state} ${job.kind.replace(".", "-")}`, "data-job": job.id },
+      h("div", { class: "admin-user-name" }, h("strong", {}, text.title), h("span", { class: `badge ${job.state}` }, job.state)),
+      h("p", { class: "admin-meta" }, text.meta),
+      job.failure ? h("p", { class: "admin-failure" }, job.failure) : null);
+  }
+
+  /** Imports and deletions running and failed, then those finished lately; while one runs, read again every few seconds. */
   async loadJobs() {
     const where = /** @type {HTMLElement} */ (this.jobs);
+    window.clearTimeout(this.jobsTimer);
     try {
-      const page = await this.get("/api/v1/admin/jobs?limit=50");
-      if (!page.items.length) { where.replaceChildren(h("p", {}, "No import is running, and none failed.")); return; }
-      where.replaceChildren(h("ul", { class: "admin-list", "aria-label": "Imports" }, ...page.items.map((/** @type {any} */ job) =>
-        h("li", { class: `admin-job ${job.state}` },
-          h("div", { class: "admin-user-name" }, h("strong", {}, `${job.kind === "notes.import" ? "Notes" : "Words"} import (${job.format})`),
-            h("span", { class: `badge ${job.state}` }, job.state)),
-          h("p", { class: "admin-meta" }, `${job.owner} · started ${when(job.startedAt)} · ${job.imported} imported of ${job.read} read`),
-          job.failure ? h("p", { class: "admin-failure" }, job.failure) : null))));
+      const [page, done] = await Promise.all([this.get("/api/v1/admin/jobs?limit=50"), this.get("/api/v1/admin/jobs?state=succeeded&limit=10")]);
+      /** @type {AdminJob[]} */ const current = page.items;
+      /** @type {AdminJob[]} */ const finished = done.items;
+      where.replaceChildren(
+        current.length
+          ? h("ul", { class: "admin-list", "aria-label": "Running and failed" }, ...current.map((job) => this.jobRow(job)))
+          : h("p", {}, "No import or deletion is running, and none failed."),
+        finished.length ? h("h3", { class: "admin-subhead" }, "Finished lately") : "",
+        finished.length ? h("ul", { class: "admin-list", "aria-label": "Finished lately" }, ...finished.map((job) => this.jobRow(job))) : "");
+      if (current.some((job) => job.state === "running")) {
+        this.jobsTimer = window.setTimeout(() => { if (this.isConnected) this.loadJobs(); }, 3000);
+      }
     } catch (error) {
-      this.failed(error, where, "The imports");
+      this.failed(error, where, "The jobs");
     }
   }
 
@@ -237,18 +251,106 @@ class QuireAdmin extends HTMLElement {
     }
   }
 
+  /** The backups' status, "Back up now" and the last backup's progress or result; then the restore points. */
   async loadBackups() {
     const where = /** @type {HTMLElement} */ (this.backups);
+    window.clearTimeout(this.backupTimer);
     try {
       const backups = await this.get("/api/v1/admin/backups");
       const words = /** @type {Record<string, string>} */ ({ ok: "OK", failing: "Failing", "not-configured": "Not configured" });
+      const configured = backups.status !== "not-configured";
+      /** @type {BackupRun | undefined} */ const run = backups.lastRun;
+      const button = h("button", { type: "button", class: "admin-backup-now", disabled: backups.running === true, "aria-describedby": "admin-backup-run",
+        onclick: () => this.backUpNow() }, backups.running ? "Backing up…" : "Back up now");
       where.replaceChildren(h("p", {}, h("span", { class: `badge ${backups.status}` }, words[backups.status] ?? backups.status)),
         h("p", {}, backups.detail),
         backups.lastSuccessAt ? h("p", { class: "admin-meta" }, `Last backup: ${when(backups.lastSuccessAt)}`) : "",
-        backups.nextAt ? h("p", { class: "admin-meta" }, `Next: ${when(backups.nextAt)}`) : "");
+        backups.nextAt ? h("p", { class: "admin-meta" }, `Next: ${when(backups.nextAt)}`) : "",
+        configured ? h("div", { class: "row" }, button) : "",
+        h("div", { id: "admin-backup-run" }, run ? this.runCard(run) : ""),
+        configured ? h("h3", { class: "admin-subhead", id: "admin-restore-points" }, "Restore points") : "",
+        configured ? /** @type {HTMLElement} */ (this.restorePoints) : "");
+      // Said once when it ends (the card is redrawn every second while it runs: not a live region).
+      if (this.watching && run && run.state !== "running") announce(backupRunText(run));
+      this.watching = backups.running === true;
+      if (backups.running) {
+        // Read again while it runs: the step it is at, then what it wrote or what failed.
+        this.backupTimer = window.setTimeout(() => { if (this.isConnected) this.loadBackups(); }, 1000);
+      } else if (configured && (this.shownRun !== run?.finishedAt || !this.pointsLoaded)) {
+        this.shownRun = run?.finishedAt;
+        this.loadRestorePoints();
+      }
     } catch (error) {
       this.failed(error, where, "Backups");
     }
+  }
+
+  /** @param {BackupRun} run */
+  runCard(run) {
+    const words = /** @type {Record<string, string>} */ ({ running: "running", succeeded: "done", failed: "failed" });
+    const by = run.trigger === "operator" ? "started here" : "scheduled";
+    return h("ul", { class: "admin-list", "aria-label": "Last backup" }, h("li", { class: `admin-run ${run.state}`, "data-name": run.name },
+      h("div", { class: "admin-user-name" }, h("strong", {}, run.state === "running" ? "Backing up now" : `Last backup (${by})`),
+        h("span", { class: `badge ${run.state}` }, words[run.state] ?? run.state)),
+      h("p", { class: "admin-run-text" }, backupRunText(run)),
+      h("p", { class: "admin-meta" }, `Started ${when(run.startedAt)}${run.finishedAt ? ` · finished ${when(run.finishedAt)}` : ""}`),
+      ...run.failures.map((failure) => h("p", { class: "admin-failure" }, failure.reason))));
+  }
+
+  async backUpNow() {
+    const api = /** @type {import("./api.js").Api} */ (this.api);
+    try {
+      await api.request("POST", "/api/v1/admin/backups");
+      announce("Backing up now.");
+      /** @type {HTMLElement} */ (this.status).textContent = "";
+    } catch (error) {
+      /** @type {HTMLElement} */ (this.status).textContent = error instanceof ApiError ? error.message : "The backup could not be started; try again.";
+    }
+    this.loadBackups();
+  }
+
+  async loadRestorePoints() {
+    const where = /** @type {HTMLElement} */ (this.restorePoints);
+    this.pointsLoaded = true;
+    try {
+      const page = await this.get("/api/v1/admin/backups/restore-points?limit=50");
+      /** @type {RestorePoint[]} */ const points = page.items;
+      /** @type {BackupFailure[]} */ const unreadable = page.unreadable ?? [];
+      where.replaceChildren(
+        points.length ? h("p", { class: "admin-meta" },
+          `To go back to one: stop the server, then run its command${page.workingDirectory ? ` in ${page.workingDirectory}` : ""}, where and as the server runs (with its environment). Every file is checked first; a damaged backup is refused and nothing is changed.`)
+          : h("p", {}, "No backup is kept yet: Back up now takes the first."),
+        points.length ? h("ul", { class: "admin-list", "aria-label": "Restore points" }, ...points.map((point) => this.pointRow(point))) : "",
+        ...unreadable.map((item) => h("p", { class: "admin-failure" }, `${item.to}: ${item.reason}`)),
+        page.nextCursor ? h("p", { class: "admin-meta" }, "Older ones are in GET /api/v1/admin/backups/restore-points.") : "");
+    } catch (error) {
+      this.failed(error, where, "The restore points");
+    }
+  }
+
+  /** @param {RestorePoint} point */
+  pointRow(point) {
+    const command = h("p", { class: "admin-meta admin-fields admin-command" }, point.restoreCommand);
+    const copy = h("button", { type: "button", class: "secondary", "aria-label": `Copy the command that restores ${point.name}`, onclick: async () => {
+      try {
+        await navigator.clipboard.writeText(point.restoreCommand);
+        announce("Command copied.");
+      } catch {
+        const range = document.createRange();
+        range.selectNodeContents(command);
+        window.getSelection()?.removeAllRanges();
+        window.getSelection()?.addRange(range);
+        announce("Command selected: copy it with your keyboard or menu.");
+      }
+    } }, "Copy command");
+    const where = point.kind === "rclone" ? "remote" : "folder";
+    return h("li", { class: `admin-point ${point.verified ? "verified" : "unverified"}`, "data-point": point.location },
+      h("div", { class: "admin-user-name" }, h("strong", {}, when(point.takenAt)),
+        h("span", { class: `badge ${point.verified ? "ok" : "warning"}` }, point.verified ? "verified" : "not verified")),
+      h("p", { class: "admin-meta" }, `${point.bytes === undefined ? "size unknown" : size(point.bytes)}${point.files === undefined ? "" : ` in ${plural(point.files, "file")}`} · ${where} ${point.to}`),
+      h("p", { class: "admin-meta" }, point.verified ? `Every file read back and matched its checksum${point.verifiedAt ? ` (${when(point.verifiedAt)})` : ""}.`
+        : "Not checked since it was written (taken before Quire checked backups); quire restore checks every file before it changes anything."),
+      h("p", { class: "admin-meta" }, "Restore with:"), command, h("div", { class: "row" }, copy));
   }
 }
 customElements.define("quire-admin", QuireAdmin);
