@@ -125,11 +125,14 @@ struct ReminderTests {
             #expect(bad.status == 422 && bad.json["detail"] as? String ?? "" != "" && bad.text.contains("without spaces"))
             let far = try await api.send(.put, "/api/v1/reminders", json: ["subject": "notes/n_1", "at": "2090-01-01T00:00:00Z"], token: token)
             #expect(far.status == 422)
-            #expect(try await api.send(.put, "/api/v1/reminders", json: ["subject": "notes/n_1", "at": "2030-01-01T00:00:00Z"], token: token).status == 200)
+            // A note that does not exist is refused, after the input's own checks; one of hers is not.
+            #expect(try await api.send(.put, "/api/v1/reminders", json: ["subject": "notes/n_1", "at": "2030-01-01T00:00:00Z"], token: token).status == 404)
+            let note = try #require(try await api.send(.post, "/api/v1/notes", json: ["title": "x"], token: token)["id"])
+            #expect(try await api.send(.put, "/api/v1/reminders", json: ["subject": "notes/\(note)", "at": "2030-01-01T00:00:00Z"], token: token).status == 200)
             let (bob, _) = try await api.signUp("bob")
             #expect(try await api.send(.get, "/api/v1/reminders", token: bob).items.isEmpty)
-            #expect(try await api.send(.delete, "/api/v1/reminders?subject=notes/n_1", token: bob).status == 404)
-            #expect(try await api.send(.delete, "/api/v1/reminders?subject=notes/n_1", token: token).status == 204)
+            #expect(try await api.send(.delete, "/api/v1/reminders?subject=notes/\(note)", token: bob).status == 404)
+            #expect(try await api.send(.delete, "/api/v1/reminders?subject=notes/\(note)", token: token).status == 204)
         }
     }
 }

@@ -3,6 +3,9 @@ public import ShareLinkAPI
 
 /// One photo of the album, shared: `resource = ["photo": id]`.
 public enum SharedPhoto: SharedKind { public static let id = "album.photo" }
+/// A photo as a subject other plugins keep something about (`album.photos/<id>`: a reminder, a
+/// geotag): the album answers ``CheckSubject`` of them and publishes ``SubjectDeleted`` when one goes.
+public enum PhotoSubject: SubjectKind { public static let kind = "album.photos" }
 /// A saved album search, shared: `resource` holds its `tags` (`+a -b` words), `from` and `to`.
 public enum SharedPhotoSearch: SharedKind { public static let id = "album.search" }
 
@@ -65,5 +68,5 @@ public struct ImportPhotoRecords: BusRequest {
 
 public enum AlbumMessages {
     public static let all: [any BusMessage.Type] = [PhotoAdded.self, ImportPhotoRecords.self, ShowShared<SharedPhoto>.self,
-                                                    ShowShared<SharedPhotoSearch>.self]
+                                                    ShowShared<SharedPhotoSearch>.self, CheckSubject<PhotoSubject>.self]
 }

@@ -40,6 +40,9 @@ public struct GeoPlugin: Plugin {
     let ingested: EventSubscription<ImageIngested>
     let blobsDeleted: EventSubscription<BlobDeleted>
     let kindsAdded: EventSubscription<GeoKindAdded>
+    let subjectsDeleted: EventSubscription<SubjectDeleted>
+    /// The subject kinds the app's plugins offer: a user's geotag is of one of theirs, checked first.
+    let subjects: SubjectRules
 
     public init(config: Config, context: PluginContext) async throws {
         let gazetteer: Gazetteer
@@ -53,6 +56,8 @@ public struct GeoPlugin: Plugin {
         ingested = context.bus.subscribe(to: ImageIngested.self)
         blobsDeleted = context.bus.subscribe(to: BlobDeleted.self)
         kindsAdded = context.bus.subscribe(to: GeoKindAdded.self)
+        subjectsDeleted = context.bus.subscribe(to: SubjectDeleted.self)
+        subjects = SubjectRules(offers: context.offers)
         context.logger.info("Geo: gazetteer loaded", metadata: ["places": "\(gazetteer.count)"])
     }
 
@@ -60,7 +65,7 @@ public struct GeoPlugin: Plugin {
 
     public var services: [any Service] {
         [ExifGeotagger(service: service, ingested: ingested), ImageForgetter(service: service, deleted: blobsDeleted),
-         KindLearner(service: service, added: kindsAdded)]
+         KindLearner(service: service, added: kindsAdded), SubjectForgetter(service: service, deleted: subjectsDeleted)]
     }
 
     public func register(on bus: any MessageBus) async throws {
@@ -75,10 +80,16 @@ public struct GeoPlugin: Plugin {
 
     public func routes(_ routes: PluginRoutes) throws {
         let service = self.service
-        try routes.add(.put, "tags", summary: "Geotag a subject (kind/id): latitude, longitude, optional accuracy and altitude") {
+        let subjects = self.subjects
+        let bus = service.bus
+        try routes.add(.put, "tags", summary: "Geotag a subject of mine (kind/id, e.g. notes/n_…): latitude, longitude, optional accuracy and altitude; "
+                       + "404 for a subject that does not exist or is not mine") {
             request, context, identity in
             var request = request
             let geotag = try await request.decodeJSON(Geotag.self, context: context)
+            try geotag.validate()
+            // The subject's own plugin says whether it exists and is the caller's to write.
+            try await subjects.requireWritable(geotag.subject, caller: identity.accountID, on: bus)
             return try .json(try await service.set(owner: identity.accountID, geotag))
         }
         try routes.add(.get, "tags", query: ["subject"], summary: "The geotag of ?subject=kind/id") { request, _, identity in
@@ -156,6 +167,18 @@ struct KindLearner: Service {
     func run() async throws {
         for await event in added.cancelOnGracefulShutdown() {
             try? await service.learn(event.kind)
+        }
+    }
+}
+
+/// A subject deleted by its plugin (a note) takes its owner's geotag with it.
+struct SubjectForgetter: Service {
+    let service: GeoService
+    let deleted: EventSubscription<SubjectDeleted>
+
+    func run() async throws {
+        for await event in deleted.cancelOnGracefulShutdown() {
+            _ = try? await service.remove(owner: event.owner, subject: event.subject)
         }
     }
 }

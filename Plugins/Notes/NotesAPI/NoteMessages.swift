@@ -25,9 +25,13 @@ public struct NoteChanged: BusEvent {
     }
 }
 
+/// Notes as subjects other plugins keep something about (`notes/<id>`: a geotag, a reminder): the
+/// notes plugin answers ``CheckSubject`` of them and publishes ``SubjectDeleted`` when one is deleted.
+public enum NoteSubject: SubjectKind { public static let kind = "notes" }
+
 /// Every notes message, for name checks.
 public enum NotesMessages {
-    public static let all: [any BusMessage.Type] = [NoteChanged.self, StartNoteImport.self, GetNoteImportJob.self, ListNoteImportJobs.self]
+    public static let all: [any BusMessage.Type] = [NoteChanged.self, StartNoteImport.self, GetNoteImportJob.self, ListNoteImportJobs.self, CheckSubject<NoteSubject>.self]
 }
 
 // MARK: Imports

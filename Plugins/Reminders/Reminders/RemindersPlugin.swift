@@ -43,16 +43,21 @@ public struct RemindersPlugin: Plugin {
 
     let service: ReminderService
     let firer: ReminderFirer
+    let forgetter: ReminderForgetter
+    /// The subject kinds the app's plugins offer: a user's reminder is of one of theirs, checked first.
+    let subjects: SubjectRules
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
         try await store.declare(ReminderService.schema)
         service = ReminderService(store: store, bus: context.bus, clock: context.clock, logger: context.logger)
         firer = ReminderFirer(bus: context.bus, every: .seconds(config.checkSeconds), logger: context.logger)
+        forgetter = ReminderForgetter(service: service, deleted: context.bus.subscribe(to: SubjectDeleted.self))
+        subjects = SubjectRules(offers: context.offers)
     }
 
     public var features: [String] { ["reminders"] }
-    public var services: [any Service] { [firer] }
+    public var services: [any Service] { [firer, forgetter] }
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
@@ -78,13 +83,18 @@ public struct RemindersPlugin: Plugin {
 
     public func routes(_ routes: PluginRoutes) throws {
         let service = self.service
-        try routes.add(.put, "", summary: "Set (or move) my reminder of a subject: {\"subject\": \"notes/ID\", \"at\", \"title\"}; pending until it fires") {
+        let subjects = self.subjects
+        try routes.add(.put, "", summary: "Set (or move) my reminder of a subject of mine: {\"subject\": \"notes/ID\", \"at\", \"title\"}; pending until it fires; "
+                       + "404 for a subject that does not exist or is not mine") {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(ReminderInput.self, context: context)
             guard let subject = input.subject, let at = input.at else {
                 throw Problem.badRequest("A reminder needs 'subject' (kind/id, e.g. notes/n_…) and 'at' (an ISO 8601 time).")
             }
+            _ = try service.validate(subject: subject, title: input.title ?? "Reminder", at: at)
+            // The subject's own plugin says whether it exists and is the caller's to write.
+            try await subjects.requireWritable(subject, caller: identity.accountID, on: service.bus)
             let record = try await service.setRecord(owner: identity.accountID, subject: subject, title: input.title ?? "Reminder", at: at)
             return try .json(ReminderJSON(record, try record.decode(Reminder.self)))
         }
@@ -155,7 +165,8 @@ struct ReminderService: Sendable {
         try await setRecord(owner: owner, subject: subject, title: title, at: at).decode(Reminder.self)
     }
 
-    func setRecord(owner: String, subject: String, title: String, at: Date) async throws(BusError) -> Record {
+    /// Checks a reminder's fields; answers the title as stored (trimmed).
+    func validate(subject: String, title: String, at: Date) throws(BusError) -> String {
         guard let slash = subject.firstIndex(of: "/"), slash != subject.startIndex, subject.index(after: slash) < subject.endIndex,
               subject.utf8.count <= 300, !subject.contains(where: { $0.isNewline || $0.isWhitespace }) else {
             throw BusError.invalid("A reminder's subject is 'kind/id' (notes/n_…), at most 300 bytes, without spaces.", field: "subject")
@@ -164,10 +175,14 @@ struct ReminderService: Sendable {
         guard (1...Self.maxTitle).contains(title.count) else {
             throw BusError.invalid("A reminder's title is 1 to \(Self.maxTitle) characters.", field: "title")
         }
-        let now = clock.now()
-        guard at.timeIntervalSince(now) <= Self.maxAhead else {
+        guard at.timeIntervalSince(clock.now()) <= Self.maxAhead else {
             throw BusError.invalid("A reminder is at most ten years ahead.", field: "at")
         }
+        return title
+    }
+
+    func setRecord(owner: String, subject: String, title: String, at: Date) async throws(BusError) -> Record {
+        let title = try validate(subject: subject, title: title, at: at)
         // A time already past fires at the next look: a device that set it offline still hears of it.
         let reminder = Reminder(subject: subject, title: title, at: Date(timeIntervalSince1970: at.timeIntervalSince1970.rounded(.down)),
                                 state: "pending", firedAt: nil)
@@ -244,6 +259,18 @@ struct ReminderService: Sendable {
                            metadata: ["code": "\(error.code.rawValue)", "error": "\(error.message)"])
         }
         return fired
+    }
+}
+
+/// A subject deleted by its plugin (a note) takes its owner's reminder with it.
+struct ReminderForgetter: Service {
+    let service: ReminderService
+    let deleted: EventSubscription<SubjectDeleted>
+
+    func run() async throws {
+        for await event in deleted.cancelOnGracefulShutdown() {
+            try? await service.cancel(owner: event.owner, subject: event.subject)
+        }
     }
 }
 
