@@ -51,6 +51,7 @@ extension Target.Dependency {
     static let hummingbirdTesting = Target.Dependency.product(name: "HummingbirdTesting", package: "hummingbird")
     static let bcrypt = Target.Dependency.product(name: "HummingbirdBcrypt", package: "hummingbird-auth")
     static let grdb = Target.Dependency.product(name: "GRDB", package: "GRDB.swift")
+    static let grdbSQLite = Target.Dependency.product(name: "GRDBSQLite", package: "GRDB.swift")
     static let yams = Target.Dependency.product(name: "Yams", package: "Yams")
     static let metrics = Target.Dependency.product(name: "Metrics", package: "swift-metrics")
     static let nioSSL = Target.Dependency.product(name: "NIOSSL", package: "swift-nio-ssl")
@@ -117,6 +118,8 @@ let targets: [Target] = [
     module("SafeFetch", ["Bus", "CCurl"]),
     module("Secrets", [.crypto]),
     module("PluginKit", ["Bus", "AppConfig", "HTTPKit", .lifecycle, .logging, .metrics]),
+    // Imports' limits: a zip entry inflated under a cap on its output.
+    module("ImportKit", [.zip]),
     // HTTPS: certificates reloaded from disk, a local CA for a LAN, the ACME challenge store, the plain-HTTP side (QR page, redirects).
     .systemLibrary(name: "CQRencode", path: "Modules/CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
     module("QuireTLS", ["CQRencode", .hummingbird, .nioCore, .nioPosix, .nioSSL, .x509, .asn1, .crypto, .lifecycle, .unixSignals, .logging]),
@@ -143,7 +146,7 @@ let targets: [Target] = [
     plugin("Notes", "NotesAPI", ["Bus", "StorageAPI"]),
     // The export files of other notes apps it reads (Evernote, Keep), apart: small enough to fuzz.
     plugin("Notes", "NotesFormats", []),
-    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, .lifecycle, .logging]),
+    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, "ImportKit", .lifecycle, .logging]),
 
     // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
     .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
@@ -169,7 +172,7 @@ let targets: [Target] = [
     // The file formats it reads, apart: small enough to fuzz without the server around them.
     plugin("Vocabulary", "VocabularyFormats", ["Bus"]),
     plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "SyncAPI", "VocabularyFormats", "StorageAPI", "FSRS", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
-                                        .httpTypes, .nioCore, .grdb, .zip, .crypto, .logging, .lifecycle]),
+                                        .httpTypes, .nioCore, .grdb, .grdbSQLite, .zip, "ImportKit", .crypto, .logging, .lifecycle]),
 
     // geo (iRemember, AR Notebook): geotags on a spatial index, offline place names
     plugin("Geo", "GeoAPI", ["Bus"]),
@@ -265,6 +268,10 @@ let targets: [Target] = [
     tests("QuireTLSTests", ["QuireTLS", "AppHost", "AppConfig", .hummingbird, .hummingbirdTesting, .nioSSL, .x509, .crypto, .logging]),
     tests("QuireACMETests", ["QuireACME", .crypto, .x509, .asn1]),
     tests("ArchitectureTests", []),
+    // Timeouts and connection bounds (issue 38): the handlers on an embedded event loop, the registry, a real server on loopback.
+    tests("ConnectionLimitsTests", ["AppHost", "AppConfig", "PluginKit", "SafeFetch", .hummingbird, .hummingbirdCore, .webSocket, .nioCore,
+                                    .nioHTTP1, .nioPosix, .product(name: "NIOEmbedded", package: "swift-nio"), .logging]),
+    tests("ImportKitTests", ["ImportKit", "PluginKit", "Bus", .zip]),
 ]
 
 let package = Package(

@@ -2,6 +2,8 @@ import Bus
 import Crypto
 import Foundation
 import GRDB
+import GRDBSQLite
+import ImportKit
 import StorageAPI
 import ZIPFoundation
 import VocabularyFormats
@@ -18,24 +20,28 @@ import VocabularyFormats
 /// entry's id, and a relation is `<span data-quire-entry="ID">word</span>`, the word for Anki to
 /// show and the id to read back.
 enum AnkiPackage {
-    /// Largest `collection.anki2` unpacked (a zip bomb is refused before it is inflated).
-    static let maxCollectionBytes: UInt64 = 1 << 30
+    /// How large a package's parts may be (the plugin's `import_max_*` settings).
+    struct Limits: Sendable, Equatable {
+        /// Largest note field (and a note's tags), in bytes: a larger one is a problem of that
+        /// note, read past without being held.
+        var maxFieldBytes = 64 << 10
+        /// Largest `collection.anki2` unpacked, on disk (the inflating stops there: a zip bomb
+        /// costs this much disk at most, and no memory).
+        var maxCollectionBytes = 512 << 20
+    }
 
     // MARK: Reading
 
+    /// The notes of a package's collection, read a page at a time from its database (which stays
+    /// open until the source goes).
     struct Source: ImportSource {
-        var rows: [Result<ImportRow, ImportRowError>]
-        var position = 0
-        var total: Int? { rows.count }
+        let reader: NoteReader
+        var total: Int? { reader.total }
 
-        mutating func next() -> Result<ImportRow, ImportRowError>? {
-            guard position < rows.count else { return nil }
-            defer { position += 1 }
-            return rows[position]
-        }
+        mutating func next() -> Result<ImportRow, ImportRowError>? { reader.next() }
     }
 
-    static func read(file: URL, scratch: URL) throws(BusError) -> Source {
+    static func read(file: URL, scratch: URL, limits: Limits = Limits()) throws(BusError) -> Source {
         let archive: Archive
         do {
             let handle = try FileHandle(forReadingFrom: file)
@@ -56,12 +62,13 @@ enum AnkiPackage {
         guard let entry = archive["collection.anki21"] ?? archive["collection.anki2"] else {
             throw BusError(.unsupportedMedia, "This zip holds no collection.anki2, so it is not an Anki package.")
         }
-        guard entry.uncompressedSize <= maxCollectionBytes else {
-            throw BusError(.tooLarge, "The Anki collection in this package unpacks to \(entry.uncompressedSize) bytes; at most \(maxCollectionBytes) are read.")
-        }
         let database = scratch.appendingPathComponent("collection.anki2")
         do {
-            _ = try archive.extract(entry, to: database, skipCRC32: false)
+            try CappedZip.extract(entry, from: archive, to: database, limit: limits.maxCollectionBytes)
+        } catch is CappedZip.TooLarge {
+            throw BusError(.tooLarge, "The Anki collection in this package unpacks to more than \(readableSize(limits.maxCollectionBytes)), "
+                           + "the most an import reads; export the deck in smaller parts (a deck at a time).",
+                           details: ["maxBytes": String(limits.maxCollectionBytes)])
         } catch {
             throw BusError(.unsupportedMedia, "The Anki package is damaged: its collection cannot be unpacked. Export the deck again from Anki.")
         }
@@ -69,8 +76,13 @@ enum AnkiPackage {
             var configuration = Configuration()
             configuration.readonly = true
             let queue = try DatabaseQueue(path: database.path, configuration: configuration)
-            defer { try? queue.close() }
-            return try queue.read { db in try rows(db) }
+            do {
+                let reader = try queue.read { db in try NoteReader(db, queue: queue, maxFieldBytes: limits.maxFieldBytes) }
+                return Source(reader: reader)
+            } catch {
+                try? queue.close()
+                throw error
+            }
         } catch let error as BusError {
             throw error
         } catch {
@@ -80,95 +92,271 @@ enum AnkiPackage {
         }
     }
 
-    private static func rows(_ db: Database) throws -> Source {
-        guard try db.tableExists("notes"), try db.tableExists("col"), try db.tableExists("cards") else {
-            throw BusError(.unsupportedMedia, "The package's database has no Anki notes table; it is not an Anki collection.")
+    /// A value of the user's database read with its size checked first, through SQLite's
+    /// incremental blob reading: a 100 MB field is measured, never loaded.
+    enum Capped {
+        case value([UInt8])
+        case tooLarge(Int)
+        /// Not text or a blob (NULL, a number): read it in SQL, it is small.
+        case other
+    }
+
+    /// The value of `column` in row `rowid` of `table`, when at most `cap` bytes.
+    static func capped(_ db: Database, _ table: String, _ column: String, rowid: Int64, cap: Int) -> Capped {
+        guard let blob = BlobReader(db, table, column, rowid: rowid) else { return .other }
+        defer { blob.close() }
+        guard blob.size <= cap else { return .tooLarge(blob.size) }
+        return blob.read(0, blob.size).map(Capped.value) ?? .other
+    }
+
+    /// A note's fields (separated by U+001F) with each one's size checked as it is read, a chunk
+    /// at a time: a field over `cap` is measured and left out. Only the first `used` fields are
+    /// kept and checked (the others are counted).
+    static func fields(_ db: Database, rowid: Int64, cap: Int, used: Int) -> (fields: [String], oversized: [(index: Int, bytes: Int)])? {
+        guard let blob = BlobReader(db, "notes", "flds", rowid: rowid) else { return nil }
+        defer { blob.close() }
+        var fields: [String] = []
+        var oversized: [(index: Int, bytes: Int)] = []
+        var field: [UInt8] = []
+        var fieldBytes = 0
+        func end() {
+            if fieldBytes > cap, fields.count < used { oversized.append((fields.count, fieldBytes)) }
+            fields.append(fieldBytes > cap || fields.count >= used ? "" : String(decoding: field, as: UTF8.self))
+            field.removeAll(keepingCapacity: true)
+            fieldBytes = 0
         }
-        var deckNames: [Int64: String] = [:]
-        // The package is the user's file: every value is typed in SQL (CAST, typeof), because GRDB's
-        // row subscripts trap on a NULL or a value of another type.
-        if let text = try String.fetchOne(db, sql: "SELECT CAST(decks AS TEXT) FROM col WHERE decks IS NOT NULL LIMIT 1"),
-           let decks = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] {  // decks that are not JSON: rows import without a deck
-            for (key, value) in decks {
-                if let id = Int64(key), let deck = value as? [String: Any], let name = deck["name"] as? String { deckNames[id] = name }
-            }
-        }
-        // Note types by id: "Quire Word" (ours) is read field by field, any other by position.
-        // A file from elsewhere may lack any column Anki writes: each one read is checked first.
-        let columns = Set(try db.columns(in: "col").map(\.name) + db.columns(in: "notes").map { "notes." + $0.name })
-        var quireModels: Set<Int64> = []
-        if columns.contains("models"),
-           let text = try String.fetchOne(db, sql: "SELECT CAST(models AS TEXT) FROM col WHERE models IS NOT NULL LIMIT 1"),
-           let models = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] {
-            for (key, value) in models {
-                guard let id = Int64(key), let model = value as? [String: Any], model["name"] as? String == modelName,
-                      let fields = model["flds"] as? [[String: Any]], fields.compactMap({ $0["name"] as? String }) == fieldNames else { continue }
-                quireModels.insert(id)
-            }
-        }
-        var noteDecks: [Int64: Int64] = [:]
-        var schedules: [Int64: ImportedSchedule] = [:]
-        // A file from elsewhere may lack `crt` (then review days cannot be placed: cards import as new).
-        let created = columns.contains("crt")
-            ? try Int64.fetchOne(db, sql: "SELECT CAST(crt AS INTEGER) FROM col WHERE typeof(crt) = 'integer' LIMIT 1") : nil
-        let cardColumns = Set(try db.columns(in: "cards").map(\.name))
-        let scheduled = ["type", "queue", "due", "ivl", "factor", "reps", "lapses"].allSatisfy(cardColumns.contains)
-        let data = cardColumns.contains("data") ? "COALESCE(CAST(data AS TEXT), '')" : "''"
-        for row in try Row.fetchAll(db, sql: scheduled ? """
-            SELECT nid, did, COALESCE(CAST(type AS INTEGER), 0), COALESCE(CAST(queue AS INTEGER), 0), COALESCE(CAST(due AS INTEGER), 0),
-                   COALESCE(CAST(ivl AS INTEGER), 0), COALESCE(CAST(factor AS INTEGER), 0), COALESCE(CAST(reps AS INTEGER), 0),
-                   COALESCE(CAST(lapses AS INTEGER), 0), \(data)
-            FROM cards WHERE typeof(nid) = 'integer' AND typeof(did) = 'integer' ORDER BY nid, ord
-            """ : """
-            SELECT nid, did FROM cards WHERE typeof(nid) = 'integer' AND typeof(did) = 'integer' ORDER BY nid, ord
-            """) where noteDecks[row[0]] == nil {
-            noteDecks[row[0]] = row[1]
-            if scheduled, let created {
-                schedules[row[0]] = schedule(AnkiCard(type: row[2], queue: row[3], due: row[4], interval: row[5], factor: row[6], reps: row[7],
-                                                      lapses: row[8], data: row[9]), created: created)
-            }
-        }
-        var rows: [Result<ImportRow, ImportRowError>] = []
-        let cursor = try Row.fetchCursor(db, sql: """
-            SELECT COALESCE(CAST(id AS INTEGER), 0), COALESCE(CAST(tags AS TEXT), ''), COALESCE(CAST(flds AS TEXT), ''),
-                   \(columns.contains("notes.guid") ? "COALESCE(CAST(guid AS TEXT), '')" : "''"),
-                   \(columns.contains("notes.mid") ? "COALESCE(CAST(mid AS INTEGER), 0)" : "0") FROM notes ORDER BY id
-            """)
-        var number = 0
-        while let row = try cursor.next() {
-            number += 1
-            if quireModels.contains(row[4]) {
-                let raw = (row[2] as String).split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
-                if raw.count == fieldNames.count {
-                    var imported = ImportRow(
-                        number: number, word: exactText(raw[0]), definitions: exactText(raw[1]).split(separator: "\n").map(String.init),
-                        tags: (row[1] as String).split(whereSeparator: \.isWhitespace).map(String.init),
-                        collection: noteDecks[row[0]].flatMap { deckNames[$0] })
-                    imported.languages = exactText(raw[2]).split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
-                    imported.example = Optional(exactText(raw[3])).flatMap { $0.isEmpty ? nil : $0 }
-                    imported.note = Optional(exactText(raw[4])).flatMap { $0.isEmpty ? nil : $0 }
-                    imported.related = entryLinks(raw[5])
-                    imported.alternative = entryLinks(raw[6])
-                    let guid: String = row[3]
-                    imported.key = guid.isEmpty ? nil : guid
-                    imported.schedule = schedules[row[0]]
-                    rows.append(.success(imported))
-                    continue
+        let chunk = 64 << 10
+        var offset = 0
+        while offset < blob.size {
+            guard let bytes = blob.read(offset, min(chunk, blob.size - offset)) else { return nil }
+            offset += bytes.count
+            for byte in bytes {
+                if byte == 0x1F {
+                    end()
+                } else {
+                    fieldBytes += 1
+                    if fieldBytes <= cap, fields.count < used { field.append(byte) }
                 }
             }
-            let fields = (row[2] as String).split(separator: "\u{1F}", omittingEmptySubsequences: false).map { plainText(String($0)) }
-            guard fields.count >= 2 else {
-                rows.append(.failure(ImportRowError(row: number, message: "The note has one field; a word needs a second field for its definition.")))
-                continue
+        }
+        end()
+        return (fields, oversized)
+    }
+
+    /// The notes of a collection, a page at a time, each with its deck and its card's schedule.
+    final class NoteReader {
+        static let pageSize = 100
+        let queue: DatabaseQueue
+        let total: Int?
+        let maxFieldBytes: Int
+        private var deckNames: [Int64: String] = [:]
+        private var quireModels: Set<Int64> = []
+        private var noteDecks: [Int64: Int64] = [:]
+        private var schedules: [Int64: ImportedSchedule] = [:]
+        private let guidColumn: Bool
+        private let midColumn: Bool
+        private var lastRowID = Int64.min
+        private var number = 0
+        private var pending: [Result<ImportRow, ImportRowError>] = []
+        private var pendingIndex = 0
+        private var ended = false
+
+        init(_ db: Database, queue: DatabaseQueue, maxFieldBytes: Int) throws {
+            self.queue = queue
+            self.maxFieldBytes = maxFieldBytes
+            guard try db.tableExists("notes"), try db.tableExists("col"), try db.tableExists("cards") else {
+                throw BusError(.unsupportedMedia, "The package's database has no Anki notes table; it is not an Anki collection.")
             }
-            let deck = noteDecks[row[0]].flatMap { deckNames[$0] }
+            /// The col table's JSON (decks, note types): large ones are read past (a deck-less import).
+            func json(_ column: String) throws -> [String: Any]? {
+                guard let rowid = try Int64.fetchOne(db, sql: "SELECT rowid FROM col WHERE \(column) IS NOT NULL LIMIT 1"),
+                      case .value(let bytes) = capped(db, "col", column, rowid: rowid, cap: 16 << 20) else { return nil }
+                return (try? JSONSerialization.jsonObject(with: Data(bytes))) as? [String: Any]
+            }
+            // The package is the user's file: every value is typed in SQL (CAST, typeof), because GRDB's
+            // row subscripts trap on a NULL or a value of another type.
+            if let decks = try json("decks") {  // decks that are not JSON: rows import without a deck
+                for (key, value) in decks {
+                    if let id = Int64(key), let deck = value as? [String: Any], let name = deck["name"] as? String { deckNames[id] = name }
+                }
+            }
+            // Note types by id: "Quire Word" (ours) is read field by field, any other by position.
+            // A file from elsewhere may lack any column Anki writes: each one read is checked first.
+            let columns = Set(try db.columns(in: "col").map(\.name) + db.columns(in: "notes").map { "notes." + $0.name })
+            if columns.contains("models"), let models = try json("models") {
+                for (key, value) in models {
+                    guard let id = Int64(key), let model = value as? [String: Any], model["name"] as? String == modelName,
+                          let fields = model["flds"] as? [[String: Any]], fields.compactMap({ $0["name"] as? String }) == fieldNames else { continue }
+                    quireModels.insert(id)
+                }
+            }
+            guidColumn = columns.contains("notes.guid")
+            midColumn = columns.contains("notes.mid")
+            // A file from elsewhere may lack `crt` (then review days cannot be placed: cards import as new).
+            let created = columns.contains("crt")
+                ? try Int64.fetchOne(db, sql: "SELECT CAST(crt AS INTEGER) FROM col WHERE typeof(crt) = 'integer' LIMIT 1") : nil
+            let cardColumns = Set(try db.columns(in: "cards").map(\.name))
+            let scheduled = ["type", "queue", "due", "ivl", "factor", "reps", "lapses"].allSatisfy(cardColumns.contains)
+            let hasData = cardColumns.contains("data")
+            for row in try Row.fetchAll(db, sql: scheduled ? """
+                SELECT nid, did, COALESCE(CAST(type AS INTEGER), 0), COALESCE(CAST(queue AS INTEGER), 0), COALESCE(CAST(due AS INTEGER), 0),
+                       COALESCE(CAST(ivl AS INTEGER), 0), COALESCE(CAST(factor AS INTEGER), 0), COALESCE(CAST(reps AS INTEGER), 0),
+                       COALESCE(CAST(lapses AS INTEGER), 0), rowid
+                FROM cards WHERE typeof(nid) = 'integer' AND typeof(did) = 'integer' ORDER BY nid, ord
+                """ : """
+                SELECT nid, did FROM cards WHERE typeof(nid) = 'integer' AND typeof(did) = 'integer' ORDER BY nid, ord
+                """) where noteDecks[row[0]] == nil {
+                noteDecks[row[0]] = row[1]
+                if scheduled, let created {
+                    // A card's data is a little JSON (FSRS's memory state); a large one is left out.
+                    var data = ""
+                    if hasData, case .value(let bytes) = capped(db, "cards", "data", rowid: row[9], cap: 64 << 10) {
+                        data = String(decoding: bytes, as: UTF8.self)
+                    }
+                    schedules[row[0]] = schedule(AnkiCard(type: row[2], queue: row[3], due: row[4], interval: row[5], factor: row[6], reps: row[7],
+                                                          lapses: row[8], data: data), created: created)
+                }
+            }
+            total = try Int.fetchOne(db, sql: "SELECT count(*) FROM notes")
+        }
+
+        deinit { try? queue.close() }
+
+        func next() -> Result<ImportRow, ImportRowError>? {
+            if pendingIndex >= pending.count {
+                guard !ended else { return nil }
+                pending = []
+                pendingIndex = 0
+                fill()
+                guard !pending.isEmpty else { return nil }
+            }
+            defer { pendingIndex += 1 }
+            return pending[pendingIndex]
+        }
+
+        private func fill() {
+            do {
+                try queue.read { db in
+                    let rows = try Row.fetchAll(db, sql: """
+                        SELECT rowid, COALESCE(CAST(id AS INTEGER), 0), \(midColumn ? "COALESCE(CAST(mid AS INTEGER), 0)" : "0")
+                        FROM notes WHERE rowid > ? ORDER BY rowid LIMIT \(Self.pageSize)
+                        """, arguments: [lastRowID])
+                    if rows.count < Self.pageSize { ended = true }
+                    for row in rows {
+                        lastRowID = row[0]
+                        number += 1
+                        pending.append(try note(db, rowid: row[0], id: row[1], model: row[2]))
+                    }
+                }
+            } catch {
+                ended = true
+                pending.append(.failure(ImportRowError(row: number + 1, message: "The notes from here on cannot be read from the package; "
+                                                       + "export the deck again from Anki and import it again.")))
+            }
+        }
+
+        /// A text column of a note, at most a field's cap; nil (with the problem) past it.
+        enum Text { case success(String), failure(Int) }
+
+        private func text(_ db: Database, _ column: String, rowid: Int64, cap: Int) throws -> Text {
+            switch capped(db, "notes", column, rowid: rowid, cap: cap) {
+            case .value(let bytes): return .success(String(decoding: bytes, as: UTF8.self))
+            case .tooLarge(let size): return .failure(size)
+            case .other: return .success(try String.fetchOne(db, sql: "SELECT COALESCE(CAST(\(column) AS TEXT), '') FROM notes WHERE rowid = ?",
+                                                             arguments: [rowid]) ?? "")
+            }
+        }
+
+        private func note(_ db: Database, rowid: Int64, id: Int64, model: Int64) throws -> Result<ImportRow, ImportRowError> {
+            let quire = quireModels.contains(model)
+            let cap = maxFieldBytes
+            func tooLarge(_ what: String, _ size: Int) -> Result<ImportRow, ImportRowError> {
+                .failure(ImportRowError(row: number, message: "\(what) is \(readableSize(size)); a field may be at most \(readableSize(cap)). "
+                                        + "Shorten it in Anki and export the deck again."))
+            }
+            let tags: String
+            switch try text(db, "tags", rowid: rowid, cap: cap) {
+            case .success(let value): tags = value
+            case .failure(let size): return tooLarge("The note's tags are", size)
+            }
+            var guid = ""
+            if guidColumn {
+                switch try text(db, "guid", rowid: rowid, cap: 1024) {
+                case .success(let value): guid = value
+                case .failure: guid = ""  // not one Quire wrote: the note imports as new
+                }
+            }
+            let raw: [String]
+            if let read = fields(db, rowid: rowid, cap: cap, used: quire ? fieldNames.count : 2) {
+                if let worst = read.oversized.max(by: { $0.bytes < $1.bytes }) {
+                    let name = quire ? "The " + fieldNames[worst.index].lowercased()
+                                     : worst.index == 0 ? "The first field (the word)" : "The second field (the definition)"
+                    return tooLarge(name, worst.bytes)
+                }
+                raw = read.fields
+            } else {
+                // flds is not text (NULL, a number): small.
+                raw = (try String.fetchOne(db, sql: "SELECT COALESCE(CAST(flds AS TEXT), '') FROM notes WHERE rowid = ?", arguments: [rowid]) ?? "")
+                    .split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+            }
+            if quire, raw.count == fieldNames.count {
+                var imported = ImportRow(
+                    number: number, word: exactText(raw[0]), definitions: exactText(raw[1]).split(separator: "\n").map(String.init),
+                    tags: tags.split(whereSeparator: \.isWhitespace).map(String.init),
+                    collection: noteDecks[id].flatMap { deckNames[$0] })
+                imported.languages = exactText(raw[2]).split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
+                imported.example = Optional(exactText(raw[3])).flatMap { $0.isEmpty ? nil : $0 }
+                imported.note = Optional(exactText(raw[4])).flatMap { $0.isEmpty ? nil : $0 }
+                imported.related = entryLinks(raw[5])
+                imported.alternative = entryLinks(raw[6])
+                imported.key = guid.isEmpty ? nil : guid
+                imported.schedule = schedules[id]
+                return .success(imported)
+            }
+            guard raw.count >= 2 else {
+                return .failure(ImportRowError(row: number, message: "The note has one field; a word needs a second field for its definition."))
+            }
+            let fields = raw.prefix(2).map(plainText)
             var imported = ImportRow(
                 number: number, word: fields[0], definitions: fields[1].split(whereSeparator: \.isNewline).map(String.init),
-                tags: (row[1] as String).split(whereSeparator: \.isWhitespace).map(String.init), collection: deck)
-            imported.schedule = schedules[row[0]]
-            rows.append(.success(imported))
+                tags: tags.split(whereSeparator: \.isWhitespace).map(String.init), collection: noteDecks[id].flatMap { deckNames[$0] })
+            imported.schedule = schedules[id]
+            return .success(imported)
         }
-        return Source(rows: rows)
+    }
+
+    /// SQLite's incremental reading of one value (text or blob): its size without reading it,
+    /// then any part of it.
+    final class BlobReader {
+        private var handle: OpaquePointer?
+        let size: Int
+
+        init?(_ db: Database, _ table: String, _ column: String, rowid: Int64) {
+            var blob: OpaquePointer?
+            guard sqlite3_blob_open(db.sqliteConnection, "main", table, column, rowid, 0, &blob) == SQLITE_OK, let blob else {
+                if let blob { sqlite3_blob_close(blob) }
+                return nil
+            }
+            handle = blob
+            size = Int(sqlite3_blob_bytes(blob))
+        }
+
+        func read(_ offset: Int, _ count: Int) -> [UInt8]? {
+            guard let handle, count >= 0 else { return nil }
+            if count == 0 { return [] }
+            var bytes = [UInt8](repeating: 0, count: count)
+            let status = bytes.withUnsafeMutableBytes { buffer in
+                sqlite3_blob_read(handle, buffer.baseAddress, Int32(count), Int32(offset))
+            }
+            return status == SQLITE_OK ? bytes : nil
+        }
+
+        func close() {
+            if let handle { sqlite3_blob_close(handle) }
+            handle = nil
+        }
+
+        deinit { close() }
     }
 
     /// A field Quire wrote: `<br>` is a new line, entities are decoded, nothing else changes.

@@ -30,35 +30,85 @@ struct ImportExport: Sendable {
     let active = RunningJobs()
     /// Where the jobs run: in the host's ServiceGroup (shutdown cancels them; the rollback follows).
     let background: BackgroundWork
+    /// When and on which worker they run: the server's one queue of heavy jobs, shared fairly
+    /// between users and with the other plugins' imports.
+    let queue: JobQueue
+    /// How large a file's parts may be.
+    let limits: ImportLimits
+    /// Rows read per step on the job's worker thread, between which the job writes and saves its progress.
+    static let rowsPerStep = 100
 
     var store: any RecordStore & RecordSearching { service.store }
 
     // MARK: Jobs
 
-    /// Copies the file out of its parts (and lets go of them), checks it, records the job and
-    /// starts it in the background.
+    /// Copies the file out of its parts (and lets go of them) and starts the import of it (what
+    /// `StartImport` on the bus does).
+    /// - Throws: `unavailable` (503) or `rate_limited` (429) with `retryAfter` when the queue is full.
     func start(_ request: StartImport) async throws(BusError) -> ImportJob {
-        let job = ImportJob(id: VocabularyRules.randomID("j_"), state: .running, format: request.format, startedAt: Date())
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-import-" + job.id)
-        let file = scratch.appendingPathComponent("upload")
-        try await request.file.copyOut(to: file, scratch: scratch, from: blobs, on: bus)
-        let source: any ImportSource
-        do {
-            source = try open(file, format: request.format, scratch: scratch)
+        let ticket: JobQueue.Ticket
+        do throws(BusError) {
+            ticket = try queue.reserve(owner: request.owner)
         } catch {
+            await request.file.release(on: bus)
+            throw error
+        }
+        let scratch = Self.scratch()
+        let file = scratch.appendingPathComponent("upload")
+        do throws(BusError) {
+            try await request.file.copyOut(to: file, scratch: scratch, from: blobs, on: bus)
+        } catch {
+            queue.abandon(ticket)
+            throw error
+        }
+        return try await start(file: file, scratch: scratch, owner: request.owner, format: request.format, collection: request.collection,
+                               ticket: ticket)
+    }
+
+    /// A new directory's place for an import's files (the upload, an unpacked collection).
+    static func scratch() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("quire-import-" + VocabularyRules.randomID("s_"))
+    }
+
+    /// Checks the file (in `scratch`, which the job owns from here and removes), records the job
+    /// and queues it; it runs in the background when a worker of the job queue is free.
+    /// - Parameter ticket: the job's place in the queue, reserved before the upload was read.
+    func start(file: URL, scratch: URL, owner: String, format: VocabularyFormat, collection: String?,
+               ticket: JobQueue.Ticket) async throws(BusError) -> ImportJob {
+        var job = ImportJob(id: VocabularyRules.randomID("j_"), state: .running, format: format, startedAt: Date())
+        job.queued = true
+        let box: SourceBox
+        do {
+            let limits = self.limits
+            box = try await queue.intake { () throws(BusError) in
+                SourceBox(try Self.open(file, format: format, scratch: scratch, limits: limits))
+            }
+            _ = try await store.insert(job, into: C.jobs, id: job.id, owner: owner)
+        } catch {
+            queue.abandon(ticket)
             try? FileManager.default.removeItem(at: scratch)
             throw error
         }
-        _ = try await store.insert(job, into: C.jobs, id: job.id, owner: request.owner)
-        let box = SourceBox(source)
         active.insert(job.id)
-        let started = background.start { [self] in
-            await run(job, source: box, owner: request.owner, defaultCollection: request.collection)
-            active.remove(job.id)
+        let queued = job
+        let started = background.start { [self, queue, store] in
+            let ran: Void? = await queue.run(ticket, whileWaiting: {
+                // Waiting is alive: no node takes the job for one a stopped process left behind.
+                _ = try? await store.replace(queued, in: C.jobs, id: queued.id, owner: owner)
+            }) { worker in
+                var job = queued
+                job.queued = nil
+                await run(job, source: box, worker: worker, owner: owner, defaultCollection: collection)
+            }
+            if ran == nil { logger.info("vocabulary: an import waiting in the queue was stopped with the server", metadata: ["job": "\(queued.id)"]) }
+            box.close()
+            active.remove(queued.id)
             try? FileManager.default.removeItem(at: scratch)
         }
         guard started else {
+            queue.abandon(ticket)
             active.remove(job.id)
+            box.close()
             try? FileManager.default.removeItem(at: scratch)
             throw BusError(.unavailable, "The server is shutting down; start the import again in a moment.", details: ["retryAfter": "5"])
         }
@@ -93,25 +143,21 @@ struct ImportExport: Sendable {
         }
     }
 
-    private func open(_ file: URL, format: VocabularyFormat, scratch: URL) throws(BusError) -> any ImportSource {
+    /// The file's rows, read as a stream: a CSV a chunk at a time, a package's notes a page at a
+    /// time, each field under its cap.
+    private static func open(_ file: URL, format: VocabularyFormat, scratch: URL, limits: ImportLimits) throws(BusError) -> any ImportSource {
         switch format {
         case .csv:
-            let data: Data
-            do {
-                data = try Data(contentsOf: file, options: .alwaysMapped)
-            } catch {
-                throw BusError.invalid("Cannot read the import's file: \(error.localizedDescription)", field: "file")
-            }
-            return try CSVSource(data: data)
+            return try CSVSource(file: file, limits: limits.csv)
         case .apkg:
-            return try AnkiPackage.read(file: file, scratch: scratch)
+            return try AnkiPackage.read(file: file, scratch: scratch, limits: limits.anki)
         }
     }
 
-    private func run(_ start: ImportJob, source box: SourceBox, owner: String, defaultCollection: String?) async {
+    private func run(_ start: ImportJob, source box: SourceBox, worker: JobQueue.Worker, owner: String, defaultCollection: String?) async {
         var job = start
         do {
-            try await importRows(&job, source: &box.source, owner: owner, defaultCollection: defaultCollection)
+            try await importRows(&job, source: box, worker: worker, owner: owner, defaultCollection: defaultCollection)
             job.state = .succeeded
         } catch {
             job.state = .failed
@@ -133,11 +179,11 @@ struct ImportExport: Sendable {
         }
     }
 
-    private func importRows(_ job: inout ImportJob, source: inout any ImportSource, owner: String,
+    private func importRows(_ job: inout ImportJob, source: SourceBox, worker: JobQueue.Worker, owner: String,
                             defaultCollection: String?) async throws(BusError) {
         let writes = PipelinedWrites(store: store)
         do {
-            try await importRows(&job, source: &source, owner: owner, defaultCollection: defaultCollection, writes: writes)
+            try await importRows(&job, source: source, worker: worker, owner: owner, defaultCollection: defaultCollection, writes: writes)
         } catch {
             // A batch still being written lands before the rollback that follows, not during it.
             _ = try? await writes.finish()
@@ -145,9 +191,12 @@ struct ImportExport: Sendable {
         }
     }
 
-    private func importRows(_ job: inout ImportJob, source: inout any ImportSource, owner: String,
+    private func importRows(_ job: inout ImportJob, source: SourceBox, worker: JobQueue.Worker, owner: String,
                             defaultCollection: String?, writes: PipelinedWrites) async throws(BusError) {
-        job.rowsTotal = source.total
+        // Reading the file is the job's CPU work: on its worker's thread, a step at a time, never
+        // on the threads that answer requests.
+        job.rowsTotal = await worker.blocking { source.source?.total ?? nil }
+        _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
         var collections: [String: String] = [:]
         var tags: [String: String] = [:]
         var batch: [WriteOperation] = []
@@ -170,7 +219,19 @@ struct ImportExport: Sendable {
                 job.errors.append(ImportJob.RowError(row: error.row, message: error.message))
             }
         }
-        while let next = source.next() {
+        var step: [Result<ImportRow, ImportRowError>] = []
+        var stepIndex = 0
+        func nextRow() async -> Result<ImportRow, ImportRowError>? {
+            if stepIndex >= step.count {
+                step = await worker.blocking { source.take(Self.rowsPerStep) }
+                stepIndex = 0
+                guard !step.isEmpty else { return nil }
+            }
+            defer { stepIndex += 1 }
+            return step[stepIndex]
+        }
+        while let next = await nextRow() {
+            if Task.isCancelled { throw BusError(.unavailable, "The server is shutting down.") }
             job.rowsRead += 1
             let row: ImportRow
             switch next {
@@ -424,10 +485,27 @@ struct ImportExport: Sendable {
     }
 }
 
-/// Hands a source to the job's task (it is read there and nowhere else).
+/// Hands a source to the job's task (it is read there, on its worker's thread, one step at a time
+/// and nowhere else).
 final class SourceBox: @unchecked Sendable {
-    var source: any ImportSource
+    var source: (any ImportSource)?
     init(_ source: any ImportSource) { self.source = source }
+
+    /// The next rows, at most `count`; none at the end.
+    func take(_ count: Int) -> [Result<ImportRow, ImportRowError>] {
+        var rows: [Result<ImportRow, ImportRowError>] = []
+        while rows.count < count, let next = source?.next() { rows.append(next) }
+        return rows
+    }
+
+    /// Lets go of the source (an Anki package's database closes).
+    func close() { source = nil }
+}
+
+/// How large the parts of an import file may be (the plugin's `import_max_*` settings).
+struct ImportLimits: Sendable, Equatable {
+    var csv = CSVLimits()
+    var anki = AnkiPackage.Limits()
 }
 
 /// Writes batches while the caller prepares the next ones: storage works on batch n (and folds the

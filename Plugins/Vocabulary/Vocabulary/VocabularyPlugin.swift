@@ -9,17 +9,19 @@ public import ServiceLifecycle
 import StorageAPI
 import SyncAPI
 import VocabularyAPI
+import VocabularyFormats
 
 /// The `vocabulary` plugin — Foreign Note's domain: collections of words and phrases with their
 /// definitions, tags, relations between entries, search as you type, CSV and Anki import/export.
 ///
 /// ```yaml
-/// vocabulary: { undo_seconds: 300, max_import_bytes: 268435456 }
+/// vocabulary: { undo_seconds: 300, max_import_bytes: 268435456, import_max_field_bytes: 65536 }
 /// ```
 public struct VocabularyPlugin: Plugin {
     public struct Config: Sendable {
         var undoSeconds: Int
         var maxImportBytes: Int
+        var importLimits: ImportLimits
         var pageSize: Int
         var review: ReviewSettings
     }
@@ -31,6 +33,12 @@ public struct VocabularyPlugin: Plugin {
         settings: [
             SettingDescription("undo_seconds", "int 1...86400", default: "300", "How long a deleted entry can be restored"),
             SettingDescription("max_import_bytes", "int 1...4294967296", default: "268435456", "Largest file an import accepts"),
+            SettingDescription("import_max_field_bytes", "int 1024...16777216", default: "65536",
+                               "Largest field an import reads (a CSV cell, an Anki note's field or tags); a larger one is a problem of its row, which is left out, and is never held in memory"),
+            SettingDescription("import_max_row_bytes", "int 1024...268435456", default: "1048576",
+                               "Largest CSV row an import reads; a longer one is a problem of that row"),
+            SettingDescription("import_max_collection_bytes", "int 1048576...4294967296", default: "536870912",
+                               "Largest Anki collection an .apkg unpacks to (on disk; the unpacking stops there); a larger package is refused"),
             SettingDescription("page_size", "int 1...1000", default: "100", "Entries per page when the client does not say"),
             SettingDescription("review_retention", "number 0.7...0.99", default: "0.9", "Review: the share of words to be remembered when they come up (a user may change theirs)"),
             SettingDescription("review_fuzz", "bool", default: "true", "Review: move long intervals a little at random so cards learned together spread out"),
@@ -40,10 +48,19 @@ public struct VocabularyPlugin: Plugin {
     public static func configure(_ section: ConfigSection) -> Config {
         Config(undoSeconds: section.int("undo_seconds", default: 300, in: 1...86_400),
                maxImportBytes: section.int("max_import_bytes", default: 256 << 20, in: 1...(1 << 32)),
+               importLimits: Self.importLimits(section),
                pageSize: section.int("page_size", default: 100, in: 1...1000),
                review: ReviewSettings(desiredRetention: section.double("review_retention", default: 0.9, in: 0.7...0.99),
                                       fuzz: section.bool("review_fuzz", default: true),
                                       newPerDay: section.int("review_new_per_day", default: 20, in: 0...1000)))
+    }
+
+    static func importLimits(_ section: ConfigSection) -> ImportLimits {
+        let field = section.int("import_max_field_bytes", default: 64 << 10, in: 1024...(16 << 20))
+        let row = section.int("import_max_row_bytes", default: 1 << 20, in: 1024...(256 << 20))
+        let collection = section.int("import_max_collection_bytes", default: 512 << 20, in: (1 << 20)...(1 << 32))
+        return ImportLimits(csv: CSVLimits(maxCellBytes: field, maxRowBytes: row),
+                            anki: AnkiPackage.Limits(maxFieldBytes: field, maxCollectionBytes: collection))
     }
 
     let service: VocabularyService
@@ -59,7 +76,7 @@ public struct VocabularyPlugin: Plugin {
         for schema in VocabularyCollections.schemas { try await store.declare(schema) }
         service = VocabularyService(store: store, undoWindow: TimeInterval(config.undoSeconds))
         jobs = ImportExport(service: service, logger: context.logger, blobs: BusBlobStore(bus: context.bus, timeout: .seconds(60)),
-                            bus: context.bus, background: background)
+                            bus: context.bus, background: background, queue: context.jobs, limits: config.importLimits)
         purger = CollectionPurger(service: service, logger: context.logger, background: background)
         review = ReviewService(service: service, clock: context.clock, defaults: config.review)
         logger = context.logger
@@ -91,6 +108,8 @@ public struct VocabularyPlugin: Plugin {
             }
             return .init(jobs: owned)
         }
+        let purger = self.purger
+        try bus.handle(ListCollectionPurges.self) { request, _ in .init(purges: try await purger.list(state: request.state)) }
         try bus.handle(ExportVocabulary.self) { request, _ in try await jobs.export(request) }
         try bus.handle(SearchVocabulary.self) { request, _ in try await service.search(request) }
         let review = self.review

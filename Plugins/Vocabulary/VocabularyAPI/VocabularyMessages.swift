@@ -98,6 +98,9 @@ public struct ImportJob: Codable, Sendable, Hashable {
     public var errorCount: Int
     /// Why the whole import failed (and was rolled back).
     public var failure: String?
+    /// True while the job waits for a worker of the server's job queue (its state is `running`
+    /// meanwhile); absent once it runs.
+    public var queued: Bool?
     public var startedAt: Date
     public var finishedAt: Date?
 
@@ -137,6 +140,7 @@ public struct ImportJob: Codable, Sendable, Hashable {
         failure = try container.decodeIfPresent(String.self, forKey: .failure)
         startedAt = try container.decode(Date.self, forKey: .startedAt)
         finishedAt = try container.decodeIfPresent(Date.self, forKey: .finishedAt)
+        queued = try container.decodeIfPresent(Bool.self, forKey: .queued)
     }
 }
 
