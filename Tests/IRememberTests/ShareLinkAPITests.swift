@@ -30,21 +30,43 @@ struct ShareLinkAPITests {
             let (_, path, _, _) = try await shared(client)
             let token = try #require(path.split(separator: "/").last.map(String.init))
             #expect(token.count == 43, "a 256-bit token in base64url")
-            let page = try await client.send(.get, path)
+            // Whatever Host the request names, the page never writes it (no public_url here: og:url is
+            // left out and pictures are linked by path).
+            let page = try await client.send(.get, path, headers: [HTTPField.Name("Host")!: "evil.example"])
             #expect(page.status == 200)
             #expect(page.contentType == "text/html; charset=utf-8")
-            #expect(page.text.contains("<meta property=\"og:title\" content=\"Lucy in the garden\">"))
-            #expect(page.text.contains("<meta property=\"og:image\" content=\"http://"))
-            #expect(page.text.contains("\(path)/image/0\">"))
+            // Its notes are private unless the sharer chose to show them: the title is its time.
+            #expect(page.text.contains("<meta property=\"og:title\" content=\"A photo from May 3, 2024 at 14:22\">"), "\(page.text)")
+            #expect(!page.text.contains("Lucy in the garden"))
+            #expect(page.text.contains("<meta property=\"og:image\" content=\"\(path)/image/0\">"))
+            #expect(!page.text.contains("og:url") && !page.text.contains("evil.example"), "\(page.text)")
             #expect(!page.text.contains("Vancouver"), "the public page never tells where a photo was taken")
             let image = try await client.send(.get, "\(path)/image/0")
             #expect(image.status == 200)
             #expect(image.contentType == "image/jpeg")
             #expect(image.body.range(of: Data("Exif".utf8)) == nil, "the shared image carries no EXIF block")
-            let json = try await client.send(.get, path + "?format=json")
-            #expect(json.json["title"] as? String == "Lucy in the garden")
+            let json = try await client.send(.get, path + "?format=json", headers: [HTTPField.Name("Host")!: "evil.example"])
+            #expect(json.json["title"] as? String == "A photo from May 3, 2024 at 14:22")
+            #expect(json.json["url"] as? String == path && !json.text.contains("evil.example"))
             #expect((json.json["contents"] as? [[String: any Sendable]])?.first?["tags"] as? [String] == ["garden"])
             #expect(try await client.send(.get, "\(path)/image/1").status == 404)
+        }
+    }
+
+    @Test("a photo's notes are shown only when the sharer chose them; with public_url, og:url and og:image are absolute on it")
+    func notesChosenAndPublicURL() async throws {
+        try await IRemember.run(yaml: IRemember.yaml(shareLink: "{ resolves_per_minute: 1000, public_url: 'https://photos.example.org/' }")) { client, _ in
+            let (token, _, _, photo) = try await shared(client)
+            let withNotes = try await client.send(.post, "/api/v1/album/photos/\(photo)/share", json: ["notes": true], token: token)
+            #expect(withNotes.status == 201, "\(withNotes.text)")
+            let path = try #require(withNotes["path"])
+            let page = try await client.send(.get, path, headers: [HTTPField.Name("Host")!: "evil.example"])
+            #expect(page.text.contains("<meta property=\"og:title\" content=\"Lucy in the garden\">"), "\(page.text)")
+            #expect(page.text.contains("<meta property=\"og:url\" content=\"https://photos.example.org\(path)\">"))
+            #expect(page.text.contains("<meta property=\"og:image\" content=\"https://photos.example.org\(path)/image/0\">"))
+            #expect(!page.text.contains("evil.example"))
+            let search = try await client.send(.post, "/api/v1/album/searches/share", json: ["tags": "garden", "notes": true] as [String: any Sendable], token: token)
+            #expect(search.status == 422 && search.json["field"] as? String == "notes", "a search shows no notes: \(search.text)")
         }
     }
 

@@ -5,14 +5,18 @@ import StorageAPI
 
 /// What share-link shows of a shared photo or search, read-only.
 extension AlbumService {
+    /// One photo: its picture, time and tags; its notes only when the sharer chose to show them
+    /// (`notes: true` when the link was made: notes are often private, and a page's title is
+    /// what a chat app shows beside the link).
     func sharedPhoto(owner: String, resource: [String: String]) async throws(BusError) -> SharedView {
         guard let id = resource["photo"] else { throw BusError.invalid("A shared photo names its 'photo'.", field: "resource") }
         let photo = try await photo(owner: owner, id: id).decode(PhotoData.self)
         let when = Self.readable(photo.takenAt)
-        let title = photo.notes.split(whereSeparator: \.isNewline).first.map { String($0.prefix(80)) } ?? "A photo from \(when)"
+        let notes = resource["notes"] == "true" && !photo.notes.isEmpty ? photo.notes : nil
+        let title = notes?.split(whereSeparator: \.isNewline).first.map { String($0.prefix(80)) } ?? "A photo from \(when)"
         // No place: a public page tells the photo's time, never where it was taken (its image has no GPS either).
         return SharedView(title: title, description: when,
-                          items: [SharedView.Item(id: id, title: nil, text: photo.notes.isEmpty ? nil : photo.notes, takenAt: photo.takenAt,
+                          items: [SharedView.Item(id: id, title: nil, text: notes, takenAt: photo.takenAt,
                                                   place: nil, tags: photo.tags, image: photo.image,
                                                   overlay: resource["markup"] == "true" ? photo.markup : nil)])
     }

@@ -36,7 +36,8 @@ public struct ShareLinkPlugin: Plugin {
             SettingDescription("resolves_per_minute", "int 1...100000", default: "60", "Link openings per client address per minute; more get 429"),
             SettingDescription("password_failures_per_hour", "int 1...10000", default: "20", "Wrong link passwords per client address per hour"),
             SettingDescription("max_days", "int 1...36500", default: "3650", "The longest expiry a link may have"),
-            SettingDescription("public_url", "URL", default: "from the Host header", "The server's address as others reach it, for og:image and og:url"),
+            SettingDescription("public_url", "URL", default: "none: og:url left out, pictures linked by path",
+                               "The server's address as others reach it, for og:url and an absolute og:image (the Host header is never trusted for them)"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
@@ -193,11 +194,9 @@ public struct ShareLinkPlugin: Plugin {
         return json > html
     }
 
-    private func baseURL(_ request: Request) -> String {
-        if let publicURL = config.publicURL { return publicURL }
-        let host = request.head.authority.flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
-        return "http://\(host)"
-    }
+    /// The configured public address, or nothing: links are then paths on this server. Never the
+    /// request's Host header, which anyone sending the request writes (a page of ours naming their site).
+    private var baseURL: String { config.publicURL ?? "" }
 
     private func page(_ request: Request, _ context: QuireContext) async throws -> Response {
         let json = wantsJSON(request)
@@ -206,7 +205,7 @@ public struct ShareLinkPlugin: Plugin {
             var view = try await service.show(record, stored)
             if let title = stored.title, !title.isEmpty { view.title = title }
             let token = context.parameters.get("token") ?? ""
-            let base = baseURL(request) + "/api/v1/share-link/s/\(token)"
+            let base = baseURL + "/api/v1/share-link/s/\(token)"
             let images = view.items.indices.filter { view.items[$0].image != nil }
             // On a password-protected link the pictures carry a grant instead of the password.
             let suffix = ShareLinkService.grant(for: stored).map { "?grant=\($0)" } ?? ""
@@ -218,7 +217,7 @@ public struct ShareLinkPlugin: Plugin {
                                           }, image: images.first.map(picture)),
                                  headers: [.cacheControl: "no-store", .referrerPolicy: "no-referrer"])
             }
-            let html = SharePage.html(view, pageURL: base, imageURL: picture)
+            let html = SharePage.html(view, pageURL: config.publicURL == nil ? nil : base, imageURL: picture)
             return Self.html(html, status: .ok)
         } catch let error as BusError where !json {
             if error.code == .unauthenticated {

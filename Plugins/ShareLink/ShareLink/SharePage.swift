@@ -4,14 +4,16 @@ import ShareLinkAPI
 /// The public page of a link: plain HTML with Open Graph and Twitter card tags, so that a social
 /// network shows the title and picture when the link is posted. Everything from users is escaped.
 enum SharePage {
-    static func html(_ view: SharedView, pageURL: String, imageURL: (Int) -> String) -> String {
+    /// `pageURL`: the page's absolute address from the configured `public_url`; without one,
+    /// `og:url` is left out (the request's Host header is not the server's to trust).
+    static func html(_ view: SharedView, pageURL: String?, imageURL: (Int) -> String) -> String {
         let firstImage = view.items.firstIndex { $0.image != nil }
         var head = """
             <meta property="og:type" content="website">
             <meta property="og:title" content="\(escape(view.title))">
-            <meta property="og:url" content="\(escape(pageURL))">
             <meta name="twitter:title" content="\(escape(view.title))">
             """
+        if let pageURL { head += "\n<meta property=\"og:url\" content=\"\(escape(pageURL))\">" }
         if let description = view.description, !description.isEmpty {
             head += "\n<meta property=\"og:description\" content=\"\(escape(description))\">"
             head += "\n<meta name=\"description\" content=\"\(escape(description))\">"
