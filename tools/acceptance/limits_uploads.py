@@ -127,7 +127,7 @@ def upload(server, token, payload, key):
     for _ in range(10):
         try:
             status, body, headers = call(server, "POST", "/api/v1/album/photos?source=library", raw=payload, token=token,
-                                         content_type="image/jpeg", headers={"Idempotency-Key": key}, timeout=60)
+                                         content_type="image/jpeg", headers={"Idempotency-Key": key}, timeout=120)
         except OSError as error:
             status, body, headers = repr(error), None, {}
         first = first if first is not None else status

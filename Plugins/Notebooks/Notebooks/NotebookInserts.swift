@@ -15,7 +15,8 @@ struct NotebookInserts: NotebookConcern {
 
     enum Insert: Sendable {
         case text(String, kind: String)
-        case image(Data)
+        /// The image inline, or the blob its upload was streamed into.
+        case image(BlobPayload)
     }
 
     /// FR3.2.5–7: an item on page `number`, in the chosen slot when the page's template has a free
@@ -49,8 +50,8 @@ struct NotebookInserts: NotebookConcern {
             item.slot = slots.indices.first { !taken.contains($0) }
         }
         var aspect: Double?
-        if case .image(let bytes) = insert {
-            let image = try await bus.request(try await IngestImage.of(bytes, owner: owner, on: bus), timeout: IngestImage.timeout)
+        if case .image(let upload) = insert {
+            let image = try await bus.request(IngestImage(owner: owner, image: upload), timeout: IngestImage.timeout)
             let oriented = image.info.orientation >= 5 ? (image.info.height, image.info.width) : (image.info.width, image.info.height)
             (item.kind, item.image, item.imageWidth, item.imageHeight) = ("image", image.sha256, oriented.0, oriented.1)
             aspect = Double(oriented.0) / Double(max(oriented.1, 1))

@@ -169,9 +169,30 @@ public struct NotebooksPlugin: Plugin {
                 insert = .text(text, kind: input.kind)
                 slot = input.slot
             } else if contentType.hasPrefix("image/") || contentType.hasPrefix("application/octet-stream") {
-                let bytes = try await request.collectUpload(limit: maxImageBytes, what: "an image")
-                insert = .image(bytes)
                 slot = try request.queryInteger("slot", in: 0...1_000)
+                // Under the server's memory budget: streamed to a file beside the blobs, decoded from it.
+                let cost = ImageUpload.memoryCost(declaredBytes: request.headers[.contentLength].flatMap { Int($0) }, limit: maxImageBytes)
+                let chosen = slot
+                let result = try await MemoryBudget.shared.withReservation(cost, for: "this image") {
+                    let upload: BlobPayload
+                    if let directory = await ImageUpload.spoolDirectory(on: service.inserts.bus) {
+                        let spooled = try await request.spoolUpload(limit: maxImageBytes, what: "an image", into: directory) { head in
+                            try ImageUpload.checkHead(head, what: "an image")
+                        }
+                        upload = try await ImageUpload.payload(file: spooled.file, on: service.inserts.bus)
+                    } else {
+                        upload = try await BlobPayload.wrap(try await request.collectUpload(limit: maxImageBytes, what: "an image"),
+                                                            in: BusBlobStore(bus: service.inserts.bus))
+                    }
+                    do {
+                        return try await service.inserts.insert(caller: identity.accountID, id: id, number: number, slot: chosen, idempotencyKey: key,
+                                                                .image(upload))
+                    } catch {
+                        await upload.release(on: service.inserts.bus)  // refused: the upload's blob goes (unless something holds it)
+                        throw error
+                    }
+                }
+                return try .json(result, status: .created)
             } else {
                 throw Problem(status: .unsupportedMediaType, code: "unsupported_media_type",
                               detail: "Send text as application/json {kind, text} or an image with its image/* Content-Type.")

@@ -17,7 +17,13 @@ extension NotesService {
     /// Checks the note is the caller's, ingests the image through media, then points the note at it.
     func attachPhoto(owner: String, id: String, bytes: Data, expectedVersion: Int64?) async throws(BusError) -> Record {
         _ = try await note(owner: owner, id: id)  // 404 before any decoding
-        let image = try await bus.request(try await IngestImage.of(bytes, owner: owner, on: bus), timeout: IngestImage.timeout)
+        return try await attachPhoto(owner: owner, id: id, upload: try await BlobPayload.wrap(bytes, in: BusBlobStore(bus: bus)),
+                                     expectedVersion: expectedVersion)
+    }
+
+    /// `upload`: the image inline, or the blob the upload was streamed into (released when refused).
+    func attachPhoto(owner: String, id: String, upload: BlobPayload, expectedVersion: Int64?) async throws(BusError) -> Record {
+        let image = try await bus.request(IngestImage(owner: owner, image: upload), timeout: IngestImage.timeout)
         return try await update(owner: owner, id: id, expectedVersion: expectedVersion) { $0.photo = image.sha256 }
     }
 
@@ -75,9 +81,24 @@ enum NoteAttachmentRoutes {
         try routes.add(.put, "{id}/photo", summary: "Attach a photo (the image's bytes as the body; replaces the old one)") {
             request, context, identity in
             var request = request
-            let bytes = try await request.collectUpload(limit: limits.photo, what: "a photo")
-            return NoteJSON.response(try await service.attachPhoto(owner: identity.accountID, id: try NotesPlugin.id(context), bytes: bytes,
-                                                                   expectedVersion: try request.ifMatchVersion()))
+            let id = try NotesPlugin.id(context)
+            let expectedVersion = try request.ifMatchVersion()
+            _ = try await service.note(owner: identity.accountID, id: id)  // 404 before the body is read
+            // Under the server's memory budget: streamed to a file beside the blobs, decoded from it.
+            let cost = ImageUpload.memoryCost(declaredBytes: request.headers[.contentLength].flatMap { Int($0) }, limit: limits.photo)
+            let record = try await MemoryBudget.shared.withReservation(cost, for: "this photo") {
+                let upload: BlobPayload
+                if let directory = await ImageUpload.spoolDirectory(on: service.bus) {
+                    let spooled = try await request.spoolUpload(limit: limits.photo, what: "a photo", into: directory) { head in
+                        try ImageUpload.checkHead(head, what: "a photo")
+                    }
+                    upload = try await ImageUpload.payload(file: spooled.file, on: service.bus)
+                } else {
+                    upload = try await BlobPayload.wrap(try await request.collectUpload(limit: limits.photo, what: "a photo"), in: BusBlobStore(bus: service.bus))
+                }
+                return try await service.attachPhoto(owner: identity.accountID, id: id, upload: upload, expectedVersion: expectedVersion)
+            }
+            return NoteJSON.response(record)
         }
         try routes.add(.delete, "{id}/photo", summary: "Remove the note's photo") { request, context, identity in
             NoteJSON.response(try await service.removePhoto(owner: identity.accountID, id: try NotesPlugin.id(context),
