@@ -44,7 +44,7 @@ public struct AlbumPlugin: Plugin {
             SettingDescription("import_allow_networks", "list of CIDR blocks", default: "[]",
                                "TESTS ONLY: private blocks a URL import may reach (e.g. 127.0.0.2/32 for a local test server)"),
         ],
-        offers: [SharedPhoto.self, SharedPhotoSearch.self])
+        offers: [SharedPhoto.self, SharedPhotoSearch.self, PhotoSubject.self])
 
     public static func configure(_ section: ConfigSection) -> Config {
         let zoneName = section.string("time_zone", default: "UTC") ?? "UTC"
@@ -93,6 +93,12 @@ public struct AlbumPlugin: Plugin {
                 return try? JSONDocument(encoding: PhotoJSON(record, photo))
             })
         }
+        // Other plugins ask before they attach something to a photo (a reminder): the owner's own photo only.
+        try bus.handle(CheckSubject<PhotoSubject>.self) { request, _ in
+            guard StorageNames.isValidID(request.id),
+                  try await service.store.get(collection: AlbumService.photos, id: request.id, owner: request.caller) != nil else { return .none }
+            return .write
+        }
         try bus.handle(ShowShared<SharedPhoto>.self) { request, _ in try await service.sharedPhoto(owner: request.owner, resource: request.resource) }
         try bus.handle(ShowShared<SharedPhotoSearch>.self) { request, _ in
             try await service.sharedSearch(owner: request.owner, resource: request.resource)
@@ -106,15 +112,28 @@ public struct AlbumPlugin: Plugin {
         try routes.add(.post, "photos", query: ["source", "takenAt", "lat", "lon", "accuracy", "tags", "notes"], summary: "Add a photo: the image bytes as the body; ?source=camera|library, takenAt, lat, lon, accuracy, "
                        + "tags, notes. Answers what the mark-up screen needs; honours Idempotency-Key") { request, _, identity in
             var request = request
-            let bytes = try await request.collectUpload(limit: limits.photo, what: "a photo")
             let source = try request.query("source") ?? "library"
             guard ["camera", "library"].contains(source) else { throw Problem.badRequest("'source' is camera or library.", field: "source") }
             let capture = AlbumService.Capture(
                 takenAt: try request.query("takenAt"), latitude: try request.queryNumber("lat"), longitude: try request.queryNumber("lon"),
                 accuracy: try request.queryNumber("accuracy"), tags: try request.query("tags").map { [$0] } ?? [], notes: try request.query("notes"),
                 source: source)
-            let record = try await service.add(owner: identity.accountID, bytes: bytes, capture: capture,
-                                               idempotencyKey: try request.idempotencyKey())
+            let idempotencyKey = try request.idempotencyKey()
+            // Under the server's memory budget: the body streamed to a file beside the blobs (its
+            // first bytes checked before the rest is read), decoded by libvips from that file.
+            let cost = ImageUpload.memoryCost(declaredBytes: request.headers[.contentLength].flatMap { Int($0) }, limit: limits.photo)
+            let record = try await MemoryBudget.shared.withReservation(cost, for: "this photo") {
+                let upload: BlobPayload
+                if let directory = await ImageUpload.spoolDirectory(on: service.bus) {
+                    let spooled = try await request.spoolUpload(limit: limits.photo, what: "a photo", into: directory) { head in
+                        try ImageUpload.checkHead(head, what: "a photo")
+                    }
+                    upload = try await ImageUpload.payload(file: spooled.file, on: service.bus)
+                } else {
+                    upload = try await BlobPayload.wrap(try await request.collectUpload(limit: limits.photo, what: "a photo"), in: BusBlobStore(bus: service.bus))
+                }
+                return try await service.add(owner: identity.accountID, upload: upload, capture: capture, idempotencyKey: idempotencyKey)
+            }
             return try await Self.markupScreen(service, owner: identity.accountID, record)
         }
         try routes.add(.post, "photos/import", summary: "Import a picture from the web: {url, takenAt?, latitude?, longitude?, tags?, notes?}; "
@@ -148,7 +167,10 @@ public struct AlbumPlugin: Plugin {
             return try PhotoJSON.response(edited.record, replaced: edited.replaced)
         }
         try routes.add(.delete, "photos/{id}", summary: "Delete a photo (its image goes when nothing else holds it)") { request, context, identity in
-            try await service.delete(owner: identity.accountID, id: try Self.id(context), expectedVersion: try request.ifMatchVersion())
+            let id = try Self.id(context)
+            try await service.delete(owner: identity.accountID, id: id, expectedVersion: try request.ifMatchVersion())
+            // What other plugins keep about the photo (a reminder) goes with it.
+            await service.bus.publish(SubjectDeleted(owner: identity.accountID, subject: "\(PhotoSubject.kind)/\(id)"))
             return .noContent
         }
         try routes.add(.get, "photos/{id}/image", summary: "The original as uploaded") { request, context, identity in
@@ -252,7 +274,8 @@ public struct AlbumPlugin: Plugin {
             return try .json(ListPage(items: offset < end ? Array(ids[offset..<end]) : [],
                                       nextCursor: end < ids.count ? SlideshowCursor.encode(seed: seed, offset: end) : nil))
         }
-        try routes.add(.post, "photos/{id}/share", summary: "Share one photo read-only: {expiresInSeconds?, password?, title?, markup?: true to show it marked up}") {
+        try routes.add(.post, "photos/{id}/share", summary: "Share one photo read-only: {expiresInSeconds?, password?, title?, markup?: true to show it marked up, "
+                       + "notes?: true to show its notes (left out unless asked: the page shows the picture, its time and tags)}") {
             request, context, identity in
             var request = request
             let input = try await request.decodeOptionalJSON(ShareInput.self, context: context) ?? ShareInput()
@@ -264,6 +287,7 @@ public struct AlbumPlugin: Plugin {
                 }
                 resource["markup"] = "true"
             }
+            if input.notes == true { resource["notes"] = "true" }
             return try await Self.share(service, owner: identity.accountID, kind: SharedPhoto.id, resource: resource, input)
         }
         try routes.add(.post, "searches/share", summary: "Share a search read-only: {tags, from, to, match, expiresInSeconds?, password?, title?}") {
@@ -271,6 +295,7 @@ public struct AlbumPlugin: Plugin {
             var request = request
             let input = try await request.decodeOptionalJSON(ShareInput.self, context: context) ?? ShareInput()
             if input.markup != nil { throw Problem.invalid("'markup' is for sharing one photo; a search is shared as its photos are.", field: "markup") }
+            if input.notes != nil { throw Problem.invalid("'notes' is for sharing one photo; a shared search shows no notes.", field: "notes") }
             var resource: [String: String] = [:]
             for (key, value) in [("tags", input.tags), ("from", input.from), ("to", input.to), ("match", input.match)] {
                 if let value, !value.isEmpty { resource[key] = value }
@@ -320,6 +345,8 @@ public struct AlbumPlugin: Plugin {
         var title: String?
         /// A photo share: show the photo with its mark-up drawn on it.
         var markup: Bool?
+        /// A photo share: show the photo's notes (the page's title is then their first line).
+        var notes: Bool?
         var tags: String?
         var from: String?
         var to: String?

@@ -51,18 +51,29 @@ struct AlbumService: Sendable {
     /// With an `idempotencyKey`, the same upload sent again (a phone whose answer was lost, sending
     /// from its outbox again) answers the photo the first one made instead of adding a copy.
     func add(owner: String, bytes: Data, capture: Capture, idempotencyKey: String? = nil) async throws(BusError) -> Record {
-        // Checked before anything is stored.
-        let tags = try TagRules.normalize(capture.tags)
-        let clientTime = try capture.takenAt.map { text throws(BusError) in
-            guard let time = TakenTime.normalize(text, zone: timeZone) else {
-                throw BusError.invalid("'takenAt' is a time such as 2024-05-03T14:22.", field: "takenAt")
-            }
-            return time
-        }
-        let clientLocation = try Self.location(capture.latitude, capture.longitude, capture.accuracy, source: "device")
-        try Self.checkNotes(capture.notes)
+        try await add(owner: owner, upload: try await BlobPayload.wrap(bytes, in: BusBlobStore(bus: bus)), capture: capture, idempotencyKey: idempotencyKey)
+    }
 
-        let image = try await bus.request(try await IngestImage.of(bytes, owner: owner, geotagsItself: true, on: bus), timeout: IngestImage.timeout)
+    /// `upload`: the image, inline or as the blob an upload was streamed into (which goes again
+    /// when the photo is refused).
+    func add(owner: String, upload: BlobPayload, capture: Capture, idempotencyKey: String? = nil) async throws(BusError) -> Record {
+        let tags: [String], clientTime: String?, clientLocation: PhotoData.Location?
+        do throws(BusError) {
+            tags = try TagRules.normalize(capture.tags)
+            clientTime = try capture.takenAt.map { text throws(BusError) in
+                guard let time = TakenTime.normalize(text, zone: timeZone) else {
+                    throw BusError.invalid("'takenAt' is a time such as 2024-05-03T14:22.", field: "takenAt")
+                }
+                return time
+            }
+            clientLocation = try Self.location(capture.latitude, capture.longitude, capture.accuracy, source: "device")
+            try Self.checkNotes(capture.notes)
+        } catch {
+            await upload.release(on: bus)
+            throw error
+        }
+
+        let image = try await bus.request(IngestImage(owner: owner, image: upload, geotagsItself: true), timeout: IngestImage.timeout)
         let info = image.info
         let id = Self.newID()
         let oriented = info.orientation >= 5 ? (info.height, info.width) : (info.width, info.height)
@@ -220,8 +231,8 @@ struct AlbumService: Sendable {
     /// a batch, and reads the counters again when another write got there first.
     private func commitNew(owner: String, _ photos: ArraySlice<(id: String, photo: PhotoData)>) async throws(BusError) {
         guard !photos.isEmpty else { return }
-        for attempt in 0..<Contention.attempts {
-            await Contention.backOff(before: attempt)
+        var retry = AlbumRetry()
+        while await retry.next() {
             var operations: [WriteOperation] = []
             var deltas: CounterDeltas = [:]
             for (id, photo) in photos {
@@ -320,16 +331,30 @@ struct AlbumService: Sendable {
             throw BusError.invalid("Say what to change: 'rotate' (90, 180 or 270), 'straighten' (-45 to 45 degrees) or 'crop' ({x, y, width, height} in fractions).")
         }
         let current = try await photo(owner: owner, id: id).decode(PhotoData.self)
+        guard (current.edits?.count ?? 0) < MarkupFollow.maxEdits else {
+            throw BusError(.conflict, "This photo has been edited \(MarkupFollow.maxEdits) times since it was added; go back to the original "
+                           + "(POST …/revert) before editing it again.", details: ["reason": "too_many_edits"])
+        }
         let edited = try await bus.request(EditImage(owner: owner, sha256: current.image, edit: edit, geotagsItself: true), timeout: .seconds(60))
+        // The mark-up follows the picture (moved as the picture was, onto its new size).
+        let size = (width: Double(current.width), height: Double(current.height))
+        let followed = try await followMarkup(current.markup, by: MarkupFollow.map(edit, width: size.width, height: size.height).map, from: size,
+                                              to: (Double(edited.info.width), Double(edited.info.height)))
         return try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { photo throws(BusError) in
             guard var photo else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
+            guard photo.image == current.image, photo.markup == current.markup else {
+                throw BusError(.conflict, "The photo changed while it was being edited; reload it and edit again.", details: ["reason": "changed"])
+            }
             if photo.original == nil {
                 photo.original = photo.image
                 photo.originalFormat = photo.format
+                photo.edits = []
             }
             photo.image = edited.sha256
             photo.format = edited.info.format.rawValue
             (photo.width, photo.height) = (edited.info.width, edited.info.height)
+            photo.markup = followed
+            photo.edits = (photo.edits ?? []) + [edit]
             return photo
         }
     }
@@ -341,14 +366,28 @@ struct AlbumService: Sendable {
             throw BusError(.conflict, "This photo has not been edited: it is the picture as it was added.", details: ["reason": "not_edited"])
         }
         let size = try await bus.request(DescribeImage(sha256: original))
+        // The mark-up goes back with the picture: through every edit since the original, backwards.
+        var chain = MarkupFollow.Map()
+        var edited = (width: Double(size.width), height: Double(size.height))
+        for edit in current.edits ?? [] {
+            let step = MarkupFollow.map(edit, width: edited.width, height: edited.height)
+            chain = chain.then(step.map)
+            edited = (step.width, step.height)
+        }
+        let followed = try await followMarkup(current.markup, by: chain.inverse, from: (Double(current.width), Double(current.height)),
+                                              to: (Double(size.width), Double(size.height)))
         return try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { photo throws(BusError) in
             guard var photo else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
-            guard photo.original == original else { throw BusError(.conflict, "The photo changed meanwhile; reload it and try again.") }
+            guard photo.original == original, photo.image == current.image, photo.markup == current.markup else {
+                throw BusError(.conflict, "The photo changed meanwhile; reload it and try again.", details: ["reason": "changed"])
+            }
             photo.image = original
             photo.format = photo.originalFormat ?? photo.format
             (photo.width, photo.height) = (size.width, size.height)
             photo.original = nil
             photo.originalFormat = nil
+            photo.edits = nil
+            photo.markup = followed
             return photo
         }
     }
@@ -389,8 +428,8 @@ struct AlbumService: Sendable {
     /// a version history keeps merges field by field (``FieldMerge``); else 412.
     private func commit(owner: String, id: String, expectedVersion: Int64?, idempotency: IdempotencyClaim? = nil,
                         _ change: @Sendable (PhotoData?) throws(BusError) -> PhotoData?) async throws(BusError) -> Committed {
-        for attempt in 0..<Contention.attempts {
-            await Contention.backOff(before: attempt)
+        var retry = AlbumRetry()
+        while await retry.next() {
             let existing = try await store.get(collection: Self.photos, id: id, owner: owner)
             let old = try existing?.decode(PhotoData.self)
             var new = try change(old)
