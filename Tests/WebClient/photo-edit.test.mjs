@@ -39,3 +39,23 @@ test("straightening keeps the largest rectangle of the picture's shape, as the s
   assert.ok(Math.abs(straightenScale(400, 300, 10) - 3 / (4 * Math.sin(Math.PI / 18) + 3 * Math.cos(Math.PI / 18))) < 1e-12);
   assert.equal(straightenScale(400, 300, -10), straightenScale(400, 300, 10));
 });
+
+test("the preview moves the drawing as the server will (straightened, then turned), texts upright", async () => {
+  const { turnMap, turnedDrawing } = await import("../../Plugins/Web/Client/photo-edit.js");
+  const close = (a, b) => Math.abs(a - b) < 1e-9;
+  // As AlbumPictureEditTests: 10° on 320×240 moves (0.7, 0.5) to (0.5 + 0.2 cos/s, 0.5 + 0.2·(4/3)·sin/s).
+  const angle = Math.PI / 18, scale = 3 / (4 * Math.sin(angle) + 3 * Math.cos(angle));
+  const [x, y] = turnMap({ straighten: 10, rotate: 0, crop: full }, 320, 240).map(0.7, 0.5);
+  assert.ok(close(x, 0.5 + 0.2 * Math.cos(angle) / scale) && close(y, 0.5 + 0.2 * (320 / 240) * Math.sin(angle) / scale), `${x}, ${y}`);
+  // A quarter turn right: (x, y) → (1 − y, x), and the picture stands up.
+  const right = turnMap({ straighten: 0, rotate: 90, crop: full }, 320, 240);
+  assert.ok(right.map(0.75, 0.25).every((v) => close(v, 0.75)));
+  assert.deepEqual([right.width, right.height], [240, 320]);
+  const moved = turnedDrawing({ strokes: [{ color: "#f00", width: 0.02, points: [{ x: 0.75, y: 0.25 }] }], texts: [{ text: "Tom", x: 0.1, y: 0.9, size: 0.05 }] },
+    { straighten: 0, rotate: 90, crop: full }, 320, 240);
+  assert.ok(close(moved.strokes[0].points[0].x, 0.75) && close(moved.strokes[0].points[0].y, 0.75));
+  assert.equal(moved.strokes[0].width, 0.02, "as wide on the picture (its shorter side is the same)");
+  assert.ok(close(moved.texts[0].x, 0.1) && close(moved.texts[0].y, 0.1), "the text's start moved, the text itself upright");
+  assert.ok(close(moved.texts[0].size, 0.05 * 240 / 320), "as tall on the picture");
+  assert.equal(moved.aspect, 0.75);
+});

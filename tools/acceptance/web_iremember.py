@@ -443,12 +443,14 @@ def share_photo(page, server):
 
     # Links that end, listed with a way to stop each.
     page.get_by_label("New links work for").select_option(label="One week")
+    page.wait_for_timeout(1_100)  # links are dated to the second: this one is the newest
     page.evaluate("window.__shared = undefined")
     page.click("album-share ul.grid a.cell >> nth=0")
     page.wait_for_function("() => window.__shared !== undefined")
     week = page.evaluate("window.__shared")["url"].replace(server.base, "")
     _, links, _ = call(server, "GET", "/api/v1/share-link/links", token=token_of(page))
-    newest = links["items"][0]
+    token_part = week.rsplit("/", 1)[-1]
+    newest = next((link for link in links["items"] if token_part.startswith(link["tokenHint"])), {})
     ends = datetime.datetime.fromisoformat(newest["expiresAt"].replace("Z", "+00:00")) if newest.get("expiresAt") else None
     left = (ends - datetime.datetime.now(datetime.timezone.utc)).total_seconds() if ends else 0
     check("“New links work for: One week”: the next link ends in a week", abs(left - 7 * 86400) < 120, newest)

@@ -15,6 +15,8 @@
  * preview's painting), unit-tested in Tests/WebClient/photo-edit.test.mjs; the element is
  * photo-editor.js.
  */
+import { paintDrawing } from "./strokes.js";
+
 /** @typedef {{x: number, y: number, width: number, height: number}} Crop */
 /** @typedef {{straighten: number, rotate: 0 | 90 | 180 | 270, crop: Crop}} EditState */
 /** @typedef {"top-left" | "top-right" | "bottom-left" | "bottom-right" | "move"} Grip */
@@ -107,12 +109,51 @@ export function describeEdit(state) {
 }
 
 /**
- * Draws the picture (and its mark-up) as the edit will make it, into `canvas`: straightened, then
- * turned; the frame is drawn over it by the page.
- * @param {HTMLCanvasElement} canvas @param {CanvasImageSource} picture @param {number} width @param {number} height
- * @param {EditState} state
+ * Where a point of the drawing (fractions of the picture) lands once the picture is straightened
+ * and turned, before the crop: the server's MarkupFollow map, so the preview's drawing is where
+ * the saved one will be. Answers the map and the picture's size after.
+ * @param {EditState} state @param {number} width @param {number} height
+ * @returns {{map: (x: number, y: number) => [number, number], width: number, height: number}}
  */
-export function paintPreview(canvas, picture, width, height, state) {
+export function turnMap(state, width, height) {
+  const angle = state.straighten * Math.PI / 180, scale = straightenScale(width, height, state.straighten);
+  const cos = Math.cos(angle), sin = Math.sin(angle);
+  /** @param {number} x @param {number} y @returns {[number, number]} */
+  const straight = (x, y) => [cos / scale * (x - 0.5) - sin * height / (width * scale) * (y - 0.5) + 0.5,
+    sin * width / (height * scale) * (x - 0.5) + cos / scale * (y - 0.5) + 0.5];
+  /** @type {(x: number, y: number) => [number, number]} */
+  const turn = state.rotate === 90 ? (x, y) => [1 - y, x] : state.rotate === 180 ? (x, y) => [1 - x, 1 - y]
+    : state.rotate === 270 ? (x, y) => [y, 1 - x] : (x, y) => [x, y];
+  const quarter = state.rotate === 90 || state.rotate === 270;
+  const w = width * scale, hgt = height * scale;
+  return { map: (x, y) => turn(...straight(x, y)), width: quarter ? hgt : w, height: quarter ? w : hgt };
+}
+
+/**
+ * The drawing as it will be on the straightened, turned picture: points moved, stroke widths and
+ * text sizes kept on the picture, texts upright (as the server keeps them).
+ * @param {import("./strokes.js").Drawing} drawing @param {EditState} state @param {number} width @param {number} height
+ * @returns {import("./strokes.js").Drawing}
+ */
+export function turnedDrawing(drawing, state, width, height) {
+  const { map, width: w, height: hgt } = turnMap(state, width, height);
+  const shorter = Math.min(width, height) / Math.min(w, hgt), taller = height / hgt;
+  return {
+    strokes: (drawing.strokes ?? []).map((stroke) => ({ ...stroke, width: stroke.width * shorter,
+      points: stroke.points.map((p) => { const [x, y] = map(p.x, p.y); return { ...p, x, y }; }) })),
+    texts: (drawing.texts ?? []).map((text) => { const [x, y] = map(text.x, text.y); return { ...text, x, y, size: (text.size ?? 0.05) * taller }; }),
+    aspect: w / hgt,
+  };
+}
+
+/**
+ * Draws the picture and its mark-up as the edit will make them, into `canvas`: straightened, then
+ * turned (the frame is drawn over it by the page). The mark-up is painted on a layer of its own
+ * (an eraser stroke takes out drawing, not picture).
+ * @param {HTMLCanvasElement} canvas @param {CanvasImageSource} picture @param {number} width @param {number} height
+ * @param {EditState} state @param {import("./strokes.js").Drawing | null} [drawing]
+ */
+export function paintPreview(canvas, picture, width, height, state, drawing = null) {
   const quarter = state.rotate === 90 || state.rotate === 270;
   const longest = 900, fit = Math.min(1, longest / Math.max(width, height));
   const w = Math.round(width * fit), hgt = Math.round(height * fit);
@@ -129,5 +170,11 @@ export function paintPreview(canvas, picture, width, height, state) {
   context.scale(scale, scale);
   context.drawImage(picture, -w / 2, -hgt / 2, w, hgt);
   context.restore();
+  if (drawing && ((drawing.strokes ?? []).length || (drawing.texts ?? []).length)) {
+    const layer = document.createElement("canvas");
+    layer.width = canvas.width;
+    layer.height = canvas.height;
+    paintDrawing(/** @type {CanvasRenderingContext2D} */ (layer.getContext("2d")), turnedDrawing(drawing, state, width, height), layer.width, layer.height);
+    context.drawImage(layer, 0, 0);
+  }
 }
-

@@ -62,9 +62,16 @@ export class PhotoEditor extends HTMLElement {
     this.update();
   }
 
-  /** @param {CanvasImageSource} source @param {number} width @param {number} height */
-  show(source, width, height) {
+  /** @type {import("./strokes.js").Drawing | null} */
+  drawing = null;
+
+  /**
+   * The picture to edit, and its mark-up (moved with it in the preview).
+   * @param {CanvasImageSource} source @param {number} width @param {number} height @param {import("./strokes.js").Drawing | null} [drawing]
+   */
+  show(source, width, height, drawing = null) {
     this.source = source;
+    this.drawing = drawing;
     this.sourceWidth = width;
     this.sourceHeight = height;
     this.update();
@@ -122,7 +129,7 @@ export class PhotoEditor extends HTMLElement {
 
   update() {
     const canvas = /** @type {HTMLCanvasElement} */ (this.canvas);
-    if (this.source) paintPreview(canvas, this.source, this.sourceWidth, this.sourceHeight, this.state);
+    if (this.source) paintPreview(canvas, this.source, this.sourceWidth, this.sourceHeight, this.state, this.drawing);
     const quarter = this.state.rotate === 90 || this.state.rotate === 270;
     const aspect = quarter ? this.sourceHeight / this.sourceWidth : this.sourceWidth / this.sourceHeight;
     /** @type {HTMLElement} */ (this.stage).style.aspectRatio = String(aspect);

@@ -544,15 +544,8 @@ export class PhotoEditScreen extends AlbumElement {
       const img = new Image();
       img.src = url;
       await img.decode();
-      // The picture with its mark-up, as one image the editor turns and crops.
-      const canvas = document.createElement("canvas");
-      canvas.width = img.naturalWidth;
-      canvas.height = img.naturalHeight;
-      const context = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
-      context.drawImage(img, 0, 0);
       const drawing = await loadMarkup(this.ctx, photo, this.id_ ?? "").catch(() => null);
-      if (drawing) (await import("./strokes.js")).paintDrawing(context, drawing, canvas.width, canvas.height);
-      editor.show(canvas, canvas.width, canvas.height);
+      editor.show(img, img.naturalWidth, img.naturalHeight, drawing);
     }).catch(() => editor.prepend(h("p", { class: "empty" }, "The picture shows when this phone is online.")));
   }
 
