@@ -594,7 +594,7 @@ def opened_offline(page, server, token):
     _, made, _ = call(server, "POST", f"{N}/notebooks", {"name": "Made elsewhere"}, token=token)
     notebook_id = made["id"]
     page.evaluate(f"location.hash = '#/n/{notebook_id}'")
-    page.wait_for_selector("nb-book main p[role], nb-book .stage", timeout=10_000)
+    page.wait_for_selector("nb-book main p.warning, nb-book main p.error, nb-book .stage", timeout=10_000)
     said = page.inner_text("nb-book")
     check("a notebook opened offline that is not on the phone says so, not that something is kept to send",
           "not on this phone yet" in said and "opens when the phone is online" in said and "kept and sent" not in said, said)

@@ -25,6 +25,9 @@ import { freeSlots, ITEM, keepCatalog, keepFromServer, keptCatalog, localContent
 import { isLocal, localId, newKey } from "./outbox.js";
 import { shareLink } from "./share.js";
 import { announce, askText, confirmAction, h, imageURL, whereAmI } from "./ui.js";
+import { movable, swipes } from "./notebook-gestures.js";
+import { coverPicture, pagePicture } from "./notebook-pictures.js";
+import { watchSurroundings } from "./notebook-surroundings.js";
 import { arSupported, RoomView } from "./xr-room.js";
 
 const DM = "/api/v1/device-monitor";
@@ -290,7 +293,7 @@ export class BookScreen extends NotebookElement {
       if (!local || local.notebook.access === "read") {
         // Not here yet, or shared with this user: the server's copy, kept with the feed's (a shared
         // notebook's earlier pages never come through this user's feed).
-        await sync.pull();
+        if (navigator.onLine) await sync.pull();
         if (!isLocal(this.nid)) {
           try {
             const content = await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(this.nid)}`);
@@ -398,7 +401,7 @@ export class BookScreen extends NotebookElement {
   async change(write, again) {
     const sync = this.ctx.sync;
     const key = newKey();
-    const queued = !navigator.onLine || sync.state === "offline" || this.waiting().length > 0 || isLocal(this.nid) || write.path.includes("local:");
+    const queued = this.queues(write.path);
     this.say(null);
     if (!queued) {
       try {
@@ -418,6 +421,15 @@ export class BookScreen extends NotebookElement {
     await sync.write({ ...write, key });
     this.waitingCount = this.waiting().length;
     return null;
+  }
+
+  /**
+   * Whether a change to `path` waits in the outbox rather than going now: offline, or behind
+   * another change of this notebook still waiting (it must not overtake it).
+   * @param {string} path
+   */
+  queues(path) {
+    return !navigator.onLine || this.ctx.sync.state === "offline" || this.waiting().length > 0 || isLocal(this.nid) || path.includes("local:");
   }
 
   /** The page's number now (pages before it may have come or gone since it was drawn). @param {Page} page */
@@ -461,7 +473,7 @@ export class BookScreen extends NotebookElement {
         h("h1", {}, notebook.name)),
       readOnly ? h("p", { class: "warning" }, "Shared with you to read. You can turn its pages; only its owner can change it.") : null,
       this.stage,
-      this.camera && this.lightSaid ? this.lightSaid : null,
+      this.lightSaid ?? null,
       h("div", { class: "row turn-row" },
         h("button", { type: "button", class: "secondary", "aria-label": "Previous page", disabled: this.index === 0, onclick: () => this.turn(-1) }, "‹"),
         h("span", { class: "where", role: "status" }, where),
@@ -537,124 +549,14 @@ export class BookScreen extends NotebookElement {
     return box;
   }
 
-  /**
-   * Drag to move, pinch (two fingers) or drag the corner to resize; the frame the server answers
-   * (kept inside the page) is the one that stays.
-   * @param {HTMLElement} box @param {Item} item @param {(frame: Frame) => void} place
-   */
+  /** @param {HTMLElement} box @param {Item} item @param {(frame: Frame) => void} place */
   movable(box, item, place) {
-    /** @type {Map<number, {x: number, y: number}>} */
-    const pointers = new Map();
-    let start = { ...item.frame };
-    let startDistance = 0;
-    let resizing = false;
-    let frame = { ...item.frame };
-    /** How far the pointer went: a tap that did not move opens the item's choices. */
-    let travelled = 0;
-    const scale = () => {
-      const sheet = /** @type {HTMLElement} */ (box.parentElement);
-      return this.catalog.pageWidth / sheet.clientWidth;
-    };
-    const spread = () => {
-      const [a, b] = [...pointers.values()];
-      return Math.hypot(a.x - b.x, a.y - b.y);
-    };
-    box.addEventListener("pointerdown", (event) => {
-      event.stopPropagation();
-      box.setPointerCapture(event.pointerId);
-      if (pointers.size === 0) {
-        this.dragging += 1;
-        travelled = 0;
-      }
-      pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
-      start = { ...frame };
-      resizing = /** @type {HTMLElement} */ (event.target).classList.contains("grip");
-      if (pointers.size === 2) startDistance = spread();
-    });
-    box.addEventListener("pointermove", (event) => {
-      const from = pointers.get(event.pointerId);
-      if (!from) return;
-      event.stopPropagation();
-      travelled = Math.max(travelled, Math.hypot(event.clientX - from.x, event.clientY - from.y));
-      if (travelled < 4) return;
-      if (pointers.size === 2) {
-        pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
-        const ratio = spread() / Math.max(1, startDistance);
-        frame = { ...start, width: start.width * ratio, height: start.height * ratio };
-      } else {
-        const k = scale();
-        const dx = (event.clientX - from.x) * k, dy = (event.clientY - from.y) * k;
-        frame = resizing ? { ...start, width: Math.max(16, start.width + dx), height: Math.max(16, start.height + dy) }
-          : { ...start, x: start.x + dx, y: start.y + dy };
-      }
-      place(frame);
-    });
-    /** Sends the frame; the server's answer (kept inside the page) is what stays. */
-    const commit = async () => {
-      if (frame.x === item.frame.x && frame.y === item.frame.y && frame.width === item.frame.width && frame.height === item.frame.height) return;
-      const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;
-      const cat = this.catalog;
-      // Kept inside the page here too, so what waits offline is drawn where the server will put it.
-      const width = Math.min(Math.max(frame.width, 16), cat.pageWidth), height = Math.min(Math.max(frame.height, 16), cat.pageHeight);
-      const asked = { x: round(frame.x), y: round(frame.y), width: round(frame.width), height: round(frame.height) };
-      const kept = { x: round(Math.min(Math.max(frame.x, 0), cat.pageWidth - width)), y: round(Math.min(Math.max(frame.y, 0), cat.pageHeight - height)),
-        width: round(width), height: round(height) };
-      const answer = await this.change({ method: "PATCH", path: `${N}/notebooks/${this.nid}/items/${item.id}`, body: { frame: asked },
-        kind: ITEM, id: item.id, baseVersion: item.version || undefined, local: { frame: kept } });
-      if (answer?.item) item.frame = answer.item.frame;
-      else if (answer === null) item.frame = kept;
-      if (answer?.clamped || (answer === null && JSON.stringify(kept) !== JSON.stringify(asked))) announce("Kept inside the page.");
-      frame = { ...item.frame };
-      place(item.frame);
-      this.shownAs = ""; // the frame drawn is the server's now: the next sync may draw it again
-    };
-    const end = (/** @type {PointerEvent} */ event) => {
-      if (!pointers.has(event.pointerId)) return;
-      event.stopPropagation();
-      pointers.delete(event.pointerId);
-      if (pointers.size > 0) return;
-      const tapped = travelled < 4 && event.type === "pointerup";
-      const done = () => { this.dragging = Math.max(0, this.dragging - 1); };
-      if (tapped) {
-        frame = { ...item.frame };
-        done();
-        this.itemMenu(item);
-      } else {
-        commit().finally(done);
-      }
-    };
-    box.addEventListener("pointerup", end);
-    box.addEventListener("pointercancel", end);
-    // The keyboard's way: arrow keys move the focused item (Shift for bigger steps).
-    box.addEventListener("keydown", (event) => {
-      const step = event.shiftKey ? 40 : 10;
-      const moves = /** @type {Record<string, [number, number]>} */ ({ ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] });
-      if (event.key === "Enter" || event.key === " ") {
-        event.preventDefault();
-        this.itemMenu(item);
-        return;
-      }
-      const move = moves[event.key];
-      if (!move) return;
-      event.preventDefault();
-      frame = { ...item.frame, x: item.frame.x + move[0], y: item.frame.y + move[1] };
-      place(frame);
-      commit();
-    });
+    movable(this, box, item, place);
   }
 
-  /** Swiping left turns to the next page; right, back. @param {HTMLElement} stage */
+  /** @param {HTMLElement} stage */
   swipes(stage) {
-    let startX = 0, id = -1;
-    stage.addEventListener("pointerdown", (event) => {
-      id = event.pointerId;
-      startX = event.clientX;
-    });
-    stage.addEventListener("pointerup", (event) => {
-      if (event.pointerId !== id) return;
-      const dx = event.clientX - startX;
-      if (Math.abs(dx) > 50) this.turn(dx < 0 ? 1 : -1);
-    });
+    swipes(this, stage);
   }
 
   /**
@@ -776,7 +678,8 @@ export class BookScreen extends NotebookElement {
     const page = this.currentPage();
     if (!page) return;
     const picture = body instanceof Blob;
-    if (!picture && body.kind === "clipboard" && [...body.text].length > (this.catalog.clipboardMaxCharacters ?? 140) && !navigator.onLine) {
+    // Kept for later, it would be refused only then, out of sight: the server's rule, said now.
+    if (!picture && body.kind === "clipboard" && [...body.text].length > (this.catalog.clipboardMaxCharacters ?? 140) && this.queues(`${N}/notebooks/${this.nid}`)) {
       const max = this.catalog.clipboardMaxCharacters ?? 140;
       this.say(`Clipboard text is at most ${max} characters; this is ${[...body.text].length}. Copy a shorter passage or type it as keyboard text.`, { action: again });
       return;
@@ -942,7 +845,12 @@ export class BookScreen extends NotebookElement {
    */
   async inRoom() {
     const stage = /** @type {HTMLElement} */ (this.stage);
-    if (stage.classList.contains("over-camera")) return this.leaveRoom();
+    if (stage.classList.contains("over-camera")) {
+      // Back to the notebook on the screen: what was said of the camera's light goes with it.
+      this.lightSaid?.remove();
+      this.lightSaid = undefined;
+      return this.leaveRoom();
+    }
     if (this.room) return;
     if (await arSupported()) return this.placeInRoom();
     const video = await this.openCamera();
@@ -1003,63 +911,18 @@ export class BookScreen extends NotebookElement {
 
   /** What the notebook shows in the room: the open page (its colour, words and pictures), or the cover. */
   picture() {
-    const cat = this.catalog;
-    const canvas = document.createElement("canvas");
-    canvas.width = 512;
-    canvas.height = Math.round((512 * cat.pageHeight) / cat.pageWidth);
-    const g = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
-    const page = this.index > 0 ? this.content?.pages[this.index - 1] : null;
-    if (!page) {
-      const cover = this.coverPicture();
-      g.drawImage(cover, 0, 0, canvas.width, canvas.height);
-      return canvas;
-    }
-    const scale = canvas.width / cat.pageWidth;
-    g.fillStyle = cat.palette.find((/** @type {any} */ s) => s.id === page.background)?.hex ?? "#FFFFFF";
-    g.fillRect(0, 0, canvas.width, canvas.height);
-    g.fillStyle = page.background === "night" ? "#f4f1ea" : "#1d1b16";
-    g.textBaseline = "top";
-    for (const item of page.items) {
-      const f = item.frame;
-      const [x, y, width, height] = [f.x * scale, f.y * scale, f.width * scale, f.height * scale];
-      const img = /** @type {HTMLImageElement | null} */ (this.querySelector(`[data-item="${CSS.escape(item.id)}"] img`));
-      if (item.kind === "image") {
-        if (img?.complete && img.naturalWidth) g.drawImage(img, x, y, width, height);
-        continue;
-      }
-      g.font = "22px system-ui, sans-serif";
-      wrap(g, item.text ?? "", width).slice(0, Math.max(1, Math.floor(height / 27))).forEach((line, n) => g.fillText(line, x, y + n * 27, width));
-    }
-    return canvas;
+    const page = this.index > 0 ? this.content?.pages[this.index - 1] ?? null : null;
+    return pagePicture(this.catalog, page, /** @type {Notebook} */ (this.content?.notebook), this);
   }
 
-  /** The cover: its two colours and its title. */
   coverPicture() {
-    const cat = this.catalog;
-    const notebook = /** @type {Notebook} */ (this.content?.notebook);
-    const colours = cat.covers.find((/** @type {any} */ c) => c.id === notebook.cover)?.colors ?? ["#8E2B2B", "#D9B382"];
-    const canvas = document.createElement("canvas");
-    canvas.width = 512;
-    canvas.height = Math.round((512 * cat.pageHeight) / cat.pageWidth);
-    const g = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
-    const fill = g.createLinearGradient(0, 0, canvas.width, canvas.height);
-    fill.addColorStop(0, colours[0]);
-    fill.addColorStop(1, colours[1]);
-    g.fillStyle = fill;
-    g.fillRect(0, 0, canvas.width, canvas.height);
-    g.fillStyle = "#fff";
-    g.font = "bold 40px system-ui, sans-serif";
-    g.textAlign = "center";
-    wrap(g, notebook.coverText || notebook.name, canvas.width - 80).slice(0, 3)
-      .forEach((line, n) => g.fillText(line, canvas.width / 2, canvas.height * 0.35 + n * 48));
-    return canvas;
+    return coverPicture(this.catalog, /** @type {Notebook} */ (this.content?.notebook));
   }
 
   leaveRoom() {
     this.stream?.getTracks().forEach((track) => track.stop());
     this.stream = undefined;
     this.camera = undefined;
-    this.lightSaid = undefined;
     this.stage?.querySelector("video.camera")?.remove();
     this.stage?.classList.remove("over-camera");
   }
@@ -1115,26 +978,6 @@ async function aspectOf(blob) {
   } catch {
     return undefined;
   }
-}
-
-/**
- * `text` broken into lines no wider than `width` at the context's font.
- * @param {CanvasRenderingContext2D} g @param {string} text @param {number} width
- */
-function wrap(g, text, width) {
-  const lines = [];
-  let line = "";
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    const next = line ? `${line} ${word}` : word;
-    if (line && g.measureText(next).width > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = next;
-    }
-  }
-  if (line) lines.push(line);
-  return lines;
 }
 
 /**
@@ -1299,95 +1142,14 @@ export class AcceptScreen extends NotebookElement {
       const answer = await this.ctx.api.request("POST", `${N}/shared`, { body: { token: this.id_ } });
       this.ctx.go(`#/n/${encodeURIComponent(answer.body.notebook.id)}`);
     } catch (error) {
+      // Offline: the link is the server's to open; it opens by itself once the network is back.
+      const offline = error instanceof ApiError && error.offline;
+      if (offline) this.whenOnline(() => this.load());
       this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "A shared notebook"),
-        h("p", { class: "error", role: "alert" }, error instanceof ApiError ? error.message : "The link could not be opened."),
+        offline ? h("p", { class: "warning", role: "status" }, "Opening a shared link needs the network; it opens when the phone is online.")
+          : h("p", { class: "error", role: "alert" }, error instanceof ApiError ? error.message : "The link could not be opened."),
         h("a", { href: "#/", class: "button" }, "My notebook")));
     }
   }
 }
 customElements.define("nb-accept", AcceptScreen);
-
-// The phone's surroundings: battery and nearby pins ------------------------------------------------
-
-let watching = false;
-
-/**
- * Once per session: the battery (where the browser tells it) reported to device-monitor, with the
- * blocking alert when it answers so; and where the phone is, reported as it moves, with a banner
- * for a notebook pinned near.
- * @param {Context} context
- */
-function watchSurroundings(context) {
-  if (watching) return;
-  watching = true;
-  const battery = /** @type {any} */ (navigator).getBattery;
-  if (typeof battery === "function") {
-    battery.call(navigator).then((/** @type {any} */ state) => {
-      const report = () => reportBattery(context, state);
-      state.addEventListener?.("levelchange", report);
-      state.addEventListener?.("chargingchange", report);
-      report();
-    }).catch(() => {});
-  }
-  if ("geolocation" in navigator) {
-    let last = 0;
-    navigator.geolocation.watchPosition((where) => {
-      if (Date.now() - last < 20_000) return;
-      last = Date.now();
-      context.api.request("POST", `${N}/nearby`, { body: { latitude: where.coords.latitude, longitude: where.coords.longitude } })
-        .then((answer) => { if (answer.body.items.length) nearbyBanner(answer.body.items[0]); }).catch(() => {});
-    }, () => {}, { maximumAge: 30_000 });
-  }
-  context.sync.addEventListener("alert", (event) => {
-    const message = /** @type {CustomEvent} */ (event).detail;
-    if (message.kind === "notebooks.nearby" && message.data?.notebooks?.length) {
-      const first = message.data.notebooks[0];
-      nearbyBanner({ notebook: { id: first.id, name: first.name }, distanceMeters: first.distanceMeters });
-    }
-  });
-}
-
-/** @param {{notebook: {id: string, name: string}, distanceMeters: number}} hit */
-function nearbyBanner(hit) {
-  document.querySelector(".nearby-bar")?.remove();
-  const bar = h("div", { class: "undo-bar nearby-bar", role: "status" },
-    h("span", {}, `“${hit.notebook.name}” is pinned ${Math.round(hit.distanceMeters)} m from you`),
-    h("a", { href: `#/n/${encodeURIComponent(hit.notebook.id)}`, class: "button", onclick: () => bar.remove() }, "Open"),
-    h("button", { type: "button", class: "link", "aria-label": "Dismiss", onclick: () => bar.remove() }, "×"));
-  document.body.append(bar);
-}
-
-/** @param {Context} context @param {{level: number, charging: boolean}} state */
-async function reportBattery(context, state) {
-  try {
-    const status = (await context.api.request("POST", `${DM}/battery`,
-      { body: { level: state.level, unit: "fraction", state: state.charging ? "charging" : "discharging" } })).body;
-    const open = /** @type {HTMLDialogElement | null} */ (document.querySelector("dialog.battery"));
-    if (status.alert && !open) batteryAlert(context, status.message);
-    if (!status.alert && open) open.close();
-  } catch {
-    // No network: the alert comes with the next report.
-  }
-}
-
-/** FR3.2.18: the alert that stays until the phone is charging. @param {Context} context @param {string} message */
-function batteryAlert(context, message) {
-  const said = h("p", { class: "error", role: "alert" });
-  const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm battery", role: "alertdialog", "aria-labelledby": "battery-title",
-    "aria-describedby": "battery-message" },
-  h("h2", { id: "battery-title" }, "Battery low"),
-  h("p", { id: "battery-message" }, message),
-  said,
-  h("button", { type: "button", onclick: async () => {
-    try {
-      await context.api.request("POST", `${DM}/battery/charging`);
-      dialog.close();
-    } catch (error) {
-      said.textContent = error instanceof ApiError ? error.message : "Try again.";
-    }
-  } }, "I am charging")));
-  dialog.addEventListener("cancel", (event) => event.preventDefault()); // Escape does not close it
-  dialog.addEventListener("close", () => dialog.remove());
-  document.body.append(dialog);
-  dialog.showModal();
-}

@@ -1,0 +1,133 @@
+// @ts-check
+/**
+ * AR Notebook's gestures on the page: drag an item to move it, pinch it or drag its corner to
+ * resize it (the frame the server keeps is what stays; offline, kept inside the page the same
+ * way), the arrow keys for the keyboard, a tap (or Enter) for the item's choices; and swiping the
+ * page to turn it.
+ */
+import { ITEM, N } from "./notebook-model.js";
+import { announce } from "./ui.js";
+
+/** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
+/** @typedef {import("./notebook-model.js").Item} Item */
+/** @typedef {import("./notebook-model.js").Frame} Frame */
+
+/**
+ * Drag to move, pinch (two fingers) or drag the corner to resize; the frame the server answers
+ * (kept inside the page) is the one that stays.
+ * @param {BookScreen} screen @param {HTMLElement} box @param {Item} item @param {(frame: Frame) => void} place
+ */
+export function movable(screen, box, item, place) {
+  /** @type {Map<number, {x: number, y: number}>} */
+  const pointers = new Map();
+  let start = { ...item.frame };
+  let startDistance = 0;
+  let resizing = false;
+  let frame = { ...item.frame };
+  /** How far the pointer went: a tap that did not move opens the item's choices. */
+  let travelled = 0;
+  const scale = () => {
+    const sheet = /** @type {HTMLElement} */ (box.parentElement);
+    return screen.catalog.pageWidth / sheet.clientWidth;
+  };
+  const spread = () => {
+    const [a, b] = [...pointers.values()];
+    return Math.hypot(a.x - b.x, a.y - b.y);
+  };
+  box.addEventListener("pointerdown", (event) => {
+    event.stopPropagation();
+    box.setPointerCapture(event.pointerId);
+    if (pointers.size === 0) {
+      screen.dragging += 1;
+      travelled = 0;
+    }
+    pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    start = { ...frame };
+    resizing = /** @type {HTMLElement} */ (event.target).classList.contains("grip");
+    if (pointers.size === 2) startDistance = spread();
+  });
+  box.addEventListener("pointermove", (event) => {
+    const from = pointers.get(event.pointerId);
+    if (!from) return;
+    event.stopPropagation();
+    travelled = Math.max(travelled, Math.hypot(event.clientX - from.x, event.clientY - from.y));
+    if (travelled < 4) return;
+    if (pointers.size === 2) {
+      pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+      const ratio = spread() / Math.max(1, startDistance);
+      frame = { ...start, width: start.width * ratio, height: start.height * ratio };
+    } else {
+      const k = scale();
+      const dx = (event.clientX - from.x) * k, dy = (event.clientY - from.y) * k;
+      frame = resizing ? { ...start, width: Math.max(16, start.width + dx), height: Math.max(16, start.height + dy) }
+        : { ...start, x: start.x + dx, y: start.y + dy };
+    }
+    place(frame);
+  });
+  /** Sends the frame; the server's answer (kept inside the page) is what stays. */
+  const commit = async () => {
+    if (frame.x === item.frame.x && frame.y === item.frame.y && frame.width === item.frame.width && frame.height === item.frame.height) return;
+    const round = (/** @type {number} */ v) => Math.round(v * 10) / 10;
+    const cat = screen.catalog;
+    // Kept inside the page here too, so what waits offline is drawn where the server will put it.
+    const width = Math.min(Math.max(frame.width, 16), cat.pageWidth), height = Math.min(Math.max(frame.height, 16), cat.pageHeight);
+    const asked = { x: round(frame.x), y: round(frame.y), width: round(frame.width), height: round(frame.height) };
+    const kept = { x: round(Math.min(Math.max(frame.x, 0), cat.pageWidth - width)), y: round(Math.min(Math.max(frame.y, 0), cat.pageHeight - height)),
+      width: round(width), height: round(height) };
+    const answer = await screen.change({ method: "PATCH", path: `${N}/notebooks/${screen.nid}/items/${item.id}`, body: { frame: asked },
+      kind: ITEM, id: item.id, baseVersion: item.version || undefined, local: { frame: kept } });
+    if (answer?.item) item.frame = answer.item.frame;
+    else if (answer === null) item.frame = kept;
+    if (answer?.clamped || (answer === null && JSON.stringify(kept) !== JSON.stringify(asked))) announce("Kept inside the page.");
+    frame = { ...item.frame };
+    place(item.frame);
+    screen.shownAs = ""; // the frame drawn is the server's now: the next sync may draw it again
+  };
+  const end = (/** @type {PointerEvent} */ event) => {
+    if (!pointers.has(event.pointerId)) return;
+    event.stopPropagation();
+    pointers.delete(event.pointerId);
+    if (pointers.size > 0) return;
+    const tapped = travelled < 4 && event.type === "pointerup";
+    const done = () => { screen.dragging = Math.max(0, screen.dragging - 1); };
+    if (tapped) {
+      frame = { ...item.frame };
+      done();
+      screen.itemMenu(item);
+    } else {
+      commit().finally(done);
+    }
+  };
+  box.addEventListener("pointerup", end);
+  box.addEventListener("pointercancel", end);
+  // The keyboard's way: arrow keys move the focused item (Shift for bigger steps).
+  box.addEventListener("keydown", (event) => {
+    const step = event.shiftKey ? 40 : 10;
+    const moves = /** @type {Record<string, [number, number]>} */ ({ ArrowLeft: [-step, 0], ArrowRight: [step, 0], ArrowUp: [0, -step], ArrowDown: [0, step] });
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      screen.itemMenu(item);
+      return;
+    }
+    const move = moves[event.key];
+    if (!move) return;
+    event.preventDefault();
+    frame = { ...item.frame, x: item.frame.x + move[0], y: item.frame.y + move[1] };
+    place(frame);
+    commit();
+  });
+}
+
+/** Swiping left turns to the next page; right, back. @param {BookScreen} screen @param {HTMLElement} stage */
+export function swipes(screen, stage) {
+  let startX = 0, id = -1;
+  stage.addEventListener("pointerdown", (event) => {
+    id = event.pointerId;
+    startX = event.clientX;
+  });
+  stage.addEventListener("pointerup", (event) => {
+    if (event.pointerId !== id) return;
+    const dx = event.clientX - startX;
+    if (Math.abs(dx) > 50) screen.turn(dx < 0 ? 1 : -1);
+  });
+}
