@@ -19,7 +19,14 @@ adds a page before the one showing, and the first phone shows it within 5 s, on 
 what it was typing kept; the recipient of a shared notebook sees the owner's edit; the list follows
 a notebook deleted elsewhere. Text written offline waits, said on screen, and goes on its page once
 online; the paste refusal shows in view beside Paste; a notebook and a page reloaded at once show;
-an 80-letter name, word and a web address leave every screen 390 px wide. axe-core checks every
+an 80-letter name, word and a web address leave every screen 390 px wide. Slots (FR3.2.6–7): a
+two-slot page asks where, and a full page says so instead of stacking a third item. Items (UC-6):
+a tap offers Change the text and Remove it (confirmed). Offline (UC-15, context.set_offline and a
+reload): the notebook opens from IndexedDB; a page, text, an undo, a text change and a new
+notebook made offline survive a reload and reach the server once, in order, the other phone
+following; share says it needs the network; a notebook deleted elsewhere says so. Sideways
+(844×390) with 50 pages: the page is not a thumbnail and its text stays in its boxes, quick taps
+turn a page each, Go to page, the paste refusal in view. axe-core checks every
 screen; screenshots go to .build/screenshots/ar-notebook-*.png (tools/screenshots: docs/screenshots/).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
