@@ -298,9 +298,11 @@ public struct AppHost: Sendable {
                     responder: responder,
                     configuration: .init(http1: .init(additionalChannelHandlers: [ParseErrorProblemHandler()]),
                                          ws: .init(maxFrameSize: 1 << 14, autoPing: .enabled(timePeriod: Self.heartbeat))),
-                    shouldUpgrade: { head, _, _ in
+                    shouldUpgrade: { head, channel, _ in
                         guard head.method == .get, let path = head.path?.split(separator: "?", maxSplits: 1).first,
                               let handler = live[String(path)] else { return .dontUpgrade }
+                        // An unmasked client frame closes the connection with 1002 (RFC 6455, 5.1).
+                        MaskedFramesGuard.attach(to: channel)
                         return .upgrade([:], handler)
                     }))
                 guard let https else { return GuardedServer(inner: http1, registry: connections, secure: false) }

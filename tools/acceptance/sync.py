@@ -255,6 +255,34 @@ def close_code(live, timeout):
     return None
 
 
+def unmasked_close_code(port, timeout=5):
+    """Opens a live connection by hand and sends one unmasked text frame, as no browser would
+    (RFC 6455 5.1: a client masks every frame); answers the close code the server sends back."""
+    import base64
+    raw = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    try:
+        key = base64.b64encode(os.urandom(16)).decode()
+        raw.sendall((f"GET /api/v1/sync/live HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                     f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n").encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += raw.recv(4096)
+        if not head.startswith(b"HTTP/1.1 101"):
+            return None
+        payload = b'{"type":"auth","token":"x"}'
+        raw.sendall(bytes([0x81, len(payload)]) + payload)
+        data = head.split(b"\r\n\r\n", 1)[1]
+        deadline = time.monotonic() + timeout
+        while len(data) < 4 and time.monotonic() < deadline:
+            chunk = raw.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        return int.from_bytes(data[2:4], "big") if len(data) >= 4 and data[0] == 0x88 else None
+    finally:
+        raw.close()
+
+
 def live_limits(binary, workdir):
     """The live endpoint's rules: authenticate in time, with a valid token, within the per-user
     bound; a connection ends when its token expires unless the client renews it."""
@@ -280,6 +308,8 @@ def live_limits(binary, workdir):
         garbled = connect(url, open_timeout=5)
         garbled.send("hello")
         check("a message that is not an auth is closed with 4400", close_code(garbled, 5) == 4400)
+        code = unmasked_close_code(server.port)
+        check("an unmasked client frame is closed with 1002, protocol error (RFC 6455 5.1)", code == 1002, code)
         kept, renewed = connect(url, open_timeout=5), connect(url, open_timeout=5)
         for live in (kept, renewed):
             live.send(json.dumps({"type": "auth", "token": token}))
