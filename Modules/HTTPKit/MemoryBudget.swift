@@ -8,8 +8,8 @@ import Glibc
 /// The process's memory budget for large request work (`server.memory_budget`): an upload reserves
 /// what it will hold (its body and its decode) before it reads a byte, and gives it back when done,
 /// however it ends (success, error or cancellation). Work that does not fit waits its turn, in
-/// arrival order, for at most ``wait``; past that it is refused with 503, code `server_busy` and
-/// `Retry-After`, and the server goes on answering everyone else.
+/// arrival order, for at most ``wait``; past that it is refused with 503, code `unavailable` with
+/// `limit: memory_budget`, and `Retry-After`, and the server goes on answering everyone else.
 ///
 /// A reservation larger than the whole budget is counted as the whole budget: it runs alone rather
 /// than never. When the budget goes idle after heavy work, glibc's free memory is handed back to the
@@ -82,7 +82,8 @@ public final class MemoryBudget: Sendable {
 
     /// Runs `work` with `bytes` reserved, waiting for room as long as the budget's wait allows;
     /// the bytes are given back when `work` returns, throws or is cancelled.
-    /// - Throws: ``Problem`` 503 `server_busy` with `Retry-After` when no room came in time;
+    /// - Throws: ``Problem`` 503 `unavailable` (`limit`: `memory_budget`) with `Retry-After` when no
+    ///   room came in time;
     ///   `CancellationError` when the task was cancelled while waiting; whatever `work` throws.
     public func withReservation<T>(_ bytes: Int, for what: String, isolation: isolated (any Actor)? = #isolation,
                                    _ work: () async throws -> T) async throws -> T {
@@ -158,10 +159,10 @@ public final class MemoryBudget: Sendable {
     func busy(_ what: String) -> Problem {
         let (total, wait) = state.withLock { ($0.total, $0.wait) }
         let seconds = max(1, Int(wait.components.seconds / 4))
-        return Problem(status: .serviceUnavailable, code: "server_busy",
+        return Problem(status: .serviceUnavailable, code: "unavailable",
                        detail: "The server is busy with other large requests (its memory budget of \(total >> 20) MB is in use) and could not take "
                            + "\(what) now; send it again in \(seconds) s. An operator can raise server.memory_budget on a machine with more memory.",
-                       extra: ["retryAfter": .int(seconds)], headers: [.retryAfter: String(seconds)])
+                       extra: ["limit": "memory_budget", "retryAfter": .int(seconds)], headers: [.retryAfter: String(seconds)])
     }
 
     /// Takes a waiter out of the queue (timed out or cancelled), failing it with `error`.

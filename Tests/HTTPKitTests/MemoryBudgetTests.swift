@@ -72,7 +72,7 @@ struct MemoryBudgetTests {
         #expect(budget.peakBytes == 80)
     }
 
-    @Test("work that finds no room in time is refused with 503 server_busy and a Retry-After, and never runs")
+    @Test("work that finds no room in time is refused with 503 unavailable (limit memory_budget) and a Retry-After, and never runs")
     func refuses() async throws {
         let budget = MemoryBudget(bytes: 100, wait: .milliseconds(1), trim: {})
         let door = Door()
@@ -83,7 +83,8 @@ struct MemoryBudgetTests {
             try await budget.withReservation(50, for: "this photo") { ran.withLock { $0 = true } }
         }
         #expect(problem?.status == .serviceUnavailable)
-        #expect(problem?.code == "server_busy")
+        #expect(problem?.code == "unavailable")
+        #expect(problem?.extra["limit"] == "memory_budget")
         #expect(problem?.headers[.retryAfter].flatMap { Int($0) }.map { $0 >= 1 } == true)
         #expect(problem?.detail.contains("this photo") == true)
         #expect(problem?.detail.contains("server.memory_budget") == true)

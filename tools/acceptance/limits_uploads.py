@@ -6,7 +6,7 @@ shipped config.
   times at once by two users (25 each, every copy with its own JPEG comment so no two are the same
   bytes), while a checker asks `/health` and a third user lists their photos every 100 ms.
 - `/health` answers in under 1 s throughout; the third user's list answers 200 in under 2 s.
-- Every upload either succeeds (201) or is refused with 503, code `server_busy` and a `Retry-After`;
+- Every upload either succeeds (201) or is refused with 503, code `unavailable` with `limit: memory_budget` and a `Retry-After`;
   a refused one sent again after its Retry-After succeeds: each user ends with 25 photos.
 - The server's peak RSS (VmHWM in /proc/<pid>/status) stays under `server.memory_budget` plus the
   RSS the server had before the burst (its base) plus a margin for what the budget does not count.
@@ -135,8 +135,8 @@ def upload(server, token, payload, key):
             return first, status, refused, malformed
         refused += 1
         retry = headers.get("Retry-After")
-        code = body.get("code") if isinstance(body, dict) else None
-        if not retry or not retry.isdigit() or code != "server_busy":
+        code = (body.get("code"), body.get("limit")) if isinstance(body, dict) else None
+        if not retry or not retry.isdigit() or code != ("unavailable", "memory_budget"):
             malformed.append((retry, code))
         time.sleep(min(int(retry) if retry and retry.isdigit() else 1, 5))
     return first, status, refused, malformed
@@ -177,7 +177,7 @@ def burst(server, data, budget_mb):
     print(f"     {UPLOADS} uploads in {took:.1f} s: {firsts.count(201)} accepted at once, {refusals} refusals (503) retried")
     check("every upload either succeeded or was refused with 503", all(status in (201, 503) for status in firsts),
           sorted(set(map(str, firsts))))
-    check("every 503 carried Retry-After and code server_busy", not malformed, malformed[:3])
+    check("every 503 carried Retry-After, code unavailable and limit memory_budget", not malformed, malformed[:3])
     check("every refused upload succeeded when sent again: nothing lost", finals.count(201) == UPLOADS, sorted(set(map(str, finals))))
     for index, token in enumerate(uploaders):
         status, listing, _ = call(server, "GET", "/api/v1/album/photos?limit=100", token=token)
