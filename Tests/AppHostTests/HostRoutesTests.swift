@@ -161,7 +161,7 @@ struct HostRoutesTests {
     func messageNames() {
         let all: [any BusMessage.Type] = StorageMessages.all + AuthMessages.all + NotesMessages.all + MediaMessages.all
             + VocabularyMessages.all + GeoMessages.all + ShareLinkMessages.all + AlbumMessages.all + NotebooksMessages.all
-            + DeviceMonitorMessages.all
+            + DeviceMonitorMessages.all + [SubjectDeleted.self]
         let names = all.map { $0.name.rawValue }
         for name in names { #expect(MessageName.isValid(name), "\(name)") }
         #expect(Set(names).count == names.count)
