@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import ImportKit
 import Logging
 import MediaAPI
 import NotesAPI
@@ -32,37 +33,80 @@ struct NoteImports: Sendable {
     let logger: Logger
     let maxPhotoBytes: Int
     let background: BackgroundWork
+    /// When and on which worker the jobs run: the server's one queue of heavy jobs (the plugin
+    /// passes its context's), shared fairly between users and with the other plugins' imports.
+    var queue = JobQueue()
     let active = RunningJobs()
+    /// Notes read per step on the job's worker thread.
+    static let notesPerStep = 20
 
     var store: any RecordStore & RecordSearching { service.store }
     var bus: any MessageBus { service.bus }
 
     // MARK: Jobs
 
-    /// Copies the file out of its parts (and lets go of them), checks it is what it claims,
-    /// records the job and starts it.
+    /// Copies the file out of its parts (and lets go of them) and starts the import of it (what
+    /// `StartNoteImport` on the bus does).
+    /// - Throws: `unavailable` (503) or `rate_limited` (429) with `retryAfter` when the queue is full.
     func start(_ request: StartNoteImport) async throws(BusError) -> NoteImportJob {
-        let job = NoteImportJob(id: "ji_" + NotesService.randomID(), state: .running, format: request.format, startedAt: Date())
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-notes-import-" + job.id)
-        let file = scratch.appendingPathComponent("upload")
-        try await request.file.copyOut(to: file, scratch: scratch, from: blobs, on: bus)
-        let source: any NoteSource
-        do {
-            source = try open(file, format: request.format, size: request.file.size)
+        let ticket: JobQueue.Ticket
+        do throws(BusError) {
+            ticket = try queue.reserve(owner: request.owner)
         } catch {
+            await request.file.release(on: bus)
+            throw error
+        }
+        let scratch = Self.scratch()
+        let file = scratch.appendingPathComponent("upload")
+        do throws(BusError) {
+            try await request.file.copyOut(to: file, scratch: scratch, from: blobs, on: bus)
+        } catch {
+            queue.abandon(ticket)
+            throw error
+        }
+        return try await start(file: file, scratch: scratch, owner: request.owner, format: request.format, ticket: ticket)
+    }
+
+    /// A new directory's place for an import's file.
+    static func scratch() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("quire-notes-import-" + NotesService.randomID())
+    }
+
+    /// Checks the file (in `scratch`, which the job owns from here and removes) is what it claims,
+    /// records the job and queues it; it runs when a worker of the job queue is free.
+    /// - Parameter ticket: the job's place in the queue, reserved before the upload was read.
+    func start(file: URL, scratch: URL, owner: String, format: NoteImportFormat, ticket: JobQueue.Ticket) async throws(BusError) -> NoteImportJob {
+        let job = NoteImportJob(id: "ji_" + NotesService.randomID(), state: .running, format: format, startedAt: Date())
+        let box: NoteSourceBox
+        do {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
+            let maxPhotoBytes = self.maxPhotoBytes
+            box = try await queue.intake { () throws(BusError) in
+                NoteSourceBox(try Self.open(file, format: format, size: size ?? 0, maxPhotoBytes: maxPhotoBytes))
+            }
+            _ = try await store.insert(job, into: Self.jobs, id: job.id, owner: owner)
+        } catch {
+            queue.abandon(ticket)
             try? FileManager.default.removeItem(at: scratch)
             throw error
         }
-        _ = try await store.insert(job, into: Self.jobs, id: job.id, owner: request.owner)
-        let box = NoteSourceBox(source)
         active.insert(job.id)
-        let started = background.start { [self] in
-            await run(job, source: box, owner: request.owner)
+        let started = background.start { [self, queue, store] in
+            let ran: Void? = await queue.run(ticket, whileWaiting: {
+                // Waiting is alive: no node takes the job for one a stopped process left behind.
+                _ = try? await store.replace(job, in: Self.jobs, id: job.id, owner: owner)
+            }) { worker in
+                await run(job, source: box, worker: worker, owner: owner)
+            }
+            if ran == nil { logger.info("notes: an import waiting in the queue was stopped with the server", metadata: ["job": "\(job.id)"]) }
+            box.close()
             active.remove(job.id)
             try? FileManager.default.removeItem(at: scratch)
         }
         guard started else {
+            queue.abandon(ticket)
             active.remove(job.id)
+            box.close()
             try? FileManager.default.removeItem(at: scratch)
             throw BusError(.unavailable, "The server is shutting down; start the import again in a moment.", details: ["retryAfter": "5"])
         }
@@ -76,7 +120,7 @@ struct NoteImports: Sendable {
         return try record.decode(NoteImportJob.self)
     }
 
-    private func open(_ file: URL, format: NoteImportFormat, size: Int) throws(BusError) -> any NoteSource {
+    private static func open(_ file: URL, format: NoteImportFormat, size: Int, maxPhotoBytes: Int) throws(BusError) -> any NoteSource {
         do {
             switch format {
             case .enex:
@@ -131,10 +175,10 @@ struct NoteImports: Sendable {
 
     // MARK: Running
 
-    private func run(_ start: NoteImportJob, source box: NoteSourceBox, owner: String) async {
+    private func run(_ start: NoteImportJob, source box: NoteSourceBox, worker: JobQueue.Worker, owner: String) async {
         var job = start
         do {
-            try await importNotes(&job, source: &box.source, owner: owner)
+            try await importNotes(&job, source: box, worker: worker, owner: owner)
             job.state = .succeeded
         } catch {
             job.state = .failed
@@ -157,13 +201,9 @@ struct NoteImports: Sendable {
         }
     }
 
-    private func importNotes(_ job: inout NoteImportJob, source: inout any NoteSource, owner: String) async throws(BusError) {
+    private func importNotes(_ job: inout NoteImportJob, source: NoteSourceBox, worker: JobQueue.Worker, owner: String) async throws(BusError) {
         var batch: [(id: String, data: NoteData)] = []
         var lastProgress = Date()
-        // After the user's last note, in the file's order.
-        let last = try await store.query(RecordQuery(collection: NotesService.collection, owner: owner,
-                                                     order: [SortKey("position", descending: true)], limit: 1))
-        var lastPosition = try last.records.first.map { record throws(BusError) in try record.decode(NoteData.self).position }
 
         func report(_ problem: NoteImportJob.Problem, _ job: inout NoteImportJob) {
             job.problemCount += 1
@@ -171,9 +211,9 @@ struct NoteImports: Sendable {
         }
         func flush(_ job: inout NoteImportJob) async throws(BusError) {
             guard !batch.isEmpty else { return }
-            // Keys after the last note: a fresh prefix each batch, spread within it.
-            guard let prefix = OrderKey.between(lastPosition, nil) else { throw BusError(.internal, "No order key after the last note.") }
-            let keys = OrderKey.spread(batch.count).map { prefix + $0 }
+            // After the user's last note as it is now (this import's previous batch, or a note created
+            // meanwhile), in the file's order: appends count up, so keys stay short (see `OrderKey`).
+            let keys = try await service.keysAfterLast(owner: owner, count: batch.count)
             var operations: [WriteOperation] = []
             for ((id, data), key) in zip(batch, keys) {
                 var data = data
@@ -184,15 +224,28 @@ struct NoteImports: Sendable {
             for record in written.records.compactMap({ $0 }) {
                 await bus.publish(NoteChanged(owner: owner, noteID: record.id, kind: .created, version: record.version))
             }
-            lastPosition = keys.last
+            service.respaceIfLong(owner: owner, keys)
             job.imported += batch.count
             batch.removeAll()
         }
 
-        while let next = source.next() {
+        // Reading the file is the job's CPU work: on its worker's thread, a step at a time, never
+        // on the threads that answer requests.
+        var step: [(Result<ImportedNote, NoteProblem>, progress: (done: Int64, total: Int64?))] = []
+        var stepIndex = 0
+        func nextNote() async -> (Result<ImportedNote, NoteProblem>, progress: (done: Int64, total: Int64?))? {
+            if stepIndex >= step.count {
+                step = await worker.blocking { source.take(Self.notesPerStep) }
+                stepIndex = 0
+                guard !step.isEmpty else { return nil }
+            }
+            defer { stepIndex += 1 }
+            return step[stepIndex]
+        }
+        while let item = await nextNote() {
+            let (next, progress) = item
             if Task.isCancelled { throw BusError(.unavailable, "The server is shutting down.") }
             job.notesRead += 1
-            let progress = source.progress
             (job.progressDone, job.progressTotal) = (progress.done, progress.total)
             switch next {
             case .failure(let problem):
@@ -225,7 +278,7 @@ struct NoteImports: Sendable {
             }
         }
         try await flush(&job)
-        (job.progressDone, job.progressTotal) = source.progress
+        (job.progressDone, job.progressTotal) = await worker.blocking { source.progress }
     }
 }
 
@@ -258,10 +311,22 @@ extension NotesService {
     }
 }
 
-/// Hands a source to the job's task (it is read there and nowhere else).
+/// Hands a source to the job's task (it is read there, on its worker's thread, one step at a time
+/// and nowhere else).
 final class NoteSourceBox: @unchecked Sendable {
-    var source: any NoteSource
+    var source: (any NoteSource)?
     init(_ source: any NoteSource) { self.source = source }
+
+    /// The next notes (each with the progress after it), at most `count`; none at the end.
+    func take(_ count: Int) -> [(Result<ImportedNote, NoteProblem>, progress: (done: Int64, total: Int64?))] {
+        var notes: [(Result<ImportedNote, NoteProblem>, progress: (done: Int64, total: Int64?))] = []
+        while notes.count < count, let next = source?.next() { notes.append((next, source?.progress ?? (0, nil))) }
+        return notes
+    }
+
+    var progress: (done: Int64, total: Int64?) { source?.progress ?? (0, nil) }
+
+    func close() { source = nil }
 }
 
 /// Google Keep's notes in a Takeout zip: every `Keep/*.json`, its images read from beside it. Notes
@@ -296,11 +361,14 @@ struct KeepTakeout: NoteSource {
         index += 1
         let keep: KeepNote
         do {
-            keep = try KeepNote.parse(try extract(entry, limit: 8 << 20))
+            keep = try KeepNote.parse(try CappedZip.read(entry, from: archive, limit: Self.maxNoteBytes))
         } catch let problem as NoteProblem {
             return .failure(NoteProblem(index: index, title: entry.path, message: problem.message))
+        } catch is CappedZip.TooLarge {
+            return .failure(NoteProblem(index: index, title: entry.path,
+                                        message: "it is larger than \(Self.maxNoteBytes >> 20) MB, the most a Keep note may be; it was left out"))
         } catch {
-            return .failure(NoteProblem(index: index, title: entry.path, message: "it could not be read from the zip (\(error))"))
+            return .failure(NoteProblem(index: index, title: entry.path, message: "it could not be read from the zip: the file is damaged there"))
         }
         if keep.trashed { return .failure(NoteProblem(index: index, title: keep.title, message: "in Keep's trash", skipped: true)) }
         var note = ImportedNote(index: index, title: keep.title, text: keep.text, created: keep.created, tags: keep.labels)
@@ -309,7 +377,7 @@ struct KeepTakeout: NoteSource {
             let found = KeepNote.candidates(for: image.path, beside: entry.path).lazy.compactMap { archive[$0] }.first
             if let found {
                 do {
-                    let bytes = try extract(found, limit: maxPhotoBytes)
+                    let bytes = try CappedZip.read(found, from: archive, limit: maxPhotoBytes)
                     note.photo = .init(bytes: bytes, mimeType: image.mimeType)
                 } catch {
                     note.warnings.append("its image \(image.path) is larger than \(maxPhotoBytes >> 20) MB or unreadable and was left out")
@@ -321,16 +389,7 @@ struct KeepTakeout: NoteSource {
         return .success(note)
     }
 
-    /// An entry's bytes, refused past `limit` whatever its header claims.
-    func extract(_ entry: Entry, limit: Int) throws -> Data {
-        guard entry.uncompressedSize <= UInt64(limit) else { throw KeepTooLarge() }
-        var data = Data()
-        _ = try archive.extract(entry, skipCRC32: false) { chunk in
-            guard data.count + chunk.count <= limit else { throw KeepTooLarge() }
-            data.append(chunk)
-        }
-        return data
-    }
-
-    struct KeepTooLarge: Error {}
+    /// Largest note JSON read (its text is then cut to the notes plugin's rules); the inflating
+    /// stops there whatever the zip's header claims.
+    static let maxNoteBytes = 8 << 20
 }

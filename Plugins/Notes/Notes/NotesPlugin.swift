@@ -41,7 +41,8 @@ public struct NotesPlugin: Plugin {
             SettingDescription("categories", "bool", default: "false", "A category on each note, and lists of one category"),
             SettingDescription("max_import_bytes", "int 1...8589934592", default: "4294967296",
                                "Largest Evernote (.enex) or Google Keep (Takeout zip) file an import takes; it is streamed, never held in memory"),
-        ])
+        ],
+        offers: [NoteSubject.self])
 
     public static func configure(_ section: ConfigSection) -> Config {
         let zoneName = section.string("time_zone", default: "UTC") ?? "UTC"
@@ -68,16 +69,18 @@ public struct NotesPlugin: Plugin {
         let store = BusRecordStore(bus: context.bus)
         try await store.declare(NotesService.schema(search: config.search, categories: config.categories))
         try await store.declare(NoteImports.jobsSchema)
+        try await store.declare(NotesService.orderSchema)
         self.bus = context.bus
         service = NotesService(store: store, bus: context.bus, timeZone: config.timeZone, searchOn: config.search, categoriesOn: config.categories,
-                               lists: NoteListCache(capacity: config.listCacheBytes))
+                               lists: NoteListCache(capacity: config.listCacheBytes),
+                               respacer: NoteRespacer(background: background, logger: context.logger))
         extraFeatures = (config.search ? ["search"] : []) + (config.categories ? ["categories"] : [])
         pageSize = config.pageSize
         invalidations = config.listCacheBytes > 0 ? NoteListInvalidator.observe(service.lists, on: context.bus) : []
         uploadLimits = (photo: try await context.bus.request(GetMediaLimits()).maxBytes,
                         drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
         imports = NoteImports(service: service, blobs: BusBlobStore(bus: context.bus, timeout: .seconds(60)), logger: context.logger,
-                              maxPhotoBytes: uploadLimits.photo, background: background)
+                              maxPhotoBytes: uploadLimits.photo, background: background, queue: context.jobs)
         maxImportBytes = config.maxImportBytes
     }
 
@@ -99,6 +102,9 @@ public struct NotesPlugin: Plugin {
             }
             return .init(jobs: owned)
         }
+        // Other plugins ask before they attach something to a note (a geotag, a reminder).
+        let service = self.service
+        try bus.handle(CheckSubject<NoteSubject>.self) { request, _ in try await service.access(caller: request.caller, id: request.id) }
         // Sync's feed shows a note as GET /notes/{id} does.
         try bus.handle(ShowSynced<SyncedNote>.self) { request, _ in
             .init(shown: request.records.map { $0.owner == request.viewer ? NoteJSON.document($0) : nil })
@@ -132,19 +138,27 @@ public struct NotesPlugin: Plugin {
                        summary: "Import notes from Evernote (.enex) or Google Keep (a Takeout zip), the file as the body; ?format=enex|keep; 202 with the job") {
             request, _, identity in
             let format = try Self.importFormat(request)
-            // The body goes straight into storage in parts, never whole in memory.
-            var writer = BlobParts.Writer(blobs: imports.blobs)
-            let file: BlobParts
+            // A place in the job queue first: a full queue is refused before the body is read.
+            let ticket = try imports.queue.reserve(owner: identity.accountID)
+            // The body goes straight to a file of the job's, a piece at a time, never whole in memory.
+            let scratch = NoteImports.scratch()
+            let file = scratch.appendingPathComponent("upload")
             do {
-                _ = try await request.streamUpload(limit: maxImport, what: "an export file") { buffer in
-                    try await writer.append(Data(buffer.readableBytesView))
+                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+                guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
+                    throw BusError(.internal, "Cannot create a file for the upload in \(scratch.path); is the temporary directory writable?")
                 }
-                file = try await writer.finish()
+                let handle = try FileHandle(forWritingTo: file)
+                defer { try? handle.close() }
+                _ = try await request.streamUpload(limit: maxImport, what: "an export file") { buffer in
+                    try handle.write(contentsOf: buffer.readableBytesView)
+                }
             } catch {
-                await writer.stored.release(on: imports.bus)
+                imports.queue.abandon(ticket)
+                try? FileManager.default.removeItem(at: scratch)
                 throw error
             }
-            let job = try await imports.start(StartNoteImport(owner: identity.accountID, format: format, file: file))
+            let job = try await imports.start(file: file, scratch: scratch, owner: identity.accountID, format: format, ticket: ticket)
             return try .json(job, status: .accepted, headers: [.location: "/api/v1/notes/imports/\(job.id)"])
         }
         try routes.add(.get, "imports/{id}", summary: "An import's state: running, succeeded or failed; progress; each note it could not bring in") {

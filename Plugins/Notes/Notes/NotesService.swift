@@ -1,11 +1,9 @@
 import Bus
 import Crypto
 import Foundation
-import GeoAPI
 import NIOCore
 import NotesAPI
 import OrderKeys
-import RemindersAPI
 import StorageAPI
 
 /// Napkin Notes' rules: a user's notes in their own order, with today's date and the title "Title"
@@ -34,6 +32,8 @@ struct NotesService: Sendable {
     let categoriesOn: Bool
     /// Rendered list pages; every write below invalidates the owner's before and after it runs.
     let lists: NoteListCache
+    /// Respaces crowded stretches of lists in the background (see `NoteOrder.swift`).
+    let respacer: NoteRespacer
 
     // MARK: Reading
 
@@ -142,11 +142,10 @@ struct NotesService: Sendable {
 
     func create(owner: String, input: NoteInput, idempotencyKey: String?) async throws(BusError) -> (Record, replayed: Bool) {
         try validate(input)
-        let last = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
-                                                     order: [SortKey("position", descending: true)], limit: 1))
-        let lastPosition = try last.records.first.map { record throws(BusError) in try record.decode(NoteData.self).position }
+        // After the last note (its key counts up: see `OrderKey`).
+        guard let position = try await keysAfterLast(owner: owner, count: 1).first else { throw Self.noRoom("a new note") }
         var data = NoteData(title: input.title ?? Self.defaultTitle, text: input.text ?? "",
-                            date: input.date ?? today(), position: OrderKey.between(lastPosition, nil) ?? OrderKey.spread(1)[0])
+                            date: input.date ?? today(), position: position)
         if case .some(let category) = try categoryChange(input) { data.category = category }
         let claim = idempotencyKey.map { key in
             IdempotencyClaim(owner: owner, scope: "notes.create", key: key, fingerprint: fingerprint(input))
@@ -158,7 +157,10 @@ struct NotesService: Sendable {
         guard let record = result.records.first ?? nil else {
             throw BusError(.conflict, "The note created with this Idempotency-Key has since been deleted.")
         }
-        if !result.replayed { await publish(owner, record, .created) }
+        if !result.replayed {
+            await publish(owner, record, .created)
+            respaceIfLong(owner: owner, [position])
+        }
         return (record, result.replayed)
     }
 
@@ -248,25 +250,22 @@ struct NotesService: Sendable {
             try await store.delete(from: Self.collection, id: id, owner: owner, expectedVersion: expectedVersion)
         }
         await bus.publish(NoteChanged(owner: owner, noteID: id, kind: .deleted, version: record.version + 1))
-        async let place: Void = forget(RemoveGeotag(owner: owner, subject: "notes/\(id)"))
-        async let reminder: Void = forget(CancelReminder(owner: owner, subject: "notes/\(id)"))
-        _ = await (place, reminder)
+        // What other plugins keep about the note (its geotag, its reminder) goes with it: they
+        // subscribe to this; notes knows none of them.
+        await bus.publish(SubjectDeleted(owner: owner, subject: "\(NoteSubject.kind)/\(id)"))
     }
 
-    /// What another plugin keeps about a deleted note goes with it, in apps that have that plugin:
-    /// where it was written (geo; the client geotagged it as `notes/<id>`) and its reminder. Best
-    /// effort: without the plugin nobody answers (no handler), and one that fails leaves a geotag
-    /// nobody lists or a reminder that names a note the client then shows as gone.
-    private func forget<Request: BusRequest>(_ request: Request) async {
-        do {
-            _ = try await bus.request(request, timeout: .seconds(10))
-        } catch {
-            // Nothing to undo, or nothing more to do.
-        }
+    /// What `caller` may do with note `id`, for a plugin that would attach something to it: write
+    /// their own, nothing with another's or one that does not exist (not told apart).
+    func access(caller: String, id: String) async throws(BusError) -> SubjectAccess {
+        guard StorageNames.isValidID(id), try await store.get(collection: Self.collection, id: id, owner: caller) != nil else { return .none }
+        return .write
     }
 
-    /// Moves a note just before or after another. Writes one record — unless the neighbours share a
-    /// key (two clients inserted at once), in which case the whole list is respaced in one batch.
+    /// Moves a note just before or after another. Writes one record and the owner's order guard
+    /// (so that a respacing running meanwhile is noticed, see `NoteOrder.swift`). When there is no
+    /// key between the neighbours (two notes share a key, or keys reached their cap) the stretch is
+    /// respaced first; a move that lost a race with another order change reads the list again.
     func move(owner: String, id: String, input: MoveInput) async throws(BusError) -> Record {
         guard (input.before == nil) != (input.after == nil), let anchorID = input.before ?? input.after else {
             throw BusError.invalid("Send exactly one of 'before' and 'after', with the id of another note.", field: "before")
@@ -274,56 +273,52 @@ struct NotesService: Sendable {
         guard anchorID != id else {
             throw BusError.invalid("A note cannot be moved next to itself.", field: input.before == nil ? "after" : "before")
         }
-        var list = try await allInOrder(owner: owner)
-        guard let movingIndex = list.firstIndex(where: { $0.record.id == id }) else {
-            throw BusError(.notFound, "No note '\(id)'.", details: ["id": id])
-        }
-        let moving = list.remove(at: movingIndex)
-        guard let anchorIndex = list.firstIndex(where: { $0.record.id == anchorID }) else {
-            throw BusError(.notFound, "No note '\(anchorID)' to move next to.", details: ["id": anchorID])
-        }
-        let slot = input.before != nil ? anchorIndex : anchorIndex + 1
-        let lower = slot > 0 ? list[slot - 1].data.position : nil
-        let upper = slot < list.count ? list[slot].data.position : nil
-        var operations: [WriteOperation] = []
-        if let key = OrderKey.between(lower, upper) {
-            var data = moving.data
-            data.position = key
-            operations.append(.replace(collection: Self.collection, id: id, owner: owner,
-                                       data: try JSONDocument(encoding: data), expectedVersion: moving.record.version))
-        } else {
-            list.insert(moving, at: slot)
-            for (entry, key) in zip(list, OrderKey.spread(list.count)) where entry.data.position != key || entry.record.id == id {
-                var data = entry.data
-                data.position = key
-                operations.append(.replace(collection: Self.collection, id: entry.record.id, owner: owner,
-                                           data: try JSONDocument(encoding: data), expectedVersion: entry.record.version))
+        for _ in 0..<Self.maxRetries {
+            let guardVersion = try await orderGuardVersion(owner)
+            let moving = try await record(owner: owner, id: id)
+            guard StorageNames.isValidID(anchorID),
+                  let anchor = try await store.get(collection: Self.collection, id: anchorID, owner: owner) else {
+                throw BusError(.notFound, "No note '\(anchorID)' to move next to.", details: ["id": anchorID])
             }
+            // The anchor's neighbour on the side the note goes (the moving note left out): two
+            // reads, whatever the list's length. A neighbour with the anchor's own key leaves no room.
+            let anchorKey = try anchor.decode(NoteData.self).position
+            let before = input.before != nil
+            let near = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
+                                                         filters: [Filter("position", before ? .lte : .gte, .string(anchorKey))],
+                                                         order: [SortKey("position", descending: before)], limit: 3))
+            let neighbour = try near.records.first { $0.id != id && $0.id != anchorID }.map { record throws(BusError) in
+                try record.decode(NoteData.self).position
+            }
+            let (lower, upper) = before ? (neighbour, anchorKey) : (anchorKey, neighbour)
+            guard let key = OrderKey.between(lower, upper) else {
+                // No room between the neighbours: respace around them, then read the list again.
+                guard let around = lower ?? upper, try await respace(owner: owner, around: around) > 0 else {
+                    throw Self.noRoom("the note there")
+                }
+                continue
+            }
+            var data = try moving.decode(NoteData.self)
+            data.position = key
+            let batch = WriteBatch([
+                .replace(collection: Self.collection, id: id, owner: owner, data: try JSONDocument(encoding: data),
+                         expectedVersion: moving.version),
+                try orderGuardWrite(owner, at: guardVersion),
+            ])
+            let result: WriteResult
+            do {
+                result = try await writing(owner) { () async throws(BusError) in try await store.write(batch) }
+            } catch where error.code == .preconditionFailed || error.code == .conflict {
+                continue  // the note or the list's order changed meanwhile: read them again
+            }
+            guard let updated = result.records.compactMap({ $0 }).first(where: { $0.id == id }) else {
+                throw BusError(.internal, "The moved note was not returned by storage.")
+            }
+            await publish(owner, updated, .moved)
+            respaceIfLong(owner: owner, [key])
+            return updated
         }
-        let result: WriteResult
-        do {
-            let batch = WriteBatch(operations)
-            result = try await writing(owner) { () async throws(BusError) in try await store.write(batch) }
-        } catch where error.code == .preconditionFailed {
-            throw BusError(.conflict, "The list changed while the note was being moved; reload it and try again.")
-        }
-        guard let updated = result.records.compactMap({ $0 }).first(where: { $0.id == id }) else {
-            throw BusError(.internal, "The moved note was not returned by storage.")
-        }
-        await publish(owner, updated, .moved)
-        return updated
-    }
-
-    private func allInOrder(owner: String) async throws(BusError) -> [(record: Record, data: NoteData)] {
-        var all: [(record: Record, data: NoteData)] = []
-        var cursor: String?
-        repeat {
-            let page = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
-                                                         order: [SortKey("position")], limit: RecordQuery.maxLimit, cursor: cursor))
-            for record in page.records { all.append((record, try record.decode(NoteData.self))) }
-            cursor = page.nextCursor
-        } while cursor != nil
-        return all
+        throw BusError(.conflict, "The list kept changing while the note was being moved; reload it and try again.")
     }
 
     // MARK: Rules
