@@ -240,3 +240,31 @@ export async function keepFromServer(sync, content) {
   await sync.db?.applyRecords(puts, deletes);
   sync.changed();
 }
+
+/**
+ * The notebooks shared with this user as the server lists them now (`GET /notebooks/shared`): one
+ * shared before this phone's feed began is added, one whose link was taken back goes (with its
+ * pages and items).
+ * @param {import("./sync.js").Sync} sync @param {Array<{notebook: Notebook}>} shared
+ */
+export async function keepShared(sync, shared) {
+  /** @type {Array<[string, any]>} */
+  const puts = [];
+  /** @type {string[]} */
+  const deletes = [];
+  const live = new Set(shared.map((s) => s.notebook.id));
+  for (const { notebook } of shared) {
+    const key = `${NOTEBOOK}/${notebook.id}`;
+    if (!sync.records.has(key)) puts.push([key, { ...notebook, kind: NOTEBOOK }]);
+  }
+  for (const [key, value] of sync.records) {
+    const id = key.startsWith(`${NOTEBOOK}/`) ? value.id : value?.notebook;
+    const notebook = id ? sync.records.get(`${NOTEBOOK}/${id}`) : null;
+    if (notebook?.access === "read" && !live.has(id)) deletes.push(key);
+  }
+  if (!puts.length && !deletes.length) return;
+  for (const [key, value] of puts) sync.records.set(key, value);
+  for (const key of deletes) sync.records.delete(key);
+  await sync.db?.applyRecords(puts, deletes);
+  sync.changed();
+}

@@ -21,7 +21,7 @@
  * deletes (the server's confirmation) need the network and say so where they were asked for.
  */
 import { ApiError } from "./api.js";
-import { freeSlots, ITEM, keepCatalog, keepFromServer, keptCatalog, localContent, localNotebooks, N, NOTEBOOK, PAGE, placed, waitingFor, writeOf } from "./notebook-model.js";
+import { freeSlots, ITEM, keepCatalog, keepFromServer, keepShared, keptCatalog, localContent, localNotebooks, N, NOTEBOOK, PAGE, placed, waitingFor, writeOf } from "./notebook-model.js";
 import { isLocal, localId, newKey } from "./outbox.js";
 import { shareLink } from "./share.js";
 import { announce, askText, confirmAction, h, imageURL, whereAmI } from "./ui.js";
@@ -1046,6 +1046,7 @@ function textDialog(title, label) {
 export class NotebooksScreen extends NotebookElement {
   /** @type {{mine: Notebook[], shared: Notebook[]} | undefined} */
   lists;
+  askedShared = false;
   shownAs = "";
   changeTimer = 0;
 
@@ -1064,6 +1065,12 @@ export class NotebooksScreen extends NotebookElement {
   load() {
     this.lists = localNotebooks(this.ctx.sync);
     this.render();
+    // Online, the shared ones as the server lists them (one shared before this phone's feed
+    // began has not come through it; one whose link was taken back goes).
+    if (navigator.onLine && !this.askedShared) {
+      this.askedShared = true;
+      this.ctx.api.get(`${N}/shared`).then((answer) => keepShared(this.ctx.sync, answer.items)).catch(() => {});
+    }
   }
 
   render() {
