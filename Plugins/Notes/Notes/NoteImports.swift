@@ -33,9 +33,9 @@ struct NoteImports: Sendable {
     let logger: Logger
     let maxPhotoBytes: Int
     let background: BackgroundWork
-    /// When and on which worker the jobs run: the server's one queue of heavy jobs (the plugin
-    /// passes its context's), shared fairly between users and with the other plugins' imports.
-    var queue = JobQueue()
+    /// When and on which worker the jobs run: the server's one queue of heavy jobs, shared fairly
+    /// between users and with the other plugins' imports.
+    let queue: JobQueue
     let active = RunningJobs()
     /// Notes read per step on the job's worker thread.
     static let notesPerStep = 20
