@@ -270,6 +270,7 @@ def owner_walk(page, server, data):
     page.click("nb-book button:has-text('Write')")
     asked = appears(page, "dialog:has-text('Where on the page')", 3_000)
     if asked:
+        screen(page, "the slot choice")
         page.check("dialog label:has-text('Bottom') input")
         page.click("dialog button:has-text('OK')")
     page.fill("#nb-text", "Cells are small")
@@ -391,6 +392,7 @@ def items_edited(page, server, token):
     page.click("nb-book .sheet [aria-label='Text: Cells are small']")
     offered = appears(page, "dialog:has-text('Change the text')", 3_000)
     if offered:
+        screen(page, "an item's choices")
         page.check("dialog label:has-text('Change the text') input")
         page.click("dialog button:has-text('OK')")
         page.fill("#nb-text", "Cells are very small")
