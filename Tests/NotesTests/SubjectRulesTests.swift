@@ -88,6 +88,37 @@ struct SubjectRulesTests {
         }
     }
 
+    /// The NATS server `tools/test` starts (`tools/nats start`), if any.
+    static let natsURL = ProcessInfo.processInfo.environment["QUIRE_TEST_NATS_URL"]
+
+    @Test("over NATS: the check crosses the bus and the deleted note's geotag and reminder go with it",
+          .enabled(if: natsURL != nil, "no NATS server: run tools/test, or tools/nats start"))
+    func overNATS() async throws {
+        let url = try #require(Self.natsURL)
+        let prefix = "s" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        let yaml = Self.yaml.replacingOccurrences(of: "plugins:\n", with: "bus: { transport: nats, url: '\(url)', subject_prefix: \(prefix) }\nplugins:\n")
+        #expect(yaml.contains("transport: nats"))
+        try await TestApp.run(yaml: yaml) { api, _ in
+            let (ada, _) = try await api.signUp("ada")
+            let (bob, _) = try await api.signUp("bob")
+            let bobs = try await note(api, bob, "Bob's")
+            #expect(try await geotag(api, ada, "notes/\(bobs)").status == 404)
+            #expect(try await reminder(api, ada, "notes/\(bobs)").status == 404)
+            let mine = try await note(api, ada, "Mine")
+            #expect(try await geotag(api, ada, "notes/\(mine)").status == 200)
+            #expect(try await reminder(api, ada, "notes/\(mine)").status == 200)
+            #expect(try await api.send(.delete, "/api/v1/notes/\(mine)", token: ada).status == 204)
+            var (tag, reminders) = (200, 1)
+            for _ in 0..<50 {
+                tag = try await api.send(.get, "/api/v1/geo/tags?subject=notes/\(mine)", token: ada).status
+                reminders = try await api.send(.get, "/api/v1/reminders", token: ada).items.count
+                if tag == 404 && reminders == 0 { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(tag == 404 && reminders == 0)
+        }
+    }
+
     @Test("notes answers CheckSubject over the bus: write for the owner's note, none for anyone else or no such note")
     func overTheBus() async throws {
         try await TestApp.run(yaml: Self.yaml) { api, host in
