@@ -18,6 +18,8 @@ public struct AppConfig: Sendable {
         public var httpPort: Int?
         /// `server.memory_budget`: bytes large request work (uploads) may hold at once, in all.
         public var memoryBudget = AppConfig.defaultMemoryBudget
+        /// `server.memory_budget_wait`: how long work waits for room in the budget before its 503.
+        public var memoryBudgetWait = AppConfig.defaultMemoryBudgetWait
         /// Timeouts and connection bounds (`request_head_timeout`, `max_connections`, …).
         public var connections = Connections()
         /// `server.jobs`: the one queue of heavy jobs (imports).
@@ -139,6 +141,7 @@ public struct AppConfig: Sendable {
         }
         (self.server.tls, self.server.httpPort) = Self.readTLS(server, port: self.server.port)
         self.server.memoryBudget = Self.readMemoryBudget(server)
+        self.server.memoryBudgetWait = server.duration("memory_budget_wait", default: Self.defaultMemoryBudgetWait, in: .milliseconds(100) ... .seconds(600))
         self.server.connections = Self.readConnections(server)
         let jobs = server.section("jobs")
         self.server.jobs = Jobs(workers: jobs.int("workers", default: 2, in: 1...64), maxJobs: jobs.int("max_jobs", default: 32, in: 1...10_000),

@@ -4,6 +4,8 @@ extension AppConfig {
     /// `server.memory_budget`'s default: the request work (uploads and their decodes) a 1 GB
     /// machine can hold beside the server's own ~100 MB, its database's cache and the system.
     public static let defaultMemoryBudget = 320 << 20
+    /// `server.memory_budget_wait`'s default: how long an upload waits for room before its 503.
+    public static let defaultMemoryBudgetWait: Duration = .seconds(20)
     /// The smallest budget: one 25 MB photo and its decode must fit.
     public static let minimumMemoryBudget = 32 << 20
 

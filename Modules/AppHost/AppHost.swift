@@ -44,7 +44,7 @@ public struct AppHost: Sendable {
                              logger: Logger, bus: (any MessageBus)? = nil, clock: PluginClock = .system) async throws -> AppHost {
         let configured = try validate(config, catalog: catalog)
         // Large request work (uploads) reserves from this before it runs (server.memory_budget).
-        MemoryBudget.shared.configure(bytes: config.server.memoryBudget)
+        MemoryBudget.shared.configure(bytes: config.server.memoryBudget, wait: config.server.memoryBudgetWait)
         let limits = try ServerLimits.resolve(config.server.connections, openFiles: OpenFileLimit.raise())
         let given = bus
         let bus: any MessageBus

@@ -1,4 +1,5 @@
 import Foundation
+public import Hummingbird
 public import HTTPTypes
 import Synchronization
 #if canImport(Glibc)
@@ -88,6 +89,37 @@ public final class MemoryBudget: Sendable {
     public func withReservation<T>(_ bytes: Int, for what: String, isolation: isolated (any Actor)? = #isolation,
                                    _ work: () async throws -> T) async throws -> T {
         let reserved = try await reserve(bytes, for: what)
+        do {
+            let result = try await work()
+            release(reserved)
+            return result
+        } catch {
+            release(reserved)
+            throw error
+        }
+    }
+
+    /// ``withReservation(_:for:isolation:_:)`` for a request whose body is not read yet. When the
+    /// budget refuses, the body is read to its end and dropped (piece by piece, up to `limit` bytes)
+    /// before the 503 goes: a client that sends its whole body before it reads the answer (most
+    /// do) would otherwise be stuck sending, and never see the 503 or its Retry-After.
+    public func withReservation<T>(_ bytes: Int, for what: String, draining request: Request, limit: Int,
+                                   isolation: isolated (any Actor)? = #isolation, _ work: () async throws -> T) async throws -> T {
+        let reserved: Int
+        do {
+            reserved = try await reserve(bytes, for: what)
+        } catch let refusal as Problem {
+            var read = 0
+            do {
+                for try await piece in request.body {
+                    read += piece.readableBytes
+                    if read > limit { break }
+                }
+            } catch {
+                // The client went away: nobody to answer.
+            }
+            throw refusal
+        }
         do {
             let result = try await work()
             release(reserved)

@@ -42,7 +42,7 @@ struct AppConfigTests {
             """)
         let error = try #require(throws: ConfigError.self) { try config.reader.finish() }
         #expect(error.diagnostics.count == 1)
-        #expect(error.description == "app.yaml:2:28: server.prot: unknown key; expected one of: body_min_rate, body_rate_grace, host, http_port, idle_timeout, jobs, max_body_bytes, max_connections, max_connections_per_address, memory_budget, metrics_token, port, request_head_timeout, tls, trusted_proxies, websocket_handshake_timeout")
+        #expect(error.description == "app.yaml:2:28: server.prot: unknown key; expected one of: body_min_rate, body_rate_grace, host, http_port, idle_timeout, jobs, max_body_bytes, max_connections, max_connections_per_address, memory_budget, memory_budget_wait, metrics_token, port, request_head_timeout, tls, trusted_proxies, websocket_handshake_timeout")
     }
 
     @Test("wrong types and out-of-range values are reported at the value")

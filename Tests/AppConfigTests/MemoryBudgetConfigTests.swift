@@ -28,6 +28,18 @@ struct MemoryBudgetConfigTests {
         #expect(config.server.memoryBudget == bytes)
     }
 
+    @Test("memory_budget_wait: 20 s unless set, a duration from 100 ms to 10 minutes")
+    func wait() throws {
+        let absent = try load(nil)
+        #expect(absent.server.memoryBudgetWait == .seconds(20))
+        let set = AppConfig(root: try YAMLLoader.parse("app: a\nserver: { memory_budget_wait: 2s }\nplugins: {}\n", file: "app.yaml"), environment: [:])
+        try set.reader.finish()
+        #expect(set.server.memoryBudgetWait == .seconds(2))
+        let wrong = AppConfig(root: try YAMLLoader.parse("app: a\nserver: { memory_budget_wait: 1h }\nplugins: {}\n", file: "app.yaml"), environment: [:])
+        let error = try #require(throws: ConfigError.self) { try wrong.reader.finish() }
+        #expect(error.description.contains("server.memory_budget_wait: expected a duration between"))
+    }
+
     @Test("from the environment")
     func environment() throws {
         let config = try load("'${QUIRE_MEMORY_BUDGET:-}'", environment: ["QUIRE_MEMORY_BUDGET": "768MB"])

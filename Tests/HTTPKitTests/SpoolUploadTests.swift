@@ -125,3 +125,30 @@ final class ManagedHeads: Sendable {
     func append(_ head: Data) { heads.withLock { $0.append(head) } }
     var all: [Data] { heads.withLock { $0 } }
 }
+
+@Suite("Refused uploads")
+struct RefusedUploadTests {
+    @Test("a refused upload's body is read to its end before the 503, so a client sending it sees the answer")
+    func drainsBeforeRefusing() async throws {
+        let budget = MemoryBudget(bytes: 100, wait: .milliseconds(1), trim: {})
+        let door = Door()
+        let holder = Task { try await budget.withReservation(100, for: "the first") { await door.wait() } }
+        #expect(await eventually { budget.inUseBytes == 100 })
+        let (body, source) = RequestBody.makeStream()
+        let request = SpoolUploadTests.request(body)
+        let ran = Shared(false)
+        let refused = Task {
+            try await budget.withReservation(60, for: "this photo", draining: request, limit: 1 << 20) { ran.withLock { $0 = true } }
+        }
+        // The sender pushes its whole body (more than the stream buffers); each push returns only
+        // because the refusal reads it.
+        for _ in 0..<16 { await source.yield(ByteBuffer(bytes: Array(repeating: UInt8(0x55), count: 8192))) }
+        source.finish()
+        let problem = await #expect(throws: Problem.self) { try await refused.value }
+        #expect(problem?.status == .serviceUnavailable)
+        #expect(problem?.headers[.retryAfter] != nil)
+        #expect(ran.withLock { $0 } == false)
+        door.open()
+        try await holder.value
+    }
+}

@@ -11,6 +11,9 @@ shipped config.
 - The server's peak RSS (VmHWM in /proc/<pid>/status) stays under `server.memory_budget` plus the
   RSS the server had before the burst (its base) plus a margin for what the budget does not count.
 - RSS after the burst is printed (memory is given back when the budget goes idle: malloc_trim).
+- Then the refusal itself: the same app with `memory_budget: 32MB` and `memory_budget_wait: 1s`, 12
+  uploads at once: some are refused with 503 (`unavailable`, `limit: memory_budget`, `Retry-After`),
+  every one succeeds when sent again after its Retry-After, and the user ends with 12 photos.
 
 Prints one line per check and `limits_uploads acceptance: N passed, N failed` last.
 
@@ -120,11 +123,11 @@ class Checker:
             self.stop.wait(0.1)
 
 
-def upload(server, token, payload, key):
-    """One upload, sent again after its Retry-After while refused with 503 (at most 10 times).
+def upload(server, token, payload, key, attempts=10):
+    """One upload, sent again after its Retry-After while refused with 503 (at most `attempts` times).
     Answers (first status, final status, refusals seen, refusals without Retry-After or code)."""
     first, refused, malformed = None, 0, []
-    for _ in range(10):
+    for _ in range(attempts):
         try:
             status, body, headers = call(server, "POST", "/api/v1/album/photos?source=library", raw=payload, token=token,
                                          content_type="image/jpeg", headers={"Idempotency-Key": key}, timeout=120)
@@ -198,6 +201,43 @@ def burst(server, data, budget_mb):
           f"{after:.0f} MB after, base {base['VmRSS']:.0f} MB")
 
 
+def refusals(binary, data):
+    """A budget that holds one upload, waited for 1 s: refused uploads get 503 and succeed when sent again."""
+    with open(SHIPPED) as handle:
+        text = handle.read()
+    assert "\nserver: { " in text
+    path = os.path.join(data, "iremember-small-budget.yaml")
+    with open(path, "w") as handle:
+        handle.write(text.replace("\nserver: { ", "\nserver: { memory_budget: 32MB, memory_budget_wait: 1s, ", 1))
+    small = os.path.join(data, "small")
+    os.makedirs(small)
+    server = Server(binary, small, free_port(), config=path)
+    server.start()
+    try:
+        with open(os.path.join(data, "big.jpg"), "rb") as handle:
+            jpeg = handle.read()
+        token = get_started(server)
+        count = 12
+        with concurrent.futures.ThreadPoolExecutor(max_workers=count) as pool:
+            jobs = [pool.submit(upload, server, token, with_comment(jpeg, f"small budget {index}"), str(uuid.uuid4()), 60)
+                    for index in range(count)]
+            outcomes = [job.result() for job in jobs]
+        refused = sum(outcome[2] for outcome in outcomes)
+        malformed = [entry for outcome in outcomes for entry in outcome[3]]
+        print(f"     budget of 32 MB, 1 s wait: {count} uploads at once, {refused} refusals (503) sent again")
+        check("a budget too small for the burst refuses some uploads with 503", refused > 0, refused)
+        check("…each 503 with Retry-After, code unavailable and limit memory_budget", not malformed, malformed[:3])
+        check("…and every refused upload succeeds when sent again", all(outcome[1] == 201 for outcome in outcomes),
+              sorted(set(str(outcome[1]) for outcome in outcomes)))
+        status, listing, _ = call(server, "GET", "/api/v1/album/photos?limit=100", token=token)
+        check(f"…the user has its {count} photos, none doubled", status == 200 and len(listing["items"]) == count,
+              (status, len(listing["items"]) if status == 200 else listing))
+        status, _, _ = call(server, "GET", "/health")
+        check("…and the server is up", status == 200, status)
+    finally:
+        server.stop()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
@@ -211,6 +251,7 @@ def main():
             burst(server, data, args.budget_mb)
             code = server.stop()
             check("SIGTERM → clean exit 0", code == 0, code)
+            refusals(binary, data)
         except Exception as error:  # a crash of the harness is a failed check, with its reason
             check("acceptance run", False, repr(error))
             if server.process and server.process.poll() is None:

@@ -122,7 +122,7 @@ public struct AlbumPlugin: Plugin {
             // Under the server's memory budget: the body streamed to a file beside the blobs (its
             // first bytes checked before the rest is read), decoded by libvips from that file.
             let cost = ImageUpload.memoryCost(declaredBytes: request.headers[.contentLength].flatMap { Int($0) }, limit: limits.photo)
-            let record = try await MemoryBudget.shared.withReservation(cost, for: "this photo") {
+            let record = try await MemoryBudget.shared.withReservation(cost, for: "this photo", draining: request, limit: limits.photo) {
                 let upload: BlobPayload
                 if let directory = await ImageUpload.spoolDirectory(on: service.bus) {
                     let spooled = try await request.spoolUpload(limit: limits.photo, what: "a photo", into: directory) { head in

@@ -173,7 +173,7 @@ public struct NotebooksPlugin: Plugin {
                 // Under the server's memory budget: streamed to a file beside the blobs, decoded from it.
                 let cost = ImageUpload.memoryCost(declaredBytes: request.headers[.contentLength].flatMap { Int($0) }, limit: maxImageBytes)
                 let chosen = slot
-                let result = try await MemoryBudget.shared.withReservation(cost, for: "this image") {
+                let result = try await MemoryBudget.shared.withReservation(cost, for: "this image", draining: request, limit: maxImageBytes) {
                     let upload: BlobPayload
                     if let directory = await ImageUpload.spoolDirectory(on: service.inserts.bus) {
                         let spooled = try await request.spoolUpload(limit: maxImageBytes, what: "an image", into: directory) { head in

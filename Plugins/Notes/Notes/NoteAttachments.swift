@@ -86,7 +86,7 @@ enum NoteAttachmentRoutes {
             _ = try await service.note(owner: identity.accountID, id: id)  // 404 before the body is read
             // Under the server's memory budget: streamed to a file beside the blobs, decoded from it.
             let cost = ImageUpload.memoryCost(declaredBytes: request.headers[.contentLength].flatMap { Int($0) }, limit: limits.photo)
-            let record = try await MemoryBudget.shared.withReservation(cost, for: "this photo") {
+            let record = try await MemoryBudget.shared.withReservation(cost, for: "this photo", draining: request, limit: limits.photo) {
                 let upload: BlobPayload
                 if let directory = await ImageUpload.spoolDirectory(on: service.bus) {
                     let spooled = try await request.spoolUpload(limit: limits.photo, what: "a photo", into: directory) { head in
