@@ -132,18 +132,19 @@ public final class MemoryBudget: Sendable {
 
     /// Reserves `bytes` (capped at the whole budget); answers the bytes to ``release(_:)``.
     public func reserve(_ bytes: Int, for what: String) async throws -> Int {
-        let ticket: (id: Int, bytes: Int, wait: Duration)? = state.withLock { state in
+        let (granted, ticket): (Int?, (id: Int, bytes: Int, wait: Duration)?) = state.withLock { state in
             let amount = min(max(0, bytes), state.total)
             if state.queue.isEmpty, state.inUse + amount <= state.total {
                 state.inUse += amount
                 state.peak = max(state.peak, state.inUse)
-                return nil
+                return (amount, nil)
             }
             state.nextID += 1
             state.tickets[state.nextID] = .arriving(failure: nil)
-            return (state.nextID, amount, state.wait)
+            return (nil, (state.nextID, amount, state.wait))
         }
-        guard let ticket else { return min(max(0, bytes), totalBytes) }
+        if let granted { return granted }
+        guard let ticket else { return 0 }
         defer { state.withLock { _ = $0.tickets.removeValue(forKey: ticket.id) } }
         let timer = Task { [weak self] in
             try await Task.sleep(for: ticket.wait)
