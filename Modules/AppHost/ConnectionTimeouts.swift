@@ -1,5 +1,4 @@
 import AppConfig
-import HTTPTypes
 import HummingbirdCore
 import Logging
 import NIOCore
