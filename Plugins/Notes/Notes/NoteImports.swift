@@ -76,7 +76,8 @@ struct NoteImports: Sendable {
     /// records the job and queues it; it runs when a worker of the job queue is free.
     /// - Parameter ticket: the job's place in the queue, reserved before the upload was read.
     func start(file: URL, scratch: URL, owner: String, format: NoteImportFormat, ticket: JobQueue.Ticket) async throws(BusError) -> NoteImportJob {
-        let job = NoteImportJob(id: "ji_" + NotesService.randomID(), state: .running, format: format, startedAt: Date())
+        var job = NoteImportJob(id: "ji_" + NotesService.randomID(), state: .running, format: format, startedAt: Date())
+        job.queued = true
         let box: NoteSourceBox
         do {
             let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
@@ -91,12 +92,15 @@ struct NoteImports: Sendable {
             throw error
         }
         active.insert(job.id)
-        let started = background.start { [self, queue, store] in
+        let started = background.start { [self, queue, store, job] in
             let ran: Void? = await queue.run(ticket, whileWaiting: {
                 // Waiting is alive: no node takes the job for one a stopped process left behind.
                 _ = try? await store.replace(job, in: Self.jobs, id: job.id, owner: owner)
             }) { worker in
-                await run(job, source: box, worker: worker, owner: owner)
+                var running = job
+                running.queued = nil
+                _ = try? await store.replace(running, in: Self.jobs, id: running.id, owner: owner)
+                await run(running, source: box, worker: worker, owner: owner)
             }
             if ran == nil { logger.info("notes: an import waiting in the queue was stopped with the server", metadata: ["job": "\(job.id)"]) }
             box.close()

@@ -130,6 +130,9 @@ public struct NoteImportJob: Codable, Sendable, Hashable {
     public var problemCount: Int
     /// Why the whole import failed (and was rolled back).
     public var failure: String?
+    /// True while the job waits for a worker of the server's job queue (its state is `running`
+    /// meanwhile); absent once it runs.
+    public var queued: Bool?
     public var startedAt: Date
     public var finishedAt: Date?
 
