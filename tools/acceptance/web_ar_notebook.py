@@ -691,8 +691,96 @@ def fifty_pages_landscape(browser, server, token):
     shot(sideways, "landscape-refused")
     screen(sideways, "the notebook sideways")
     context.close()
+    quick_turns(browser, server, token, nid)
     _, asked, _ = call(server, "DELETE", f"{N}/notebooks/{nid}", token=token)
     call(server, "DELETE", f"{N}/notebooks/{nid}?confirm={urllib.parse.quote(asked.get('confirm', ''))}", token=token)
+
+
+# Samples, every frame, whether the label, “Go to page” and the arrows name the same page; what disagreed is kept.
+IN_STEP = """() => {
+  window.__outOfStep = []; window.__stopSampling = false;
+  const look = () => {
+    const said = document.querySelector('.turn-row .where')?.textContent ?? '';
+    const chosen = document.querySelector('#nb-jump')?.value;
+    const next = document.querySelector("[aria-label='Next page']")?.disabled;
+    const back = document.querySelector("[aria-label='Previous page']")?.disabled;
+    const m = said.match(/^Page (\\d+) of (\\d+)/);
+    const at = said.startsWith('Cover') ? 0 : m ? Number(m[1]) : -1;
+    const count = m ? Number(m[2]) : Number((said.match(/(\\d+) page/) || [])[1]);
+    if (String(at) !== chosen || next !== (at >= count) || back !== (at === 0)) window.__outOfStep.push([said, chosen, next, back]);
+    if (!window.__stopSampling) requestAnimationFrame(look);
+  };
+  look();
+}"""
+
+
+def swipe(page, left, at=None):
+    """A finger's quick swipe across the page, from `at` (x, y) or else the stage's edge: left turns forward, right back."""
+    stage = page.locator("nb-book .stage").bounding_box()
+    x, y = at or (stage["x"] + stage["width"] - 10 if left else stage["x"] + 10, stage["y"] + stage["height"] - 12)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + (-80 if left else 80), y, steps=3)
+    page.mouse.up()
+
+
+def settled_at(page, label):
+    try:
+        page.wait_for_function("l => document.querySelector('.turn-row .where')?.textContent === l"
+                               " && !document.querySelector('.sheet.turning-next, .sheet.turning-back')", arg=label, timeout=3_000)
+    except Exception:
+        pass  # the check says where it stopped
+    page.wait_for_timeout(600)
+    return where(page)
+
+
+def quick_turns(browser, server, token, nid):
+    """Walked gaps at 390×844: quick swipes each turn a page like quick taps do (also where the finger
+    lands on a text on the page turning away: that is not a drag), and while quick taps turn pages the
+    label, “Go to page” and the arrows always name the same page."""
+    for number in range(2, 8):
+        call(server, "POST", f"{N}/notebooks/{nid}/pages/{number}/items", {"kind": "text", "text": f"Words on page {number} " * 6}, token=token)
+    context, page = phone(browser, server)
+    page.goto("/")
+    webwalk.sign_in(page, "web-ann")
+    page.wait_for_selector("nb-book .stage, nb-welcome")
+    page.goto(f"/#/n/{nid}")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.startsWith('Cover · 50')")
+    page.click("[aria-label='Next page']")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 50'")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_selector(".sheet .item-text")
+    box = page.locator(".sheet .item-text").first.bounding_box()
+    text = (box["x"] + min(box["width"] / 3, 100), box["y"] + box["height"] / 2)
+    # The first swipe starts beside the text (on it, a finger at rest moves the text); the next ones
+    # come quickly, as soon as the page before has turned, where the new page's text is.
+    def quick(left, at):
+        page.wait_for_function("() => !document.querySelector('.sheet.turning-next, .sheet.turning-back')")
+        page.wait_for_timeout(150)
+        swipe(page, left=left, at=at)
+    swipe(page, left=True)
+    for _ in range(2):
+        quick(True, text)
+    at = settled_at(page, "Page 4 of 50")
+    check("from page 1, three quick swipes left turn three pages, to page 4 (none dropped, none a drag of the text)", at == "Page 4 of 50", at)
+    right = (box["x"] + 10, text[1])
+    swipe(page, left=False)
+    for _ in range(3):
+        quick(False, right)
+    at = settled_at(page, "Cover · 50 pages")
+    check("from page 4, four quick swipes right go back to the cover", at == "Cover · 50 pages", at)
+    page.click("[aria-label='Next page']")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 50'"
+                           " && !document.querySelector('.sheet.turning-next')")
+    page.evaluate(IN_STEP)
+    for _ in range(5):
+        page.click("[aria-label='Next page']", delay=0)
+    at = settled_at(page, "Page 6 of 50")
+    page.evaluate("window.__stopSampling = true")
+    apart = page.evaluate("window.__outOfStep")
+    check("five quick taps on › reach page 6, and meanwhile the label, “Go to page” and the arrows always name the same page",
+          at == "Page 6 of 50" and apart == [], (at, apart[:5]))
+    context.close()
 
 
 def long_names(page, server, token):
@@ -778,6 +866,27 @@ def share_and_pin(browser, server, page, token):
     seen = appears(reader, ".sheet .item-text:has-text('For Bea')")
     check("the recipient's open notebook shows the owner's edit within 5 s, without a reload", seen, where(reader))
     second.close()
+    shared_link_signed_out(browser, server, link)
+
+
+def shared_link_signed_out(browser, server, link):
+    """Walked gap: a shared link opened while signed out says what it is before asking to sign in,
+    and opens the notebook once signed in."""
+    context, page = phone(browser, server, where=NEAR)
+    page.goto(link.replace(server.base, ""))
+    page.wait_for_selector("quire-signin form")
+    said = page.inner_text("quire-signin")
+    check("a shared link opened signed out says someone shared a notebook, and to sign in or sign up to read it",
+          "shared a notebook with you" in said and "Sign in" in said and "create an account" in said, said[:300])
+    screen(page, "signing in for a shared notebook")
+    webwalk.sign_in(page, "web-bea")
+    try:
+        page.wait_for_selector("nb-book .warning", timeout=10_000)
+        opened = True
+    except Exception:
+        opened = False
+    check("…and once signed in, the shared notebook opens", opened, page.inner_text("body")[:300])
+    context.close()
 
 
 def battery(page):

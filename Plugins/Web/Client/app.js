@@ -95,6 +95,8 @@ class QuireApp extends HTMLElement {
         device: features.includes("sign-in:device"),
         providers: features.includes("sign-in:oidc"),
         error,
+        // A shared notebook's link (#/accept/…): the sign-in says why it is asked for.
+        shared: /^#\/accept\/./.test(location.hash),
         onboarding: features.find((f) => f.startsWith("onboarding:"))?.split(":")[1] ?? "password" });
       return;
     }

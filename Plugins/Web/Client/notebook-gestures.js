@@ -9,6 +9,9 @@ import { ITEM, N } from "./notebook-model.js";
 import { announce } from "./ui.js";
 
 /** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
+
+/** How soon after a page turn ends a finger down on an item is still the next quick swipe. */
+const QUICK_SWIPE_MS = 400;
 /** @typedef {import("./notebook-model.js").Item} Item */
 /** @typedef {import("./notebook-model.js").Frame} Frame */
 
@@ -34,7 +37,17 @@ export function movable(screen, box, item, place) {
     const [a, b] = [...pointers.values()];
     return Math.hypot(a.x - b.x, a.y - b.y);
   };
+  /** Down while a page turned (or just after): a tap still opens the item's choices, a move is the next quick swipe, not a drag. */
+  let swipeOnly = false;
   box.addEventListener("pointerdown", (event) => {
+    if (pointers.size === 0 && (screen.turning || performance.now() - screen.turnedAt < QUICK_SWIPE_MS)) {
+      // Not stopped: the screen's swipe listener sees it too.
+      swipeOnly = true;
+      travelled = 0;
+      pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+      return;
+    }
+    if (swipeOnly) return;
     event.stopPropagation();
     box.setPointerCapture(event.pointerId);
     if (pointers.size === 0) {
@@ -49,6 +62,10 @@ export function movable(screen, box, item, place) {
   box.addEventListener("pointermove", (event) => {
     const from = pointers.get(event.pointerId);
     if (!from) return;
+    if (swipeOnly) {
+      travelled = Math.max(travelled, Math.hypot(event.clientX - from.x, event.clientY - from.y));
+      return;
+    }
     event.stopPropagation();
     travelled = Math.max(travelled, Math.hypot(event.clientX - from.x, event.clientY - from.y));
     if (travelled < 4) return;
@@ -85,6 +102,12 @@ export function movable(screen, box, item, place) {
   };
   const end = (/** @type {PointerEvent} */ event) => {
     if (!pointers.has(event.pointerId)) return;
+    if (swipeOnly) {
+      pointers.delete(event.pointerId);
+      swipeOnly = false;
+      if (event.type === "pointerup" && travelled < 4) screen.itemMenu(item);
+      return;
+    }
     event.stopPropagation();
     pointers.delete(event.pointerId);
     if (pointers.size > 0) return;
@@ -118,15 +141,29 @@ export function movable(screen, box, item, place) {
   });
 }
 
-/** Swiping left turns to the next page; right, back. @param {BookScreen} screen @param {HTMLElement} stage */
+/** The screens already listening for swipes. @type {WeakSet<BookScreen>} */
+const swiped = new WeakSet();
+
+/**
+ * Swiping left turns to the next page; right, back. Listened for on the screen, which stays, not
+ * on the stage, which each redraw replaces: a swipe that starts before a turn's redraw and ends
+ * after it still counts, so quick swipes add up like quick taps (see `BookScreen.turn`).
+ * @param {BookScreen} screen @param {HTMLElement} stage
+ */
 export function swipes(screen, stage) {
-  let startX = 0, id = -1;
-  stage.addEventListener("pointerdown", (event) => {
-    id = event.pointerId;
-    startX = event.clientX;
+  void stage; // any stage the screen draws: the listeners are the screen's
+  if (swiped.has(screen)) return;
+  swiped.add(screen);
+  /** Where each pointer that went down on the stage started. @type {Map<number, number>} */
+  const starts = new Map();
+  screen.addEventListener("pointerdown", (event) => {
+    if (event.target instanceof Element && event.target.closest(".stage")) starts.set(event.pointerId, event.clientX);
   });
-  stage.addEventListener("pointerup", (event) => {
-    if (event.pointerId !== id) return;
+  screen.addEventListener("pointercancel", (event) => { starts.delete(event.pointerId); });
+  screen.addEventListener("pointerup", (event) => {
+    const startX = starts.get(event.pointerId);
+    starts.delete(event.pointerId);
+    if (startX === undefined) return;
     const dx = event.clientX - startX;
     if (Math.abs(dx) > 50) screen.turn(dx < 0 ? 1 : -1);
   });

@@ -248,6 +248,8 @@ export class BookScreen extends NotebookElement {
   turns = 0;
   /** A page turn under way, or an item being dragged: a redraw waits for it to end. */
   turning = false;
+  /** When the last turn ended (performance.now()): a finger down on the page just after is the next quick swipe. */
+  turnedAt = -Infinity;
   dragging = 0;
   angle = 0;
   /**
@@ -578,18 +580,34 @@ export class BookScreen extends NotebookElement {
       if (turn !== this.turns) return;
       this.turns += 1;
       this.turning = false;
+      this.turnedAt = performance.now();
       this.index = this.target;
       this.render();
       announce(this.index === 0 ? "The cover." : `Page ${this.index}.`);
     };
-    const where = this.querySelector(".turn-row .where");
-    if (where) where.textContent = next === 0 ? `Cover · ${count} page${count === 1 ? "" : "s"}` : `Page ${next} of ${count}`;
+    this.showTurn(next, count);
     if (!sheet || matchMedia("(prefers-reduced-motion: reduce)").matches) return finish();
     sheet.classList.remove("turning-next", "turning-back");
     void (/** @type {HTMLElement} */ (sheet)).offsetWidth; // restarts the animation for a turn that overtakes one under way
     sheet.classList.add(next > this.index ? "turning-next" : "turning-back");
     sheet.addEventListener("animationend", finish, { once: true });
     window.setTimeout(finish, 700);
+  }
+
+  /**
+   * While a turn animates, the label, “Go to page” and the arrows all name the page it leads to
+   * (the redraw at its end draws them the same way), never some of them the page it left.
+   * @param {number} next @param {number} count
+   */
+  showTurn(next, count) {
+    const where = this.querySelector(".turn-row .where");
+    if (where) where.textContent = next === 0 ? `Cover · ${count} page${count === 1 ? "" : "s"}` : `Page ${next} of ${count}`;
+    const back = /** @type {HTMLButtonElement | null} */ (this.querySelector(".turn-row [aria-label='Previous page']"));
+    const forward = /** @type {HTMLButtonElement | null} */ (this.querySelector(".turn-row [aria-label='Next page']"));
+    if (back) back.disabled = next === 0;
+    if (forward) forward.disabled = next >= count;
+    const jump = /** @type {HTMLSelectElement | null} */ (this.querySelector("#nb-jump"));
+    if (jump) jump.value = String(next);
   }
 
   /**

@@ -10,7 +10,7 @@ export class QuireSignIn extends HTMLElement {
   /**
    * @param {import("./api.js").Api} api
    * @param {{name: string, password: boolean, device: boolean, onboarding: string, moveCode?: string,
-   *   providers?: boolean, error?: string}} options
+   *   providers?: boolean, error?: string, shared?: boolean}} options  `shared`: opened from a link someone shared (kept through signing in)
    */
   show(api, options) {
     const error = h("p", { class: "error", role: "alert", id: "signin-error" }, options.error ?? "");
@@ -64,6 +64,8 @@ export class QuireSignIn extends HTMLElement {
     h("label", { for: "move-code-in" }, "The code from your other phone"), code, useCode);
     this.replaceChildren(h("main", { class: "screen signin" },
       h("h1", {}, options.name),
+      options.shared ? h("p", { class: "lead shared-invite" },
+        "Someone shared a notebook with you. Sign in, or create an account, to read it; it opens once you are in.") : null,
       linked ? h("p", { class: "lead" }, "This link opens your album from your other phone.") : null,
       linked ? open : null,
       device && !linked ? h("p", { class: "lead" }, "Your photos stay on this phone's account. Nothing to type, nothing to remember.") : null,
