@@ -67,12 +67,12 @@ struct WireConventionTests {
         for name in names { #expect(Self.isCamelCase(name), "query parameter '\(name)' is not camelCase") }
     }
 
-    @Test("problem codes are one list, and the README's table names each of them")
+    @Test("problem codes are one list, and the API page's table (docs/api.md) names each of them")
     func problemCodes() throws {
         let schemas = (try document()["components"] as? [String: Any])?["schemas"] as? [String: Any]
         let problem = (schemas?["Problem"] as? [String: Any])?["properties"] as? [String: Any]
         let codes = Set(((problem?["code"] as? [String: Any])?["enum"] as? [String]) ?? [])
-        let readme = try String(contentsOfFile: RepositoryRoot.path + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: RepositoryRoot.path + "/docs/api.md", encoding: .utf8)
         // The rows of the table whose header is "| code | status | …".
         let lines = readme.split(separator: "\n", omittingEmptySubsequences: false)
         let start = (lines.firstIndex { $0.hasPrefix("| code | status |") } ?? lines.endIndex)
@@ -84,7 +84,7 @@ struct WireConventionTests {
         #expect(codes.count >= 15)
         // `cancelled` is the bus's own (a request whose caller went away): never answered over HTTP.
         let missing = codes.subtracting(["cancelled"]).subtracting(table).sorted(), extra = table.subtracting(codes).sorted()
-        #expect(missing.isEmpty && extra.isEmpty, "in the document but not the README: \(missing); in the README but not the document: \(extra)")
+        #expect(missing.isEmpty && extra.isEmpty, "in the document but not docs/api.md: \(missing); in docs/api.md but not the document: \(extra)")
         #expect(!codes.contains("unsupported_media"), "one code per condition: 415 is unsupported_media_type")
     }
 }

@@ -70,7 +70,7 @@ struct Render: ParsableCommand {
     }
 }
 
-/// `quire-draw serve`: the drawing plugin as a worker (see the README's "A cluster").
+/// `quire-draw serve`: the drawing plugin as a worker (see docs/bus-and-cluster.md, "A cluster").
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the app's drawing plugin alone, answering drawing renders off NATS (the app's YAML lists drawing under bus.remote).")

@@ -155,7 +155,7 @@ enum QuireMediaOutput {
     static func of(_ path: String) throws -> Thumbnailer.Output { try output(for: path) }
 }
 
-/// `quire-media serve`: the media plugin as a worker (see the README's "A cluster").
+/// `quire-media serve`: the media plugin as a worker (see docs/bus-and-cluster.md, "A cluster").
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the app's media plugin alone, answering image work off NATS (the app's YAML lists media under bus.remote).")

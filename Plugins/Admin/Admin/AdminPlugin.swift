@@ -483,7 +483,7 @@ struct AdminStatus: Sendable {
     /// answers), "failing" when the last attempt failed or was missed, else "ok".
     func backups() async -> AdminBackups {
         let notConfigured = AdminBackups(status: "not-configured",
-                                         detail: "Scheduled backups are not configured on this server: add storage.backup to the YAML (see the README, \"Backups and upgrades\"), or run quire backup --config FILE OUT yourself.")
+                                         detail: "Scheduled backups are not configured on this server: add storage.backup to the YAML (see docs/operations.md, \"Backups and upgrades\"), or run quire backup --config FILE OUT yourself.")
         let status: BackupStatus
         do {
             status = try await bus.request(GetBackupDetail(), timeout: .seconds(5))
@@ -516,7 +516,7 @@ struct AdminStatus: Sendable {
             _ = try await bus.request(StartBackup(requestedBy: identity.accountID), timeout: .seconds(10))
         } catch {
             if error.code == .noHandler {
-                throw Problem.invalid("Backups are not configured on this server: add storage.backup to the app's YAML (see the README, \"Backups and upgrades\"), or run quire backup --config FILE OUT on the server.")
+                throw Problem.invalid("Backups are not configured on this server: add storage.backup to the app's YAML (see docs/operations.md, \"Backups and upgrades\"), or run quire backup --config FILE OUT on the server.")
             }
             throw error
         }

@@ -59,7 +59,7 @@ public struct StoragePlugin: Plugin {
             SettingDescription("compact_seconds", "int 1...604800", default: "3600", "How often the change log is compacted"),
             SettingDescription("backup", "{every: DURATION, keep: {last, hourly, daily, weekly, monthly}, to: [FOLDER | rclone:REMOTE:PATH], rclone_config: FILE}",
                                "Backups taken while the server runs, every `every` (e.g. 24h), pruned by `keep` (default daily 7, weekly 4, monthly 6); "
-                                   + "see README \"Backups and upgrades\""),
+                                   + "see docs/operations.md, \"Backups and upgrades\""),
             SettingDescription("migrate_without_backup", "bool", default: "false",
                                "PostgreSQL: let a newer Quire migrate the schema without a `quire backup` from the last 24 hours"),
             SettingDescription("history", "bool", default: "true",
@@ -233,7 +233,7 @@ public struct StoragePlugin: Plugin {
         try bus.handle(GetBackupDetail.self) { _, _ in backups?.status ?? BackupStatus(enabled: false) }
         try bus.handle(StartBackup.self) { request, _ in
             guard let backups else {
-                throw BusError.invalid("Backups are not configured on this server: add storage.backup to the app's YAML (see the README, \"Backups and upgrades\"), "
+                throw BusError.invalid("Backups are not configured on this server: add storage.backup to the app's YAML (see docs/operations.md, \"Backups and upgrades\"), "
                                        + "or run quire backup --config FILE OUT on the server.")
             }
             return try backups.start(requestedBy: request.requestedBy)
