@@ -24,13 +24,18 @@ test("the request says only what changed; nothing changed is no request", () => 
   assert.ok(isFull({ x: 0, y: 0, width: 0.9999, height: 1 }));
 });
 
-test("turning goes round in quarters and gives back the whole picture to frame", () => {
-  const cropped = { straighten: 2, rotate: /** @type {0} */ (0), crop: { x: 0.2, y: 0.2, width: 0.5, height: 0.5 } };
-  assert.deepEqual(turned(cropped, "right"), { straighten: 2, rotate: 90, crop: full });
+test("turning goes round in quarters and the frame turns with the picture (a crop is kept)", () => {
+  const cropped = { straighten: 2, rotate: /** @type {0} */ (0), crop: { x: 0.1, y: 0.2, width: 0.5, height: 0.3 } };
+  // Right: (x, y) → (1 − y, x); the frame's top-left corner was its bottom-left.
+  assert.deepEqual(turned(cropped, "right"), { straighten: 2, rotate: 90, crop: { x: 0.5, y: 0.1, width: 0.3, height: 0.5 } });
+  // Left: (x, y) → (y, 1 − x).
+  assert.deepEqual(turned(cropped, "left"), { straighten: 2, rotate: 270, crop: { x: 0.2, y: 0.4, width: 0.3, height: 0.5 } });
   assert.equal(turned(turned(cropped, "left"), "left").rotate, 180);
-  assert.equal(turned(cropped, "left").rotate, 270);
-  assert.equal(turned(turned(cropped, "right"), "left").rotate, 0);
-  assert.equal(describeEdit(turned(cropped, "left")), "Changed: straightened 2°, turned left.");
+  assert.deepEqual(turned(turned(cropped, "left"), "left").crop, { x: 0.4, y: 0.5, width: 0.5, height: 0.3 });
+  assert.deepEqual(turned(turned(cropped, "right"), "left"), cropped, "a turn back gives the crop back");
+  assert.deepEqual(turned(turned(turned(turned(cropped, "right"), "right"), "right"), "right"), cropped);
+  assert.equal(describeEdit(turned(cropped, "left")), "Changed: straightened 2°, turned left, cropped to 30% × 50%.");
+  assert.deepEqual(turned(unedited(), "right").crop, full, "the whole picture stays whole");
 });
 
 test("straightening keeps the largest rectangle of the picture's shape, as the server does", () => {

@@ -88,13 +88,19 @@ export function editBody(state) {
 }
 
 /**
- * Turned a quarter: right is 90° clockwise, left 270°. The frame goes back to the whole picture
- * (its sides are now the other way round).
+ * Turned a quarter: right is 90° clockwise, left 270°. The frame turns with the picture (it keeps
+ * the same part of it, its sides now the other way round), so a turn never loses a crop and a turn
+ * back gives it back as it was.
  * @param {EditState} state @param {"left" | "right"} way @returns {EditState}
  */
 export function turned(state, way) {
   const rotate = /** @type {EditState["rotate"]} */ ((state.rotate + (way === "right" ? 90 : 270)) % 360);
-  return { ...state, rotate, crop: { ...FULL } };
+  const { x, y, width, height } = state.crop;
+  // As turnMap's quarter turns: right takes (x, y) to (1 − y, x), left to (y, 1 − x).
+  const crop = way === "right"
+    ? { x: round(1 - y - height), y: round(x), width: height, height: width }
+    : { x: round(y), y: round(1 - x - width), width: height, height: width };
+  return { ...state, rotate, crop };
 }
 
 /** Words for the state, for the screen reader and the hint under the picture. @param {EditState} state */

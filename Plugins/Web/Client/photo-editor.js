@@ -133,6 +133,7 @@ export class PhotoEditor extends HTMLElement {
     const quarter = this.state.rotate === 90 || this.state.rotate === 270;
     const aspect = quarter ? this.sourceHeight / this.sourceWidth : this.sourceWidth / this.sourceHeight;
     /** @type {HTMLElement} */ (this.stage).style.aspectRatio = String(aspect);
+    /** @type {HTMLElement} */ (this.stage).style.setProperty("--aspect", String(aspect));
     const crop = this.state.crop, frame = /** @type {HTMLElement} */ (this.frame);
     frame.style.left = `${crop.x * 100}%`;
     frame.style.top = `${crop.y * 100}%`;

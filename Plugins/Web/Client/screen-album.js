@@ -658,7 +658,9 @@ export class AlbumScreen extends AlbumElement {
     this.replaceChildren(h("main", { class: "screen album" },
       h("div", { class: "toolbar" }, back("#/", "Home"), h("h1", {}, heading)),
       h("nav", { class: "row options", "aria-label": "Find photos" },
-        h("a", { href: `#/album/tags?${query}`, class: "button secondary" }, "Search by Tags"),
+        // Only the tags go along: the tag screen shows them as chips, while a time, day, month or
+        // place it does not show would silently narrow its counts and its search.
+        h("a", { href: `#/album/tags?${Album.searchQuery({ plus: search.plus, minus: search.minus })}`, class: "button secondary" }, "Search by Tags"),
         h("a", { href: `#/album/time?${query}`, class: "button secondary" }, "Search by Time"),
         h("a", { href: "#/folders", class: "button secondary" }, "Folders")),
       filtered ? h("p", { class: "lead" }, `${found.length} photo${found.length === 1 ? "" : "s"}: ${searchWords(search)}. `,
