@@ -22,6 +22,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import napkin_notes  # noqa: E402  (shared harness: Server, call, check)
@@ -336,6 +337,16 @@ def stroke(page, dx=0):
     page.mouse.up()
 
 
+def strokes_on_server(server, token, note_id, count, seconds=10):
+    """The note's drawing on the server once it holds `count` strokes (or as it is after `seconds`)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        kept = call(server, "GET", f"/api/v1/notes/{note_id}/drawing", token=token)[1]
+        if len((kept or {}).get("strokes", [])) >= count or time.monotonic() > deadline:
+            return kept
+        time.sleep(0.25)
+
+
 def back_shows_the_other_phones_strokes(browser, server, username):
     """Found by the monkey: the back showed the copy this phone saved earlier, and drawing on it
     wiped the strokes the other phone had drawn since."""
@@ -365,7 +376,7 @@ def back_shows_the_other_phones_strokes(browser, server, username):
           b.evaluate("document.querySelector('drawing-pad').drawing.strokes.length"))
     stroke(b, 120)
     settled(b)
-    kept = call(server, "GET", f"/api/v1/notes/{note_id}/drawing", token=token)[1]
+    kept = strokes_on_server(server, token, note_id, 3)
     check("…and drawing on it keeps them: three strokes on the server", len((kept or {}).get("strokes", [])) == 3, kept)
 
     # Both draw while apart: A offline (on the back it has open), B online. Back online, A's

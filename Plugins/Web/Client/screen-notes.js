@@ -604,9 +604,12 @@ export class NoteBack extends HTMLElement {
       const value = /** @type {CustomEvent} */ (event).detail;
       const drawnOn = base;
       base = structuredClone(value);
-      await db.setMeta(`drawing:${id}`, value);
-      await context.sync.write({ method: "PUT", path: `${NOTES}/${id}/drawing`, body: value, kind: KIND, id,
+      // Queued first: the indicator says "Saving" from the stroke on, never "Saved" while the
+      // stroke is still only on the canvas (seen by a fresh-clone walk).
+      const queued = context.sync.write({ method: "PUT", path: `${NOTES}/${id}/drawing`, body: value, kind: KIND, id,
         rebase: { kind: "drawing", base: drawnOn } });
+      await db.setMeta(`drawing:${id}`, value);
+      await queued;
     });
   }
 }
