@@ -1302,7 +1302,11 @@ class ARNotebook(Monkey):
 
     def settle_turn(self, phone, before):
         try:
-            phone.page.wait_for_function("t => document.querySelector('.turn-row .where')?.textContent !== t", arg=before, timeout=2_000)
+            # The label names the page a turn leads to as the turn starts; the page itself is drawn
+            # when the animation ends (no sheet still turning).
+            phone.page.wait_for_function("t => document.querySelector('.turn-row .where')?.textContent !== t"
+                                         " && !document.querySelector('nb-book .sheet.turning-next, nb-book .sheet.turning-back')",
+                                         arg=before, timeout=2_000)
         except PlaywrightTimeout:
             pass
 
