@@ -396,6 +396,78 @@ def back_shows_the_other_phones_strokes(browser, server, username):
     context_b.close()
 
 
+def drawing_count(page):
+    return page.evaluate("() => document.querySelector('drawing-pad').drawing.strokes.length")
+
+
+def back_follows_live(browser, server, username):
+    """Found by a newcomer walk: two phones on the same note's back; a stroke drawn on A appeared
+    on B only after a reload, while the text followed live. The open back follows sync pokes,
+    never dropping a stroke being drawn on B; Clear and Undo reach the other phone too."""
+    context_a, a = second_phone(browser, server, username)
+    context_b, b = second_phone(browser, server, username)
+    token = token_of(a)
+    a.click("text=New note")
+    a.wait_for_selector("note-editor #note-title")
+    a.fill("#note-title", "Drawn live")
+    settled(a)
+    note_id = editor_id(a)
+    for page in (a, b):
+        page.goto(f"/#/notes/{note_id}/back")
+        page.wait_for_selector("canvas.pad")
+    a.wait_for_timeout(500)
+    stroke(a)
+    settled(a)
+    shown = eventually(b, "() => document.querySelector('drawing-pad').drawing.strokes.length === 1", 8_000)
+    check("the open back follows the other phone: A's stroke shows on B without a reload", shown, drawing_count(b))
+
+    # B is in the middle of a stroke when A's next one arrives: B's stroke is kept, and both show.
+    box = b.locator("canvas.pad").bounding_box()
+    x, y = box["x"] + 60, box["y"] + box["height"] / 3
+    b.mouse.move(x, y)
+    b.mouse.down()
+    for step in range(1, 4):
+        b.mouse.move(x + step * 10, y + step * 4)
+    stroke(a, 80)
+    settled(a)
+    b.wait_for_timeout(2_000)
+    for step in range(4, 8):
+        b.mouse.move(x + step * 10, y + step * 4)
+    b.mouse.up()
+    settled(b)
+    kept = strokes_on_server(server, token, note_id, 3)
+    both = eventually(b, "() => document.querySelector('drawing-pad').drawing.strokes.length === 3", 8_000) \
+        and eventually(a, "() => document.querySelector('drawing-pad').drawing.strokes.length === 3", 8_000)
+    check("…a stroke being drawn on B when A's arrives is kept: three strokes on the server and on both phones",
+          both and len((kept or {}).get("strokes", [])) == 3, (drawing_count(a), drawing_count(b), len((kept or {}).get("strokes", []))))
+
+    # Clear on A clears B's back too; Undo on A brings every stroke back on both.
+    a.get_by_role("button", name="Clear").click()
+    settled(a)
+    cleared = eventually(b, "() => document.querySelector('drawing-pad').drawing.strokes.length === 0", 8_000)
+    server_strokes = len((call(server, "GET", f"/api/v1/notes/{note_id}/drawing", token=token)[1] or {}).get("strokes", []))
+    check("Clear on the back with two phones: the drawing is empty on the server and on the other phone",
+          cleared and server_strokes == 0, (drawing_count(b), server_strokes))
+    a.get_by_role("button", name="Undo").click()
+    settled(a)
+    kept = strokes_on_server(server, token, note_id, 3)
+    back = eventually(b, "() => document.querySelector('drawing-pad').drawing.strokes.length === 3", 8_000)
+    check("…and Undo on A brings the three strokes back, on the server and on B",
+          back and len((kept or {}).get("strokes", [])) == 3, (drawing_count(b), len((kept or {}).get("strokes", []))))
+    # Undo again takes back only A's own last stroke; B's stays.
+    a.get_by_role("button", name="Undo").click()
+    a.get_by_role("button", name="Undo").click()
+    settled(a)
+    time.sleep(0.5)
+    left = (call(server, "GET", f"/api/v1/notes/{note_id}/drawing", token=token)[1] or {}).get("strokes", [])
+    only_b = eventually(b, "() => document.querySelector('drawing-pad').drawing.strokes.length === 1", 8_000)
+    check("…Undo takes back this phone's own strokes only: B's stroke stays, on the server and on B",
+          len(left) == 1 and only_b, (len(left), drawing_count(b)))
+    webwalk.screen(b, "napkin", "the back on two phones", "back-two-phones")
+    context_a.close()
+    context_b.close()
+
+
 def online_within_the_pause(browser, server, username):
     """Found by the monkey: a note made offline, typed in, and the phone online again before the
     pause that queues the typing — the bar said "Saving 1 change…" for good."""
@@ -472,6 +544,7 @@ def napkin(browser, server, data):
     no_wider_than_the_phone(page, server)
     two_phones(browser, server, "keeper")
     back_shows_the_other_phones_strokes(browser, server, "keeper")
+    back_follows_live(browser, server, "keeper")
     online_within_the_pause(browser, server, "keeper")
     sign_out_right_after_typing(browser, server, "keeper")
     sign_out_forgets(browser, server, "keeper")

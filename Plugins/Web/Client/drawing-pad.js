@@ -1,14 +1,25 @@
 // @ts-check
 /** The back of a note, or mark-up over a photo: draw with a finger, a mouse or a pen (its
  * pressure), erase, pick a colour and a width, write words onto it (with the `texts` attribute),
- * clear. Emits `change` with the drawing after each stroke, word or Clear — and only then: the
- * native `change` of its own controls (the width slider, the words' field) stays inside.
+ * clear, undo. Emits `change` with the drawing after each stroke, word, Clear or Undo — and only
+ * then: the native `change` of its own controls (the width slider, the words' field) stays inside.
+ *
+ * `follow(drawing)` shows a newer drawing from elsewhere (another phone drew): a stroke being
+ * drawn is never dropped — the newer drawing waits until the finger lifts, and the stroke is added
+ * to it. Undo takes back this pad's own last stroke, word or Clear, leaving what others drew.
  *
  * The drawing keeps the shape of the surface it was first drawn on (its `aspect`): on a canvas of
  * another shape (the phone turned) it is painted letterboxed in its frame, the rest tinted, and
  * new strokes are drawn in that frame. */
 import { clamp, frame, inFrame, paint, paintDrawing, pointFrom, round, saved, simplified } from "./strokes.js";
 import { h } from "./ui.js";
+
+/** A stroke or word as compared across copies (the server may write numbers back in another form). @param {any} item */
+function key(item) {
+  const r = (/** @type {any} */ n) => (typeof n === "number" ? Math.round(n * 1e4) / 1e4 : n);
+  if (Array.isArray(item?.points)) return JSON.stringify(["s", item.tool, item.color, r(item.width), item.points.map((/** @type {any} */ p) => [r(p.x), r(p.y)])]);
+  return JSON.stringify(["t", item?.text, item?.color, r(item?.x), r(item?.y), r(item?.size)]);
+}
 
 const COLOURS = [["#1b1b1b", "Black"], ["#c62828", "Red"], ["#1565c0", "Blue"], ["#2e7d32", "Green"], ["#f9a825", "Yellow"]];
 
@@ -20,6 +31,11 @@ export class DrawingPad extends HTMLElement {
     this.tool = /** @type {"pen" | "eraser" | "text"} */ ("pen");
     this.colour = COLOURS[0][0];
     this.width = 0.012;
+    /** What Undo takes back, newest last: marks this pad added, and what its Clear removed.
+     * @type {Array<{added: any[], removed: {strokes: any[], texts: any[]}, aspect?: number}>} */
+    this.undos = [];
+    /** A newer drawing that came while a stroke was being drawn. @type {import("./strokes.js").Drawing | null} */
+    this.waiting = null;
     // A control's own `change` (the width slider's, the words' field's) bubbles: it would reach
     // whoever listens for the pad's, with no drawing — a write without a body. Only ours leave.
     this.addEventListener("change", (event) => { if (event.target !== this) event.stopPropagation(); }, { capture: true });
@@ -45,6 +61,7 @@ export class DrawingPad extends HTMLElement {
       }),
       h("label", { class: "width" }, "Width", h("input", { type: "range", min: "0.004", max: "0.04", step: "0.002", value: String(this.width),
         oninput: (/** @type {Event} */ e) => { this.width = Number(/** @type {HTMLInputElement} */ (e.target).value); } })),
+      h("button", { type: "button", class: "secondary undo", disabled: true, onclick: () => this.undo() }, "Undo"),
       h("button", { type: "button", class: "secondary", onclick: () => this.clear() }, "Clear"));
     this.stage = h("div", { class: "stage" }, this.canvas);
     this.append(tools, writing ? this.words : "", this.stage);
@@ -94,6 +111,48 @@ export class DrawingPad extends HTMLElement {
     this.drawing = { strokes: drawing.strokes ?? [], texts: drawing.texts ?? [] };
     if (drawing.aspect) this.drawing.aspect = drawing.aspect;
     this.redraw();
+  }
+
+  /** A newer drawing from elsewhere: shown at once, or, while a stroke is being drawn, as soon as
+   * the finger lifts (with that stroke added). @param {import("./strokes.js").Drawing} drawing */
+  follow(drawing) {
+    if (this.current) this.waiting = drawing;
+    else this.load(drawing);
+  }
+
+  /** Whether a stroke is being drawn now. */
+  get drawingNow() {
+    return Boolean(this.current);
+  }
+
+  /** Takes back this pad's last stroke, word or Clear; what others drew since stays. */
+  undo() {
+    const last = this.undos.pop();
+    this.undoButton();
+    if (!last) return;
+    const gone = new Set(last.added.map(key));
+    const strokes = this.drawing.strokes.filter((s) => !gone.has(key(s)));
+    const texts = this.drawing.texts.filter((t) => !gone.has(key(t)));
+    const have = new Set([...strokes, ...texts].map(key));
+    strokes.push(...last.removed.strokes.filter((s) => !have.has(key(s))));
+    texts.push(...last.removed.texts.filter((t) => !have.has(key(t))));
+    this.drawing = { ...this.drawing, strokes, texts };
+    if (!this.drawing.aspect && last.aspect) this.drawing.aspect = last.aspect;
+    this.redraw();
+    this.changed();
+  }
+
+  /** Undo is offered while there is something of this pad's to take back. */
+  undoButton() {
+    const button = /** @type {HTMLButtonElement | null} */ (this.querySelector("button.undo"));
+    if (button) button.disabled = this.undos.length === 0;
+  }
+
+  /** @param {{added: any[], removed: {strokes: any[], texts: any[]}, aspect?: number}} step */
+  remember(step) {
+    this.undos.push(step);
+    if (this.undos.length > 50) this.undos.shift();
+    this.undoButton();
   }
 
   /** The drawing's frame on the canvas, in CSS pixels. */
@@ -186,8 +245,16 @@ export class DrawingPad extends HTMLElement {
     if (!this.current) return;
     const f = this.frame();
     const index = this.drawing.strokes.indexOf(this.current);
-    this.drawing.strokes[index] = simplified(this.current, Math.max(f.width, f.height));
+    const stroke = simplified(this.current, Math.max(f.width, f.height));
+    this.drawing.strokes[index] = stroke;
     this.current = undefined;
+    // A newer drawing came meanwhile (another phone drew): it is shown now, with this stroke on it.
+    if (this.waiting) {
+      const newer = this.waiting;
+      this.waiting = null;
+      this.load({ ...newer, strokes: [...(newer.strokes ?? []), stroke], texts: newer.texts ?? [] });
+    }
+    this.remember({ added: [stroke], removed: { strokes: [], texts: [] } });
     this.changed();
   };
 
@@ -215,7 +282,9 @@ export class DrawingPad extends HTMLElement {
       return;
     }
     this.keepShape();
-    this.drawing.texts.push({ text, x: round(clamp(x)), y: round(clamp(y)), size: 0.07, color: this.colour });
+    const written = { text, x: round(clamp(x)), y: round(clamp(y)), size: 0.07, color: this.colour };
+    this.drawing.texts.push(written);
+    this.remember({ added: [written], removed: { strokes: [], texts: [] } });
     words.value = "";
     this.redraw();
     this.changed();
@@ -223,6 +292,9 @@ export class DrawingPad extends HTMLElement {
 
   /** Nothing drawn, and no shape yet: the next stroke takes the canvas' as it is then. */
   clear() {
+    if (this.drawing.strokes.length || this.drawing.texts.length) {
+      this.remember({ added: [], removed: { strokes: this.drawing.strokes, texts: this.drawing.texts }, aspect: this.drawing.aspect });
+    }
     this.drawing = { strokes: [], texts: [] };
     this.redraw();
     this.changed();

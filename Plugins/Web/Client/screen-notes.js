@@ -600,6 +600,7 @@ export class NoteBack extends HTMLElement {
     // time: another phone's strokes drawn meanwhile stay (see mergeDrawing).
     // Copies: the pad draws into the arrays it was given.
     let base = drawing ? structuredClone(drawing) : null;
+    this.followDrawing(context, id, pad, (/** @type {any} */ now) => { base = structuredClone(now); });
     pad.addEventListener("change", async (event) => {
       const value = /** @type {CustomEvent} */ (event).detail;
       const drawnOn = base;
@@ -611,6 +612,52 @@ export class NoteBack extends HTMLElement {
       await db.setMeta(`drawing:${id}`, value);
       await queued;
     });
+  }
+
+  disconnectedCallback() {
+    if (this.onChange) this.context?.sync.removeEventListener("change", this.onChange);
+  }
+
+  /**
+   * The open back follows the other phone as the front's text does: when the note's drawing
+   * changed on the server and this phone has nothing of its own still to send for it, the
+   * server's drawing is shown (a stroke being drawn here waits for the finger to lift, then is
+   * added to it; see DrawingPad.follow). While this phone's strokes wait in the outbox they are
+   * merged into the server's when sent, and the answer brings the merged drawing back.
+   * @param {Context} context @param {string} id @param {import("./drawing-pad.js").DrawingPad} pad
+   * @param {(drawing: any) => void} seen  the drawing the next stroke is drawn on
+   */
+  followDrawing(context, id, pad, seen) {
+    const waiting = () => {
+      const real = context.sync.resolve(id);
+      return context.sync.writes.some((w) => w.kind === KIND && w.path.endsWith("/drawing") && (w.id === real || w.id === id));
+    };
+    let shown = context.sync.one(KIND, context.sync.resolve(id))?.drawing ?? null;
+    let fetching = false;
+    const check = async () => {
+      const real = context.sync.resolve(id);
+      const note = context.sync.one(KIND, real);
+      if (!note || fetching || real.startsWith("local:") || waiting()) return;
+      const now = note.drawing ?? null;
+      if (now === shown) return;
+      fetching = true;
+      try {
+        const drawing = await context.api.get(`${NOTES}/${real}/drawing`);
+        // A stroke finished meanwhile is on its way: its answer brings the drawing again.
+        if (waiting() || !this.isConnected) return;
+        shown = now;
+        seen(drawing);
+        pad.follow(drawing);
+        await /** @type {import("./db.js").Database} */ (context.sync.db).setMeta(`drawing:${id}`, drawing);
+      } catch {
+        // Offline or refused: the drawing shown stays; the next change tries again.
+      } finally {
+        fetching = false;
+      }
+      if (this.isConnected && (context.sync.one(KIND, context.sync.resolve(id))?.drawing ?? null) !== shown) check();
+    };
+    this.onChange = () => { check(); };
+    context.sync.addEventListener("change", this.onChange);
   }
 }
 customElements.define("note-back", NoteBack);
