@@ -1,0 +1,317 @@
+// @ts-check
+/**
+ * One word of Foreign Note: its screen (definitions, tags, related words and alternatives as chips that
+ * open them), the "Deleted · Undo" bar (kept across a reload while the server still keeps the word), and
+ * the form that adds or edits a word (typing kept as a draft, fields following other devices).
+ */
+import { FollowedForm } from "./follow.js";
+import { localId } from "./outbox.js";
+import { announce, confirmAction, h } from "./ui.js";
+import * as Vocab from "./vocab.js";
+import { COLLECTION, ENTRY, TAG, TAG_HINT, V, VocabElement, askName, back, highlighted, tagName } from "./vocab-parts.js";
+
+/** @typedef {import("./vocab-parts.js").Context} Context */
+
+// One entry -----------------------------------------------------------------------------------------
+
+export class EntryScreen extends VocabElement {
+  render() {
+    const entry = this.one(ENTRY, this.id_ ?? "");
+    if (!entry) {
+      this.replaceChildren(h("main", { class: "screen" }, back("#/", "Collections"), h("h1", {}, "Word"),
+        h("p", { class: "empty" }, "This word is not there any more.")));
+      return;
+    }
+    const collection = this.one(COLLECTION, entry.collection);
+    const tagNames = new Map(this.tags().map((t) => [t.id, t.name]));
+    /** @param {"related" | "alternative"} kind */
+    const related = (kind) => (entry.relations ?? []).filter((r) => r.kind === kind).map((r) => this.one(ENTRY, r.entry)).filter(Boolean);
+    /** @param {"related" | "alternative"} kind @param {string} title */
+    const relations = (kind, title) => {
+      const others = related(kind);
+      return h("section", { class: "relations", "aria-label": title }, h("h2", {}, title),
+        others.length ? h("ul", { class: "chips" }, ...others.map((other) => h("li", { class: "chip-pair" },
+          h("a", { href: `#/e/${encodeURIComponent(other.id)}`, class: "chip link-chip" }, other.word),
+          h("button", { type: "button", class: "chip-remove", "aria-label": `Remove ${other.word} from ${title.toLowerCase()}`,
+            onclick: () => this.unrelate(entry, other.id) }, "×")))) : h("p", { class: "hint" }, "None yet."),
+        h("button", { type: "button", class: "secondary", onclick: () => this.relate(entry, kind) }, kind === "related" ? "Add a related word" : "Add an alternative"));
+    };
+    this.replaceChildren(h("main", { class: "screen vocab entry" },
+      h("div", { class: "toolbar" }, back(collection ? `#/c/${encodeURIComponent(collection.id)}` : "#/", collection?.name ?? "Collections"),
+        h("a", { href: `#/edit/${encodeURIComponent(entry.id)}`, class: "button" }, "Edit")),
+      h("h1", { lang: entry.languages?.[0] || undefined }, entry.word),
+      entry.languages?.length ? h("p", { class: "hint" }, entry.languages.join(" · ")) : null,
+      h("ol", { class: "definitions" }, ...(entry.definitions ?? []).map((d) => h("li", {}, d))),
+      entry.example ? h("p", { class: "example" }, h("strong", {}, "Example: "), entry.example) : null,
+      entry.note ? h("p", { class: "note" }, h("strong", {}, "Note: "), entry.note) : null,
+      (entry.tags ?? []).length ? h("ul", { class: "chips", "aria-label": "Tags" }, ...entry.tags.map((id) => h("li", {},
+        h("a", { class: "chip", href: `#/search?all=${encodeURIComponent(id)}` }, `#${tagNames.get(id) ?? "…"}`)))) : null,
+      relations("related", "Related"),
+      relations("alternative", "Alternatives"),
+      h("button", { type: "button", class: "danger", onclick: () => this.remove_(entry) }, "Delete word")));
+  }
+
+  /** @param {import("./vocab.js").Entry} entry @param {"related" | "alternative"} kind */
+  async relate(entry, kind) {
+    const other = await pickEntry(this.entries().filter((e) => e.id !== entry.id), kind === "related" ? "Add a related word" : "Add an alternative");
+    if (!other) return;
+    const relations = [...(entry.relations ?? []).filter((r) => r.entry !== other.id), { kind, entry: other.id }];
+    await this.ctx.sync.write({ method: "POST", path: `${V}/entries/${entry.id}/relations`, body: { kind, entry: other.id }, kind: ENTRY,
+      id: entry.id, local: { relations } });
+    announce(`${other.word} added.`);
+  }
+
+  /** @param {import("./vocab.js").Entry} entry @param {string} other */
+  async unrelate(entry, other) {
+    const relations = (entry.relations ?? []).filter((r) => r.entry !== other);
+    await this.ctx.sync.write({ method: "DELETE", path: `${V}/entries/${entry.id}/relations/${other}`, kind: ENTRY, id: entry.id, local: { relations } });
+  }
+
+  /** @param {import("./vocab.js").Entry} entry */
+  async remove_(entry) {
+    if (!(await confirmAction(`Delete “${entry.word}”? You can undo it for a few minutes.`, "Delete"))) return;
+    await this.ctx.sync.write({ method: "DELETE", path: `${V}/entries/${entry.id}`, kind: ENTRY, id: entry.id });
+    undoBar(this.ctx, entry);
+    this.ctx.go(`#/c/${encodeURIComponent(entry.collection)}`);
+  }
+}
+customElements.define("vocab-entry", EntryScreen);
+
+/** How long a deleted word may be brought back (the server keeps it longer). */
+const UNDO_MS = 300_000;
+/** Where the offer to undo a delete is kept (by account), so that a reload does not take it away. @param {Context} context */
+const undoKey = (context) => `quire.vocab.undo.${context.api.session?.accountId ?? ""}`;
+
+/**
+ * "Deleted · Undo": the entry comes back (with its relations to entries that still exist) while the
+ * server still keeps it; the bar goes when used, dismissed or when the window has passed. The
+ * offer is kept in localStorage until then: a reload shows the bar again.
+ * @param {Context} context @param {import("./vocab.js").Entry} entry @param {number} [until] when the offer ends (ms)
+ */
+function undoBar(context, entry, until = Date.now() + UNDO_MS) {
+  document.querySelector(".undo-bar")?.remove();
+  try {
+    localStorage.setItem(undoKey(context), JSON.stringify({ entry, until }));
+  } catch {
+    // Storage full or refused: the bar is still shown now.
+  }
+  const close = () => {
+    clearTimeout(timer);
+    bar.remove();
+    try {
+      if (JSON.parse(localStorage.getItem(undoKey(context)) ?? "null")?.entry?.id === entry.id) localStorage.removeItem(undoKey(context));
+    } catch {
+      localStorage.removeItem(undoKey(context));
+    }
+  };
+  const bar = h("div", { class: "undo-bar", role: "status" },
+    // The space before "deleted" is a no-break one: the flex line would drop an ordinary one.
+    h("span", { class: "undo-text" }, h("span", { class: "undo-word" }, `“${entry.word}”`), h("span", { class: "undo-rest" }, "\u00a0deleted")),
+    h("button", { type: "button", onclick: async () => {
+      close();
+      const { relations, ...shown } = entry;
+      await context.sync.write({ method: "POST", path: `${V}/entries/${entry.id}/restore`, kind: ENTRY, id: entry.id, local: { ...shown, relations } });
+      announce(`${entry.word} is back.`);
+    } }, "Undo"),
+    h("button", { type: "button", class: "link", "aria-label": "Dismiss", onclick: close }, "×"));
+  document.body.append(bar);
+  const timer = window.setTimeout(close, Math.max(0, until - Date.now()));
+}
+
+/** The undo offer kept across a reload, shown again while it lasts. @param {Context} context */
+export function keptUndo(context) {
+  if (document.querySelector(".undo-bar")) return;
+  /** @type {{entry: import("./vocab.js").Entry, until: number} | null} */
+  let kept = null;
+  try {
+    kept = JSON.parse(localStorage.getItem(undoKey(context)) ?? "null");
+  } catch {
+    kept = null;
+  }
+  if (!kept?.entry?.id || typeof kept.until !== "number") return;
+  if (kept.until <= Date.now()) localStorage.removeItem(undoKey(context));
+  else undoBar(context, kept.entry, kept.until);
+}
+
+/**
+ * A word picked from a searchable list, in a dialog; resolves null when cancelled.
+ * @param {readonly import("./vocab.js").Entry[]} entries @param {string} title
+ * @returns {Promise<import("./vocab.js").Entry | null>}
+ */
+function pickEntry(entries, title) {
+  return new Promise((resolve) => {
+    /** @type {import("./vocab.js").Entry | null} */
+    let picked = null;
+    const results = h("ul", { class: "pick-list", "aria-label": "Words found" });
+    const input = /** @type {HTMLInputElement} */ (h("input", { type: "search", id: "pick-search", placeholder: "Type a word", autocomplete: "off" }));
+    const show = () => results.replaceChildren(...Vocab.search(entries, input.value, { all: [], any: [], none: [] }, 20).map(({ entry, highlights }) => h("li", {},
+      h("button", { type: "button", class: "secondary pick", onclick: () => { picked = entry; dialog.close(); } }, ...highlighted(entry.word, highlights.word)))));
+    input.addEventListener("input", show);
+    const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm pick", "aria-labelledby": "pick-title" },
+      h("h2", { id: "pick-title" }, title), h("label", { for: "pick-search", class: "visually-hidden" }, "Search words"), input, results,
+      h("button", { type: "button", class: "secondary", onclick: () => dialog.close() }, "Cancel")));
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      resolve(picked);
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    show();
+  });
+}
+
+// New and edit ------------------------------------------------------------------------------------
+
+export class EntryForm extends VocabElement {
+  /**
+   * Its text fields: typing kept as a draft until Save (across a reload or the phone's Back), an
+   * entry's following other devices (see FollowedForm).
+   * @type {FollowedForm | null}
+   */
+  followed = null;
+
+  /** The form is not drawn again while the person types; a new tag shows in the chips; the entry's
+   * fields follow other devices except the one being typed in. */
+  changed() {
+    if (!this.querySelector("form")) return this.render();
+    this.redrawTags?.();
+    if (this.route === "edit") this.followed?.follow(this.one(ENTRY, this.id_ ?? ""));
+  }
+
+  disconnectedCallback() {
+    this.followed?.dispose();
+    super.disconnectedCallback();
+  }
+
+  render() {
+    const editing = this.route === "edit";
+    const entry = editing ? this.one(ENTRY, this.id_ ?? "") : null;
+    if (editing && !entry) {
+      this.replaceChildren(h("main", { class: "screen" }, back("#/", "Collections"), h("p", { class: "empty" }, "This word is not there any more.")));
+      return;
+    }
+    const collectionId = entry?.collection ?? this.id_ ?? "";
+    const error = h("p", { class: "error", role: "alert", id: "entry-error" });
+    const field = (/** @type {string} */ id, /** @type {string} */ label, /** @type {HTMLElement} */ input, /** @type {string} */ hint = "") =>
+      [h("label", { for: id }, label), hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null, input];
+    this.followed?.dispose();
+    // An entry's draft by its id; a new word's by its collection (one new word a collection).
+    const followed = new FollowedForm({ sync: this.ctx.sync, manual: true,
+      record: () => (editing ? this.one(ENTRY, this.id_ ?? "") : undefined),
+      key: () => (editing ? `${ENTRY}/${this.ctx.sync.resolve(this.id_ ?? "")}` : `vocabulary.new/${this.ctx.sync.resolve(collectionId)}`) });
+    this.followed = followed;
+    const word = /** @type {HTMLInputElement} */ (h("input", { id: "entry-word", required: true, maxlength: "200",
+      autocapitalize: "none", autocomplete: "off" }));
+    const definitions = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "entry-definitions", rows: "3", required: true, "aria-describedby": "entry-definitions-hint" }));
+    const languages = /** @type {HTMLInputElement} */ (h("input", { id: "entry-languages", placeholder: "fr, en", autocapitalize: "none",
+      "aria-describedby": "entry-languages-hint" }));
+    const example = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "entry-example", rows: "2" }));
+    const note = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "entry-note", rows: "2" }));
+    followed.field("word", word);
+    followed.field("definitions", definitions, { value: (record) => (record.definitions ?? []).join("\n") });
+    followed.field("languages", languages, { value: (record) => (record.languages ?? []).join(", ") });
+    followed.field("example", example);
+    followed.field("note", note);
+    const chosen = new Set(entry?.tags ?? []);
+    const tagArea = h("div", { class: "tag-picker" });
+    let drawn = "";
+    // A tag made here has a local id until the server answers: chosen by whichever id it has now.
+    const current = () => {
+      for (const id of [...chosen]) {
+        const real = this.ctx.sync.resolved.get(id);
+        if (real) { chosen.delete(id); chosen.add(real); }
+      }
+    };
+    /** Drawn again when the tags change (one made here is answered, one made elsewhere arrives), not on every sync. */
+    this.redrawTags = () => {
+      current();
+      if (this.tags().map((t) => `${t.id} ${t.name}`).join("\n") !== drawn) drawTags();
+    };
+    const drawTags = () => {
+      current();
+      drawn = this.tags().map((t) => `${t.id} ${t.name}`).join("\n");
+      drawChips();
+    };
+    const drawChips = () => tagArea.replaceChildren(
+      h("ul", { class: "chips", "aria-label": "Tags" }, ...this.tags().map((tag) => h("li", {},
+        h("button", { type: "button", class: `chip${chosen.has(tag.id) ? " on" : ""}`, "aria-pressed": String(chosen.has(tag.id)),
+          onclick: () => { chosen.has(tag.id) ? chosen.delete(tag.id) : chosen.add(tag.id); drawTags(); } }, `#${tag.name}`)))),
+      h("button", { type: "button", class: "secondary", onclick: async () => {
+        const typed = await askName("New tag", "Name", "", (name) => Vocab.fold(name) ? null : "A tag name needs at least one letter or digit.", TAG_HINT);
+        if (!typed) return;
+        const name = tagName(typed);
+        // A tag of that name already: chosen, not made again (the server would refuse it, and the word's save with it).
+        const existing = this.tags().find((tag) => Vocab.fold(tag.name) === Vocab.fold(name));
+        if (existing) {
+          chosen.add(existing.id);
+        } else {
+          const id = localId();
+          await this.ctx.sync.write({ method: "POST", path: `${V}/tags`, body: { name }, kind: TAG, id });
+          chosen.add(id);
+        }
+        drawTags();
+      } }, "New tag"));
+    drawTags();
+    const collections = this.collections();
+    const collection = /** @type {HTMLSelectElement} */ (h("select", { id: "entry-collection" },
+      ...collections.map((c) => h("option", { value: c.id, selected: c.id === collectionId }, c.name))));
+    const leave = entry ? `#/e/${encodeURIComponent(entry.id)}` : `#/c/${encodeURIComponent(collectionId)}`;
+    const cancel = back(leave, "Cancel");
+    // Cancel throws the typing away; the phone's Back keeps it for next time.
+    cancel.addEventListener("click", () => followed.discard());
+    const draftLine = h("div", { class: "replaced-line", id: "entry-draft", role: "status" },
+      h("p", {}, editing ? "Your changes not saved yet are back." : "The word you were adding is back, not saved yet."),
+      h("button", { type: "button", class: "secondary", onclick: () => {
+        followed.discard();
+        this.render();
+        announce(editing ? "Changes thrown away." : "Word thrown away.");
+      } }, editing ? "Throw my changes away" : "Throw it away"));
+    this.replaceChildren(h("main", { class: "screen vocab" },
+      h("div", { class: "toolbar" }, cancel, h("h1", {}, editing ? "Edit word" : "New word")),
+      h("form", { class: "stack", novalidate: true, "aria-describedby": "entry-error", onsubmit: async (/** @type {Event} */ event) => {
+        event.preventDefault();
+        const body = {
+          word: word.value.trim(), definitions: Vocab.definitionsOf(definitions.value), languages: Vocab.languagesOf(languages.value),
+          example: example.value.trim() || null, note: note.value.trim() || null, tags: [...chosen].map((id) => this.ctx.sync.resolved.get(id) ?? id),
+          collection: collection.value,
+        };
+        if (!body.word) return this.refuse(error, word, "The word is required: type the word or phrase.");
+        if (!body.definitions.length) return this.refuse(error, definitions, "A definition is required: type at least one (one a line).");
+        if (!body.collection) return this.refuse(error, collection, "Choose a collection, or make one first.");
+        if (entry) {
+          // Based on the version each field showed: the server merges it into another device's
+          // newer edit and answers what it replaced (said, with "Bring it back").
+          const now = this.one(ENTRY, entry.id) ?? entry;
+          await this.ctx.sync.write({ method: "PATCH", path: `${V}/entries/${now.id}`, body, kind: ENTRY, id: now.id, baseVersion: followed.baseVersion() });
+          followed.discard();
+          this.ctx.go(`#/e/${encodeURIComponent(now.id)}`);
+        } else {
+          const id = localId();
+          await this.ctx.sync.write({ method: "POST", path: `${V}/entries`, body, kind: ENTRY, id });
+          followed.discard();
+          announce(`${body.word} added.`);
+          this.ctx.go(`#/e/${encodeURIComponent(id)}`);
+        }
+      } },
+      ...field("entry-word", "Word or phrase", word),
+      ...field("entry-definitions", "Definitions", definitions, "One a line."),
+      ...field("entry-languages", "Languages", languages, "Codes such as fr, en, de-CH."),
+      ...field("entry-example", "Example", example),
+      ...field("entry-note", "Note", note),
+      h("span", { class: "label" }, "Tags"), tagArea,
+      ...field("entry-collection", "Collection", collection),
+      error,
+      h("button", { type: "submit" }, "Save"))));
+    // Typing a reload or the phone's Back interrupted: back in the fields, said, with a way to throw it away.
+    if (followed.restoreDraft(editing ? [`${ENTRY}/${this.id_}`] : [`vocabulary.new/${collectionId}`])) this.querySelector(".toolbar")?.after(draftLine);
+    if (!editing) requestAnimationFrame(() => word.focus());
+  }
+
+  /** @param {HTMLElement} error @param {HTMLElement} input @param {string} text */
+  refuse(error, input, text) {
+    error.textContent = text;
+    input.setAttribute("aria-invalid", "true");
+    input.focus();
+  }
+}
+customElements.define("vocab-entry-form", EntryForm);

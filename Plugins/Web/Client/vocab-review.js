@@ -1,0 +1,120 @@
+// @ts-check
+/**
+ * Reviewing the words that are due (FSRS-6 on the server; offline, the device's copy of the cards,
+ * the ratings queued like any write), one card at a time.
+ */
+import { ApiError } from "./api.js";
+import { announce, h } from "./ui.js";
+import * as Vocab from "./vocab.js";
+import { CARD, COLLECTION, REVIEW, V, VocabElement, back } from "./vocab-parts.js";
+
+
+// Review -------------------------------------------------------------------------------------------
+
+/** @typedef {{entry: import("./vocab.js").Entry, state: string, intervals?: Record<string, number>}} DueCard */
+
+const RATINGS = /** @type {const} */ (["again", "hard", "good", "easy"]);
+
+/** 45 s, 10 min, 5 h, 8 days, 3 mo, 1.5 yr. @param {number} seconds */
+export function spoken(seconds) {
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  if (seconds < 3_600) return `${Math.round(seconds / 60)} min`;
+  if (seconds < 86_400) return `${Math.round(seconds / 3_600)} h`;
+  if (seconds < 30 * 86_400) return `${Math.round(seconds / 86_400)} day${Math.round(seconds / 86_400) === 1 ? "" : "s"}`;
+  if (seconds < 365 * 86_400) return `${Math.round(seconds / (30 * 86_400))} mo`;
+  return `${(seconds / (365 * 86_400)).toFixed(1)} yr`;
+}
+
+/**
+ * One card at a time: the word, then (on "Show answer") its definitions and four ratings, each
+ * with when the word comes back. Online the server says what is due; offline the device's copy of
+ * the cards does (due ones, then words never reviewed), and each rating waits in the outbox with
+ * the time it was given.
+ */
+export class ReviewScreen extends VocabElement {
+  render() {
+    if (!this.queue) {
+      this.queue = /** @type {DueCard[] | null} */ (null);
+      this.showing = false;
+      this.done = 0;
+      this.replaceChildren(h("main", { class: "screen vocab review" }, this.toolbar(), h("p", { class: "empty" }, "Finding the words that are due…")));
+      this.load();
+      return;
+    }
+    const card = this.queue[0];
+    if (!card) {
+      this.replaceChildren(h("main", { class: "screen vocab review" }, this.toolbar(),
+        h("div", { class: "review-done", role: "status" },
+          h("p", { class: "big" }, this.done ? `Well done: ${this.done} word${this.done === 1 ? "" : "s"} reviewed.` : "Nothing to review right now."),
+          h("p", {}, "Words come back just before you would forget them. Add words or come back later."),
+          this.stats ? h("p", { class: "muted" }, `Today: ${this.stats.reviewedToday + (this.done ?? 0)} reviewed`) : null,
+          h("a", { href: this.home(), class: "button" }, "Done"))));
+      return;
+    }
+    const answer = this.showing
+      ? h("div", { class: "answer" },
+        h("ul", { class: "definitions" }, ...card.entry.definitions.map((d) => h("li", {}, d))),
+        card.entry.example ? h("p", { class: "example" }, `“${card.entry.example}”`) : null,
+        h("div", { class: "ratings", role: "group", "aria-label": "How well did you remember it?" },
+          ...RATINGS.map((rating) => h("button", { type: "button", class: `rate ${rating}`, onclick: () => this.rate(card, rating) },
+            h("span", { class: "label" }, rating[0].toUpperCase() + rating.slice(1)),
+            card.intervals ? h("span", { class: "when" }, spoken(card.intervals[rating] ?? 0)) : null))))
+      : h("button", { type: "button", class: "hero", id: "show-answer", onclick: () => { this.showing = true; this.render(); /** @type {HTMLElement | null} */ (this.querySelector(".rate.good"))?.focus(); } },
+        "Show answer");
+    this.replaceChildren(h("main", { class: "screen vocab review" }, this.toolbar(),
+      h("p", { class: "muted", "aria-live": "polite" }, `${this.queue.length} to go${card.state === "new" ? " · new word" : ""}`),
+      h("section", { class: "flashcard", "aria-label": "Card" }, h("p", { class: "word", lang: card.entry.languages?.[0] ?? "" }, card.entry.word)),
+      answer));
+  }
+
+  changed() {} // the queue is this screen's own; a sync change must not move the card under the reader
+
+  toolbar() {
+    const collection = this.id_ ? this.one(COLLECTION, this.id_) : null;
+    return h("div", { class: "toolbar" }, back(this.home(), collection?.name ?? "Collections"), h("h1", {}, "Review"));
+  }
+
+  home() {
+    return this.id_ ? `#/c/${encodeURIComponent(this.id_)}` : "#/";
+  }
+
+  async load() {
+    const query = `limit=50&tzOffset=${-new Date().getTimezoneOffset()}${this.id_ ? `&collection=${encodeURIComponent(this.id_)}` : ""}`;
+    try {
+      const { body } = await this.ctx.api.request("GET", `${V}/review/next?${query}`);
+      this.queue = body.items.map((/** @type {any} */ item) => ({ entry: item.entry, state: item.card.state, intervals: item.intervals }));
+      this.stats = (await this.ctx.api.request("GET", `${V}/review/stats?tzOffset=${-new Date().getTimezoneOffset()}`)).body;
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status !== null) throw error;
+      this.queue = this.offlineQueue();
+    }
+    this.render();
+  }
+
+  /** Due cards from the device's copy, then words never reviewed. @returns {DueCard[]} */
+  offlineQueue() {
+    const now = Date.now();
+    const cards = new Map(this.ctx.sync.view(CARD).map((card) => [card.entry, card]));
+    const queued = new Set(this.ctx.sync.view(REVIEW).map((review) => review.entry));
+    const entries = this.entries().filter((e) => (!this.id_ || e.collection === this.id_) && !queued.has(e.id));
+    const due = entries.filter((e) => cards.has(e.id) && Date.parse(cards.get(e.id).due) <= now)
+      .sort((a, b) => Date.parse(cards.get(a.id).due) - Date.parse(cards.get(b.id).due));
+    const fresh = Vocab.byWord(entries.filter((e) => !cards.has(e.id))).slice(0, 20);
+    return [...due.map((entry) => ({ entry, state: cards.get(entry.id).state })), ...fresh.map((entry) => ({ entry, state: "new" }))];
+  }
+
+  /** @param {DueCard} card @param {string} rating */
+  async rate(card, rating) {
+    const id = `r_${crypto.randomUUID().replaceAll("-", "")}`;
+    this.queue?.shift();
+    this.showing = false;
+    this.done = (this.done ?? 0) + 1;
+    this.render();
+    announce(`${card.entry.word}: ${rating}.`);
+    await this.ctx.sync.write({ method: "POST", path: `${V}/review`, kind: REVIEW, id, recordAt: "review",
+      body: { id, entry: card.entry.id, rating, reviewedAt: new Date().toISOString() } });
+    // Again and hard within the session: the word comes back before the end.
+    if (rating === "again" && this.queue) this.queue.splice(Math.min(3, this.queue.length), 0, { ...card, state: "learning", intervals: undefined });
+  }
+}
+customElements.define("vocab-review", ReviewScreen);
