@@ -47,7 +47,7 @@ from websockets.sync.client import connect as websocket
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import napkin_notes  # noqa: E402  (shared harness: Server, call, check)
-from napkin_notes import check, free_port, results, sign_up  # noqa: E402
+from napkin_notes import Watch, check, free_port, memory_of, results, sign_up  # noqa: E402
 
 ROOT = napkin_notes.ROOT
 SHIPPED = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
@@ -143,63 +143,19 @@ def open_files(pid):
         return 0
 
 
-def status_of(pid):
-    found = {}
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                found[key] = int(value.split()[0]) / 1024
-    return found
+def watch(port, token):
+    """/health and, with a token, the user's list every 100 ms from addresses of their own."""
+    listing = (lambda: request(port, "GET", "/api/v1/notes?limit=5", USER, token=token, timeout=5)[0]) if token else None
+    return Watch(lambda: request(port, "GET", "/health", CHECKER, timeout=5)[0], listing)
 
 
-class Checker:
-    """Asks /health and the user's list every 100 ms from addresses of their own, noting the worst."""
-
-    def __init__(self, port, token):
-        self.port, self.token = port, token
-        self.stop = threading.Event()
-        self.health_worst, self.list_worst, self.rounds = 0.0, 0.0, 0
-        self.health_failures, self.list_failures = [], []
-        self.thread = threading.Thread(target=self.run, daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_):
-        self.stop.set()
-        self.thread.join()
-
-    def run(self):
-        while not self.stop.is_set():
-            started = time.monotonic()
-            try:
-                status = request(self.port, "GET", "/health", CHECKER, timeout=5)[0]
-            except OSError as error:
-                status = repr(error)
-            self.health_worst = max(self.health_worst, time.monotonic() - started)
-            if status != 200:
-                self.health_failures.append(status)
-            if self.token:
-                started = time.monotonic()
-                try:
-                    status = request(self.port, "GET", "/api/v1/notes?limit=5", USER, token=self.token, timeout=5)[0]
-                except OSError as error:
-                    status = repr(error)
-                self.list_worst = max(self.list_worst, time.monotonic() - started)
-                if status != 200:
-                    self.list_failures.append(status)
-            self.rounds += 1
-            self.stop.wait(0.1)
-
-    def report(self, scenario):
-        print(f"     {scenario}: /health worst {self.health_worst * 1000:.0f} ms over {self.rounds} rounds"
-              + (f"; the user's list worst {self.list_worst * 1000:.0f} ms" if self.token else ""), flush=True)
-        check(f"{scenario}: /health answered 200 throughout", not self.health_failures, self.health_failures[:3])
-        check(f"{scenario}: /health under 1 s throughout", self.health_worst < 1.0, f"{self.health_worst:.2f} s")
-        if self.token:
-            check(f"{scenario}: a signed-in user's list answered 200 throughout", not self.list_failures, self.list_failures[:3])
+def report(checker, scenario):
+    print(f"     {scenario}: /health worst {checker.health_worst * 1000:.0f} ms over {checker.rounds} rounds"
+          + (f"; the user's list worst {checker.list_worst * 1000:.0f} ms" if checker.listing else ""), flush=True)
+    check(f"{scenario}: /health answered 200 throughout", not checker.health_failures, checker.health_failures[:3])
+    check(f"{scenario}: /health under 1 s throughout", checker.health_worst < 1.0, f"{checker.health_worst:.2f} s")
+    if checker.listing:
+        check(f"{scenario}: a signed-in user's list answered 200 throughout", not checker.list_failures, checker.list_failures[:3])
 
 
 class Flood:
@@ -314,7 +270,7 @@ def idle_flood(server, token, seconds=8.0, strict=True):
     addresses = [f"127.0.1.{index}" for index in range(1, 12)]
     pid = server.process.pid
     held_by_server = HeldByServer(server.port, pid, "127.0.1.")
-    with Checker(server.port, token) as checker:
+    with watch(server.port, token) as checker:
         flood = Flood(server.port, addresses, 1100, reopen=0.5)
         flood.start()
         most_files = 0
@@ -335,13 +291,13 @@ def idle_flood(server, token, seconds=8.0, strict=True):
     check("idle flood: no silent connection is held past request_head_timeout",
           longest is None or longest < HEAD_TIMEOUT + SLACK + 1.0, f"{longest} s")
     check(f"idle flood: the server's open files stay under its limit ({OPEN_FILES})", most_files < OPEN_FILES, most_files)
-    checker.report("idle flood")
+    report(checker, "idle flood")
 
 
 def slow_headers(server, token):
     addresses = [f"127.0.3.{index}" for index in range(1, 5)]
     prefix = b"GET /health HTTP/1.1\r\nHost: quire\r\nX-Slow: "
-    with Checker(server.port, token) as checker:
+    with watch(server.port, token) as checker:
         flood = Flood(server.port, addresses, 200, prefix=prefix, drip=b"a" * 30, every=1.0)
         flood.start()
         flood.run(HEAD_TIMEOUT + SLACK + 2)
@@ -352,7 +308,7 @@ def slow_headers(server, token):
     check("slow heads: each is closed by request_head_timeout though bytes keep coming",
           not held and longest < HEAD_TIMEOUT + SLACK, f"{len(held)} still open, longest {longest:.1f} s")
     check("slow heads: none is answered as if complete", not any(answer.startswith(b"HTTP/1.1 200") for answer in flood.answers))
-    checker.report("slow heads")
+    report(checker, "slow heads")
 
 
 def good_upload(port, token, outcome):
@@ -385,7 +341,7 @@ def slow_bodies(server, token, attacker, writer):
     prefix = (f"POST /api/v1/notes HTTP/1.1\r\nHost: quire\r\nAuthorization: Bearer {attacker}\r\nContent-Type: application/json\r\n"
               "Content-Length: 50000\r\n\r\n{\"title\": \"").encode()
     outcome = {}
-    with Checker(server.port, token) as checker:
+    with watch(server.port, token) as checker:
         steady = threading.Thread(target=good_upload, args=(server.port, writer, outcome))
         steady.start()
         flood = Flood(server.port, addresses, 60, prefix=prefix, drip=b"a" * 200, every=0.1)
@@ -402,11 +358,11 @@ def slow_bodies(server, token, attacker, writer):
     check("slow bodies: none became a note", not any(b" 201 " in answer[:16] for answer in flood.answers))
     check("a note sent at a good rate for longer than the grace is created (201)", outcome.get("status") == "HTTP/1.1 201",
           outcome)
-    checker.report("slow bodies")
+    report(checker, "slow bodies")
 
 
 def one_address(server, token):
-    with Checker(server.port, token) as checker:
+    with watch(server.port, token) as checker:
         flood = Flood(server.port, ["127.0.5.1"], 400)
         flood.start()
         flood.run(1.0)  # connected; the refused ones are answered and closed at once
@@ -432,7 +388,7 @@ def one_address(server, token):
     check("one address: each refusal came at once (under 1 s)", slowest < 1.0, f"{slowest:.2f} s")
     check("one address: a refusal says 503 with Retry-After",
           with_503 and all(b"Retry-After: " in answer for answer in with_503), len(with_503))
-    checker.report("one address")
+    report(checker, "one address")
 
 
 def keep_alive(port, outcome):
@@ -513,7 +469,7 @@ def scenarios(server):
           f"{len(summaries)} lines")
     for row in summaries:
         print("     server: " + row[row.index("Connections: "):][:300], flush=True)
-    memory = status_of(pid)
+    memory = memory_of(pid)
     print(f"     server peak RSS (VmHWM) {memory['VmHWM']:.0f} MB, RSS now {memory['VmRSS']:.0f} MB", flush=True)
 
 
@@ -535,7 +491,7 @@ def main():
             if args.baseline:
                 token = sign_up(server, "limits-user")
                 idle_flood(server, token, strict=False)
-                print(f"     server peak RSS (VmHWM) {status_of(server.process.pid)['VmHWM']:.0f} MB", flush=True)
+                print(f"     server peak RSS (VmHWM) {memory_of(server.process.pid)['VmHWM']:.0f} MB", flush=True)
             else:
                 scenarios(server)
             code = server.stop()

@@ -25,13 +25,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import napkin_notes  # noqa: E402  (shared harness: Server, call, check)
-from napkin_notes import call, check, free_port, results  # noqa: E402
+from napkin_notes import Watch, call, check, device_account, free_port, memory_of, results  # noqa: E402
 
 ROOT = napkin_notes.ROOT
 SHIPPED = os.path.join(ROOT, "config", "apps", "iremember.yaml")
@@ -46,17 +45,6 @@ MARGIN_MB = 96
 
 class Server(napkin_notes.Server):
     blob_grace = "600"
-
-
-def status_of(pid):
-    """VmRSS and VmHWM of a process, in MB."""
-    found = {}
-    with open(f"/proc/{pid}/status") as handle:
-        for line in handle:
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                found[key] = int(value.split()[0]) / 1024
-    return found
 
 
 def make_jpeg(data):
@@ -77,50 +65,6 @@ def with_comment(jpeg, text):
     """The same JPEG with a COM segment after SOI: other bytes, the same picture."""
     payload = text.encode()
     return jpeg[:2] + b"\xff\xfe" + (len(payload) + 2).to_bytes(2, "big") + payload + jpeg[2:]
-
-
-def get_started(server):
-    status, body, _ = call(server, "POST", "/api/v1/auth/device")
-    if status != 201:
-        raise RuntimeError(f"Get Started: {status} {body}")
-    return body["access_token"]
-
-
-class Checker:
-    """Asks /health and a third user's photo list every 100 ms, noting the worst latencies."""
-
-    def __init__(self, server, token):
-        self.server, self.token = server, token
-        self.stop = threading.Event()
-        self.health_worst = 0.0
-        self.health_failures = []
-        self.list_worst = 0.0
-        self.list_failures = []
-        self.rounds = 0
-        self.thread = threading.Thread(target=self.run, daemon=True)
-
-    def run(self):
-        while not self.stop.is_set():
-            started = time.monotonic()
-            try:
-                status, _, _ = call(self.server, "GET", "/health", timeout=5)
-            except OSError as error:
-                status = repr(error)
-            took = time.monotonic() - started
-            self.health_worst = max(self.health_worst, took)
-            if status != 200:
-                self.health_failures.append(status)
-            started = time.monotonic()
-            try:
-                status, _, _ = call(self.server, "GET", "/api/v1/album/photos?limit=20", token=self.token, timeout=5)
-            except OSError as error:
-                status = repr(error)
-            took = time.monotonic() - started
-            self.list_worst = max(self.list_worst, took)
-            if status != 200:
-                self.list_failures.append(status)
-            self.rounds += 1
-            self.stop.wait(0.1)
 
 
 def upload(server, token, payload, key, attempts=10):
@@ -148,30 +92,29 @@ def upload(server, token, payload, key, attempts=10):
 def burst(server, data, budget_mb):
     jpeg = make_jpeg(data)
     check(f"a real {len(jpeg) / MB:.1f} MB 6000×4000 JPEG made with vips", 15 * MB <= len(jpeg) <= 25 * MB, len(jpeg))
-    uploaders = [get_started(server), get_started(server)]
-    watcher = get_started(server)
+    uploaders = [device_account(server), device_account(server)]
+    watcher = device_account(server)
     # One upload first: the server's base is its RSS with every code path of an upload warmed.
     status, body, _ = call(server, "POST", "/api/v1/album/photos", raw=with_comment(jpeg, "warm-up"), token=watcher,
                            content_type="image/jpeg", timeout=60)
     check("a single 20 MB upload succeeds", status == 201, (status, body))
     pid = server.process.pid
-    base = status_of(pid)
+    base = memory_of(pid)
     print(f"     server RSS before the burst: {base['VmRSS']:.0f} MB (peak so far {base['VmHWM']:.0f} MB)")
 
-    checker = Checker(server, watcher)
-    checker.thread.start()
-    started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=UPLOADS) as pool:
-        jobs = [pool.submit(upload, server, uploaders[index % 2], with_comment(jpeg, f"copy {index}"), str(uuid.uuid4()))
-                for index in range(UPLOADS)]
-        outcomes = [job.result() for job in jobs]
-    took = time.monotonic() - started
-    time.sleep(0.5)
-    checker.stop.set()
-    checker.thread.join()
-    peak = status_of(pid)["VmHWM"]
+    # /health and a third user's photo list every 100 ms meanwhile.
+    with Watch(lambda: call(server, "GET", "/health", timeout=5)[0],
+               lambda: call(server, "GET", "/api/v1/album/photos?limit=20", token=watcher, timeout=5)[0]) as checker:
+        started = time.monotonic()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=UPLOADS) as pool:
+            jobs = [pool.submit(upload, server, uploaders[index % 2], with_comment(jpeg, f"copy {index}"), str(uuid.uuid4()))
+                    for index in range(UPLOADS)]
+            outcomes = [job.result() for job in jobs]
+        took = time.monotonic() - started
+        time.sleep(0.5)
+    peak = memory_of(pid)["VmHWM"]
     time.sleep(1.5)  # the budget is idle: the allocator's free memory is given back
-    after = status_of(pid)["VmRSS"]
+    after = memory_of(pid)["VmRSS"]
 
     firsts = [outcome[0] for outcome in outcomes]
     finals = [outcome[1] for outcome in outcomes]
@@ -216,7 +159,7 @@ def refusals(binary, data):
     try:
         with open(os.path.join(data, "big.jpg"), "rb") as handle:
             jpeg = handle.read()
-        token = get_started(server)
+        token = device_account(server)
         count = 12
         with concurrent.futures.ThreadPoolExecutor(max_workers=count) as pool:
             jobs = [pool.submit(upload, server, token, with_comment(jpeg, f"small budget {index}"), str(uuid.uuid4()), 60)

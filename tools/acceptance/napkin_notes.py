@@ -213,6 +213,69 @@ def sign_up(server, username, password="correct horse battery"):
     return body["access_token"]
 
 
+def device_account(server):
+    """A password-less device account (iRemember's Get Started); answers its access token."""
+    status, body, _ = call(server, "POST", "/api/v1/auth/device")
+    if status != 201:
+        raise RuntimeError(f"Get Started: {status} {body}")
+    return body["access_token"]
+
+
+def memory_of(pid):
+    """VmRSS and VmHWM (the peak) of a process, in MB, from /proc/<pid>/status."""
+    found = {}
+    with open(f"/proc/{pid}/status") as handle:
+        for line in handle:
+            key, _, value = line.partition(":")
+            if key in ("VmRSS", "VmHWM"):
+                found[key] = int(value.split()[0]) / 1024
+    return found
+
+
+class Watch:
+    """While a limits scenario runs: asks `health()` and, when given, `listing()` (each answers an
+    HTTP status) every 100 ms on a thread of its own, noting each one's worst latency and every
+    answer other than 200 (an OSError counts as one, by its repr). Used as a context manager."""
+
+    def __init__(self, health, listing=None):
+        self.health, self.listing = health, listing
+        self.stop = threading.Event()
+        self.health_worst, self.list_worst, self.rounds = 0.0, 0.0, 0
+        self.health_failures, self.list_failures = [], []
+        self.thread = threading.Thread(target=self.run, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_):
+        self.stop.set()
+        self.thread.join()
+
+    @staticmethod
+    def timed(probe):
+        started = time.monotonic()
+        try:
+            status = probe()
+        except OSError as error:
+            status = repr(error)
+        return status, time.monotonic() - started
+
+    def run(self):
+        while not self.stop.is_set():
+            status, took = self.timed(self.health)
+            self.health_worst = max(self.health_worst, took)
+            if status != 200:
+                self.health_failures.append(status)
+            if self.listing:
+                status, took = self.timed(self.listing)
+                self.list_worst = max(self.list_worst, took)
+                if status != 200:
+                    self.list_failures.append(status)
+            self.rounds += 1
+            self.stop.wait(0.1)
+
+
 def all_notes(server, token):
     notes, cursor = [], None
     while True:
