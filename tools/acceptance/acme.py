@@ -32,25 +32,11 @@ import tempfile
 import time
 import urllib.request
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tls import check, free_port, openssl, results, served_certificate, terminate  # noqa: E402  (the HTTPS acceptance's helpers)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DOMAIN = "photos.quire.test"
-results = []
-
-
-def check(name, condition, detail=""):
-    results.append(bool(condition))
-    print(("ok   " if condition else "FAIL ") + name + ("" if condition or not detail else f": {detail}"), flush=True)
-    return condition
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def openssl(*args, cwd):
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True)
 
 
 def wait_for(predicate, timeout, step=0.2):
@@ -138,12 +124,7 @@ class Pebble:
 
     def stop(self):
         for process in self.processes:
-            if process.poll() is None:
-                process.terminate()
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            terminate(process, timeout=10)
 
 
 def write_config(work, name, server, domain, pebble, renew_before_days=None, http_port=True):
@@ -193,24 +174,10 @@ class Server:
         return wait_for(lambda: len(self.acme_lines()) >= count, timeout) and self.acme_lines()[count - 1]
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        terminate(self.process)
         if self.process:
             self.log.close()
             self.process = None
-
-
-def served_der(port, server_name):
-    """The certificate the HTTPS port serves for `server_name` (SNI), unverified."""
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    context.check_hostname = False
-    context.verify_mode = ssl.CERT_NONE
-    with socket.create_connection(("127.0.0.1", port), timeout=5) as raw, context.wrap_socket(raw, server_hostname=server_name) as tls:
-        return tls.getpeercert(binary_form=True)
 
 
 def verified_get(port, server_name, cafile, path="/health"):
@@ -250,7 +217,7 @@ def issue_renew_restart(binary, work, pebble, server):
           mode(os.path.join(tls_dir, "account.key")) == "0o600" and mode(os.path.join(tls_dir, f"{DOMAIN}.key")) == "0o600",
           f"{mode(os.path.join(tls_dir, 'account.key'))} {mode(os.path.join(tls_dir, f'{DOMAIN}.key'))}")
     check("no private key appears in the log", "PRIVATE KEY" not in server.lines())
-    first = served_der(server.port, DOMAIN)
+    first = served_certificate("127.0.0.1", server.port, DOMAIN)
     server.stop()
 
     orders = pebble.orders()
@@ -259,7 +226,7 @@ def issue_renew_restart(binary, work, pebble, server):
     check("a restart reuses the stored certificate, said in one line", "serving the stored certificate" in line, line)
     time.sleep(1)
     check("…without a new order (Pebble's log)", pebble.orders() == orders, f"{orders} → {pebble.orders()}")
-    check("…and serves it", served_der(server.port, DOMAIN) == first)
+    check("…and serves it", served_certificate("127.0.0.1", server.port, DOMAIN) == first)
     server.stop()
 
     # Pebble's certificates are valid for years; 100 years before expiry, a fresh one is due at once.
@@ -268,9 +235,9 @@ def issue_renew_restart(binary, work, pebble, server):
     line = server.wait_acme_line(1, timeout=90) or ""
     check("a certificate due for renewal is renewed on start", f"ACME: certificate for {DOMAIN} renewed by" in line, line)
     issued.append(line)
-    renewed = wait_for(lambda: served_der(server.port, DOMAIN) != first, 10)
+    renewed = wait_for(lambda: served_certificate("127.0.0.1", server.port, DOMAIN) != first, 10)
     check("…and served", renewed)
-    second = served_der(server.port, DOMAIN)
+    second = served_certificate("127.0.0.1", server.port, DOMAIN)
     keep = socket.create_connection(("127.0.0.1", server.port), timeout=5)
     server.process.send_signal(signal.SIGHUP)
     line = server.wait_acme_line(2, timeout=90) or ""
@@ -279,7 +246,7 @@ def issue_renew_restart(binary, work, pebble, server):
     # A third of Pebble's nonces are rejected: over three issuances (some 30 requests), some are.
     check("nonces Pebble rejected (badNonce) were sent again with the fresh one, and the orders went through",
           any("sent again after a badNonce" in line for line in issued), issued)
-    check("…the new one is served to new connections without a restart", wait_for(lambda: served_der(server.port, DOMAIN) != second, 10))
+    check("…the new one is served to new connections without a restart", wait_for(lambda: served_certificate("127.0.0.1", server.port, DOMAIN) != second, 10))
     check("…and verifies against Pebble's root", verified_get(server.port, DOMAIN, roots) == 200)
     keep.close()
     server.stop()
@@ -318,7 +285,7 @@ def failures(binary, work, pebble):
           "ACME: the CA refused the order for refused.quire.test:" in line and "forbidden by policy" in line, line)
     check("…saying what to check", "check that the domain points at this server" in line, line)
     check("…and the server keeps serving HTTPS, with a temporary certificate", "temporary self-signed certificate" in line
-          and served_der(port, "refused.quire.test") is not None)
+          and served_certificate("127.0.0.1", port, "refused.quire.test") is not None)
     server.stop()
 
     pebble.resolve("nowhere.quire.test", "127.0.0.2")

@@ -72,6 +72,16 @@ def make_certificates(folder):
                 "-extfile", f"{name}.ext", "-out", f"{name}.crt", cwd=folder)
 
 
+def terminate(process, timeout=30):
+    """Stops a server as its service manager would: SIGTERM, then SIGKILL if it has not exited in `timeout` s."""
+    if process and process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 class Server:
     def __init__(self, binary, data, env, host="127.0.0.1", netns=None, config=CONFIG):
         self.binary, self.data, self.host, self.netns, self.config = binary, data, host, netns, config
@@ -104,12 +114,7 @@ class Server:
         raise RuntimeError("server did not answer /health over HTTPS within 60 s")
 
     def stop(self):
-        if self.process and self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        terminate(self.process)
         if self.process:
             self.log.close()
             if not all(results):
@@ -140,11 +145,12 @@ def curl_version(url, flag, cafile):
     return done.stdout.strip()
 
 
-def served_certificate(host, port):
-    """The DER certificate a new connection is given (not verified)."""
+def served_certificate(host, port, server_name=None):
+    """The DER certificate a new connection is given (not verified), asking for `server_name` (SNI;
+    the host when none)."""
     context = ssl.create_default_context()
     context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
-    with socket.create_connection((host, port), timeout=5) as raw, context.wrap_socket(raw, server_hostname=host) as tls:
+    with socket.create_connection((host, port), timeout=5) as raw, context.wrap_socket(raw, server_hostname=server_name or host) as tls:
         return tls.getpeercert(binary_form=True)
 
 
