@@ -172,7 +172,7 @@ let targets: [Target] = [
     // The file formats it reads, apart: small enough to fuzz without the server around them.
     plugin("Vocabulary", "VocabularyFormats", ["Bus"]),
     plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "SyncAPI", "VocabularyFormats", "StorageAPI", "FSRS", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
-                                        .httpTypes, .nioCore, .grdb, .grdbSQLite, .zip, "ImportKit", .crypto, .logging, .lifecycle]),
+                                        .httpTypes, .nioCore, .grdb, .grdbSQLite, .zip, "ImportKit", .crypto, .logging, .lifecycle, .metrics]),
 
     // geo (iRemember, AR Notebook): geotags on a spatial index, offline place names
     plugin("Geo", "GeoAPI", ["Bus"]),

@@ -22,6 +22,7 @@ import argparse
 import os
 import sys
 import tempfile
+import re
 import time
 import urllib.parse
 
@@ -29,6 +30,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402  (the browser: Chromium at a phone's size, axe, screenshots)
 from napkin_notes import call, check, free_port  # noqa: E402
+from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 from webwalk import phone, settled, token_of  # noqa: E402
 
 ROOT = napkin_notes.ROOT
@@ -132,6 +134,82 @@ def collections_and_words(page, server):
     page.wait_for_selector("ul.entries")
     screen(page, "a collection", "collection")
     return token
+
+
+METRICS_TOKEN = "walk-metrics-token-0123456789abcdefghijklmnop"
+
+
+def tip_counts(server):
+    """quire_vocab_tips{tip, event} from /metrics, as {(tip, event): count}."""
+    status, body, _ = call(server, "GET", "/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+    counts = {}
+    for line in (body.decode() if isinstance(body, bytes) else "").splitlines():
+        found = re.match(r'quire_vocab_tips\{(.*)\} ([0-9.]+)$', line)
+        if found:
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', found.group(1)))
+            counts[(labels.get("tip"), labels.get("event"))] = float(found.group(2))
+    return status, counts
+
+
+def polled(condition, timeout=5.0):
+    """Asks `condition` until it holds (the count is sent as the tip shows) or `timeout` passes."""
+    end = time.time() + timeout
+    while not condition() and time.time() < end:
+        time.sleep(0.1)
+
+
+def help_and_tips(page, server):
+    """NFR 6.4.1: a help screen for each task, and a first-use tip on each task's screen, shown once,
+    dismissible, its views and dismissals counted on the server (the operator's /metrics)."""
+    page.goto("/#/")
+    page.wait_for_selector("vocab-collections")
+    try:
+        page.get_by_role("link", name="Help", exact=True).click(timeout=5_000)
+        page.wait_for_selector("vocab-help h1:text-is('Help')", timeout=5_000)
+        topics = page.eval_on_selector_all("vocab-help section h2", "hs => hs.map(h => h.textContent)")
+    except PlaywrightError as error:
+        topics = [str(error).splitlines()[0]]
+    wanted = ["Create a collection", "Add a word", "Tag words", "Search", "Review", "Import and export", "Your words on every device"]
+    check("Help (linked from Collections) explains each task: create a collection, add a word, tag, search, review, import and export, sync",
+          topics == wanted, topics)
+    if topics == wanted:
+        screen(page, "help", "help")
+    # The first visit of Import and export shows its tip; counted when seen and when dismissed.
+    page.goto("/#/files")
+    page.wait_for_selector("vocab-files h1")
+    note = page.get_by_role("note")
+    try:
+        note.wait_for(timeout=5_000)
+        said = note.text_content()
+    except PlaywrightError:
+        said = None
+    check("the first visit of a task's screen shows its tip (Import and export: .apkg, CSV)", said is not None and "Anki" in said, said)
+    if said is None:
+        return
+    screen(page, "a first-use tip", "tip")
+    polled(lambda: tip_counts(server)[1].get(("files", "viewed")) == 1)
+    status, counts = tip_counts(server)
+    check("…its view is counted on the server (/metrics quire_vocab_tips{tip=files,event=viewed})",
+          status == 200 and counts.get(("files", "viewed")) == 1 and ("files", "dismissed") not in counts, (status, counts))
+    page.get_by_role("button", name="Got it").click()
+    page.get_by_role("note").wait_for(state="detached")
+    polled(lambda: tip_counts(server)[1].get(("files", "dismissed")) == 1)
+    counts = tip_counts(server)[1]
+    check("“Got it” dismisses the tip, and the dismissal is counted", counts.get(("files", "dismissed")) == 1, counts)
+    page.goto("/#/")
+    page.wait_for_selector("vocab-collections")
+    page.goto("/#/files")
+    page.wait_for_selector("vocab-files h1")
+    page.wait_for_timeout(300)
+    check("…and is not shown again", page.get_by_role("note").count() == 0, page.get_by_role("note").all_text_contents())
+    # A tip's "More help" opens the help on its task.
+    page.goto("/#/search")
+    page.wait_for_selector("vocab-search h1")
+    page.get_by_role("note").get_by_role("link", name="More help").click()
+    page.wait_for_selector("vocab-help h1")
+    check("a tip's “More help” opens the help at its task", "task=search" in page.url, page.url)
+    page.goto("/#/")
+    page.wait_for_selector("vocab-collections")
 
 
 def reviewing(page, server, token):
@@ -793,12 +871,14 @@ def main():
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
     parser.add_argument("--phone-only", action="store_true", help="sign-up and the first words, then only the phone-sized checks")
     args = parser.parse_args()
+    os.environ["QUIRE_METRICS_TOKEN"] = METRICS_TOKEN  # the tips' counts are the operator's, on /metrics
     with tempfile.TemporaryDirectory(prefix="quire-web-foreign-note-") as data:
         server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=CONFIG)
 
         def walk(browser):
             context, page = phone(browser, server)
             token = collections_and_words(page, server)
+            help_and_tips(page, server)
             nothing_lost(browser, server, page, token)
             if args.phone_only:
                 return phone_sized(page, server, token)

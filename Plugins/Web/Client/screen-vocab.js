@@ -6,16 +6,18 @@
  * "Deleted · Undo" bar within the server's window; search as you type over everything, with the
  * server's highlights online and the device's copy offline (`vocab.js`); import a CSV or an Anki
  * package with progress; export either as a download; review the words that are due (FSRS-6 on
- * the server; offline, the device's copy of the cards, the ratings queued like any write).
+ * the server; offline, the device's copy of the cards, the ratings queued like any write); help,
+ * and a first-use tip for each task (`vocab-help.js`).
  */
 import { keptUndo, EntryForm, EntryScreen } from "./vocab-entry.js";
 import { FilesScreen } from "./vocab-files.js";
+import { HelpScreen } from "./vocab-help.js";
 import { CollectionScreen, CollectionsScreen, TagsScreen } from "./vocab-lists.js";
 import { ReviewScreen } from "./vocab-review.js";
 import { SearchScreen } from "./vocab-search.js";
 
 export { spoken } from "./vocab-review.js";
-export { CollectionScreen, CollectionsScreen, EntryForm, EntryScreen, FilesScreen, ReviewScreen, SearchScreen, TagsScreen };
+export { CollectionScreen, CollectionsScreen, EntryForm, EntryScreen, FilesScreen, HelpScreen, ReviewScreen, SearchScreen, TagsScreen };
 
 /** @typedef {import("./vocab-parts.js").Context} Context */
 
@@ -35,6 +37,7 @@ export function vocabScreen(context, parts, query) {
   else if (first === "tags") screen = new TagsScreen();
   else if (first === "files") screen = new FilesScreen();
   else if (first === "review") screen = new ReviewScreen();
+  else if (first === "help") screen = new HelpScreen();
   else screen = new CollectionsScreen();
   screen.attach(context, first ?? "", id ?? "", new URLSearchParams(query));
   keptUndo(context);

@@ -8,6 +8,7 @@ import { FollowedForm } from "./follow.js";
 import { localId } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
 import * as Vocab from "./vocab.js";
+import { tip } from "./vocab-help.js";
 import { COLLECTION, ENTRY, TAG, TAG_HINT, V, VocabElement, askName, back, highlighted, tagName } from "./vocab-parts.js";
 
 /** @typedef {import("./vocab-parts.js").Context} Context */
@@ -301,7 +302,7 @@ export class EntryForm extends VocabElement {
       h("span", { class: "label" }, "Tags"), tagArea,
       ...field("entry-collection", "Collection", collection),
       error,
-      h("button", { type: "submit" }, "Save"))));
+      h("button", { type: "submit" }, "Save")), tip(this, ["tags"])));
     // Typing a reload or the phone's Back interrupted: back in the fields, said, with a way to throw it away.
     if (followed.restoreDraft(editing ? [`${ENTRY}/${this.id_}`] : [`vocabulary.new/${collectionId}`])) this.querySelector(".toolbar")?.after(draftLine);
     if (!editing) requestAnimationFrame(() => word.focus());

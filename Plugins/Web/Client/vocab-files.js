@@ -6,6 +6,7 @@
 import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
 import { h } from "./ui.js";
+import { tip } from "./vocab-help.js";
 import { V, VocabElement, back } from "./vocab-parts.js";
 
 
@@ -30,7 +31,8 @@ export class FilesScreen extends VocabElement {
       progress, said, errors,
       h("h2", {}, "Export"),
       h("p", { class: "hint" }, "Everything, as an Anki package or a CSV you can open in a spreadsheet."),
-      h("div", { class: "row" }, exporter("apkg", "Export for Anki (.apkg)"), exporter("csv", "Export as CSV"))));
+      h("div", { class: "row" }, exporter("apkg", "Export for Anki (.apkg)"), exporter("csv", "Export as CSV")),
+      tip(this, ["files"])));
     file.classList.add("visually-hidden");
   }
 

@@ -6,6 +6,7 @@
 import { localId } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
 import * as Vocab from "./vocab.js";
+import { tip } from "./vocab-help.js";
 import { COLLECTION, PAGE, TAG, TAG_HINT, V, VocabElement, askName, back, entryItem, entryList, nameProblem, searchBox, tagName, whenNearEnd } from "./vocab-parts.js";
 
 /** @typedef {import("./vocab-parts.js").Named} Named */
@@ -28,7 +29,9 @@ export class CollectionsScreen extends VocabElement {
       h("nav", { class: "row", "aria-label": "More" },
         collections.length ? h("a", { href: "#/review", class: "button" }, "Review") : null,
         h("a", { href: "#/tags", class: "button secondary" }, "Tags"),
-        h("a", { href: "#/files", class: "button secondary" }, "Import and export"))));
+        h("a", { href: "#/files", class: "button secondary" }, "Import and export"),
+        h("a", { href: "#/help", class: "button secondary" }, "Help")),
+      tip(this, ["collections", "sync"])));
   }
 
   async create() {
@@ -75,7 +78,7 @@ export class CollectionScreen extends VocabElement {
         entries.length ? h("a", { href: `#/review/${encodeURIComponent(collection.id)}`, class: "button secondary" }, "Review") : null,
         h("button", { type: "button", class: "secondary", onclick: () => this.rename(collection) }, "Rename"),
         h("button", { type: "button", class: "danger", onclick: () => this.remove_(collection, entries.length) }, "Delete")),
-      listed ?? h("p", { class: "empty" }, "No words yet. Tap “Add word”."), sentinel));
+      listed ?? h("p", { class: "empty" }, "No words yet. Tap “Add word”."), sentinel, tip(this, ["words"])));
   }
 
   disconnectedCallback() {
@@ -123,7 +126,8 @@ export class TagsScreen extends VocabElement {
         h("a", { href: `#/search?all=${encodeURIComponent(tag.id)}`, class: "tag-name" }, `#${tag.name}`, h("span", { class: "count" }, ` (${counts.get(tag.id) ?? 0})`)),
         h("button", { type: "button", class: "secondary", "aria-label": `Rename ${tag.name}`, onclick: () => this.rename(tag) }, "Rename"),
         h("button", { type: "button", class: "danger", "aria-label": `Delete ${tag.name}`, onclick: () => this.remove_(tag) }, "Delete"))))
-        : h("p", { class: "empty" }, "No tags yet. Tags group words across collections: food, verbs, trip.")));
+        : h("p", { class: "empty" }, "No tags yet. Tags group words across collections: food, verbs, trip."),
+      tip(this, ["tags"])));
   }
 
   async create() {

@@ -6,6 +6,7 @@
 import { ApiError } from "./api.js";
 import { announce, h } from "./ui.js";
 import * as Vocab from "./vocab.js";
+import { tip } from "./vocab-help.js";
 import { CARD, COLLECTION, REVIEW, V, VocabElement, back } from "./vocab-parts.js";
 
 
@@ -48,7 +49,7 @@ export class ReviewScreen extends VocabElement {
           h("p", { class: "big" }, this.done ? `Well done: ${this.done} word${this.done === 1 ? "" : "s"} reviewed.` : "Nothing to review right now."),
           h("p", {}, "Words come back just before you would forget them. Add words or come back later."),
           this.stats ? h("p", { class: "muted" }, `Today: ${this.stats.reviewedToday + (this.done ?? 0)} reviewed`) : null,
-          h("a", { href: this.home(), class: "button" }, "Done"))));
+          h("a", { href: this.home(), class: "button" }, "Done")), tip(this, ["review"])));
       return;
     }
     const answer = this.showing
@@ -64,7 +65,7 @@ export class ReviewScreen extends VocabElement {
     this.replaceChildren(h("main", { class: "screen vocab review" }, this.toolbar(),
       h("p", { class: "muted", "aria-live": "polite" }, `${this.queue.length} to go${card.state === "new" ? " · new word" : ""}`),
       h("section", { class: "flashcard", "aria-label": "Card" }, h("p", { class: "word", lang: card.entry.languages?.[0] ?? "" }, card.entry.word)),
-      answer));
+      answer, tip(this, ["review"])));
   }
 
   changed() {} // the queue is this screen's own; a sync change must not move the card under the reader

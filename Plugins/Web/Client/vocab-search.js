@@ -7,6 +7,7 @@
 import { ApiError } from "./api.js";
 import { h } from "./ui.js";
 import * as Vocab from "./vocab.js";
+import { tip } from "./vocab-help.js";
 import { ENTRY, PAGE, V, VocabElement, back, entryItem, entryList, list, searchBox, whenNearEnd } from "./vocab-parts.js";
 
 
@@ -48,7 +49,7 @@ export class SearchScreen extends VocabElement {
       h("details", { class: "filters", open: this.filtered() || undefined }, h("summary", {}, "Filters"),
         h("label", { for: "search-collection" }, "Collection"), collections,
         this.tagFilters()),
-      this.said, this.results));
+      this.said, this.results, tip(this, ["search"])));
     this.search();
   }
 
