@@ -211,6 +211,14 @@ def edit_picture(page, server, token, photo):
           and all(abs(frame[k] - again[k]) <= 1 for k in ("x", "y", "width", "height")),
           (turned_left, turned_back, frame, again))
     screen(page, "Edit picture", "edit")
+    # A reload (the phone's browser dropped the page, a tap on the wrong link) before Save: the
+    # frame moved is kept on the phone and given back, saying so.
+    page.reload()
+    back_again = eventually(page, "() => document.querySelector('photo-editor [role=status]')?.textContent === %r" % summary, 15_000)
+    kept = page.evaluate("() => [document.querySelector('photo-editor [role=status]')?.textContent ?? '',"
+                         " document.querySelector('album-photo-edit .notice')?.textContent ?? '']")
+    check("an unsaved crop survives a reload: the frame, the turn and the straightening come back, and the screen says so",
+          back_again and "not saved yet" in kept[1], kept)
     page.get_by_role("button", name="Save").click()
     page.wait_for_selector("album-photo figure img", timeout=15_000)
     settled(page)
@@ -263,7 +271,9 @@ def edit_picture(page, server, token, photo):
           reverted.get("edited") is False and image == original and len(back.get("strokes", [])) == len(expected) and same,
           (reverted.get("edited"), image == original, len(back.get("strokes", []))))
 
-    # Offline: the edit waits in the outbox, and is made when the phone is back online.
+    # Offline: the edit waits in the outbox, and is made when the phone is back online. (The photo
+    # is seen with its mark-up first, as a person would before the train leaves.)
+    eventually(page, "() => document.querySelector('album-photo figure')?.dataset.markup === 'shown'")
     page.context.set_offline(True)
     page.get_by_role("link", name="Edit picture").click()
     page.wait_for_function("() => document.querySelector('photo-editor canvas.preview')?.width > 0", timeout=15_000)
@@ -272,9 +282,27 @@ def edit_picture(page, server, token, photo):
     page.wait_for_selector("album-photo figure")
     page.wait_for_function("() => document.querySelector('quire-status')?.textContent.startsWith('Offline')")
     waiting = page.text_content("quire-status")
+    # Offline the phone shows the edit as it will be, and the mark-up moved with it, as the server
+    # will move it: what is drawn next lands on the picture as edited.
+    standing_offline = eventually(page, "() => { const i = document.querySelector('album-photo figure img');"
+                                        " return Boolean(i && i.naturalWidth > 0 && i.naturalWidth < i.naturalHeight); }")
+    page.get_by_role("link", name="Mark up").click()
+    page.wait_for_selector("album-markup drawing-pad .stage img", timeout=15_000)
+    page.wait_for_timeout(500)
+    on_phone = page.evaluate("() => document.querySelector('album-markup drawing-pad').drawing")
+    page.click("album-markup .toolbar button.done")
+    page.wait_for_selector("album-photo figure")
     page.context.set_offline(False)
     page.evaluate("window.dispatchEvent(new Event('online'))")
     settled(page, 30_000)
+    _, on_server, _ = call(server, "GET", f"/api/v1/album/photos/{pid}/markup", token=token)
+    same_markup = len(on_phone.get("strokes", [])) == len(on_server.get("strokes", [])) > 0 and all(
+        abs(p["x"] - q["x"]) < 0.002 and abs(p["y"] - q["y"]) < 0.002
+        for s, t in zip(on_phone["strokes"], on_server["strokes"]) for p, q in zip(s["points"], t["points"])) and [
+        (round(t["x"], 3), round(t["y"], 3)) for t in on_phone.get("texts", [])] == [(round(t["x"], 3), round(t["y"], 3)) for t in on_server.get("texts", [])]
+    check("offline, after Edit picture the phone shows the picture turned and its mark-up moved with it, where the server puts it once online",
+          standing_offline and same_markup, (standing_offline, [s["points"][:1] for s in on_phone.get("strokes", [])],
+                                             [s["points"][:1] for s in on_server.get("strokes", [])]))
     _, turned, _ = call(server, "GET", f"/api/v1/album/photos/{pid}", token=token)
     check("offline, Edit picture waits in the outbox (“Offline · 1 waiting”) and the picture is turned when the phone is back online",
           waiting == "Offline · 1 waiting" and turned.get("edited") is True and (turned["width"], turned["height"]) == (240, 320),
@@ -420,6 +448,14 @@ def browsing(page, server, token):
     trip = page.text_content("album-tag-search .lead")
     check("Search by Tags opened from a Search by Time starts clean: 3 photos, + trip finds 1 (no hidden time range)",
           clean == "3 photos" and trip == "1 photo" and "from=" not in page.url, (clean, trip, page.url))
+    # A search that finds one photo, shared: its public page says so in words people use.
+    page.evaluate("window.__shared = undefined")
+    page.get_by_role("button", name="Share these photos").click()
+    page.wait_for_function("() => window.__shared !== undefined")
+    _, html, _ = call(server, "GET", page.evaluate("window.__shared")["url"].replace(server.base, ""), headers={"Accept": "text/html"})
+    said = html.decode(errors="replace")
+    check("a shared search of one photo: its public page says “1 photo”, not “1 photos”", ">1 photo<" in said and "1 photos" not in said,
+          said.split("<body>", 1)[-1][:200])
     page.click("a:has-text('Show these photos')")
     page.wait_for_selector("album-browse")
 
@@ -487,6 +523,17 @@ def share_photo(page, server):
     shared = page.evaluate("window.__shared")
     status, html, _ = call(server, "GET", shared["url"].replace(server.base, ""), headers={"Accept": "text/html"})
     check("Share: a tap hands the share sheet a read-only link to the photo", status == 200 and b"og:image" in html, (shared, status))
+    # The photo drawn on (the camera's, tagged picnic): its page shows the drawing too.
+    page.evaluate("window.__shared = undefined")
+    page.locator("album-share ul.grid a.cell[aria-label*='picnic']").first.click()
+    page.wait_for_function("() => window.__shared !== undefined")
+    marked = page.evaluate("window.__shared")
+    _, html, _ = call(server, "GET", marked["url"].replace(server.base, ""), headers={"Accept": "text/html"})
+    page_text = html.decode(errors="replace")
+    picture_path = page_text.split('property="og:image" content="', 1)[-1].split('"', 1)[0].replace(server.base, "")
+    _, _, picture_headers = call(server, "GET", picture_path)
+    check("…a photo drawn on: its public page shows it with its mark-up drawn on (a PNG of both)",
+          picture_headers.get("Content-Type") == "image/png", (page_text[-700:], picture_headers.get("Content-Type")))
 
     # Links that end, listed with a way to stop each.
     page.get_by_label("New links work for").select_option(label="One week")
@@ -505,8 +552,8 @@ def share_photo(page, server):
     page.wait_for_selector("ul.link-list li.link")
     items = page.eval_on_selector_all("ul.link-list li.link", "els => els.map(e => e.innerText.replace(/\\s+/g, ' '))")
     check("Links I have shared: every link, newest first, each saying until when it works",
-          len(items) == 3 and "Works until" in items[0] and "you stop sharing" not in items[0]
-          and all("Works until you stop sharing" in item for item in items[1:]) and "Photos from a search" in items[2], items)
+          len(items) == 5 and "Works until" in items[0] and "you stop sharing" not in items[0]
+          and all("Works until you stop sharing" in item for item in items[1:]) and all("Photos from a search" in i for i in items[3:]), items)
     screen(page, "Links I have shared", "links")
     page.locator("ul.link-list li.link").first.get_by_role("button", name="Stop sharing").click()
     page.locator("dialog").get_by_role("button", name="Stop sharing").click()

@@ -29,7 +29,8 @@ extension AlbumService {
         if let from = resource["from"] { words.append("from \(from)") }
         if let to = resource["to"] { words.append("to \(to)") }
         let title = words.isEmpty ? "Photos" : "Photos: " + words.joined(separator: ", ")
-        return SharedView(title: title, description: "\(page.items.count)\(page.next == nil ? "" : "+") photos",
+        let count = "\(page.items.count)\(page.next == nil ? "" : "+")"
+        return SharedView(title: title, description: count == "1" ? "1 photo" : "\(count) photos",
                           items: page.items.map { SharedView.Item(id: $0.id, takenAt: $0.takenAt, tags: $0.tags, image: $0.image) })
     }
 

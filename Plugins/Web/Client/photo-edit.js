@@ -157,11 +157,11 @@ export function turnedDrawing(drawing, state, width, height) {
  * turned (the frame is drawn over it by the page). The mark-up is painted on a layer of its own
  * (an eraser stroke takes out drawing, not picture).
  * @param {HTMLCanvasElement} canvas @param {CanvasImageSource} picture @param {number} width @param {number} height
- * @param {EditState} state @param {import("./strokes.js").Drawing | null} [drawing]
+ * @param {EditState} state @param {import("./strokes.js").Drawing | null} [drawing] @param {number} [longest] the longer side, at most
  */
-export function paintPreview(canvas, picture, width, height, state, drawing = null) {
+export function paintPreview(canvas, picture, width, height, state, drawing = null, longest = 900) {
   const quarter = state.rotate === 90 || state.rotate === 270;
-  const longest = 900, fit = Math.min(1, longest / Math.max(width, height));
+  const fit = Math.min(1, longest / Math.max(width, height));
   const w = Math.round(width * fit), hgt = Math.round(height * fit);
   canvas.width = quarter ? hgt : w;
   canvas.height = quarter ? w : hgt;
@@ -183,4 +183,88 @@ export function paintPreview(canvas, picture, width, height, state, drawing = nu
     paintDrawing(/** @type {CanvasRenderingContext2D} */ (layer.getContext("2d")), turnedDrawing(drawing, state, width, height), layer.width, layer.height);
     context.drawImage(layer, 0, 0);
   }
+}
+
+/**
+ * An edit kept on the phone before it was saved (see the edit screen), read back safely: a state
+ * the editor can show, or null for anything else.
+ * @param {any} kept @returns {EditState | null}
+ */
+export function keptState(kept) {
+  if (!kept || typeof kept !== "object") return null;
+  const straighten = Number(kept.straighten), rotate = Number(kept.rotate), crop = kept.crop;
+  if (!Number.isFinite(straighten) || Math.abs(straighten) > 45 || ![0, 90, 180, 270].includes(rotate)) return null;
+  if (!crop || typeof crop !== "object") return null;
+  const { x, y, width, height } = crop;
+  if (![x, y, width, height].every((v) => typeof v === "number" && Number.isFinite(v))) return null;
+  if (x < 0 || y < 0 || width < MIN_CROP - 0.0005 || height < MIN_CROP - 0.0005 || x + width > 1.0005 || y + height > 1.0005) return null;
+  return { straighten, rotate: /** @type {EditState["rotate"]} */ (rotate), crop: { x, y, width, height } };
+}
+
+/** The editor's state for a request's body. @param {{straighten?: number, rotate?: number, crop?: Crop}} body @returns {EditState} */
+export function stateOf(body) {
+  return { straighten: body.straighten ?? 0, rotate: /** @type {EditState["rotate"]} */ (body.rotate ?? 0), crop: body.crop ?? { ...FULL } };
+}
+
+/**
+ * The whole edit's map of fractions — straightened, turned, then cropped — and the picture's size
+ * after: the server's MarkupFollow.map, so the phone moves the mark-up as the server will.
+ * @param {{straighten?: number, rotate?: number, crop?: Crop}} body @param {number} width @param {number} height
+ * @returns {{map: (x: number, y: number) => [number, number], width: number, height: number}}
+ */
+export function editMap(body, width, height) {
+  const state = stateOf(body);
+  const turnedOnce = turnMap(state, width, height);
+  const { x: cx, y: cy, width: cw, height: ch } = state.crop;
+  if (!(cw > 0 && ch > 0)) return turnedOnce;
+  return {
+    map: (x, y) => { const [tx, ty] = turnedOnce.map(x, y); return [(tx - cx) / cw, (ty - cy) / ch]; },
+    width: turnedOnce.width * cw, height: turnedOnce.height * ch,
+  };
+}
+
+/**
+ * The mark-up moved by an edit, as the server moves it (MarkupFollow.move): each stroke and text
+ * goes with the part of the picture it was on; a stroke with no point left on the picture goes,
+ * and so does a text whose start is off it; widths stay as wide on the picture, texts as tall.
+ * @param {import("./strokes.js").Drawing} drawing @param {{straighten?: number, rotate?: number, crop?: Crop}} body
+ * @param {number} width @param {number} height @returns {import("./strokes.js").Drawing}
+ */
+export function followEdit(drawing, body, width, height) {
+  const { map, width: w, height: hgt } = editMap(body, width, height);
+  const shorter = Math.min(width, height) / Math.max(Math.min(w, hgt), 1), taller = height / Math.max(hgt, 1);
+  const bound = (/** @type {number} */ v) => Math.min(2, Math.max(-1, v));
+  const on = (/** @type {[number, number]} */ [x, y]) => x >= 0 && x <= 1 && y >= 0 && y <= 1;
+  const strokes = [];
+  for (const stroke of drawing.strokes ?? []) {
+    const moved = stroke.points.map((p) => /** @type {const} */ ([p, map(p.x, p.y)]));
+    if (!moved.some(([, at]) => on(at))) continue;
+    strokes.push({ ...stroke, width: Math.min(0.5, Math.max(0.0005, stroke.width * shorter)),
+      points: moved.map(([p, [x, y]]) => ({ ...p, x: bound(x), y: bound(y) })) });
+  }
+  const texts = [];
+  for (const text of drawing.texts ?? []) {
+    const at = map(text.x, text.y);
+    if (!on(at)) continue;
+    texts.push({ ...text, x: at[0], y: at[1], size: Math.min(1, Math.max(0.005, (text.size ?? 0.05) * taller)) });
+  }
+  return { strokes, texts, aspect: hgt > 0 ? Math.min(100, Math.max(0.01, w / hgt)) : drawing.aspect };
+}
+
+/**
+ * The picture as the edit will make it (straightened, turned, cropped), for the phone to show
+ * while the edit waits to reach the server: a JPEG at most 1,200 px on its longer side.
+ * @param {CanvasImageSource} picture @param {number} width @param {number} height
+ * @param {{straighten?: number, rotate?: number, crop?: Crop}} body @returns {Promise<Blob | null>}
+ */
+export async function editedPicture(picture, width, height, body) {
+  const state = stateOf(body);
+  const whole = document.createElement("canvas");
+  paintPreview(whole, picture, width, height, state, null, 1200);
+  const { x, y, width: cw, height: ch } = state.crop;
+  const out = document.createElement("canvas");
+  out.width = Math.max(1, Math.round(whole.width * cw));
+  out.height = Math.max(1, Math.round(whole.height * ch));
+  /** @type {CanvasRenderingContext2D} */ (out.getContext("2d")).drawImage(whole, whole.width * x, whole.height * y, out.width, out.height, 0, 0, out.width, out.height);
+  return new Promise((resolve) => out.toBlob(resolve, "image/jpeg", 0.9));
 }

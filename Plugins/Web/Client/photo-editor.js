@@ -26,7 +26,7 @@ export class PhotoEditor extends HTMLElement {
 
   /**
    * @param {{label: string, edited: boolean, onSave: (body: NonNullable<ReturnType<typeof editBody>>) => void,
-   *   onRevert: () => void, onCancel: () => void}} options
+   *   onRevert: () => void, onCancel: () => void, onChange?: (state: EditState) => void}} options
    */
   setup(options) {
     this.options = options;
@@ -110,6 +110,16 @@ export class PhotoEditor extends HTMLElement {
     });
   }
 
+  /**
+   * Puts back an edit not saved yet (kept on the phone while it was made): the frame, the turn and
+   * the straightening as they were. @param {EditState} state
+   */
+  restore(state) {
+    this.state = { straighten: Number(state.straighten) || 0, rotate: state.rotate, crop: { ...state.crop } };
+    /** @type {HTMLInputElement} */ (this.slider).value = String(this.state.straighten);
+    this.update();
+  }
+
   /** @param {"left" | "right"} way */
   turn(way) {
     this.state = turned(this.state, way);
@@ -142,6 +152,7 @@ export class PhotoEditor extends HTMLElement {
     /** @type {HTMLElement} */ (this.degrees).textContent = `${Math.round(this.state.straighten * 10) / 10}°`;
     /** @type {HTMLElement} */ (this.summary).textContent = describeEdit(this.state);
     /** @type {HTMLButtonElement} */ (this.saveButton).disabled = editBody(this.state) === null;
+    this.options?.onChange?.(this.state);
   }
 }
 customElements.define("photo-editor", PhotoEditor);

@@ -18,13 +18,14 @@ import { isLocal, localId } from "./outbox.js";
 import { shareLink, showLink } from "./share.js";
 import { announce, confirmAction, h, whereAmI } from "./ui.js";
 import "./drawing-pad.js";
+import { editBody, editedPicture, editMap, followEdit, keptState } from "./photo-edit.js";
 import "./photo-editor.js";
 
 const KIND = "album.photo";
 const PHOTOS = "/api/v1/album/photos";
 
 /** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void}} Context */
-/** @typedef {import("./album.js").Photo & {links?: {thumbnail: string, display: string}, width?: number, height?: number, pending?: boolean, edited?: boolean}} Photo */
+/** @typedef {import("./album.js").Photo & {links?: {thumbnail: string, display: string}, width?: number, height?: number, pending?: boolean, edited?: boolean, pendingEdit?: Blob}} Photo */
 
 /**
  * The screen for a route: `parts` is the path after `#/`, `query` what follows `?`.
@@ -114,6 +115,13 @@ export function picture(context, photo, rendition) {
     if (!pictures.has(key)) pictures.set(key, Promise.resolve(URL.createObjectURL(photo.pendingImage)));
     return /** @type {Promise<string>} */ (pictures.get(key));
   }
+  if (photo.pendingEdit) {
+    // An edit waiting to reach the server: the picture as this phone made it, until the server's.
+    const blob = photo.pendingEdit;
+    const key = `edit:${photo.id}:${blob.size}:${photo.width}x${photo.height}`;
+    if (!pictures.has(key)) pictures.set(key, Promise.resolve(URL.createObjectURL(blob)));
+    return /** @type {Promise<string>} */ (pictures.get(key));
+  }
   const key = `picture:${photo.id}:${rendition}@${photo.version}`;
   let url = pictures.get(key);
   if (!url) {
@@ -139,7 +147,12 @@ export function picture(context, photo, rendition) {
 async function loadMarkup(context, photo, routeId) {
   const db = /** @type {import("./db.js").Database} */ (context.sync.db);
   const kept = async () => (await db.meta(`markup:${photo.id}`)) ?? (await db.meta(`markup:${routeId}`)) ?? null;
-  const waiting = context.sync.writes.some((w) => w.kind === KIND && (w.id === photo.id || w.id === routeId) && w.path.endsWith("/markup"));
+  const writes = context.sync.writes.filter((w) => w.kind === KIND && (w.id === photo.id || w.id === routeId));
+  // A revert waiting: where the server moves the mark-up back to is known once it has; until
+  // then the picture is shown without it.
+  if (writes.some((w) => w.path.endsWith("/revert"))) return null;
+  // A mark-up or a picture edit waiting: the phone's copy is the one moved with the edit.
+  const waiting = writes.some((w) => w.path.endsWith("/markup") || w.path.endsWith("/edit"));
   if (waiting || isLocal(photo.id)) return kept();
   if (!photo.hasMarkup) return null;
   try {
@@ -480,6 +493,7 @@ export class PhotoScreen extends AlbumElement {
       await img.decode().catch(() => {});
       const drawing = await loadMarkup(this.ctx, photo, this.id_ ?? "");
       if (drawing) overlayDrawing(canvas, img, drawing);
+      figure.dataset.markup = drawing ? "shown" : "none";
     }).catch(() => figure.prepend(h("p", { class: "empty" }, "The picture shows when this phone is online.")));
     figure.append(canvas);
     const facts = h("dl", { class: "facts" },
@@ -534,10 +548,24 @@ export class PhotoEditScreen extends AlbumElement {
       return;
     }
     const editor = /** @type {import("./photo-editor.js").PhotoEditor} */ (h("photo-editor"));
+    this.editor = editor;
+    // Every move of the frame, turn and straightening is kept on the phone until Save or Cancel:
+    // a reload (the browser dropped the page) gives it back instead of losing it.
+    const draftKey = `${EDIT_DRAFT}${photo.id}`;
+    let keeping = false;
     editor.setup({ label: `${describe(photo)}, as it will look`, edited: Boolean(photo.edited),
-      onSave: (body) => this.save(body), onRevert: () => this.revert(), onCancel: () => this.ctx.go(hash) });
+      onSave: (body) => this.save(body), onRevert: () => this.revert(), onCancel: () => { forgetDraft(photo.id); this.ctx.go(hash); },
+      onChange: (state) => {
+        if (!keeping) return;
+        if (editBody(state)) localStorage.setItem(draftKey, JSON.stringify({ ...state, picture: `${photo.width}x${photo.height}` }));
+        else localStorage.removeItem(draftKey);
+      } });
+    const draft = readDraft(photo);
+    if (draft) editor.restore(draft);
+    keeping = true;
     this.replaceChildren(h("main", { class: "screen photo-edit" },
       h("div", { class: "toolbar" }, back(hash, "Photo"), h("h1", {}, "Edit picture")),
+      draft ? h("p", { class: "notice info", role: "status" }, "Your changes from before are back, not saved yet: Save them, or Start over.") : null,
       h("p", { class: "hint" }, "Drag the corners of the frame to crop. Move the slider to straighten. Your drawing moves with the picture."),
       editor));
     picture(this.ctx, photo, "display").then(async (url) => {
@@ -553,8 +581,26 @@ export class PhotoEditScreen extends AlbumElement {
   async save(body) {
     const photo = this.photo();
     if (!photo) return;
+    forgetDraft(photo.id);
+    // Until the server has made it, the phone shows the edit as it made it, and moves its copy of
+    // the mark-up as the server will (so what is drawn next lands on the picture as edited).
+    /** @type {Record<string, any>} */
+    const local = { edited: true };
+    const editor = /** @type {import("./photo-editor.js").PhotoEditor | undefined} */ (this.editor);
+    const db = /** @type {import("./db.js").Database} */ (this.ctx.sync.db);
+    if (editor?.source) {
+      const width = photo.width ?? editor.sourceWidth, height = photo.height ?? editor.sourceHeight;
+      const after = editMap(body, width, height);
+      const made = await editedPicture(editor.source, editor.sourceWidth, editor.sourceHeight, body).catch(() => null);
+      if (made) Object.assign(local, { pendingEdit: made, width: Math.round(after.width), height: Math.round(after.height) });
+      if (editor.drawing) {
+        const moved = followEdit(editor.drawing, body, width, height);
+        await db.setMeta(`markup:${photo.id}`, moved);
+        local.hasMarkup = moved.strokes.length + moved.texts.length > 0;
+      }
+    }
     await this.ctx.sync.write({ method: "POST", path: `${PHOTOS}/${photo.id}/edit`, body, kind: KIND, id: photo.id,
-      baseVersion: photo.version, local: { edited: true } });
+      baseVersion: photo.version, local });
     announce(navigator.onLine ? "Picture saved." : "Saved on this phone: the picture changes when the phone is online.");
     this.ctx.go(`#/photo/${encodeURIComponent(photo.id)}`);
   }
@@ -563,6 +609,9 @@ export class PhotoEditScreen extends AlbumElement {
     const photo = this.photo();
     if (!photo) return;
     if (!(await confirmAction("Go back to the picture as it was added? Every crop, turn and straightening is undone; your drawing moves back with it.", "Back to the original"))) return;
+    forgetDraft(photo.id);
+    // Where the server moves the mark-up back to is known once it has: the phone's copy goes.
+    await /** @type {import("./db.js").Database} */ (this.ctx.sync.db).setMeta(`markup:${photo.id}`, null);
     await this.ctx.sync.write({ method: "POST", path: `${PHOTOS}/${photo.id}/revert`, kind: KIND, id: photo.id,
       baseVersion: photo.version, local: { edited: false } });
     announce(navigator.onLine ? "The original picture is back." : "Saved on this phone: the original comes back when the phone is online.");
@@ -570,6 +619,30 @@ export class PhotoEditScreen extends AlbumElement {
   }
 }
 customElements.define("album-photo-edit", PhotoEditScreen);
+
+/** Where an edit not saved yet is kept on the phone, by photo. */
+const EDIT_DRAFT = "iremember.editDraft.";
+
+/**
+ * The edit kept for this photo, if it was made on the picture as it is now (one made before
+ * another edit changed the picture's size no longer fits it). @param {Photo} photo
+ */
+function readDraft(photo) {
+  let kept;
+  try {
+    kept = JSON.parse(localStorage.getItem(`${EDIT_DRAFT}${photo.id}`) ?? "null");
+  } catch {
+    return null;
+  }
+  if (kept?.picture !== `${photo.width}x${photo.height}`) return null;
+  const state = keptState(kept);
+  return state && editBody(state) ? state : null;
+}
+
+/** @param {string} id */
+function forgetDraft(id) {
+  localStorage.removeItem(`${EDIT_DRAFT}${id}`);
+}
 
 /** @param {Photo} photo */
 function timeOf(photo) {
