@@ -485,6 +485,61 @@ def offline_text(page, server, token):
           and not page.is_visible(".nb-waiting"), (items, where(page), page.inner_text("nb-book")[:300]))
 
 
+def header_fits(page, what):
+    """The header's app name is whole (not cut to “AR Not…”) and the header no wider than the phone."""
+    name = page.evaluate("""() => { const n = document.querySelector('header.bar .app-name');
+      const tops = [...document.querySelectorAll('header.bar > *')].filter((e) => e.getClientRects().length).map((e) => { const r = e.getBoundingClientRect(); return (r.top + r.bottom) / 2; });
+      return { text: n.textContent, whole: n.scrollWidth <= n.clientWidth, right: document.querySelector('header.bar').getBoundingClientRect().right,
+               lines: new Set(tops.map(Math.round)).size }; }""")
+    check(f"{what}: the header's name “{name['text']}” is whole, on one line with the badge and Sign out, within 390 px",
+          name["whole"] and name["right"] <= 390 and name["lines"] == 1, name)
+
+
+def drafts_and_header(browser, server):
+    """Nothing typed is lost: “Write on the page” typed and not saved comes back after a reload
+    (kept on the phone), until it is added or cancelled. The header says “AR Notebook” whole at
+    390 px while the offline badge shows."""
+    context, page = phone(browser, server)
+    sign_up(page, "web-drafty")
+    page.wait_for_selector("nb-welcome")
+    page.click("text=Open my notebook")
+    page.wait_for_selector("nb-book .sheet.cover")
+    page.click("nb-book button:has-text('New page')")
+    page.click("dialog button:has-text('OK')")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    page.click("nb-book button:has-text('Write')")
+    page.fill("#nb-text", "Half a thought about cells")
+    page.reload()
+    back = appears(page, "dialog:has-text('Write on the page') #nb-text", 8_000)
+    value = page.evaluate("() => document.querySelector('#nb-text')?.value ?? null") if back else None
+    check("typed in “Write on the page” and not saved: after a reload the dialog is back with the text, on its page",
+          value == "Half a thought about cells" and where(page) == "Page 1 of 1", (value, where(page) if page.is_visible(".turn-row") else None))
+    if back:
+        screen(page, "a draft given back", "draft")
+        page.click("dialog button:has-text('Add')")
+        page.wait_for_selector(".sheet .item-text:has-text('Half a thought about cells')")
+        page.reload()
+        page.wait_for_selector("nb-book .stage")
+        again = appears(page, "dialog #nb-text", 2_000)
+        check("…once added, a reload does not bring it back", not again)
+        page.click("nb-book button:has-text('Write')")
+        page.fill("#nb-text", "Thrown away")
+        page.click("dialog button:has-text('Cancel')")
+        page.reload()
+        page.wait_for_selector("nb-book .stage")
+        check("…and cancelled, neither", not appears(page, "dialog #nb-text", 2_000))
+    go_offline(page)
+    page.click("nb-book button:has-text('Write')")
+    page.fill("#nb-text", "On the train")
+    page.click("dialog button:has-text('Add')")
+    page.wait_for_function("() => document.querySelector('quire-status')?.textContent === 'Offline · 1 waiting'")
+    header_fits(page, "offline with a change waiting")
+    shot(page, "header-offline")
+    go_online(page)
+    webwalk.settled(page)
+    context.close()
+
+
 def go_offline(page):
     page.context.set_offline(True)
     page.evaluate("window.dispatchEvent(new Event('offline'))")
@@ -962,6 +1017,7 @@ def notebooks_screen(page, server, token):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    parser.add_argument("--only", help="run only these parts that stand alone (comma-separated function names), while working on them")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="quire-web-ar-") as data:
         provider = ar_notebook.Provider()
@@ -969,11 +1025,16 @@ def main():
         videos = frames(data)
 
         def walk(browser):
+            if args.only:
+                for name in args.only.split(","):
+                    globals()[name](browser, server)
+                return
             provider_sign_in(browser, server, provider)
             context, page = phone(browser, server)
             token = owner_walk(page, server, data)
             follows_sync(browser, server, page, token)
             offline_text(page, server, token)
+            drafts_and_header(browser, server)
             offline_notebook(browser, server, page, token)
             opened_offline(page, server, token)
             fifty_pages_landscape(browser, server, token)

@@ -27,6 +27,7 @@ import { shareLink } from "./share.js";
 import { announce, askText, confirmAction, h, imageURL, whereAmI } from "./ui.js";
 import { movable, swipes } from "./notebook-gestures.js";
 import { coverPicture, pagePicture } from "./notebook-pictures.js";
+import { draftsOf, dropDraft, keepDraft } from "./notebook-drafts.js";
 import { watchSurroundings } from "./notebook-surroundings.js";
 import { arSupported, RoomView } from "./xr-room.js";
 
@@ -312,6 +313,7 @@ export class BookScreen extends NotebookElement {
       const wanted = Number(sessionStorage.getItem(`quire.ar.page.${this.content.notebook.id}`) ?? "0");
       this.index = this.target = Math.min(wanted, this.content.pages.length);
       this.render();
+      this.giveBackDraft();
     } catch (error) {
       // Not on the phone and no network: said as it is (nothing of the user's waits), and opened
       // as soon as the network is back.
@@ -690,7 +692,9 @@ export class BookScreen extends NotebookElement {
    * Puts text or a picture on the page showing, in `slot`. Offline, it waits in the outbox (drawn
    * on the page as waiting) and goes on that page when the network returns; nothing the user typed
    * is thrown away. A refusal is said beside the controls, with `again` to change what was typed.
+   * Answers the server's answer, null when it waits in the outbox, undefined when nothing was added.
    * @param {any} body @param {number | null} slot @param {[string, () => void]} [again]
+   * @returns {Promise<any>}
    */
   async insert(body, slot, again) {
     const page = this.currentPage();
@@ -709,13 +713,14 @@ export class BookScreen extends NotebookElement {
     const sent = picture ? body : { ...body, ...(slot === null ? {} : { slot }) };
     const answer = await this.change({ method: "POST", path, body: sent, contentType: picture ? body.type : undefined, kind: ITEM, id: localId(),
       recordAt: "item", local: { kind: picture ? "image" : body.kind, text: picture ? undefined : body.text, slot, frame } }, again);
-    if (answer === undefined) return;
+    if (answer === undefined) return undefined;
     this.reload();
     if (answer === null) {
       this.say(`No network: ${picture ? "the picture is" : "your text is"} kept on this phone and goes on page ${this.numberOf(page)} when the phone is online.`, { alert: false });
     } else {
       announce(picture ? "Picture added." : "Added.");
     }
+    return answer;
   }
 
   /** A change waiting for the network, in words. @param {import("./outbox.js").Write} write */
@@ -740,15 +745,57 @@ export class BookScreen extends NotebookElement {
     }
   }
 
-  /** Asks where on the page (if it has slots), then the text. @param {string} [typed] what was typed before, when the server refused it */
-  async write(typed = "") {
+  /** Whose drafts these are (a phone may be shared by two accounts). */
+  get account() {
+    return this.ctx.api.session?.accountId ?? "";
+  }
+
+  /**
+   * Text typed on this notebook's page and not saved when the phone last showed it (a reload, the
+   * browser closing the tab): the page turned to, and the dialog opened again with the text.
+   */
+  giveBackDraft() {
+    const content = this.content;
+    if (!content || !this.editable) return;
+    const draft = draftsOf(this.account, [this.notebookId, this.nid, content.notebook.id])[0];
+    if (!draft) return;
+    const at = content.pages.findIndex((p) => p.id === draft.page || p.id === this.ctx.sync.resolve(draft.page));
+    if (at < 0) return dropDraft(this.account, draft); // its page was deleted
+    if (this.index !== at + 1) {
+      this.index = this.target = at + 1;
+      this.render();
+    }
+    const page = content.pages[at];
+    announce("What you were writing is back.");
+    if (draft.item) {
+      const item = page.items.find((i) => i.id === draft.item || i.id === this.ctx.sync.resolve(draft.item ?? ""));
+      if (!item) return dropDraft(this.account, draft);
+      return void this.editItem(item, draft.text, draft);
+    }
+    void this.write(draft.text, draft.slot, draft);
+  }
+
+  /**
+   * Asks where on the page (if it has slots), then the text, kept as a draft while it is typed.
+   * @param {string} [typed] what was typed before (refused by the server, or a draft given back)
+   * @param {number | null} [slotWas] the slot it was for, asked again only when no longer free
+   * @param {import("./notebook-drafts.js").Draft} [was] the draft given back, forgotten once this one is kept
+   */
+  async write(typed = "", slotWas, was) {
     const page = this.currentPage();
     if (!page) return;
-    const slot = await this.whereOnPage(page);
+    const free = slotWas !== undefined && (slotWas === null ? !page.slots.length : freeSlots(page).includes(slotWas));
+    const slot = free ? slotWas : await this.whereOnPage(page);
     if (slot === undefined) return;
-    const text = await askText({ title: "Write on the page", label: "Your text", id: "nb-text", action: "Add", multiline: true,
+    const where = { notebook: this.nid, page: page.id, slot };
+    const asked = askText({ title: "Write on the page", label: "Your text", id: "nb-text", action: "Add", multiline: true,
       required: "Type something first, or tap Cancel.", value: typed });
-    if (text) await this.insert({ kind: "text", text }, slot, ["Change the text", () => this.write(text)]);
+    if (was) dropDraft(this.account, was);
+    keepDraft(this.account, where, "nb-text");
+    const text = await asked;
+    if (!text) return dropDraft(this.account, where);
+    const answer = await this.insert({ kind: "text", text }, slot, ["Change the text", () => this.write(text, slot)]);
+    if (answer !== undefined) dropDraft(this.account, where);
   }
 
   /** What was copied goes on the page; the server refuses more than its clipboard limit, in words. */
@@ -809,14 +856,20 @@ export class BookScreen extends NotebookElement {
     announce("Removed.");
   }
 
-  /** @param {Item} item @param {string} [typed] */
-  async editItem(item, typed) {
-    const text = await askText({ title: "Change the text", label: "Its text", id: "nb-text", action: "Save", multiline: true,
+  /** @param {Item} item @param {string} [typed] @param {import("./notebook-drafts.js").Draft} [was] a draft given back */
+  async editItem(item, typed, was) {
+    const page = this.currentPage();
+    const where = { notebook: this.nid, page: page?.id ?? "", item: item.id };
+    const asked = askText({ title: "Change the text", label: "Its text", id: "nb-text", action: "Save", multiline: true,
       required: "Type something first, or tap Cancel.", value: typed ?? item.text ?? "" });
-    if (!text || text === item.text) return;
+    if (was) dropDraft(this.account, was);
+    if (page) keepDraft(this.account, where, "nb-text");
+    const text = await asked;
+    if (!text || text === item.text) return dropDraft(this.account, where);
     const answer = await this.change({ method: "PATCH", path: `${N}/notebooks/${this.nid}/items/${item.id}`, body: { text }, kind: ITEM, id: item.id,
       baseVersion: item.version || undefined }, ["Change the text", () => this.editItem(item, text)]);
     if (answer === undefined) return;
+    dropDraft(this.account, where);
     this.reload();
     announce("Changed.");
   }
