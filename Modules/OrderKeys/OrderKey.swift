@@ -54,8 +54,8 @@ public enum OrderKey {
         let key: [Int]?
         switch (a, b) {
         case (nil, nil): key = [base / 2]
-        case (let a?, nil): key = appended(after: a)
-        case (nil, let b?): key = prepended(before: b)
+        case (let a?, nil): key = next(from: a, toward: .last)
+        case (nil, let b?): key = next(from: b, toward: .first)
         case (let a?, let b?): key = midpoint(a, b)
         }
         return key.flatMap(string)
@@ -67,43 +67,34 @@ public enum OrderKey {
     public static func keys(after lower: String?, count: Int) -> [String]? {
         guard count > 0 else { return [] }
         guard let (a, _) = bounds(lower, nil) else { return nil }
-        var result: [String] = []
-        result.reserveCapacity(count)
-        var key: [Int]
-        if let a {
-            guard let first = appended(after: a) else { return nil }
-            key = first
-        } else {
-            key = [base / 2]
-        }
-        while true {
-            guard let text = string(key) else { return nil }
-            result.append(text)
-            if result.count == count { return result }
-            guard let next = appended(after: key) else { return nil }
-            key = next
-        }
+        return run(from: a, toward: .last, count: count)
     }
 
     /// `count` increasing keys before `upper` (nil: an empty list), as repeated prepends would give.
     public static func keys(before upper: String?, count: Int) -> [String]? {
         guard count > 0 else { return [] }
         guard let (_, b) = bounds(nil, upper) else { return nil }
+        return run(from: b, toward: .first, count: count)?.reversed()
+    }
+
+    /// `count` keys each one step further toward `end` than the one before, starting one step from
+    /// `key` (nil: an empty list, starting from the middle key), in the order they were made.
+    private static func run(from key: [Int]?, toward end: End, count: Int) -> [String]? {
         var result: [String] = []
         result.reserveCapacity(count)
-        var key: [Int]
-        if let b {
-            guard let first = prepended(before: b) else { return nil }
-            key = first
+        var current: [Int]
+        if let key {
+            guard let first = next(from: key, toward: end) else { return nil }
+            current = first
         } else {
-            key = [base / 2]
+            current = [base / 2]
         }
         while true {
-            guard let text = string(key) else { return nil }
+            guard let text = string(current) else { return nil }
             result.append(text)
-            if result.count == count { return result.reversed() }
-            guard let next = prepended(before: key) else { return nil }
-            key = next
+            if result.count == count { return result }
+            guard let following = next(from: current, toward: end) else { return nil }
+            current = following
         }
     }
 
@@ -169,48 +160,54 @@ public enum OrderKey {
         return String(decoding: key.map { digits[$0] }, as: UTF8.self)
     }
 
-    /// The next append after `a`: its counter incremented, or a wider counter, or a fresh one after
-    /// one more leading `z` (see the type's documentation). Always sorts after `a`.
-    static func appended(after a: [Int]) -> [Int]? {
-        let top = base - 1
-        var run = 0
-        while run < a.count, a[run] == top { run += 1 }
-        if run < a.count {
-            let width = a[run]
-            if (1...maxWidth).contains(width), a.count >= run + 1 + width {
-                // Same run and width, the counter plus one: greater at the same length.
-                var key = Array(a[0..<(run + 1 + width)])
-                if step(&key, from: run + 1, by: 1) { return key.count <= maxLength ? key : nil }
-                if width < maxWidth {
-                    // A wider counter: its width character sorts after the narrower one's.
-                    key = Array(repeating: top, count: run) + [width + 1] + Array(repeating: 0, count: width) + [1]
-                    return key.count <= maxLength ? key : nil
-                }
-            }
+    /// The end of a list a key is made toward. Prepending is appending seen in a mirror: the run is
+    /// of `0` instead of `z`, the width characters count down from `z` instead of up from `1`, and the
+    /// counter counts down from all-`z` instead of up from 1 (see the type's documentation).
+    enum End {
+        /// After the last key: appending.
+        case last
+        /// Before the first key: prepending.
+        case first
+
+        /// The digit a leading run repeats; one more of it sorts past any key with a shorter run.
+        var outer: Int { self == .last ? OrderKey.base - 1 : 0 }
+        /// How the counter moves with each key: up after the last key, down before the first.
+        var delta: Int { self == .last ? 1 : -1 }
+
+        /// The counter width a width character stands for (outside `1...maxWidth`: not a counter).
+        func width(of digit: Int) -> Int { self == .last ? digit : OrderKey.base - digit }
+
+        /// The width character for a counter `width` digits wide.
+        func digit(ofWidth width: Int) -> Int { self == .last ? width : OrderKey.base - width }
+
+        /// The first counter of a width: 1 counting up, all `z` counting down (never ending in `0`).
+        func firstCounter(width: Int) -> [Int] {
+            self == .last ? Array(repeating: 0, count: width - 1) + [1] : Array(repeating: OrderKey.base - 1, count: width)
         }
-        // Not a counter (or an exhausted one): one more `z` than `a` starts with sorts after it.
-        let key = Array(repeating: top, count: run + 1) + [1, 1]
-        return key.count <= maxLength ? key : nil
     }
 
-    /// The next prepend before `b`, the mirror image of ``appended(after:)``. Always sorts before `b`.
-    static func prepended(before b: [Int]) -> [Int]? {
-        let top = base - 1
+    /// The next append after `a` (`.last`) or prepend before it (`.first`): its counter stepped, or a
+    /// wider counter, or a fresh one after one more leading `outer` digit (see the type's
+    /// documentation). Always sorts past `a` toward `end`.
+    static func next(from a: [Int], toward end: End) -> [Int]? {
         var run = 0
-        while run < b.count, b[run] == 0 { run += 1 }
-        if run < b.count {
-            let width = base - b[run]
-            if (1...maxWidth).contains(width), b.count >= run + 1 + width {
-                var key = Array(b[0..<(run + 1 + width)])
-                if step(&key, from: run + 1, by: -1) { return key.count <= maxLength ? key : nil }
+        while run < a.count, a[run] == end.outer { run += 1 }
+        if run < a.count {
+            let width = end.width(of: a[run])
+            if (1...maxWidth).contains(width), a.count >= run + 1 + width {
+                // Same run and width, the counter stepped: past `a` at the same length.
+                var key = Array(a[0..<(run + 1 + width)])
+                if step(&key, from: run + 1, by: end.delta) { return key.count <= maxLength ? key : nil }
                 if width < maxWidth {
-                    key = Array(repeating: 0, count: run) + [base - width - 1] + Array(repeating: top, count: width + 1)
+                    // A wider counter: its width character sorts past the narrower one's.
+                    key = Array(repeating: end.outer, count: run) + [end.digit(ofWidth: width + 1)]
+                        + end.firstCounter(width: width + 1)
                     return key.count <= maxLength ? key : nil
                 }
             }
         }
-        // `b` has a digit other than 0 after its run of 0s; one more 0 sorts before it.
-        let key = Array(repeating: 0, count: run + 1) + [top, top]
+        // Not a counter (or an exhausted one): one more `outer` digit than `a` starts with sorts past it.
+        let key = Array(repeating: end.outer, count: run + 1) + [end.digit(ofWidth: 1)] + end.firstCounter(width: 1)
         return key.count <= maxLength ? key : nil
     }
 
