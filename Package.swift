@@ -140,7 +140,7 @@ let targets: [Target] = [
 
     // auth
     plugin("Auth", "AuthAPI", ["Bus", "HTTPKit"]),
-    plugin("Auth", "Auth", ["AuthAPI", "StorageAPI", "Secrets", "SafeFetch", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .bcrypt, .jwt, .crypto, .logging]),
+    plugin("Auth", "Auth", ["AuthAPI", "StorageAPI", "Secrets", "SafeFetch", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .nioCore, .bcrypt, .jwt, .crypto, .logging]),
 
     // notes (Napkin Notes)
     plugin("Notes", "NotesAPI", ["Bus", "StorageAPI"]),

@@ -44,3 +44,18 @@ test("random tokens are base64url and differ", () => {
   assert.match(a, /^[A-Za-z0-9_-]{32}$/);
   assert.notEqual(a, randomToken());
 });
+
+test("a form_post sign-in (Apple on the web): the session our callback made, only with the state this page began", () => {
+  const tokens = { access_token: "at", refresh_token: "rt", expires_in: 900, accountId: "acc_1" };
+  const session = Buffer.from(JSON.stringify(tokens)).toString("base64url");
+  const pending = { provider: "apple", nonce: "", state: "s-9" };
+  assert.deepEqual(readCallback(`#session=${session}&state=s-9`, pending), { session: tokens, pending });
+  assert.match(readCallback(`#session=${session}&state=other`, pending)?.error ?? "", /not for this page/);
+  assert.match(readCallback("#session=%%%&state=s-9", pending)?.error ?? "", /could not be read/);
+});
+
+test("our callback's refusal, a sentence ending with what to do, is said as it is", () => {
+  const pending = { provider: "apple", nonce: "", state: "s-9" };
+  const said = "This sign-in answer was used already, or is more than ten minutes old. Tap “Continue with Apple” again.";
+  assert.deepEqual(readCallback(`#error=replayed&error_description=${encodeURIComponent(said)}&state=s-9`, pending), { error: said });
+});

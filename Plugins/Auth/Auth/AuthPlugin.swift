@@ -1,5 +1,6 @@
 public import AppConfig
 import AuthAPI
+import Crypto
 public import Bus
 import Foundation
 import SafeFetch
@@ -49,10 +50,13 @@ public struct AuthPlugin: Plugin {
             SettingDescription("max_failed_logins", "int 1...1000", default: "5", "Failed sign-ins per account within throttle_window"),
             SettingDescription("max_failed_logins_per_address", "int 1...10000", default: "20", "Failed sign-ins per client address within throttle_window"),
             SettingDescription("oidc_providers",
-                               "list of {name, issuer, audience, keys_url, keys_ttl?, nonce_hash?: none|sha256, authorize_url?, label?, allow_networks?}",
+                               "list of {name, issuer, audience, keys_url, keys_ttl?, nonce_hash?: none|sha256, authorize_url?, label?, "
+                                   + "response_mode?: fragment|form_post, redirect_uri?, team_id?, key_id?, private_key_file?, allow_networks?}",
                                default: "[]",
                                "OpenID Connect providers whose ID tokens sign people in (with 'oidc' in methods); nonce_hash sha256 for Apple; "
-                                   + "authorize_url puts a 'Continue with <label>' button on the web client; allow_networks is for tests only"),
+                                   + "authorize_url puts a 'Continue with <label>' button on the web client; response_mode form_post (Sign in with Apple "
+                                   + "on the web) has the provider post to redirect_uri, our …/oidc/<name>/callback; team_id, key_id and "
+                                   + "private_key_file are Apple's key (.p8), checked at start; allow_networks is for tests only"),
             SettingDescription("first_account_is_admin", "bool", default: "false",
                                "The first account made (sign-up, device, provider) is the server's operator; otherwise: quire admin grant"),
             SettingDescription("throttle_window", "duration 1m...24h", default: "15m", "The sliding window of the sign-in limits"),
@@ -79,6 +83,21 @@ public struct AuthPlugin: Plugin {
             if let authorizeURL, !Self.isProviderAddress(authorizeURL, testNetworks: !networks.isEmpty) {
                 entry.report("authorize_url", "the provider's authorization endpoint, https:// (http:// only with allow_networks, in tests)")
             }
+            let responseMode = OIDCProviderConfig.ResponseMode(rawValue: entry.choice("response_mode", ["fragment", "form_post"], default: "fragment"))
+                ?? .fragment
+            let redirectURI = entry.string("redirect_uri").flatMap { $0.isEmpty ? nil : $0 }
+            if responseMode == .formPost {
+                if authorizeURL == nil { entry.report("authorize_url", "form_post is a browser sign-in: give the provider's authorization endpoint") }
+                if let redirectURI {
+                    if !Self.isProviderAddress(redirectURI, testNetworks: !networks.isEmpty) || !redirectURI.hasSuffix("/api/v1/auth/oidc/\(name)/callback") {
+                        entry.report("redirect_uri", "our callback as registered at the provider: https://<your host>/api/v1/auth/oidc/\(name)/callback")
+                    }
+                } else {
+                    entry.report("redirect_uri", "form_post needs our callback's address, registered at the provider: "
+                                 + "https://<your host>/api/v1/auth/oidc/\(name)/callback")
+                }
+            }
+            let appleKey = Self.appleKey(entry)
             let issuer = entry.string("issuer") ?? ""
             let audience = entry.string("audience") ?? ""
             if issuer.isEmpty { entry.report("issuer", "the provider's issuer (the ID tokens' 'iss') is required") }
@@ -88,7 +107,8 @@ public struct AuthPlugin: Plugin {
                                                 allowNetworks: networks,
                                                 nonceHash: OIDCProviderConfig.NonceHash(rawValue: entry.choice("nonce_hash", ["none", "sha256"], default: "none")) ?? .none,
                                                 authorizeURL: authorizeURL,
-                                                label: entry.string("label") ?? name.prefix(1).uppercased() + name.dropFirst()))
+                                                label: entry.string("label") ?? name.prefix(1).uppercased() + name.dropFirst(),
+                                                responseMode: responseMode, redirectURI: redirectURI, appleKey: appleKey))
         }
         if methods.contains("oidc"), providers.isEmpty { section.report("oidc_providers", "'oidc' is in methods, so list at least one provider") }
         let onboarding = section.choice("onboarding", ["password", "device"], default: methods.first ?? "password")
@@ -114,6 +134,29 @@ public struct AuthPlugin: Plugin {
             firstAccountIsAdmin: section.bool("first_account_is_admin", default: false))
     }
 
+    /// Sign in with Apple's key: team id, key id and the .p8 file, all three or none; the file must
+    /// hold a P-256 private key (what Apple's developer account gives as AuthKey_<key id>.p8).
+    static func appleKey(_ entry: ConfigSection) -> OIDCProviderConfig.AppleKey? {
+        // An empty value (an unset ${VAR}) is no value.
+        func given(_ name: String) -> String? { entry.string(name).flatMap { $0.isEmpty ? nil : $0 } }
+        let team = given("team_id"), key = given("key_id"), file = given("private_key_file")
+        if team == nil, key == nil, file == nil { return nil }
+        guard let team, let key, let file else {
+            entry.report(team == nil ? "team_id" : key == nil ? "key_id" : "private_key_file",
+                         "Apple's key needs team_id, key_id and private_key_file together (or none of them)")
+            return nil
+        }
+        guard let pem = FileManager.default.contents(atPath: file) else {
+            entry.report("private_key_file", "cannot read '\(file)'; download the key (AuthKey_\(key).p8) from Apple's developer account to that path")
+            return nil
+        }
+        guard (try? P256.Signing.PrivateKey(pemRepresentation: String(decoding: pem, as: UTF8.self))) != nil else {
+            entry.report("private_key_file", "'\(file)' is not a P-256 private key in PEM (Apple's .p8 begins with -----BEGIN PRIVATE KEY-----)")
+            return nil
+        }
+        return OIDCProviderConfig.AppleKey(teamID: team, keyID: key, privateKeyFile: file)
+    }
+
     /// A provider's address: https, or http when the provider is on a test network.
     static func isProviderAddress(_ text: String, testNetworks: Bool) -> Bool {
         guard let url = URL(string: text), url.host?.isEmpty == false else { return false }
@@ -125,6 +168,8 @@ public struct AuthPlugin: Plugin {
     let onboarding: String
     let bus: any MessageBus
     let providers: [String: OIDCProvider]
+    /// Sign-ins begun with a form_post provider, waiting for its post.
+    let formPostSignIns = FormPostSignIns()
     /// Other nodes' auth events, applied here.
     let peers: [HandlerRegistration]
 
@@ -276,11 +321,11 @@ public struct AuthPlugin: Plugin {
                 return provider
             }
             let browserProviders = providers.values.map(\.config).filter { $0.authorizeURL != nil }.sorted { $0.name < $1.name }
-            routes.addPublic(.get, "oidc", summary: "The providers a browser can sign in with: {providers: [{name, label, authorizeUrl, clientId, nonceHash}]}") {
+            routes.addPublic(.get, "oidc", summary: "The providers a browser can sign in with: {providers: [{name, label, authorizeUrl, clientId, nonceHash, responseMode}]}") {
                 _, _ in
                 try .json(["providers": browserProviders.map { provider in
                     ["name": provider.name, "label": provider.label, "authorizeUrl": provider.authorizeURL ?? "",
-                     "clientId": provider.audience, "nonceHash": provider.nonceHash.rawValue]
+                     "clientId": provider.audience, "nonceHash": provider.nonceHash.rawValue, "responseMode": provider.responseMode.rawValue]
                 }])
             }
             routes.addPublic(.post, "oidc/{provider}", summary: "Sign in with an OpenID Connect provider's ID token: {id_token, nonce}; "
@@ -291,6 +336,7 @@ public struct AuthPlugin: Plugin {
                 let verified = try await provider.verify(idToken: body.idToken, nonce: body.nonce)
                 return try .json(try await accounts.signInExternal(provider: provider.config.name, verified))
             }
+            addFormPostRoutes(routes, provider: provider)
             try routes.add(.post, "oidc/{provider}/link", summary: "Link a provider's identity to my account: {id_token, nonce}") {
                 request, context, identity in
                 var request = request

@@ -22,10 +22,31 @@ struct OIDCProviderConfig: Sendable {
     var authorizeURL: String? = nil
     /// What the sign-in button says after "Continue with".
     var label: String = ""
+    /// How the provider answers the browser: in the address's fragment, to the page (the implicit
+    /// flow), or posted to our callback (`form_post`, which Sign in with Apple uses on the web).
+    var responseMode: ResponseMode = .fragment
+    /// With `form_post`: our callback's address as registered at the provider
+    /// (`https://your.host/api/v1/auth/oidc/<name>/callback`).
+    var redirectURI: String? = nil
+    /// Sign in with Apple's key (team id, key id and the .p8 from the developer account), checked
+    /// at start; for the calls to Apple that need a client secret (exchanging the `code`, revoking
+    /// tokens), which signing in through the ID token does not.
+    var appleKey: AppleKey? = nil
 
     enum NonceHash: String, Sendable, CaseIterable {
         case none
         case sha256
+    }
+
+    enum ResponseMode: String, Sendable, CaseIterable {
+        case fragment
+        case formPost = "form_post"
+    }
+
+    struct AppleKey: Sendable {
+        var teamID: String
+        var keyID: String
+        var privateKeyFile: String
     }
 }
 

@@ -41,7 +41,7 @@ class QuireApp extends HTMLElement {
     window.addEventListener("quire:session", () => this.sessionChanged());
     this.addEventListener("quire:sign-out", () => this.signOut());
     window.addEventListener("quire:notice", (event) => this.notice(String(/** @type {CustomEvent} */ (event).detail)));
-    if (/^#(.*&)?(id_token|error)=/.test(location.hash)) await this.finishProviderSignIn();
+    if (/^#(.*&)?(id_token|error|session)=/.test(location.hash)) await this.finishProviderSignIn();
     else await this.sessionChanged();
   }
 
@@ -49,7 +49,10 @@ class QuireApp extends HTMLElement {
   async finishProviderSignIn() {
     const answer = readCallback(location.hash, pendingSignIn());
     history.replaceState(null, "", location.pathname + location.search);
-    if (answer && "idToken" in answer) {
+    if (answer && "session" in answer) {
+      this.api.keep(this.api.sessionFrom(answer.session)); // signed in by the server's callback (form_post)
+      return;
+    } else if (answer && "idToken" in answer) {
       try {
         await this.api.signInWith(answer.pending.provider, answer.idToken, answer.pending.nonce);
         return; // keep() announced the session: sessionChanged runs from its event

@@ -4,9 +4,14 @@
  * sends the person to the provider with a fresh nonce and state; the provider sends them back to
  * this page with `#id_token=…&state=…`; the page hands the ID token and its nonce to
  * `POST /api/v1/auth/oidc/<name>`, which checks the signature, issuer, audience, expiry and nonce.
+ * A `form_post` provider (Sign in with Apple on the web) posts the ID token to the server instead:
+ * the server begins the sign-in (its nonce and state), checks the token at its callback, signs the
+ * person in and sends them back with `#session=…&state=…`. Either way the page takes only an
+ * answer whose state it began with.
  * Pure functions except `begin` and `pending`, which keep the nonce and state for the way back. */
 
-/** @typedef {{name: string, label: string, authorizeUrl: string, clientId: string, nonceHash: "none" | "sha256"}} Provider */
+/** @typedef {{name: string, label: string, authorizeUrl: string, clientId: string, nonceHash: "none" | "sha256", responseMode?: "fragment" | "form_post"}} Provider */
+/** @typedef {{access_token: string, refresh_token: string, expires_in: number, accountId: string}} Tokens */
 /** @typedef {{provider: string, nonce: string, state: string}} Pending */
 
 const KEY = "quire.oidc";
@@ -42,30 +47,50 @@ export async function authorizeAddress(provider, request) {
 }
 
 /**
- * What came back in the address's fragment: the ID token, the provider's refusal, or nothing
+ * What came back in the address's fragment: the ID token, the session our callback made, a refusal, or nothing
  * (an ordinary address). A state other than the one sent is refused: that answer was not ours.
  * @param {string} hash  `location.hash`
  * @param {Pending | null} pending
- * @returns {{idToken: string, pending: Pending} | {error: string} | null}
+ * @returns {{idToken: string, pending: Pending} | {session: Tokens, pending: Pending} | {error: string} | null}
  */
 export function readCallback(hash, pending) {
   const fields = new URLSearchParams(hash.replace(/^#/, ""));
-  if (!fields.has("id_token") && !fields.has("error")) return null;
+  if (!fields.has("id_token") && !fields.has("error") && !fields.has("session")) return null;
   if (!pending || fields.get("state") !== pending.state) {
     return { error: "That sign-in answer was not for this page (it may be an old link). Tap the sign-in button again." };
   }
   const refusal = fields.get("error");
   if (refusal) {
     const said = fields.get("error_description");
-    return { error: refusal === "access_denied"
-      ? "Sign-in was cancelled. Tap the button again when you want to sign in."
-      : `The provider did not sign you in${said ? `: ${said.slice(0, 200)}` : ` (${refusal.slice(0, 60)})`}. Try again.` };
+    if (refusal === "access_denied") return { error: "Sign-in was cancelled. Tap the button again when you want to sign in." };
+    // Our own callback's refusals end with what to do; a provider's are a code and maybe a phrase.
+    if (said && /[.!?]$/.test(said)) return { error: said.slice(0, 300) };
+    return { error: `The provider did not sign you in${said ? `: ${said.slice(0, 200)}` : ` (${refusal.slice(0, 60)})`}. Try again.` };
+  }
+  const session = fields.get("session");
+  if (session) {
+    try {
+      /** @type {Tokens} */
+      const tokens = JSON.parse(atob(session.replace(/-/g, "+").replace(/_/g, "/")));
+      return { session: tokens, pending };
+    } catch {
+      return { error: "The sign-in answer could not be read. Tap the sign-in button again." };
+    }
   }
   return { idToken: /** @type {string} */ (fields.get("id_token")), pending };
 }
 
 /** Sends the person to the provider, keeping the nonce and state for the way back. @param {Provider} provider */
 export async function begin(provider) {
+  if (provider.responseMode === "form_post") {
+    // The server keeps the nonce (the provider posts the token to it), and gives the state.
+    const answer = await fetch(`/api/v1/auth/oidc/${encodeURIComponent(provider.name)}/begin`, { method: "POST" });
+    if (!answer.ok) throw new Error(`begin: ${answer.status}`);
+    const { authorizeUrl, state } = await answer.json();
+    sessionStorage.setItem(KEY, JSON.stringify({ provider: provider.name, nonce: "", state }));
+    location.assign(authorizeUrl);
+    return;
+  }
   /** @type {Pending} */
   const pending = { provider: provider.name, nonce: randomToken(), state: randomToken(16) };
   sessionStorage.setItem(KEY, JSON.stringify(pending));
