@@ -1,0 +1,362 @@
+// @ts-check
+/**
+ * One photo: mark-up straight after it is added (draw and write on it, notes, tags as big chips
+ * with the most used a tap away, the time it was taken), the photo itself, and Edit picture (crop,
+ * straighten, turn, back to the original; an unsaved edit kept on the phone).
+ */
+import * as Album from "./album.js";
+import { AlbumElement, KIND, PHOTOS, back, describe, loadMarkup, picture, sharePhoto } from "./album-base.js";
+import { FollowedForm } from "./follow.js";
+import { isLocal } from "./outbox.js";
+import { announce, confirmAction, h } from "./ui.js";
+import "./drawing-pad.js";
+import { editBody, editedPicture, editMap, followEdit, keptState } from "./photo-edit.js";
+import "./photo-editor.js";
+
+/** @typedef {import("./album-base.js").Context} Context */
+/** @typedef {import("./album-base.js").Photo} Photo */
+
+// Mark-up -----------------------------------------------------------------------------------------
+
+export class MarkupScreen extends AlbumElement {
+  /** @type {HTMLInputElement | undefined} the new-tag box, kept across redraws of the chips */
+  tagInput;
+  /** @type {string | undefined} */
+  tagsShown;
+  /**
+   * The notes and the time taken: typing kept, sent based on what was shown, following the other
+   * phone (see FollowedForm).
+   * @type {FollowedForm | null}
+   */
+  followed = null;
+  /** The tags and the fields follow sync while the user draws and types; the pad stays. */
+  changed() {
+    if (!this.pad) return this.render();
+    const photo = this.photo();
+    if (!photo) return;
+    this.renderTags(photo);
+    // The notes and the time taken as the album has it now (the other phone's, the server's from
+    // EXIF), except a field being typed in; one this phone typed that the other changed says so.
+    this.followed?.follow(photo);
+  }
+
+  render() {
+    const photo = this.photo();
+    if (!photo) {
+      this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Mark up"), h("p", { class: "empty" }, "This photo is not in your album."), back("#/album", "Album")));
+      return;
+    }
+    const pad = /** @type {import("./drawing-pad.js").DrawingPad} */ (h("drawing-pad", { texts: true, colour: "#c62828", label: "Draw or write on the photo" }));
+    this.pad = pad;
+    this.followed?.dispose();
+    const sync = this.ctx.sync;
+    const followed = new FollowedForm({ sync, record: () => this.photo(), key: () => `${KIND}/${this.photo()?.id ?? this.id_}`,
+      send: (body, baseVersion) => {
+        const now = this.photo();
+        return now ? sync.write({ method: "PATCH", path: `${PHOTOS}/${now.id}`, body, kind: KIND, id: now.id, baseVersion }) : Promise.resolve();
+      } });
+    this.followed = followed;
+    const notes = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "photo-notes", rows: "3", placeholder: "Who, where, what happened" }));
+    followed.field("notes", notes);
+    const taken = /** @type {HTMLInputElement} */ (h("input", { id: "photo-taken", type: "datetime-local" }));
+    // A time half cleared is not sent (the album needs a time); the photo keeps the one it had.
+    followed.field("takenAt", taken, { value: (record) => String(record.takenAt ?? "").slice(0, 16),
+      parse: (text) => (text ? Album.localTime(new Date(text)) : undefined) });
+    this.tagsArea = h("div", { class: "tags-area" });
+    this.replaceChildren(h("main", { class: "screen markup" },
+      h("div", { class: "toolbar" }, h("h1", {}, "Mark up"),
+        h("button", { type: "button", class: "primary done", onclick: () => this.done() }, "Done")),
+      pad,
+      h("label", { for: "photo-notes" }, "Notes"), notes,
+      h("h2", { id: "tags-heading" }, "Tags"), this.tagsArea,
+      h("label", { for: "photo-taken" }, "Time taken"), taken,
+      h("button", { type: "button", class: "primary done", onclick: () => this.done() }, "Done")));
+    this.renderTags(photo);
+    picture(this.ctx, photo, "display").then((url) => pad.background(url, photo.width ?? 4, photo.height ?? 3, describe(photo)))
+      .catch(() => pad.background("", photo.width ?? 4, photo.height ?? 3, describe(photo)));
+    if (!photo.width && photo.pendingImage) {
+      // A photo not uploaded yet: its proportions from the picture itself.
+      createImageBitmap(photo.pendingImage).then((bitmap) => pad.background(URL.createObjectURL(/** @type {Blob} */ (photo.pendingImage)), bitmap.width, bitmap.height, describe(photo))).catch(() => {});
+    }
+    // The drawing each save was drawn on goes with it, so it is merged into the server's at send
+    // time (another phone's strokes drawn meanwhile stay; see mergeDrawing). Copies: the pad draws
+    // into the arrays it was given.
+    this.markupBase = null;
+    loadMarkup(this.ctx, photo, this.id_ ?? "").then((drawing) => {
+      if (!drawing) return;
+      this.markupBase = structuredClone(drawing);
+      pad.load(drawing);
+    });
+    pad.addEventListener("change", (event) => this.saveMarkup(/** @type {CustomEvent} */ (event).detail));
+    // Typing a reload interrupted (kept by the photo's id, or the local id it had before it uploaded).
+    followed.restoreDraft([`${KIND}/${this.id_}`]);
+  }
+
+  /** @param {import("./strokes.js").Drawing} drawing */
+  async saveMarkup(drawing) {
+    const photo = this.photo();
+    if (!photo) return;
+    const db = /** @type {import("./db.js").Database} */ (this.ctx.sync.db);
+    await db.setMeta(`markup:${photo.id}`, drawing);
+    const drawnOn = this.markupBase ?? null;
+    this.markupBase = structuredClone(drawing);
+    await this.ctx.sync.write({ method: "PUT", path: `${PHOTOS}/${photo.id}/markup`, body: drawing, kind: KIND, id: photo.id,
+      local: { hasMarkup: drawing.strokes.length + drawing.texts.length > 0 }, rebase: { kind: "drawing", base: drawnOn } });
+  }
+
+  /** @param {Record<string, any>} body */
+  patch(body) {
+    const photo = this.photo();
+    if (!photo) return;
+    this.ctx.sync.write({ method: "PATCH", path: `${PHOTOS}/${photo.id}`, body, kind: KIND, id: photo.id });
+  }
+
+  /** The photo's tags as big chips to take off; the most used others one tap away; a box for new ones. @param {Photo} photo */
+  renderTags(photo) {
+    const area = /** @type {HTMLElement} */ (this.tagsArea);
+    const focused = document.activeElement instanceof HTMLElement && area.contains(document.activeElement) ? document.activeElement.dataset.focusKey : undefined;
+    const tags = photo.tags ?? [];
+    const suggested = Album.tagCounts(this.photos()).map((t) => t.tag).filter((t) => !tags.includes(t)).slice(0, 8);
+    // Drawn again only when the chips change (a sync mid-typing keeps what is typed, and focus).
+    const shown = JSON.stringify([tags, suggested]);
+    if (this.tagsShown === shown) return;
+    this.tagsShown = shown;
+    this.tagInput ??= /** @type {HTMLInputElement} */ (h("input", { id: "new-tag", enterkeyhint: "done", autocapitalize: "none",
+      placeholder: "A word: Tom, beach, birthday", "data-focus-key": "new-tag" }));
+    const input = this.tagInput;
+    const add = () => {
+      const words = Album.typedTags(input.value);
+      if (!words.length) return input.focus();
+      input.value = "";
+      const now = this.photo()?.tags ?? [];
+      this.setTags([...now, ...words.filter((w) => !now.includes(w))]);
+      announce(`Tagged ${words.join(", ")}.`);
+    };
+    area.replaceChildren(...[
+      tags.length ? h("ul", { class: "chips", "aria-labelledby": "tags-heading" }, ...tags.map((tag) => h("li", {},
+        h("button", { type: "button", class: "chip on", "data-focus-key": `off-${tag}`, "aria-label": `Remove the tag ${tag}`,
+          onclick: () => { this.setTags((this.photo()?.tags ?? []).filter((t) => t !== tag)); announce(`Tag ${tag} removed.`); } }, tag, h("span", { "aria-hidden": "true" }, " ×")))))
+        : h("p", { class: "hint" }, "No tags yet. Tags help you find this photo later."),
+      suggested.length ? h("p", { class: "hint", id: "suggested-heading" }, "Your tags:") : null,
+      suggested.length ? h("ul", { class: "chips", "aria-labelledby": "suggested-heading" }, ...suggested.map((tag) => h("li", {},
+        h("button", { type: "button", class: "chip", "data-focus-key": `on-${tag}`, "aria-label": `Add the tag ${tag}`,
+          onclick: () => { this.setTags([...(this.photo()?.tags ?? []).filter((t) => t !== tag), tag]); announce(`Tagged ${tag}.`); } }, h("span", { "aria-hidden": "true" }, "+ "), tag))))
+        : null,
+      h("form", { class: "row add-tag", onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); add(); } },
+        h("label", { for: "new-tag", class: "visually-hidden" }, "New tag"), input,
+        h("button", { type: "submit", class: "secondary" }, "Add tag"))].filter(/** @returns {node is HTMLElement} */ (node) => node !== null));
+    if (focused) /** @type {HTMLElement | null} */ (area.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`) ?? area.querySelector("#new-tag"))?.focus();
+  }
+
+  /** @param {string[]} tags */
+  setTags(tags) {
+    this.patch({ tags });
+  }
+
+  done() {
+    this.followed?.flush();
+    const photo = this.photo();
+    announce("Saved.");
+    this.ctx.go(photo ? `#/photo/${encodeURIComponent(photo.id)}` : "#/album");
+  }
+
+  disconnectedCallback() {
+    this.followed?.dispose();
+    super.disconnectedCallback();
+  }
+}
+customElements.define("album-markup", MarkupScreen);
+
+// One photo ---------------------------------------------------------------------------------------
+
+export class PhotoScreen extends AlbumElement {
+  render() {
+    const photo = this.photo();
+    if (!photo) {
+      this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Photo"), h("p", { class: "empty" }, "This photo is not in your album any more."), back("#/album", "Album")));
+      return;
+    }
+    if (this.shown === `${photo.id}@${photo.version}:${photo.pending}`) return;
+    this.shown = `${photo.id}@${photo.version}:${photo.pending}`;
+    const figure = h("figure", { class: "picture" });
+    const canvas = /** @type {HTMLCanvasElement} */ (h("canvas", { "aria-hidden": "true" }));
+    picture(this.ctx, photo, "display").then(async (url) => {
+      const img = /** @type {HTMLImageElement} */ (h("img", { src: url, alt: describe(photo) }));
+      figure.prepend(img);
+      await img.decode().catch(() => {});
+      const drawing = await loadMarkup(this.ctx, photo, this.id_ ?? "");
+      if (drawing) overlayDrawing(canvas, img, drawing);
+      figure.dataset.markup = drawing ? "shown" : "none";
+    }).catch(() => figure.prepend(h("p", { class: "empty" }, "The picture shows when this phone is online.")));
+    figure.append(canvas);
+    const facts = h("dl", { class: "facts" },
+      h("dt", {}, "Taken"), h("dd", {}, Album.dayLabel(Album.dayOf(photo)) + timeOf(photo)),
+      photo.place?.label ? h("dt", {}, "Place") : null, photo.place?.label ? h("dd", {}, photo.place.label) : null,
+      h("dt", {}, "Tags"), h("dd", {}, photo.tags?.length ? photo.tags.join(", ") : "None"));
+    this.replaceChildren(h("main", { class: "screen photo" },
+      h("div", { class: "toolbar" }, back("#/album", "Album"), h("h1", {}, "Photo")),
+      figure,
+      photo.notes ? h("p", { class: "notes" }, photo.notes) : null,
+      facts,
+      h("div", { class: "actions" },
+        h("a", { href: `#/photo/${encodeURIComponent(photo.id)}/markup`, class: "button" }, "Mark up"),
+        h("a", { href: `#/photo/${encodeURIComponent(photo.id)}/edit`, class: "button secondary" }, "Edit picture"),
+        h("button", { type: "button", class: "secondary", onclick: () => sharePhoto(this.ctx, photo) }, "Share"),
+        h("a", { href: `#/slideshow?${Album.searchQuery({ plus: [], minus: [], day: Album.dayOf(photo) })}`, class: "button secondary" }, "Slideshow of this day"),
+        h("button", { type: "button", class: "danger", onclick: () => this.remove_(photo) }, "Delete photo"))));
+  }
+
+  /** @param {Photo} photo */
+  async remove_(photo) {
+    if (!(await confirmAction("Delete this photo, its notes and its tags? This cannot be undone.", "Delete"))) return;
+    await this.ctx.sync.write({ method: "DELETE", path: `${PHOTOS}/${photo.id}`, kind: KIND, id: photo.id });
+    announce("Photo deleted.");
+    this.ctx.go("#/album");
+  }
+}
+customElements.define("album-photo", PhotoScreen);
+
+// Edit picture ------------------------------------------------------------------------------------
+
+/**
+ * Crop, straighten, turn, or back to the original (photo-editor.js): the edit is a write of the
+ * outbox, made on the server by libvips (the original kept), the mark-up moved with the picture.
+ */
+export class PhotoEditScreen extends AlbumElement {
+  /** The editor stays while sync changes arrive (a drag is not interrupted). */
+  changed() {
+    if (!this.querySelector("photo-editor")) this.render();
+  }
+
+  render() {
+    const photo = this.photo();
+    if (!photo) {
+      this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Edit picture"), h("p", { class: "empty" }, "This photo is not in your album."), back("#/album", "Album")));
+      return;
+    }
+    const hash = `#/photo/${encodeURIComponent(photo.id)}`;
+    if (isLocal(photo.id)) {
+      this.replaceChildren(h("main", { class: "screen" }, h("div", { class: "toolbar" }, back(hash, "Photo"), h("h1", {}, "Edit picture")),
+        h("p", { class: "empty" }, "This photo is still waiting to upload. Edit the picture once this phone is online and the photo is saved.")));
+      return;
+    }
+    const editor = /** @type {import("./photo-editor.js").PhotoEditor} */ (h("photo-editor"));
+    this.editor = editor;
+    // Every move of the frame, turn and straightening is kept on the phone until Save or Cancel:
+    // a reload (the browser dropped the page) gives it back instead of losing it.
+    const draftKey = `${EDIT_DRAFT}${photo.id}`;
+    let keeping = false;
+    editor.setup({ label: `${describe(photo)}, as it will look`, edited: Boolean(photo.edited),
+      onSave: (body) => this.save(body), onRevert: () => this.revert(), onCancel: () => { forgetDraft(photo.id); this.ctx.go(hash); },
+      onChange: (state) => {
+        if (!keeping) return;
+        if (editBody(state)) localStorage.setItem(draftKey, JSON.stringify({ ...state, picture: `${photo.width}x${photo.height}` }));
+        else localStorage.removeItem(draftKey);
+      } });
+    const draft = readDraft(photo);
+    if (draft) editor.restore(draft);
+    keeping = true;
+    this.replaceChildren(h("main", { class: "screen photo-edit" },
+      h("div", { class: "toolbar" }, back(hash, "Photo"), h("h1", {}, "Edit picture")),
+      draft ? h("p", { class: "notice info", role: "status" }, "Your changes from before are back, not saved yet: Save them, or Start over.") : null,
+      h("p", { class: "hint" }, "Drag the corners of the frame to crop. Move the slider to straighten. Your drawing moves with the picture."),
+      editor));
+    picture(this.ctx, photo, "display").then(async (url) => {
+      const img = new Image();
+      img.src = url;
+      await img.decode();
+      const drawing = await loadMarkup(this.ctx, photo, this.id_ ?? "").catch(() => null);
+      editor.show(img, img.naturalWidth, img.naturalHeight, drawing);
+    }).catch(() => editor.prepend(h("p", { class: "empty" }, "The picture shows when this phone is online.")));
+  }
+
+  /** @param {{straighten?: number, rotate?: number, crop?: import("./photo-edit.js").Crop}} body */
+  async save(body) {
+    const photo = this.photo();
+    if (!photo) return;
+    forgetDraft(photo.id);
+    // Until the server has made it, the phone shows the edit as it made it, and moves its copy of
+    // the mark-up as the server will (so what is drawn next lands on the picture as edited).
+    /** @type {Record<string, any>} */
+    const local = { edited: true };
+    const editor = /** @type {import("./photo-editor.js").PhotoEditor | undefined} */ (this.editor);
+    const db = /** @type {import("./db.js").Database} */ (this.ctx.sync.db);
+    if (editor?.source) {
+      const width = photo.width ?? editor.sourceWidth, height = photo.height ?? editor.sourceHeight;
+      const after = editMap(body, width, height);
+      const made = await editedPicture(editor.source, editor.sourceWidth, editor.sourceHeight, body).catch(() => null);
+      if (made) Object.assign(local, { pendingEdit: made, width: Math.round(after.width), height: Math.round(after.height) });
+      if (editor.drawing) {
+        const moved = followEdit(editor.drawing, body, width, height);
+        await db.setMeta(`markup:${photo.id}`, moved);
+        local.hasMarkup = moved.strokes.length + moved.texts.length > 0;
+      }
+    }
+    await this.ctx.sync.write({ method: "POST", path: `${PHOTOS}/${photo.id}/edit`, body, kind: KIND, id: photo.id,
+      baseVersion: photo.version, local });
+    announce(navigator.onLine ? "Picture saved." : "Saved on this phone: the picture changes when the phone is online.");
+    this.ctx.go(`#/photo/${encodeURIComponent(photo.id)}`);
+  }
+
+  async revert() {
+    const photo = this.photo();
+    if (!photo) return;
+    if (!(await confirmAction("Go back to the picture as it was added? Every crop, turn and straightening is undone; your drawing moves back with it.", "Back to the original"))) return;
+    forgetDraft(photo.id);
+    // Where the server moves the mark-up back to is known once it has: the phone's copy goes.
+    await /** @type {import("./db.js").Database} */ (this.ctx.sync.db).setMeta(`markup:${photo.id}`, null);
+    await this.ctx.sync.write({ method: "POST", path: `${PHOTOS}/${photo.id}/revert`, kind: KIND, id: photo.id,
+      baseVersion: photo.version, local: { edited: false } });
+    announce(navigator.onLine ? "The original picture is back." : "Saved on this phone: the original comes back when the phone is online.");
+    this.ctx.go(`#/photo/${encodeURIComponent(photo.id)}`);
+  }
+}
+customElements.define("album-photo-edit", PhotoEditScreen);
+
+/** Where an edit not saved yet is kept on the phone, by photo. */
+const EDIT_DRAFT = "iremember.editDraft.";
+
+/**
+ * The edit kept for this photo, if it was made on the picture as it is now (one made before
+ * another edit changed the picture's size no longer fits it). @param {Photo} photo
+ */
+function readDraft(photo) {
+  let kept;
+  try {
+    kept = JSON.parse(localStorage.getItem(`${EDIT_DRAFT}${photo.id}`) ?? "null");
+  } catch {
+    return null;
+  }
+  if (kept?.picture !== `${photo.width}x${photo.height}`) return null;
+  const state = keptState(kept);
+  return state && editBody(state) ? state : null;
+}
+
+/** @param {string} id */
+function forgetDraft(id) {
+  localStorage.removeItem(`${EDIT_DRAFT}${id}`);
+}
+
+/** @param {Photo} photo */
+function timeOf(photo) {
+  const time = (photo.takenAt ?? "").slice(11, 16);
+  return time ? `, ${time}` : "";
+}
+
+/**
+ * The mark-up drawn over the shown picture (the picture itself stays as it was taken).
+ * @param {HTMLCanvasElement} canvas @param {HTMLImageElement} img @param {import("./strokes.js").Drawing} drawing
+ */
+async function overlayDrawing(canvas, img, drawing) {
+  const { paint, paintText } = await import("./strokes.js");
+  const draw = () => {
+    const width = img.clientWidth, height = img.clientHeight, ratio = window.devicePixelRatio || 1;
+    canvas.width = Math.round(width * ratio);
+    canvas.height = Math.round(height * ratio);
+    const context = /** @type {CanvasRenderingContext2D} */ (canvas.getContext("2d"));
+    context.setTransform(ratio, 0, 0, ratio, 0, 0);
+    for (const stroke of drawing.strokes ?? []) paint(context, stroke, width, height);
+    for (const text of drawing.texts ?? []) paintText(context, text, width, height);
+  };
+  new ResizeObserver(draw).observe(img);
+}
