@@ -143,14 +143,14 @@ let targets: [Target] = [
     plugin("Auth", "Auth", ["AuthAPI", "StorageAPI", "Secrets", "SafeFetch", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .nioCore, .bcrypt, .jwt, .crypto, .logging]),
 
     // notes (Napkin Notes)
-    plugin("Notes", "NotesAPI", ["Bus", "StorageAPI"]),
+    plugin("Notes", "NotesAPI", ["Bus", "StorageAPI", "ShareLinkAPI"]),
     // The export files of other notes apps it reads (Evernote, Keep), apart: small enough to fuzz.
     plugin("Notes", "NotesFormats", []),
-    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, "ImportKit", .lifecycle, .logging]),
+    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "ShareLinkAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, "ImportKit", .lifecycle, .logging]),
 
     // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
     .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
-    plugin("Media", "MediaAPI", ["StorageAPI", "Bus"]),
+    plugin("Media", "MediaAPI", ["StorageAPI", "Bus", "HTTPKit"]),
     plugin("Media", "Media", ["MediaAPI", "StorageAPI", "CVips", "Bus", "PluginKit", "AppConfig", .crypto, .logging]),
 
     // drawing (cairo through a system-library target)

@@ -121,18 +121,9 @@ public struct AlbumPlugin: Plugin {
             let idempotencyKey = try request.idempotencyKey()
             // Under the server's memory budget: the body streamed to a file beside the blobs (its
             // first bytes checked before the rest is read), decoded by libvips from that file.
-            let cost = ImageUpload.memoryCost(declaredBytes: request.headers[.contentLength].flatMap { Int($0) }, limit: limits.photo)
-            let record = try await MemoryBudget.shared.withReservation(cost, for: "this photo", draining: request, limit: limits.photo) {
-                let upload: BlobPayload
-                if let directory = await ImageUpload.spoolDirectory(on: service.bus) {
-                    let spooled = try await request.spoolUpload(limit: limits.photo, what: "a photo", into: directory) { head in
-                        try ImageUpload.checkHead(head, what: "a photo")
-                    }
-                    upload = try await ImageUpload.payload(file: spooled.file, on: service.bus)
-                } else {
-                    upload = try await BlobPayload.wrap(try await request.collectUpload(limit: limits.photo, what: "a photo"), in: BusBlobStore(bus: service.bus))
-                }
-                return try await service.add(owner: identity.accountID, upload: upload, capture: capture, idempotencyKey: idempotencyKey)
+            let record = try await request.withBudgetedUpload(ImageUpload.intake(what: "a photo", reservation: "this photo", on: service.bus),
+                                                              limit: limits.photo) { upload in
+                try await service.add(owner: identity.accountID, upload: upload, capture: capture, idempotencyKey: idempotencyKey)
             }
             return try await Self.markupScreen(service, owner: identity.accountID, record)
         }

@@ -1,5 +1,6 @@
 public import Bus
 public import Foundation
+public import HTTPKit
 public import StorageAPI
 
 /// An image upload under the server's memory budget: what it reserves, how its first bytes are
@@ -33,5 +34,17 @@ public enum ImageUpload {
     /// ``IngestImage``. The file is gone afterwards.
     public static func payload(file: URL, on bus: any MessageBus) async throws(BusError) -> BlobPayload {
         .stored(try await BusBlobStore(bus: bus).put(fileAt: file))
+    }
+
+    /// An image upload as every route takes one in (``Request/withBudgetedUpload(_:limit:_:)``):
+    /// its memory cost, written beside the blobs when storage keeps files here, its first bytes
+    /// sniffed, and stored as a blob. `what` names it in answers ("a photo"), `reservation` in a
+    /// refusal for want of memory ("this photo").
+    public static func intake(what: String, reservation: String, on bus: any MessageBus) -> UploadIntake<BlobPayload> {
+        UploadIntake(what: what, reservation: reservation, cost: memoryCost(declaredBytes:limit:),
+                     spoolDirectory: { await spoolDirectory(on: bus) },
+                     checkHead: { head in try checkHead(head, what: what) },
+                     fromFile: { file in try await payload(file: file, on: bus) },
+                     fromBytes: { bytes in try await BlobPayload.wrap(bytes, in: BusBlobStore(bus: bus)) })
     }
 }
