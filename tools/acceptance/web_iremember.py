@@ -147,6 +147,31 @@ def camera_and_markup(page, server, data, token):
     return photos[0]
 
 
+def save_to_phone(page, server, token, photo):
+    """Save to phone (tutorial 6.c): the photo as a file to the share sheet where the phone takes
+    files (its "Save image"), else a download named by its day, time and tags."""
+    _, original, _ = call(server, "GET", f"/api/v1/album/photos/{photo['id']}/image", token=token)
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Save to phone").click()
+    name = download.value.suggested_filename
+    path = download.value.path()
+    with open(path, "rb") as handle:
+        saved = handle.read()
+    day = photo["takenAt"][:10]
+    check("Save to phone, without a share sheet that takes files: the picture is downloaded, byte for byte, named by its day, time and tags",
+          saved == original and name.startswith(f"iRemember {day} ") and name.endswith(".jpg") and "tom" in name and "picnic" in name,
+          (name, len(saved), len(original)))
+    page.evaluate("() => { window.__shared = undefined; navigator.canShare = (data) => Boolean(data?.files?.length); }")
+    page.get_by_role("button", name="Save to phone").click()
+    page.wait_for_function("() => window.__shared !== undefined")
+    handed = page.evaluate("async () => { const f = window.__shared.files?.[0];"
+                           " return f ? { name: f.name, type: f.type, size: f.size, url: window.__shared.url ?? null } : null; }")
+    check("…and where the share sheet takes files, the photo goes to it as a file (the phone's “Save image”), not a link",
+          handed is not None and handed["size"] == len(original) and handed["type"] == "image/jpeg" and handed["name"] == name
+          and handed["url"] is None, handed)
+    page.evaluate("() => { delete navigator.canShare; window.__shared = undefined; }")
+
+
 def edit_picture(page, server, token, photo):
     """Edit picture and crop (features 7, 8): turn, straighten with the slider, crop with the frame's
     corner, save; the server's picture and mark-up follow; then back to the original, exactly."""
@@ -829,6 +854,7 @@ def main():
             context, page = phone(browser, server)
             token = get_started(page)
             photo = camera_and_markup(page, server, data, token)
+            save_to_phone(page, server, token, photo)
             edit_picture(page, server, token, photo)
             library_with_geolocation(page, server, data, token)
             internet(page, server, web, token)

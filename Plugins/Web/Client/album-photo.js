@@ -202,6 +202,7 @@ export class PhotoScreen extends AlbumElement {
         h("a", { href: `#/photo/${encodeURIComponent(photo.id)}/markup`, class: "button" }, "Mark up"),
         h("a", { href: `#/photo/${encodeURIComponent(photo.id)}/edit`, class: "button secondary" }, "Edit picture"),
         h("button", { type: "button", class: "secondary", onclick: () => sharePhoto(this.ctx, photo) }, "Share"),
+        h("button", { type: "button", class: "secondary", onclick: () => saveToPhone(this.ctx, photo) }, "Save to phone"),
         h("a", { href: `#/slideshow?${Album.searchQuery({ plus: [], minus: [], day: Album.dayOf(photo) })}`, class: "button secondary" }, "Slideshow of this day"),
         h("button", { type: "button", class: "danger", onclick: () => this.remove_(photo) }, "Delete photo"))));
   }
@@ -215,6 +216,45 @@ export class PhotoScreen extends AlbumElement {
   }
 }
 customElements.define("album-photo", PhotoScreen);
+
+/**
+ * Keeps a copy of the photo on the phone itself (tutorial 6.c): the picture as it is now, handed to
+ * the share sheet as a file where the phone can take one (its "Save image" puts it in the
+ * gallery), else downloaded with a name that says what it is.
+ * @param {import("./album-base.js").Context} context @param {Photo} photo
+ */
+export async function saveToPhone(context, photo) {
+  /** @type {Blob} */
+  let picture;
+  if (photo.pendingImage) picture = photo.pendingImage;
+  else {
+    try {
+      picture = (await context.api.request("GET", `${PHOTOS}/${photo.id}/image`)).body;
+    } catch {
+      announce("Saving this photo to the phone needs the internet. Try again when this phone is online.");
+      return;
+    }
+  }
+  const type = picture.type || "image/jpeg";
+  const name = Album.photoFileName(photo, type);
+  const file = new File([picture], name, { type });
+  if (typeof navigator.canShare === "function" && navigator.canShare({ files: [file] })) {
+    try {
+      await navigator.share({ files: [file], title: name });
+      announce("Choose “Save image” to keep it in your photos.");
+      return;
+    } catch (failure) {
+      if (failure instanceof DOMException && failure.name === "AbortError") return; // the person closed the sheet
+    }
+  }
+  const url = URL.createObjectURL(file);
+  const link = h("a", { href: url, download: name, hidden: true });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  announce(`Saved to this phone's downloads as “${name}”.`);
+}
 
 // Edit picture ------------------------------------------------------------------------------------
 

@@ -360,3 +360,21 @@ function tiffTakenAt(view, start, end) {
   const exif = pointer && pointer.type === 4 ? entries(u32(pointer.at)) : new Map();
   return time(exif.get(0x9003)) ?? time(exif.get(0x9004)) ?? time(first.get(0x0132));
 }
+
+/** File name endings of the picture types a phone keeps. */
+const ENDINGS = /** @type {Record<string, string>} */ ({ "image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/heic": "heic",
+  "image/heif": "heif", "image/gif": "gif", "image/avif": "avif" });
+
+/**
+ * A name for a photo saved to the phone's gallery or downloads that says what it is and sorts by
+ * time: "iRemember 2024-07-20 10.00 picnic tom.jpg" (its day and time taken, its first tags).
+ * @param {Photo} photo @param {string} [type] the picture's MIME type
+ */
+export function photoFileName(photo, type = "image/jpeg") {
+  const taken = String(photo.takenAt ?? "");
+  const day = /^\d{4}-\d{2}-\d{2}/.test(taken) ? taken.slice(0, 10) : "";
+  const time = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(taken) ? taken.slice(11, 16).replace(":", ".") : "";
+  const tags = (photo.tags ?? []).slice(0, 3).map((tag) => tag.replace(/[^\p{L}\p{N}_-]+/gu, "")).filter(Boolean);
+  const words = ["iRemember", day, time, ...tags].filter(Boolean).join(" ").slice(0, 120);
+  return `${words}.${ENDINGS[type.split(";")[0].trim().toLowerCase()] ?? "jpg"}`;
+}

@@ -24,8 +24,6 @@ import { SharedLinksScreen, ShareScreen } from "./album-share.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 
-/** @typedef {import("./album.js").Photo & {links?: {thumbnail: string, display: string}, width?: number, height?: number, pending?: boolean, edited?: boolean, pendingEdit?: Blob}} Photo */
-
 /**
  * The screen for a route: `parts` is the path after `#/`, `query` what follows `?`.
  * @param {Context} context @param {string[]} parts @param {string} query @returns {HTMLElement}
