@@ -478,6 +478,25 @@ class Monkey:
         subprocess.run(["vips", "linear", path + ".v", path, "1 1 1", f"{60 * index + 40} 120 {200 - 50 * index}", "--uchar"], check=True)
         return path
 
+    def config(self):
+        """The app's shipped YAML (its file is named as the app)."""
+        return os.path.join(ROOT, "config", "apps", f"{self.name}.yaml")
+
+    def make_server(self):
+        return napkin_notes.Server(os.path.abspath(self.args.binary), self.data, free_port(), config=self.config())
+
+    def sign_up(self, phone):
+        self.password_sign_in(phone, create=True)
+        self.signed_in(phone)
+
+    def sign_in_second(self, a, b):
+        self.password_sign_in(b, create=False)
+        self.signed_in(b)
+
+    def signed_in(self, phone):
+        """What a phone does after signing in, before it is ready for actions."""
+        self.wait_ready(phone)
+
     def password_sign_in(self, phone, create):
         page = phone.page
         page.goto("/")
@@ -613,18 +632,6 @@ class Napkin(Monkey):
     fields = ("title", "text")
     drawing_path = "/api/v1/notes/{id}/drawing"
     debounce = 0.5
-
-    def make_server(self):
-        return napkin_notes.Server(os.path.abspath(self.args.binary), self.data, free_port(),
-                                   config=os.path.join(ROOT, "config", "apps", "napkin-notes.yaml"))
-
-    def sign_up(self, phone):
-        self.password_sign_in(phone, create=True)
-        self.wait_ready(phone)
-
-    def sign_in_second(self, a, b):
-        self.password_sign_in(b, create=False)
-        self.wait_ready(b)
 
     def wait_ready(self, phone):
         phone.page.wait_for_selector("notes-list h1, note-editor main, note-back main", timeout=15_000)
@@ -763,21 +770,31 @@ class Napkin(Monkey):
     def server_records(self):
         return {note["id"]: note for note in napkin_notes.all_notes(self.server, self.token)}
 
+    @staticmethod
+    def editor_values(page):
+        """What the open editor shows: (title, text)."""
+        return page.get_by_label("Title", exact=True).input_value(), page.get_by_label("Note", exact=True).input_value()
+
+    @staticmethod
+    def as_server_has(note):
+        """The same of the server's note."""
+        return note["title"], note["text"]
+
     def compare(self, phone, server):
         page = phone.page
         where, record = self.screen(phone)
         if where == "editor" and self.when == "as it is":
             real = phone.resolved(record)
             note = server.get(real)
-            values = (page.get_by_label("Title", exact=True).input_value(), page.get_by_label("Note", exact=True).input_value())
+            values = self.editor_values(page)
             replaced = page.locator(".replaced-line").all_inner_texts()
             if note is None:
                 check(f"[{self.name}] ({self.when}) phone {phone.name}'s open editor is of a note the server has", real in self.deleted,
                       f"{real} shows {values}") or self.failed_check(phone)
             else:
                 check(f"[{self.name}] ({self.when}) phone {phone.name}'s open editor shows the note as the server has it"
-                      f"{' (or says what replaced it)' if replaced else ''}", values == (note["title"], note["text"]) or bool(replaced),
-                      f"{real}: phone {values}, server {(note['title'], note['text'])}") or self.failed_check(phone)
+                      f"{' (or says what replaced it)' if replaced else ''}", values == self.as_server_has(note) or bool(replaced),
+                      f"{real}: phone {values}, server {self.as_server_has(note)}") or self.failed_check(phone)
         self.to_list(phone)
         shown = page.eval_on_selector_all("li.note", "els => els.map(e => [e.dataset.id, e.querySelector('.title')?.textContent])")
         expected = [[n["id"], n["title"] or "Title"] for n in napkin_notes.all_notes(self.server, self.token)]
@@ -790,11 +807,11 @@ class Napkin(Monkey):
                 # This note's editor (not the last one's, still there while the route changes).
                 page.wait_for_selector(f'note-editor a[href="#/notes/{urllib.parse.quote(record_id)}/back"]')
                 page.get_by_label("Title", exact=True).wait_for()
-                values = (page.get_by_label("Title", exact=True).input_value(), page.get_by_label("Note", exact=True).input_value())
+                values = self.editor_values(page)
             except PlaywrightError:
                 values = ("(no editor)", page.locator("main").first.inner_text()[:80])
-            if values != (note["title"], note["text"]):
-                wrong.append((record_id, values, (note["title"], note["text"])))
+            if values != self.as_server_has(note):
+                wrong.append((record_id, values, self.as_server_has(note)))
         check(f"[{self.name}] ({self.when}) phone {phone.name}'s editor shows each note's title and text as the server has them", not wrong,
               f"(id, phone, server): {wrong[:5]}") or self.failed_check(phone)
         page.goto("/#/notes")
@@ -809,18 +826,6 @@ class ForeignNote(Monkey):
     user = "monkey-lea"
     fields = ("word", "definitions")
     COLLECTIONS = ["French", "Verbs", "Trip to Rome"]
-
-    def make_server(self):
-        return napkin_notes.Server(os.path.abspath(self.args.binary), self.data, free_port(),
-                                   config=os.path.join(ROOT, "config", "apps", "foreign-note.yaml"))
-
-    def sign_up(self, phone):
-        self.password_sign_in(phone, create=True)
-        self.wait_ready(phone)
-
-    def sign_in_second(self, a, b):
-        self.password_sign_in(b, create=False)
-        self.wait_ready(b)
 
     def wait_ready(self, phone):
         phone.page.wait_for_selector("vocab-collections h1, vocab-collection main, vocab-entry main, vocab-entry-form main, "
@@ -1017,8 +1022,7 @@ class IRemember(Monkey):
 
     def make_server(self):
         import iremember
-        return iremember.Server(os.path.abspath(self.args.binary), self.data, free_port(),
-                                config=os.path.join(ROOT, "config", "apps", "iremember.yaml"))
+        return iremember.Server(os.path.abspath(self.args.binary), self.data, free_port(), config=self.config())
 
     def new_phone(self, name, **options):
         return Monkey.new_phone(self, name, geolocation=HERE, permissions=["geolocation"])
@@ -1225,20 +1229,11 @@ class ARNotebook(Monkey):
     user = "monkey-ann"
     fields = ()
 
-    def make_server(self):
-        return napkin_notes.Server(os.path.abspath(self.args.binary), self.data, free_port(),
-                                   config=os.path.join(ROOT, "config", "apps", "ar-notebook.yaml"))
-
     def new_phone(self, name, **options):
         return Monkey.new_phone(self, name, geolocation=HERE, permissions=["geolocation", "clipboard-read", "clipboard-write"])
 
-    def sign_up(self, phone):
-        self.password_sign_in(phone, create=True)
+    def signed_in(self, phone):
         self.open_notebook(phone)
-
-    def sign_in_second(self, a, b):
-        self.password_sign_in(b, create=False)
-        self.open_notebook(b)
 
     def open_notebook(self, phone):
         page = phone.page
