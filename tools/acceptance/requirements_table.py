@@ -11,7 +11,9 @@ N`) or why it does not apply (`n/a (â€¦)`); a done row names a check, or `none â
     python3 tools/acceptance/requirements_table.py          # check the table
     python3 tools/acceptance/requirements_table.py --list web_napkin.py   # the checks a script makes
 
-Prints the counts and `requirements table: N problems` last; exits 1 when there is any.
+It also breaks copies of the table on purpose (a check renamed, a script missing, a row twice) and
+fails if it does not catch each. Prints the counts and `requirements table: N problems` last; exits 1
+when there is any.
 """
 import argparse
 import ast
@@ -136,6 +138,26 @@ def problems_in(text, scripts_dir=HERE):
     return problems, counts, len(seen)
 
 
+def self_test(text):
+    """The checker itself, on copies of the table broken on purpose: a check renamed, a script that is
+    not there, a requirement twice. Answers what it failed to catch."""
+    missed = []
+    reference = REFERENCE.search(text)
+    if not reference:
+        return ["the table names no check to break"]
+    script, name = reference.groups()
+    broken = {
+        "a check that does not exist": text.replace(f"`{script}::{name}`", f"`{script}::{name} (renamed)`", 1),
+        "a script that does not exist": text.replace(f"`{script}::{name}`", f"`no_such_walk.py::{name}`", 1),
+    }
+    first_row = next((line for line in text.splitlines() if line.startswith("| ") and REFERENCE.search(line)), None)
+    broken["a requirement twice"] = text.replace(first_row, first_row + "\n" + first_row, 1)
+    for what, copy in broken.items():
+        if not problems_in(copy)[0]:
+            missed.append(f"the check passed a table with {what}")
+    return missed
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--table", default=TABLE)
@@ -146,7 +168,9 @@ def main():
             print(name)
         return 0
     with open(args.table, encoding="utf-8") as handle:
-        problems, counts, total = problems_in(handle.read())
+        text = handle.read()
+    problems, counts, total = problems_in(text)
+    problems += self_test(text)
     for problem in problems:
         print("FAIL", problem)
     print(f"{total} requirements: " + ", ".join(f"{count} {what}" for what, count in sorted(counts.items())))
