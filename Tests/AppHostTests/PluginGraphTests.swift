@@ -119,7 +119,7 @@ struct PluginGraphTests {
     func shippedConfigs() throws {
         let root = RepositoryRoot.path
         let names = try FileManager.default.contentsOfDirectory(atPath: "\(root)/config/apps").filter { $0.hasSuffix(".yaml") }.sorted()
-        #expect(names == ["ar-notebook.yaml", "foreign-note.yaml", "iremember.yaml", "napkin-notes.yaml", "napkin-plus.yaml"])
+        #expect(names == ["ar-notebook.yaml", "foreign-note.yaml", "iremember.yaml", "napkin-notes.yaml"])
         for name in names.map({ "config/apps/" + $0 }) {
             let config = try AppConfig.load(file: "\(root)/\(name)", environment: [:])
             #expect(throws: Never.self) { try AppHost.validate(config, catalog: PluginCatalog.all) }

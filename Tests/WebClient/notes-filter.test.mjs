@@ -1,4 +1,4 @@
-// node --test Tests/WebClient: Napkin Notes+'s offline search and categories.
+// node --test Tests/WebClient: Napkin Notes' offline search and categories.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { categoryCounts, filterNotes, fold, localDateTime, reminderInstant } from "../../Plugins/Web/Client/notes-filter.js";

@@ -34,7 +34,7 @@ import napkin_notes  # noqa: E402
 from napkin_notes import call, check, free_port  # noqa: E402
 
 ROOT = napkin_notes.ROOT
-APPS = ["napkin-notes", "foreign-note", "iremember", "ar-notebook", "napkin-plus"]
+APPS = ["napkin-notes", "foreign-note", "iremember", "ar-notebook"]
 HOSTILE_NUMBERS = ["1e19", "-1e19", "99999999999999999999", "-99999999999999999999", "-1", "0", "2.5", "-0.5", "abc",
                    "NaN", "inf", "-inf", "1e308", "0x10", "", "%00", "9" * 400]
 
@@ -312,7 +312,7 @@ def main():
     parser.add_argument("--binary", required=True)
     arguments = parser.parse_args()
     binary = os.path.abspath(arguments.binary)
-    post_paths = {"napkin-notes": "/api/v1/notes", "napkin-plus": "/api/v1/notes", "foreign-note": "/api/v1/vocabulary/collections",
+    post_paths = {"napkin-notes": "/api/v1/notes", "foreign-note": "/api/v1/vocabulary/collections",
                   "iremember": "/api/v1/album/photos/import", "ar-notebook": "/api/v1/notebooks"}
     for app in APPS:
         with tempfile.TemporaryDirectory(prefix=f"quire-hardening-{app}-") as data:

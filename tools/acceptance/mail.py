@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Export by email with the real binary (config/apps/napkin-plus.yaml) and a real SMTP server on
+"""Export by email with the real binary (config/apps/napkin-notes.yaml with its mail section on) and a real SMTP server on
 loopback (PyPI aiosmtpd): STARTTLS with a certificate from a throwaway CA, AUTH PLAIN required
 after it. A note with a photo, mailed, arrives with its title, text and the photo attached, byte
 for byte; a wrong password, a server that is down and a bad address each get a sentence.
@@ -20,8 +20,29 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import napkin_notes  # noqa: E402
 from napkin_notes import call, check, free_port, results, sign_up  # noqa: E402
 
-CONFIG = os.path.join(napkin_notes.ROOT, "config", "apps", "napkin-plus.yaml")
+SHIPPED = os.path.join(napkin_notes.ROOT, "config", "apps", "napkin-notes.yaml")
 USER, PASSWORD = "napkin", "smtp secret 42"
+
+
+def with_mail(directory):
+    """The shipped napkin-notes.yaml with its commented-out mail section switched on, as an
+    operator with a mail server does; written into `directory`, its path answered."""
+    lines, out, inside = open(SHIPPED).read().splitlines(), [], False
+    for line in lines:
+        if line == "  # mail:":
+            inside = True
+            out.append("  mail:")
+        elif inside and line.startswith("  #   "):
+            out.append("    " + line[len("  #   "):])
+        else:
+            inside = False
+            out.append(line)
+    if "  mail:" not in out:
+        raise SystemExit("config/apps/napkin-notes.yaml has no commented-out mail section to switch on")
+    path = os.path.join(directory, "napkin-notes-mail.yaml")
+    with open(path, "w") as handle:
+        handle.write("\n".join(out) + "\n")
+    return path
 
 
 def certificate(directory):
@@ -76,7 +97,7 @@ def main():
         controller = smtp_server(smtp_port, cert, key, inbox)
         os.environ.update(QUIRE_SMTP_HOST="127.0.0.1", QUIRE_SMTP_PORT=str(smtp_port), QUIRE_SMTP_USER=USER, QUIRE_SMTP_PASSWORD=PASSWORD,
                           QUIRE_SMTP_CA_FILE=ca, QUIRE_MAIL_FROM="Napkin Notes <notes@napkin.example>")
-        server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=CONFIG)
+        server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=with_mail(data))
         try:
             server.start()
             token = sign_up(server, "molly")

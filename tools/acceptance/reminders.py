@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reminders with the real binary (config/apps/napkin-plus.yaml): a reminder set on a note for one
+"""Reminders with the real binary (config/apps/napkin-notes.yaml): a reminder set on a note for one
 minute ahead, the server restarted in between, fires once at its time. The device's live
 connection gets one alert; the reminder is fired in the list and the feed; a second restart does
 not fire it again.
@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import napkin_notes  # noqa: E402
 from napkin_notes import call, check, free_port, results, sign_up  # noqa: E402
 
-CONFIG = os.path.join(napkin_notes.ROOT, "config", "apps", "napkin-plus.yaml")
+CONFIG = os.path.join(napkin_notes.ROOT, "config", "apps", "napkin-notes.yaml")
 
 
 def alerts(port, token, seconds):
@@ -57,7 +57,7 @@ def in_the_browser(server, token, note):
             call(server, "PUT", "/api/v1/reminders", {"subject": f"notes/{note}", "at": at, "title": "Cake is ready"}, token=token)
             page.wait_for_selector(".notice:has-text('Reminder: Cake is ready')", timeout=20_000)
             check("the open phone client shows the reminder when it fires", True)
-            webwalk.screen(page, "napkin-plus", "a reminder", "reminder")
+            webwalk.screen(page, "napkin", "a reminder", "reminder")
         finally:
             browser.close()
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The operator's screen (`/#/admin`, the admin plugin) in a real browser on a phone (390×844,
-touch), on Napkin Notes+ (config/apps/napkin-plus.yaml): `quire admin grant` makes an account the
+touch), on Napkin Notes (config/apps/napkin-notes.yaml, its mail section on): `quire admin grant` makes an account the
 operator; the operator signs in, sees the users with what each stores and the storage in all,
 sees a failed import job (storage refused a note mid-way, so the import failed whole) and a
 recent error with its request id, disables a user (who then cannot sign in, and whose session
@@ -29,12 +29,12 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mail  # noqa: E402  (the shipped config with its mail section on)
 import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402
 from napkin_notes import call, check, free_port, sign_up  # noqa: E402
 from webwalk import accessible, phone, sign_in  # noqa: E402
 
-CONFIG = os.path.join(napkin_notes.ROOT, "config", "apps", "napkin-plus.yaml")
 PASSWORD = "correct horse battery"
 # An Evernote export whose second note storage refuses mid-way: its text is 30,000 characters, under
 # notes' 100,000, but each is a letter with twenty combining strokes (41 bytes), 1.2 MB in all, over
@@ -400,7 +400,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="quire-web-admin-") as data:
         # Mail goes to a port nothing listens on: sending fails with a logged error.
         os.environ["QUIRE_SMTP_PORT"] = str(free_port())
-        server = napkin_notes.Server(binary, data, free_port(), CONFIG)
+        server = napkin_notes.Server(binary, data, free_port(), mail.with_mail(data))
         return webwalk.run(server, lambda browser: walk(browser, server, binary))
 
 

@@ -3,14 +3,22 @@
 driven by Playwright, against the real server and the shipped config.
 
 Walks every screen of the manual (sign-up, the list, a new note, edit, a camera photo with EXIF
-GPS, drawing on the back with pointer events, reorder by drag and by keyboard, delete with
-confirmation), then offline (create and edit, reload, back online: every change on the server once)
-and a second device of the same user seeing an edit within a second, without a reload. axe-core
-checks every screen; screenshots go to .build/screenshots/ (tools/screenshots: docs/screenshots/).
+GPS kept as the place it was taken, the original pinch-zoomed, a photo from the library, the 44×44
+thumbnail, drawing on the back with pointer events, a note shared (its public page), the mailto:
+link without a mail server, reorder by drag and by keyboard, delete with confirmation), then offline (create and edit, reload, back online: every change on the server once)
+and a second device of the same user seeing an edit within a second, without a reload. Then the
+features the document plans, as the shipped YAML switches them on: category chips, search as you
+type, a reminder, the note mailed (aiosmtpd on loopback, STARTTLS), a new note geotagged and found
+by "Written near here" and on the map (Leaflet, tiles from a stub on loopback), and an Evernote
+export imported from the list. axe-core checks every
+screen; screenshots go to .build/screenshots/ (tools/screenshots: docs/screenshots/).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 """
 import argparse
+import datetime
+import email
+import email.policy
 import os
 import subprocess
 import sys
@@ -18,6 +26,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mail  # noqa: E402  (the SMTP server on loopback, and the shipped config with its mail section on)
 import napkin_notes  # noqa: E402  (shared harness: Server, call, check)
 import webwalk  # noqa: E402  (the browser: Chromium at a phone's size, axe, screenshots)
 from napkin_notes import call, check, free_port  # noqa: E402
@@ -37,6 +46,14 @@ def photo(data):
     subprocess.run(["vips", "linear", path + ".v", path, "1 1 1", "200 120 40", "--uchar"], check=True)
     subprocess.run(["exiftool", "-q", "-overwrite_original", "-GPSLatitude=48.8584", "-GPSLatitudeRef=N",
                     "-GPSLongitude=2.2945", "-GPSLongitudeRef=E", path], check=True)
+    return path
+
+
+def library_photo(data):
+    """A picture already on the phone: another colour, another size, no GPS."""
+    path = os.path.join(data, "library.jpg")
+    subprocess.run(["vips", "black", path + ".v", "480", "640", "--bands", "3"], check=True)
+    subprocess.run(["vips", "linear", path + ".v", path, "1 1 1", "40 90 200", "--uchar"], check=True)
     return path
 
 
@@ -181,6 +198,36 @@ def drawing_width_and_shape(page, server, token, note_id):
         page.set_viewport_size({"width": 390, "height": 844})
 
 
+def share_a_note(page):
+    """Share a note: a read-only link (share-link), through the share sheet where the phone has one,
+    else shown to copy; its public page shows the note's text, photo and drawing."""
+    page.wait_for_selector("note-editor #note-title")
+    has_sheet = page.evaluate("() => typeof navigator.share === 'function'")
+    page.get_by_role("button", name="Share this note").click()
+    if has_sheet:
+        check("Share this note: the phone's share sheet opens", True)
+        return
+    page.wait_for_selector("dialog.share #share-link")
+    link = page.input_value("#share-link")
+    accessible(page, "the share dialog")
+    shot(page, "share")
+    check("Share this note: without a share sheet, a link to copy, on this server",
+          link.startswith(page.evaluate("() => location.origin") + "/api/v1/share-link/s/"), link)
+    page.get_by_role("button", name="Copy link").click()
+    page.get_by_role("button", name="Close").click()
+    other = page.context.new_page()
+    response = other.goto(link)
+    html = other.content()
+    images = other.eval_on_selector_all("img", "els => els.map(e => e.src)")
+    loaded = [other.request.get(src) for src in images]
+    check("the shared page shows the note's title and text, its photo and its drawing (two pictures, a JPEG and a PNG)",
+          response.status == 200 and "Groceries" in html and "milk, eggs" in html and len(images) == 2
+          and [r.status for r in loaded] == [200, 200] and [r.headers.get("content-type") for r in loaded] == ["image/jpeg", "image/png"],
+          (response.status, images, [(r.status, r.headers.get("content-type")) for r in loaded]))
+    webwalk.shot(other, "napkin", "shared-page")
+    other.close()
+
+
 def walk(browser, server, data):
     context, page = phone(browser, server)
     page.goto("/")
@@ -220,6 +267,60 @@ def walk(browser, server, data):
     shot(page, "editor")
     notes = server_notes(server, token)
     check("the photo is on the server", notes[0].get("photo") is not None, notes)
+    place = notes[0].get("photoPlace") or {}
+    check("the place the photo was taken (its EXIF GPS, read on upload) is kept with the note",
+          abs(place.get("latitude", 0) - 48.8584) < 1e-4 and abs(place.get("longitude", 0) - 2.2945) < 1e-4, notes[0])
+    try:
+        page.wait_for_selector("p.photo-place:has-text('Photo taken near Paris')", timeout=10_000)
+        shown = page.text_content("p.photo-place")
+    except Exception:  # noqa: BLE001  (not shown: the check says so)
+        shown = page.text_content("p.photo-place") if page.query_selector("p.photo-place") else None
+    check("…and shown on the note, beside where it was written: “📷 Photo taken near Paris…”", shown and "Photo taken near Paris" in shown, shown)
+
+    # The original, full screen: pinch to zoom it (two fingers spread on the touch screen).
+    page.click(".photo-open", timeout=15_000)
+    page.wait_for_function("() => document.querySelector('dialog.zoom img')?.complete && document.querySelector('dialog.zoom img').naturalWidth > 0")
+    natural = page.evaluate("() => { const i = document.querySelector('dialog.zoom img'); return [i.naturalWidth, i.naturalHeight]; }")
+    check("tapping the photo shows the original, full screen (640×480, not a rendition)", natural == [640, 480], natural)
+    before = page.evaluate("() => [visualViewport.scale, document.querySelector('dialog.zoom img').getBoundingClientRect().width]")
+    cdp = page.context.new_cdp_session(page)
+    # Two fingers on the photo, spread from 40 px apart to 200 px apart.
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": 175, "y": 420, "id": 1}, {"x": 215, "y": 420, "id": 2}]})
+    for step in range(1, 9):
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": 175 - step * 10, "y": 420, "id": 1},
+                                                                                   {"x": 215 + step * 10, "y": 420, "id": 2}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    page.wait_for_timeout(300)
+    after = page.evaluate("() => [visualViewport.scale, document.querySelector('dialog.zoom img').getBoundingClientRect().width]")
+    check("pinching the original zooms it (two fingers spread: shown at least 1.5 times larger)",
+          after[0] * after[1] >= 1.5 * before[0] * before[1], (before, after))
+    shot(page, "photo-zoomed")
+    cdp.detach()
+    reachable = page.evaluate("""() => { const close = document.querySelector('dialog.zoom .close'), box = close.getBoundingClientRect();
+      return box.bottom > 0 && box.right > 0 && box.top < innerHeight && box.left < innerWidth
+        && document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2) === close; }""")
+    check("…the photo zooms inside its frame: Close stays in view and takes the tap", reachable)
+    page.get_by_role("button", name="Close").click()
+    page.wait_for_selector("dialog.zoom", state="detached")
+
+    # A photo from the library (the file input without `capture`): it replaces the camera's.
+    with page.expect_file_chooser() as chooser:
+        page.click("text=Choose photo")
+    check("“Choose photo” opens the library (a file input without capture), images only",
+          chooser.value.element.get_attribute("capture") is None and chooser.value.element.get_attribute("accept") == "image/*",
+          (chooser.value.element.get_attribute("capture"), chooser.value.element.get_attribute("accept")))
+    camera_photo = server_notes(server, token)[0].get("photo")
+    chooser.value.set_files(library_photo(data))
+    status_is(page, "Saved", 30_000)
+    chosen = server_notes(server, token)[0].get("photo")
+    check("a photo chosen from the library replaces the note's photo, on the server", chosen and chosen != camera_photo, (camera_photo, chosen))
+
+    # No mail server in the YAML: "Email this note" opens the phone's own mail app with the note.
+    mailto = page.get_by_role("link", name="Email this note")
+    mailto.focus()
+    href = mailto.get_attribute("href") or ""
+    check("without a mail server, “Email this note” is a mailto: link holding the note's title and text",
+          href.startswith("mailto:?subject=Groceries&body=") and "milk%2C%20eggs" in href, href)
 
     # The back: draw with pointer events.
     page.click("text=Flip to draw")
@@ -239,9 +340,10 @@ def walk(browser, server, data):
           len(drawing.get("strokes", [])) == 3 and all(len(s["points"]) > 5 for s in drawing["strokes"]), drawing)
 
     drawing_width_and_shape(page, server, token, notes[0]["id"])
+    page.click("text=Flip back")
+    share_a_note(page)
 
     # Two more notes; reorder by keyboard and by drag.
-    page.click("text=Flip back")
     page.click("text=‹ Notes")
     for title in ("Lecture", "Idea"):
         page.click("text=New note")
@@ -250,6 +352,13 @@ def walk(browser, server, data):
     webwalk.settled(page)
     titles = lambda: page.eval_on_selector_all("li.note .title", "els => els.map(e => e.textContent)")  # noqa: E731
     check("new notes come first in the list", titles() == ["Idea", "Lecture", "Groceries"], titles())
+    thumb = page.wait_for_function("""() => {
+      const img = [...document.querySelectorAll('li.note')].find(li => li.textContent.includes('Groceries'))?.querySelector('.thumb img');
+      if (!img || !img.complete || !img.naturalWidth) return null;
+      const box = img.getBoundingClientRect();
+      return [img.naturalWidth, img.naturalHeight, Math.round(box.width), Math.round(box.height)];
+    }""", timeout=10_000).json_value()
+    check("the list shows the note's photo as a 44×44 thumbnail (the list rendition, cropped square)", thumb == [44, 44, 44, 44], thumb)
     shot(page, "list")
     accessible(page, "the list")
     page.locator("li.note").nth(2).locator(".handle").focus()
@@ -340,6 +449,196 @@ def offline_and_second_device(browser, server, context, page, token):
     second.close()
 
 
+ENEX = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE en-export SYSTEM "http://xml.evernote.com/pub/evernote-export3.dtd">
+<en-export export-date="20260101T120000Z" application="Evernote" version="10.0">
+<note><title>Recipe: pancakes</title><content><![CDATA[<?xml version="1.0" encoding="UTF-8"?><en-note><div>flour, milk, eggs</div><ul><li>mix</li><li>fry</li></ul></en-note>]]></content><created>20250301T080000Z</created><tag>Home</tag></note>
+<note><title>Trip ideas</title><content><![CDATA[<en-note><div>Lisbon &amp; Porto</div></en-note>]]></content><created>20250302T080000Z</created><tag>Travel</tag></note>
+<note><title>Broken</title><created>someday</created></note>
+</en-export>
+"""
+
+
+def titles(page):
+    return page.eval_on_selector_all("ol.notes li.note .title", "els => els.map(e => e.textContent)")
+
+
+class TileStub:
+    """Map tiles on loopback: one 256×256 PNG for every tile asked, counted (no network needed)."""
+
+    def __init__(self):
+        import http.server
+        import threading
+        with tempfile.TemporaryDirectory(prefix="quire-tile-") as directory:
+            path = os.path.join(directory, "tile.png")
+            subprocess.run(["vips", "black", path + ".v", "256", "256", "--bands", "3"], check=True)
+            subprocess.run(["vips", "linear", path + ".v", path, "1 1 1", "220 230 210", "--uchar"], check=True)
+            with open(path, "rb") as handle:
+                tile = handle.read()
+        stub = self
+        self.count = 0
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802  (http.server's name)
+                stub.count += 1
+                self.send_response(200)
+                self.send_header("Content-Type", "image/png")
+                self.send_header("Content-Length", str(len(tile)))
+                self.end_headers()
+                self.wfile.write(tile)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.origin = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+TILES = None
+
+
+def planned_features(browser, server, data, inbox):
+    """The features Napkin Notes' document plans, as the shipped YAML switches them on (with its
+    mail section on and aiosmtpd on loopback): categories, search as you type, a reminder, the note
+    mailed, a new note geotagged and found by "Written near here", and an Evernote import."""
+    # The phone is at the Eiffel Tower and lets the site know, taking a second and a half to find
+    # itself as phones do: the note's create is answered before the position comes, so the geotag
+    # is queued for a note that already has its server id.
+    slow_fix = """{
+      const find = navigator.geolocation.getCurrentPosition.bind(navigator.geolocation);
+      navigator.geolocation.getCurrentPosition = (ok, fail, options) => setTimeout(() => find(ok, fail, options), 1500);
+    }"""
+    context, page = phone(browser, server, init_script=slow_fix, geolocation={"latitude": 48.8584, "longitude": 2.2945, "accuracy": 20},
+                          permissions=["geolocation"])
+    page.goto("/")
+    webwalk.sign_in(page, "web-features", create=True)
+    page.wait_for_selector("notes-list h1")
+    token = token_of(page)
+    for title, text, category in [("Groceries", "milk, eggs", "Home"), ("Meeting", "bring the groceries list", "Work"),
+                                  ("Quarterly plan", "numbers", "Work")]:
+        call(server, "POST", "/api/v1/notes", {"title": title, "text": text, "category": category}, token=token)
+    page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 3", timeout=10_000)
+
+    # Categories: chips with counts; one narrows the list.
+    chips = page.eval_on_selector_all("ul.chips button", "els => els.map(e => e.textContent)")
+    check("the list shows the categories in use, with counts, and 'Written near here'", chips == ["All", "Home (1)", "Work (2)", "Written near here"], chips)
+    page.click("ul.chips >> text=Work (2)")
+    page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 2")
+    check("a category chip narrows the list to its notes, in the user's order", titles(page) == ["Meeting", "Quarterly plan"], titles(page))
+    accessible(page, "the list, one category")
+    shot(page, "features-categories")
+    page.click("ul.chips >> text=All")
+
+    # Search as you type: the server's index, titles before texts.
+    page.fill("#notes-search", "grocer")
+    page.wait_for_function("() => [...document.querySelectorAll('ol.notes li.note .title')].map(e => e.textContent).join() === 'Groceries,Meeting'",
+                           timeout=5_000)
+    check("search as you type: the title match first, then the text match", titles(page) == ["Groceries", "Meeting"], titles(page))
+    accessible(page, "the list, searched")
+    shot(page, "features-search")
+    page.fill("#notes-search", "")
+
+    # A note's category, reminder and mail.
+    page.click("li.note >> text=Groceries")
+    page.wait_for_selector("#note-category")
+    check("the editor shows the note's category", page.input_value("#note-category") == "Home")
+    page.fill("#note-category", "Errands")
+    webwalk.settled(page)
+    notes = {n["title"]: n for n in call(server, "GET", "/api/v1/notes", token=token)[1]["items"]}
+    check("a category typed in the editor is saved", notes["Groceries"].get("category") == "Errands", notes["Groceries"])
+    when = (datetime.datetime.now() + datetime.timedelta(days=2)).replace(hour=9, minute=30, second=0, microsecond=0)
+    page.fill("#note-reminder", when.strftime("%Y-%m-%dT%H:%M"))
+    page.click("text=Set reminder")
+    page.wait_for_function("() => document.querySelector('#note-reminder-status')?.textContent.startsWith('You will be reminded')")
+    reminders = call(server, "GET", "/api/v1/reminders", token=token)[1]["items"]
+    expected = when.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M")
+    check("Set reminder: the server keeps one pending reminder at the time picked",
+          len(reminders) == 1 and reminders[0]["state"] == "pending" and reminders[0]["at"].startswith(expected)
+          and reminders[0]["subject"] == f"notes/{notes['Groceries']['id']}", (reminders, expected))
+    page.wait_for_selector("fieldset.reminder >> text=Move reminder", timeout=10_000)
+    check("…and the block then offers to move or clear it", page.is_visible("fieldset.reminder >> text=Clear"))
+    accessible(page, "the editor with category and reminder")
+    shot(page, "features-editor")
+    page.click("fieldset.reminder >> text=Clear")
+    page.wait_for_selector("fieldset.reminder >> text=Set reminder", timeout=10_000)
+    pending = [r for r in call(server, "GET", "/api/v1/reminders?state=pending", token=token)[1]["items"]]
+    check("Clear cancels it on the server", pending == [] and page.text_content("#note-reminder-status") == "No reminder.",
+          (pending, page.text_content("#note-reminder-status")))
+    page.click("text=Email this note")
+    page.fill("#email-to", "friend@example.org")
+    page.click("dialog >> text=Send")
+    page.wait_for_selector(".mail-status", timeout=30_000)
+    status = page.text_content(".mail-status")
+    deadline = time.time() + 10
+    while not inbox and time.time() < deadline:
+        time.sleep(0.1)
+    subject = email.message_from_bytes(inbox[0][2], policy=email.policy.default)["subject"] if inbox else None
+    check("Email this note: 'Sent to …' on the screen, and the message at the SMTP server",
+          status == "Sent to friend@example.org." and subject == "Groceries", (status, subject))
+    page.click("text=‹ Notes")
+
+    # Where a note was written: a new note is geotagged from the phone's location, its editor names
+    # the place, and "Written near here" finds it.
+    page.click("text=New note")
+    page.fill("#note-title", "Picnic")
+    webwalk.settled(page)
+    picnic = next(n for n in call(server, "GET", "/api/v1/notes", token=token)[1]["items"] if n["title"] == "Picnic")
+    deadline = time.time() + 10
+    status, tag = 0, None
+    while time.time() < deadline and status != 200:
+        status, tag, _ = call(server, "GET", f"/api/v1/geo/tags?subject=notes/{picnic['id']}", token=token)
+        time.sleep(0.2)
+    check("a new note is geotagged where the phone is", status == 200 and abs(tag["latitude"] - 48.8584) < 1e-6, (status, tag))
+    page.click("text=‹ Notes")
+    page.click("li.note >> text=Picnic")
+    page.wait_for_selector("p.place:has-text('Paris')", timeout=10_000)
+    check("its editor says where it was written", "Written near Paris" in page.text_content("p.place"), page.text_content("p.place"))
+    page.click("text=‹ Notes")
+    page.click("text=Written near here")
+    page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 1")
+    check("'Written near here' narrows the list to the notes written within a kilometre", titles(page) == ["Picnic"], titles(page))
+    page.click("text=Written near here")
+    page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 4")
+
+    # The map of where notes were written: Leaflet from the server, tiles from the YAML's map_tiles
+    # (a stub on loopback here), a marker per geotagged note; tapping one opens the note.
+    policy = page.evaluate("fetch('/').then(r => r.headers.get('content-security-policy'))")
+    check("the page's CSP allows images from the map's tile server, and still no inline script",
+          f"img-src 'self' blob: data: {TILES.origin};" in policy and "unsafe-inline" not in policy.split("style-src")[0], policy)
+    page.get_by_role("button", name="Map", exact=True).click()
+    page.wait_for_selector("map-view img.leaflet-marker-icon[alt='Picnic']", timeout=15_000)
+    page.wait_for_function("() => [...document.querySelectorAll('map-view img.leaflet-tile')].some(t => t.complete && t.naturalWidth === 256)",
+                           timeout=15_000)
+    check("the map shows the note written at the Eiffel Tower as a marker, on tiles from the configured server",
+          TILES.count > 0 and page.locator("map-view .leaflet-marker-icon").count() == 1, (TILES.count, page.text_content("map-view .map-status")))
+    accessible(page, "the map of notes")
+    shot(page, "features-map")
+    page.click("map-view img.leaflet-marker-icon[alt='Picnic']")
+    page.wait_for_selector("note-editor #note-title")
+    check("tapping a marker opens its note", page.input_value("#note-title") == "Picnic", page.input_value("#note-title"))
+    page.click("text=‹ Notes")
+    if page.get_attribute("button.map-toggle", "aria-pressed") == "true":
+        page.click("button.map-toggle")
+    page.wait_for_selector("ol.notes li.note")
+
+    # Import an Evernote export from the list: progress, then the report.
+    path = os.path.join(data, "Evernote.enex")
+    with open(path, "w") as handle:
+        handle.write(ENEX)
+    page.set_input_files(".import input[type=file]", path)
+    page.wait_for_selector(".import-progress >> text=Imported 2 notes", timeout=30_000)
+    page.wait_for_function("() => document.querySelectorAll('ol.notes li.note').length === 6", timeout=10_000)
+    report = page.text_content(".import-progress")
+    check("Import: the report says what came in and which note had a problem", "Imported 2 notes from Evernote.enex" in report
+          and "1 note with a problem" in report, report)
+    check("…and the imported notes join the list after the user's", titles(page)[-2:] == ["Recipe: pancakes", "Trip ideas"], titles(page))
+    page.click(".import-progress summary")
+    accessible(page, "the list after an import")
+    shot(page, "features-import")
+    context.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
@@ -351,6 +650,21 @@ def main():
             context, page, token = walk(browser, server, data)
             offline_and_second_device(browser, server, context, page, token)
         code = webwalk.run(server, walk_all)
+    with tempfile.TemporaryDirectory(prefix="quire-web-features-") as data:
+        ca, cert, key = mail.certificate(data)
+        inbox = []
+        smtp_port = free_port()
+        controller = mail.smtp_server(smtp_port, cert, key, inbox)
+        os.environ.update(QUIRE_SMTP_HOST="127.0.0.1", QUIRE_SMTP_PORT=str(smtp_port), QUIRE_SMTP_USER=mail.USER,
+                          QUIRE_SMTP_PASSWORD=mail.PASSWORD, QUIRE_SMTP_CA_FILE=ca)
+        global TILES
+        TILES = TileStub()
+        os.environ["QUIRE_MAP_TILES"] = TILES.origin + "/{z}/{x}/{y}.png"
+        server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=mail.with_mail(data))
+        try:
+            code |= webwalk.run(server, lambda browser: planned_features(browser, server, data, inbox))
+        finally:
+            controller.stop()
     sys.exit(code)
 
 

@@ -9,7 +9,7 @@ in the middle of things, choose a photo while typing, two phones of one user edi
   before the pause that saves it.
 - An open note follows the other phone without losing the field being typed in; a value one
   phone's edit replaced is shown on both, and brought back in one tap.
-- Napkin Notes+: "All" clears "Written near here"; a mail error is said where the person looks.
+- Napkin Notes' planned features: "All" clears "Written near here"; a mail error is said where the person looks.
 - The phone's Back closes the full-screen photo, not the note; the list is where it was left;
   signing out deletes the account's copy from the phone (asking first when changes wait).
 
@@ -25,6 +25,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import mail  # noqa: E402  (the shipped config with its mail section on)
 import napkin_notes  # noqa: E402  (shared harness: Server, call, check)
 import webwalk  # noqa: E402  (the browser: Chromium at a phone's size, axe, screenshots)
 from napkin_notes import call, check, free_port  # noqa: E402
@@ -32,7 +33,6 @@ from webwalk import phone, settled, token_of  # noqa: E402
 
 ROOT = napkin_notes.ROOT
 NAPKIN = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
-PLUS = os.path.join(ROOT, "config", "apps", "napkin-plus.yaml")
 FOREIGN = os.path.join(ROOT, "config", "apps", "foreign-note.yaml")
 GONE = ("not here any more", "not in your album", "not there any more")
 
@@ -551,7 +551,7 @@ def napkin(browser, server, data):
     context.close()
 
 
-def napkin_plus(browser, server):
+def napkin_features(browser, server):
     context, page = new_user(browser, server, "plus-keeper", geolocation={"latitude": 48.8584, "longitude": 2.2945, "accuracy": 20},
                              permissions=["geolocation"])
     token = token_of(page)
@@ -652,8 +652,8 @@ def main():
         server = napkin_notes.Server(binary, data, free_port(), config=NAPKIN)
         code |= webwalk.run(server, lambda browser: napkin(browser, server, data))
     with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
-        server = napkin_notes.Server(binary, data, free_port(), config=PLUS)
-        code |= webwalk.run(server, lambda browser: napkin_plus(browser, server))
+        server = napkin_notes.Server(binary, data, free_port(), config=mail.with_mail(data))
+        code |= webwalk.run(server, lambda browser: napkin_features(browser, server))
     with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
         server = napkin_notes.Server(binary, data, free_port(), config=FOREIGN)
         code |= webwalk.run(server, lambda browser: foreign_note(browser, server))

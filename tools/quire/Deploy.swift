@@ -9,7 +9,7 @@ struct Deploy: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a systemd unit, the app's YAML, a secrets file (0600) and INSTALL.txt for a Debian server.")
 
-    @Option(name: .long, help: "The app: napkin-notes, napkin-plus, foreign-note, iremember or ar-notebook.") var app: String
+    @Option(name: .long, help: "The app: napkin-notes, foreign-note, iremember or ar-notebook.") var app: String
     @Option(name: .long, help: "Serve HTTPS for this domain on 443 (a certificate from Let's Encrypt, obtained and renewed by the server itself), HTTP on 80 redirecting.")
     var domain: String?
     @Option(name: .long, help: "With --domain: the address Let's Encrypt writes to about the certificate.")

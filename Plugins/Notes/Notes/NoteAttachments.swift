@@ -24,11 +24,19 @@ extension NotesService {
     /// `upload`: the image inline, or the blob the upload was streamed into (released when refused).
     func attachPhoto(owner: String, id: String, upload: BlobPayload, expectedVersion: Int64?) async throws(BusError) -> Record {
         let image = try await bus.request(IngestImage(owner: owner, image: upload), timeout: IngestImage.timeout)
-        return try await update(owner: owner, id: id, expectedVersion: expectedVersion) { $0.photo = image.sha256 }
+        // Where the photo was taken (its EXIF GPS, as media read it), kept beside where the note was written.
+        let place = image.info.gps.map { PhotoPlace(latitude: $0.latitude, longitude: $0.longitude) }
+        return try await update(owner: owner, id: id, expectedVersion: expectedVersion) {
+            $0.photo = image.sha256
+            $0.photoPlace = place
+        }
     }
 
     func removePhoto(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) -> Record {
-        try await update(owner: owner, id: id, expectedVersion: expectedVersion) { $0.photo = nil }
+        try await update(owner: owner, id: id, expectedVersion: expectedVersion) {
+            $0.photo = nil
+            $0.photoPlace = nil
+        }
     }
 
     /// The note's photo: `original` or one of the app's renditions.
@@ -85,18 +93,9 @@ enum NoteAttachmentRoutes {
             let expectedVersion = try request.ifMatchVersion()
             _ = try await service.note(owner: identity.accountID, id: id)  // 404 before the body is read
             // Under the server's memory budget: streamed to a file beside the blobs, decoded from it.
-            let cost = ImageUpload.memoryCost(declaredBytes: request.headers[.contentLength].flatMap { Int($0) }, limit: limits.photo)
-            let record = try await MemoryBudget.shared.withReservation(cost, for: "this photo", draining: request, limit: limits.photo) {
-                let upload: BlobPayload
-                if let directory = await ImageUpload.spoolDirectory(on: service.bus) {
-                    let spooled = try await request.spoolUpload(limit: limits.photo, what: "a photo", into: directory) { head in
-                        try ImageUpload.checkHead(head, what: "a photo")
-                    }
-                    upload = try await ImageUpload.payload(file: spooled.file, on: service.bus)
-                } else {
-                    upload = try await BlobPayload.wrap(try await request.collectUpload(limit: limits.photo, what: "a photo"), in: BusBlobStore(bus: service.bus))
-                }
-                return try await service.attachPhoto(owner: identity.accountID, id: id, upload: upload, expectedVersion: expectedVersion)
+            let record = try await request.withBudgetedUpload(ImageUpload.intake(what: "a photo", reservation: "this photo", on: service.bus),
+                                                              limit: limits.photo) { upload in
+                try await service.attachPhoto(owner: identity.accountID, id: id, upload: upload, expectedVersion: expectedVersion)
             }
             return NoteJSON.response(record)
         }

@@ -265,6 +265,7 @@ struct NoteImports: Sendable {
                     do throws(BusError) {
                         let image = try await bus.request(try await IngestImage.of(photo.bytes, owner: owner, on: bus), timeout: IngestImage.timeout)
                         data.photo = image.sha256
+                        data.photoPlace = image.info.gps.map { PhotoPlace(latitude: $0.latitude, longitude: $0.longitude) }
                         job.photos += 1
                     } catch where [BusError.Code.invalid, .tooLarge, .unsupportedMedia].contains(error.code) {
                         warnings.append("its image was left out: \(error.message)")

@@ -21,6 +21,9 @@ struct NoteData: Codable, Sendable, Equatable {
     var category: String?
     /// The import that brought the note in (Evernote, Keep): rolled back by it if the import fails.
     var importJob: String?
+    /// Where the photo was taken, from its EXIF GPS as media read it on upload (beside where the
+    /// note was written, which is a geotag); nil when the photo says nothing, or there is no photo.
+    var photoPlace: PhotoPlace?
 
     // Written out even when nil: the stored bytes are what clients get, and they should see the
     // fields (as null) before the media and drawing plugins fill them.
@@ -34,7 +37,14 @@ struct NoteData: Codable, Sendable, Equatable {
         try container.encode(drawing, forKey: .drawing)
         try container.encodeIfPresent(category, forKey: .category)
         try container.encodeIfPresent(importJob, forKey: .importJob)
+        try container.encodeIfPresent(photoPlace, forKey: .photoPlace)
     }
+}
+
+/// A photo's place, from its EXIF GPS.
+struct PhotoPlace: Codable, Sendable, Equatable {
+    var latitude: Double
+    var longitude: Double
 }
 
 /// A note as the API shows it: the record's id, version and timestamps, then its stored payload

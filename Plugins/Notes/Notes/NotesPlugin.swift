@@ -10,6 +10,7 @@ import SyncAPI
 import MediaAPI
 import DrawingAPI
 import MailAPI
+import ShareLinkAPI
 public import ServiceLifecycle
 
 /// The `notes` plugin — Napkin Notes' domain: quick notes with a title, text and date, in the user's
@@ -42,7 +43,7 @@ public struct NotesPlugin: Plugin {
             SettingDescription("max_import_bytes", "int 1...8589934592", default: "4294967296",
                                "Largest Evernote (.enex) or Google Keep (Takeout zip) file an import takes; it is streamed, never held in memory"),
         ],
-        offers: [NoteSubject.self])
+        offers: [NoteSubject.self, SharedNote.self])
 
     public static func configure(_ section: ConfigSection) -> Config {
         let zoneName = section.string("time_zone", default: "UTC") ?? "UTC"
@@ -105,6 +106,8 @@ public struct NotesPlugin: Plugin {
         // Other plugins ask before they attach something to a note (a geotag, a reminder).
         let service = self.service
         try bus.handle(CheckSubject<NoteSubject>.self) { request, _ in try await service.access(caller: request.caller, id: request.id) }
+        // A link to a note (share-link): what it shows now.
+        try bus.handle(ShowShared<SharedNote>.self) { request, _ in try await service.sharedView(owner: request.owner, resource: request.resource) }
         // Sync's feed shows a note as GET /notes/{id} does.
         try bus.handle(ShowSynced<SyncedNote>.self) { request, _ in
             .init(shown: request.records.map { $0.owner == request.viewer ? NoteJSON.document($0) : nil })
@@ -185,6 +188,13 @@ public struct NotesPlugin: Plugin {
             let input = try await request.decodeJSON(EmailInput.self, context: context)
             let sent = try await service.email(owner: identity.accountID, id: try Self.id(context), to: input.to ?? "")
             return try .json(EmailReply(to: input.to ?? "", messageID: sent.messageID))
+        }
+        try routes.add(.post, "{id}/share", summary: "Share the note read-only (apps with share-link): {title?, expiresInSeconds?, password?}; 201 with the link's path") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(NoteShareInput.self, context: context)
+            let created = try await service.share(owner: identity.accountID, id: try Self.id(context), input: input)
+            return try .json(created, status: .created, headers: [.location: created.path])
         }
         try routes.add(.get, "{id}", summary: "One note") { _, context, identity in
             let id = try Self.id(context)

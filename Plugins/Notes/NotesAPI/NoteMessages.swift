@@ -1,4 +1,5 @@
 public import Bus
+public import ShareLinkAPI
 public import Foundation
 public import StorageAPI
 
@@ -29,9 +30,13 @@ public struct NoteChanged: BusEvent {
 /// notes plugin answers ``CheckSubject`` of them and publishes ``SubjectDeleted`` when one is deleted.
 public enum NoteSubject: SubjectKind { public static let kind = "notes" }
 
+/// A note shared read-only through a link (apps with share-link): the notes plugin offers the kind
+/// and answers ``ShowShared`` of it with the note's front and back.
+public enum SharedNote: SharedKind { public static let id = "notes.note" }
+
 /// Every notes message, for name checks.
 public enum NotesMessages {
-    public static let all: [any BusMessage.Type] = [NoteChanged.self, StartNoteImport.self, GetNoteImportJob.self, ListNoteImportJobs.self, CheckSubject<NoteSubject>.self]
+    public static let all: [any BusMessage.Type] = [NoteChanged.self, StartNoteImport.self, GetNoteImportJob.self, ListNoteImportJobs.self, CheckSubject<NoteSubject>.self, ShowShared<SharedNote>.self]
 }
 
 // MARK: Imports

@@ -206,14 +206,15 @@ public struct ShareLinkPlugin: Plugin {
             if let title = stored.title, !title.isEmpty { view.title = title }
             let token = context.parameters.get("token") ?? ""
             let base = baseURL + "/api/v1/share-link/s/\(token)"
-            let images = view.items.indices.filter { view.items[$0].image != nil }
+            // A picture: a photo (with its mark-up), or a drawing on its own (a note's back).
+            let images = view.items.indices.filter { view.items[$0].image != nil || view.items[$0].overlay != nil }
             // On a password-protected link the pictures carry a grant instead of the password.
             let suffix = ShareLinkService.grant(for: stored).map { "?grant=\($0)" } ?? ""
             let picture = { (index: Int) in "\(base)/image/\(index)\(suffix)" }
             if json {
                 return try .json(PageJSON(title: view.title, description: view.description, url: base, expiresAt: stored.expiresAt,
                                           contents: view.items.enumerated().map { index, item in
-                                              PageJSON.Item(item, image: item.image == nil ? nil : picture(index))
+                                              PageJSON.Item(item, image: item.image == nil && item.overlay == nil ? nil : picture(index))
                                           }, image: images.first.map(picture)),
                                  headers: [.cacheControl: "no-store", .referrerPolicy: "no-referrer"])
             }
@@ -232,11 +233,18 @@ public struct ShareLinkPlugin: Plugin {
         let (record, stored) = try await resolve(request, context, picture: true)
         let view = try await service.show(record, stored)
         guard let index = context.parameters.get("index").flatMap(Int.init), view.items.indices.contains(index),
-              let sha256 = view.items[index].image else {
+              view.items[index].image != nil || view.items[index].overlay != nil else {
             throw Problem.notFound("This shared page has no picture \(context.parameters.get("index") ?? "").")
         }
         let bytes: Data
         let type: String
+        guard let sha256 = view.items[index].image else {
+            // A drawing on its own (a note's back), as the drawing plugin renders it: a PNG.
+            let drawn = try await service.bus.request(RenderDrawing(sha256: view.items[index].overlay, format: .png), timeout: .seconds(30))
+            let headers: HTTPFields = [.contentType: "image/png", .cacheControl: "private, max-age=300",
+                                       .xContentTypeOptions: "nosniff", .referrerPolicy: "no-referrer"]
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try await drawn.bytes(on: service.bus))))
+        }
         if let overlay = view.items[index].overlay {
             // The mark-up drawn over the same rendition: a PNG drawing writes, without EXIF either.
             let marked = try await service.bus.request(RenderDrawing(sha256: overlay, format: .png,

@@ -7,7 +7,7 @@ enum SharePage {
     /// `pageURL`: the page's absolute address from the configured `public_url`; without one,
     /// `og:url` is left out (the request's Host header is not the server's to trust).
     static func html(_ view: SharedView, pageURL: String?, imageURL: (Int) -> String) -> String {
-        let firstImage = view.items.firstIndex { $0.image != nil }
+        let firstImage = view.items.firstIndex { $0.image != nil || $0.overlay != nil }
         var head = """
             <meta property="og:type" content="website">
             <meta property="og:title" content="\(escape(view.title))">
@@ -26,7 +26,7 @@ enum SharePage {
         if let description = view.description, !description.isEmpty { body += "<p>\(escape(description))</p>\n" }
         for (index, item) in view.items.enumerated() {
             body += "<figure>\n"
-            if item.image != nil {
+            if item.image != nil || item.overlay != nil {
                 body += "<img src=\"\(escape(imageURL(index)))\" alt=\"\(escape(item.title ?? item.text ?? view.title))\">\n"
             }
             var caption: [String] = []

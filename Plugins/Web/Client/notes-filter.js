@@ -1,5 +1,5 @@
 // @ts-check
-/** Napkin Notes+ on the phone without the server: narrowing the synced notes by category and by
+/** Napkin Notes' search and categories on the phone without the server: narrowing the synced notes by category and by
  * what is typed (offline, and for notes not sent yet), the way the server's search matches. */
 
 /** Text folded for matching: case and accents ignored. @param {string} text */

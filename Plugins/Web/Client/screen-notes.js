@@ -8,6 +8,7 @@ import { categoryCounts, filterNotes, localDateTime, reminderInstant } from "./n
 import { localId } from "./outbox.js";
 import { FollowedForm } from "./follow.js";
 import { announce, askText, confirmAction, h, imageURL, readableDate, today, whereAmI } from "./ui.js";
+import { shareLink } from "./share.js";
 import "./drawing-pad.js";
 
 const KIND = "notes.note";
@@ -52,6 +53,11 @@ export class NotesList extends HTMLElement {
     const context = /** @type {Context} */ (this.context);
     if (!this.shell) this.build(context);
     const all = this.notes();
+    if (this.mapShown) {
+      if (this.chips) this.chips.replaceChildren();
+      this.showMap(all);
+      return;
+    }
     const query = this.query ?? "";
     const notes = query && this.found && navigator.onLine
       ? this.found.map((hit) => context.sync.one(KIND, hit.id) ?? hit).filter((note) => !this.category || note.category === this.category)
@@ -83,6 +89,8 @@ export class NotesList extends HTMLElement {
     const importer = has(context, "import:enex") ? this.importButton() : null;
     this.shell = h("main", { class: "screen" },
       h("div", { class: "toolbar" }, h("h1", {}, "Notes"),
+        has(context, "plugin:geo") ? h("button", { type: "button", class: "secondary map-toggle", "aria-pressed": "false",
+          onclick: (/** @type {Event} */ e) => this.toggleMap(/** @type {HTMLElement} */ (e.currentTarget)) }, "Map") : null,
         h("button", { type: "button", class: "primary", onclick: () => this.create() }, "New note")),
       search, this.chips, this.results, this.progress, importer);
     this.replaceChildren(this.shell);
@@ -106,6 +114,52 @@ export class NotesList extends HTMLElement {
       : [];
     return counts.length === 0 && near.length === 0 ? []
       : [chip(null, "All"), ...counts.map((c) => chip(c.name, `${c.name} (${c.count})`)), ...near];
+  }
+
+  /** The list, or the map of where the notes were written. @param {HTMLElement} button */
+  toggleMap(button) {
+    this.mapShown = !this.mapShown;
+    // A toggle: "Map" pressed shows the map, released the list again.
+    button.setAttribute("aria-pressed", String(this.mapShown));
+    if (!this.mapShown) this.mapView = null;
+    this.render();
+  }
+
+  /** Where each note was written (geo's tags of kind notes), a marker each; a tap opens the note.
+   * @param {Array<any>} all */
+  async showMap(all) {
+    const context = /** @type {Context} */ (this.context);
+    await import("./map-view.js");
+    if (!this.mapView) {
+      this.mapView = /** @type {import("./map-view.js").MapView} */ (h("map-view", { label: "Where your notes were written",
+        empty: "No note has a place yet: a note made while the phone shares its location is put on the map." }));
+      /** @type {HTMLElement} */ (this.results).replaceChildren(this.mapView);
+    }
+    const map = this.mapView;
+    /** @type {Array<any>} */
+    let tags = [];
+    try {
+      let cursor = "";
+      do {
+        const page = await context.api.get(`/api/v1/geo/box?south=-90&west=-180&north=90&east=180&kind=notes&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+        tags = tags.concat(page.items);
+        cursor = page.nextCursor ?? "";
+      } while (cursor && tags.length < 2000);
+    } catch {
+      map.connectedCallback();
+      map.say("The map needs the internet; try again when this phone is online.");
+      return;
+    }
+    if (map !== this.mapView) return;
+    const byId = new Map(all.map((note) => [note.id, note]));
+    const places = tags.map((hit) => {
+      const tag = hit.geotag ?? hit;
+      const id = String(tag.subject).replace(/^notes\//, "");
+      const note = byId.get(id);
+      return note ? { latitude: tag.latitude, longitude: tag.longitude, label: note.title || "Title",
+        open: () => context.go(`#/notes/${encodeURIComponent(id)}`) } : null;
+    }).filter((place) => place !== null);
+    await map.show(/** @type {Set<string>} */ (context.features ?? new Set()), /** @type {any} */ (places));
   }
 
   /** Narrows the list to the notes written within 1 km of where the phone is (geo's index). */
@@ -296,6 +350,85 @@ export class NotesList extends HTMLElement {
 }
 customElements.define("notes-list", NotesList);
 
+/** Whether two drawings hold the same strokes and words (numbers as the server writes them back).
+ * @param {any} a @param {any} b */
+function sameDrawing(a, b) {
+  const r = (/** @type {any} */ n) => (typeof n === "number" ? Math.round(n * 1e4) / 1e4 : n);
+  const keys = (/** @type {any} */ d) => JSON.stringify([
+    (d?.strokes ?? []).map((/** @type {any} */ s) => [s.tool, s.color, r(s.width), (s.points ?? []).map((/** @type {any} */ p) => [r(p.x), r(p.y)])]),
+    (d?.texts ?? []).map((/** @type {any} */ t) => [t.text, t.color, r(t.x), r(t.y), r(t.size)]), r(d?.aspect)]);
+  return keys(a) === keys(b);
+}
+
+/**
+ * Pinch (two fingers) or double-tap to zoom a picture inside its frame, one finger to move it once
+ * zoomed; the frame does not scroll the page. `data-scale` says how far it is zoomed.
+ * @param {HTMLElement} frame @param {HTMLImageElement} img
+ */
+function pinchZoom(frame, img) {
+  frame.style.touchAction = "none"; // CSSOM, which the CSP allows: the gestures are ours
+  img.style.transformOrigin = "0 0";
+  let scale = 1, x = 0, y = 0;
+  /** @type {Map<number, {x: number, y: number}>} */
+  const fingers = new Map();
+  /** @type {{distance: number, scale: number, x: number, y: number, mid: {x: number, y: number}} | null} */
+  let pinch = null;
+  const apply = () => {
+    scale = Math.min(6, Math.max(1, scale));
+    if (scale === 1) x = y = 0;
+    img.style.transform = `translate(${x}px, ${y}px) scale(${scale})`;
+    img.dataset.scale = scale.toFixed(2);
+  };
+  /** A point on the screen, from where the picture's untransformed corner is. @param {number} cx @param {number} cy */
+  const local = (cx, cy) => {
+    const box = img.getBoundingClientRect();
+    return { x: cx - (box.left - x), y: cy - (box.top - y) };
+  };
+  const spread = () => {
+    const [a, b] = [...fingers.values()];
+    return { distance: Math.hypot(a.x - b.x, a.y - b.y), mid: local((a.x + b.x) / 2, (a.y + b.y) / 2) };
+  };
+  frame.addEventListener("pointerdown", (event) => {
+    frame.setPointerCapture(event.pointerId);
+    fingers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    if (fingers.size === 2) pinch = { ...spread(), scale, x, y };
+  });
+  frame.addEventListener("pointermove", (event) => {
+    const last = fingers.get(event.pointerId);
+    if (!last) return;
+    const now = { x: event.clientX, y: event.clientY };
+    fingers.set(event.pointerId, now);
+    if (pinch && fingers.size === 2) {
+      const { distance, mid } = spread();
+      const next = Math.min(6, Math.max(1, pinch.scale * (distance / Math.max(1, pinch.distance))));
+      // The point between the fingers stays under them.
+      x = mid.x - ((pinch.mid.x - pinch.x) * next) / pinch.scale;
+      y = mid.y - ((pinch.mid.y - pinch.y) * next) / pinch.scale;
+      scale = next;
+      apply();
+    } else if (fingers.size === 1 && scale > 1) {
+      x += now.x - last.x;
+      y += now.y - last.y;
+      apply();
+    }
+  });
+  const up = (/** @type {PointerEvent} */ event) => {
+    fingers.delete(event.pointerId);
+    if (fingers.size < 2) pinch = null;
+  };
+  frame.addEventListener("pointerup", up);
+  frame.addEventListener("pointercancel", up);
+  frame.addEventListener("dblclick", (event) => {
+    const to = scale > 1 ? 1 : 2.5;
+    const at = local(event.clientX, event.clientY);
+    x = at.x - ((at.x - x) * to) / scale;
+    y = at.y - ((at.y - y) * to) / scale;
+    scale = to;
+    apply();
+  });
+  apply();
+}
+
 /** A field's value as its input holds it. @param {any} note @param {string} name */
 function fieldValue(note, name) {
   return name === "date" ? String(note.date ?? today()) : String(note[name] ?? "");
@@ -358,7 +491,7 @@ export class NoteEditor extends HTMLElement {
 
   /** @param {any} note */
   photoKey(note) {
-    return `${note.photo ?? ""}|${note.pendingPhoto ? "pending" : ""}`;
+    return `${note.photo ?? ""}|${note.pendingPhoto ? "pending" : ""}|${note.photoPlace ? `${note.photoPlace.latitude},${note.photoPlace.longitude}` : ""}`;
   }
 
   render() {
@@ -402,7 +535,10 @@ export class NoteEditor extends HTMLElement {
       photo,
       h("div", { class: "row" }, picker(true), picker(false)),
       has(context, "plugin:reminders") ? this.reminderBlock(note) : null,
-      has(context, "plugin:mail") ? h("button", { type: "button", class: "secondary email-button", onclick: () => this.email() }, "Email this note") : null,
+      h("div", { class: "row" },
+        has(context, "share:notes.note") ? h("button", { type: "button", class: "secondary", onclick: () => this.share() }, "Share this note") : null,
+        has(context, "plugin:mail") ? h("button", { type: "button", class: "secondary email-button", onclick: () => this.email() }, "Email this note")
+          : this.mailtoLink()),
       h("button", { type: "button", class: "danger", onclick: () => this.remove_() }, "Delete note"));
     this.replaceChildren(this.form);
     this.renderPhoto(note);
@@ -419,10 +555,25 @@ export class NoteEditor extends HTMLElement {
     if (note.pendingPhoto) {
       photo.append(h("img", { src: URL.createObjectURL(note.pendingPhoto), alt: "Photo waiting to upload" }));
     } else if (note.photo && !note.id.startsWith("local:")) {
+      const taken = this.photoPlaceLine(note);
       imageURL(context.api, `${NOTES}/${note.id}/photo/display`).then((url) => photo.replaceChildren(
         h("button", { type: "button", class: "photo-open", "aria-label": "Show the photo full screen", onclick: () => this.zoom(note) },
-          h("img", { src: url, alt: `Photo of “${note.title || "Title"}”` })))).catch(() => {});
+          h("img", { src: url, alt: `Photo of “${note.title || "Title"}”` })), taken ?? "")).catch(() => {});
     }
+  }
+
+  /** Where the photo was taken (its EXIF GPS, kept by the server on upload), as a place name when
+   * the app has geo's gazetteer, else as coordinates; null when the photo does not say.
+   * @param {any} note */
+  photoPlaceLine(note) {
+    const at = note.photoPlace;
+    if (!at || typeof at.latitude !== "number" || typeof at.longitude !== "number") return null;
+    const line = h("p", { class: "hint photo-place" }, `📷 Photo taken at ${at.latitude.toFixed(4)}, ${at.longitude.toFixed(4)}`);
+    if (has(this.context, "plugin:geo")) {
+      /** @type {Context} */ (this.context).api.get(`/api/v1/geo/place?lat=${at.latitude}&lon=${at.longitude}`)
+        .then((place) => { line.textContent = `📷 Photo taken near ${place.label}`; }).catch(() => {});
+    }
+    return line;
   }
 
   /** Where the note was written, as a place name (geo's offline gazetteer), when it was geotagged.
@@ -495,6 +646,37 @@ export class NoteEditor extends HTMLElement {
     return block;
   }
 
+  /** A read-only link to the note (its text, photo and drawing) through the phone's share sheet,
+   * or shown to copy where there is none. */
+  async share() {
+    this.followed?.flush();
+    const note = this.note();
+    if (!note) return;
+    if (note.id.startsWith("local:")) {
+      announce("This note is not on the server yet; share it once you are online.");
+      return;
+    }
+    await shareLink(/** @type {Context} */ (this.context).api, `${NOTES}/${note.id}/share`, {}, note.title || "A note");
+  }
+
+  /** Without a mail server (no `mail:` in the app's YAML): the phone's own mail app, through a
+   * `mailto:` link holding the note's title, date and text as they are when it is tapped. */
+  mailtoLink() {
+    const link = /** @type {HTMLAnchorElement} */ (h("a", { class: "button secondary email-button", href: "mailto:" }, "Email this note"));
+    const fill = () => {
+      this.followed?.flush();
+      const note = this.note();
+      if (!note) return;
+      const body = [readableDate(note.date ?? ""), "", note.text ?? ""].join("\n");
+      link.href = `mailto:?subject=${encodeURIComponent(note.title || "Title")}&body=${encodeURIComponent(body)}`;
+    };
+    // Filled as the finger or the keyboard reaches it, and again on the tap itself.
+    link.addEventListener("pointerdown", fill);
+    link.addEventListener("focus", fill);
+    link.addEventListener("click", fill);
+    return link;
+  }
+
   /** Sends the note (text and photo) to an address, through the app's mail server. */
   async email() {
     const context = /** @type {Context} */ (this.context);
@@ -538,9 +720,15 @@ export class NoteEditor extends HTMLElement {
    * the history) rather than leaving the note. @param {any} note */
   async zoom(note) {
     const url = await imageURL(/** @type {Context} */ (this.context).api, `${NOTES}/${note.id}/photo`);
+    const hint = h("p", { class: "zoom-hint" }, "Pinch or double-tap to zoom.");
+    // CSSOM, which the CSP allows: white on the black of the full-screen photo, at its foot.
+    Object.assign(hint.style, { position: "fixed", bottom: "1rem", left: "0", right: "0", margin: "0", textAlign: "center", color: "#fff",
+      background: "rgba(0, 0, 0, 0.6)", padding: ".25rem", pointerEvents: "none" });
     const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "zoom", "aria-label": "The photo, full size" },
       h("button", { type: "button", class: "close", onclick: () => dialog.close() }, "Close"),
-      h("div", { class: "zoomable" }, h("img", { src: url, alt: `Photo of “${note.title || "Title"}”, full size` }))));
+      h("div", { class: "zoomable" }, h("img", { src: url, alt: `Photo of “${note.title || "Title"}”, full size` })),
+      hint));
+    pinchZoom(/** @type {HTMLElement} */ (dialog.querySelector(".zoomable")), /** @type {HTMLImageElement} */ (dialog.querySelector(".zoomable img")));
     const back = () => dialog.close();
     dialog.addEventListener("close", () => {
       window.removeEventListener("popstate", back);
@@ -647,7 +835,8 @@ export class NoteBack extends HTMLElement {
         if (waiting() || !this.isConnected) return;
         shown = now;
         seen(drawing);
-        pad.follow(drawing);
+        // This phone's own write answered: the same drawing, nothing to draw again.
+        if (!sameDrawing(drawing, pad.drawing)) pad.follow(drawing);
         await /** @type {import("./db.js").Database} */ (context.sync.db).setMeta(`drawing:${id}`, drawing);
       } catch {
         // Offline or refused: the drawing shown stays; the next change tries again.

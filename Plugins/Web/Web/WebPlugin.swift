@@ -13,6 +13,10 @@ public import PluginKit
 /// ```yaml
 /// web: { name: "Napkin Notes", short_name: Napkin, theme_color: "#8a5a00", background_color: "#fffaf0" }
 /// ```
+///
+/// Maps (the client's `<map-view>`): Leaflet from Debian's `libjs-leaflet`, served from
+/// `/usr/share/javascript/leaflet` at `/vendor/leaflet/`, and tiles from `map_tiles` (OpenStreetMap
+/// by default), whose origin the page's CSP allows for images.
 public struct WebPlugin: Plugin {
     public struct Config: Sendable {
         var name: String?
@@ -20,7 +24,14 @@ public struct WebPlugin: Plugin {
         var themeColor: String
         var backgroundColor: String
         var description: String
+        var mapTiles: String
+        var mapAttribution: String
+        var leafletDirectory: String
     }
+
+    /// OpenStreetMap's standard tiles (their use policy: light use, with attribution).
+    static let openStreetMapTiles = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    static let leafletMissing = "The map needs Leaflet on the server: install Debian's libjs-leaflet (tools/setup does) and restart the server."
 
     public static let descriptor = PluginDescriptor(
         id: "web",
@@ -32,6 +43,9 @@ public struct WebPlugin: Plugin {
             SettingDescription("theme_color", "#rrggbb", default: "#1f5f8b", "The browser's bar and the icon's colour"),
             SettingDescription("background_color", "#rrggbb", default: "#ffffff", "The splash screen's colour"),
             SettingDescription("description", "text", default: "", "One sentence for the install prompt"),
+            SettingDescription("map_tiles", "URL with {z}, {x}, {y}", default: openStreetMapTiles, "Where maps get their tiles (the CSP allows its origin)"),
+            SettingDescription("map_attribution", "text", default: "© OpenStreetMap contributors", "Said in the corner of every map"),
+            SettingDescription("leaflet_dir", "directory", default: "/usr/share/javascript/leaflet", "Leaflet's files (Debian's libjs-leaflet)"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
@@ -44,13 +58,22 @@ public struct WebPlugin: Plugin {
             }
             return value
         }
+        let tiles = section.string("map_tiles").flatMap { $0.isEmpty ? nil : $0 } ?? openStreetMapTiles
+        if tileOrigin(tiles) == nil || !["{z}", "{x}", "{y}"].allSatisfy({ tiles.contains($0) }) {
+            section.report("map_tiles", "a tile address is http(s)://host/…{z}/{x}/{y}…, such as \(openStreetMapTiles)")
+        }
         return Config(name: section.string("name"), shortName: section.string("short_name"), themeColor: colour("theme_color", "#1f5f8b"),
-                      backgroundColor: colour("background_color", "#ffffff"), description: section.string("description") ?? "")
+                      backgroundColor: colour("background_color", "#ffffff"), description: section.string("description") ?? "",
+                      mapTiles: tiles, mapAttribution: section.string("map_attribution") ?? "© OpenStreetMap contributors",
+                      leafletDirectory: section.string("leaflet_dir") ?? "/usr/share/javascript/leaflet")
     }
 
     let assets: WebAssets
     let appName: String
     let config: Config
+    /// Leaflet's files by their path under /vendor/leaflet/; empty when it is not installed.
+    let leaflet: [String: WebAssets.Asset]
+    let pagePolicy: String
 
     public init(config: Config, context: PluginContext) async throws {
         guard let directory = Bundle.module.url(forResource: "Client", withExtension: nil) else {
@@ -59,9 +82,42 @@ public struct WebPlugin: Plugin {
         assets = try WebAssets(directory: directory)
         appName = context.appName
         self.config = config
+        leaflet = Self.leafletFiles(config.leafletDirectory)
+        pagePolicy = Self.contentSecurityPolicy(tiles: Self.tileOrigin(config.mapTiles))
     }
 
-    public var features: [String] { ["client", "offline"] }
+    /// `map` when Leaflet is there; the tiles and their attribution either way (the client says
+    /// what is missing rather than showing an empty box).
+    public var features: [String] {
+        ["client", "offline"] + (leaflet.isEmpty ? [] : ["map"]) + ["map-tiles:\(config.mapTiles)", "map-attribution:\(config.mapAttribution)"]
+    }
+
+    /// The files a map needs, read once: the ES module, its CSS and its marker images.
+    static func leafletFiles(_ directory: String) -> [String: WebAssets.Asset] {
+        var files: [String: WebAssets.Asset] = [:]
+        let wanted = [("leaflet.esm.js", "text/javascript; charset=utf-8"), ("leaflet.css", "text/css; charset=utf-8")]
+            + ["layers.png", "layers-2x.png", "marker-icon.png", "marker-icon-2x.png", "marker-shadow.png"].map { ("images/\($0)", "image/png") }
+        for (name, type) in wanted {
+            guard let bytes = FileManager.default.contents(atPath: "\(directory)/\(name)") else { continue }
+            files[name] = WebAssets.asset(bytes, type: type)
+        }
+        return files["leaflet.esm.js"] == nil ? [:] : files
+    }
+
+    /// The origin a tile address names (`{s}` subdomains as a wildcard), for the CSP; nil when it is not http(s).
+    static func tileOrigin(_ template: String) -> String? {
+        guard let scheme = ["https://", "http://"].first(where: { template.hasPrefix($0) }) else { return nil }
+        let rest = template.dropFirst(scheme.count)
+        let host = rest.prefix { $0 != "/" }
+        guard !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:{}".contains($0) }) else { return nil }
+        return scheme + host.replacingOccurrences(of: "{s}", with: "*")
+    }
+
+    /// The page's policy: our own origin, and images from the map's tile server too.
+    static func contentSecurityPolicy(tiles: String?) -> String {
+        guard let tiles else { return contentSecurityPolicy }
+        return contentSecurityPolicy.replacingOccurrences(of: "img-src 'self' blob: data:;", with: "img-src 'self' blob: data: \(tiles);")
+    }
 
     /// Our own origin only; no inline script. Images may be blobs and data URLs (photos picked on
     /// the phone before they upload); the live WebSocket is same-origin.
@@ -91,8 +147,18 @@ public struct WebPlugin: Plugin {
         ] as [String: Any], options: [.sortedKeys])
         let manifestAsset = WebAssets.asset(manifest, type: "application/manifest+json")
 
+        let policy = pagePolicy
         routes.addPublic(.get, "", summary: "The web client's shell (no-cache: it names the current assets)") { request, _ in
-            Self.serve(index, request, cache: "no-cache", page: true)
+            Self.serve(index, request, cache: "no-cache", page: true, policy: policy)
+        }
+        let leaflet = self.leaflet
+        for path in ["vendor/leaflet/{file}", "vendor/leaflet/images/{file}"] {
+            routes.addPublic(.get, path, summary: "Leaflet, for maps (Debian's libjs-leaflet)") { request, context in
+                guard !leaflet.isEmpty else { throw Problem.notFound(Self.leafletMissing) }
+                let file = (path.contains("/images/") ? "images/" : "") + (context.parameters.get("file") ?? "")
+                guard let asset = leaflet[file] else { throw Problem.notFound("Leaflet has no file \(file) here.") }
+                return Self.serve(asset, request, cache: "public, max-age=86400", page: false)
+            }
         }
         routes.addPublic(.get, "sw.js", summary: "The service worker: keeps the shell and assets for offline use") { request, _ in
             var response = Self.serve(worker, request, cache: "no-cache", page: false)
@@ -121,12 +187,12 @@ public struct WebPlugin: Plugin {
         }
     }
 
-    static func serve(_ asset: WebAssets.Asset, _ request: Request, cache: String, page: Bool) -> Response {
+    static func serve(_ asset: WebAssets.Asset, _ request: Request, cache: String, page: Bool, policy: String = contentSecurityPolicy) -> Response {
         var headers: HTTPFields = [.contentType: asset.type, .cacheControl: cache, .eTag: asset.etag, .xContentTypeOptions: "nosniff",
                                    .vary: "Accept-Encoding"]
         headers[Self.referrerPolicy] = "same-origin"
         if page {
-            headers[.contentSecurityPolicy] = contentSecurityPolicy
+            headers[.contentSecurityPolicy] = policy
             headers[Self.permissionsPolicy] = "camera=(self), geolocation=(self), microphone=()"
         }
         if request.headers[.ifNoneMatch] == asset.etag { return Response(status: .notModified, headers: headers) }
