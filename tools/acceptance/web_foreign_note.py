@@ -208,6 +208,24 @@ def help_and_tips(page, server):
     page.get_by_role("note").get_by_role("link", name="More help").click()
     page.wait_for_selector("vocab-help h1")
     check("a tip's “More help” opens the help at its task", "task=search" in page.url, page.url)
+    # In landscape too: the help and a tip no wider than the screen, the tip's buttons on it.
+    page.set_viewport_size({"width": 844, "height": 390})
+    try:
+        page.wait_for_timeout(200)
+        help_width = page.evaluate("document.documentElement.scrollWidth")
+        page.goto("/#/review")
+        note = page.get_by_role("note")
+        note.wait_for(timeout=10_000)
+        note.scroll_into_view_if_needed()
+        shot(page, "tip-landscape")
+        box = note.bounding_box()
+        got_it = page.get_by_role("button", name="Got it").bounding_box()
+        width = page.evaluate("document.documentElement.scrollWidth")
+        check("in landscape (844×390) the help and a tip are no wider than the screen, the tip's “Got it” within it",
+              help_width <= 844 and width <= 844 and box and got_it and box["x"] >= 0 and box["x"] + box["width"] <= 844
+              and got_it["x"] + got_it["width"] <= box["x"] + box["width"], (help_width, width, box, got_it))
+    finally:
+        page.set_viewport_size({"width": 390, "height": 844})
     page.goto("/#/")
     page.wait_for_selector("vocab-collections")
 
