@@ -13,7 +13,9 @@ shows on the other within a second, without a reload) and offline on both (words
 search over the device's copy, back online: on the server once); then what a walk on the phone
 found: a name already taken said in its dialog, long words and addresses no wider than the phone,
 a new tag with a space made with the word's edit (online and offline), the server's order of words
-on the phone, the undo bar over no control, our own .apkg imported again without copies. axe-core checks every screen;
+on the phone, the undo bar over no control, our own .apkg imported again without copies; the help
+screen and a first-use tip (shown once, dismissed, its views and dismissals counted on /metrics),
+in portrait and landscape. axe-core checks every screen;
 screenshots go to .build/screenshots/foreign-note-*.png (tools/screenshots: docs/screenshots/).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
