@@ -1,0 +1,305 @@
+// @ts-check
+/**
+ * What a person does to an AR Notebook page (the notebook screen's editing, as functions of the
+ * screen): a new page from a template in a palette colour, a page's colour, where on a page an
+ * insert goes (a template's free slot; a full page says so), inserts typed, pasted or from the
+ * gallery, an item's text changed or the item removed, undo, a page deleted after confirming, share,
+ * and text being typed kept as a draft (`notebook-drafts.js`). Each change goes through the
+ * screen's `change` (at once online, else the outbox).
+ */
+import { confirmedDelete, chooseDialog, textDialog } from "./notebook-element.js";
+import { draftsOf, dropDraft, keepDraft } from "./notebook-drafts.js";
+import { freeSlots, ITEM, N, NOTEBOOK, PAGE, placed, writeOf } from "./notebook-model.js";
+import { localId } from "./outbox.js";
+import { shareLink } from "./share.js";
+import { announce, askText, confirmAction, h } from "./ui.js";
+
+/** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
+/** @typedef {import("./notebook-model.js").Item} Item */
+/** @typedef {import("./notebook-model.js").Page} Page */
+/** @typedef {import("./notebook-model.js").Notebook} Notebook */
+
+/** @param {BookScreen} screen */
+export async function addPage(screen) {
+  const cat = screen.catalog;
+  const choice = await chooseDialog("New page", [
+    { name: "template", label: "Layout", options: cat.templates.map((/** @type {any} */ t) => [t.id, ({ blank: "Blank", "one-slot": "One picture", "two-slots": "Two pictures" })[/** @type {"blank"} */ (t.id)] ?? t.id]) },
+    { name: "background", label: "Colour", options: cat.palette.map((/** @type {any} */ s) => [s.id, s.id[0].toUpperCase() + s.id.slice(1)]), swatches: cat.palette },
+  ]);
+  if (!choice) return;
+  screen.currentPage();
+  const after = screen.index;
+  const answer = await screen.change({ method: "POST", path: `${N}/notebooks/${screen.nid}/pages`,
+    body: { template: choice.template, background: choice.background, after }, kind: PAGE, id: localId(), recordAt: "page" });
+  if (answer === undefined) return;
+  screen.reload(answer?.number ?? after + 1);
+  announce(`Page ${screen.index} added.`);
+  if (answer === null) screen.say(`No network: page ${screen.index} is kept on this phone and made on the server when the phone is online.`, { alert: false });
+}
+
+/** @param {BookScreen} screen */
+export async function colour(screen) {
+  const page = screen.currentPage();
+  if (!page) return;
+  const cat = screen.catalog;
+  const choice = await chooseDialog("Page colour", [
+    { name: "background", label: "Colour", options: cat.palette.map((/** @type {any} */ s) => [s.id, s.id[0].toUpperCase() + s.id.slice(1)]), swatches: cat.palette, value: page.background },
+  ]);
+  if (!choice) return;
+  const answer = await screen.change({ method: "PATCH", path: `${N}/notebooks/${screen.nid}/pages/${page.id}`, body: { background: choice.background }, kind: PAGE, id: page.id });
+  if (answer !== undefined) screen.reload();
+}
+
+/**
+ * Where on the page an insert goes (FR3.2.6–7): a page from a template asks which free slot
+ * when more than one is free; a full page says so (nothing is stacked over its slots). Answers
+ * the slot, null for a blank page (centred), or undefined when there is nowhere (or cancelled).
+ * @param {Page} page
+ * @returns {Promise<number | null | undefined>}
+ * @param {BookScreen} screen
+ */
+export async function whereOnPage(screen, page) {
+  if (!page.slots.length) return null;
+  const free = freeSlots(page);
+  if (!free.length) {
+    screen.say(`Page ${screen.numberOf(page)} is full: its ${page.slots.length === 1 ? "slot holds" : `${page.slots.length} slots hold`} an item each. `
+      + "Add a page, or remove an item first (tap it).", { action: ["New page", () => addPage(screen)] });
+    return undefined;
+  }
+  if (free.length === 1) return free[0];
+  const names = page.slots.length === 2 ? ["Top", "Bottom"] : page.slots.map((_, n) => `Slot ${n + 1}`);
+  const choice = await chooseDialog("Where on the page", [{ name: "slot", label: "Slot", options: free.map((n) => [String(n), names[n]]) }]);
+  return choice ? Number(choice.slot) : undefined;
+}
+
+/**
+ * Puts text or a picture on the page showing, in `slot`. Offline, it waits in the outbox (drawn
+ * on the page as waiting) and goes on that page when the network returns; nothing the user typed
+ * is thrown away. A refusal is said beside the controls, with `again` to change what was typed.
+ * Answers the server's answer, null when it waits in the outbox, undefined when nothing was added.
+ * @param {any} body @param {number | null} slot @param {[string, () => void]} [again]
+ * @returns {Promise<any>}
+ * @param {BookScreen} screen
+ */
+export async function insert(screen, body, slot, again) {
+  const page = screen.currentPage();
+  if (!page) return;
+  const picture = body instanceof Blob;
+  // Kept for later, it would be refused only then, out of sight: the server's rule, said now.
+  if (!picture && body.kind === "clipboard" && [...body.text].length > (screen.catalog.clipboardMaxCharacters ?? 140) && screen.queues(`${N}/notebooks/${screen.nid}`)) {
+    const max = screen.catalog.clipboardMaxCharacters ?? 140;
+    screen.say(`Clipboard text is at most ${max} characters; this is ${[...body.text].length}. Copy a shorter passage or type it as keyboard text.`, { action: again });
+    return;
+  }
+  const aspect = picture ? await aspectOf(body) : undefined;
+  const slots = page.slots;
+  const frame = placed(screen.catalog, slot === null ? undefined : slots[slot], aspect);
+  const path = `${N}/notebooks/${screen.nid}/pages/${page.id}/items${picture && slot !== null ? `?slot=${slot}` : ""}`;
+  const sent = picture ? body : { ...body, ...(slot === null ? {} : { slot }) };
+  const answer = await screen.change({ method: "POST", path, body: sent, contentType: picture ? body.type : undefined, kind: ITEM, id: localId(),
+    recordAt: "item", local: { kind: picture ? "image" : body.kind, text: picture ? undefined : body.text, slot, frame } }, again);
+  if (answer === undefined) return undefined;
+  screen.reload();
+  if (answer === null) {
+    screen.say(`No network: ${picture ? "the picture is" : "your text is"} kept on this phone and goes on page ${screen.numberOf(page)} when the phone is online.`, { alert: false });
+  } else {
+    announce(picture ? "Picture added." : "Added.");
+  }
+  return answer;
+}
+
+/** A change waiting for the network, in words. @param {import("./outbox.js").Write} write @param {BookScreen} screen */
+export function waitingWhat(screen, write) {
+  const what = writeOf(write);
+  const pageOf = (/** @type {string | undefined} */ id) => {
+    const found = screen.content?.pages.findIndex((page) => page.id === id || page.id === screen.ctx.sync.resolve(id ?? "")) ?? -1;
+    return found >= 0 ? `page ${found + 1}` : "its page";
+  };
+  const item = (/** @type {string | undefined} */ id) => screen.content?.pages.flatMap((p) => p.items).find((i) => i.id === id);
+  const said = (/** @type {Item | undefined} */ it) => it?.kind === "image" ? "a picture" : `“${it?.text ?? ""}”`;
+  switch (what?.what) {
+    case "create": return `This notebook, “${write.body?.name ?? ""}”`;
+    case "rename": return "Its new name";
+    case "page": return "A new page";
+    case "background": return `A colour for ${pageOf(what.target)}`;
+    case "insert": return `${write.body instanceof Blob ? "A picture" : `“${write.body?.text ?? ""}”`} · ${pageOf(what.target)}`;
+    case "item": return write.body?.text !== undefined ? `New text “${write.body.text}”` : `${said(item(what.target))} moved`;
+    case "remove": return "An item removed";
+    case "undo": return "Undo";
+    default: return "A change";
+  }
+}
+
+/**
+ * Text typed on this notebook's page and not saved when the phone last showed it (a reload, the
+ * browser closing the tab): the page turned to, and the dialog opened again with the text.
+ * @param {BookScreen} screen
+ */
+export function giveBackDraft(screen) {
+  const content = screen.content;
+  if (!content || !screen.editable) return;
+  const draft = draftsOf(screen.account, [screen.notebookId, screen.nid, content.notebook.id])[0];
+  if (!draft) return;
+  const at = content.pages.findIndex((p) => p.id === draft.page || p.id === screen.ctx.sync.resolve(draft.page));
+  if (at < 0) return dropDraft(screen.account, draft); // its page was deleted
+  if (screen.index !== at + 1) {
+    screen.index = screen.target = at + 1;
+    screen.render();
+  }
+  const page = content.pages[at];
+  announce("What you were writing is back.");
+  if (draft.item) {
+    const item = page.items.find((i) => i.id === draft.item || i.id === screen.ctx.sync.resolve(draft.item ?? ""));
+    if (!item) return dropDraft(screen.account, draft);
+    return void editItem(screen, item, draft.text, draft);
+  }
+  void write(screen, draft.text, draft.slot, draft);
+}
+
+/**
+ * Asks where on the page (if it has slots), then the text, kept as a draft while it is typed.
+ * @param {string} [typed] what was typed before (refused by the server, or a draft given back)
+ * @param {number | null} [slotWas] the slot it was for, asked again only when no longer free
+ * @param {import("./notebook-drafts.js").Draft} [was] the draft given back, forgotten once this one is kept
+ * @param {BookScreen} screen
+ */
+export async function write(screen, typed = "", slotWas, was) {
+  const page = screen.currentPage();
+  if (!page) return;
+  const free = slotWas !== undefined && (slotWas === null ? !page.slots.length : freeSlots(page).includes(slotWas));
+  const slot = free ? slotWas : await whereOnPage(screen, page);
+  if (slot === undefined) return;
+  const where = { notebook: screen.nid, page: page.id, slot };
+  const asked = askText({ title: "Write on the page", label: "Your text", id: "nb-text", action: "Add", multiline: true,
+    required: "Type something first, or tap Cancel.", value: typed });
+  if (was) dropDraft(screen.account, was);
+  keepDraft(screen.account, where, "nb-text");
+  const text = await asked;
+  if (!text) return dropDraft(screen.account, where);
+  const answer = await insert(screen, { kind: "text", text }, slot, ["Change the text", () => write(screen, text, slot)]);
+  if (answer !== undefined) dropDraft(screen.account, where);
+}
+
+/** What was copied goes on the page; the server refuses more than its clipboard limit, in words. @param {BookScreen} screen */
+export async function paste(screen) {
+  const page = screen.currentPage();
+  if (!page) return;
+  const slot = await whereOnPage(screen, page);
+  if (slot === undefined) return;
+  let text = "";
+  try {
+    text = await navigator.clipboard.readText();
+  } catch {
+    const typed = await textDialog("Paste", "Paste here (the browser did not let the app read the clipboard)");
+    if (!typed) return;
+    text = typed;
+  }
+  await insert(screen, { kind: "clipboard", text }, slot, ["Write it instead", () => write(screen, text)]);
+}
+
+/** @param {BookScreen} screen */
+export function picturePicker(screen) {
+  /** @type {number | null} */
+  let slot = null;
+  const input = /** @type {HTMLInputElement} */ (h("input", { type: "file", accept: "image/*", hidden: true,
+    onchange: () => { const file = input.files?.[0]; input.value = ""; if (file) insert(screen, file, slot); } }));
+  return h("span", { class: "picker" }, h("button", { type: "button", class: "secondary", onclick: async () => {
+    const page = screen.currentPage();
+    if (!page) return;
+    const where = await whereOnPage(screen, page);
+    if (where === undefined) return;
+    slot = where;
+    input.click();
+  } }, "Picture"), input);
+}
+
+/** @param {BookScreen} screen */
+export async function undo(screen) {
+  screen.currentPage();
+  const answer = await screen.change({ method: "POST", path: `${N}/notebooks/${screen.nid}/undo`, kind: NOTEBOOK, id: screen.nid });
+  if (answer === undefined) return;
+  screen.reload();
+  announce("Undone.");
+}
+
+/**
+ * UC-6: an item's choices, on a tap (or Enter): change its text, or remove it after confirming.
+ * @param {Item} item
+ * @param {BookScreen} screen
+ */
+export async function itemMenu(screen, item) {
+  if (!screen.editable) return;
+  const what = item.kind === "image" ? "this picture" : `“${(item.text ?? "").length > 40 ? `${(item.text ?? "").slice(0, 39)}…` : item.text}”`;
+  const choice = await chooseDialog(item.kind === "image" ? "A picture" : "Text on the page", [{ name: "action", label: "What to do",
+    options: [...(item.kind === "image" ? [] : [["edit", "Change the text"]]), ["remove", "Remove it"]].map((o) => /** @type {[string, string]} */ (o)) }]);
+  if (!choice) return;
+  if (choice.action === "edit") return editItem(screen, item);
+  if (!(await confirmAction(`Remove ${what} from page ${screen.index}? Undo cannot bring it back.`, "Remove"))) return;
+  const answer = await screen.change({ method: "DELETE", path: `${N}/notebooks/${screen.nid}/items/${item.id}`, kind: ITEM, id: item.id });
+  if (answer === undefined) return;
+  screen.reload();
+  announce("Removed.");
+}
+
+/** @param {Item} item @param {string} [typed] @param {import("./notebook-drafts.js").Draft} [was] a draft given back @param {BookScreen} screen */
+export async function editItem(screen, item, typed, was) {
+  const page = screen.currentPage();
+  const where = { notebook: screen.nid, page: page?.id ?? "", item: item.id };
+  const asked = askText({ title: "Change the text", label: "Its text", id: "nb-text", action: "Save", multiline: true,
+    required: "Type something first, or tap Cancel.", value: typed ?? item.text ?? "" });
+  if (was) dropDraft(screen.account, was);
+  if (page) keepDraft(screen.account, where, "nb-text");
+  const text = await asked;
+  if (!text || text === item.text) return dropDraft(screen.account, where);
+  const answer = await screen.change({ method: "PATCH", path: `${N}/notebooks/${screen.nid}/items/${item.id}`, body: { text }, kind: ITEM, id: item.id,
+    baseVersion: item.version || undefined }, ["Change the text", () => editItem(screen, item, text)]);
+  if (answer === undefined) return;
+  dropDraft(screen.account, where);
+  screen.reload();
+  announce("Changed.");
+}
+
+/** @param {BookScreen} screen */
+export async function deletePage(screen) {
+  const page = screen.currentPage();
+  if (!page) return;
+  screen.say(null);
+  const number = screen.numberOf(page);
+  if (!(await confirmedDelete(screen, `${N}/notebooks/${screen.nid}/pages/${page.id}`))) return;
+  await screen.ctx.sync.pull();
+  screen.reload(number); // the page that took its place, or the new last page
+  announce("Page deleted.");
+}
+
+/** @param {BookScreen} screen */
+export function share(screen) {
+  const notebook = /** @type {Notebook} */ (screen.content?.notebook);
+  // The link opens the app, which opens the notebook read-only for whoever signs in with it.
+  return shareLink(screen.ctx.api, `${N}/notebooks/${notebook.id}/share`, {}, notebook.name,
+    (answer) => `${location.origin}/#/accept/${encodeURIComponent(answer.token)}`);
+}
+
+/** @type {WeakMap<Blob, string>} */
+const blobURLs = new WeakMap();
+
+/** An object URL for a picture waiting in the outbox (one per picture, however often it is drawn). @param {Blob} blob */
+export function blobURL(blob) {
+  let url = blobURLs.get(blob);
+  if (!url) {
+    url = URL.createObjectURL(blob);
+    blobURLs.set(blob, url);
+  }
+  return url;
+}
+
+/** A picture's width ÷ height, to draw it where the server will put it; undefined when it cannot be read. @param {Blob} blob */
+async function aspectOf(blob) {
+  try {
+    const bitmap = await createImageBitmap(blob);
+    const aspect = bitmap.width / Math.max(1, bitmap.height);
+    bitmap.close();
+    return aspect;
+  } catch {
+    return undefined;
+  }
+}
