@@ -591,6 +591,30 @@ def share_photo(page, server):
     page.get_by_label("New links work for").select_option(label="Until I stop sharing")
 
 
+def picture_cache(page):
+    """Settings: how much of the phone the album's pictures may take (the least recently viewed go
+    first past it; album-cache.test.mjs checks the order), what they take now, kept across a reload."""
+    page.click("text=Home")
+    page.get_by_role("link", name="Settings").click()
+    size = page.get_by_label("Pictures kept on this phone")
+    page.wait_for_function("() => document.querySelector('#cache-used')?.textContent.startsWith('Now:')")
+    used = page.text_content("#cache-used")
+    chosen = size.evaluate("(s) => s.selectedOptions[0].textContent")
+    count = int(used.split(" in ", 1)[1].split(" ", 1)[0])
+    check("Settings: “Pictures kept on this phone”, 200 MB at first, saying what the kept pictures take now (the album's thumbnails and pictures)",
+          chosen == "200 MB (the usual)" and count >= 4, (chosen, used))
+    screen(page, "Settings", "settings")
+    size.select_option(label="50 MB")
+    page.wait_for_timeout(300)
+    page.reload()
+    page.wait_for_selector("#cache-size")
+    page.wait_for_function("() => document.querySelector('#cache-used')?.textContent.startsWith('Now:')")
+    again = page.get_by_label("Pictures kept on this phone").evaluate("(s) => s.selectedOptions[0].textContent")
+    check("…a smaller size chosen is kept on the phone (50 MB after a reload), the pictures kept within it",
+          again == "50 MB" and page.text_content("#cache-used") == used, (again, page.text_content("#cache-used")))
+    page.get_by_label("Pictures kept on this phone").select_option(label="200 MB (the usual)")
+
+
 def move_to_new_phone(browser, server, page):
     page.click("text=Home")
     page.click("text=Use this album on a new phone")
@@ -830,7 +854,7 @@ def long_words(page, server, token):
     fits(page, "the slideshow of a photo with long notes")
     page.click("[aria-label='Close the slideshow']")
     for route, selector in (("#/recent", "album-recent"), ("#/folders", "album-folders"), ("#/share", "album-share"), ("#/move", "album-move"),
-                            ("#/album/time", "album-time-search"), ("#/", "album-home")):
+                            ("#/album/time", "album-time-search"), ("#/settings", "album-settings"), ("#/", "album-home")):
         page.goto("/" + route)
         page.wait_for_selector(selector)
         fits(page, f"{selector}")
@@ -861,6 +885,7 @@ def main():
             browsing(page, server, token)
             slideshow(page)
             share_photo(page, server)
+            picture_cache(page)
             second, other = move_to_new_phone(browser, server, page)
             offline(page, server, token_of(page), other, data)
             notes_follow(page, other, server, token_of(page))

@@ -5,7 +5,8 @@
  * to a new phone.
  */
 import * as Album from "./album.js";
-import { AlbumElement, KIND, PHOTOS, back } from "./album-base.js";
+import { AlbumElement, CACHE_SIZE, KIND, PHOTOS, back, pictureCache } from "./album-base.js";
+import * as Cache from "./album-cache.js";
 import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
 import { announce, h, whereAmI } from "./ui.js";
@@ -65,7 +66,8 @@ export class HomeScreen extends AlbumElement {
       h("nav", { class: "tiles", "aria-label": "Main menu" },
         ...picker(false), ...picker(true), tile("#/import", "globe", "Import from Internet"),
         tile("#/recent", "clock", "Recent"), tile("#/album", "album", "Album"), tile("#/share", "share", "Share")),
-      h("a", { href: "#/move", class: "button secondary" }, "Use this album on a new phone")));
+      h("a", { href: "#/move", class: "button secondary" }, "Use this album on a new phone"),
+      h("a", { href: "#/settings", class: "button secondary" }, "Settings")));
   }
 }
 customElements.define("album-home", HomeScreen);
@@ -181,3 +183,36 @@ export class MoveScreen extends AlbumElement {
   }
 }
 customElements.define("album-move", MoveScreen);
+
+// Settings ----------------------------------------------------------------------------------------
+
+/** How much of the phone the album's pictures may take (kept so the album opens offline). */
+export class SettingsScreen extends AlbumElement {
+  changed() {}
+
+  render() {
+    const now = String(Cache.budgetBytes(localStorage.getItem(CACHE_SIZE)) / (1024 * 1024));
+    const used = h("p", { class: "hint", id: "cache-used", role: "status" }, "Counting the pictures kept on this phone…");
+    const choice = /** @type {HTMLSelectElement} */ (h("select", { id: "cache-size", "aria-describedby": "cache-hint cache-used", onchange: async () => {
+      localStorage.setItem(CACHE_SIZE, choice.value);
+      await this.count(used);
+      announce(`Pictures kept on this phone: up to ${choice.selectedOptions[0]?.textContent ?? ""}.`);
+    } }, ...[...Cache.SIZES].sort((a, b) => a - b).map((mb) => h("option", { value: String(mb), selected: String(mb) === now },
+      mb >= 1000 ? `${mb / 1000} GB` : `${mb} MB`, mb === Cache.DEFAULT_MB ? " (the usual)" : ""))));
+    this.replaceChildren(h("main", { class: "screen settings" },
+      h("div", { class: "toolbar" }, back("#/", "Home"), h("h1", {}, "Settings")),
+      h("div", { class: "stack" },
+        h("label", { for: "cache-size" }, "Pictures kept on this phone"), choice,
+        h("p", { class: "hint", id: "cache-hint" }, "Photos you have looked at are kept on this phone, so the album opens without the internet. "
+          + "When they take more than this, the ones you looked at longest ago go first; they come back from the internet when you look again."),
+        used)));
+    this.count(used);
+  }
+
+  /** @param {HTMLElement} used */
+  async count(used) {
+    const { bytes, count } = await pictureCache(this.ctx);
+    used.textContent = `Now: ${Cache.sizeWords(bytes)} in ${count} picture${count === 1 ? "" : "s"}.`;
+  }
+}
+customElements.define("album-settings", SettingsScreen);

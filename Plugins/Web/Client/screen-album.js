@@ -12,12 +12,12 @@
  * taken offline is shown at once and uploaded when the network returns.
  *
  * This module routes to the screens: album-menu.js (the main menu, adding a photo, importing, a new
- * phone), album-photo.js (mark-up, the photo, Edit picture), album-browse.js (the album, searches,
- * Recent, folders, the slideshow), album-share.js (Share, the links shared); album-base.js holds
- * what they share.
+ * phone, settings), album-photo.js (mark-up, the photo, Edit picture), album-browse.js (the album,
+ * searches, Recent, folders, the slideshow), album-share.js (Share, the links shared);
+ * album-base.js holds what they share, album-cache.js the picture cache's rules.
  */
 import * as Album from "./album.js";
-import { HomeScreen, ImportScreen, MoveScreen } from "./album-menu.js";
+import { HomeScreen, ImportScreen, MoveScreen, SettingsScreen } from "./album-menu.js";
 import { MarkupScreen, PhotoEditScreen, PhotoScreen } from "./album-photo.js";
 import { AlbumScreen, FoldersScreen, RecentScreen, SlideshowScreen, TagSearchScreen, TimeSearchScreen } from "./album-browse.js";
 import { SharedLinksScreen, ShareScreen } from "./album-share.js";
@@ -45,6 +45,7 @@ export function albumScreen(context, parts, query) {
   else if (first === "share" && id === "links") screen = new SharedLinksScreen();
   else if (first === "share") screen = new ShareScreen();
   else if (first === "move") screen = new MoveScreen();
+  else if (first === "settings") screen = new SettingsScreen();
   else screen = new HomeScreen();
   screen.attach(context, id ?? "", Album.parseSearch(query));
   return screen;

@@ -1,0 +1,78 @@
+// iRemember on the phone: the picture cache's order of dropping (album-cache.js), a saved photo's
+// file name (album.js) and the mark-up moved by an edit as the server moves it (photo-edit.js).
+// Run by `node --test Tests/WebClient`.
+import assert from "node:assert/strict";
+import test from "node:test";
+import { budgetBytes, DEFAULT_MB, sizeWords, toDrop, totalBytes, touched, without } from "../../Plugins/Web/Client/album-cache.js";
+import { photoFileName } from "../../Plugins/Web/Client/album.js";
+import { editMap, followEdit, keptState } from "../../Plugins/Web/Client/photo-edit.js";
+
+const MB = 1024 * 1024;
+
+test("the least recently viewed pictures are dropped first, until the cache is within its size", () => {
+  let index = {};
+  index = touched(index, "a", 40 * MB, 1);
+  index = touched(index, "b", 40 * MB, 2);
+  index = touched(index, "c", 40 * MB, 3);
+  assert.deepEqual(toDrop(index, 120 * MB), [], "within the size: nothing goes");
+  index = touched(index, "d", 40 * MB, 4);
+  assert.deepEqual(toDrop(index, 120 * MB), ["a"]);
+  assert.deepEqual(toDrop(index, 50 * MB), ["a", "b", "c"]);
+});
+
+test("viewing a picture again keeps it: the next oldest goes instead", () => {
+  let index = {};
+  for (const [key, at] of [["a", 1], ["b", 2], ["c", 3]]) index = touched(index, key, 10, at);
+  index = touched(index, "a", 10, 4);
+  assert.deepEqual(toDrop(index, 20), ["b"]);
+  assert.deepEqual(toDrop(index, 10), ["b", "c"]);
+});
+
+test("the picture being shown is never dropped, even alone over the size; equal times drop in key order", () => {
+  let index = touched({}, "big", 300 * MB, 5);
+  index = touched(index, "y", MB, 1);
+  index = touched(index, "x", MB, 1);
+  assert.deepEqual(toDrop(index, 200 * MB, "big"), ["x", "y"]);
+  assert.deepEqual(without(index, ["x", "y"]), { big: { size: 300 * MB, at: 5 } });
+  assert.equal(totalBytes(index), 302 * MB);
+});
+
+test("the chosen size: one of the offered sizes, else the default; sizes in words", () => {
+  assert.equal(budgetBytes("500"), 500 * MB);
+  assert.equal(budgetBytes(null), DEFAULT_MB * MB);
+  assert.equal(budgetBytes("7"), DEFAULT_MB * MB);
+  assert.equal(sizeWords(12 * MB + 1), "12 MB");
+  assert.equal(sizeWords(840 * 1024), "840 KB");
+});
+
+test("a photo saved to the phone is named by its day, time and first tags", () => {
+  const photo = { id: "p1", version: 1, takenAt: "2024-07-20T10:00:00", tags: ["picnic", "tom", "paris", "more"] };
+  assert.equal(photoFileName(photo, "image/jpeg"), "iRemember 2024-07-20 10.00 picnic tom paris.jpg");
+  assert.equal(photoFileName({ ...photo, tags: ["a/b"] }, "image/png"), "iRemember 2024-07-20 10.00 ab.png");
+  assert.equal(photoFileName({ ...photo, takenAt: "", tags: [] }, "image/heic"), "iRemember.heic");
+});
+
+test("an edit moves the mark-up as the server does: turned right and cropped, a stroke cropped away goes", () => {
+  const body = { rotate: 90, crop: { x: 0, y: 0, width: 0.5, height: 1 } };
+  const { map, width, height } = editMap(body, 400, 300);
+  assert.deepEqual([width, height], [150, 400]);
+  assert.deepEqual(map(0.25, 0.75), [0.5, 0.25]);
+  const drawing = {
+    strokes: [{ color: "#f00", width: 0.01, points: [{ x: 0.25, y: 0.75 }, { x: 0.3, y: 0.9 }] },
+      { color: "#f00", width: 0.01, points: [{ x: 0.5, y: 0.1 }, { x: 0.6, y: 0.2 }] }],
+    texts: [{ text: "Tom", x: 0.2, y: 0.8, size: 0.05, color: "#f00" }],
+  };
+  const moved = followEdit(drawing, body, 400, 300);
+  assert.equal(moved.strokes.length, 1, "the stroke on the cropped-away half goes");
+  assert.deepEqual(moved.strokes[0].points[0], { x: 0.5, y: 0.25 });
+  assert.equal(moved.texts.length, 1);
+  assert.ok(Math.abs(moved.aspect - 150 / 400) < 1e-9);
+});
+
+test("an edit kept on the phone is read back only when it is one the editor can show", () => {
+  const good = { straighten: 5, rotate: 90, crop: { x: 0.1, y: 0.1, width: 0.5, height: 0.5 } };
+  assert.deepEqual(keptState(good), good);
+  assert.equal(keptState({ ...good, rotate: 45 }), null);
+  assert.equal(keptState({ ...good, crop: { x: 0.8, y: 0, width: 0.5, height: 0.5 } }), null);
+  assert.equal(keptState("nonsense"), null);
+});
