@@ -614,6 +614,13 @@ def planned_features(browser, server, data, inbox):
           TILES.count > 0 and page.locator("map-view .leaflet-marker-icon").count() == 1, (TILES.count, page.text_content("map-view .map-status")))
     accessible(page, "the map of notes")
     shot(page, "features-map")
+    page.set_viewport_size({"width": 844, "height": 390})
+    page.wait_for_timeout(300)
+    fits = page.evaluate("""() => { const box = document.querySelector('map-view .map-box').getBoundingClientRect();
+      return [document.documentElement.scrollWidth, Math.round(box.width), Math.round(box.height)]; }""")
+    check("in landscape the map fills the width without widening the page, tall enough to use", fits[0] <= 844 and fits[1] > 600 and fits[2] >= 200, fits)
+    shot(page, "features-map-landscape")
+    page.set_viewport_size({"width": 390, "height": 844})
     page.click("map-view img.leaflet-marker-icon[alt='Picnic']")
     page.wait_for_selector("note-editor #note-title")
     check("tapping a marker opens its note", page.input_value("#note-title") == "Picnic", page.input_value("#note-title"))

@@ -119,8 +119,11 @@ export class NotesList extends HTMLElement {
   /** The list, or the map of where the notes were written. @param {HTMLElement} button */
   toggleMap(button) {
     this.mapShown = !this.mapShown;
-    // A toggle: "Map" pressed shows the map, released the list again.
+    // A toggle: "Map" pressed shows the map, released the list again; pressed, it is filled
+    // (CSSOM, which the CSP allows), as the drawing tools are.
     button.setAttribute("aria-pressed", String(this.mapShown));
+    button.style.background = this.mapShown ? "var(--accent)" : "";
+    button.style.color = this.mapShown ? "var(--accent-ink)" : "";
     if (!this.mapShown) this.mapView = null;
     this.render();
   }
