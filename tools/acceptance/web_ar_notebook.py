@@ -920,6 +920,11 @@ def share_and_pin(browser, server, page, token):
     page.click("dialog button:has-text('Add')")
     seen = appears(reader, ".sheet .item-text:has-text('For Bea')")
     check("the recipient's open notebook shows the owner's edit within 5 s, without a reload", seen, where(reader))
+    reader.goto("/#/notebooks")
+    named = appears(reader, "nb-notebooks [aria-label='Shared with me'] :text('from web-ann')", 8_000)
+    check("“Shared with me” names who shared it (the owner's name from the server)", named,
+          reader.inner_text("nb-notebooks")[:300] if reader.is_visible("nb-notebooks") else None)
+    screen(reader, "my notebooks with one shared with me", "shared-with-me")
     second.close()
     shared_link_signed_out(browser, server, link)
 
@@ -957,6 +962,42 @@ def battery(page):
     page.evaluate("window.__battery(0.04, true)")
     page.wait_for_selector("dialog.battery", state="detached", timeout=10_000)
     check("charging: the alert goes", True)
+
+
+# A browser without the Battery Status API (Safari, Firefox).
+NO_BATTERY = "(() => { delete Navigator.prototype.getBattery; delete navigator.getBattery; })();"
+
+
+def battery_without_api(browser, server):
+    """UC-14 where the browser does not tell the battery level: the screen says plainly it cannot
+    know; once device-monitor holds a level for the account (reported where the platform gives
+    it), the alert follows it. The alert's other way out: “Sign out and close”."""
+    context, page = webwalk.phone(browser, server, init_script=NO_BATTERY, geolocation=HERE, permissions=["geolocation"])
+    sign_up(page, "web-nobattery")
+    page.wait_for_selector("nb-welcome")
+    said = appears(page, "header.bar .notices :text('cannot warn you')", 8_000)
+    check("without the Battery Status API, the screen says it cannot know the battery level (UC-14)", said,
+          page.inner_text("header.bar")[:300])
+    token = token_of(page)
+    status, answer, _ = call(server, "POST", "/api/v1/device-monitor/battery", {"level": 4, "unit": "percent", "state": "unplugged"}, token=token)
+    page.evaluate("() => document.dispatchEvent(new Event('visibilitychange'))")
+    shown = appears(page, "dialog.battery", 8_000)
+    check("…and once device-monitor holds a level of 4 % for the account, the blocking alert shows, driven by it",
+          status == 200 and shown and "4 %" in (page.text_content("dialog.battery") or ""), (status, answer))
+    if shown:
+        screen(page, "the battery alert without the API", "battery-no-api")
+        page.click("dialog.battery button:has-text('Sign out and close')")
+        try:
+            page.wait_for_selector("quire-signin form", timeout=8_000)
+        except Exception:
+            pass  # the check below says where it is
+        out = page.is_closed() or page.is_visible("quire-signin form")
+        after, _, _ = call(server, "GET", f"{N}/notebooks", token=token)
+        check("“Sign out and close” in the alert signs out (the session ends on the server) and leaves the app",
+              out and after == 401 and not page.is_visible("dialog.battery"), (after, None if page.is_closed() else page.inner_text("body")[:200]))
+    else:
+        check("“Sign out and close” in the alert signs out (the session ends on the server) and leaves the app", False, "no alert")
+    context.close()
 
 
 def camera(page, expect_warning, name):
@@ -1040,6 +1081,7 @@ def main():
             fifty_pages_landscape(browser, server, token)
             share_and_pin(browser, server, page, token)
             battery(page)
+            battery_without_api(browser, server)
             camera(page, True, "dark")
             room_with_xr(browser, server)
             # A second browser whose camera sees daylight.

@@ -1,8 +1,9 @@
 // @ts-check
 /**
  * AR Notebook's watch on the phone's surroundings, once per session: the battery (Battery Status
- * API, where the browser has it) reported to device-monitor, with the blocking alert at 5 % and
- * "I am charging" (FR3.2.18, UC-14); where the phone is (`watchPosition`) reported as it moves,
+ * API, where the browser has it) reported to device-monitor, with the blocking alert at 5 %, "I am
+ * charging" and "Sign out and close" (FR3.2.18, UC-14); without the API, the alert follows the
+ * level device-monitor holds for the account, or the screen says it cannot know; where the phone is (`watchPosition`) reported as it moves,
  * with a banner for a notebook pinned near (UC-13), also when sync's live connection says so.
  */
 import { ApiError } from "./api.js";
@@ -31,7 +32,9 @@ export function watchSurroundings(context) {
       state.addEventListener?.("levelchange", report);
       state.addEventListener?.("chargingchange", report);
       report();
-    }).catch(() => {});
+    }).catch(() => askBattery(context));
+  } else {
+    askBattery(context);
   }
   if ("geolocation" in navigator) {
     let last = 0;
@@ -66,12 +69,63 @@ async function reportBattery(context, state) {
   try {
     const status = (await context.api.request("POST", `${DM}/battery`,
       { body: { level: state.level, unit: "fraction", state: state.charging ? "charging" : "discharging" } })).body;
-    const open = /** @type {HTMLDialogElement | null} */ (document.querySelector("dialog.battery"));
-    if (status.alert && !open) batteryAlert(context, status.message);
-    if (!status.alert && open) open.close();
+    showBattery(context, status);
   } catch {
     // No network: the alert comes with the next report.
   }
+}
+
+/** How often a browser without the Battery Status API asks device-monitor (and when the app comes back into view). */
+const ASK_EVERY_MS = 60_000;
+
+/**
+ * A browser without the Battery Status API (Safari, Firefox): the alert follows the level
+ * device-monitor holds for this account (reported by the app where the platform gives it, such as
+ * the same user's native app or a browser that tells it), asked now, every minute and whenever
+ * the app comes back into view. With no level known, the screen says once that it cannot know.
+ * @param {Context} context
+ */
+function askBattery(context) {
+  let said = false;
+  const ask = async () => {
+    if (document.visibilityState === "hidden" || !context.api.session) return;
+    try {
+      const status = await context.api.get(`${DM}/battery`);
+      const known = status && typeof status.level === "number";
+      if (!known && !said) {
+        said = true;
+        window.dispatchEvent(new CustomEvent("quire:notice", { detail: "This browser does not tell the app your battery level, so AR Notebook cannot warn you "
+          + "when it runs low (at 5 % and below). Keep an eye on your phone's battery, or open AR Notebook in a browser that shares it." }));
+      }
+      if (known) showBattery(context, status);
+    } catch {
+      // No network: asked again in a minute.
+    }
+  };
+  ask();
+  window.setInterval(ask, ASK_EVERY_MS);
+  document.addEventListener("visibilitychange", ask);
+}
+
+/** The alert shown, or closed, as device-monitor's status says. @param {Context} context @param {{alert: boolean, message: string}} status */
+function showBattery(context, status) {
+  const open = /** @type {HTMLDialogElement | null} */ (document.querySelector("dialog.battery"));
+  if (status.alert && !open) batteryAlert(context, status.message);
+  if (!status.alert && open) open.close();
+}
+
+/**
+ * UC-14's other way out: sign out and close the app (the browser closes the tab where it lets a
+ * page do so; otherwise the sign-in screen stays, with nothing of the account left open).
+ */
+function signOutAndClose() {
+  const closeWhenOut = (/** @type {Event} */ event) => {
+    if (/** @type {CustomEvent} */ (event).detail) return;
+    window.removeEventListener("quire:session", closeWhenOut);
+    window.close();
+  };
+  window.addEventListener("quire:session", closeWhenOut);
+  document.querySelector("quire-app")?.dispatchEvent(new Event("quire:sign-out"));
 }
 
 /** FR3.2.18: the alert that stays until the phone is charging. @param {Context} context @param {string} message */
@@ -82,14 +136,15 @@ function batteryAlert(context, message) {
   h("h2", { id: "battery-title" }, "Battery low"),
   h("p", { id: "battery-message" }, message),
   said,
-  h("button", { type: "button", onclick: async () => {
+  h("div", { class: "row" }, h("button", { type: "button", onclick: async () => {
     try {
       await context.api.request("POST", `${DM}/battery/charging`);
       dialog.close();
     } catch (error) {
       said.textContent = error instanceof ApiError ? error.message : "Try again.";
     }
-  } }, "I am charging")));
+  } }, "I am charging"),
+  h("button", { type: "button", class: "secondary", onclick: () => { dialog.close(); signOutAndClose(); } }, "Sign out and close"))));
   dialog.addEventListener("cancel", (event) => event.preventDefault()); // Escape does not close it
   dialog.addEventListener("close", () => dialog.remove());
   document.body.append(dialog);
