@@ -468,6 +468,55 @@ def back_follows_live(browser, server, username):
     context_b.close()
 
 
+def answered_on_the_back(browser, server, username):
+    """A conflict banner shown while the back is open goes once it is answered there, and stays gone
+    after flipping to the front, back again and a reload (reported by a newcomer walk; not seen
+    again on this main, kept found here)."""
+    context_a, a = second_phone(browser, server, username)
+    context_b, b = second_phone(browser, server, username)
+    token = token_of(a)
+    a.click("text=New note")
+    a.wait_for_selector("note-editor #note-title")
+    a.fill("#note-title", "Answered on the back")
+    settled(a)
+    note_id = editor_id(a)
+    b.goto(f"/#/notes/{note_id}")
+    b.wait_for_selector("#note-text")
+    context_a.set_offline(True)
+    a.wait_for_selector("quire-status[data-state=offline]")
+    a.fill("#note-text", "A's words, offline")
+    a.wait_for_timeout(800)
+    a.goto(f"/#/notes/{note_id}/back")
+    a.wait_for_selector("canvas.pad")
+    b.fill("#note-text", "B's words")
+    settled(b)
+    b.goto(f"/#/notes/{note_id}/back")
+    b.wait_for_selector("canvas.pad")
+    stroke(b)
+    settled(b)
+    context_a.set_offline(False)
+    a.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(a, 20_000)
+    shown = eventually(a, "() => document.querySelector('.notice.replaced')?.textContent.includes(\"B's words\")")
+    check("on the back, A is told its offline edit replaced B's text", shown, a.inner_text("header")[:300])
+    a.locator(".notice.replaced").get_by_role("button", name="Bring it back").click()
+    settled(a)
+    text = (note_on_server(server, token, note_id) or {}).get("text")
+    seen = []
+    for hash_ in (f"#/notes/{note_id}", f"#/notes/{note_id}/back"):
+        a.goto(f"/{hash_}")
+        a.wait_for_timeout(600)
+        seen.append(a.eval_on_selector_all(".notice, .replaced-line", "els => els.map(e => e.textContent)"))
+    a.reload()
+    a.wait_for_selector("canvas.pad")
+    a.wait_for_timeout(800)
+    seen.append(a.eval_on_selector_all(".notice, .replaced-line", "els => els.map(e => e.textContent)"))
+    check("…answered there (Bring it back), the banner stays gone: on the front, on the back again and after a reload",
+          text == "B's words" and seen == [[], [], []], (text, seen))
+    context_a.close()
+    context_b.close()
+
+
 def online_within_the_pause(browser, server, username):
     """Found by the monkey: a note made offline, typed in, and the phone online again before the
     pause that queues the typing — the bar said "Saving 1 change…" for good."""
@@ -545,6 +594,7 @@ def napkin(browser, server, data):
     two_phones(browser, server, "keeper")
     back_shows_the_other_phones_strokes(browser, server, "keeper")
     back_follows_live(browser, server, "keeper")
+    answered_on_the_back(browser, server, "keeper")
     online_within_the_pause(browser, server, "keeper")
     sign_out_right_after_typing(browser, server, "keeper")
     sign_out_forgets(browser, server, "keeper")
