@@ -12,7 +12,10 @@ API, and the link to copy), moving the album to a new phone with its code and wi
 offline (a photo taken and marked up offline, a reload, back online: on the server once, with its
 mark-up and tags) and a second phone seeing it within a second, without a reload; a photo's EXIF
 time shown at once; an 80-letter word, a 40-letter tag and a web address leave every screen 390 px
-wide; a photo added and reloaded at once is never shown as gone. axe-core checks every screen;
+wide; a photo added and reloaded at once is never shown as gone; Save to phone (a file to the share
+sheet, else a download named by day, time and tags); Edit picture's unsaved crop given back after a
+reload, and an edit saved offline shown with its mark-up moved where the server puts it; a shared
+search of one photo saying "1 photo"; Settings' size of the pictures kept on the phone. axe-core checks every screen;
 screenshots go to .build/screenshots/iremember-*.png (tools/screenshots: docs/screenshots/).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
