@@ -584,8 +584,102 @@ def sign_out_forgets(browser, server, username):
     context.close()
 
 
-def napkin(browser, server, data):
+def deleted_elsewhere(browser, server, username):
+    """Found by a newcomer on two phones: B's edit of a note A deletes is never thrown away."""
+    context_a, a = second_phone(browser, server, username)
+    context_b, b = second_phone(browser, server, username)
+    token = token_of(a)
+    for case in ("offline", "online"):
+        status, made, _ = call(server, "POST", "/api/v1/notes", {"title": f"{case.title()} idea", "text": "first line",
+                                                                "date": "2026-01-01"}, token=token)
+        note_id = made["id"]
+        b.goto(f"/#/notes/{note_id}")
+        b.wait_for_selector("note-editor #note-text")
+        eventually(b, "() => document.querySelector('#note-text')?.value === 'first line'")
+        if case == "offline":
+            context_b.set_offline(True)
+        b.focus("#note-text")
+        b.press("#note-text", "End")
+        b.keyboard.type(f" and B's {case} line")
+        if case == "offline":
+            b.wait_for_timeout(900)
+        call(server, "DELETE", f"/api/v1/notes/{note_id}", token=token)
+        if case == "offline":
+            context_b.set_offline(False)
+            b.evaluate("window.dispatchEvent(new Event('online'))")
+        told = eventually(b, "() => /deleted on another phone/.test(document.querySelector('note-editor')?.textContent ?? '')")
+        body = b.inner_text("body")
+        check(f"{case}: B typing in a note A deletes is told plainly it was deleted on another phone, no internal id shown",
+              told and "n_" not in body and "No note" not in body, body[:400])
+        keep = b.get_by_role("button", name="Keep my text as a new note")
+        kept = keep.count() == 1
+        if kept:
+            keep.click()
+            for _ in range(40):  # the header may still say the edit to the deleted note was not saved
+                kept = any(f"B's {case} line" in (n.get("text") or "") for n in notes(server, token))
+                if kept:
+                    break
+                time.sleep(0.5)
+        check(f"…and “Keep my text as a new note” keeps what B typed, on the server", kept,
+              [(n.get("title"), n.get("text")) for n in notes(server, token)])
+    context_a.close()
+    context_b.close()
+
+
+def no_false_conflict(browser, server, username):
+    """Found by a newcomer: M's saved line, kept by N's later edit, is not "replaced"."""
+    context_m, m = second_phone(browser, server, username)
+    context_n, n = second_phone(browser, server, username)
+    token = token_of(m)
+    status, made, _ = call(server, "POST", "/api/v1/notes", {"title": "Two lines", "text": "", "date": "2026-01-01"}, token=token)
+    note_id = made["id"]
+    for page in (m, n):
+        page.goto(f"/#/notes/{note_id}")
+        page.wait_for_selector("note-editor #note-text")
+    m.fill("#note-text", "M typed this")
+    settled(m)
+    eventually(n, "() => document.querySelector('#note-text')?.value === 'M typed this'")
+    context_n.set_offline(True)
+    n.focus("#note-text")
+    n.press("#note-text", "End")
+    n.keyboard.type("\nN offline again")
+    n.wait_for_timeout(900)
+    context_n.set_offline(False)
+    n.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(n)
+    followed = eventually(m, "() => document.querySelector('#note-text')?.value === 'M typed this\\nN offline again'")
+    m.wait_for_timeout(1000)
+    check("M, whose line N's edit kept, follows N and is not told its text was replaced (no “Bring back mine”)",
+          followed and not m.is_visible(".replaced-line"), (m.input_value("#note-text"), m.inner_text("note-editor")[:300]))
+    context_m.close()
+    context_n.close()
+
+
+def empty_new_note(browser, server, username):
+    """Found by a newcomer: "New note" then "‹ Notes" kept an empty note called "Title"."""
+    context, page = second_phone(browser, server, username)
+    token = token_of(page)
+    before = len(notes(server, token))
+    page.click("text=New note")
+    page.wait_for_selector("note-editor #note-title")
+    page.get_by_role("link", name="Back to the notes").click()
+    page.wait_for_selector("notes-list h1")
+    settled(page)
+    page.wait_for_timeout(500)
+    after = notes(server, token)
+    listed = page.inner_text("notes-list")
+    check("a new note left untouched is not kept: not on the server, not in the list",
+          len(after) == before and "Title" not in listed.replace("Your notes", ""), ([(x.get("title"), x.get("text")) for x in after], listed[:300]))
+    context.close()
+
+
+def napkin(browser, server, data, only=None):
     context, page = new_user(browser, server, "keeper")
+    if only:
+        for name in only.split(","):
+            globals()[name](browser, server, "keeper")
+        context.close()
+        return
     reload_right_after_create(page, server)
     note_id = photo_while_typing(page, server, data)
     back_closes_the_photo(page, note_id)
@@ -598,6 +692,9 @@ def napkin(browser, server, data):
     online_within_the_pause(browser, server, "keeper")
     sign_out_right_after_typing(browser, server, "keeper")
     sign_out_forgets(browser, server, "keeper")
+    deleted_elsewhere(browser, server, "keeper")
+    no_false_conflict(browser, server, "keeper")
+    empty_new_note(browser, server, "keeper")
     context.close()
 
 
@@ -695,12 +792,15 @@ def foreign_note(browser, server):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    parser.add_argument("--only", help="comma-separated walks of Napkin Notes to run alone (e.g. deleted_elsewhere)")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
     code = 0
     with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
         server = napkin_notes.Server(binary, data, free_port(), config=NAPKIN)
-        code |= webwalk.run(server, lambda browser: napkin(browser, server, data))
+        code |= webwalk.run(server, lambda browser: napkin(browser, server, data, args.only))
+        if args.only:
+            sys.exit(code)
     with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
         server = napkin_notes.Server(binary, data, free_port(), config=mail.with_mail(data))
         code |= webwalk.run(server, lambda browser: napkin_features(browser, server))

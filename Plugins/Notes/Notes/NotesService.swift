@@ -75,7 +75,7 @@ struct NotesService: Sendable {
     }
 
     static func noSuchNote(_ id: String) -> BusError {
-        BusError(.notFound, "No note '\(id)'.", details: ["id": id])
+        BusError(.notFound, "This note was deleted.", details: ["id": id])
     }
 
     // MARK: Search and categories
@@ -278,7 +278,7 @@ struct NotesService: Sendable {
             let moving = try await record(owner: owner, id: id)
             guard StorageNames.isValidID(anchorID),
                   let anchor = try await store.get(collection: Self.collection, id: anchorID, owner: owner) else {
-                throw BusError(.notFound, "No note '\(anchorID)' to move next to.", details: ["id": anchorID])
+                throw BusError(.notFound, "The note to move next to was deleted.", details: ["id": anchorID])
             }
             // The anchor's neighbour on the side the note goes (the moving note left out): two
             // reads, whatever the list's length. A neighbour with the anchor's own key leaves no room.

@@ -244,7 +244,9 @@ export class FollowedForm {
           delete this.pending[name];
           this.keepDraft();
         }
-        if (this.typed.delete(name)) this.sayReplaced(name, mine);
+        // Said only when something of this phone's was replaced: another device's text that keeps
+        // this phone's (its lines, in order, as last saved here) replaced nothing of it.
+        if (this.typed.delete(name) && !keeps(value, mine)) this.sayReplaced(name, mine);
       }
     }
   }
@@ -272,4 +274,22 @@ export class FollowedForm {
       } }, "Bring back mine"));
     input.after(line);
   }
+}
+
+/**
+ * Whether `now` still holds all of `mine`: the whole of it, or its lines in their order (another
+ * device added words or lines around them). An emptied field is not kept by a filled one.
+ * @param {string} now @param {string} mine
+ */
+export function keeps(now, mine) {
+  if (mine === "") return now === "";
+  if (now.includes(mine)) return true;
+  const lines = now.split("\n");
+  let at = 0;
+  for (const line of mine.split("\n")) {
+    const found = lines.indexOf(line, at);
+    if (found < 0) return false;
+    at = found + 1;
+  }
+  return true;
 }

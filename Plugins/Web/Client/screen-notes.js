@@ -13,6 +13,8 @@ import "./drawing-pad.js";
 
 const KIND = "notes.note";
 const NOTES = "/api/v1/notes";
+/** Notes this page made with "New note": one left untouched is not kept. @type {Set<string>} */
+const madeHere = new Set();
 
 /** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void, features?: Set<string>}} Context */
 
@@ -281,6 +283,7 @@ export class NotesList extends HTMLElement {
   async create() {
     const context = /** @type {Context} */ (this.context);
     const id = localId();
+    madeHere.add(id);
     const first = this.notes()[0];
     await context.sync.write({ method: "POST", path: NOTES, body: { title: "", text: "", date: today() }, kind: KIND, id });
     // New notes go first, as the manual's list shows them.
@@ -446,6 +449,10 @@ export class NoteEditor extends HTMLElement {
     this.form = null;
     /** Its fields: typing kept, sent based on what was shown, following other devices. @type {FollowedForm | null} */
     this.followed = null;
+    /** What this phone typed in the fields, as typed (kept should the note be deleted elsewhere). @type {Record<string, string> | null} */
+    this.typedHere = null;
+    /** This phone is deleting the note. */
+    this.deleting = false;
   }
 
   /** @param {Context} context @param {string} id */
@@ -460,6 +467,21 @@ export class NoteEditor extends HTMLElement {
   disconnectedCallback() {
     this.followed?.dispose();
     if (this.onChange) this.context?.sync.removeEventListener("change", this.onChange);
+    this.dropIfUntouched();
+  }
+
+  /** A note just made with "New note" and left as it came (no title, text, photo, drawing or
+   * category) is not kept: leaving it ("‹ Notes", the phone's Back) deletes it. Flipping to its
+   * back keeps it. */
+  dropIfUntouched() {
+    const context = this.context;
+    const note = this.note();
+    if (!context || !note || this.deleting || !madeHere.has(/** @type {string} */ (this.noteId))) return;
+    if (/^#\/notes\/[^/]+\/back$/.test(location.hash)) return;
+    if (note.title || note.text || note.photo || note.pendingPhoto || note.drawing || note.category) return;
+    if (context.sync.writes.some((w) => w.kind === KIND && (w.id === note.id || w.id === this.noteId) && w.path.endsWith("/drawing"))) return;
+    madeHere.delete(/** @type {string} */ (this.noteId));
+    context.sync.write({ method: "DELETE", path: `${NOTES}/${note.id}`, kind: KIND, id: note.id });
   }
 
   note() {
@@ -477,10 +499,7 @@ export class NoteEditor extends HTMLElement {
   refresh() {
     const note = this.note();
     if (!note) {
-      if (this.form) {
-        announce("This note was deleted on another device.");
-        /** @type {Context} */ (this.context).go("#/notes");
-      }
+      if (this.form && !this.deleting) this.deletedElsewhere();
       return;
     }
     if (!this.form) {
@@ -490,6 +509,37 @@ export class NoteEditor extends HTMLElement {
     this.followed?.follow(note);
     const photo = this.querySelector(".photo");
     if (photo && photo.getAttribute("data-photo") !== this.photoKey(note)) this.renderPhoto(note);
+  }
+
+  /** The note was deleted on another phone while open here: said plainly, and what was typed
+   * here (kept as typed, even when the server refused it) can become a new note. */
+  deletedElsewhere() {
+    const context = /** @type {Context} */ (this.context);
+    const mine = this.typedHere;
+    this.followed?.discard();
+    this.followed?.dispose();
+    this.followed = null;
+    this.form = null;
+    const said = mine ? "This note was deleted on another phone. What you typed here is kept below: keep it as a new note, or let it go."
+      : "This note was deleted on another phone.";
+    const keep = async () => {
+      if (!mine) return;
+      const id = localId();
+      await context.sync.write({ method: "POST", path: NOTES, kind: KIND, id,
+        body: { title: mine.title ?? "", text: mine.text ?? "", date: mine.date || today(), ...(mine.category ? { category: mine.category } : {}) } });
+      announce("Kept as a new note.");
+      context.go(`#/notes/${encodeURIComponent(id)}`);
+    };
+    this.replaceChildren(h("main", { class: "screen deleted-elsewhere" },
+      h("h1", {}, "Note deleted"),
+      h("p", { role: "alert" }, said),
+      mine ? h("div", { class: "card kept-text" }, mine.title ? h("p", {}, h("strong", {}, mine.title)) : null,
+        h("p", { class: "pre-wrap" }, mine.text ?? "")) : null,
+      h("div", { class: "row" },
+        mine ? h("button", { type: "button", class: "primary", onclick: keep }, "Keep my text as a new note") : null,
+        h("a", { href: "#/notes", class: mine ? "button secondary" : "button" }, mine ? "Let it go" : "Back to the notes"))));
+    const kept = /** @type {HTMLElement | null} */ (this.querySelector(".pre-wrap"));
+    if (kept) kept.style.whiteSpace = "pre-wrap"; // CSSOM, which the CSP allows
   }
 
   /** @param {any} note */
@@ -544,6 +594,16 @@ export class NoteEditor extends HTMLElement {
           : this.mailtoLink()),
       h("button", { type: "button", class: "danger", onclick: () => this.remove_() }, "Delete note"));
     this.replaceChildren(this.form);
+    // What this phone typed, as typed: kept even if the server refuses it (the note deleted).
+    this.form.addEventListener("input", () => {
+      /** @type {Record<string, string>} */
+      const texts = {};
+      for (const name of ["title", "text", "date", "category"]) {
+        const input = /** @type {HTMLInputElement | null} */ (this.querySelector(`#note-${name}`));
+        if (input) texts[name] = input.value;
+      }
+      this.typedHere = texts;
+    });
     this.renderPhoto(note);
     followed.restoreDraft([`${KIND}/${this.noteId}`]);
   }
@@ -749,6 +809,7 @@ export class NoteEditor extends HTMLElement {
     if (!note) return;
     if (!(await confirmAction(`Delete “${note.title || "Title"}”? This cannot be undone.`, "Delete"))) return;
     const context = /** @type {Context} */ (this.context);
+    this.deleting = true;
     this.followed?.discard();
     await context.sync.write({ method: "DELETE", path: `${NOTES}/${note.id}`, kind: KIND, id: note.id });
     announce("Note deleted.");
