@@ -192,7 +192,7 @@ let targets: [Target] = [
 
     // notebooks (AR Notebook)
     plugin("Notebooks", "NotebooksAPI", ["ShareLinkAPI", "Bus"]),
-    plugin("Notebooks", "Notebooks", ["NotebooksAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "StorageAPI", "Secrets", "Bus", "PluginKit",
+    plugin("Notebooks", "Notebooks", ["NotebooksAPI", "AuthAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "StorageAPI", "Secrets", "Bus", "PluginKit",
                                       "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
 
     // device-monitor (AR Notebook): battery alert and lighting checks

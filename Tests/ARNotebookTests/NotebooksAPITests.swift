@@ -204,7 +204,12 @@ struct NotebooksAPITests {
             let opened = try await client.send(.get, "\(ARNotebook.base)/notebooks/\(id)", token: walker)
             #expect(opened.status == 200)
             #expect((opened[object: "notebook"])?["access"] as? String == "edit")
-            #expect(try await client.send(.delete, "\(ARNotebook.base)/notebooks/\(id)/pin", token: walker).status == 403, "only the owner unpins")
+            // FR3.2.17: a finder with edit rights may move the pin (keeping what the owner allowed) and remove it.
+            let moved = try await client.send(.put, "\(ARNotebook.base)/notebooks/\(id)/pin",
+                                              json: ["latitude": 48.8586, "longitude": 2.2947, "allowEdits": false] as [String: any Sendable], token: walker)
+            #expect(moved.status == 200)
+            #expect(moved[object: "pin"]?["allowEdits"] as? Bool == true, "a finder cannot change what the owner allowed")
+            #expect(try await client.send(.delete, "\(ARNotebook.base)/notebooks/\(id)/pin", token: walker).status == 200, "a finder with edit rights unpins")
         }
     }
 }

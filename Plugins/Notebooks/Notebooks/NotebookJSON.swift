@@ -154,7 +154,9 @@ struct UndoResult: Codable, Sendable {
 struct SharedNotebookJSON: Codable, Sendable {
     var notebook: NotebookJSON
     var linkID: String
-    enum CodingKeys: String, CodingKey { case notebook, linkID = "linkId" }
+    /// Who shared it: the owner's username (nil for an account without one, or when auth did not answer).
+    var ownerName: String?
+    enum CodingKeys: String, CodingKey { case notebook, linkID = "linkId", ownerName }
 }
 
 /// The pinned notebooks within the radius, nearest first: a list in the one envelope (all of them

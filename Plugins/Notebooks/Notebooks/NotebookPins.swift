@@ -15,21 +15,32 @@ struct NotebookPins: NotebookConcern {
 
     static func subject(_ id: String) -> String { "\(NotebookStore.geoKind)/\(id)" }
 
-    /// Pins a notebook where its owner chooses; `allowEdits` lets people who find it edit it.
+    /// Pins a notebook at the place chosen; `allowEdits` lets people who find it edit it. Someone who
+    /// found it pinned for editing may move the pin too (FR3.2.17, UC-13), keeping what the owner
+    /// allowed; the pin stays the owner's.
     func pin(caller: String, id: String, latitude: Double, longitude: Double, allowEdits: Bool) async throws(BusError) -> NotebookJSON {
-        _ = try await access(caller: caller, id: id, owning: true)
-        _ = try await bus.request(SetGeotag(owner: caller, geotag: Geotag(subject: Self.subject(id), latitude: latitude, longitude: longitude, source: "user")))
-        let updated = try await update(owner: caller, id: id) { data in
-            data.pin = NotebookData.Pin(latitude: latitude, longitude: longitude, allowEdits: allowEdits)
+        let (record, _, granted) = try await access(caller: caller, id: id)
+        try Self.mayChangePin(granted)
+        _ = try await bus.request(SetGeotag(owner: record.owner, geotag: Geotag(subject: Self.subject(id), latitude: latitude, longitude: longitude, source: "user")))
+        let updated = try await update(owner: record.owner, id: id) { data in
+            data.pin = NotebookData.Pin(latitude: latitude, longitude: longitude, allowEdits: granted == .owner ? allowEdits : (data.pin?.allowEdits ?? true))
         }
-        return NotebookJSON(updated.record, updated.data, access: .owner)
+        return NotebookJSON(updated.record, updated.data, access: granted)
     }
 
+    /// Takes the pin away: its owner, or someone who found it pinned for editing.
     func unpin(caller: String, id: String) async throws(BusError) -> NotebookJSON {
-        _ = try await access(caller: caller, id: id, owning: true)
-        _ = try await bus.request(RemoveGeotag(owner: caller, subject: Self.subject(id)))
-        let updated = try await update(owner: caller, id: id) { data in data.pin = nil }
-        return NotebookJSON(updated.record, updated.data, access: .owner)
+        let (record, _, granted) = try await access(caller: caller, id: id)
+        try Self.mayChangePin(granted)
+        _ = try await bus.request(RemoveGeotag(owner: record.owner, subject: Self.subject(id)))
+        let updated = try await update(owner: record.owner, id: id) { data in data.pin = nil }
+        return NotebookJSON(updated.record, updated.data, access: granted)
+    }
+
+    static func mayChangePin(_ granted: NotebookAccess) throws(BusError) {
+        guard granted == .owner || granted == .edit else {
+            throw BusError(.forbidden, "This notebook was shared with you read-only; only its owner, or someone who found it pinned for editing, can move or remove its pin.")
+        }
     }
 
     /// UC-13: the caller reports where they are; they get other people's notebooks pinned within the

@@ -1,3 +1,4 @@
+import AuthAPI
 import Bus
 import Foundation
 import GeoAPI
@@ -40,7 +41,14 @@ struct NotebookSharing: NotebookConcern {
                                            into: NotebookStore.grants, id: NotebookStore.newID("gr"), owner: caller)
             }
         }
-        return SharedNotebookJSON(notebook: NotebookJSON(record, data, access: link.owner == caller ? .owner : .read), linkID: link.linkID)
+        return SharedNotebookJSON(notebook: NotebookJSON(record, data, access: link.owner == caller ? .owner : .read), linkID: link.linkID,
+                                  ownerName: await ownerName(link.owner))
+    }
+
+    /// The username of the account that shared a notebook, for the recipient's list; nil when the
+    /// account has none (a device or provider account) or auth does not answer in time.
+    private func ownerName(_ owner: String) async -> String? {
+        (try? await bus.request(GetAccount(accountID: owner), timeout: .seconds(5)))?.username
     }
 
     /// The notebooks shared with the caller whose links still live.
@@ -48,13 +56,16 @@ struct NotebookSharing: NotebookConcern {
         let held = try await store.query(RecordQuery(collection: NotebookStore.grants, owner: caller, limit: 1000))
         var result: [SharedNotebookJSON] = []
         var seen: Set<String> = []
+        var names: [String: String?] = [:]
         for grant in held.records {
             let data = try grant.decode(GrantData.self)
             guard !seen.contains(data.notebook), let record = try await store.get(collection: NotebookStore.notebooks, id: data.notebook, owner: data.notebookOwner),
                   let notebook = try? record.decode(NotebookData.self), notebook.deleting != true,
                   try await NotebookAccessControl(core: core).liveLinks(owner: data.notebookOwner, notebook: data.notebook).contains(data.linkID) else { continue }
             seen.insert(data.notebook)
-            result.append(SharedNotebookJSON(notebook: NotebookJSON(record, notebook, access: .read), linkID: data.linkID))
+            if names[data.notebookOwner] == nil { names[data.notebookOwner] = .some(await ownerName(data.notebookOwner)) }
+            result.append(SharedNotebookJSON(notebook: NotebookJSON(record, notebook, access: .read), linkID: data.linkID,
+                                             ownerName: names[data.notebookOwner] ?? nil))
         }
         return result
     }

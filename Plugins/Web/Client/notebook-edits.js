@@ -279,6 +279,60 @@ export function share(screen) {
     (answer) => `${location.origin}/#/accept/${encodeURIComponent(answer.token)}`);
 }
 
+/**
+ * FR3.2.3: the notebook's name, its cover's style (from the catalog) and the cover's text, in one
+ * dialog on the cover; only what changed is sent (at once online, else through the outbox, drawn
+ * at once either way). A refusal (a cover text over 60 characters) is said with “Change the cover”.
+ * @param {BookScreen} screen @param {{name?: string, cover?: string, coverText?: string}} [typed] what was typed before a refusal
+ */
+export async function editCover(screen, typed = {}) {
+  const notebook = /** @type {Notebook} */ (screen.content?.notebook);
+  const covers = /** @type {Array<{id: string, summary: string}>} */ (screen.catalog.covers);
+  const name = /** @type {HTMLInputElement} */ (h("input", { id: "nb-cover-name", value: typed.name ?? notebook.name, autocomplete: "off", maxlength: "80" }));
+  const text = /** @type {HTMLInputElement} */ (h("input", { id: "nb-cover-text", value: typed.coverText ?? notebook.coverText ?? "", autocomplete: "off",
+    maxlength: "60", "aria-describedby": "nb-cover-text-hint" }));
+  const style = typed.cover ?? notebook.cover;
+  const error = h("p", { class: "error", role: "alert", id: "nb-cover-error" });
+  const form = /** @type {HTMLFormElement} */ (h("form", { method: "dialog", class: "stack", novalidate: true, onsubmit: (/** @type {SubmitEvent} */ event) => {
+    if (event.submitter?.getAttribute("value") === "cancel" || name.value.trim()) return;
+    event.preventDefault();
+    error.textContent = "The notebook needs a name; type one, or tap Cancel.";
+    name.focus();
+  } },
+  h("h2", { id: "nb-cover-title" }, "Cover and name"),
+  h("label", { for: "nb-cover-name" }, "Name"), name,
+  h("fieldset", { class: "choices" }, h("legend", {}, "Cover"),
+    ...covers.map((c) => h("label", { class: "choice" }, h("input", { type: "radio", name: "cover", value: c.id, checked: c.id === style }), c.summary))),
+  h("label", { for: "nb-cover-text" }, "Text on the cover"), text,
+  h("p", { class: "hint", id: "nb-cover-text-hint" }, "One line, up to 60 characters; empty shows the name."),
+  error,
+  h("div", { class: "row" }, h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),
+    h("button", { type: "submit", value: "ok" }, "Save"))));
+  const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": "nb-cover-title" }, form));
+  const chosen = await new Promise((resolve) => {
+    dialog.addEventListener("close", () => {
+      dialog.remove();
+      if (dialog.returnValue !== "ok") return resolve(null);
+      resolve({ name: name.value.trim(), cover: String(new FormData(form).get("cover") ?? style), coverText: text.value.trim() });
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+    name.focus();
+  });
+  if (!chosen) return;
+  /** @type {Record<string, string | null>} */
+  const body = {};
+  if (chosen.name !== notebook.name) body.name = chosen.name;
+  if (chosen.cover !== notebook.cover) body.cover = chosen.cover;
+  if (chosen.coverText !== (notebook.coverText ?? "")) body.coverText = chosen.coverText || null;
+  if (!Object.keys(body).length) return;
+  const answer = await screen.change({ method: "PATCH", path: `${N}/notebooks/${screen.nid}`, body, kind: NOTEBOOK, id: screen.nid },
+    ["Change the cover", () => editCover(screen, chosen)]);
+  if (answer === undefined) return;
+  screen.reload();
+  announce(answer === null ? "The cover is changed on this phone; it goes to the server when the phone is online." : "Cover changed.");
+}
+
 /** @type {WeakMap<Blob, string>} */
 const blobURLs = new WeakMap();
 

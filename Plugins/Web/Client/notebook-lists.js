@@ -35,6 +35,29 @@ export class WelcomeScreen extends NotebookElement {
 }
 customElements.define("nb-welcome", WelcomeScreen);
 
+const OWNERS = "quire.ar.owners";
+
+/**
+ * Who shared each notebook shared with me (the server's answer to `GET …/shared` names them), kept
+ * for the list offline. @param {Array<{notebook: {id: string}, ownerName?: string | null}>} items
+ */
+function keepOwners(items) {
+  try {
+    localStorage.setItem(OWNERS, JSON.stringify(Object.fromEntries(items.filter((i) => i.ownerName).map((i) => [i.notebook.id, i.ownerName]))));
+  } catch {
+    // Storage full or refused: the list says "read only" without the name.
+  }
+}
+
+/** @param {string} id @returns {string | undefined} */
+function ownerOf(id) {
+  try {
+    return JSON.parse(localStorage.getItem(OWNERS) ?? "{}")?.[id] ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 // My notebooks -------------------------------------------------------------------------------------
 
 export class NotebooksScreen extends NotebookElement {
@@ -63,14 +86,18 @@ export class NotebooksScreen extends NotebookElement {
     // began has not come through it; one whose link was taken back goes).
     if (navigator.onLine && !this.askedShared) {
       this.askedShared = true;
-      this.ctx.api.get(`${N}/shared`).then((answer) => keepShared(this.ctx.sync, answer.items)).catch(() => {});
+      this.ctx.api.get(`${N}/shared`).then((answer) => {
+        keepOwners(answer.items);
+        if (this.isConnected) this.render();
+        return keepShared(this.ctx.sync, answer.items);
+      }).catch(() => {});
     }
   }
 
   render() {
     const lists = /** @type {{mine: Notebook[], shared: Notebook[]}} */ (this.lists);
     const { mine, shared } = lists;
-    const shownAs = JSON.stringify([mine, shared, this.said]);
+    const shownAs = JSON.stringify([mine, shared, this.said, shared.map((n) => ownerOf(n.id))]);
     if (shownAs === this.shownAs) return;
     this.shownAs = shownAs;
     /** @param {Notebook} notebook @param {string} note */
@@ -82,7 +109,10 @@ export class NotebooksScreen extends NotebookElement {
       h("ul", { class: "big-list", "aria-label": "My notebooks" }, ...mine.map((n) =>
         row(n, `${n.pageCount} page${n.pageCount === 1 ? "" : "s"}${n.pending ? " · waiting for the network" : ""}`))),
       shared.length ? h("h2", {}, "Shared with me") : null,
-      shared.length ? h("ul", { class: "big-list", "aria-label": "Shared with me" }, ...shared.map((n) => row(n, "read only"))) : null,
+      shared.length ? h("ul", { class: "big-list", "aria-label": "Shared with me" }, ...shared.map((n) => {
+        const owner = ownerOf(n.id);
+        return row(n, owner ? `from ${owner} · read only` : "read only");
+      })) : null,
       mine.length ? h("h2", {}, "Delete a notebook") : null,
       mine.length ? h("ul", { class: "chips" }, ...mine.map((n) => h("li", {},
         h("button", { type: "button", class: "danger", "aria-label": `Delete ${n.name}`, onclick: () => this.remove_(n) }, `Delete “${n.name}”`)))) : null));

@@ -28,15 +28,16 @@
  */
 import { ApiError } from "./api.js";
 import { catalogOf, NotebookElement } from "./notebook-element.js";
-import { addPage, blobURL, colour, deletePage, giveBackDraft, itemMenu, paste, picturePicker, share, undo, waitingWhat, write } from "./notebook-edits.js";
+import { addPage, blobURL, colour, deletePage, editCover, giveBackDraft, itemMenu, paste, picturePicker, share, undo, waitingWhat, write } from "./notebook-edits.js";
 import { movable, swipes } from "./notebook-gestures.js";
 import { AcceptScreen, NotebooksScreen, WelcomeScreen } from "./notebook-lists.js";
 import { keepFromServer, localContent, localNotebooks, N, NOTEBOOK, waitingFor } from "./notebook-model.js";
+import { keepPictures, pictureURL } from "./notebook-picture-cache.js";
 import { pin } from "./notebook-pins.js";
 import { inRoom, leaveRoom } from "./notebook-room.js";
 import { watchSurroundings } from "./notebook-surroundings.js";
 import { isLocal, localId, newKey } from "./outbox.js";
-import { announce, h, imageURL } from "./ui.js";
+import { announce, h } from "./ui.js";
 
 export { AcceptScreen, NotebooksScreen, WelcomeScreen };
 
@@ -166,6 +167,8 @@ export class BookScreen extends NotebookElement {
       this.index = this.target = Math.min(wanted, this.content.pages.length);
       this.render();
       giveBackDraft(this);
+      // Opened online: its pictures kept on the phone, to show offline later.
+      if (navigator.onLine) void keepPictures(this.ctx.api, this.content.pages.flatMap((p) => p.items).flatMap((i) => (i.kind === "image" && i.image ? [i.image] : [])));
     } catch (error) {
       // Not on the phone and no network: said as it is (nothing of the user's waits), and opened
       // as soon as the network is back.
@@ -348,9 +351,11 @@ export class BookScreen extends NotebookElement {
         readOnly || !page ? null : picturePicker(this),
         readOnly || !page ? null : h("button", { type: "button", class: "secondary", onclick: () => colour(this) }, "Page colour"),
         readOnly ? null : h("button", { type: "button", class: "secondary", disabled: !notebook.canUndo, onclick: () => undo(this) }, "Undo"),
+        notebook.access === "owner" && !page ? h("button", { type: "button", class: "secondary", onclick: () => editCover(this) }, "Cover and name") : null,
         h("button", { type: "button", class: "secondary", onclick: () => inRoom(this) }, "View in your room"),
         notebook.access === "owner" ? h("button", { type: "button", class: "secondary", onclick: () => share(this) }, "Share") : null,
-        notebook.access === "owner" ? h("button", { type: "button", class: "secondary", onclick: () => pin(this) }, notebook.pin ? "Pinned here · move pin" : "Pin here") : null,
+        notebook.access === "owner" || (notebook.access === "edit" && notebook.pin)
+          ? h("button", { type: "button", class: "secondary", onclick: () => pin(this) }, notebook.pin ? "Pinned here · move pin" : "Pin here") : null,
         readOnly || !page ? null : h("button", { type: "button", class: "danger", onclick: () => deletePage(this) }, "Delete page"))));
   }
 
@@ -393,7 +398,7 @@ export class BookScreen extends NotebookElement {
     if (item.kind === "image" && item.blob) {
       box.append(h("img", { src: blobURL(item.blob), alt: "" }));
     } else if (item.kind === "image" && item.image) {
-      imageURL(this.ctx.api, item.image).then((url) => box.append(h("img", { src: url, alt: "" })))
+      pictureURL(this.ctx.api, item.image).then((url) => box.append(h("img", { src: url, alt: "" })))
         .catch(() => box.append(h("span", { class: "hint" }, "A picture: it shows when the phone is online.")));
     } else {
       box.append(h("span", {}, item.text ?? ""));
