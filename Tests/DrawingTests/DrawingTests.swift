@@ -3,6 +3,9 @@ import CCairo
 import Drawing
 import DrawingAPI
 import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
 import Media
 import MediaAPI
 import Testing
@@ -173,12 +176,11 @@ struct DrawingTests {
     func aspectKeptInSVG() throws {
         let drawing = Self.circle(on: (358, 506))
         let svg = String(decoding: try DrawingRenderer.render(drawing, width: 844, height: 390, as: .svg), as: UTF8.self)
-        // The stroke's path: every coordinate pair after its M/C commands, in the SVG's pixels.
-        let paths = svg.components(separatedBy: " d=\"").dropFirst().map { $0.prefix { $0 != "\"" } }
+        let paths = svg.components(separatedBy: " d=\"").dropFirst().map { String($0.prefix { $0 != "\"" }) }
         let stroke = try #require(paths.max { $0.count < $1.count })
-        let numbers = stroke.split { !"0123456789.-".contains($0) }.compactMap { Double($0) }
-        let xs = stride(from: 0, to: numbers.count - 1, by: 2).map { numbers[$0] }
-        let ys = stride(from: 1, to: numbers.count, by: 2).map { numbers[$0] }
+        // The points the curve passes through, in the SVG's pixels.
+        let points = SVGPath.points(stroke)
+        let xs = points.map(\.x), ys = points.map(\.y)
         let width = try #require(xs.max()) - (try #require(xs.min())), height = try #require(ys.max()) - (try #require(ys.min()))
         #expect(abs(width - height) <= 1.5, "a circle: \(width)×\(height)")
         #expect(abs(height - 240 * 390 / 506) <= 2, "as high as the portrait frame in a 390 px high canvas allows: \(height)")
@@ -234,6 +236,170 @@ struct DrawingTests {
         let info = try ImageInspector.inspect(png)
         #expect(info.format == .png && info.width == 320 && info.height == 240)
     }
+}
+
+/// The on-curve points of an SVG path as the writer writes it (M, then relative c, s, a; z).
+enum SVGPath {
+    static func points(_ d: String) -> [(x: Double, y: Double)] {
+        var tokens: [String] = []
+        var number = ""
+        func flush() { if !number.isEmpty { tokens.append(number); number = "" } }
+        for character in d {
+            if character.isLetter { flush(); tokens.append(String(character)) }
+            else if character == "-" { flush(); number = "-" }
+            else if character == "." && number.contains(".") { flush(); number = "." }
+            else if character == " " || character == "," { flush() }
+            else { number.append(character) }
+        }
+        flush()
+        var points: [(x: Double, y: Double)] = []
+        var current = (x: 0.0, y: 0.0), command = "M", arguments: [Double] = []
+        let counts = ["M": 2, "c": 6, "s": 4, "a": 7, "z": 0]
+        func apply() {
+            switch command {
+            case "M": current = (arguments[0], arguments[1])
+            case "c", "s", "a": current = (current.x + arguments[arguments.count - 2], current.y + arguments[arguments.count - 1])
+            default: return
+            }
+            points.append(current)
+        }
+        for token in tokens {
+            if let value = Double(token) {
+                arguments.append(value)
+                if arguments.count == counts[command] { apply(); arguments = [] }
+            } else {
+                command = token
+                arguments = []
+            }
+        }
+        return points
+    }
+}
+
+@Suite("Drawing simplified to the output's resolution")
+struct SimplificationTests {
+    /// A hand-drawn stroke as a stylus reports it: a point every pixel or two along a wavy
+    /// line, pressure rising and falling.
+    static func handDrawn(_ index: Int, points: Int = 400, pressure: Bool) -> Drawing.Stroke {
+        let y0 = 0.08 + Double(index) * 0.07, phase = Double(index)
+        let line = (0..<points).map { step -> Drawing.Point in
+            let t = Double(step) / Double(points - 1)
+            return Drawing.Point(x: 0.05 + 0.9 * t, y: y0 + 0.03 * sin(t * 9 + phase) + 0.01 * sin(t * 31),
+                                 pressure: pressure ? 0.4 + 0.5 * sin(t * 5 + phase).magnitude : nil)
+        }
+        let colours = ["#1e90ff", "#ff4500", "#2e8b57", "#00000080", "#ffd700c0"]
+        return Drawing.Stroke(color: colours[index % colours.count], width: 0.004 + 0.003 * Double(index % 4), points: line)
+    }
+
+    static let drawing = Drawing(strokes: (0..<12).map { handDrawn($0, pressure: $0 % 2 == 0) }
+        + [Drawing.Stroke(tool: .eraser, width: 0.03, points: [.init(x: 0.5, y: 0.2), .init(x: 0.55, y: 0.5), .init(x: 0.5, y: 0.8)])],
+        texts: [.init(text: "a < b & c", x: 0.1, y: 0.95, size: 0.04)])
+
+    /// Distance from a point to the polyline through `line`, and the half-width there.
+    static func distance(_ point: PenPoint, to line: [PenPoint]) -> Double {
+        var best = Double.infinity
+        for index in 0..<(line.count - 1) {
+            best = min(best, StrokeGeometry.deviation(of: point, from: line[index], to: line[index + 1]))
+        }
+        return best
+    }
+
+    @Test("simplification keeps the endpoints, drops most of a stylus' points, and moves no edge by more than half a pixel",
+          arguments: [true, false])
+    func withinHalfAPixel(_ pressure: Bool) {
+        let stroke = Self.handDrawn(3, pressure: pressure)
+        var original: [PenPoint] = [], kept: [PenPoint] = [], keep: [Bool] = [], stack: [(Int, Int)] = []
+        StrokeGeometry.pixels(of: stroke, width: 1024, height: 768, into: &original)
+        StrokeGeometry.simplify(original, tolerance: 0.5, into: &kept, keep: &keep, stack: &stack)
+        #expect(kept.first == original.first && kept.last == original.last, "the endpoints are kept")
+        #expect(kept.count < original.count / 3, "\(kept.count) of \(original.count) points kept")
+        let worst = original.map { Self.distance($0, to: kept) }.max() ?? .infinity
+        #expect(worst <= 0.5 + 1e-9, "every dropped point's edge within half a pixel: \(worst)")
+        // Every kept point is one of the originals, in order.
+        var cursor = original.startIndex
+        for point in kept {
+            guard let found = original[cursor...].firstIndex(of: point) else { Issue.record("\(point) is not an original point"); break }
+            cursor = found + 1
+        }
+        StrokeGeometry.simplify(original, tolerance: 0, into: &kept, keep: &keep, stack: &stack)
+        #expect(kept == original, "tolerance 0: every point as given")
+    }
+
+    /// An edge moved by at most half a pixel changes an edge pixel's coverage by at most half:
+    /// no pixel may differ by more than 128 of 255, and few by more than a quarter.
+    @Test("a simplified drawing renders as the full one does: no pixel off by half, few by a quarter")
+    func samePixels() throws {
+        let full = try Pixels(png: try DrawingRenderer.render(Self.drawing, width: 1024, height: 768, as: .png, tolerance: 0))
+        let simplified = try Pixels(png: try DrawingRenderer.render(Self.drawing, width: 1024, height: 768, as: .png))
+        var drawn = 0, overQuarter = 0, overHalf = 0
+        for y in 0..<full.height {
+            for x in 0..<full.width {
+                let a = full.value(x, y), b = simplified.value(x, y)
+                if a >> 24 != 0 || b >> 24 != 0 { drawn += 1 }
+                var worst = 0
+                for shift in [0, 8, 16, 24] as [UInt32] { worst = max(worst, abs(Int(a >> shift & 0xFF) - Int(b >> shift & 0xFF))) }
+                if worst > 64 { overQuarter += 1 }
+                if worst > 128 { overHalf += 1 }
+            }
+        }
+        #expect(drawn > 20_000, "the drawing covers something: \(drawn) pixels")
+        #expect(overHalf == 0, "\(overHalf) pixels differ by more than half")
+        #expect(Double(overQuarter) <= 0.02 * Double(drawn), "\(overQuarter) of \(drawn) drawn pixels differ by more than a quarter")
+    }
+
+    @Test("the SVG is well-formed XML: one path per stroke (erasers in their masks), one mask per eraser, the texts escaped")
+    func svgIsXML() throws {
+        let svg = try DrawingRenderer.render(Self.drawing, width: 1024, height: 768, as: .svg)
+        let counter = ElementCounter()
+        let parser = XMLParser(data: svg)
+        parser.delegate = counter
+        #expect(parser.parse(), "parses: \(String(describing: parser.parserError))")
+        #expect(counter.counts["path"] == Self.drawing.strokes.count)
+        #expect(counter.counts["mask"] == 1)
+        #expect(counter.counts["text"] == 1)
+        #expect(counter.text.contains("a < b & c"))
+        #expect(counter.svgAttributes["viewBox"] == "0 0 1024 768")
+    }
+
+    @Test("a 1,000-stroke scribble's SVG stays under 1 MB and well-formed")
+    func svgSize() throws {
+        var state: UInt64 = 42
+        func next() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) / Double(1 << 53)
+        }
+        let strokes = (0..<1000).map { index -> Drawing.Stroke in
+            var x = next(), y = next()
+            let points = (0..<32).map { _ -> Drawing.Point in
+                x = min(1, max(0, x + (next() - 0.5) * 0.04))
+                y = min(1, max(0, y + (next() - 0.5) * 0.04))
+                return Drawing.Point(x: x, y: y, pressure: index % 2 == 0 ? 0.3 + next() * 0.7 : nil)
+            }
+            return Drawing.Stroke(tool: index % 50 == 49 ? .eraser : .pen, color: "#1e90ff", width: 0.002 + next() * 0.01, points: points)
+        }
+        let svg = try DrawingRenderer.render(Drawing(strokes: strokes), width: 1024, height: 768, as: .svg)
+        #expect(svg.count < 1_000_000, "\(svg.count) bytes")
+        let counter = ElementCounter()
+        let parser = XMLParser(data: svg)
+        parser.delegate = counter
+        #expect(parser.parse())
+        #expect(counter.counts["path"] == 1000 && counter.counts["mask"] == 20)
+    }
+}
+
+/// Counts the elements of an XML document and collects its text.
+final class ElementCounter: NSObject, XMLParserDelegate {
+    var counts: [String: Int] = [:]
+    var text = ""
+    var svgAttributes: [String: String] = [:]
+
+    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?, qualifiedName: String?,
+                attributes: [String: String] = [:]) {
+        counts[elementName, default: 0] += 1
+        if elementName == "svg" { svgAttributes = attributes }
+    }
+
+    func parser(_ parser: XMLParser, foundCharacters string: String) { text += string }
 }
 
 @Suite("Drawing over a photo")

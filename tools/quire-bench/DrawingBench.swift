@@ -12,6 +12,7 @@ struct DrawingBench: ParsableCommand {
     @Option(help: "Points per stroke.") var points = 32
     @Option(help: "Canvas WIDTHxHEIGHT.") var size = "1024x768"
     @Option(help: "Seconds to render each format for (after a warm-up render).") var seconds = 3.0
+    @Option(help: "How far (pixels) simplification may move a stroke's edge; 0 draws every point.") var tolerance = StrokeGeometry.tolerance
 
     func run() throws {
         let parts = size.split(separator: "x").compactMap { Int($0) }
@@ -19,21 +20,30 @@ struct DrawingBench: ParsableCommand {
         let drawing = Self.scribble(strokes: strokes, points: points)
         var results: [String: Any] = ["strokes": strokes, "points": strokes * points, "width": parts[0], "height": parts[1]]
         for output in DrawingRenderer.Output.allCases {
-            var bytes = try DrawingRenderer.render(drawing, width: parts[0], height: parts[1], as: output)
+            var bytes = try DrawingRenderer.render(drawing, width: parts[0], height: parts[1], as: output, tolerance: tolerance)
             let clock = ContinuousClock()
-            let started = clock.now
+            let started = clock.now, cpuStarted = Self.cpuMilliseconds()
             var renders = 0
             while clock.now - started < .seconds(seconds) {
-                bytes = try DrawingRenderer.render(drawing, width: parts[0], height: parts[1], as: output)
+                bytes = try DrawingRenderer.render(drawing, width: parts[0], height: parts[1], as: output, tolerance: tolerance)
                 renders += 1
             }
             let elapsed = clock.now - started
             let total = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             results["\(output.rawValue)_per_second"] = Double(renders) / total
+            // CPU time per render as well: on a machine shared with other work, wall time
+            // measures the load as much as the renderer.
+            results["\(output.rawValue)_cpu_ms"] = (Self.cpuMilliseconds() - cpuStarted) / Double(max(renders, 1))
             results["\(output.rawValue)_bytes"] = bytes.count
         }
         let data = try JSONSerialization.data(withJSONObject: results, options: [.sortedKeys])
         print(String(decoding: data, as: UTF8.self))
+    }
+
+    static func cpuMilliseconds() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time)
+        return Double(time.tv_sec) * 1e3 + Double(time.tv_nsec) / 1e6
     }
 
     /// A deterministic scribble: wandering strokes, every other one with stylus pressure, some translucent, a few erasers.

@@ -3,49 +3,55 @@ import CCairo
 public import DrawingAPI
 public import Foundation
 
-/// Renders a ``Drawing`` with cairo: antialiased, strokes smoothed into curves through their points
-/// (Catmull-Rom), width following stylus pressure, eraser strokes clearing to transparent.
+/// Renders a ``Drawing``: antialiased, strokes smoothed into curves through their points
+/// (Catmull-Rom), width following stylus pressure, eraser strokes clearing to transparent. PNG is
+/// rasterised by cairo; SVG is written directly (``SVGWriter``), as vector paths.
+///
+/// Each stroke is first simplified to the output's resolution (``StrokeGeometry/simplify``:
+/// no edge moves by more than `tolerance`, half a pixel by default), so what a render costs
+/// follows what can be seen rather than how often the stylus reported.
 public enum DrawingRenderer {
     public enum Output: String, Sendable, CaseIterable { case png, svg }
 
     /// The drawing at `width`×`height` pixels, on a transparent background; a drawing with an
-    /// aspect is letterboxed into it, centred, its proportions kept.
-    public static func render(_ drawing: Drawing, width: Int, height: Int, as output: Output) throws(BusError) -> Data {
+    /// aspect is letterboxed into it, centred, its proportions kept. `tolerance` (pixels) is how
+    /// far simplification may move a stroke's edge; 0 draws every point as given.
+    public static func render(_ drawing: Drawing, width: Int, height: Int, as output: Output,
+                              tolerance: Double = StrokeGeometry.tolerance) throws(BusError) -> Data {
         try drawing.validate()
         guard (1...DrawingLimits.maxCanvasSide).contains(width), (1...DrawingLimits.maxCanvasSide).contains(height) else {
             throw BusError.invalid("A canvas is 1 to \(DrawingLimits.maxCanvasSide) pixels on each side.", field: "size")
         }
-        let sink = ByteSink()
-        let closure = Unmanaged.passUnretained(sink).toOpaque()
-        let surface: OpaquePointer? = switch output {
-        case .png: cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height))
-        case .svg: cairo_svg_surface_create_for_stream(ByteSink.write, closure, Double(width), Double(height))
-        }
-        guard let surface, cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
-            throw BusError(.internal, "The drawing surface could not be created.")
-        }
-        defer { cairo_surface_destroy(surface) }
-        guard let context = cairo_create(surface) else { throw BusError(.internal, "The drawing context could not be created.") }
-        draw(drawing, on: context, width: Double(width), height: Double(height))
-        let status = cairo_status(context)
-        cairo_destroy(context)
-        guard status == CAIRO_STATUS_SUCCESS else {
-            throw BusError(.internal, "Rendering failed: \(String(cString: cairo_status_to_string(status))).")
-        }
+        guard tolerance.isFinite, tolerance >= 0 else { throw BusError.invalid("The tolerance is a distance in pixels.", field: "tolerance") }
         switch output {
-        case .png:
-            sink.data = try PNGWriter.encode(surface)
         case .svg:
-            cairo_surface_finish(surface)
+            // cairo's SVG surface cannot express an eraser (CLEAR): it rasterised the whole drawing
+            // into an embedded PNG (10 MB for 1,000 strokes). SVG has masks, and paths written
+            // with the precision a pixel needs are a tenth of that.
+            return SVGWriter.write(drawing, width: width, height: height, tolerance: tolerance)
+        case .png:
+            guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)),
+                  cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+                throw BusError(.internal, "The drawing surface could not be created.")
+            }
+            defer { cairo_surface_destroy(surface) }
+            guard let context = cairo_create(surface) else { throw BusError(.internal, "The drawing context could not be created.") }
+            draw(drawing, on: context, width: Double(width), height: Double(height), tolerance: tolerance)
+            let status = cairo_status(context)
+            cairo_destroy(context)
+            guard status == CAIRO_STATUS_SUCCESS else {
+                throw BusError(.internal, "Rendering failed: \(String(cString: cairo_status_to_string(status))).")
+            }
+            return try PNGWriter.encode(surface)
         }
-        return withExtendedLifetime(sink) { sink.data }
     }
 
     /// Draws into the drawing's frame (``Drawing/frame(width:height:)``): the whole canvas for a
     /// drawing without an aspect, else the largest rectangle of its shape, centred, so nothing is
     /// stretched. What lies outside the frame (a stroke's edge, coordinates a little past 0…1) is
     /// clipped, as the canvas' edge clips a drawing that fills it.
-    static func draw(_ drawing: Drawing, on context: OpaquePointer, width canvasWidth: Double, height canvasHeight: Double) {
+    static func draw(_ drawing: Drawing, on context: OpaquePointer, width canvasWidth: Double, height canvasHeight: Double,
+                     tolerance: Double) {
         let frame = drawing.frame(width: canvasWidth, height: canvasHeight)
         let width = frame.width, height = frame.height
         cairo_save(context)
@@ -55,31 +61,32 @@ public enum DrawingRenderer {
             cairo_clip(context)
         }
         cairo_translate(context, frame.x, frame.y)
-        let scale = min(width, height)
         cairo_set_line_cap(context, CAIRO_LINE_CAP_ROUND)
         cairo_set_line_join(context, CAIRO_LINE_JOIN_ROUND)
         cairo_set_antialias(context, CAIRO_ANTIALIAS_GOOD)
+        // Scratch space reused by every stroke: one allocation per render, not per stroke or point.
+        var scratch = Scratch()
         for stroke in drawing.strokes {
-            let color = RGBA(hex: stroke.color) ?? RGBA(hex: "#000000")
+            let color = RGBA(hex: stroke.color)
             cairo_set_operator(context, stroke.tool == .eraser ? CAIRO_OPERATOR_CLEAR : CAIRO_OPERATOR_OVER)
             cairo_set_source_rgba(context, color?.red ?? 0, color?.green ?? 0, color?.blue ?? 0, color?.alpha ?? 1)
-            let points = stroke.points.map { (x: $0.x * width, y: $0.y * height, pressure: $0.pressure) }
-            let baseWidth = stroke.width * scale
+            scratch.prepare(stroke, width: width, height: height, tolerance: tolerance)
+            let points = scratch.kept
             if points.count == 1 {
-                cairo_arc(context, points[0].x, points[0].y, baseWidth * (points[0].pressure ?? 1) / 2, 0, 2 * Double.pi)
+                cairo_arc(context, points[0].x, points[0].y, points[0].half, 0, 2 * Double.pi)
                 cairo_fill(context)
                 continue
             }
-            if points.contains(where: { $0.pressure != nil }) {
-                pressureOutline(points, baseWidth: baseWidth, on: context)
+            if stroke.points.contains(where: { $0.pressure != nil }) {
+                pressureOutline(points, on: context, samples: &scratch.samples, edges: &scratch.edges)
                 cairo_fill(context)
                 continue
             }
-            cairo_set_line_width(context, baseWidth)
+            cairo_set_line_width(context, points[0].half * 2)
             cairo_move_to(context, points[0].x, points[0].y)
             for index in 0..<(points.count - 1) {
-                let (c1, c2) = controlPoints(points, index)
-                cairo_curve_to(context, c1.x, c1.y, c2.x, c2.y, points[index + 1].x, points[index + 1].y)
+                let c = StrokeGeometry.controlPoints(points, index)
+                cairo_curve_to(context, c.x1, c.y1, c.x2, c.y2, points[index + 1].x, points[index + 1].y)
             }
             cairo_stroke(context)
         }
@@ -108,64 +115,112 @@ public enum DrawingRenderer {
     }
 }
 
-extension DrawingRenderer {
-    typealias StrokePoint = (x: Double, y: Double, pressure: Double?)
+/// Buffers one render reuses from stroke to stroke.
+struct Scratch {
+    var pixels: [PenPoint] = []
+    var kept: [PenPoint] = []
+    var keep: [Bool] = []
+    var stack: [(Int, Int)] = []
+    var samples: [PenPoint] = []
+    var edges: [(left: (x: Double, y: Double), right: (x: Double, y: Double))] = []
 
-    /// Catmull-Rom through points[index] → points[index + 1], as a cubic Bézier's control points.
-    static func controlPoints(_ points: [StrokePoint], _ index: Int) -> ((x: Double, y: Double), (x: Double, y: Double)) {
-        let p0 = points[max(0, index - 1)], p1 = points[index], p2 = points[index + 1]
-        let p3 = points[min(points.count - 1, index + 2)]
-        return ((x: p1.x + (p2.x - p0.x) / 6, y: p1.y + (p2.y - p0.y) / 6),
-                (x: p2.x - (p3.x - p1.x) / 6, y: p2.y - (p3.y - p1.y) / 6))
+    /// `kept`: the stroke in pixels within the frame, simplified within `tolerance`.
+    mutating func prepare(_ stroke: Drawing.Stroke, width: Double, height: Double, tolerance: Double) {
+        StrokeGeometry.pixels(of: stroke, width: width, height: height, into: &pixels)
+        StrokeGeometry.simplify(pixels, tolerance: tolerance, into: &kept, keep: &keep, stack: &stack)
     }
+}
 
+extension DrawingRenderer {
     /// A stroke whose width follows pressure, as one path to fill: the smoothed centre line is
-    /// sampled, and the path is the union (nonzero winding, every piece wound the same way) of a
-    /// quadrilateral per sample step and a round cap/join disc at every input point. One fill
-    /// paints each pixel once, so a translucent stroke is evenly translucent, and the rasteriser
-    /// runs once per stroke rather than once per segment.
-    static func pressureOutline(_ points: [StrokePoint], baseWidth: Double, on context: OpaquePointer) {
-        let steps = 4
-        var samples: [(x: Double, y: Double, half: Double)] = []
-        samples.reserveCapacity((points.count - 1) * steps + 1)
+    /// sampled, offset both ways along its normals by the half-width, and the path is the union
+    /// (nonzero winding, every piece wound the same way) of ribbons and a round cap/join disc at
+    /// every point. One fill paints each pixel once, so a translucent stroke is evenly
+    /// translucent, and the rasteriser runs once per stroke rather than once per segment.
+    ///
+    /// A ribbon runs along the samples for as long as neither edge doubles back; where one does
+    /// (a turn tighter than the half-width) the ribbon ends and the next begins, so no ribbon
+    /// folds over itself (a fold would cancel its own winding and leave a hole). Ribbons rather
+    /// than a quadrilateral per sample step: a quadrilateral per step crossed every scanline the
+    /// stroke covers with two more edges, and the rasteriser's work is per edge per scanline.
+    static func pressureOutline(_ points: [PenPoint], on context: OpaquePointer, samples: inout [PenPoint],
+                                edges: inout [(left: (x: Double, y: Double), right: (x: Double, y: Double))]) {
+        samples.removeAll(keepingCapacity: true)
         for index in 0..<(points.count - 1) {
             let p1 = points[index], p2 = points[index + 1]
-            let (c1, c2) = controlPoints(points, index)
-            let w1 = max(0.5, baseWidth * (p1.pressure ?? 1)) / 2, w2 = max(0.5, baseWidth * (p2.pressure ?? 1)) / 2
+            let c = StrokeGeometry.controlPoints(points, index)
+            // About one sample every 3.5 px along the curve (its control polygon's length bounds
+            // it): fine enough that the edges look round, however far apart the points are.
+            let length = hypot(c.x1 - p1.x, c.y1 - p1.y) + hypot(c.x2 - c.x1, c.y2 - c.y1) + hypot(p2.x - c.x2, p2.y - c.y2)
+            let steps = min(64, max(1, Int((length / 3.5).rounded(.up))))
             for step in 0..<steps {
                 let t = Double(step) / Double(steps), u = 1 - t
-                let x = u * u * u * p1.x + 3 * u * u * t * c1.x + 3 * u * t * t * c2.x + t * t * t * p2.x
-                let y = u * u * u * p1.y + 3 * u * u * t * c1.y + 3 * u * t * t * c2.y + t * t * t * p2.y
-                samples.append((x, y, w1 + (w2 - w1) * t))
+                let x = u * u * u * p1.x + 3 * u * u * t * c.x1 + 3 * u * t * t * c.x2 + t * t * t * p2.x
+                let y = u * u * u * p1.y + 3 * u * u * t * c.y1 + 3 * u * t * t * c.y2 + t * t * t * p2.y
+                samples.append(PenPoint(x: x, y: y, half: p1.half + (p2.half - p1.half) * t))
             }
         }
-        let last = points[points.count - 1]
-        samples.append((last.x, last.y, max(0.5, baseWidth * (last.pressure ?? 1)) / 2))
-        // A normal per sample, from its neighbours (the previous one where the line stands still).
-        var normals: [(x: Double, y: Double)] = []
-        normals.reserveCapacity(samples.count)
-        var previous = (x: 0.0, y: -1.0)
+        samples.append(points[points.count - 1])
+        // The two edges' points per sample, along a normal from the sample's neighbours (the
+        // previous normal where the line stands still).
+        edges.removeAll(keepingCapacity: true)
+        var normal = (x: 0.0, y: -1.0)
         for index in samples.indices {
-            let a = samples[max(0, index - 1)], b = samples[min(samples.count - 1, index + 1)]
-            let dx = b.x - a.x, dy = b.y - a.y, length = (dx * dx + dy * dy).squareRoot()
-            if length > 1e-9 { previous = (x: -dy / length, y: dx / length) }
-            normals.append(previous)
+            normal = StrokeGeometry.normal(samples, index, fallback: normal)
+            let s = samples[index]
+            edges.append((left: (x: s.x + normal.x * s.half, y: s.y + normal.y * s.half),
+                          right: (x: s.x - normal.x * s.half, y: s.y - normal.y * s.half)))
         }
-        for index in 0..<(samples.count - 1) {
-            let a = samples[index], b = samples[index + 1], na = normals[index], nb = normals[index + 1]
-            var quad = [(a.x + na.x * a.half, a.y + na.y * a.half), (b.x + nb.x * b.half, b.y + nb.y * b.half),
-                        (b.x - nb.x * b.half, b.y - nb.y * b.half), (a.x - na.x * a.half, a.y - na.y * a.half)]
-            // Wound like cairo_arc's discs (positive area), so overlaps add up instead of cancelling.
-            let area = zip(quad, quad.dropFirst() + [quad[0]]).reduce(0.0) { $0 + $1.0.0 * $1.1.1 - $1.1.0 * $1.0.1 }
-            if area < 0 { quad.reverse() }
-            cairo_move_to(context, quad[0].0, quad[0].1)
-            for corner in quad.dropFirst() { cairo_line_to(context, corner.0, corner.1) }
-            cairo_close_path(context)
+        var first = 0
+        for index in 1..<samples.count {
+            // The centre's direction over this step; an edge stepping against it has folded.
+            let dx = samples[index].x - samples[index - 1].x, dy = samples[index].y - samples[index - 1].y
+            let a = edges[index - 1], b = edges[index]
+            let folds = (b.left.x - a.left.x) * dx + (b.left.y - a.left.y) * dy <= 0
+                || (b.right.x - a.right.x) * dx + (b.right.y - a.right.y) * dy <= 0
+            if folds && index - 1 > first {
+                ribbon(edges, first, index - 1, on: context)
+                first = index - 1
+            }
+            if folds {
+                // The folded step alone: a quadrilateral (its own winding fixed by `ribbon`).
+                ribbon(edges, index - 1, index, on: context)
+                first = index
+            }
         }
+        if first < samples.count - 1 { ribbon(edges, first, samples.count - 1, on: context) }
         for point in points {
             cairo_new_sub_path(context)
-            cairo_arc(context, point.x, point.y, max(0.5, baseWidth * (point.pressure ?? 1)) / 2, 0, 2 * Double.pi)
+            cairo_arc(context, point.x, point.y, point.half, 0, 2 * Double.pi)
         }
+    }
+
+    /// The ribbon between samples `first` and `last`: along the left edge, back along the right,
+    /// wound like cairo_arc's discs (positive area) so overlaps add up instead of cancelling.
+    static func ribbon(_ edges: [(left: (x: Double, y: Double), right: (x: Double, y: Double))], _ first: Int, _ last: Int,
+                       on context: OpaquePointer) {
+        var area = 0.0
+        var previous = edges[first].right
+        for index in first...last {
+            let p = edges[index].left
+            area += previous.x * p.y - p.x * previous.y
+            previous = p
+        }
+        for index in stride(from: last, through: first, by: -1) {
+            let p = edges[index].right
+            area += previous.x * p.y - p.x * previous.y
+            previous = p
+        }
+        if area >= 0 {
+            cairo_move_to(context, edges[first].left.x, edges[first].left.y)
+            for index in (first + 1)...last { cairo_line_to(context, edges[index].left.x, edges[index].left.y) }
+            for index in stride(from: last, through: first, by: -1) { cairo_line_to(context, edges[index].right.x, edges[index].right.y) }
+        } else {
+            cairo_move_to(context, edges[first].right.x, edges[first].right.y)
+            for index in (first + 1)...last { cairo_line_to(context, edges[index].right.x, edges[index].right.y) }
+            for index in stride(from: last, through: first, by: -1) { cairo_line_to(context, edges[index].left.x, edges[index].left.y) }
+        }
+        cairo_close_path(context)
     }
 }
 
@@ -227,16 +282,5 @@ enum PNGWriter {
 extension Data {
     fileprivate mutating func append(bigEndian value: UInt32) {
         Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
-    }
-}
-
-/// Collects what cairo writes through its stream callback.
-final class ByteSink {
-    var data = Data()
-
-    static let write: cairo_write_func_t = { closure, bytes, length in
-        guard let closure, let bytes else { return CAIRO_STATUS_WRITE_ERROR }
-        Unmanaged<ByteSink>.fromOpaque(closure).takeUnretainedValue().data.append(bytes, count: Int(length))
-        return CAIRO_STATUS_SUCCESS
     }
 }
