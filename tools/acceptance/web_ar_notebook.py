@@ -1201,6 +1201,55 @@ def room_with_xr(browser, server):
     context.close()
 
 
+def room_controls(browser, server):
+    """The single view (design 2.1.3): in the WebXR room, the DOM overlay's controls turn pages,
+    write on the page and undo, without leaving AR (WebXR replaced as in room_with_xr)."""
+    context, page = webwalk.phone(browser, server, init_script=BATTERY + ROOM_XR, geolocation=HERE, permissions=["geolocation", "camera"])
+    sign_up(page, "web-roomy")
+    page.wait_for_selector("nb-welcome")
+    page.click("text=Open my notebook")
+    page.wait_for_selector("nb-book .sheet.cover")
+    token = token_of(page)
+    page.click("nb-book button:has-text('New page')")
+    page.click("dialog button:has-text('OK')")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    page.click("[aria-label='Previous page']")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.startsWith('Cover')")
+    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
+    nid = listing["items"][0]["id"]
+    page.click("nb-book button:has-text('View in your room')")
+    page.wait_for_selector(".xr-overlay .xr-hint")
+    page.evaluate("window.__xr.aim = 'floor'")
+    page.wait_for_function("() => document.querySelector('.xr-hint').textContent === 'Tap to put the notebook here.'")
+    page.evaluate("window.__xr.select()")
+    page.wait_for_function("() => document.querySelector('.xr-hint').textContent.startsWith('Here it is')")
+    controls = appears(page, ".xr-overlay [aria-label='Next page']", 2_000)
+    turned = written = undone = False
+    if controls:
+        page.click(".xr-overlay [aria-label='Next page']")
+        try:
+            page.wait_for_function("() => document.querySelector('.xr-overlay .where')?.textContent === 'Page 1 of 1'", timeout=5_000)
+            turned = True
+        except Exception:
+            pass
+        screen(page, "the room's controls", "room-controls")
+        page.fill("#xr-text", "Seen from the room")
+        page.click(".xr-overlay button:has-text('Write')")
+        page.wait_for_timeout(1_500)
+        items = [i.get("text") for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"]]
+        written = items == ["Seen from the room"] and page.is_visible(".xr-overlay")
+        page.click(".xr-overlay button:has-text('Undo')")
+        page.wait_for_timeout(1_500)
+        undone = [i for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"]] == [] and page.is_visible(".xr-overlay")
+    check("in the room, the overlay's › turns to page 1, its label following (without leaving AR)", controls and turned,
+          page.text_content(".xr-overlay") if page.is_visible(".xr-overlay") else None)
+    check("…text written in the overlay goes on the page, still in the room", written)
+    check("…and its Undo takes it away, still in the room", undone)
+    page.click(".xr-overlay button:has-text('Done')")
+    page.wait_for_selector(".xr-overlay", state="detached")
+    context.close()
+
+
 def notebooks_screen(page, server, token):
     page.goto("/#/notebooks")
     page.wait_for_selector("nb-notebooks .big-link")
@@ -1245,6 +1294,7 @@ def main():
             battery_without_api(browser, server)
             camera(page, True, "dark")
             room_with_xr(browser, server)
+            room_controls(browser, server)
             # A second browser whose camera sees daylight.
             daylight = browser.browser_type.launch(executable_path=webwalk.chromium_path(), args=[
                 "--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",

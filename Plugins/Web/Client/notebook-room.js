@@ -4,6 +4,8 @@
  * `immersive-ar`, laid on a detected table or floor (`xr-room.js`); a camera frame judged for light
  * first (device-monitor's verdict said under the notebook).
  */
+import { insert, undo } from "./notebook-edits.js";
+import { freeSlots } from "./notebook-model.js";
 import { coverPicture as coverOf, pagePicture } from "./notebook-pictures.js";
 import { announce, h } from "./ui.js";
 import { arSupported, RoomView } from "./xr-room.js";
@@ -67,11 +69,14 @@ export async function placeInRoom(screen) {
   }
   const hint = h("p", { class: "xr-hint", role: "status" });
   const done = h("button", { type: "button", onclick: () => room.end() }, "Done");
-  const overlay = h("div", { class: "xr-overlay" }, hint, done);
+  const controls = roomControls(screen, (text) => { hint.textContent = text; });
+  const overlay = h("div", { class: "xr-overlay" }, hint, controls.element, done);
   document.body.append(overlay);
+  shown.set(screen, controls);
   const room = new RoomView({ page: picture(screen), cover: coverPicture(screen), overlay,
     say: (text) => { hint.textContent = text; } });
   room.addEventListener("end", () => {
+    shown.delete(screen);
     overlay.remove();
     screen.room = undefined;
     announce("Back to the notebook on the screen.");
@@ -122,4 +127,82 @@ export async function judgeLight(screen, video) {
   } catch (error) {
     screen.refused(error);
   }
+}
+
+/** @type {WeakMap<BookScreen, {element: HTMLElement, update: () => void}>} */
+const shown = new WeakMap();
+
+/**
+ * The single view (design 2.1.3): controls over the room, in the DOM overlay, so that pages turn
+ * and text is written, pasted and undone without leaving AR. Dialogs cannot show over the camera:
+ * text is typed in the overlay, and goes in the page's first free slot (a full page says so).
+ * @param {BookScreen} screen @param {(text: string) => void} say
+ * @returns {{element: HTMLElement, update: () => void}}
+ */
+export function roomControls(screen, say) {
+  const where = h("span", { class: "where", role: "status" });
+  const back = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary", "aria-label": "Previous page", onclick: () => screen.turn(-1) }, "‹"));
+  const forward = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary", "aria-label": "Next page", onclick: () => screen.turn(1) }, "›"));
+  const text = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "xr-text", rows: "2", "aria-label": "Write on the page" }));
+  /** The page's first free slot (null on a blank page), or undefined when full (said). @param {import("./notebook-model.js").Page} page */
+  const slotOf = (page) => {
+    if (!page.slots.length) return null;
+    const free = freeSlots(page);
+    if (!free.length) say(`Page ${screen.numberOf(page)} is full; turn to another page, or add one on the screen.`);
+    return free.length ? free[0] : undefined;
+  };
+  /** @param {any} body */
+  const put = async (body) => {
+    const page = screen.currentPage();
+    if (!page) return say("Turn to a page first: the cover takes no text.");
+    const slot = slotOf(page);
+    if (slot === undefined) return undefined;
+    const answer = await insert(screen, body, slot);
+    if (screen.said) say(screen.said.text);
+    return answer;
+  };
+  const write = /** @type {HTMLFormElement} */ (h("form", { class: "xr-write", onsubmit: async (/** @type {SubmitEvent} */ event) => {
+    event.preventDefault();
+    if (!text.value.trim()) return say("Type something first.");
+    const answer = await put({ kind: "text", text: text.value });
+    if (answer !== undefined) {
+      text.value = "";
+      say("Written on the page.");
+    }
+  } }, text, h("button", { type: "submit" }, "Write")));
+  const paste = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary", onclick: async () => {
+    let copied = "";
+    try {
+      copied = await navigator.clipboard.readText();
+    } catch {
+      return say("The browser did not let the app read what you copied; type it instead.");
+    }
+    if (copied) await put({ kind: "clipboard", text: copied });
+  } }, "Paste"));
+  const undoButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary", onclick: async () => {
+    await undo(screen);
+    say(screen.said ? screen.said.text : "Undone.");
+  } }, "Undo"));
+  const element = h("div", { class: "xr-controls" }, h("div", { class: "row xr-turn" }, back, where, forward), write, h("div", { class: "row" }, paste, undoButton));
+  const update = () => {
+    const count = screen.content?.pages.length ?? 0;
+    where.textContent = screen.index === 0 ? `Cover · ${count} page${count === 1 ? "" : "s"}` : `Page ${screen.index} of ${count}`;
+    back.disabled = screen.index === 0;
+    forward.disabled = screen.index >= count;
+    const editable = screen.editable;
+    write.hidden = !editable || screen.index === 0;
+    paste.hidden = !editable || screen.index === 0;
+    undoButton.hidden = !editable;
+    undoButton.disabled = !screen.content?.notebook.canUndo;
+  };
+  update();
+  return { element, update };
+}
+
+/** The notebook was drawn again (a page turned, an item added): the room shows it too. @param {BookScreen} screen */
+export function refreshRoom(screen) {
+  const controls = shown.get(screen);
+  if (!controls || !screen.room) return;
+  screen.room.showPage(picture(screen));
+  controls.update();
 }

@@ -34,7 +34,7 @@ import { AcceptScreen, NotebooksScreen, WelcomeScreen } from "./notebook-lists.j
 import { keepFromServer, localContent, localNotebooks, N, NOTEBOOK, waitingFor } from "./notebook-model.js";
 import { keepPictures, pictureURL } from "./notebook-picture-cache.js";
 import { pin } from "./notebook-pins.js";
-import { inRoom, leaveRoom } from "./notebook-room.js";
+import { inRoom, leaveRoom, refreshRoom } from "./notebook-room.js";
 import { watchSurroundings } from "./notebook-surroundings.js";
 import { isLocal, localId, newKey } from "./outbox.js";
 import { announce, h } from "./ui.js";
@@ -357,6 +357,7 @@ export class BookScreen extends NotebookElement {
         notebook.access === "owner" || (notebook.access === "edit" && notebook.pin)
           ? h("button", { type: "button", class: "secondary", onclick: () => pin(this) }, notebook.pin ? "Pinned here · move pin" : "Pin here") : null,
         readOnly || !page ? null : h("button", { type: "button", class: "danger", onclick: () => deletePage(this) }, "Delete page"))));
+    refreshRoom(this);
   }
 
   /**

@@ -160,6 +160,16 @@ export class RoomView extends EventTarget {
     return this.session?.end().catch(() => {});
   }
 
+  /** Shows another page (turned, or written on) on the notebook in the room. @param {HTMLCanvasElement} picture */
+  showPage(picture) {
+    this.options.page = picture;
+    const gl = this.gl;
+    const texture = this.shapes?.page.texture;
+    if (!gl || !texture) return;
+    gl.bindTexture(gl.TEXTURE_2D, texture);
+    gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA, gl.RGBA, gl.UNSIGNED_BYTE, picture);
+  }
+
   /** @param {WebGLRenderingContext} gl */
   setUpDrawing(gl) {
     const shader = (/** @type {number} */ type, /** @type {string} */ text) => {
