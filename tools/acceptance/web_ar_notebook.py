@@ -26,8 +26,17 @@ reload): the notebook opens from IndexedDB; a page, text, an undo, a text change
 notebook made offline survive a reload and reach the server once, in order, the other phone
 following; share says it needs the network; a notebook deleted elsewhere says so. Sideways
 (844×390) with 50 pages: the page is not a thumbnail and its text stays in its boxes, quick taps
-turn a page each, Go to page, the paste refusal in view. axe-core checks every
-screen; screenshots go to .build/screenshots/ar-notebook-*.png (tools/screenshots: docs/screenshots/).
+turn a page each, Go to page, the paste refusal in view. Drafts: text typed in “Write on the page”
+and not saved comes back after a reload, until added or cancelled; the header keeps “AR Notebook”
+whole at 390 px beside the offline badge. Covers (FR3.2.3): rename, restyle and cover text, online
+and offline. Pictures on pages show offline once the notebook was opened online (IndexedDB).
+Pins: a coordinate picker; a finder with edit rights moves and removes the pin. “Shared with me”
+names the sharer. Battery without the Battery Status API: the screen says it cannot know, then the
+alert follows device-monitor's level; “Sign out and close”. In the WebXR room, the overlay's
+controls turn pages, write and undo. axe-core checks every screen; screenshots go to
+.build/screenshots/ar-notebook-*.png (tools/screenshots: docs/screenshots/). `--only a,b` runs
+the parts that stand alone (drafts_and_header, covers, pictures_offline, pins_for_finders,
+battery_without_api, room_controls).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 """
