@@ -75,6 +75,16 @@ INK_BOX = """(canvas) => {
 }"""
 
 
+def fits_the_screen(page, low=False):
+    """Whether the back, scrolled to its top, ends within the screen (`low`, turned: the canvas as
+    the phone shows it is wholly in view); and what was measured."""
+    measured = page.evaluate("""(low) => { if (!low) scrollTo(0, 0); const c = document.querySelector('canvas.pad').getBoundingClientRect();
+        return {top: c.top, bottom: c.bottom, width: c.width, height: c.height, screen: innerHeight,
+                page: document.documentElement.scrollHeight}; }""", low)
+    whole = measured["top"] >= 0 and measured["bottom"] <= measured["screen"] and measured["height"] >= 120
+    return whole and (low or measured["page"] <= measured["screen"] + 1), measured
+
+
 def drawing_width_and_shape(page, server, token, note_id):
     """The back's width slider saves nothing by itself (never a write without a body under a
     "Saved" bar), and a drawing keeps the shape of the surface it was drawn on: a circle drawn on
@@ -145,6 +155,8 @@ def drawing_width_and_shape(page, server, token, note_id):
         drawing = on_server(1)
         upright = ink()
         check("a circle drawn on the phone upright is round on its canvas", square(upright, 4), upright)
+        check("upright, the whole back is in the 844 px screen: the canvas ends above its foot, the page does not scroll",
+              *fits_the_screen(page))
         check("the drawing records the shape of the surface it was drawn on (aspect = width ÷ height)",
               abs((drawing.get("aspect") or 0) - box["width"] / box["height"]) < 0.01, (drawing.get("aspect"), box))
 
@@ -153,8 +165,10 @@ def drawing_width_and_shape(page, server, token, note_id):
         page.wait_for_function("""() => { const c = document.querySelector('canvas.pad');
             return c.clientWidth > c.clientHeight && c.width === Math.round(c.clientWidth * devicePixelRatio); }""")
         page.wait_for_timeout(300)
-        canvas.scroll_into_view_if_needed()
         turned = ink()
+        check("turned to landscape, the canvas is wholly in view as the phone shows it, wider than tall",
+              *fits_the_screen(page, low=True))
+        canvas.scroll_into_view_if_needed()
         page.screenshot(path=os.path.join(ROOT, ".build", "napkin-back-landscape.png"))
         check("turned to landscape, the circle is still a circle on the phone (its drawn pixels' box is square)",
               square(turned, 4), turned)
@@ -225,6 +239,17 @@ def share_a_note(page):
           and [r.status for r in loaded] == [200, 200] and [r.headers.get("content-type") for r in loaded] == ["image/jpeg", "image/png"],
           (response.status, images, [(r.status, r.headers.get("content-type")) for r in loaded]))
     webwalk.shot(other, "napkin", "shared-page")
+    # Found by a newcomer: the lines of a note ran together, and "The back" was under the drawing.
+    page.fill("#note-text", "milk, eggs\nbread")
+    webwalk.settled(page)
+    other.reload()
+    lines = other.evaluate("""() => [...document.querySelectorAll('figure')].map((f) => [f.firstElementChild?.tagName, f.innerText])""")
+    check("the shared page keeps the note's line breaks, and “The back” is above its drawing",
+          any("milk, eggs\nbread" in text for _, text in lines) and any(first == "FIGCAPTION" and "The back" in text for first, text in lines),
+          lines)
+    webwalk.shot(other, "napkin", "shared-page-lines")
+    page.fill("#note-text", "milk, eggs")
+    webwalk.settled(page)
     other.close()
 
 
@@ -238,8 +263,19 @@ def walk(browser, server, data):
           headers and "script-src 'self'" in headers and "unsafe-inline" not in headers, headers)
     accessible(page, "sign-in")
     shot(page, "signin")
+    # Found by a newcomer: about 2 s of nothing after "Create an account". Held here until looked at.
+    held = []
+    page.route("**/api/v1/auth/register", lambda route: held.append(route))
     webwalk.sign_in(page, "web-ada", create=True)
+    for _ in range(50):
+        if held:
+            break
+        page.wait_for_timeout(100)
+    working = page.evaluate("""() => [...document.querySelectorAll('quire-signin button')].filter((b) => b.disabled).map((b) => b.textContent)""")
+    check("“Create an account” says it is working while the server works, its button disabled", any("Creating" in t for t in working), working)
+    held[0].continue_()
     page.wait_for_selector("notes-list h1")
+    page.unroute("**/api/v1/auth/register")
     check("sign-up opens the empty list", page.is_visible("text=No notes yet"))
     accessible(page, "the empty list")
 
@@ -341,6 +377,10 @@ def walk(browser, server, data):
 
     drawing_width_and_shape(page, server, token, notes[0]["id"])
     page.click("text=Flip back")
+    page.wait_for_selector("note-editor #note-title")
+    page.wait_for_timeout(300)
+    said = page.text_content("#announcer")
+    check("after Flip back, the status area names the note, not “The back”", bool(said) and "The back" not in said, said)
     share_a_note(page)
 
     # Two more notes; reorder by keyboard and by drag.

@@ -26,16 +26,24 @@ enum SharePage {
         if let description = view.description, !description.isEmpty { body += "<p>\(escape(description))</p>\n" }
         for (index, item) in view.items.enumerated() {
             body += "<figure>\n"
+            // A drawing alone (a note's back): its caption ("The back") above it, as a heading of it.
+            let captionFirst = item.image == nil && item.overlay != nil
+            var captionHTML = ""
+            var picture = ""
             if item.image != nil || item.overlay != nil {
-                body += "<img src=\"\(escape(imageURL(index)))\" alt=\"\(escape(item.title ?? item.text ?? view.title))\">\n"
+                picture = "<img src=\"\(escape(imageURL(index)))\" alt=\"\(escape(item.title ?? item.text ?? view.title))\">\n"
             }
             var caption: [String] = []
             if let title = item.title, !title.isEmpty { caption.append("<strong>\(escape(title))</strong>") }
-            if let text = item.text, !text.isEmpty { caption.append(escape(text)) }
+            // A note's lines stay lines (each escaped).
+            if let text = item.text, !text.isEmpty {
+                caption.append(text.split(omittingEmptySubsequences: false, whereSeparator: { $0.isNewline }).map { escape(String($0)) }.joined(separator: "<br>"))
+            }
             let facts = [item.takenAt.map(Self.readable), item.place].compactMap { $0 }.filter { !$0.isEmpty }
             if !facts.isEmpty { caption.append("<small>\(escape(facts.joined(separator: " · ")))</small>") }
             if !item.tags.isEmpty { caption.append("<small>\(item.tags.map { "#" + escape($0) }.joined(separator: " "))</small>") }
-            if !caption.isEmpty { body += "<figcaption>\(caption.joined(separator: "<br>"))</figcaption>\n" }
+            if !caption.isEmpty { captionHTML = "<figcaption>\(caption.joined(separator: "<br>"))</figcaption>\n" }
+            body += captionFirst ? captionHTML + picture : picture + captionHTML
             body += "</figure>\n"
         }
         return """

@@ -577,6 +577,8 @@ export class NoteEditor extends HTMLElement {
       return h("label", { class: "button secondary" }, camera ? "Take photo" : "Choose photo", input);
     };
     this.form = h("main", { class: "screen editor" },
+      // Named for the status area as the screen opens (coming back from the back, too).
+      h("h1", { class: "visually-hidden" }, note.title ? `Note “${note.title}”` : "New note"),
       h("div", { class: "toolbar" },
         h("a", { href: "#/notes", class: "button secondary", "aria-label": "Back to the notes" }, "‹ Notes"),
         h("a", { href: `#/notes/${encodeURIComponent(note.id)}/back`, class: "button primary" }, "Flip to draw")),
@@ -828,6 +830,9 @@ export class NoteBack extends HTMLElement {
         h("a", { href: `#/notes/${encodeURIComponent(id)}`, class: "button secondary" }, "Flip back"),
         h("h1", {}, "The back")),
       pad));
+    this.fit = () => this.fitCanvas(pad);
+    window.addEventListener("resize", this.fit);
+    requestAnimationFrame(() => this.fit?.());
     const db = /** @type {import("./db.js").Database} */ (context.sync.db);
     // The newest drawing this phone knows: one it drew that still waits to be sent; else the
     // server's (another phone may have drawn since this one last looked); else, offline, the copy
@@ -868,6 +873,31 @@ export class NoteBack extends HTMLElement {
 
   disconnectedCallback() {
     if (this.onChange) this.context?.sync.removeEventListener("change", this.onChange);
+    if (this.fit) window.removeEventListener("resize", this.fit);
+  }
+
+  /** The canvas takes the height the screen has left under the tools, upright or turned: the
+   * whole back in view, never past the screen's foot (the drawing keeps its shape inside it,
+   * letterboxed; see strokes.js). @param {import("./drawing-pad.js").DrawingPad} pad */
+  fitCanvas(pad) {
+    const canvas = /** @type {HTMLCanvasElement | undefined} */ (pad.canvas);
+    if (!canvas || !this.isConnected) return;
+    const box = canvas.getBoundingClientRect();
+    const main = /** @type {HTMLElement} */ (this.querySelector("main"));
+    const top = box.top + window.scrollY;
+    const below = Math.max(0, main.getBoundingClientRect().bottom - box.bottom) + parseFloat(getComputedStyle(main).marginBottom || "0");
+    const room = Math.floor(window.innerHeight - top - below - 4);
+    // Turned (a low screen): the tools take most of it, so the canvas takes the screen's height
+    // and is scrolled into view, the tools just above it.
+    const low = room < 200;
+    // CSSOM, which the CSP allows.
+    canvas.style.height = `${low ? Math.max(120, window.innerHeight - 8) : room}px`;
+    if (low) requestAnimationFrame(() => canvas.scrollIntoView({ block: "nearest" }));
+  }
+
+  connectedCallback() {
+    // Measured once laid out.
+    requestAnimationFrame(() => this.fit?.());
   }
 
   /**

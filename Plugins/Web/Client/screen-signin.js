@@ -14,16 +14,22 @@ export class QuireSignIn extends HTMLElement {
    */
   show(api, options) {
     const error = h("p", { class: "error", role: "alert", id: "signin-error" }, options.error ?? "");
-    /** @param {() => Promise<void>} action @param {HTMLButtonElement} button */
-    const attempt = async (action, button) => {
+    /** @param {() => Promise<void>} action @param {HTMLButtonElement} button @param {string} [working] what the button says meanwhile */
+    const attempt = async (action, button, working = "") => {
       error.textContent = "";
       button.disabled = true;
+      // Said on the button while the server works (making an account takes a moment).
+      const label = button.textContent;
+      if (working) button.textContent = working;
+      button.setAttribute("aria-busy", "true");
       try {
         await action();
       } catch (failure) {
         error.textContent = failure instanceof ApiError ? failure.message : "Something went wrong; try again.";
       } finally {
         button.disabled = false;
+        button.textContent = label;
+        button.removeAttribute("aria-busy");
       }
     };
     const user = /** @type {HTMLInputElement} */ (h("input", { id: "username", name: "username", autocomplete: "username", required: true,
@@ -32,9 +38,9 @@ export class QuireSignIn extends HTMLElement {
       autocomplete: "current-password", required: true }));
     const signIn = /** @type {HTMLButtonElement} */ (h("button", { type: "submit" }, "Sign in"));
     const signUp = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary",
-      onclick: () => attempt(() => api.signUp(user.value.trim(), password.value), signUp) }, "Create an account"));
+      onclick: () => attempt(() => api.signUp(user.value.trim(), password.value), signUp, "Creating your account…") }, "Create an account"));
     const form = h("form", { class: "stack", "aria-describedby": "signin-error",
-      onsubmit: (/** @type {Event} */ event) => { event.preventDefault(); attempt(() => api.signIn(user.value.trim(), password.value), signIn); } },
+      onsubmit: (/** @type {Event} */ event) => { event.preventDefault(); attempt(() => api.signIn(user.value.trim(), password.value), signIn, "Signing in…"); } },
     h("label", { for: "username" }, "User name"), user,
     h("label", { for: "password" }, "Password"), password,
     signIn, signUp);
