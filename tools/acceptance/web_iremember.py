@@ -792,6 +792,94 @@ def notes_follow(page, other, server, token):
     page.wait_for_selector("album-photo")
 
 
+def stroke_at(page, where):
+    """One stroke across the mark-up at `where` (a fraction of its height): each stroke a new one."""
+    box = page.wait_for_selector("album-markup canvas.pad").bounding_box()
+    y = box["y"] + box["height"] * where
+    page.mouse.move(box["x"] + 20, y)
+    page.mouse.down()
+    for step in range(1, 10):
+        page.mouse.move(box["x"] + 20 + step * 25, y + (step % 3) * 4)
+    page.mouse.up()
+
+
+def pad_strokes(page):
+    """How many strokes the open mark-up's pad shows."""
+    return page.evaluate("() => document.querySelector('album-markup drawing-pad')?.drawing?.strokes?.length ?? -1")
+
+
+def markup_two_phones(page, other, server, token, data):
+    """Mark-up is never lost or hidden: a stroke drawn just before a reload is kept (on the phone and
+    on the server), an open mark-up follows the other phone's strokes without a reload, and notes
+    typed on a photo the other phone deletes are not silently dropped."""
+    with open(os.path.join(data, "twophones.jpg"), "wb") as handle:
+        handle.write(iremember.jpeg(data, "twophones.jpg", taken="2025:08:02 09:15:00", seed=8))
+    page.goto("/#/")
+    page.wait_for_selector("album-home")
+    with page.expect_file_chooser() as chooser:
+        page.click("text=Choose From Phone")
+    chooser.value.set_files(os.path.join(data, "twophones.jpg"))
+    page.wait_for_selector("album-markup drawing-pad .stage img", timeout=15_000)
+    page.fill("#photo-notes", "Two phones")
+    settled(page, 30_000)
+    photo = next(p for p in photos_of(server, token) if p["notes"] == "Two phones")
+    markup_url = f"/#/photo/{photo['id']}/markup"
+
+    def on_server():
+        status, drawing, _ = call(server, "GET", f"/api/v1/album/photos/{photo['id']}/markup", token=token)
+        return len(drawing.get("strokes", [])) if status == 200 else 0
+
+    # A stroke, then a reload at once, three times: every stroke is kept, on the phone and on the server.
+    page.goto(markup_url)
+    page.wait_for_selector("album-markup drawing-pad .stage img", timeout=15_000)
+    kept = []
+    for round_ in range(1, 4):
+        stroke_at(page, 0.15 + 0.15 * round_)
+        page.reload()
+        page.wait_for_selector("album-markup drawing-pad .stage img", timeout=15_000)
+        eventually(page, f"() => (document.querySelector('album-markup drawing-pad')?.drawing?.strokes?.length ?? 0) >= {round_}", 5_000)
+        shown = pad_strokes(page)
+        deadline = time.time() + 10
+        while on_server() < round_ and time.time() < deadline:
+            time.sleep(0.3)
+        kept.append((round_, shown, on_server()))
+    check("a stroke drawn just before a reload is kept, three times running: on the phone and, within 10 s, on the server",
+          all(shown == want and server_count == want for want, shown, server_count in kept), kept)
+
+    # Both phones on the mark-up: A's stroke shows on B without a reload.
+    settled(page, 20_000)
+    other.goto(markup_url)
+    other.wait_for_selector("album-markup drawing-pad .stage img", timeout=15_000)
+    eventually(other, "() => (document.querySelector('album-markup drawing-pad')?.drawing?.strokes?.length ?? 0) >= 3", 5_000)
+    before = pad_strokes(other)
+    stroke_at(page, 0.85)
+    settled(page, 20_000)
+    followed = eventually(other, f"() => document.querySelector('album-markup drawing-pad')?.drawing?.strokes?.length === {before + 1}")
+    check("an open mark-up follows the other phone: B shows the stroke A drew, without a reload", followed, (before, pad_strokes(other)))
+
+    # B types notes; A deletes the photo: B is told at once, and what B typed stays to copy.
+    other.fill("#photo-notes", "Notes B is typing when A deletes")
+    page.goto(f"/#/photo/{photo['id']}")
+    page.wait_for_selector("album-photo button:has-text('Delete photo')")
+    page.click("album-photo button:has-text('Delete photo')")
+    page.click("dialog.confirm button.danger")
+    page.wait_for_selector("album-browse", timeout=15_000)
+    other.type("#photo-notes", " and more")
+    told = eventually(other, "() => /deleted on another phone/.test(document.querySelector('album-markup')?.textContent ?? '')")
+    kept_text = other.input_value("#photo-notes") if other.is_visible("#photo-notes") else None
+    other.screenshot(path=os.path.join(ROOT, ".build", "screenshots", "iremember-photo-deleted-elsewhere.png"))
+    check("B typing notes on a photo A deletes is told at once that it was deleted on another phone, its typing still there",
+          told and kept_text == "Notes B is typing when A deletes and more", (told, kept_text, other.inner_text("album-markup")[:300]))
+    copied = None
+    if told and other.is_visible("album-markup button:has-text('Copy my notes')"):
+        other.click("album-markup button:has-text('Copy my notes')")
+        copied = other.evaluate("navigator.clipboard.readText()")
+    check("…and “Copy my notes” keeps what B typed (on the clipboard)", copied == "Notes B is typing when A deletes and more", copied)
+    internal = [text for text in (other.inner_text("body"),) if "There is no photo '" in text or photo["id"] in text]
+    check("…and no screen shows the photo's internal id", not internal, internal[:1])
+    other.goto("/#/")
+
+
 def reload_at_once(page, data):
     """A photo added, then the page reloaded straight away: the photo is there, never "gone"."""
     page.context.add_init_script(GONE_WATCH)
@@ -892,6 +980,7 @@ def main():
             second, other = move_to_new_phone(browser, server, page)
             offline(page, server, token_of(page), other, data)
             notes_follow(page, other, server, token_of(page))
+            markup_two_phones(page, other, server, token_of(page), data)
             second.close()
             long_words(page, server, token_of(page))
             reload_at_once(page, data)

@@ -272,7 +272,7 @@ struct AlbumService: Sendable {
 
     func photo(owner: String, id: String) async throws(BusError) -> Record {
         guard StorageNames.isValidID(id), let record = try await store.get(collection: Self.photos, id: id, owner: owner) else {
-            throw BusError(.notFound, "There is no photo '\(id)' in your album.")
+            throw BusError(.notFound, "This photo is not in your album: it was deleted, maybe on another device.")
         }
         return record
     }
@@ -296,7 +296,7 @@ struct AlbumService: Sendable {
         }
         let relocated = placed
         let record = try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { current throws(BusError) in
-            guard var photo = current else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
+            guard var photo = current else { throw BusError(.notFound, "This photo is not in your album: it was deleted, maybe on another device.") }
             if let notes = edit.notes { photo.notes = notes }
             if let tags { photo.tags = tags }
             if let time { photo.setTakenAt(time, source: "user", id: id) }
@@ -314,7 +314,7 @@ struct AlbumService: Sendable {
 
     func setMarkup(owner: String, id: String, sha256: String?, expectedVersion: Int64?) async throws(BusError) -> Record {
         let record = try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { current throws(BusError) in
-            guard var photo = current else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
+            guard var photo = current else { throw BusError(.notFound, "This photo is not in your album: it was deleted, maybe on another device.") }
             photo.markup = sha256
             return photo
         }
@@ -341,7 +341,7 @@ struct AlbumService: Sendable {
         let followed = try await followMarkup(current.markup, by: MarkupFollow.map(edit, width: size.width, height: size.height).map, from: size,
                                               to: (Double(edited.info.width), Double(edited.info.height)))
         return try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { photo throws(BusError) in
-            guard var photo else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
+            guard var photo else { throw BusError(.notFound, "This photo is not in your album: it was deleted, maybe on another device.") }
             guard photo.image == current.image, photo.markup == current.markup else {
                 throw BusError(.conflict, "The photo changed while it was being edited; reload it and edit again.", details: ["reason": "changed"])
             }
@@ -377,7 +377,7 @@ struct AlbumService: Sendable {
         let followed = try await followMarkup(current.markup, by: chain.inverse, from: (Double(current.width), Double(current.height)),
                                               to: (Double(size.width), Double(size.height)))
         return try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { photo throws(BusError) in
-            guard var photo else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
+            guard var photo else { throw BusError(.notFound, "This photo is not in your album: it was deleted, maybe on another device.") }
             guard photo.original == original, photo.image == current.image, photo.markup == current.markup else {
                 throw BusError(.conflict, "The photo changed meanwhile; reload it and try again.", details: ["reason": "changed"])
             }
@@ -397,7 +397,7 @@ struct AlbumService: Sendable {
             try record.decode(PhotoData.self).image
         }
         _ = try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { current throws(BusError) in
-            guard current != nil else { throw BusError(.notFound, "There is no photo '\(id)' in your album.") }
+            guard current != nil else { throw BusError(.notFound, "This photo is not in your album: it was deleted, maybe on another device.") }
             return nil
         }
         await geotag(owner: owner, id: id, nil)

@@ -201,7 +201,12 @@ export async function loadMarkup(context, photo, routeId) {
   if (writes.some((w) => w.path.endsWith("/revert"))) return null;
   // A mark-up or a picture edit waiting: the phone's copy is the one moved with the edit.
   const waiting = writes.some((w) => w.path.endsWith("/markup") || w.path.endsWith("/edit"));
-  if (waiting || isLocal(photo.id)) return kept();
+  if (waiting || isLocal(photo.id)) {
+    // The drawing queued last is the newest: it is queued before the phone's copy is kept.
+    const last = writes.filter((w) => w.path.endsWith("/markup") || w.path.endsWith("/edit")).pop();
+    if (last?.path.endsWith("/markup") && last.body) return structuredClone(last.body);
+    return kept();
+  }
   if (!photo.hasMarkup) return null;
   try {
     const drawing = await context.api.get(`${PHOTOS}/${photo.id}/markup`);

@@ -23,6 +23,18 @@ export class MarkupScreen extends AlbumElement {
   tagInput;
   /** @type {string | undefined} */
   tagsShown;
+  /** The photo's version whose mark-up the pad shows (see followMarkup). @type {number | undefined} */
+  markupSeen;
+  fetchingMarkup = false;
+  /** The photo's version the fields last followed, and whether this phone had writes waiting for it then. @type {number | undefined} */
+  versionFollowed;
+  wasWriting = false;
+  /** Whether the screen says the photo was deleted on another phone. */
+  goneShown = false;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  goneCheck;
+  /** @type {import("./strokes.js").Drawing | null} */
+  markupBase = null;
   /**
    * The notes and the time taken: typing kept, sent based on what was shown, following the other
    * phone (see FollowedForm).
@@ -33,11 +45,95 @@ export class MarkupScreen extends AlbumElement {
   changed() {
     if (!this.pad) return this.render();
     const photo = this.photo();
-    if (!photo) return;
+    if (!photo) return this.gone();
+    if (this.goneShown) return;
     this.renderTags(photo);
     // The notes and the time taken as the album has it now (the other phone's, the server's from
     // EXIF), except a field being typed in; one this phone typed that the other changed says so.
-    this.followed?.follow(photo);
+    // A write of this phone's answered without a new version was refused (the photo deleted on
+    // another phone: 404): what was typed stays in the box, not put back to the server's.
+    const writing = this.ctx.sync.writes.some((w) => w.kind === KIND && (w.id === photo.id || w.id === this.id_));
+    const refused = photo.version === this.versionFollowed && this.wasWriting && !writing;
+    this.wasWriting = writing;
+    this.versionFollowed = photo.version;
+    if (!refused) this.followed?.follow(photo);
+    this.followMarkup(photo);
+  }
+
+  /**
+   * The photo left the album while its mark-up is open (another phone deleted it): said at once,
+   * nothing more is sent for it, and the notes typed stay in their box, with a button to copy them
+   * (the photo, its picture and its mark-up are gone from the server: there is no undo).
+   * A local id giving way to the server's is not a deletion: looked at again a moment later.
+   */
+  gone() {
+    if (this.goneShown) return;
+    clearTimeout(this.goneCheck);
+    this.goneCheck = setTimeout(() => { if (this.isConnected && !this.photo()) this.showGone(); }, 300);
+  }
+
+  showGone() {
+    this.goneShown = true;
+    this.followed?.dispose();
+    this.followed = null;
+    const notes = /** @type {HTMLTextAreaElement | null} */ (this.querySelector("#photo-notes"));
+    if (this.pad) this.pad.inert = true;
+    this.tagsArea?.replaceChildren();
+    const copy = async () => {
+      const text = notes?.value ?? "";
+      try {
+        await navigator.clipboard.writeText(text);
+        announce("Your notes are copied: paste them where you want to keep them.");
+      } catch {
+        notes?.select();
+        announce("The phone did not let the app copy: your notes are selected, copy them from the box.");
+      }
+    };
+    const typed = Boolean(notes?.value.trim());
+    const notice = h("div", { class: "notice gone", role: "alert", id: "photo-gone" },
+      h("p", {}, typed
+        ? "This photo was deleted on another phone, so your notes cannot be saved with it. They are still in the box below: copy them to keep them."
+        : "This photo was deleted on another phone: nothing more can be saved on it."),
+      h("div", { class: "row" },
+        typed ? h("button", { type: "button", class: "secondary", onclick: copy }, "Copy my notes") : null,
+        h("a", { href: "#/album", class: "button secondary" }, "Album")));
+    this.querySelector("main .toolbar")?.after(notice);
+    announce("This photo was deleted on another phone.");
+  }
+
+  /**
+   * The open mark-up follows the other phone as the notes do: when the photo changed on the
+   * server and this phone has no mark-up of its own still to send for it, the server's drawing is
+   * shown (a stroke being drawn here waits for the finger to lift, then is added to it: see
+   * DrawingPad.follow). Strokes waiting in the outbox are merged into the server's when sent, and
+   * the photo's new version after brings the merged drawing back here.
+   * @param {Photo} photo
+   */
+  async followMarkup(photo) {
+    const pad = this.pad;
+    const ids = [photo.id, this.id_];
+    const waiting = () => this.ctx.sync.writes.some((w) => w.kind === KIND && ids.includes(w.id) && /\/(markup|edit|revert)$/.test(w.path));
+    if (!pad || isLocal(photo.id) || this.fetchingMarkup || photo.version === this.markupSeen || waiting()) return;
+    const version = photo.version;
+    this.fetchingMarkup = true;
+    try {
+      const has = /** @type {any} */ (photo).hasMarkup;
+      const drawing = has ? await this.ctx.api.get(`${PHOTOS}/${photo.id}/markup`) : null;
+      if (waiting() || !this.isConnected || this.pad !== pad) return;
+      this.markupSeen = version;
+      const shown = pad.drawing;
+      if (!drawing && !(shown?.strokes?.length || shown?.texts?.length)) return;
+      const now = drawing ?? { strokes: [], texts: [], aspect: shown?.aspect };
+      this.markupBase = structuredClone(now);
+      pad.follow(structuredClone(now));
+      await /** @type {import("./db.js").Database} */ (this.ctx.sync.db).setMeta(`markup:${photo.id}`, drawing);
+    } catch {
+      // Offline or refused: the drawing shown stays; the next change tries again.
+    } finally {
+      this.fetchingMarkup = false;
+    }
+    const now = this.photo();
+    if (now && this.isConnected && this.pad === pad && now.version !== this.markupSeen) this.followMarkup(now);
   }
 
   render() {
@@ -82,6 +178,8 @@ export class MarkupScreen extends AlbumElement {
     // time (another phone's strokes drawn meanwhile stay; see mergeDrawing). Copies: the pad draws
     // into the arrays it was given.
     this.markupBase = null;
+    this.markupSeen = photo.version;
+    this.goneShown = false;
     loadMarkup(this.ctx, photo, this.id_ ?? "").then((drawing) => {
       if (!drawing) return;
       this.markupBase = structuredClone(drawing);
@@ -97,11 +195,14 @@ export class MarkupScreen extends AlbumElement {
     const photo = this.photo();
     if (!photo) return;
     const db = /** @type {import("./db.js").Database} */ (this.ctx.sync.db);
-    await db.setMeta(`markup:${photo.id}`, drawing);
     const drawnOn = this.markupBase ?? null;
     this.markupBase = structuredClone(drawing);
-    await this.ctx.sync.write({ method: "PUT", path: `${PHOTOS}/${photo.id}/markup`, body: drawing, kind: KIND, id: photo.id,
+    // Queued first (as Napkin Notes' back): the indicator says "Saving" from the stroke on, and a
+    // reload straight after finds the stroke in the outbox, never only on the canvas.
+    const queued = this.ctx.sync.write({ method: "PUT", path: `${PHOTOS}/${photo.id}/markup`, body: drawing, kind: KIND, id: photo.id,
       local: { hasMarkup: drawing.strokes.length + drawing.texts.length > 0 }, rebase: { kind: "drawing", base: drawnOn } });
+    await db.setMeta(`markup:${photo.id}`, drawing);
+    await queued;
   }
 
   /** @param {Record<string, any>} body */
