@@ -589,6 +589,93 @@ def nothing_lost(browser, server, page, token):
     page.wait_for_selector("vocab-collections")
 
 
+def edits_meet_deletes_and_tags(browser, server, page, token):
+    """Two phones on one word: tags added on each are both kept (not the last save's only), and a
+    word deleted on one phone while the other edits it is said plainly (no internal id), with a
+    way to keep what was typed: "Add it again as a new word"."""
+    _, coll, _ = call(server, "POST", f"{V}/collections", {"name": "Fruit"}, token=token)
+    _, mela, _ = call(server, "POST", f"{V}/entries", {"word": "la mela", "definitions": ["the apple"], "languages": ["it"],
+                                                       "collection": coll["id"]}, token=token)
+    second, other = phone(browser, server)
+    other.goto("/")
+    webwalk.sign_in(other, USER, PASSWORD)
+    other.wait_for_selector("vocab-collections")
+    tags_of = lambda: sorted(tag["name"] for tag in (call(server, "GET", f"{V}/tags", token=token)[1]["items"])  # noqa: E731
+                             if tag["id"] in call(server, "GET", f"{V}/entries/{mela['id']}", token=token)[1].get("tags", []))
+
+    # A's note typed, then a reload: "Your changes not saved yet are back"; B saves another note:
+    # A's field says it changed on another device, and the banner, no longer true, goes.
+    page.goto(f"/#/edit/{mela['id']}")
+    page.wait_for_selector("#entry-note")
+    page.fill("#entry-note", "A: feminine")
+    page.reload()
+    page.wait_for_selector("#entry-draft", timeout=15_000)
+    other.goto(f"/#/edit/{mela['id']}")
+    other.wait_for_selector("#entry-note")
+    other.fill("#entry-note", "B: plural le mele")
+    other.click("vocab-entry-form button[type=submit]:has-text('Save')")
+    other.wait_for_selector("vocab-entry h1:has-text('la mela')")
+    settled(other)
+    replaced = eventually(page, "() => document.querySelector('#entry-note-replaced') !== null")
+    gone = eventually(page, "() => document.querySelector('#entry-draft') === null", 3_000)
+    check("after another device replaced what a reload brought back, “Your changes not saved yet are back” goes (the field says what changed)",
+          replaced and gone, page.inner_text("vocab-entry-form")[:300])
+    page.goto(f"/#/e/{mela['id']}")
+    page.wait_for_selector("vocab-entry h1")
+
+    # Both open Edit; A adds #red and saves; B adds #round and saves: the word has both.
+    for each in (page, other):
+        each.goto(f"/#/edit/{mela['id']}")
+        each.wait_for_selector("#entry-word")
+    page.click("vocab-entry-form button:has-text('New tag')")
+    name_dialog(page, "red")
+    page.click("vocab-entry-form button[type=submit]:has-text('Save')")
+    page.wait_for_selector("vocab-entry h1:has-text('la mela')")
+    settled(page)
+    other.click("vocab-entry-form button:has-text('New tag')")
+    name_dialog(other, "round")
+    other.click("vocab-entry-form button[type=submit]:has-text('Save')")
+    other.wait_for_selector("vocab-entry h1:has-text('la mela')")
+    settled(other)
+    check("tags added on two phones at once are both kept: A's #red and B's #round", tags_of() == ["red", "round"], tags_of())
+
+    # B edits, A deletes: B is told plainly, and can add what it typed again as a new word.
+    other.goto(f"/#/edit/{mela['id']}")
+    other.wait_for_selector("#entry-example")
+    other.fill("#entry-example", "Mangio una mela ogni giorno.")
+    page.goto(f"/#/e/{mela['id']}")
+    page.wait_for_selector("vocab-entry button:has-text('Delete word')")
+    page.click("vocab-entry button:has-text('Delete word')")
+    if page.is_visible("dialog.confirm button.danger"):
+        page.click("dialog.confirm button.danger")
+    settled(page)
+    told = eventually(other, "() => /deleted on another device/.test(document.querySelector('vocab-entry-form')?.textContent ?? '')", 5_000)
+    if not told:  # not said on its own: Save, as the newcomer did
+        other.click("vocab-entry-form button[type=submit]:has-text('Save')")
+        other.wait_for_timeout(2_000)
+    text = other.inner_text("body")
+    shot(other, "word deleted elsewhere")
+    check("B editing a word A deletes is told at once it was “deleted on another device”, in plain words, no internal id, its typing still there",
+          told and mela["id"] not in text and "No entry" not in text and other.input_value("#entry-example") == "Mangio una mela ogni giorno.",
+          text[:400])
+    again = other.locator("#entry-gone button:has-text('Add it again as a new word')")
+    if again.count():
+        again.click()
+        other.wait_for_selector("vocab-entry h1:has-text('la mela')")
+        settled(other)
+    words = [i for i in browse(server, token, "&q=mela") if i["word"] == "la mela"]
+    example = call(server, "GET", f"{V}/entries/{words[0]['id']}", token=token)[1].get("example") if words else None
+    check("…and “Add it again as a new word” keeps what B typed: the word is back, with B's example",
+          len(words) == 1 and example == "Mangio una mela ogni giorno.", (words, example))
+    second.close()
+    # The words and tags made here leave the account as it was for the checks after.
+    call(server, "DELETE", f"{V}/collections/{coll['id']}", token=token)
+    for name in ("red", "round"):
+        tag = tag_named(server, token, name)
+        if tag:
+            call(server, "DELETE", f"{V}/tags/{tag['id']}", token=token)
+
+
 def two_devices_offline(browser, server, page, token):
     second, other = phone(browser, server)
     other.goto("/")
@@ -900,6 +987,7 @@ def main():
             token = collections_and_words(page, server)
             help_and_tips(page, server)
             nothing_lost(browser, server, page, token)
+            edits_meet_deletes_and_tags(browser, server, page, token)
             if args.phone_only:
                 return phone_sized(page, server, token)
             reviewing(page, server, token)

@@ -189,7 +189,7 @@ struct VocabularyService: Sendable {
         let record = try await existing(C.entries, "entry", owner: owner, id: id)
         let collection = try record.decode(EntryData.self).collection
         guard try await store.get(collection: C.collections, id: collection, owner: owner) != nil else {
-            throw BusError(.notFound, "No entry '\(id)': its collection was deleted.", details: ["id": id])
+            throw BusError(.notFound, "This word is not in your vocabulary: its collection was deleted.", details: ["id": id])
         }
         return record
     }
@@ -504,7 +504,9 @@ struct VocabularyService: Sendable {
     /// The owner's record, or `not_found` naming what was asked for.
     private func existing(_ collection: String, _ what: String, owner: String, id: String) async throws(BusError) -> Record {
         guard StorageNames.isValidID(id), let record = try await store.get(collection: collection, id: id, owner: owner) else {
-            throw BusError(.notFound, "No \(what) '\(id)'.", details: ["id": id])
+            // Said to a person: what is gone, never its internal id (the id is in the details).
+            let thing = what == "entry" ? "word" : what
+            throw BusError(.notFound, "This \(thing) is not in your vocabulary: it was deleted, maybe on another device.", details: ["id": id])
         }
         return record
     }

@@ -176,7 +176,12 @@ export class EntryForm extends VocabElement {
   changed() {
     if (!this.querySelector("form")) return this.render();
     this.redrawTags?.();
-    if (this.route === "edit") this.followed?.follow(this.one(ENTRY, this.id_ ?? ""));
+    if (this.route !== "edit") return;
+    const entry = this.one(ENTRY, this.id_ ?? "");
+    if (!entry) return this.gone?.();
+    this.followed?.follow(entry);
+    this.followTags?.(entry);
+    this.draftStale?.();
   }
 
   disconnectedCallback() {
@@ -214,6 +219,22 @@ export class EntryForm extends VocabElement {
     followed.field("example", example);
     followed.field("note", note);
     const chosen = new Set(entry?.tags ?? []);
+    // The word's tags as last seen: another device's additions and removals since are applied to
+    // the chips (what this phone added or took off stays so), and again at Save against the
+    // newest copy, so a tag added on each device is kept on both, never only the last save's.
+    let seenTags = new Set(entry?.tags ?? []);
+    /** @param {import("./vocab.js").Entry} now */
+    const mergeTags = (now) => {
+      current();
+      const latest = new Set((now.tags ?? []).map((id) => this.ctx.sync.resolved.get(id) ?? id));
+      const seen = new Set([...seenTags].map((id) => this.ctx.sync.resolved.get(id) ?? id));
+      let moved = false;
+      for (const id of latest) if (!seen.has(id) && !chosen.has(id)) { chosen.add(id); moved = true; }
+      for (const id of seen) if (!latest.has(id) && chosen.has(id)) { chosen.delete(id); moved = true; }
+      seenTags = latest;
+      return moved;
+    };
+    this.followTags = (/** @type {import("./vocab.js").Entry} */ now) => { if (mergeTags(now)) drawChips(); };
     const tagArea = h("div", { class: "tag-picker" });
     let drawn = "";
     // A tag made here has a local id until the server answers: chosen by whichever id it has now.
@@ -267,10 +288,41 @@ export class EntryForm extends VocabElement {
         this.render();
         announce(editing ? "Changes thrown away." : "Word thrown away.");
       } }, editing ? "Throw my changes away" : "Throw it away"));
+    // The word deleted on another device while it is edited here: said at once, plainly, and what
+    // was typed stays in the fields, to add again as a new word (Save does the same).
+    let deleted = false;
+    /** @type {HTMLFormElement} */
+    let form;
+    const goneLine = h("div", { class: "notice gone", role: "alert", id: "entry-gone" },
+      h("p", {}, "This word was deleted on another device. What you typed is still here: add it again to keep it."),
+      h("button", { type: "button", class: "secondary", onclick: () => form.requestSubmit() }, "Add it again as a new word"));
+    this.gone = () => {
+      if (deleted) return;
+      clearTimeout(this.goneCheck);
+      // A word's local id giving way to the server's is not a deletion: looked at again a moment later.
+      this.goneCheck = setTimeout(() => {
+        if (deleted || !this.isConnected || this.one(ENTRY, this.id_ ?? "")) return;
+        deleted = true;
+        draftLine.remove();
+        this.querySelector(".toolbar")?.after(goneLine);
+        const save = /** @type {HTMLButtonElement | null} */ (this.querySelector("form button[type=submit]"));
+        if (save) save.textContent = "Add it again as a new word";
+        announce("This word was deleted on another device.");
+      }, 300);
+    };
+    // "Your changes … are back" goes once none is left: another device changed every field it
+    // brought back (each says so under it, with "Bring back mine").
+    this.draftStale = () => { if (draftLine.isConnected && !Object.keys(followed.pending).length) draftLine.remove(); };
     this.replaceChildren(h("main", { class: "screen vocab" },
       h("div", { class: "toolbar" }, cancel, h("h1", {}, editing ? "Edit word" : "New word")),
-      h("form", { class: "stack", novalidate: true, "aria-describedby": "entry-error", onsubmit: async (/** @type {Event} */ event) => {
+      form = /** @type {HTMLFormElement} */ (h("form", { class: "stack", novalidate: true, "aria-describedby": "entry-error", onsubmit: async (/** @type {Event} */ event) => {
         event.preventDefault();
+        const latest = entry ? this.one(ENTRY, entry.id) : undefined;
+        if (entry && !latest && !deleted) {
+          this.gone?.();
+          return;
+        }
+        if (latest) mergeTags(latest);
         const body = {
           word: word.value.trim(), definitions: Vocab.definitionsOf(definitions.value), languages: Vocab.languagesOf(languages.value),
           example: example.value.trim() || null, note: note.value.trim() || null, tags: [...chosen].map((id) => this.ctx.sync.resolved.get(id) ?? id),
@@ -279,18 +331,21 @@ export class EntryForm extends VocabElement {
         if (!body.word) return this.refuse(error, word, "The word is required: type the word or phrase.");
         if (!body.definitions.length) return this.refuse(error, definitions, "A definition is required: type at least one (one a line).");
         if (!body.collection) return this.refuse(error, collection, "Choose a collection, or make one first.");
-        if (entry) {
+        if (entry && !deleted) {
           // Based on the version each field showed: the server merges it into another device's
           // newer edit and answers what it replaced (said, with "Bring it back").
-          const now = this.one(ENTRY, entry.id) ?? entry;
+          const now = latest ?? entry;
           await this.ctx.sync.write({ method: "PATCH", path: `${V}/entries/${now.id}`, body, kind: ENTRY, id: now.id, baseVersion: followed.baseVersion() });
           followed.discard();
           this.ctx.go(`#/e/${encodeURIComponent(now.id)}`);
         } else {
           const id = localId();
+          if (!this.collections().some((c) => c.id === body.collection)) {
+            return this.refuse(error, collection, "That collection was deleted too: choose another one to add the word to.");
+          }
           await this.ctx.sync.write({ method: "POST", path: `${V}/entries`, body, kind: ENTRY, id });
           followed.discard();
-          announce(`${body.word} added.`);
+          announce(deleted ? `${body.word} added again.` : `${body.word} added.`);
           this.ctx.go(`#/e/${encodeURIComponent(id)}`);
         }
       } },
@@ -302,7 +357,7 @@ export class EntryForm extends VocabElement {
       h("span", { class: "label" }, "Tags"), tagArea,
       ...field("entry-collection", "Collection", collection),
       error,
-      h("button", { type: "submit" }, "Save")), tip(this, ["tags"])));
+      h("button", { type: "submit" }, "Save"))), tip(this, ["tags"])));
     // Typing a reload or the phone's Back interrupted: back in the fields, said, with a way to throw it away.
     if (followed.restoreDraft(editing ? [`${ENTRY}/${this.id_}`] : [`vocabulary.new/${collectionId}`])) this.querySelector(".toolbar")?.after(draftLine);
     if (!editing) requestAnimationFrame(() => word.focus());
