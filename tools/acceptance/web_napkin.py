@@ -79,9 +79,12 @@ def fits_the_screen(page, low=False):
     """Whether the back, scrolled to its top, ends within the screen (`low`, turned: the canvas as
     the phone shows it is wholly in view); and what was measured."""
     measured = page.evaluate("""(low) => { if (!low) scrollTo(0, 0); const c = document.querySelector('canvas.pad').getBoundingClientRect();
-        return {top: c.top, bottom: c.bottom, width: c.width, height: c.height, screen: innerHeight,
+        const bar = document.querySelector('header.bar'); const covered = bar && /sticky|fixed/.test(getComputedStyle(bar).position)
+            ? bar.getBoundingClientRect().bottom : 0;
+        return {top: c.top, bottom: c.bottom, width: c.width, height: c.height, screen: innerHeight, covered,
                 page: document.documentElement.scrollHeight}; }""", low)
-    whole = measured["top"] >= 0 and measured["bottom"] <= measured["screen"] and measured["height"] >= 120
+    # Not under the app's bar (it stays at the top as the page scrolls).
+    whole = measured["top"] >= measured["covered"] and measured["bottom"] <= measured["screen"] and measured["height"] >= 120
     return whole and (low or measured["page"] <= measured["screen"] + 1), measured
 
 

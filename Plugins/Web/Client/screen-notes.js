@@ -890,9 +890,12 @@ export class NoteBack extends HTMLElement {
     // Turned (a low screen): the tools take most of it, so the canvas takes the screen's height
     // and is scrolled into view, the tools just above it.
     const low = room < 200;
+    // The app's bar stays at the top as the page scrolls: the canvas fits under it.
+    const bar = document.querySelector("header.bar");
+    const covered = bar && /sticky|fixed/.test(getComputedStyle(bar).position) ? bar.getBoundingClientRect().height : 0;
     // CSSOM, which the CSP allows.
-    canvas.style.height = `${low ? Math.max(120, window.innerHeight - 8) : room}px`;
-    if (low) requestAnimationFrame(() => canvas.scrollIntoView({ block: "nearest" }));
+    canvas.style.height = `${low ? Math.max(120, Math.floor(window.innerHeight - covered - 8)) : room}px`;
+    if (low) requestAnimationFrame(() => canvas.scrollIntoView({ block: "end" }));
   }
 
   connectedCallback() {
