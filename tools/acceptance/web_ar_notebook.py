@@ -590,6 +590,36 @@ def covers(browser, server):
         first = listing["items"][0]
         check("…offline the new cover shows at once and reaches the server once online (the name shown again, its text cleared)",
               shown and (first["cover"], first.get("coverText")) == ("colors", None), first)
+        # The image cover: one of the notebook's own pictures.
+        page.click("nb-book button:has-text('New page')")
+        page.click("dialog button:has-text('OK')")
+        page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+        with tempfile.TemporaryDirectory(prefix="quire-web-ar-cover-") as data:
+            with page.expect_file_chooser() as chooser:
+                page.click("nb-book button:has-text('Picture')")
+            chooser.value.set_files(picture(data))
+            page.wait_for_selector(".sheet .item-image img", timeout=15_000)
+        webwalk.settled(page)
+        page.click("[aria-label='Previous page']")
+        page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.startsWith('Cover')")
+        page.click("nb-book button:has-text('Cover and name')")
+        offered = appears(page, "dialog label:has-text('The picture on page 1') input", 3_000)
+        if offered:
+            page.check("dialog label:has-text('The picture on page 1') input")
+            page.click("dialog button:has-text('Save')")
+            try:
+                page.wait_for_function("() => document.querySelector('.sheet.cover .cover-picture')?.naturalWidth > 0", timeout=8_000)
+            except Exception:
+                pass  # the check below says what shows
+        else:
+            page.click("dialog button:has-text('Cancel')")
+        _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
+        first = listing["items"][0]
+        shows = page.evaluate("() => document.querySelector('.sheet.cover .cover-picture')?.naturalWidth > 0")
+        check("an image cover from one of the notebook's pictures: chosen in “Cover and name”, kept by the server, shown on the cover (FR3.2.3)",
+              offered and first["cover"] == "image" and bool(first.get("coverItem")) and shows, (first, shows))
+        if offered:
+            screen(page, "an image cover", "cover-image")
     context.close()
 
 

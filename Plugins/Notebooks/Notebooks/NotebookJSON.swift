@@ -8,6 +8,8 @@ struct NotebookJSON: Codable, Sendable, VersionedRepresentation {
     var name: String
     var cover: String
     var coverText: String?
+    /// The image item an `image` cover shows (its picture at `…/items/ID/image`), if one was chosen.
+    var coverItem: String?
     var createdAt: Date
     var openedAt: Date?
     var pageCount: Int
@@ -23,6 +25,7 @@ struct NotebookJSON: Codable, Sendable, VersionedRepresentation {
         name = data.name
         cover = data.cover
         coverText = data.coverText
+        coverItem = data.coverItem
         createdAt = record.createdAt
         openedAt = data.openedAt.map { Date(timeIntervalSince1970: Double($0) / 1000) }
         pageCount = data.pageCount

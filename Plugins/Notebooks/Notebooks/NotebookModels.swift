@@ -27,6 +27,8 @@ struct NotebookData: Codable, Sendable {
     /// Set when a confirmed delete starts: the notebook is gone for everyone from then on, and a
     /// delete interrupted by a crash finishes on the next try.
     var deleting: Bool?
+    /// The picture an `image` cover shows: an image item of this notebook (FR3.2.3); nil draws the style's colours.
+    var coverItem: String?
 }
 
 /// One page (`notebooks.pages`); the cover is page 0 and is not stored as a page.

@@ -78,15 +78,23 @@ struct NotebookShelf: NotebookConcern {
         return NotebookContent(notebook: NotebookJSON(record, data, access: access), pages: result)
     }
 
-    func rename(caller: String, id: String, name: String?, cover: String?, coverText: String??) async throws(BusError) -> NotebookJSON {
+    func rename(caller: String, id: String, name: String?, cover: String?, coverText: String??, coverItem: String?? = nil) async throws(BusError) -> NotebookJSON {
         _ = try await access(caller: caller, id: id, owning: true)
         let name = try name.map(NotebookRules.checkName)
         let cover = try cover.map(NotebookRules.checkCover)
         let text = try coverText.map { value throws(BusError) in try value.map(NotebookRules.checkCoverText) }
+        if case .some(.some(let item)) = coverItem {
+            // FR3.2.3's image cover: a picture already in this notebook (checked by media when it was inserted).
+            guard StorageNames.isValidID(item), let record = try await store.get(collection: NotebookStore.items, id: item, owner: caller),
+                  let found = try? record.decode(ItemData.self), found.notebook == id, found.kind == "image" else {
+                throw BusError.invalid("The cover's picture must be a picture on one of this notebook's pages; add it to a page first.", field: "coverItem")
+            }
+        }
         let updated = try await update(owner: caller, id: id) { data throws(BusError) in
             if let name { data.name = name }
             if let cover { data.cover = cover }
             if let text { data.coverText = text }
+            if let coverItem { data.coverItem = coverItem }
         }
         return NotebookJSON(updated.record, updated.data, access: .owner)
     }

@@ -108,11 +108,12 @@ public struct NotebooksPlugin: Plugin {
             let (record, data, access) = try await service.accessControl.access(caller: identity.accountID, id: try Self.id(context))
             return try .json(try await service.shelf.content(record, data, access: access))
         }
-        try routes.add(.patch, "notebooks/{id}", summary: "Rename or restyle: {name?, cover?, coverText?}") { request, context, identity in
+        try routes.add(.patch, "notebooks/{id}", summary: "Rename or restyle: {name?, cover?, coverText?, coverItem?: an image item of the notebook for an image cover}") { request, context, identity in
             var request = request
             let input = try await request.decodeJSON(NotebookInput.self, context: context)
             return try .json(try await service.shelf.rename(caller: identity.accountID, id: try Self.id(context), name: input.name, cover: input.cover,
-                                                      coverText: input.coverTextGiven ? .some(input.coverText) : nil))
+                                                      coverText: input.coverTextGiven ? .some(input.coverText) : nil,
+                                                      coverItem: input.coverItemGiven ? .some(input.coverItem) : nil))
         }
         try routes.add(.delete, "notebooks/{id}", query: ["confirm"], summary: "Delete a notebook and everything in it: 428 with a confirm token first, then ?confirm=TOKEN") {
             request, context, identity in
@@ -320,8 +321,10 @@ struct NotebookInput: Decodable {
     var cover: String?
     var coverText: String?
     var coverTextGiven = false
+    var coverItem: String?
+    var coverItemGiven = false
 
-    enum CodingKeys: String, CodingKey { case name, cover, coverText }
+    enum CodingKeys: String, CodingKey { case name, cover, coverText, coverItem }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -329,6 +332,8 @@ struct NotebookInput: Decodable {
         cover = try container.decodeIfPresent(String.self, forKey: .cover)
         coverTextGiven = container.contains(.coverText)
         coverText = try container.decodeIfPresent(String.self, forKey: .coverText)
+        coverItemGiven = container.contains(.coverItem)
+        coverItem = try container.decodeIfPresent(String.self, forKey: .coverItem)
     }
 }
 

@@ -12,6 +12,7 @@ import { draftsOf, dropDraft, keepDraft } from "./notebook-drafts.js";
 import { freeSlots, ITEM, N, NOTEBOOK, PAGE, placed, writeOf } from "./notebook-model.js";
 import { localId } from "./outbox.js";
 import { shareLink } from "./share.js";
+import { pictureURL } from "./notebook-picture-cache.js";
 import { announce, askText, confirmAction, h } from "./ui.js";
 
 /** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
@@ -283,7 +284,7 @@ export function share(screen) {
  * FR3.2.3: the notebook's name, its cover's style (from the catalog) and the cover's text, in one
  * dialog on the cover; only what changed is sent (at once online, else through the outbox, drawn
  * at once either way). A refusal (a cover text over 60 characters) is said with “Change the cover”.
- * @param {BookScreen} screen @param {{name?: string, cover?: string, coverText?: string}} [typed] what was typed before a refusal
+ * @param {BookScreen} screen @param {{name?: string, cover?: string, coverText?: string, coverItem?: string}} [typed] what was typed before a refusal
  */
 export async function editCover(screen, typed = {}) {
   const notebook = /** @type {Notebook} */ (screen.content?.notebook);
@@ -292,6 +293,9 @@ export async function editCover(screen, typed = {}) {
   const text = /** @type {HTMLInputElement} */ (h("input", { id: "nb-cover-text", value: typed.coverText ?? notebook.coverText ?? "", autocomplete: "off",
     maxlength: "60", "aria-describedby": "nb-cover-text-hint" }));
   const style = typed.cover ?? notebook.cover;
+  // FR3.2.3's image cover: one of the notebook's own pictures (kept by the server; none, the style's colours).
+  const pictures = (screen.content?.pages ?? []).flatMap((page, n) => page.items.filter((i) => i.kind === "image" && !i.pending).map((item) => ({ item, number: n + 1 })));
+  const pictureNow = typed.coverItem ?? notebook.coverItem ?? "";
   const error = h("p", { class: "error", role: "alert", id: "nb-cover-error" });
   const form = /** @type {HTMLFormElement} */ (h("form", { method: "dialog", class: "stack", novalidate: true, onsubmit: (/** @type {SubmitEvent} */ event) => {
     if (event.submitter?.getAttribute("value") === "cancel" || name.value.trim()) return;
@@ -303,6 +307,13 @@ export async function editCover(screen, typed = {}) {
   h("label", { for: "nb-cover-name" }, "Name"), name,
   h("fieldset", { class: "choices" }, h("legend", {}, "Cover"),
     ...covers.map((c) => h("label", { class: "choice" }, h("input", { type: "radio", name: "cover", value: c.id, checked: c.id === style }), c.summary))),
+  pictures.length ? h("fieldset", { class: "choices" }, h("legend", {}, "Picture on the cover"),
+    h("label", { class: "choice" }, h("input", { type: "radio", name: "coverItem", value: "", checked: !pictureNow }), "None: the style's colours"),
+    ...pictures.map(({ item, number }) => {
+      const thumb = h("img", { alt: "", class: "cover-choice" });
+      if (item.image) pictureURL(screen.ctx.api, item.image).then((url) => thumb.setAttribute("src", url)).catch(() => {});
+      return h("label", { class: "choice" }, h("input", { type: "radio", name: "coverItem", value: item.id, checked: item.id === pictureNow }), thumb, `The picture on page ${number}`);
+    })) : null,
   h("label", { for: "nb-cover-text" }, "Text on the cover"), text,
   h("p", { class: "hint", id: "nb-cover-text-hint" }, "One line, up to 60 characters; empty shows the name."),
   error,
@@ -313,7 +324,8 @@ export async function editCover(screen, typed = {}) {
     dialog.addEventListener("close", () => {
       dialog.remove();
       if (dialog.returnValue !== "ok") return resolve(null);
-      resolve({ name: name.value.trim(), cover: String(new FormData(form).get("cover") ?? style), coverText: text.value.trim() });
+      const data = new FormData(form);
+      resolve({ name: name.value.trim(), cover: String(data.get("cover") ?? style), coverText: text.value.trim(), coverItem: String(data.get("coverItem") ?? pictureNow) });
     });
     document.body.append(dialog);
     dialog.showModal();
@@ -325,6 +337,8 @@ export async function editCover(screen, typed = {}) {
   if (chosen.name !== notebook.name) body.name = chosen.name;
   if (chosen.cover !== notebook.cover) body.cover = chosen.cover;
   if (chosen.coverText !== (notebook.coverText ?? "")) body.coverText = chosen.coverText || null;
+  if (chosen.coverItem !== (notebook.coverItem ?? "")) body.coverItem = chosen.coverItem || null;
+  if (chosen.coverItem && chosen.cover !== "image") body.cover = "image"; // a picture chosen is shown: the image cover
   if (!Object.keys(body).length) return;
   const answer = await screen.change({ method: "PATCH", path: `${N}/notebooks/${screen.nid}`, body, kind: NOTEBOOK, id: screen.nid },
     ["Change the cover", () => editCover(screen, chosen)]);

@@ -18,7 +18,7 @@ export const ITEM = "notebooks.item";
 /** @typedef {{x: number, y: number, width: number, height: number}} Frame */
 /** @typedef {{id: string, kind: string, text?: string, image?: string, blob?: Blob, frame: Frame, slot?: number | null, seq: number, version?: number, pending?: boolean, page?: string}} Item */
 /** @typedef {{id: string, number: number, template: string, slots: Frame[], background: string, items: Item[], version?: number, pending?: boolean}} Page */
-/** @typedef {{id: string, name: string, cover: string, coverText?: string, pageCount: number, canUndo: boolean, access: string, pin?: any, version: number, openedAt?: string, pending?: boolean}} Notebook */
+/** @typedef {{id: string, name: string, cover: string, coverText?: string, coverItem?: string, pageCount: number, canUndo: boolean, access: string, pin?: any, version: number, openedAt?: string, pending?: boolean}} Notebook */
 /** @typedef {{notebook: Notebook, pages: Page[]}} Content */
 /** @typedef {{pageWidth: number, pageHeight: number, templates: Array<{id: string, slots: Frame[]}>, covers: any[], palette: any[], clipboardMaxCharacters: number}} Catalog */
 

@@ -372,6 +372,14 @@ export class BookScreen extends NotebookElement {
       const colours = cat.covers.find((/** @type {any} */ c) => c.id === notebook.cover)?.colors ?? ["#8E2B2B", "#D9B382"];
       sheet.style.setProperty("--cover-a", colours[0]);
       sheet.style.setProperty("--cover-b", colours[1]);
+      // The image cover: one of the notebook's pictures behind its title (FR3.2.3).
+      const shown = notebook.cover === "image" && notebook.coverItem
+        ? this.content?.pages.flatMap((p) => p.items).find((i) => i.id === notebook.coverItem && i.image) : undefined;
+      if (shown?.image) {
+        const img = h("img", { class: "cover-picture", alt: "" });
+        pictureURL(this.ctx.api, shown.image).then((url) => img.setAttribute("src", url)).catch(() => img.remove());
+        sheet.append(img);
+      }
       sheet.append(h("span", { class: "cover-title" }, notebook.coverText || notebook.name));
       return sheet;
     }
