@@ -103,6 +103,25 @@ struct NotebooksAPITests {
         }
     }
 
+    @Test("an image cover's picture must be an image item of that notebook (FR3.2.3); the walk sets a real one")
+    func coverPicture() async throws {
+        try await TestApp.run(yaml: ARNotebook.yaml()) { client, _ in
+            let (token, _) = try await client.signUp("ada")
+            let id = try await client.notebook(token)
+            try await client.page(token, id)
+            let inserted = try await client.send(.post, "\(ARNotebook.base)/notebooks/\(id)/pages/1/items", json: ["kind": "text", "text": "Hi"], token: token)
+            let text = try #require((inserted[object: "item"])?["id"] as? String)
+            for wrong in [text, "it_nothing"] {
+                let refused = try await client.send(.patch, "\(ARNotebook.base)/notebooks/\(id)", json: ["cover": "image", "coverItem": wrong], token: token)
+                #expect(refused.status == 422, "\(wrong): \(refused.text)")
+                #expect(refused.text.contains("coverItem"))
+            }
+            let cleared = try await client.send(.patch, "\(ARNotebook.base)/notebooks/\(id)", json: ["cover": "image", "coverItem": NSNull()] as [String: any Sendable], token: token)
+            #expect(cleared.status == 200)
+            #expect(cleared[string: "cover"] == "image" && cleared[string: "coverItem"] == nil)
+        }
+    }
+
     @Test("undo removes the last insert once; a delete ends what undo can do")
     func undo() async throws {
         try await TestApp.run(yaml: ARNotebook.yaml()) { client, _ in
