@@ -476,11 +476,14 @@ export class NoteEditor extends HTMLElement {
   dropIfUntouched() {
     const context = this.context;
     const note = this.note();
-    if (!context || !note || this.deleting || !madeHere.has(/** @type {string} */ (this.noteId))) return;
+    if (!context || !note || this.deleting) return;
+    // Made here by its local id; the screen may have been opened again by the server's since.
+    const made = [...madeHere].find((local) => local === this.noteId || context.sync.resolve(local) === note.id);
+    if (!made) return;
     if (/^#\/notes\/[^/]+\/back$/.test(location.hash)) return;
     if (note.title || note.text || note.photo || note.pendingPhoto || note.drawing || note.category) return;
     if (context.sync.writes.some((w) => w.kind === KIND && (w.id === note.id || w.id === this.noteId) && w.path.endsWith("/drawing"))) return;
-    madeHere.delete(/** @type {string} */ (this.noteId));
+    madeHere.delete(made);
     context.sync.write({ method: "DELETE", path: `${NOTES}/${note.id}`, kind: KIND, id: note.id });
   }
 
