@@ -142,6 +142,30 @@ struct NotebooksAPITests {
         }
     }
 
+    @Test("undo after a change of text puts the earlier text back (the item stays); not once the text changed again")
+    func undoChange() async throws {
+        try await TestApp.run(yaml: ARNotebook.yaml()) { client, _ in
+            let (token, _) = try await client.signUp("ada")
+            let id = try await client.notebook(token)
+            try await client.page(token, id)
+            let added = try await client.send(.post, "\(ARNotebook.base)/notebooks/\(id)/pages/1/items", json: ["kind": "text", "text": "first"], token: token)
+            let item = try #require((added[object: "item"])?["id"] as? String)
+            let path = "\(ARNotebook.base)/notebooks/\(id)/items/\(item)"
+            #expect(try await client.send(.patch, path, json: ["text": "first, corrected"], token: token).status == 200)
+            let undone = try await client.send(.post, "\(ARNotebook.base)/notebooks/\(id)/undo", token: token)
+            #expect(undone.status == 200)
+            #expect((undone[object: "restored"])?["text"] as? String == "first")
+            #expect(undone[object: "removed"] == nil)
+            let page = try await client.send(.get, "\(ARNotebook.base)/notebooks/\(id)/pages/1", token: token)
+            #expect(((page[object: "page"])?["items"] as? [[String: any Sendable]])?.compactMap { $0["text"] as? String } == ["first"])
+            #expect(try await client.send(.post, "\(ARNotebook.base)/notebooks/\(id)/undo", token: token).status == 409)
+            // Changed twice (the second as if on another phone, without undo between): undo takes back only the last.
+            _ = try await client.send(.patch, path, json: ["text": "second"], token: token)
+            _ = try await client.send(.patch, path, json: ["text": "third"], token: token)
+            #expect((try await client.send(.post, "\(ARNotebook.base)/notebooks/\(id)/undo", token: token)[object: "restored"])?["text"] as? String == "second")
+        }
+    }
+
     @Test("deleting a page or a notebook asks first (428 with a token tied to what the user saw)")
     func confirmedDeletes() async throws {
         try await TestApp.run(yaml: ARNotebook.yaml()) { client, _ in

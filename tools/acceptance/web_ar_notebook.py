@@ -431,6 +431,151 @@ def items_edited(page, server, token):
         check("removing one item asks first (Cancel keeps it), then removes only it (UC-6)", False, "no item choices")
 
 
+def write_text(page, text):
+    page.click("nb-book button:has-text('Write')")
+    if appears(page, "dialog:has-text('Where on the page')", 1_000):
+        page.click("dialog button:has-text('OK')")
+    page.fill("#nb-text", text)
+    page.click("dialog button:has-text('Add')")
+    page.wait_for_selector(f".sheet .item-text:has-text('{text}')", timeout=5_000)
+
+
+def change_text(page, was, text):
+    page.click(f"nb-book .sheet [aria-label='Text: {was}']")
+    page.check("dialog label:has-text('Change the text') input")
+    page.click("dialog button:has-text('OK')")
+    page.fill("#nb-text", text)
+    page.click("dialog button:has-text('Save')")
+
+
+def shows_text(page, text, timeout=5_000):
+    """Whether the sheet shows a text item whose text is exactly `text`, within `timeout` ms."""
+    try:
+        page.wait_for_function(f"() => [...document.querySelectorAll('.sheet .item-text')].some((e) => e.innerText.trim() === {text!r})", timeout=timeout)
+        return True
+    except Exception:
+        return False
+
+
+def undo_after_change(browser, server):
+    """FR3.2.12 as a person expects it: Undo after “Change the text” puts the text back as it was
+    (it does not remove the item), and Undo shows and says the page it changed."""
+    context, page = phone(browser, server)
+    sign_up(page, "web-undo")
+    page.wait_for_selector("nb-welcome")
+    page.click("text=Open my notebook")
+    page.wait_for_selector("nb-book .sheet.cover")
+    token = token_of(page)
+    page.click("nb-book button:has-text('New page')")
+    page.click("dialog button:has-text('OK')")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    write_text(page, "First note on page 1")
+    change_text(page, "First note on page 1", "First note on page 1, corrected")
+    page.wait_for_selector(".sheet .item-text:has-text('corrected')", timeout=5_000)
+    page.click("nb-book button:has-text('Undo')")
+    back = shows_text(page, "First note on page 1")
+    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
+    nid = listing["items"][0]["id"]
+    _, content, _ = call(server, "GET", f"{N}/notebooks/{nid}", token=token)
+    texts = [i.get("text") for p in content["pages"] for i in p["items"]]
+    check("Undo after “Change the text” puts the earlier text back; the item stays (FR3.2.12)",
+          back and texts == ["First note on page 1"], (texts, page.inner_text("nb-book .stage")[:200]))
+    # A text added on page 2, then a change on page 1: Undo takes back the change on page 1, in view.
+    page.click("nb-book button:has-text('New page')")
+    page.click("dialog button:has-text('OK')")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 2 of 2'")
+    write_text(page, "A note on page 2")
+    page.click("[aria-label='Previous page']")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 2'")
+    change_text(page, "First note on page 1", "Page 1, changed")
+    page.wait_for_selector(".sheet .item-text:has-text('Page 1, changed')", timeout=5_000)
+    page.click("nb-book button:has-text('Undo')")
+    back = shows_text(page, "First note on page 1")
+    try:
+        page.wait_for_function("() => (document.getElementById('announcer')?.textContent ?? '').startsWith('Undone')", timeout=3_000)
+    except Exception:
+        pass  # the check says what was said
+    said = page.evaluate("() => document.getElementById('announcer')?.textContent ?? ''")
+    _, content, _ = call(server, "GET", f"{N}/notebooks/{nid}", token=token)
+    texts = [[i.get("text") for i in p["items"]] for p in content["pages"]]
+    check("…a change on page 1 after an insert on page 2: Undo puts page 1's text back, in view, and page 2's text stays",
+          back and where(page) == "Page 1 of 2" and texts == [["First note on page 1"], ["A note on page 2"]] and "page 1" in said,
+          (texts, where(page), said))
+    shot(page, "undo-after-change")
+    # Nothing left to undo: the button says so by being off.
+    check("…and then Undo is off (once)", page.is_disabled("nb-book button:has-text('Undo')"))
+    context.close()
+
+
+def two_phones_one_text(browser, server):
+    """Two phones change the same text: the later save is told what it replaced, with a way to
+    bring it back (not silently overwritten); a text removed on one phone while the other was
+    changing it: said in words (no ids), with “Keep my text as a new text”."""
+    context, page = phone(browser, server)
+    sign_up(page, "web-twotext")
+    page.wait_for_selector("nb-welcome")
+    page.click("text=Open my notebook")
+    page.wait_for_selector("nb-book .sheet.cover")
+    token = token_of(page)
+    page.click("nb-book button:has-text('New page')")
+    page.click("dialog button:has-text('OK')")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    write_text(page, "Lisbon")
+    second, other = phone(browser, server)
+    open_notebook(other, "web-twotext")
+    if where(other).startswith("Cover"):
+        other.click("[aria-label='Next page']")
+        other.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    # B's dialog is open with the old text while A saves.
+    other.click("nb-book .sheet [aria-label='Text: Lisbon']")
+    other.check("dialog label:has-text('Change the text') input")
+    other.click("dialog button:has-text('OK')")
+    other.fill("#nb-text", "Lisbon. B: LX Factory")
+    change_text(page, "Lisbon", "Lisbon. A: Fado in Alfama")
+    page.wait_for_selector(".sheet .item-text:has-text('Fado')", timeout=5_000)
+    other.click("dialog button:has-text('Save')")
+    told = appears(other, "nb-book .nb-said:has-text('another device')", 5_000)
+    said = other.inner_text("nb-book .nb-said") if told else other.inner_text("nb-book")[-300:]
+    check("two phones change one text: the later save is told what it replaced (A's words), not silently",
+          told and "Fado in Alfama" in said and other.is_visible("nb-book button:has-text('Bring back theirs')"), said)
+    if told:
+        other.click("nb-book button:has-text('Bring back theirs')")
+        offered = other.input_value("#nb-text") if appears(other, "#nb-text", 3_000) else ""
+        check("…“Bring back theirs” opens the text with A's words and B's, to keep both",
+              "Fado in Alfama" in offered and "LX Factory" in offered, offered)
+        if offered:
+            other.click("dialog button:has-text('Save')")
+    # A removes the text while B is changing it.
+    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
+    nid = listing["items"][0]["id"]
+    _, content, _ = call(server, "GET", f"{N}/notebooks/{nid}", token=token)
+    item = content["pages"][0]["items"][0]
+    other.wait_for_timeout(500)
+    other.click("nb-book .sheet .item-text")
+    other.check("dialog label:has-text('Change the text') input")
+    other.click("dialog button:has-text('OK')")
+    other.fill("#nb-text", "B's last words")
+    call(server, "DELETE", f"{N}/notebooks/{nid}/items/{item['id']}", token=token)
+    other.click("dialog button:has-text('Save')")
+    appears(other, "nb-book .nb-said:has-text('removed')", 5_000)
+    said = other.inner_text("nb-book .nb-said")
+    check("…a text removed on the other phone meanwhile: said in words, without its id, with “Keep my text as a new text”",
+          "removed" in said and "'it" not in said and other.is_visible("nb-book button:has-text('Keep my text as a new text')"), said)
+    if other.is_visible("nb-book button:has-text('Keep my text as a new text')"):
+        other.click("nb-book button:has-text('Keep my text as a new text')")
+        if appears(other, "dialog:has-text('Where on the page')", 1_000):
+            other.click("dialog button:has-text('OK')")
+        kept = other.input_value("#nb-text") if appears(other, "#nb-text", 3_000) else ""
+        if kept:
+            other.click("dialog button:has-text('Add')")
+            shows_text(other, "B's last words")
+        _, content, _ = call(server, "GET", f"{N}/notebooks/{nid}", token=token)
+        texts = [i.get("text") for p in content["pages"] for i in p["items"]]
+        check("…and it goes on the page as a new text", texts == ["B's last words"], (kept, texts))
+    second.close()
+    context.close()
+
+
 def follows_sync(browser, server, page, token):
     """The same user on a second phone: what it adds shows on the first, open at its page, within
     moments and without a reload; what the first is typing stays, and it stays on its page."""
@@ -1322,6 +1467,8 @@ def main():
             follows_sync(browser, server, page, token)
             offline_text(page, server, token)
             drafts_and_header(browser, server)
+            undo_after_change(browser, server)
+            two_phones_one_text(browser, server)
             covers(browser, server)
             pictures_offline(browser, server)
             offline_notebook(browser, server, page, token)

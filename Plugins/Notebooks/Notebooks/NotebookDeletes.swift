@@ -52,6 +52,7 @@ struct NotebookDeletes: NotebookConcern {
             data.pages.removeAll { $0 == pageRecord.id }
             data.itemCount -= onPage.count
             data.lastInsert = nil
+            data.lastEdit = nil
         }
     }
 

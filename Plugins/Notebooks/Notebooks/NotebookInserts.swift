@@ -71,6 +71,7 @@ struct NotebookInserts: NotebookConcern {
             data.nextSeq += 1
             data.itemCount += 1
             data.lastInsert = itemID
+            data.lastEdit = nil
         }
         guard let stored = updated.written.first ?? nil else {
             throw BusError(.gone, "This insert was made before and has since been removed.")
@@ -95,7 +96,7 @@ struct NotebookInserts: NotebookConcern {
             await Contention.backOff(before: attempt)
             guard StorageNames.isValidID(itemID), let record = try await store.get(collection: NotebookStore.items, id: itemID, owner: notebook.owner),
                   let current = try? record.decode(ItemData.self), current.notebook == id else {
-                throw BusError(.notFound, "No item '\(itemID)' in this notebook.", details: ["id": itemID])
+                throw BusError(.notFound, "This item is no longer in the notebook: it was removed, maybe on another device.", details: ["id": itemID])
             }
             if text != nil, current.kind == "image" { throw BusError.invalid("An image item has no text to change.", field: "text") }
             let checkedText = try text.map { text throws(BusError) in try NotebookRules.checkText(text, kind: current.kind) }
@@ -108,23 +109,36 @@ struct NotebookInserts: NotebookConcern {
             }
             do {
                 let saved = try await store.replace(edit.payload, in: NotebookStore.items, id: itemID, owner: notebook.owner, expectedVersion: record.version)
+                if checkedText != nil, edit.payload.text != current.text {
+                    // Undo now takes back this change of text (the last thing done), not an earlier insert.
+                    let undone = NotebookData.LastEdit(item: itemID, text: current.text, version: saved.version)
+                    try await update(owner: notebook.owner, id: id) { data in
+                        data.lastInsert = nil
+                        data.lastEdit = undone
+                    }
+                }
                 return FrameResult(item: ItemJSON(saved, edit.payload), clamped: clamped, version: saved.version,
                                    replaced: edit.replaced.isEmpty ? nil : edit.replaced)
             } catch where error.code == .preconditionFailed {
                 continue
             }
         }
-        throw BusError(.conflict, "Item '\(itemID)' kept changing while it was being saved; try again.")
+        throw BusError(.conflict, "This item kept changing while it was being saved; try again.")
     }
 
     // MARK: Undo
 
-    /// FR3.2.12: removes the notebook's last insert, once. Nothing to undo after an undo or a delete.
+    /// FR3.2.12: undoes the last thing done, once: a change of an item's text goes back to the text
+    /// it had; else the notebook's last insert is removed. Nothing to undo after an undo or a delete.
     func undo(caller: String, id: String) async throws(BusError) -> UndoResult {
         let (notebook, data, _) = try await access(caller: caller, id: id, writing: true)
         let owner = notebook.owner
+        if let edit = data.lastEdit {
+            return try await undoEdit(edit, notebook: id, owner: owner, pages: data.pages)
+        }
         guard let last = data.lastInsert, let record = try await store.get(collection: NotebookStore.items, id: last, owner: owner) else {
-            throw BusError(.conflict, "Nothing to undo: only the last insert can be undone, and deletes cannot.", details: ["reason": "nothing_to_undo"])
+            throw BusError(.conflict, "Nothing to undo: only the last insert or change of text can be undone, and deletes cannot.",
+                           details: ["reason": "nothing_to_undo"])
         }
         let item = try record.decode(ItemData.self)
         _ = try await update(owner: owner, id: id, extra: { data throws(BusError) in
@@ -132,9 +146,29 @@ struct NotebookInserts: NotebookConcern {
             return [.delete(collection: NotebookStore.items, id: last, owner: owner, expectedVersion: record.version)]
         }) { data in
             data.lastInsert = nil
+            data.lastEdit = nil
             data.itemCount -= 1
         }
-        return UndoResult(removed: ItemJSON(record, item), page: data.pages.firstIndex(of: item.page).map { $0 + 1 })
+        return UndoResult(removed: ItemJSON(record, item), restored: nil, page: data.pages.firstIndex(of: item.page).map { $0 + 1 })
+    }
+
+    /// Puts back the text an item had before its last change, if nobody changed it again since.
+    private func undoEdit(_ edit: NotebookData.LastEdit, notebook id: String, owner: String, pages: [String]) async throws(BusError) -> UndoResult {
+        guard let record = try await store.get(collection: NotebookStore.items, id: edit.item, owner: owner),
+              var item = try? record.decode(ItemData.self), item.notebook == id else {
+            try await update(owner: owner, id: id) { data in if data.lastEdit == edit { data.lastEdit = nil } }
+            throw BusError(.conflict, "Nothing to undo: the text that was changed has been removed, maybe on another device.",
+                           details: ["reason": "nothing_to_undo"])
+        }
+        guard record.version == edit.version else {
+            try await update(owner: owner, id: id) { data in if data.lastEdit == edit { data.lastEdit = nil } }
+            throw BusError(.conflict, "Nothing to undo: this text was changed again since, maybe on another device.",
+                           details: ["reason": "nothing_to_undo"])
+        }
+        item.text = edit.text
+        let saved = try await store.replace(item, in: NotebookStore.items, id: edit.item, owner: owner, expectedVersion: record.version)
+        try await update(owner: owner, id: id) { data in if data.lastEdit == edit { data.lastEdit = nil } }
+        return UndoResult(removed: nil, restored: ItemJSON(saved, item), page: pages.firstIndex(of: item.page).map { $0 + 1 })
     }
 
     /// Deleting one item is not undoable either, and ends what undo could do.
@@ -143,10 +177,11 @@ struct NotebookInserts: NotebookConcern {
         let owner = notebook.owner
         guard StorageNames.isValidID(itemID), let record = try await store.get(collection: NotebookStore.items, id: itemID, owner: owner),
               (try? record.decode(ItemData.self))?.notebook == id else {
-            throw BusError(.notFound, "No item '\(itemID)' in this notebook.", details: ["id": itemID])
+            throw BusError(.notFound, "This item is no longer in the notebook: it was removed, maybe on another device.", details: ["id": itemID])
         }
         try await update(owner: owner, id: id, extra: { _ in [.delete(collection: NotebookStore.items, id: itemID, owner: owner, expectedVersion: nil)] }) { data in
             data.lastInsert = nil
+            data.lastEdit = nil
             data.itemCount -= 1
         }
     }

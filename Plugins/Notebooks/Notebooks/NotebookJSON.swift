@@ -30,7 +30,7 @@ struct NotebookJSON: Codable, Sendable, VersionedRepresentation {
         openedAt = data.openedAt.map { Date(timeIntervalSince1970: Double($0) / 1000) }
         pageCount = data.pageCount
         itemCount = data.itemCount
-        canUndo = access != .read && data.lastInsert != nil
+        canUndo = access != .read && (data.lastInsert != nil || data.lastEdit != nil)
         pin = data.pin
         self.access = access.rawValue
         version = record.version
@@ -48,6 +48,9 @@ struct ItemJSON: Codable, Sendable {
     var frame: Frame
     /// Insertion order within the notebook.
     var seq: Int
+    /// The item's version: send it as `If-Match` with a change, so a change made meanwhile on
+    /// another device is merged and answered as `replaced` rather than silently overwritten.
+    var version: Int64
 
     init(_ record: Record, _ item: ItemData) {
         id = record.id
@@ -59,6 +62,7 @@ struct ItemJSON: Codable, Sendable {
         slot = item.slot
         frame = item.frame
         seq = item.seq
+        version = record.version
     }
 }
 
@@ -150,7 +154,11 @@ struct FrameResult: Codable, Sendable, VersionedRepresentation {
 }
 
 struct UndoResult: Codable, Sendable {
-    var removed: ItemJSON
+    /// The insert undo removed (nil when it took back a change of text).
+    var removed: ItemJSON?
+    /// The item whose text undo put back, as it is now (nil when it removed an insert).
+    var restored: ItemJSON?
+    /// The page (1-based) undo changed.
     var page: Int?
 }
 

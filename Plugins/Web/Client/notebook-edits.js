@@ -10,6 +10,7 @@
 import { confirmedDelete, chooseDialog, textDialog } from "./notebook-element.js";
 import { draftsOf, dropDraft, keepDraft } from "./notebook-drafts.js";
 import { freeSlots, ITEM, N, NOTEBOOK, PAGE, placed, writeOf } from "./notebook-model.js";
+import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
 import { shareLink } from "./share.js";
 import { pictureURL } from "./notebook-picture-cache.js";
@@ -216,11 +217,16 @@ export function picturePicker(screen) {
 
 /** @param {BookScreen} screen */
 export async function undo(screen) {
-  screen.currentPage();
+  const now = screen.currentPage();
+  const here = now ? screen.numberOf(now) : undefined;
   const answer = await screen.change({ method: "POST", path: `${N}/notebooks/${screen.nid}/undo`, kind: NOTEBOOK, id: screen.nid });
   if (answer === undefined) return;
-  screen.reload();
-  announce("Undone.");
+  // The page undo changed is shown (it may not be the one in view), and said.
+  /** @type {number | undefined} */
+  const page = typeof answer?.page === "number" ? answer.page : here;
+  screen.reload(page);
+  const what = answer?.restored ? "the text is back to what it was" : answer?.removed ? `the last ${answer.removed.kind === "image" ? "picture" : "text"} added is removed` : "";
+  announce(what ? `Undone: ${what}${page ? ` on page ${page}` : ""}.` : "Undone.");
 }
 
 /**
@@ -253,10 +259,23 @@ export async function editItem(screen, item, typed, was) {
   const text = await asked;
   if (!text || text === item.text) return dropDraft(screen.account, where);
   const answer = await screen.change({ method: "PATCH", path: `${N}/notebooks/${screen.nid}/items/${item.id}`, body: { text }, kind: ITEM, id: item.id,
-    baseVersion: item.version || undefined }, ["Change the text", () => editItem(screen, item, text)]);
+    baseVersion: item.version || undefined }, (error) => error instanceof ApiError && error.status === 404
+    // Removed meanwhile (maybe on another phone): what was typed is not lost, it can go on the page as a new text.
+    ? ["Keep my text as a new text", () => write(screen, text)]
+    : ["Change the text", () => editItem(screen, item, text)]);
   if (answer === undefined) return;
   dropDraft(screen.account, where);
   screen.reload();
+  // The server merged this change into the item as it is; when another device had changed the
+  // same text since this phone read it, it answers what it replaced: said, with a way back.
+  const theirs = answer?.replaced?.text;
+  if (typeof theirs === "string" && theirs !== text) {
+    const short = theirs.length > 60 ? `${theirs.slice(0, 59)}…` : theirs;
+    const now = () => screen.content?.pages.flatMap((p) => p.items).find((i) => i.id === item.id) ?? item;
+    screen.say(`Changed on another device meanwhile: your text replaced “${short}”.`,
+      { action: ["Bring back theirs", () => editItem(screen, now(), `${theirs}\n${text}`)] });
+    return;
+  }
   announce("Changed.");
 }
 

@@ -102,13 +102,12 @@ export function localContent(sync, id, catalog) {
     if (key.startsWith(`${PAGE}/`)) pages.set(value.id, { ...value, slots: slotsOf(catalog, value.template), items: [] });
     else if (key.startsWith(`${ITEM}/`)) items.set(value.id, { ...value, kind: value.itemKind ?? value.kind });
   }
-  // The last insert, which undo takes away: the newest item, while the server says there is one.
+  // What undo takes back among the writes still waiting: their last insert, or their last change of
+  // text (its text before). What the server would undo (its last insert or change) is left to it.
   /** @type {string | null} */
   let last = null;
-  if (notebook.canUndo) {
-    let seq = -Infinity;
-    for (const item of items.values()) if (item.seq > seq) [seq, last] = [item.seq, item.id];
-  }
+  /** @type {{id: string, text?: string} | null} */
+  let edited = null;
   let canUndo = Boolean(notebook.canUndo);
   let nextSeq = Math.max(0, ...[...items.values()].map((item) => item.seq ?? 0)) + 1;
   for (const write of writes) {
@@ -129,18 +128,22 @@ export function localContent(sync, id, catalog) {
       items.set(write.id, { id: write.id, kind: local.kind ?? "text", text: local.text, blob: write.body instanceof Blob ? write.body : undefined,
         frame: local.frame, slot: local.slot ?? null, seq: nextSeq++, pending: true, page: what.target });
       last = write.id;
+      edited = null;
       canUndo = true;
     } else if (what.what === "item" && body && what.target) {
       const item = items.get(what.target);
       if (item) items.set(item.id, { ...item, ...body, ...(write.local ?? {}), pending: true });
+      if (item && typeof body.text === "string" && body.text !== item.text) {
+        [edited, last, canUndo] = [{ id: item.id, text: item.text }, null, true];
+      }
     } else if (what.what === "remove" && what.target) {
       items.delete(what.target);
-      last = null;
-      canUndo = false;
+      [last, edited, canUndo] = [null, null, false];
     } else if (what.what === "undo") {
-      if (last) items.delete(last);
-      last = null;
-      canUndo = false;
+      const item = edited ? items.get(edited.id) : undefined;
+      if (item && edited) items.set(item.id, { ...item, text: edited.text, pending: true });
+      else if (last) items.delete(last);
+      [last, edited, canUndo] = [null, null, false];
     }
   }
   order = order.filter((pageId) => pages.has(pageId));
@@ -228,7 +231,7 @@ export async function keepFromServer(sync, content) {
     put(`${PAGE}/${page.id}`, { id: page.id, notebook: id, template: page.template, background: page.background, kind: PAGE, version: 0 });
     for (const item of page.items) {
       present.add(`${ITEM}/${item.id}`);
-      put(`${ITEM}/${item.id}`, { ...item, itemKind: item.kind, kind: ITEM, notebook: id, page: page.id, version: 0 });
+      put(`${ITEM}/${item.id}`, { ...item, itemKind: item.kind, kind: ITEM, notebook: id, page: page.id, version: item.version ?? 0 });
     }
   }
   for (const [key, value] of sync.records) {

@@ -254,7 +254,8 @@ export class BookScreen extends NotebookElement {
    * waits before it (a refusal said beside the controls, with `again`), else kept in the outbox
    * and sent in order when the network returns. Either way the screen shows it at once. Answers
    * the server's answer, `null` when it waits, `undefined` when refused.
-   * @param {Omit<import("./outbox.js").Write, "key" | "attempts">} write @param {[string, () => void]} [again]
+   * @param {Omit<import("./outbox.js").Write, "key" | "attempts">} write
+   * @param {[string, () => void] | ((error: unknown) => [string, () => void])} [again] the way on after a refusal (or, given the error, which)
    * @returns {Promise<any>}
    */
   async change(write, again) {
@@ -272,7 +273,7 @@ export class BookScreen extends NotebookElement {
         return answer.body ?? {};
       } catch (error) {
         if (!(error instanceof ApiError && error.offline)) {
-          this.refused(error, again);
+          this.refused(error, typeof again === "function" ? again(error) : again);
           return undefined;
         }
       }
