@@ -576,6 +576,30 @@ def two_phones_one_text(browser, server):
     context.close()
 
 
+def one_box_page(browser, server):
+    """FR3.2.15: the one-box template holds any one item, text or picture; the New page dialog
+    says so (it promised “One picture”, then a text filled it), and a full page says what it holds."""
+    context, page = phone(browser, server)
+    sign_up(page, "web-onebox")
+    page.wait_for_selector("nb-welcome")
+    page.click("text=Open my notebook")
+    page.wait_for_selector("nb-book .sheet.cover")
+    page.click("nb-book button:has-text('New page')")
+    labels = page.evaluate("() => [...document.querySelectorAll('dialog input[name=template]')].map((i) => [i.value, i.closest('label').textContent.trim()])")
+    named = dict(labels)
+    check("New page names the one-box layout for what it holds, text or picture (FR3.2.15), not “One picture”",
+          "text or picture" in named.get("one-slot", "") and all("picture" not in l or "text" in l for l in named.values()), labels)
+    page.check("dialog input[value='one-slot']")
+    page.click("dialog button:has-text('OK')")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    write_text(page, "Fills the box")
+    page.click("nb-book button:has-text('Picture')")
+    said = page.inner_text("nb-book .nb-said") if appears(page, "nb-book .nb-said:has-text('full')", 3_000) else ""
+    check("…then Picture on the full page says its box holds one item, text or picture, and offers a new page",
+          "one item, text or picture" in said and page.is_visible("nb-book .nb-said button:has-text('New page')"), said)
+    context.close()
+
+
 def follows_sync(browser, server, page, token):
     """The same user on a second phone: what it adds shows on the first, open at its page, within
     moments and without a reload; what the first is typing stays, and it stays on its page."""
@@ -1469,6 +1493,7 @@ def main():
             drafts_and_header(browser, server)
             undo_after_change(browser, server)
             two_phones_one_text(browser, server)
+            one_box_page(browser, server)
             covers(browser, server)
             pictures_offline(browser, server)
             offline_notebook(browser, server, page, token)

@@ -25,7 +25,7 @@ import { announce, askText, confirmAction, h } from "./ui.js";
 export async function addPage(screen) {
   const cat = screen.catalog;
   const choice = await chooseDialog("New page", [
-    { name: "template", label: "Layout", options: cat.templates.map((/** @type {any} */ t) => [t.id, ({ blank: "Blank", "one-slot": "One picture", "two-slots": "Two pictures" })[/** @type {"blank"} */ (t.id)] ?? t.id]) },
+    { name: "template", label: "Layout", options: cat.templates.map((/** @type {any} */ t) => [t.id, ({ blank: "Blank", "one-slot": "One box: one text or picture", "two-slots": "Two boxes: top and bottom" })[/** @type {"blank"} */ (t.id)] ?? t.id]) },
     { name: "background", label: "Colour", options: cat.palette.map((/** @type {any} */ s) => [s.id, s.id[0].toUpperCase() + s.id.slice(1)]), swatches: cat.palette },
   ]);
   if (!choice) return;
@@ -64,7 +64,8 @@ export async function whereOnPage(screen, page) {
   if (!page.slots.length) return null;
   const free = freeSlots(page);
   if (!free.length) {
-    screen.say(`Page ${screen.numberOf(page)} is full: its ${page.slots.length === 1 ? "slot holds" : `${page.slots.length} slots hold`} an item each. `
+    // FR3.2.15: a template's boxes take any item, text or picture, one each.
+    screen.say(`Page ${screen.numberOf(page)} is full: ${page.slots.length === 1 ? "its box holds one item" : `its ${page.slots.length} boxes hold one item each`}, text or picture. `
       + "Add a page, or remove an item first (tap it).", { action: ["New page", () => addPage(screen)] });
     return undefined;
   }
