@@ -504,6 +504,24 @@ def undo_after_change(browser, server):
     shot(page, "undo-after-change")
     # Nothing left to undo: the button says so by being off.
     check("…and then Undo is off (once)", page.is_disabled("nb-book button:has-text('Undo')"))
+    # An insert on page 2, then Undo from page 1: the phone turns to page 2, where it was taken away, and says so.
+    page.click("[aria-label='Next page']")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 2 of 2'")
+    write_text(page, "Added last")
+    page.click("[aria-label='Previous page']")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 2'")
+    page.evaluate("() => { const a = document.getElementById('announcer'); if (a) a.textContent = ''; }")
+    page.click("nb-book button:has-text('Undo')")
+    try:
+        page.wait_for_function("() => (document.getElementById('announcer')?.textContent ?? '').startsWith('Undone')", timeout=3_000)
+        page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 2 of 2'", timeout=3_000)
+    except Exception:
+        pass  # the check says where it was and what was said
+    said = page.evaluate("() => document.getElementById('announcer')?.textContent ?? ''")
+    _, content, _ = call(server, "GET", f"{N}/notebooks/{nid}", token=token)
+    texts = [[i.get("text") for i in p["items"]] for p in content["pages"]]
+    check("…Undo of an insert on another page turns to that page and says which (not out of sight)",
+          where(page) == "Page 2 of 2" and "page 2" in said and texts == [["First note on page 1"], ["A note on page 2"]], (where(page), said, texts))
     context.close()
 
 
