@@ -557,6 +557,7 @@ def two_phones_one_text(browser, server):
     check("two phones change one text: the later save is told what it replaced (A's words), not silently",
           told and "Fado in Alfama" in said and other.is_visible("nb-book button:has-text('Bring back theirs')"), said)
     if told:
+        shot(other, "changed-on-another-device")
         other.click("nb-book button:has-text('Bring back theirs')")
         offered = other.input_value("#nb-text") if appears(other, "#nb-text", 3_000) else ""
         check("…“Bring back theirs” opens the text with A's words and B's, to keep both",
