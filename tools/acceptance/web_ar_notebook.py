@@ -619,6 +619,36 @@ def one_box_page(browser, server):
     context.close()
 
 
+def offline_change_meets_another(browser, server):
+    """A phone changes a text offline while another changes it online: back online, the first is
+    merged (its item's version sent as If-Match) and told what it replaced, with “Bring it back”."""
+    context, page = phone(browser, server)
+    sign_up(page, "web-offtext")
+    page.wait_for_selector("nb-welcome")
+    page.click("text=Open my notebook")
+    page.wait_for_selector("nb-book .sheet.cover")
+    token = token_of(page)
+    page.click("nb-book button:has-text('New page')")
+    page.click("dialog button:has-text('OK')")
+    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    write_text(page, "Porto")
+    webwalk.settled(page)
+    go_offline(page)
+    change_text(page, "Porto", "Porto. A: Ribeira")
+    page.wait_for_selector(".sheet .item-text:has-text('Ribeira')", timeout=5_000)
+    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
+    nid = listing["items"][0]["id"]
+    _, content, _ = call(server, "GET", f"{N}/notebooks/{nid}", token=token)
+    item = content["pages"][0]["items"][0]
+    call(server, "PATCH", f"{N}/notebooks/{nid}/items/{item['id']}", {"text": "Porto. B: Livraria Lello"}, token=token)
+    go_online(page)
+    told = appears(page, ".notice.replaced:has-text('Livraria Lello')", 8_000)
+    check("a text changed offline while another phone changed it: back online the phone says what its change replaced, with “Bring it back”",
+          told and page.is_visible(".notice.replaced button:has-text('Bring it back')"),
+          page.inner_text("body")[:300])
+    context.close()
+
+
 def follows_sync(browser, server, page, token):
     """The same user on a second phone: what it adds shows on the first, open at its page, within
     moments and without a reload; what the first is typing stays, and it stays on its page."""
@@ -1513,6 +1543,7 @@ def main():
             undo_after_change(browser, server)
             two_phones_one_text(browser, server)
             one_box_page(browser, server)
+            offline_change_meets_another(browser, server)
             covers(browser, server)
             pictures_offline(browser, server)
             offline_notebook(browser, server, page, token)
