@@ -104,8 +104,8 @@ struct NotebookInserts: NotebookConcern {
                 if let newFrame { item.frame = newFrame }
                 if let checkedText { item.text = checkedText }
             }) else {
-                throw BusError(.preconditionFailed, "Item '\(itemID)' is at version \(record.version) and its version \(expectedVersion ?? 0) is no longer "
-                               + "kept; reload it and apply your change again.", details: ["id": itemID, "version": String(record.version)])
+                throw BusError(.preconditionFailed, "This item was changed elsewhere since version \(expectedVersion ?? 0), which is no longer "
+                               + "kept (it is at version \(record.version)); reload it and apply your change again.", details: ["id": itemID, "version": String(record.version)])
             }
             do {
                 let saved = try await store.replace(edit.payload, in: NotebookStore.items, id: itemID, owner: notebook.owner, expectedVersion: record.version)

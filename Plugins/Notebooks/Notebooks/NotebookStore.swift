@@ -44,7 +44,8 @@ struct NotebookStore: Sendable {
     let limits: Limits
 
     static func noNotebook(_ id: String) -> BusError {
-        BusError(.notFound, "No notebook '\(id)'; list yours with GET /api/v1/notebooks/notebooks.", details: ["id": id])
+        BusError(.notFound, "This notebook is not here: it was deleted, maybe on another device, or it is not shared with you. "
+                 + "Your notebooks are listed at GET /api/v1/notebooks/notebooks.", details: ["id": id])
     }
 
     struct Updated: Sendable {
