@@ -2,6 +2,9 @@ import ArgumentParser
 import Drawing
 import DrawingAPI
 import Foundation
+#if canImport(Glibc)
+import Glibc  // clock_gettime, timespec: the CPU time of a render
+#endif
 
 /// `quire-bench drawing`: renders per second of a 1,000-stroke drawing at 1024×768, PNG and SVG.
 struct DrawingBench: ParsableCommand {

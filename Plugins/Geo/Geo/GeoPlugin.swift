@@ -52,7 +52,13 @@ public struct GeoPlugin: Plugin {
             throw PluginSetupError("geo: \(error)")
         }
         service = GeoService(store: BusRecordStore(bus: context.bus), bus: context.bus, gazetteer: gazetteer)
-        try await service.loadKinds()
+        do {
+            try await service.loadKinds()
+        } catch {
+            // The database may be down while the server starts: the server starts anyway (and answers
+            // 503 until storage is back); the kinds are loaded when it answers.
+            context.logger.warning("Geo: kinds not loaded at start; loading them when storage answers", metadata: ["code": "\(error.code.rawValue)"])
+        }
         ingested = context.bus.subscribe(to: ImageIngested.self)
         blobsDeleted = context.bus.subscribe(to: BlobDeleted.self)
         kindsAdded = context.bus.subscribe(to: GeoKindAdded.self)
@@ -65,7 +71,8 @@ public struct GeoPlugin: Plugin {
 
     public var services: [any Service] {
         [ExifGeotagger(service: service, ingested: ingested), ImageForgetter(service: service, deleted: blobsDeleted),
-         KindLearner(service: service, added: kindsAdded), SubjectForgetter(service: service, deleted: subjectsDeleted)]
+         KindLearner(service: service, added: kindsAdded), SubjectForgetter(service: service, deleted: subjectsDeleted),
+         KindLoader(service: service)]
     }
 
     public func register(on bus: any MessageBus) async throws {
@@ -168,6 +175,28 @@ struct KindLearner: Service {
         for await event in added.cancelOnGracefulShutdown() {
             try? await service.learn(event.kind)
         }
+    }
+}
+
+/// Kinds not loaded at start (storage did not answer) are loaded as soon as it does: tried every two
+/// seconds until then. (A database down while the server starts must not stop it; postgres.py.)
+struct KindLoader: Service {
+    let service: GeoService
+
+    func run() async throws {
+        while !service.kinds.isLoaded && !Task.isCancelled && !Task.isShuttingDownGracefully {
+            do {
+                try await service.loadKinds()
+            } catch {
+                do {
+                    try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(2)) }
+                } catch {
+                    return
+                }
+            }
+        }
+        // A service that returns ends the app's service group: this one waits for the shutdown.
+        try? await gracefulShutdown()
     }
 }
 

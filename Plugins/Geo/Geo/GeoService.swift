@@ -21,7 +21,9 @@ struct GeoService: Sendable {
         CollectionSchema(name: collection(kind), spatial: SpatialIndexSpec(latitude: "latitude", longitude: "longitude"))
     }
 
-    /// Declares the collections of the kinds used before (at start).
+    /// Declares the collections of the kinds used before: at start, or, when storage did not answer
+    /// then (a database down while the server starts), by `KindLoader` and before the first search
+    /// of every kind, so such a search never answers from a partial set.
     func loadKinds() async throws(StorageError) {
         try await store.declare(CollectionSchema(name: Self.kindsCollection))
         var cursor: String?
@@ -33,6 +35,7 @@ struct GeoService: Sendable {
             }
             cursor = page.nextCursor
         } while cursor != nil
+        kinds.markLoaded()
     }
 
     private func ensure(kind: String) async throws(StorageError) {
@@ -160,6 +163,7 @@ struct GeoService: Sendable {
             guard Geotag.isValidKind(kind) else { throw BusError.invalid("'\(kind)' is not a subject kind.", field: "kind") }
             searched = try await isKnown(kind) ? [kind] : []
         } else {
+            if !kinds.isLoaded { try await loadKinds() }
             searched = kinds.withLock { $0.sorted() }
         }
         switch request.area {
@@ -250,5 +254,9 @@ struct GeoKindAdded: BusEvent {
 /// The subject kinds whose collections are declared.
 final class KindSet: Sendable {
     private let kinds = Mutex<Set<String>>([])
+    private let loaded = Mutex(false)
     func withLock<T>(_ body: (inout Set<String>) -> T) -> T { kinds.withLock { body(&$0) } }
+    /// Whether every kind used before is in the set (storage answered `loadKinds` once).
+    var isLoaded: Bool { loaded.withLock { $0 } }
+    func markLoaded() { loaded.withLock { $0 = true } }
 }
