@@ -6,12 +6,12 @@ import Synchronization
 /// Records in memory, for tests and throw-away runs. Behaves exactly like the SQLite store — the
 /// contract suite in `StorageTestKit` holds both to the same results, down to sort order and errors.
 public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching, RecordSpatialIndexing, RecordUsage, ChangeLogCompacting {
-    private struct Entry {
+    fileprivate struct Entry {
         var record: StorageAPI.Record
         var parsed: JSONValue
     }
 
-    private struct State {
+    fileprivate struct State {
         var collections: [String: [String: Entry]] = [:]
         var schemas: [String: CollectionSchema] = [:]
         var changes: [Change] = []
@@ -24,7 +24,7 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
         var tombstones: [String: Int64] = [:]
         /// Per `collection/id`: earlier versions, oldest first, with when each was superseded.
         var versions: [String: [(record: StorageAPI.Record, supersededAt: Date)]] = [:]
-        var idempotency: [String: (fingerprint: String, references: [RecordReference?])] = [:]
+        var idempotency: [String: (fingerprint: String, results: String)] = [:]
     }
 
     private let state = Mutex(State())
@@ -112,39 +112,19 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
     }
 
     public func write(_ batch: WriteBatch) async throws(StorageError) -> WriteResult {
-        try batch.validate()
-        var parsedData: [JSONValue?] = []
-        for operation in batch.operations {
-            switch operation {
-            case .insert(_, _, _, let data), .replace(_, _, _, let data, _): parsedData.append(try data.parsed())
-            case .delete: parsedData.append(nil)
+        try state.withLock { (state: inout State) throws(StorageError) -> WriteResult in
+            let pipeline = try WritePipeline(batch, blobFields: state.schemas.compactMapValues { $0.blobFields.isEmpty ? nil : $0.blobFields },
+                                             logs: state.schemas.compactMapValues(LogSpec.init))
+            var tables = Tables(state: state, stamp: pipeline.stamp)  // applied to `state` only when every operation succeeded
+            do {
+                let result = try pipeline.run(on: &tables)
+                state = tables.state
+                return result
+            } catch let error as StorageError {
+                throw error
+            } catch {
+                throw StorageError(.internal, "Unexpected storage error: \(error)")
             }
-        }
-        let now = Date(timeIntervalSince1970: Timestamps.now())
-        return try state.withLock { (state: inout State) throws(StorageError) -> WriteResult in
-            if let claim = batch.idempotency, let earlier = state.idempotency[Self.key(claim)] {
-                guard earlier.fingerprint == claim.fingerprint else { throw IdempotencyRules.mismatch(claim) }
-                let records = earlier.references.map { reference in
-                    reference.flatMap { state.collections[$0.collection]?[$0.id]?.record }
-                }
-                return WriteResult(records: records, replayed: true)
-            }
-            var draft = state  // applied to `state` only when every operation succeeded
-            var written: [StorageAPI.Record?] = []
-            var letGo: Set<String> = []
-            let logged = draft.changes.count
-            for (operation, parsed) in zip(batch.operations, parsedData) {
-                written.append(try Self.apply(operation, parsed: parsed, to: &draft, now: now, letGo: &letGo))
-            }
-            let released = letGo.subtracting(Self.held(among: letGo, in: draft)).sorted()
-            if let claim = batch.idempotency {
-                draft.idempotency[Self.key(claim)] = (claim.fingerprint, zip(batch.operations, written).map { operation, record in
-                    record.map { RecordReference(collection: operation.collection, id: $0.id) }
-                })
-            }
-            let moved = LogMove.of(Array(draft.changes[logged...]))
-            state = draft
-            return WriteResult(records: written, replayed: false, releasedBlobs: released, moved: moved)
         }
     }
 
@@ -214,7 +194,7 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
         state.withLock { Self.held(among: blobs, in: $0) }
     }
 
-    private static func held(among blobs: Set<String>, in state: State) -> Set<String> {
+    fileprivate static func held(among blobs: Set<String>, in state: State) -> Set<String> {
         var held: Set<String> = []
         guard !blobs.isEmpty else { return held }
         for (name, schema) in state.schemas where !schema.blobFields.isEmpty {
@@ -270,79 +250,15 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
         }
     }
 
-    private static func versionKey(_ collection: String, _ id: String) -> String { "\(collection)\u{0}\(id)" }
+    fileprivate static func versionKey(_ collection: String, _ id: String) -> String { "\(collection)\u{0}\(id)" }
 
     // MARK: Rules
 
-    private static func key(_ claim: IdempotencyClaim) -> String {
+    fileprivate static func key(_ claim: IdempotencyClaim) -> String {
         "\(claim.owner)\u{0}\(claim.scope)\u{0}\(claim.key)"
     }
 
-    private static func apply(_ operation: WriteOperation, parsed: JSONValue?, to state: inout State,
-                              now: Date, letGo: inout Set<String>) throws(StorageError) -> StorageAPI.Record? {
-        let collection = operation.collection
-        let schema = state.schemas[collection]
-        var entries = state.collections[collection] ?? [:]
-        if let blobFields = state.schemas[collection]?.blobFields, !blobFields.isEmpty {
-            if let parsed { _ = try BlobFieldRules.blobs(in: parsed, fields: blobFields, collection: collection) }
-            if let existing = entries[operation.id ?? ""], existing.record.owner == operation.owner {
-                letGo.formUnion(try BlobFieldRules.blobs(in: existing.parsed, fields: blobFields, collection: collection))
-            }
-        }
-        let result: StorageAPI.Record?
-        let change: Change
-        state.sequence += 1
-        switch operation {
-        case .insert(_, let id, let owner, let data):
-            let id = id ?? RecordIDs.make()
-            guard entries[id] == nil else { throw RecordRules.duplicateID(collection: collection, id: id) }
-            let version = (state.tombstones.removeValue(forKey: versionKey(collection, id)) ?? 0) + 1
-            let record = StorageAPI.Record(collection: collection, id: id, owner: owner, version: version, createdAt: now,
-                                           updatedAt: now, data: data)
-            let entry = Entry(record: record, parsed: parsed ?? .null)
-            try checkUnique(entry, among: entries, schema: state.schemas[collection])
-            entries[id] = entry
-            result = record
-            change = Change(sequence: state.sequence, owner: owner, collection: collection, recordID: id, kind: .insert, version: version,
-                            scope: ScopeRules.scope(field: schema?.scope, id: id, data: entry.parsed))
-        case .replace(_, let id, let owner, let data, let expectedVersion):
-            guard var entry = entries[id], entry.record.owner == owner else {
-                throw RecordRules.notFound(collection: collection, id: id)
-            }
-            try RecordRules.check(expectedVersion: expectedVersion, actual: entry.record.version, id: id)
-            if schema?.history == true { state.versions[versionKey(collection, id), default: []].append((entry.record, now)) }
-            entry.record.version += 1
-            entry.record.updatedAt = now
-            entry.record.data = data
-            entry.parsed = parsed ?? .null
-            try checkUnique(entry, among: entries, schema: state.schemas[collection])
-            entries[id] = entry
-            result = entry.record
-            change = Change(sequence: state.sequence, owner: owner, collection: collection, recordID: id, kind: .replace,
-                            version: entry.record.version, scope: ScopeRules.scope(field: schema?.scope, id: id, data: entry.parsed))
-        case .delete(_, let id, let owner, let expectedVersion):
-            guard let entry = entries[id], entry.record.owner == owner else {
-                throw RecordRules.notFound(collection: collection, id: id)
-            }
-            try RecordRules.check(expectedVersion: expectedVersion, actual: entry.record.version, id: id)
-            if schema?.forgetsOnDelete == true {
-                state.versions[versionKey(collection, id)] = nil
-            } else if schema?.history == true {
-                state.versions[versionKey(collection, id), default: []].append((entry.record, now))
-            }
-            entries[id] = nil
-            result = nil
-            state.tombstones[versionKey(collection, id)] = entry.record.version + 1
-            state.deletedAt[state.sequence] = now.timeIntervalSince1970
-            change = Change(sequence: state.sequence, owner: owner, collection: collection, recordID: id, kind: .delete,
-                            version: entry.record.version + 1, scope: ScopeRules.scope(field: schema?.scope, id: id, data: entry.parsed))
-        }
-        state.collections[collection] = entries
-        state.changes.append(change)
-        return result
-    }
-
-    private static func checkUnique(_ entry: Entry, among entries: [String: Entry],
+    fileprivate static func checkUnique(_ entry: Entry, among entries: [String: Entry],
                                     schema: CollectionSchema?) throws(StorageError) {
         for index in schema?.indexes ?? [] where index.unique {
             if entries.values.contains(where: { $0.record.id != entry.record.id && clash(index, entry, $0) }) {
@@ -398,6 +314,89 @@ public final class InMemoryRecordStore: RecordStore, BlobHolds, RecordSearching,
                 if case .same = JSONValue.compare(item, filter.value) { return true }
                 return false
             }
+        }
+    }
+}
+
+extension InMemoryRecordStore {
+    /// The pipeline's table operations on a draft of the store's state.
+    fileprivate struct Tables: WriteTables {
+        var state: State
+        let stamp: Double
+
+        func claimed(_ claim: IdempotencyClaim) -> (fingerprint: String, results: String)? {
+            state.idempotency[InMemoryRecordStore.key(claim)]
+        }
+
+        func records(_ keys: [RecordKey?]) -> [StorageAPI.Record?] {
+            keys.map { key in key.flatMap { state.collections[$0.collection]?[$0.id]?.record } }
+        }
+
+        func rows(_ keys: [RecordKey]) -> [RecordKey: StorageAPI.Record] {
+            var rows: [RecordKey: StorageAPI.Record] = [:]
+            for key in keys { rows[key] = state.collections[key.collection]?[key.id]?.record }
+            return rows
+        }
+
+        func tombstones(_ keys: [RecordKey]) -> [RecordKey: Int64] {
+            var found: [RecordKey: Int64] = [:]
+            for key in keys { found[key] = state.tombstones[InMemoryRecordStore.versionKey(key.collection, key.id)] }
+            return found
+        }
+
+        mutating func apply(_ step: WriteStep) throws {
+            switch step {
+            case .insert(let record, _):
+                guard state.collections[record.collection]?[record.id] == nil else {
+                    throw RecordRules.duplicateID(collection: record.collection, id: record.id)
+                }
+                try put(record)
+            case .replace(let record, _):
+                try put(record)
+            case .delete(let previous, _):
+                state.collections[previous.collection]?[previous.id] = nil
+            case .keepVersion(let previous, let at):
+                state.versions[InMemoryRecordStore.versionKey(previous.collection, previous.id), default: []]
+                    .append((previous, Date(timeIntervalSince1970: at)))
+            case .forgetVersions(let key):
+                state.versions[InMemoryRecordStore.versionKey(key.collection, key.id)] = nil
+            }
+        }
+
+        private mutating func put(_ record: StorageAPI.Record) throws(StorageError) {
+            let entry = Entry(record: record, parsed: try record.data.parsed())
+            let entries = state.collections[record.collection] ?? [:]
+            try InMemoryRecordStore.checkUnique(entry, among: entries, schema: state.schemas[record.collection])
+            state.collections[record.collection, default: [:]][record.id] = entry
+        }
+
+        func held(among blobs: Set<String>) -> Set<String> {
+            InMemoryRecordStore.held(among: blobs, in: state)
+        }
+
+        mutating func claim(_ claim: IdempotencyClaim, results: String) {
+            state.idempotency[InMemoryRecordStore.key(claim)] = (claim.fingerprint, results)
+        }
+
+        mutating func append(_ changes: [Change]) -> [LogMove] {
+            let numbered = changes.map { change in
+                var change = change
+                state.sequence += 1
+                change.sequence = state.sequence
+                // The tombstone index follows the log: a delete's change carries the version an
+                // insert of the same id goes on from; an insert takes it up again.
+                let key = InMemoryRecordStore.versionKey(change.collection, change.recordID)
+                switch change.kind {
+                case .delete:
+                    state.deletedAt[change.sequence] = stamp
+                    state.tombstones[key] = change.version
+                case .insert: state.tombstones[key] = nil
+                case .replace: break
+                }
+                return change
+            }
+            state.changes += numbered
+            return LogMove.of(numbered)
         }
     }
 }
