@@ -41,7 +41,8 @@ public struct AppHost: Sendable {
     /// - Throws: ``ConfigError`` listing every mistake with `file:line:column`; ``PluginSetupError`` or a
     ///   plugin's own error when a plugin cannot start (e.g. the database file cannot be opened).
     public static func build(config: AppConfig, catalog: [PluginFactory], environment: [String: String] = [:],
-                             logger: Logger, bus: (any MessageBus)? = nil, clock: PluginClock = .system) async throws -> AppHost {
+                             logger: Logger, bus: (any MessageBus)? = nil, clock: PluginClock = .system,
+                             ids: IDSource = .system) async throws -> AppHost {
         let configured = try validate(config, catalog: catalog)
         // Large request work (uploads) reserves from this before it runs (server.memory_budget).
         MemoryBudget.shared.configure(bytes: config.server.memoryBudget, wait: config.server.memoryBudgetWait)
@@ -64,7 +65,7 @@ public struct AppHost: Sendable {
         let jobs = jobQueue(config)
         for entry in configured where !remote.contains(entry.id) {
             built.append((entry, try await make(entry, config: config, bus: bus, environment: environment, offers: offers, clock: clock,
-                                                jobs: jobs, logger: logger)))
+                                                ids: ids, jobs: jobs, logger: logger)))
         }
         let plugins = built.map(\.plugin)
         let authenticator = plugins.lazy.compactMap(\.authenticator).first
@@ -168,7 +169,7 @@ public struct AppHost: Sendable {
         let jobs = jobQueue(config)
         for entry in configured where wanted.contains(entry.id) {
             plugins.append(try await make(entry, config: config, bus: bus, environment: environment, offers: offers, clock: .system,
-                                          jobs: jobs, logger: logger))
+                                          ids: .system, jobs: jobs, logger: logger))
         }
         logger.info("Quire worker is running", metadata: ["app": "\(config.app)", "plugins": "\(names.joined(separator: ","))"])
         return AppHost(config: config, bus: bus, plugins: plugins, routes: [], live: [:],
@@ -189,10 +190,12 @@ public struct AppHost: Sendable {
     /// it starts (the upload limits media keeps) waits for a worker to answer, saying so once per
     /// attempt, as a node waits for NATS.
     static func make(_ entry: ConfiguredPlugin, config: AppConfig, bus: any MessageBus, environment: [String: String],
-                     offers: [any PluginOffer.Type], clock: PluginClock, jobs: JobQueue, logger: Logger) async throws -> any Plugin {
+                     offers: [any PluginOffer.Type], clock: PluginClock, ids: IDSource, jobs: JobQueue,
+                     logger: Logger) async throws -> any Plugin {
         var pluginLogger = logger
         pluginLogger[metadataKey: "plugin"] = "\(entry.id)"
-        var context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment, offers: offers, clock: clock)
+        var context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment, offers: offers, clock: clock,
+                                    ids: ids)
         context.jobs = jobs
         context.busTransport = config.bus.transport == "nats" ? "nats" : "in-process"
         var wait: Duration = .milliseconds(500)

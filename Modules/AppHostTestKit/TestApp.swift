@@ -39,11 +39,11 @@ public enum TestApp {
 
     /// Builds the host from `yaml` and runs `body` with a client of it.
     public static func run(yaml: String = TestApp.yaml(), catalog: [PluginFactory] = PluginCatalog.all, clock: PluginClock = .system,
-                           _ body: @Sendable (APIClient, AppHost) async throws -> Void) async throws {
+                           ids: IDSource = .system, _ body: @Sendable (APIClient, AppHost) async throws -> Void) async throws {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let config = AppConfig(root: try YAMLLoader.parse(yaml, file: "test.yaml"), environment: [:])
-        let host = try await AppHost.build(config: config, catalog: catalog, logger: logger, clock: clock)
+        let host = try await AppHost.build(config: config, catalog: catalog, logger: logger, clock: clock, ids: ids)
         try await host.application().test(.router) { client in
             try await body(APIClient(client: client), host)
         }

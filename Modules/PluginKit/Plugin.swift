@@ -1,6 +1,6 @@
 public import AppConfig
 public import Bus
-public import Foundation
+import Foundation
 public import HTTPKit
 public import Logging
 public import ServiceLifecycle
@@ -82,9 +82,13 @@ public struct PluginContext: Sendable {
     public var environment: [String: String]
     /// What the app's plugins offer one another (``PluginDescriptor/offers``), all of them.
     public var offers: [any PluginOffer.Type]
-    /// Where a plugin whose behaviour follows the time (review schedules, reminders) reads it;
-    /// tests move it.
+    /// Where a plugin reads the time, never the system's directly: the system's in a server, one a
+    /// test sets and moves (`ManualClock`), so a test of an expiry or an undo window moves it
+    /// instead of sleeping.
     public var clock: PluginClock
+    /// Where a plugin draws the random part of the ids it makes, never a generator of its own: the
+    /// system's in a server, a seeded one in a test that wants the same ids each run.
+    public var ids: IDSource
     /// The bus's transport as the app's YAML chose it (`in-process` or `nats`), for health reports.
     public var busTransport: String = "in-process"
     /// The process's last warnings and errors (what an operator's screen shows).
@@ -94,25 +98,15 @@ public struct PluginContext: Sendable {
     public var jobs = JobQueue()
 
     public init(appName: String, bus: any MessageBus, logger: Logger, environment: [String: String] = [:],
-                offers: [any PluginOffer.Type] = [], clock: PluginClock = .system) {
+                offers: [any PluginOffer.Type] = [], clock: PluginClock = .system, ids: IDSource = .system) {
         self.appName = appName
         self.bus = bus
         self.logger = logger
         self.environment = environment
         self.offers = offers
         self.clock = clock
+        self.ids = ids
     }
-}
-
-/// The time as a plugin sees it: the system's, or one a test sets and moves.
-public struct PluginClock: Sendable {
-    private let read: @Sendable () -> Date
-
-    public init(_ read: @escaping @Sendable () -> Date) { self.read = read }
-
-    public static let system = PluginClock { Date() }
-
-    public func now() -> Date { read() }
 }
 
 /// A plugin's identity card, shown by `quire plugins`.

@@ -15,19 +15,19 @@ public final class SlidingWindow: Sendable {
     }
 
     /// Seconds until `key` may have another event, or nil when it may now. Counts nothing.
-    public func retryAfter(_ key: String, now: Date = Date()) -> Int? {
+    public func retryAfter(_ key: String, now: Date) -> Int? {
         events.withLock { events in wait(key, now: now, in: &events) }
     }
 
     /// Counts an event for `key`.
-    public func record(_ key: String, now: Date = Date()) {
+    public func record(_ key: String, now: Date) {
         events.withLock { events in add(key, now: now, to: &events) }
     }
 
     /// Counts an event for `key` if it is allowed: nil, or the seconds to wait (nothing counted).
     /// The check and the count happen under one lock, so concurrent callers cannot pass the limit
     /// together.
-    public func take(_ key: String, now: Date = Date()) -> Int? {
+    public func take(_ key: String, now: Date) -> Int? {
         events.withLock { events in
             if let wait = wait(key, now: now, in: &events) { return wait }
             add(key, now: now, to: &events)

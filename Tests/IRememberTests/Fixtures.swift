@@ -23,8 +23,14 @@ enum IRemember {
         """
     }
 
-    static func run(yaml: String = IRemember.yaml(), _ body: @Sendable (APIClient, AppHost) async throws -> Void) async throws {
-        try await TestApp.run(yaml: yaml, body)
+    /// The app; with `clock`, the plugins read the time from it.
+    static func run(yaml: String = IRemember.yaml(), clock: ManualClock? = nil,
+                    _ body: @Sendable (APIClient, AppHost) async throws -> Void) async throws {
+        if let clock {
+            try await TestApp.run(yaml: yaml, clock: clock.pluginClock, body)
+        } else {
+            try await TestApp.run(yaml: yaml, body)
+        }
     }
 }
 

@@ -10,7 +10,7 @@ struct MailMessageTests {
         let photo = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 37) })
         let message = MIMEMessage(from: "Napkin Notes <notes@napkin.example>", to: "friend@example.org", subject: "Crème brûlée\r\nBcc: x@y.z",
                                   messageID: "<1@napkin.example>", date: Date(timeIntervalSince1970: 1_800_000_000),
-                                  text: "one\n.\ntwo", attachments: [("photo.jpg", "image/jpeg", photo)])
+                                  text: "one\n.\ntwo", attachments: [("photo.jpg", "image/jpeg", photo)], boundary: "quire-test-boundary")
         let text = message.rendered
         let lines = text.components(separatedBy: "\r\n")
         #expect(lines.allSatisfy { $0.utf8.count <= 78 })

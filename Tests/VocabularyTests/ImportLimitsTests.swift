@@ -93,7 +93,7 @@ import VocabularyFormats
             AnkiPackage.Note(guid: "g2", word: "huge", definitions: [String(repeating: "z", count: 2 << 20)], tags: [], deck: "French"),
             AnkiPackage.Note(guid: "g3", word: "chien", definitions: ["dog"], tags: [], deck: "French"),
         ]
-        let package = try AnkiPackage.write(notes, scratch: scratch)
+        let package = try AnkiPackage.write(notes, scratch: scratch, now: Date())
         // 2 MB of one letter deflates to a few KB: the amplification the cap is for.
         #expect(package.count < 64 << 10)
         let file = scratch.appendingPathComponent("deck.apkg")
@@ -119,7 +119,7 @@ import VocabularyFormats
         defer { try? FileManager.default.removeItem(at: scratch) }
         let notes = [AnkiPackage.Note(guid: "g1", word: "huge", definitions: [String(repeating: "z", count: 3 << 20)], tags: [], deck: "D")]
         let file = scratch.appendingPathComponent("deck.apkg")
-        try AnkiPackage.write(notes, scratch: scratch).write(to: file)
+        try AnkiPackage.write(notes, scratch: scratch, now: Date()).write(to: file)
         try? FileManager.default.removeItem(at: scratch.appendingPathComponent("collection.anki2"))
         do {
             _ = try AnkiPackage.read(file: file, scratch: scratch, limits: .init(maxFieldBytes: 64 << 10, maxCollectionBytes: 1 << 20))

@@ -161,7 +161,8 @@ enum TakenTime {
         let date = parts.count == 6
             ? calendar.date(from: DateComponents(year: parts[0], month: parts[1], day: parts[2], hour: parts[3], minute: parts[4], second: parts[5]))
             : nil
-        let seconds = zone.secondsFromGMT(for: date ?? Date())
+        // Without a date (never: `wall` is always six numbers), the zone's offset as it is now.
+        let seconds = date.map { zone.secondsFromGMT(for: $0) } ?? zone.secondsFromGMT()
         return String(format: "%@%02d:%02d", seconds < 0 ? "-" : "+", abs(seconds) / 3600, abs(seconds) % 3600 / 60)
     }
 
@@ -198,11 +199,11 @@ enum TakenTime {
         }
     }
 
-    /// Now on the wall clock of `zone`, with its offset.
-    static func now(in zone: TimeZone) -> String {
+    /// `now` on the wall clock of `zone`, with its offset.
+    static func now(in zone: TimeZone, at now: Date) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
-        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date())
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: now)
         let wall = String(format: "%04d-%02d-%02dT%02d:%02d:%02d", parts.year ?? 1970, parts.month ?? 1, parts.day ?? 1, parts.hour ?? 0,
                           parts.minute ?? 0, parts.second ?? 0)
         return wall + offset(of: zone, at: wall)

@@ -71,7 +71,7 @@ public struct AlbumPlugin: Plugin {
         limits = (photo: photoLimit, drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
         let fetcher = SafeFetcher(policy: SafeFetcher.Policy(maxBytes: config.importMaxBytes ?? photoLimit, timeout: .seconds(config.importTimeout),
                                                              allowedNetworks: config.importAllowNetworks))
-        service = AlbumService(store: store, bus: context.bus, timeZone: config.timeZone, fetcher: fetcher, logger: context.logger)
+        service = AlbumService(store: store, bus: context.bus, clock: context.clock, ids: context.ids, timeZone: config.timeZone, fetcher: fetcher, logger: context.logger)
         let moved = try await service.migrateCounterIDs()
         if moved > 0 { context.logger.notice("album: tag and folder counters moved to per-owner ids", metadata: ["moved": "\(moved)"]) }
         pageSize = config.pageSize
@@ -347,7 +347,7 @@ public struct AlbumPlugin: Plugin {
     static func share(_ service: AlbumService, owner: String, kind: String, resource: [String: String], _ input: ShareInput) async throws -> Response {
         if let seconds = input.expiresInSeconds, seconds < 1 { throw Problem.invalid("expiresInSeconds is at least 1.", field: "expiresInSeconds") }
         let created = try await service.bus.request(CreateShareLink(owner: owner, kind: kind, resource: resource, title: input.title,
-                                                                    expiresAt: input.expiresInSeconds.map { Date().addingTimeInterval(TimeInterval($0)) },
+                                                                    expiresAt: input.expiresInSeconds.map { service.clock.now().addingTimeInterval(TimeInterval($0)) },
                                                                     password: input.password))
         return try .json(created, status: .created, headers: [.location: created.path])
     }

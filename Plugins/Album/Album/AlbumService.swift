@@ -4,6 +4,7 @@ import Foundation
 import GeoAPI
 import Logging
 import MediaAPI
+import PluginKit
 import SafeFetch
 import StorageAPI
 
@@ -29,6 +30,9 @@ struct AlbumService: Sendable {
 
     let store: BusRecordStore
     let bus: any MessageBus
+    /// The time and the ids' randomness, from the plugin's context.
+    let clock: PluginClock
+    let ids: IDSource
     let timeZone: TimeZone
     let fetcher: SafeFetcher
     /// Where failures that must not fail a request (a geotag after the photo is stored) are told.
@@ -75,19 +79,19 @@ struct AlbumService: Sendable {
 
         let image = try await bus.request(IngestImage(owner: owner, image: upload, geotagsItself: true), timeout: IngestImage.timeout)
         let info = image.info
-        let id = Self.newID()
+        let id = newID()
         let oriented = info.orientation >= 5 ? (info.height, info.width) : (info.width, info.height)
         var photo = PhotoData(image: image.sha256, format: info.format.rawValue, width: oriented.0, height: oriented.1, takenAt: "",
                               takenAtSource: "", sortKey: "", month: "", day: "", notes: capture.notes ?? "", tags: tags, markup: nil,
                               location: nil, placeKey: nil, place: nil, source: capture.source, sourceURL: capture.sourceURL,
-                              uploadedAt: Date())
+                              uploadedAt: clock.now())
         // Time taken: EXIF, else the client's clock at capture, else now on the server's.
         if let exif = info.takenAt.flatMap({ TakenTime.normalize($0, zone: timeZone) }) {
             photo.setTakenAt(exif, source: "exif", id: id)
         } else if let clientTime {
             photo.setTakenAt(clientTime, source: "device", id: id)
         } else {
-            photo.setTakenAt(TakenTime.now(in: timeZone), source: "upload", id: id)
+            photo.setTakenAt(TakenTime.now(in: timeZone, at: clock.now()), source: "upload", id: id)
         }
         // Where: EXIF GPS, else the client's location at capture.
         if let gps = info.gps, GeoPointCheck.isValid(gps.latitude, gps.longitude) {
@@ -121,12 +125,8 @@ struct AlbumService: Sendable {
         return try await add(owner: owner, bytes: fetched.bytes, capture: capture)
     }
 
-    static func newID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let value = generator.next() as UInt64
-        let hex = String(value, radix: 16)
-        return "p" + String(repeating: "0", count: 16 - hex.count) + hex
-    }
+    /// A new photo's id: `p` and 64 random bits in hex.
+    func newID() -> String { "p" + ids.hex() }
 
     static func location(_ latitude: Double?, _ longitude: Double?, _ accuracy: Double?, source: String) throws(BusError) -> PhotoData.Location? {
         switch (latitude, longitude) {
@@ -211,10 +211,10 @@ struct AlbumService: Sendable {
                 sizes[item.image] = (original.format.rawValue, size.width, size.height)
             }
             guard let size = sizes[item.image] else { continue }
-            let id = Self.newID()
+            let id = newID()
             var photo = PhotoData(image: item.image, format: size.format, width: size.width, height: size.height, takenAt: "", takenAtSource: "",
                                   sortKey: "", month: "", day: "", notes: item.notes, tags: tags, markup: nil, location: location, placeKey: nil,
-                                  place: nil, source: "import", sourceURL: nil, uploadedAt: Date())
+                                  place: nil, source: "import", sourceURL: nil, uploadedAt: clock.now())
             photo.setTakenAt(time, source: "import", id: id)
             try await place(&photo)
             prepared.append((id, photo))

@@ -1,6 +1,7 @@
 import AuthAPI
 import Bus
 import Foundation
+import PluginKit
 import Secrets
 import StorageAPI
 
@@ -14,6 +15,8 @@ struct AccountService: Sendable {
     let refreshTTL: Duration
     /// Where the other nodes hear of ended sessions and failed sign-ins (``AuthPeers``).
     let bus: any MessageBus
+    /// The plugin's clock: sessions, throttles and links are timed by it.
+    let clock: PluginClock
     let verified = VerifiedTokenCache()
     /// `auth.first_account_is_admin`: the first account made is an operator.
     var firstAccountIsOperator = false
@@ -130,7 +133,7 @@ struct AccountService: Sendable {
     }
 
     private func signInFailed(account: String, address: String?) async {
-        let now = Date()
+        let now = clock.now()
         throttle.recordFailure(account: account, address: address, now: now)
         await bus.publish(AuthPeers.SignInFailed(node: ThisNode.id, account: account, address: address, at: now))
     }
@@ -150,7 +153,7 @@ struct AccountService: Sendable {
 
     /// Refuses a sign-in while the account or the address is over its limit of failures.
     private func checkThrottle(account: String, address: String?) throws(BusError) {
-        if let wait = throttle.retryAfter(account: account, address: address) {
+        if let wait = throttle.retryAfter(account: account, address: address, now: clock.now()) {
             throw BusError(.rateLimited, "Too many failed sign-ins; try again in \(wait) seconds.",
                            details: ["retryAfter": String(wait)])
         }
@@ -172,7 +175,7 @@ struct AccountService: Sendable {
     }
 
     private func refreshExpiry() -> Date {
-        Date().addingTimeInterval(TimeInterval(refreshTTL.components.seconds))
+        clock.now().addingTimeInterval(TimeInterval(refreshTTL.components.seconds))
     }
 
     /// Rotates a refresh token: the old one stops working, a new pair is issued. Presenting an
@@ -186,7 +189,7 @@ struct AccountService: Sendable {
             throw invalid
         }
         var session = try record.decode(SessionData.self)
-        guard !session.revoked, session.expiresAt > Date() else { throw invalid }
+        guard !session.revoked, session.expiresAt > clock.now() else { throw invalid }
         let presented = Secrets.sha256Hex(secret)
         guard Secrets.constantTimeEqual(presented, session.refreshHash) else {
             if let previous = session.previousRefreshHash, Secrets.constantTimeEqual(presented, previous) {
@@ -251,12 +254,12 @@ struct AccountService: Sendable {
         let (accountID, sessionID, remaining) = try await tokens.verify(accessToken)
         guard StorageNames.isValidID(sessionID), StorageNames.isValidID(accountID),
               let record = try await store.get(collection: AuthCollections.sessions, id: sessionID, owner: accountID),
-              let session = try? record.decode(SessionData.self), !session.revoked, session.expiresAt > Date()
+              let session = try? record.decode(SessionData.self), !session.revoked, session.expiresAt > clock.now()
         else {
             throw BusError(.unauthenticated, "The session has ended (signed out, revoked or expired); sign in again.")
         }
         let verifiedSession = VerifiedSession(accountID: accountID, sessionID: sessionID,
-                                              expiresAt: Date().addingTimeInterval(Double(remaining.components.seconds)))
+                                              expiresAt: clock.now().addingTimeInterval(Double(remaining.components.seconds)))
         verified.remember(accessToken, verifiedSession, tokenLifetime: remaining)
         return verifiedSession
     }

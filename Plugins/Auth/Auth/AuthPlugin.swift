@@ -180,18 +180,20 @@ public struct AuthPlugin: Plugin {
         let store = BusRecordStore(bus: context.bus)
         accounts = AccountService(
             store: store,
-            tokens: await TokenIssuer(secret: secret, issuer: "quire:\(context.appName)", accessTTL: config.accessTTL),
+            tokens: await TokenIssuer(secret: secret, issuer: "quire:\(context.appName)", accessTTL: config.accessTTL,
+                                    clock: context.clock),
             hasher: PasswordHasher(cost: config.bcryptCost),
             throttle: LoginThrottle(window: config.throttleWindow, perAccount: config.attemptsPerAccount,
                                     perAddress: config.attemptsPerAddress),
             refreshTTL: config.refreshTTL,
             bus: context.bus,
+            clock: context.clock,
             firstAccountIsOperator: config.firstAccountIsAdmin)
         peers = AuthPeerListener.observe(accounts, on: context.bus)
         methods = Set(config.methods)
         onboarding = config.onboarding
         providers = config.methods.contains("oidc")
-            ? Dictionary(uniqueKeysWithValues: config.providers.map { ($0.name, OIDCProvider(config: $0)) }) : [:]
+            ? Dictionary(uniqueKeysWithValues: config.providers.map { ($0.name, OIDCProvider(config: $0, clock: context.clock)) }) : [:]
         for provider in config.providers where !provider.allowNetworks.isEmpty {
             context.logger.warning("auth: a provider's keys may be fetched from private networks (tests only)",
                                    metadata: ["provider": "\(provider.name)", "networks": "\(provider.allowNetworks.map(\.description).joined(separator: ", "))"])

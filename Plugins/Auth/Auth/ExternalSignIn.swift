@@ -1,6 +1,7 @@
 import AuthAPI
 import Bus
 import Foundation
+import PluginKit
 import Secrets
 import StorageAPI
 
@@ -27,7 +28,7 @@ extension AccountService {
                     .insert(collection: AuthCollections.accounts, id: id, owner: id, data: try JSONDocument(encoding: AccountData(kind: .external))),
                     .insert(collection: AuthCollections.external, id: linkID, owner: id,
                             data: try JSONDocument(encoding: ExternalLink(provider: provider, subject: verified.subject, email: verified.email,
-                                                                          linkedAt: Date()))),
+                                                                          linkedAt: clock.now()))),
                 ]))
                 await promoteIfFirst(id)
                 return try await startSession(accountID: id)
@@ -46,7 +47,7 @@ extension AccountService {
             }
             return try await summary(accountID: accountID)
         }
-        _ = try await store.insert(ExternalLink(provider: provider, subject: verified.subject, email: verified.email, linkedAt: Date()),
+        _ = try await store.insert(ExternalLink(provider: provider, subject: verified.subject, email: verified.email, linkedAt: clock.now()),
                                    into: AuthCollections.external, id: linkID, owner: accountID)
         return try await summary(accountID: accountID)
     }

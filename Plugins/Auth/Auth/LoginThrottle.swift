@@ -15,12 +15,12 @@ final class LoginThrottle: Sendable {
     }
 
     /// Seconds to wait before another attempt is allowed, or nil when one is allowed now.
-    func retryAfter(account: String, address: String?, now: Date = Date()) -> Int? {
+    func retryAfter(account: String, address: String?, now: Date) -> Int? {
         let waits = [accounts.retryAfter(account, now: now), address.flatMap { addresses.retryAfter($0, now: now) }].compactMap { $0 }
         return waits.max()
     }
 
-    func recordFailure(account: String, address: String?, now: Date = Date()) {
+    func recordFailure(account: String, address: String?, now: Date) {
         accounts.record(account, now: now)
         if let address { addresses.record(address, now: now) }
     }

@@ -1,6 +1,7 @@
 import Bus
 import Crypto
 import Foundation
+import PluginKit
 import JWTKit
 import SafeFetch
 
@@ -79,8 +80,12 @@ actor OIDCProvider {
     /// Allowed clock difference between the provider and Quire.
     static let leeway: TimeInterval = 60
 
-    init(config: OIDCProviderConfig) {
+    /// The plugin's clock, against which a token's expiry and issue time are checked.
+    private let now: PluginClock
+
+    init(config: OIDCProviderConfig, clock: PluginClock) {
         self.config = config
+        self.now = clock
         fetcher = SafeFetcher(policy: SafeFetcher.Policy(maxBytes: 1 << 20, timeout: .seconds(10), maxRedirects: 2,
                                                          allowedNetworks: config.allowNetworks))
     }
@@ -118,7 +123,7 @@ actor OIDCProvider {
             throw Self.refused("The ID token is meant for another app (audience \(claims.aud.value.map { "'\($0.prefix(60))'" }.joined(separator: ", "))), "
                                + "not this one.", reason: "wrong_audience")
         }
-        let now = Date()
+        let now = self.now.now()
         guard claims.exp.value.addingTimeInterval(Self.leeway) > now else {
             throw Self.refused("The ID token expired at \(claims.exp.value.formatted(.iso8601)); sign in with \(config.name) again.", reason: "expired")
         }

@@ -1,6 +1,7 @@
 import Bus
 import Crypto
 import Foundation
+import PluginKit
 import Secrets
 import JWTKit
 
@@ -13,17 +14,20 @@ struct TokenIssuer: Sendable {
         var iat: IssuedAtClaim
         var exp: ExpirationClaim
 
-        func verify(using algorithm: some JWTAlgorithm) async throws {
-            try exp.verifyNotExpired()
-        }
+        /// The expiry is checked by ``TokenIssuer/verify(_:)`` against the plugin's clock, not here
+        /// against the system's.
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
     private let keys: JWTKeyCollection
     private let secret: SymmetricKey
     let issuer: String
     let accessTTL: Duration
+    /// The plugin's clock: tokens are issued and expire in its time.
+    let clock: PluginClock
 
-    init(secret: Data, issuer: String, accessTTL: Duration) async {
+    init(secret: Data, issuer: String, accessTTL: Duration, clock: PluginClock = .system) async {
+        self.clock = clock
         self.secret = SymmetricKey(data: secret)
         self.keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(key: SymmetricKey(data: secret)), digestAlgorithm: .sha256)
@@ -33,7 +37,8 @@ struct TokenIssuer: Sendable {
 
     var accessTTLSeconds: Int { Int(accessTTL.components.seconds) }
 
-    func accessToken(account: String, session: String, now: Date = Date()) async throws(BusError) -> String {
+    func accessToken(account: String, session: String, now: Date? = nil) async throws(BusError) -> String {
+        let now = now ?? clock.now()
         let claims = AccessClaims(sub: SubjectClaim(value: account), sid: session, iss: IssuerClaim(value: issuer),
                                   iat: IssuedAtClaim(value: now),
                                   exp: ExpirationClaim(value: now.addingTimeInterval(TimeInterval(accessTTLSeconds))))
@@ -52,13 +57,14 @@ struct TokenIssuer: Sendable {
         let claims: AccessClaims
         do {
             claims = try await keys.verify(token, as: AccessClaims.self)
+            try claims.exp.verifyNotExpired(currentDate: clock.now())
         } catch {
             throw BusError(.unauthenticated, "The access token is invalid or expired; refresh it or sign in again.")
         }
         guard claims.iss.value == issuer else {
             throw BusError(.unauthenticated, "The access token was issued for another app; sign in again.")
         }
-        let remaining = claims.exp.value.timeIntervalSinceNow
+        let remaining = claims.exp.value.timeIntervalSince(clock.now())
         return (claims.sub.value, claims.sid, .milliseconds(Int64(max(0, remaining) * 1000)))
     }
 

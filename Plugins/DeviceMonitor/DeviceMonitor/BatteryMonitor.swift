@@ -1,6 +1,7 @@
 public import Bus
 public import DeviceMonitorAPI
 import Foundation
+public import PluginKit
 import ServiceLifecycle
 import StorageAPI
 
@@ -17,10 +18,13 @@ public actor BatteryMonitor {
     let bus: any MessageBus
     /// How recent a reading must be to verify "I am charging".
     let freshness: TimeInterval
+    /// The plugin's clock: readings are stamped and aged in its time.
+    let clock: PluginClock
     private var states: [String: State] = [:]
 
-    public init(thresholds: DeviceThresholds, bus: any MessageBus, freshness: TimeInterval = 120) {
+    public init(thresholds: DeviceThresholds, bus: any MessageBus, freshness: TimeInterval = 120, clock: PluginClock = .system) {
         self.thresholds = thresholds
+        self.clock = clock
         self.bus = bus
         self.freshness = freshness
     }
@@ -28,7 +32,7 @@ public actor BatteryMonitor {
     public func report(user: String, _ reading: BatteryReading) async throws(BusError) -> BatteryStatus {
         try BatteryRules.validate(reading)
         let wasLow = states[user].map { BatteryRules.isLow($0.reading, thresholds) } ?? false
-        let now = Date()
+        let now = clock.now()
         states[user] = State(reading: reading, at: now)
         // The user's next request may reach another node of a cluster: it must know this reading.
         await bus.publish(BatteryReported(node: ThisNode.id, user: user, reading: reading, at: now))
@@ -59,7 +63,7 @@ public actor BatteryMonitor {
 
     /// "I am charging my phone": verified against the device's latest reading, never taken on trust.
     public func claimCharging(user: String) throws(BusError) -> BatteryStatus {
-        guard let state = states[user], Date().timeIntervalSince(state.at) <= freshness else {
+        guard let state = states[user], clock.now().timeIntervalSince(state.at) <= freshness else {
             throw BusError(.conflict, "No recent battery reading from your device; the app sends one when you plug it in.",
                            details: ["reason": "charging_not_verified"])
         }

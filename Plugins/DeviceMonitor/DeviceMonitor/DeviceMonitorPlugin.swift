@@ -47,7 +47,7 @@ public struct DeviceMonitorPlugin: Plugin {
     public init(config: DeviceThresholds, context: PluginContext) async throws {
         thresholds = config
         bus = context.bus
-        battery = BatteryMonitor(thresholds: config, bus: context.bus)
+        battery = BatteryMonitor(thresholds: config, bus: context.bus, clock: context.clock)
         peers = BatteryPeers(monitor: battery, reported: context.bus.subscribe(to: BatteryReported.self))
         maxFrameBytes = try await context.bus.request(GetMediaLimits()).maxBytes
     }

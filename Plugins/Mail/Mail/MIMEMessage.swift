@@ -10,6 +10,8 @@ struct MIMEMessage {
     var date: Date
     var text: String
     var attachments: [(filename: String, contentType: String, bytes: Data)]
+    /// Separates the parts when there are attachments: unique to the message (the plugin's id source).
+    var boundary: String
 
     var rendered: String {
         var lines = [
@@ -24,7 +26,6 @@ struct MIMEMessage {
         if attachments.isEmpty {
             lines += textPart
         } else {
-            let boundary = "quire-" + UUID().uuidString.lowercased()
             lines += ["Content-Type: multipart/mixed;", " boundary=\"\(boundary)\"", "", "--\(boundary)"] + textPart
             for file in attachments {
                 let name = Self.safeFilename(file.filename)

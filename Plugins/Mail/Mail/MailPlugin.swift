@@ -71,9 +71,14 @@ public struct MailPlugin: Plugin {
     let client: SMTPClient
     let blobs: any BlobStore
     let logger: Logger
+    /// The time a message is dated with and the randomness of its Message-ID and boundary.
+    let clock: PluginClock
+    let ids: IDSource
 
     public init(config: Config, context: PluginContext) async throws {
         self.config = config
+        clock = context.clock
+        ids = context.ids
         let hostName = ProcessInfo.processInfo.hostName
         client = SMTPClient(settings: .init(host: config.host, port: config.port, startTLS: config.startTLS, username: config.username,
                                             password: config.password, caFile: config.caFile, timeout: .seconds(config.timeoutSeconds),
@@ -102,9 +107,10 @@ public struct MailPlugin: Plugin {
             files.append((attachment, try await attachment.content.bytes(from: blobs)))
         }
         let domain = MailRules.address(of: config.from)?.split(separator: "@").last.map(String.init) ?? "quire.localdomain"
-        let messageID = "<" + UUID().uuidString.lowercased() + "@" + domain + ">"
-        let message = MIMEMessage(from: config.from, to: to, subject: request.subject, messageID: messageID, date: Date(),
-                                  text: request.text, attachments: files.map { ($0.0.filename, $0.0.contentType, $0.1) })
+        let messageID = "<" + ids.uuid().uuidString.lowercased() + "@" + domain + ">"
+        let message = MIMEMessage(from: config.from, to: to, subject: request.subject, messageID: messageID, date: clock.now(),
+                                  text: request.text, attachments: files.map { ($0.0.filename, $0.0.contentType, $0.1) },
+                                  boundary: "quire-" + ids.uuid().uuidString.lowercased())
         do {
             try await client.send(from: config.from, to: to, message: message.rendered)
         } catch {

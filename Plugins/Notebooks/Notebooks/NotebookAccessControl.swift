@@ -3,6 +3,7 @@ import Foundation
 import GeoAPI
 import MediaAPI
 import NotebooksAPI
+import PluginKit
 import Secrets
 import ShareLinkAPI
 import StorageAPI
@@ -35,7 +36,7 @@ struct NotebookAccessControl: NotebookConcern {
         if record.owner == caller { return (record, data, .owner) }
         var granted: NotebookAccess?
         if let pin = data.pin, let here = try await presence(of: caller),
-           Clock.nowMillis() - here.at <= limits.presenceTTL * 1000,
+           core.nowMillis() - here.at <= limits.presenceTTL * 1000,
            SpatialRules.distance(GeoPoint(latitude: here.latitude, longitude: here.longitude), GeoPoint(latitude: pin.latitude, longitude: pin.longitude)) <= limits.nearbyRadius {
             granted = pin.allowEdits ? .edit : .read
         }
@@ -61,7 +62,7 @@ struct NotebookAccessControl: NotebookConcern {
     /// The ids of the owner's unrevoked, unexpired links to a notebook: revoking the link ends the
     /// recipients' access at once.
     func liveLinks(owner: String, notebook: String) async throws(BusError) -> Set<String> {
-        let now = Date()
+        let now = core.clock.now()
         return Set(try await bus.request(ListShareLinks(owner: owner)).links.filter {
             $0.kind == SharedNotebook.id && $0.resource["notebook"] == notebook && $0.revokedAt == nil && ($0.expiresAt.map { $0 > now } ?? true)
         }.map(\.id))

@@ -57,7 +57,7 @@ struct NotebookInserts: NotebookConcern {
             aspect = Double(oriented.0) / Double(max(oriented.1, 1))
         }
         item.frame = layout.place(in: item.slot.map { slots[$0] }, aspect: aspect)
-        let itemID = NotebookStore.newID("it")
+        let itemID = core.newID("it")
         let prepared = item
         let claim = idempotencyKey.map {
             IdempotencyClaim(owner: caller, scope: "notebooks.insert", key: $0,

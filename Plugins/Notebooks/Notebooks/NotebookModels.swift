@@ -84,6 +84,3 @@ struct PresenceData: Codable, Sendable {
     var near: [String]?
 }
 
-enum Clock {
-    static func nowMillis() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded()) }
-}

@@ -20,7 +20,7 @@ struct NotebookPages: NotebookConcern {
             throw BusError.invalid("'template' is one of \(NotebookLayout.templateIDs.joined(separator: ", ")).", field: "template")
         }
         let background = try NotebookRules.checkBackground(background ?? "white")
-        let pageID = NotebookStore.newID("pg")
+        let pageID = core.newID("pg")
         let page = PageData(notebook: id, template: template, background: background)
         let pageDocument = try JSONDocument(encoding: page)
         let owner = notebook.owner

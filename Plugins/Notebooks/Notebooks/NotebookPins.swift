@@ -49,7 +49,7 @@ struct NotebookPins: NotebookConcern {
     /// presence window) is also pushed to every device of the caller with a live sync connection.
     func nearby(caller: String, latitude: Double, longitude: Double) async throws(BusError) -> NearbyJSON {
         try Geotag(subject: "here/x", latitude: latitude, longitude: longitude).validate()
-        let now = Clock.nowMillis()
+        let now = core.nowMillis()
         let before = try await NotebookAccessControl(core: core).presence(of: caller)
         let wasNear = Set(before.flatMap { now - $0.at <= limits.presenceTTL * 1000 ? $0.near : nil } ?? [])
         let hits = try await bus.request(FindGeotags(owner: nil, area: .within(latitude: latitude, longitude: longitude, radiusMeters: limits.nearbyRadius),

@@ -37,8 +37,8 @@ struct NotebookSharing: NotebookConcern {
         if link.owner != caller {
             let held = try await store.query(RecordQuery(collection: NotebookStore.grants, owner: caller, filters: [Filter("notebook", .eq, .string(id))], limit: 50))
             if !held.records.contains(where: { (try? $0.decode(GrantData.self))?.linkID == link.linkID }) {
-                _ = try await store.insert(GrantData(notebook: id, notebookOwner: link.owner, linkID: link.linkID, acceptedAt: Clock.nowMillis()),
-                                           into: NotebookStore.grants, id: NotebookStore.newID("gr"), owner: caller)
+                _ = try await store.insert(GrantData(notebook: id, notebookOwner: link.owner, linkID: link.linkID, acceptedAt: core.nowMillis()),
+                                           into: NotebookStore.grants, id: core.newID("gr"), owner: caller)
             }
         }
         return SharedNotebookJSON(notebook: NotebookJSON(record, data, access: link.owner == caller ? .owner : .read), linkID: link.linkID,

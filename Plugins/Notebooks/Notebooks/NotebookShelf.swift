@@ -17,7 +17,7 @@ struct NotebookShelf: NotebookConcern {
         let cover = try NotebookRules.checkCover(cover ?? "colors")
         let data = NotebookData(name: name, cover: cover, coverText: try coverText.map(NotebookRules.checkCoverText), openedAt: nil, pages: [],
                                 itemCount: 0, nextSeq: 1, lastInsert: nil, pin: nil, deleting: nil)
-        let record = try await store.insert(data, into: NotebookStore.notebooks, id: NotebookStore.newID("nb"), owner: owner)
+        let record = try await store.insert(data, into: NotebookStore.notebooks, id: core.newID("nb"), owner: owner)
         return (record, data)
     }
 
@@ -51,7 +51,7 @@ struct NotebookShelf: NotebookConcern {
             target = (record, data, .owner)
         }
         if target.2 == .owner {
-            let opened = try await update(owner: caller, id: target.0.id) { data throws(BusError) in data.openedAt = Clock.nowMillis() }
+            let opened = try await update(owner: caller, id: target.0.id) { data throws(BusError) in data.openedAt = core.nowMillis() }
             target = (opened.record, opened.data, .owner)
         }
         return try await content(target.0, target.1, access: target.2)

@@ -3,6 +3,7 @@ import Foundation
 import GeoAPI
 import MediaAPI
 import NotebooksAPI
+import PluginKit
 import Secrets
 import ShareLinkAPI
 import StorageAPI
@@ -40,6 +41,9 @@ struct NotebookStore: Sendable {
 
     let store: BusRecordStore
     let bus: any MessageBus
+    /// The time and the ids' randomness, from the plugin's context.
+    let clock: PluginClock
+    let ids: IDSource
     let layout: NotebookLayout
     let limits: Limits
 
@@ -119,11 +123,11 @@ struct NotebookStore: Sendable {
         stride(from: 0, to: values.count, by: size).map { values[$0..<min($0 + size, values.count)] }
     }
 
-    static func newID(_ prefix: String) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let hex = String(generator.next() as UInt64, radix: 16)
-        return prefix + String(repeating: "0", count: 16 - hex.count) + hex
-    }
+    /// A new id: `prefix` and 64 random bits in hex.
+    func newID(_ prefix: String) -> String { prefix + ids.hex() }
+
+    /// Now, in whole milliseconds since 1970 (how notebooks store times).
+    func nowMillis() -> Int64 { Int64((clock.seconds * 1000).rounded()) }
 }
 
 /// A notebook concern: works through the shared store, and asks the same access rules.

@@ -56,7 +56,7 @@ public struct NotebooksPlugin: Plugin {
         let store = BusRecordStore(bus: context.bus)
         for schema in NotebookStore.schemas { try await store.declare(schema) }
         maxImageBytes = try await context.bus.request(GetMediaLimits()).maxBytes
-        service = NotebookService(core: NotebookStore(store: store, bus: context.bus, layout: config.layout, limits: config.limits))
+        service = NotebookService(core: NotebookStore(store: store, bus: context.bus, clock: context.clock, ids: context.ids, layout: config.layout, limits: config.limits))
     }
 
     public var features: [String] { ["notebooks", "templates", "inserts", "undo", "share", "gps-pins"] }
@@ -229,7 +229,7 @@ public struct NotebooksPlugin: Plugin {
             let input = try await request.decodeOptionalJSON(ShareInput.self, context: context) ?? ShareInput()
             if let seconds = input.expiresInSeconds, seconds < 1 { throw Problem.invalid("expiresInSeconds is at least 1.", field: "expiresInSeconds") }
             let created = try await service.sharing.share(caller: identity.accountID, id: try Self.id(context), title: input.title,
-                                                  expiresAt: input.expiresInSeconds.map { Date().addingTimeInterval(TimeInterval($0)) }, password: input.password)
+                                                  expiresAt: input.expiresInSeconds.map { service.core.clock.now().addingTimeInterval(TimeInterval($0)) }, password: input.password)
             return try .json(created, status: .created, headers: [.location: created.path])
         }
         try routes.add(.get, "shared", query: ["limit", "cursor"], summary: "Notebooks shared with me (read-only) whose links still live") {

@@ -56,7 +56,7 @@ struct NoteImports: Sendable {
             await request.file.release(on: bus)
             throw error
         }
-        let scratch = Self.scratch()
+        let scratch = self.scratch()
         let file = scratch.appendingPathComponent("upload")
         do throws(BusError) {
             try await request.file.copyOut(to: file, scratch: scratch, from: blobs, on: bus)
@@ -68,15 +68,15 @@ struct NoteImports: Sendable {
     }
 
     /// A new directory's place for an import's file.
-    static func scratch() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("quire-notes-import-" + NotesService.randomID())
+    func scratch() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("quire-notes-import-" + service.randomID())
     }
 
     /// Checks the file (in `scratch`, which the job owns from here and removes) is what it claims,
     /// records the job and queues it; it runs when a worker of the job queue is free.
     /// - Parameter ticket: the job's place in the queue, reserved before the upload was read.
     func start(file: URL, scratch: URL, owner: String, format: NoteImportFormat, ticket: JobQueue.Ticket) async throws(BusError) -> NoteImportJob {
-        var job = NoteImportJob(id: "ji_" + NotesService.randomID(), state: .running, format: format, startedAt: Date())
+        var job = NoteImportJob(id: "ji_" + service.randomID(), state: .running, format: format, startedAt: service.clock.now())
         job.queued = true
         let box: NoteSourceBox
         do {
@@ -146,7 +146,8 @@ struct NoteImports: Sendable {
         do {
             let page = try await store.query(RecordQuery(collection: Self.jobs, owner: nil,
                                                          filters: [Filter("state", .eq, .string(NoteImportJob.State.running.rawValue))], limit: 1000))
-            let stale = Date().addingTimeInterval(-Self.staleAfter)
+            // The heartbeat is the job record's `updatedAt`, which the store stamps.
+            let stale = StoreTime.now().addingTimeInterval(-Self.staleAfter)
             for record in page.records where record.updatedAt < stale && !active.contains(record.id) {
                 var job = try record.decode(NoteImportJob.self)
                 logger.warning("notes: an import was interrupted by a restart; rolling it back", metadata: ["job": "\(job.id)"])
@@ -155,7 +156,7 @@ struct NoteImports: Sendable {
                 job.imported = 0
                 job.photos = 0
                 job.failure = "The server stopped during the import; nothing of it was kept. Run the import again."
-                job.finishedAt = Date()
+                job.finishedAt = service.clock.now()
                 _ = try await store.replace(job, in: Self.jobs, id: job.id, owner: record.owner)
             }
         } catch {
@@ -197,7 +198,7 @@ struct NoteImports: Sendable {
             job.imported = 0
             job.photos = 0
         }
-        job.finishedAt = Date()
+        job.finishedAt = service.clock.now()
         do {
             _ = try await store.replace(job, in: Self.jobs, id: job.id, owner: owner)
         } catch {
@@ -207,7 +208,7 @@ struct NoteImports: Sendable {
 
     private func importNotes(_ job: inout NoteImportJob, source: NoteSourceBox, worker: JobQueue.Worker, owner: String) async throws(BusError) {
         var batch: [(id: String, data: NoteData)] = []
-        var lastProgress = Date()
+        var lastProgress = ContinuousClock.now
 
         func report(_ problem: NoteImportJob.Problem, _ job: inout NoteImportJob) {
             job.problemCount += 1
@@ -274,12 +275,12 @@ struct NoteImports: Sendable {
                 if !warnings.isEmpty {
                     report(.init(note: note.index, title: data.title, message: "Imported, but " + warnings.joined(separator: "; ") + ".", imported: true), &job)
                 }
-                batch.append(("n_" + NotesService.randomID(), data))
+                batch.append(("n_" + service.randomID(), data))
                 if batch.count >= Self.batchSize { try await flush(&job) }
             }
-            if Date().timeIntervalSince(lastProgress) > 0.25 {
+            if ContinuousClock.now - lastProgress > .milliseconds(250) {
                 _ = try await store.replace(job, in: Self.jobs, id: job.id, owner: owner)
-                lastProgress = Date()
+                lastProgress = ContinuousClock.now
             }
         }
         try await flush(&job)

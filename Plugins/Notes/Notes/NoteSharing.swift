@@ -2,6 +2,7 @@ import Bus
 import Foundation
 import HTTPKit
 import NotesAPI
+import PluginKit
 import ShareLinkAPI
 import StorageAPI
 
@@ -19,7 +20,7 @@ extension NotesService {
         do {
             return try await bus.request(CreateShareLink(owner: owner, kind: SharedNote.id, resource: ["note": id],
                                                          title: input.title ?? (data.title.isEmpty ? "A note" : data.title),
-                                                         expiresAt: input.expiresInSeconds.map { Date().addingTimeInterval(TimeInterval($0)) },
+                                                         expiresAt: input.expiresInSeconds.map { clock.now().addingTimeInterval(TimeInterval($0)) },
                                                          password: input.password))
         } catch where error.code == .noHandler {
             throw BusError(.notFound, "Sharing is not switched on in this app; its YAML turns it on with a share-link: section.")

@@ -72,7 +72,7 @@ public struct NotesPlugin: Plugin {
         try await store.declare(NoteImports.jobsSchema)
         try await store.declare(NotesService.orderSchema)
         self.bus = context.bus
-        service = NotesService(store: store, bus: context.bus, timeZone: config.timeZone, searchOn: config.search, categoriesOn: config.categories,
+        service = NotesService(store: store, bus: context.bus, clock: context.clock, ids: context.ids, timeZone: config.timeZone, searchOn: config.search, categoriesOn: config.categories,
                                lists: NoteListCache(capacity: config.listCacheBytes),
                                respacer: NoteRespacer(background: background, logger: context.logger))
         extraFeatures = (config.search ? ["search"] : []) + (config.categories ? ["categories"] : [])
@@ -144,7 +144,7 @@ public struct NotesPlugin: Plugin {
             // A place in the job queue first: a full queue is refused before the body is read.
             let ticket = try imports.queue.reserve(owner: identity.accountID)
             // The body goes straight to a file of the job's, a piece at a time, never whole in memory.
-            let scratch = NoteImports.scratch()
+            let scratch = imports.scratch()
             let file = scratch.appendingPathComponent("upload")
             do {
                 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

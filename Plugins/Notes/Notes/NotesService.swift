@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NotesAPI
 import OrderKeys
+import PluginKit
 import StorageAPI
 
 /// Napkin Notes' rules: a user's notes in their own order, with today's date and the title "Title"
@@ -26,6 +27,9 @@ struct NotesService: Sendable {
 
     let store: any RecordStore & RecordSearching
     let bus: any MessageBus
+    /// The time and the ids' randomness, from the plugin's context.
+    let clock: PluginClock
+    let ids: IDSource
     let timeZone: TimeZone
     /// What the app's YAML switched on.
     let searchOn: Bool
@@ -151,7 +155,7 @@ struct NotesService: Sendable {
             IdempotencyClaim(owner: owner, scope: "notes.create", key: key, fingerprint: fingerprint(input))
         }
         let batch = WriteBatch([
-            .insert(collection: Self.collection, id: "n_" + Self.randomID(), owner: owner, data: try JSONDocument(encoding: data)),
+            .insert(collection: Self.collection, id: "n_" + randomID(), owner: owner, data: try JSONDocument(encoding: data)),
         ], idempotency: claim)
         let result = try await writing(owner) { () async throws(BusError) in try await store.write(batch) }
         guard let record = result.records.first ?? nil else {
@@ -347,7 +351,7 @@ struct NotesService: Sendable {
         return days.contains(day)
     }
 
-    func today() -> String { day(Date()) }
+    func today() -> String { day(clock.now()) }
 
     /// The calendar day of an instant in the app's time zone, `YYYY-MM-DD`.
     func day(_ instant: Date) -> String {
@@ -366,8 +370,8 @@ struct NotesService: Sendable {
         await bus.publish(NoteChanged(owner: owner, noteID: record.id, kind: kind, version: record.version))
     }
 
-    static func randomID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<2).map { _ in String((generator.next() as UInt64) >> 4, radix: 36) }.joined()
+    /// A new id's random part: two draws of 60 bits in base 36.
+    func randomID() -> String {
+        (0..<2).map { _ in String(ids.next() >> 4, radix: 36) }.joined()
     }
 }

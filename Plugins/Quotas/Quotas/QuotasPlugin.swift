@@ -51,7 +51,7 @@ public struct QuotasPlugin: Plugin {
     let peers: QuotaPeers
 
     public init(config: Config, context: PluginContext) async throws {
-        quotaGate = QuotaGate(config: config, bus: context.bus)
+        quotaGate = QuotaGate(config: config, bus: context.bus, clock: context.clock)
         peers = QuotaPeers(gate: quotaGate, bus: context.bus, used: context.bus.subscribe(to: QuotaUsed.self))
     }
 
@@ -88,14 +88,17 @@ struct QuotaUsage: Codable, Sendable {
 final class QuotaGate: RequestGate {
     let config: QuotasPlugin.Config
     let bus: any MessageBus
+    /// The plugin's clock: a day's operations and a measurement's age are counted in its time.
+    let clock: PluginClock
     private let inFlight = Atomic<Int>(0)
     private let operations = Mutex<(day: Int, counts: [String: Int])>((0, [:]))
     private let usage = Mutex<[String: (bytes: Int, at: Date)]>([:])
     /// What this node counted since it last told the others (``QuotaPeers``).
     private let unsent = Mutex<(day: Int, operations: [String: Int], bytes: [String: Int])>((0, [:], [:]))
 
-    init(config: QuotasPlugin.Config, bus: any MessageBus) {
+    init(config: QuotasPlugin.Config, bus: any MessageBus, clock: PluginClock) {
         self.config = config
+        self.clock = clock
         self.bus = bus
     }
 
@@ -118,7 +121,7 @@ final class QuotaGate: RequestGate {
     func leave() { inFlight.wrappingSubtract(1, ordering: .relaxed) }
 
     func admit(_ request: inout Request, identity: Identity) async throws {
-        let now = Date()
+        let now = clock.now()
         let day = Int(now.timeIntervalSince1970 / 86_400)
         let count = operations.withLock { state in
             if state.day != day { state = (day, [:]) }
@@ -160,7 +163,7 @@ final class QuotaGate: RequestGate {
         let refused: Int? = usage.withLock { usage in
             let stored = usage[owner]?.bytes ?? 0
             if stored >= limit || stored + bytes > limit { return stored }
-            usage[owner, default: (0, Date())].bytes = stored + bytes
+            usage[owner, default: (0, clock.now())].bytes = stored + bytes
             return nil
         }
         if refused == nil, bytes > 0 { unsent.withLock { $0.bytes[owner, default: 0] += bytes } }
@@ -203,8 +206,9 @@ final class QuotaGate: RequestGate {
     /// What `owner` stores, measured now, and their limits.
     func usageReport(_ owner: String) async throws -> QuotaUsage {
         let stored = try await bus.request(GetStorageUsage(owner: owner)).total
-        usage.withLock { $0[owner] = (stored, Date()) }
-        let day = Int(Date().timeIntervalSince1970 / 86_400)
+        let now = clock.now()
+        usage.withLock { $0[owner] = (stored, now) }
+        let day = Int(now.timeIntervalSince1970 / 86_400)
         let used = operations.withLock { $0.day == day ? $0.counts[owner] ?? 0 : 0 }
         return QuotaUsage(storedBytes: stored, maxStoredBytes: config.maxStoredBytes, operationsToday: used, maxOperationsPerDay: config.opsPerDay,
                           maxImageBytes: config.maxImageBytes)

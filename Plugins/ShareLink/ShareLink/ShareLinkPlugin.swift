@@ -69,7 +69,7 @@ public struct ShareLinkPlugin: Plugin {
         // The kinds the app's plugins offer (the album's photos and searches, notebooks).
         let kinds = Dictionary(context.offers.compactMap { $0 as? any SharedKind.Type }.map { ($0.id, ShareLinkService.Kind.of($0)) },
                                uniquingKeysWith: { first, _ in first })
-        service = ShareLinkService(store: store, bus: context.bus, maxLifetime: TimeInterval(config.maxDays) * 86_400, kinds: kinds)
+        service = ShareLinkService(store: store, bus: context.bus, clock: context.clock, maxLifetime: TimeInterval(config.maxDays) * 86_400, kinds: kinds)
         self.config = config
         resolves = SlidingWindow(limit: config.resolvesPerMinute, window: 60)
         pictures = SlidingWindow(limit: config.resolvesPerMinute * 100, window: 60)
@@ -110,7 +110,7 @@ public struct ShareLinkPlugin: Plugin {
             if let seconds = input.expiresInSeconds, seconds < 1 {
                 throw Problem.invalid("expiresInSeconds is at least 1.", field: "expiresInSeconds")
             }
-            let expiresAt = input.expiresAt ?? input.expiresInSeconds.map { Date().addingTimeInterval(TimeInterval($0)) }
+            let expiresAt = input.expiresAt ?? input.expiresInSeconds.map { service.clock.now().addingTimeInterval(TimeInterval($0)) }
             let created = try await service.create(CreateShareLink(owner: identity.accountID, kind: input.kind, resource: input.resource,
                                                                    title: input.title, expiresAt: expiresAt, password: input.password))
             return try .json(created, status: .created, headers: [.location: created.path])
@@ -144,14 +144,14 @@ public struct ShareLinkPlugin: Plugin {
     /// Resolves the token in the path after the address's rate limit, counting wrong passwords.
     private func resolve(_ request: Request, _ context: QuireContext, picture: Bool = false) async throws -> (Record, ShareLinkService.Stored) {
         let address = context.remoteAddress ?? "local"
-        if let retry = (picture ? pictures : resolves).take(address) {
+        if let retry = (picture ? pictures : resolves).take(address, now: service.clock.now()) {
             throw Problem(status: .tooManyRequests, code: BusError.Code.rateLimited.rawValue,
                           detail: "Too many link openings from your address; wait \(retry) s.", headers: [.retryAfter: String(retry)])
         }
         let token = context.parameters.get("token") ?? ""
         let password = try request.headers[.sharePassword] ?? request.query("password")
         // After too many wrong passwords even the right one waits: else a guesser would learn it from the one 200.
-        if password != nil, let retry = passwordFailures.retryAfter(address) {
+        if password != nil, let retry = passwordFailures.retryAfter(address, now: service.clock.now()) {
             throw Problem(status: .tooManyRequests, code: BusError.Code.rateLimited.rawValue,
                           detail: "Too many wrong passwords from your address; wait \(retry) s.", headers: [.retryAfter: String(retry)])
         }
@@ -163,7 +163,7 @@ public struct ShareLinkPlugin: Plugin {
             result = .failure(error)
         }
         if case .failure(let error) = result, error.code == .unauthenticated, password != nil {
-            passwordFailures.record(address)
+            passwordFailures.record(address, now: service.clock.now())
         }
         return try result.get()
     }

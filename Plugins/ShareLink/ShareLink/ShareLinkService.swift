@@ -1,6 +1,7 @@
 import AuthAPI
 import Bus
 import Foundation
+import PluginKit
 import Secrets
 import ShareLinkAPI
 import StorageAPI
@@ -37,6 +38,8 @@ struct ShareLinkService: Sendable {
 
     let store: BusRecordStore
     let bus: any MessageBus
+    /// The plugin's clock: links expire and are revoked in its time.
+    let clock: PluginClock
     let maxLifetime: TimeInterval
     /// By id: what the app's plugins declare they let share (`PluginDescriptor.offers`).
     let kinds: [String: Kind]
@@ -55,7 +58,7 @@ struct ShareLinkService: Sendable {
             throw BusError.invalid("A shared resource is at most 16 short parameters.", field: "resource")
         }
         if let title = request.title, title.count > 200 { throw BusError.invalid("A link's title is at most 200 characters.", field: "title") }
-        let now = Date()
+        let now = clock.now()
         if let expiresAt = request.expiresAt {
             guard expiresAt > now else { throw BusError.invalid("The expiry is in the past; give a later time.", field: "expiresAt") }
             guard expiresAt.timeIntervalSince(now) <= maxLifetime else {
@@ -96,7 +99,7 @@ struct ShareLinkService: Sendable {
         }
         var stored = try record.decode(Stored.self)
         if stored.revokedAt == nil {
-            stored.revokedAt = Date()
+            stored.revokedAt = clock.now()
             _ = try await store.replace(stored, in: Self.collection, id: id, owner: owner, expectedVersion: record.version)
         }
         return Self.info(id, stored)
@@ -117,7 +120,7 @@ struct ShareLinkService: Sendable {
         let stored = try record.decode(Stored.self)
         guard Secrets.constantTimeEqual(stored.tokenHash, hash) else { throw Self.unknown }
         if stored.revokedAt != nil { throw BusError(.gone, "This link was withdrawn by the person who shared it.") }
-        if let expiresAt = stored.expiresAt, expiresAt <= Date() { throw BusError(.gone, "This link has expired.") }
+        if let expiresAt = stored.expiresAt, expiresAt <= clock.now() { throw BusError(.gone, "This link has expired.") }
         if let passwordHash = stored.passwordHash {
             if let grant, let expected = Self.grant(for: stored), Secrets.constantTimeEqual(grant, expected) { return (record, stored) }
             guard let password, !password.isEmpty else {

@@ -194,7 +194,7 @@ public enum BackupFiles {
     static let verifiedFile = "verified.json"
 
     /// Checks a backup just written (``verify(_:trusting:progress:)``) and notes in it that it was.
-    static func verifyAndMark(_ folder: URL, trusting previous: URL?, at now: Date = Date()) throws {
+    static func verifyAndMark(_ folder: URL, trusting previous: URL?, at now: Date = StoreTime.now()) throws {
         let manifest = try verify(folder, trusting: previous) { _ in }
         let object: [String: Any] = ["verifiedAt": ISO8601DateFormatter().string(from: now), "files": manifest.files?.count ?? 0]
         try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]).write(to: folder.appendingPathComponent(verifiedFile), options: .atomic)

@@ -48,7 +48,12 @@ public final class BackupScheduler: Sendable {
     let collectors: CollectorBox
     private let state: Mutex<BackupStatus>
 
-    init(schedule: BackupSchedule, storage: StoragePlugin.Config, appName: String, logger: Logger, collectors: CollectorBox) {
+    /// The plugin's clock: when backups come due, their names and their times.
+    let clock: @Sendable () -> Date
+
+    init(schedule: BackupSchedule, storage: StoragePlugin.Config, appName: String, logger: Logger, collectors: CollectorBox,
+         clock: @escaping @Sendable () -> Date = { StoreTime.now() }) {
+        self.clock = clock
         self.schedule = schedule
         self.storage = storage
         self.appName = appName
@@ -92,14 +97,14 @@ public final class BackupScheduler: Sendable {
     /// Takes one backup to every destination and prunes them; answers whether every destination
     /// took it. While one is being taken (an operator's), waits for that one and answers its outcome.
     @discardableResult
-    public func backUpNow(now: Date = Date(), next: Date? = nil) async -> Bool {
-        await begin(now: now, next: next, trigger: "schedule").task.value
+    public func backUpNow(now: Date? = nil, next: Date? = nil) async -> Bool {
+        await begin(now: now ?? clock(), next: next, trigger: "schedule").task.value
     }
 
     /// "Back up now" (``StartBackup``): starts a backup beside the schedule and answers the status
     /// with it running; refused while one is being taken.
-    public func start(requestedBy: String?, now: Date = Date()) throws(BusError) -> BackupStatus {
-        let (_, started, status) = begin(now: now, next: nil, trigger: "operator")
+    public func start(requestedBy: String?, now: Date? = nil) throws(BusError) -> BackupStatus {
+        let (_, started, status) = begin(now: now ?? clock(), next: nil, trigger: "operator")
         guard started else {
             let since = status.lastRun.map { " (\($0.name), started at \(ISO8601DateFormatter().string(from: $0.startedAt)))" } ?? ""
             throw BusError.conflict("A backup is being taken now\(since); wait for it to finish: the Backups panel shows what it wrote, or what failed.")
@@ -174,7 +179,7 @@ public final class BackupScheduler: Sendable {
                 status.lastFailureReason = failures.map(\.reason).joined(separator: " ")
             }
             status.lastRun?.state = failures.isEmpty ? .succeeded : .failed
-            status.lastRun?.finishedAt = Date()
+            status.lastRun?.finishedAt = clock()
             status.lastRun?.step = nil
             status.lastRun?.bytes = outcome.size?.bytes
             status.lastRun?.files = outcome.size?.files

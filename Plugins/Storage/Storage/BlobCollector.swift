@@ -34,7 +34,7 @@ public final class BlobCollector: Sendable {
     /// once the grace has passed (`retry`), so a deleted photo's bytes go within the grace of its
     /// deletion, not at the next sweep. Failures are logged: the sweep retries later.
     @discardableResult
-    public func collect(_ candidates: some Collection<String>, now: Date = Date(), retry: Bool = true) async -> [String] {
+    public func collect(_ candidates: some Collection<String>, now: Date = StoreTime.now(), retry: Bool = true) async -> [String] {
         guard !candidates.isEmpty else { return [] }
         let deferred = held.withLock { state in
             guard state.holders > 0 else { return false }
@@ -86,7 +86,7 @@ public final class BlobCollector: Sendable {
 
     /// Every blob put before the grace period and held by no record is deleted.
     @discardableResult
-    public func sweep(now: Date = Date()) async -> [String] {
+    public func sweep(now: Date = StoreTime.now()) async -> [String] {
         do {
             let old = try await blobs.blobs(putBefore: now.addingTimeInterval(-grace))
             var deleted: [String] = []

@@ -211,7 +211,7 @@ public final class InMemoryBlobStore: BlobCollecting {
             throw StorageError(.tooLarge, "A blob is limited to \(maxBlobBytes) bytes; this one has \(bytes.count).")
         }
         let reference = BlobRef.of(bytes)
-        blobs.withLock { $0[reference.sha256] = (bytes, Date()) }
+        blobs.withLock { $0[reference.sha256] = (bytes, StoreTime.now()) }
         return reference
     }
 

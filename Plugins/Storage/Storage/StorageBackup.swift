@@ -56,7 +56,7 @@ public enum StorageBackup {
             let blobs = files.count
             files[records] = try BackupFiles.sha256(of: partial.appendingPathComponent(records))
             try BackupFiles.Manifest(app: appName, backend: config.backend.rawValue, records: records,
-                                     createdAt: ISO8601DateFormatter().string(from: Date()), blobs: blobs, files: files)
+                                     createdAt: ISO8601DateFormatter().string(from: StoreTime.now()), blobs: blobs, files: files)
                 .write(to: partial)
             try FileManager.default.moveItem(at: partial, to: output)
             if config.backend == .postgres, let settings = config.postgres {

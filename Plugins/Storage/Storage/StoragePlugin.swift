@@ -182,7 +182,8 @@ public struct StoragePlugin: Plugin {
         logger = context.logger
         let collectors = collectorBox
         backups = config.backup.map {
-            BackupScheduler(schedule: $0, storage: config, appName: context.appName, logger: context.logger, collectors: collectors)
+            BackupScheduler(schedule: $0, storage: config, appName: context.appName, logger: context.logger, collectors: collectors,
+                            clock: { [clock = context.clock] in clock.now() })
         }
         backendName = config.backend.rawValue
         databaseFile = config.backend == .sqlite ? (config.path.isEmpty ? "./data/\(context.appName).sqlite" : config.path) : nil
@@ -214,7 +215,7 @@ public struct StoragePlugin: Plugin {
         var services: [any Service] = [closer] + backendServices
         if let collector = collectorBox.collector { services.append(BlobSweepService(collector: collector, interval: sweepInterval)) }
         services.append(CompactionService(store: records, retention: retention, interval: compactEvery, logger: logger))
-        if let backups, Self.scheduledBackups.load(ordering: .relaxed) { services.append(BackupService(scheduler: backups, clock: { Date() })) }
+        if let backups, Self.scheduledBackups.load(ordering: .relaxed) { services.append(BackupService(scheduler: backups, clock: backups.clock)) }
         return services
     }
 
@@ -350,7 +351,7 @@ struct CompactionService: Service {
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             do {
-                let report = try await store.compact(before: Date().addingTimeInterval(-retention))
+                let report = try await store.compact(before: StoreTime.now().addingTimeInterval(-retention))
                 if report.supersededChanges + report.tombstones + report.versions > 0 {
                     logger.info("storage: compacted the change log", metadata: [
                         "superseded": "\(report.supersededChanges)", "tombstones": "\(report.tombstones)",

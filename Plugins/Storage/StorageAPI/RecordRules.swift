@@ -90,11 +90,19 @@ package enum RecordIDs {
     }
 }
 
+/// The time the stores stamp records with (`createdAt`, `updatedAt`) and blobs with when they are
+/// put: the system's, as a database's `now()` is. A plugin compares a record's stamps with this (is a
+/// job's heartbeat stale?), never with its own clock, which a test may have moved; everything else
+/// a plugin times reads its context's clock. This file is the one place storage reads the time.
+public enum StoreTime {
+    public static func now() -> Date { Date() }
+}
+
 /// Record timestamps: seconds since 1970 in whole milliseconds, created from the stored number in
 /// every backend, so that a timestamp reads back exactly as it was returned at write time.
 package enum Timestamps {
     package static func now() -> Double {
-        (Date().timeIntervalSince1970 * 1000).rounded() / 1000
+        (StoreTime.now().timeIntervalSince1970 * 1000).rounded() / 1000
     }
 }
 

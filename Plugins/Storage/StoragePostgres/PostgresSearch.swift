@@ -169,7 +169,7 @@ enum PostgresSearch {
             for try await (id, owner, version, data) in try await connection.query("""
                 SELECT id, owner, version, data::text FROM records WHERE collection = \(collection) AND id > \(after) ORDER BY id LIMIT 1000
                 """, logger: logger).decode((String, String, Int64, String).self) {
-                let record = StorageAPI.Record(collection: collection, id: id, owner: owner, version: version, createdAt: Date(), updatedAt: Date(),
+                let record = StorageAPI.Record(collection: collection, id: id, owner: owner, version: version, createdAt: StoreTime.now(), updatedAt: StoreTime.now(),
                                                data: JSONDocument(trustedBytes: Data(data.utf8)))
                 rows.append((record, Row(spec: spec, data: try record.data.parsed())))
             }

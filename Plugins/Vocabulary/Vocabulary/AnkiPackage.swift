@@ -550,7 +550,7 @@ enum AnkiPackage {
     static let modelID: Int64 = 1_700_000_000_001
 
     /// The bytes of a package holding `notes`, one deck per distinct `deck`.
-    static func write(_ notes: [Note], scratch: URL, now: Date = Date()) throws(BusError) -> Data {
+    static func write(_ notes: [Note], scratch: URL, now: Date) throws(BusError) -> Data {
         let database = scratch.appendingPathComponent("collection.anki2")
         let stamp = Int64(now.timeIntervalSince1970)
         // Review cards are due in days since the collection's creation: a day start ten years back

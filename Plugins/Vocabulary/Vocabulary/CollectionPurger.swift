@@ -25,7 +25,8 @@ final class CollectionPurger: Sendable {
     }
 
     /// Starts purging a deleted collection unless it is being purged already.
-    func start(owner: String, collection: String, name: String = "", requestedAt: Date = Date()) {
+    func start(owner: String, collection: String, name: String = "", requestedAt: Date? = nil) {
+        let requestedAt = requestedAt ?? service.clock.now()
         guard running.withLock({ $0.insert(collection).inserted }) else { return }
         progress.withLock { purges in
             // Resumed after a failure, it goes on from where it stopped: the count starts again.
@@ -63,7 +64,7 @@ final class CollectionPurger: Sendable {
         progress.withLock { purges in
             purges[collection]?.state = .succeeded
             purges[collection]?.deleted = deleted
-            purges[collection]?.finishedAt = Date()
+            purges[collection]?.finishedAt = service.clock.now()
             purges[collection]?.failure = nil
             let done = purges.values.filter { $0.state == .succeeded }.sorted { ($0.finishedAt ?? .distantPast) > ($1.finishedAt ?? .distantPast) }
             for old in done.dropFirst(100) { purges[old.collection] = nil }

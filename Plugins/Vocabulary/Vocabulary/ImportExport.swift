@@ -53,7 +53,7 @@ struct ImportExport: Sendable {
             await request.file.release(on: bus)
             throw error
         }
-        let scratch = Self.scratch()
+        let scratch = self.scratch()
         let file = scratch.appendingPathComponent("upload")
         do throws(BusError) {
             try await request.file.copyOut(to: file, scratch: scratch, from: blobs, on: bus)
@@ -66,8 +66,8 @@ struct ImportExport: Sendable {
     }
 
     /// A new directory's place for an import's files (the upload, an unpacked collection).
-    static func scratch() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("quire-import-" + VocabularyRules.randomID("s_"))
+    func scratch() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("quire-import-" + service.newID("s_"))
     }
 
     /// Checks the file (in `scratch`, which the job owns from here and removes), records the job
@@ -75,7 +75,7 @@ struct ImportExport: Sendable {
     /// - Parameter ticket: the job's place in the queue, reserved before the upload was read.
     func start(file: URL, scratch: URL, owner: String, format: VocabularyFormat, collection: String?,
                ticket: JobQueue.Ticket) async throws(BusError) -> ImportJob {
-        var job = ImportJob(id: VocabularyRules.randomID("j_"), state: .running, format: format, startedAt: Date())
+        var job = ImportJob(id: service.newID("j_"), state: .running, format: format, startedAt: service.clock.now())
         job.queued = true
         let box: SourceBox
         do {
@@ -128,14 +128,15 @@ struct ImportExport: Sendable {
             let page = try await store.query(RecordQuery(collection: C.jobs, owner: nil,
                                                          filters: [Filter("state", .eq, .string(ImportJob.State.running.rawValue))],
                                                          limit: 1000))
-            let stale = Date().addingTimeInterval(-Self.staleAfter)
+            // The heartbeat is the job record's `updatedAt`, which the store stamps.
+            let stale = StoreTime.now().addingTimeInterval(-Self.staleAfter)
             for record in page.records where record.updatedAt < stale && !active.contains(record.id) {
                 var job = try record.decode(ImportJob.self)
                 logger.warning("vocabulary: an import was interrupted by a restart; rolling it back", metadata: ["job": "\(job.id)"])
                 try await rollBack(job.id, owner: record.owner)
                 job.state = .failed
                 job.failure = "The server stopped during the import; nothing of it was kept. Run the import again."
-                job.finishedAt = Date()
+                job.finishedAt = service.clock.now()
                 _ = try await store.replace(job, in: C.jobs, id: job.id, owner: record.owner)
             }
         } catch {
@@ -171,7 +172,7 @@ struct ImportExport: Sendable {
             }
             job.imported = 0
         }
-        job.finishedAt = Date()
+        job.finishedAt = service.clock.now()
         do {
             _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
         } catch {
@@ -206,12 +207,12 @@ struct ImportExport: Sendable {
         var linked: [(id: String, data: EntryData, related: [String], alternative: [String])] = []
         /// Entries this file's notes update (each once: a second note with the same guid is a copy).
         var updating: Set<String> = []
-        var lastProgress = Date()
+        var lastProgress = ContinuousClock.now
         /// Records the job's progress a few times a second (also its heartbeat: see `staleAfter`).
         func saveProgress(_ job: ImportJob) async throws(BusError) {
-            guard Date().timeIntervalSince(lastProgress) > 0.25 else { return }
+            guard ContinuousClock.now - lastProgress > .milliseconds(250) else { return }
             _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
-            lastProgress = Date()
+            lastProgress = ContinuousClock.now
         }
         func report(_ error: ImportRowError, _ job: inout ImportJob) {
             job.errorCount += 1
@@ -298,7 +299,7 @@ struct ImportExport: Sendable {
                     try await saveProgress(job)
                     continue
                 }
-                let id = VocabularyRules.randomID("e_")
+                let id = service.newID("e_")
                 if let key = row.key { entryIDs[key] = id }
                 if !row.related.isEmpty || !row.alternative.isEmpty { linked.append((id, data, row.related, row.alternative)) }
                 batch.append(.insert(collection: C.entries, id: id, owner: owner, data: try JSONDocument(encoding: data)))
@@ -473,14 +474,14 @@ struct ImportExport: Sendable {
         case .csv:
             return .init(file: try await BlobParts.put(Data(csv.text.utf8), in: blobs), entries: count)
         case .apkg:
-            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-export-" + VocabularyRules.randomID("x_"))
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("quire-export-" + service.newID("x_"))
             do {
                 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             } catch {
                 throw BusError(.internal, "Cannot create a scratch directory for the export: \(error)")
             }
             defer { try? FileManager.default.removeItem(at: scratch) }
-            return .init(file: try await BlobParts.put(try AnkiPackage.write(notes, scratch: scratch), in: blobs), entries: count)
+            return .init(file: try await BlobParts.put(try AnkiPackage.write(notes, scratch: scratch, now: service.clock.now()), in: blobs), entries: count)
         }
     }
 }

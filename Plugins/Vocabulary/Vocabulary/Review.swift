@@ -158,7 +158,7 @@ struct ReviewService: Sendable {
         guard let ratingName = input.rating, let rating = FSRSRating(name: ratingName) else {
             throw BusError.invalid("'rating' is again, hard, good or easy.", field: "rating")
         }
-        let id = input.id ?? VocabularyRules.randomID("r_")
+        let id = input.id ?? service.newID("r_")
         guard StorageNames.isValidID(id) else {
             throw BusError.invalid("A review's id is 1 to 64 letters, digits, '-' or '_'.", field: "id")
         }

@@ -228,11 +228,10 @@ enum VocabularyRules {
 
     /// A new id: the time in milliseconds (so that a big import appends to the B-tree instead of
     /// writing all over it) and 64 random bits.
-    static func randomID(_ prefix: String) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let millis = UInt64(Date().timeIntervalSince1970 * 1000)
+    static func randomID(_ prefix: String, at now: Date, random bits: UInt64) -> String {
+        let millis = UInt64(max(0, now.timeIntervalSince1970) * 1000)
         let time = String(millis, radix: 16)
-        let random = String(generator.next(), radix: 36)
+        let random = String(bits, radix: 36)
         return prefix + String(repeating: "0", count: max(0, 12 - time.count)) + time
             + String(repeating: "0", count: max(0, 13 - random.count)) + random
     }

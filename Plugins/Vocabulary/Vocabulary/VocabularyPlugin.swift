@@ -74,7 +74,7 @@ public struct VocabularyPlugin: Plugin {
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus, timeout: .seconds(60))
         for schema in VocabularyCollections.schemas { try await store.declare(schema) }
-        service = VocabularyService(store: store, undoWindow: TimeInterval(config.undoSeconds))
+        service = VocabularyService(store: store, clock: context.clock, ids: context.ids, undoWindow: TimeInterval(config.undoSeconds))
         jobs = ImportExport(service: service, logger: context.logger, blobs: BusBlobStore(bus: context.bus, timeout: .seconds(60)),
                             bus: context.bus, background: background, queue: context.jobs, limits: config.importLimits)
         purger = CollectionPurger(service: service, logger: context.logger, background: background)
@@ -152,7 +152,7 @@ struct VocabularyJanitor: Service {
             // behind is rolled back soon after it falls silent.
             await jobs.recover()
             await purger.resume()
-            if Date().timeIntervalSince(lastPurge) >= 60 {
+            if service.clock.now().timeIntervalSince(lastPurge) >= 60 {
                 do {
                     _ = try await service.purgeTrash()
                 } catch {
@@ -160,7 +160,7 @@ struct VocabularyJanitor: Service {
                     logger.warning("vocabulary: emptying the undo trash failed; retrying in a minute",
                                    metadata: ["code": "\(error.code.rawValue)", "error": "\(error.message)"])
                 }
-                lastPurge = Date()
+                lastPurge = service.clock.now()
             }
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }

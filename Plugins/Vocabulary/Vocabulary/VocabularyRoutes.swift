@@ -171,7 +171,7 @@ struct VocabularyRoutes: Sendable {
             // A place in the job queue first: a full queue is refused before the body is read.
             let ticket = try jobs.queue.reserve(owner: identity.accountID)
             // The body goes straight to a file of the job's, a piece at a time, never whole in memory.
-            let scratch = ImportExport.scratch()
+            let scratch = jobs.scratch()
             let file = scratch.appendingPathComponent("upload")
             do {
                 try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

@@ -1,6 +1,7 @@
 import Bus
 import Crypto
 import Foundation
+import PluginKit
 import StorageAPI
 import VocabularyAPI
 
@@ -10,11 +11,17 @@ struct VocabularyService: Sendable {
     typealias C = VocabularyCollections
 
     let store: any RecordStore & RecordSearching
+    /// The time and the ids' randomness, from the plugin's context.
+    let clock: PluginClock
+    let ids: IDSource
     /// How long a deleted entry can be restored.
     let undoWindow: TimeInterval
     /// How long after the window a restore still says "gone" (410) rather than "not found".
     static let tombstoneKeep: TimeInterval = 30 * 86_400
     static let maxRelations = 50
+
+    /// A new id with `prefix`: the time, then random bits (``VocabularyRules/randomID(_:at:random:)``).
+    func newID(_ prefix: String) -> String { VocabularyRules.randomID(prefix, at: clock.now(), random: ids.next()) }
 
     // MARK: Collections
 
@@ -35,7 +42,7 @@ struct VocabularyService: Sendable {
         let (name, key) = try VocabularyRules.name(raw, of: "collection")
         return try await unique(C.collections, what: "collection", owner: owner, key: key) { () async throws(BusError) in
             try await insertOnce(CollectionData(name: name, nameKey: key, importJob: importJob), into: C.collections,
-                                 id: VocabularyRules.randomID("c_"), owner: owner, idempotencyKey: idempotencyKey)
+                                 id: newID("c_"), owner: owner, idempotencyKey: idempotencyKey)
         }
     }
 
@@ -58,7 +65,7 @@ struct VocabularyService: Sendable {
         let data = try existing.decode(CollectionData.self)
         _ = try await store.write(WriteBatch([
             .delete(collection: C.collections, id: id, owner: owner, expectedVersion: existing.version),
-            .insert(collection: C.purging, id: id, owner: owner, data: try JSONDocument(encoding: PurgeData(name: data.name, requestedAt: Date()))),
+            .insert(collection: C.purging, id: id, owner: owner, data: try JSONDocument(encoding: PurgeData(name: data.name, requestedAt: clock.now()))),
         ]))
     }
 
@@ -145,7 +152,7 @@ struct VocabularyService: Sendable {
         let (name, key) = try VocabularyRules.tagName(raw)
         return try await unique(C.tags, what: "tag", owner: owner, key: key) { () async throws(BusError) in
             try await insertOnce(TagData(name: name, nameKey: key, importJob: importJob), into: C.tags,
-                                 id: VocabularyRules.randomID("t_"), owner: owner, idempotencyKey: idempotencyKey)
+                                 id: newID("t_"), owner: owner, idempotencyKey: idempotencyKey)
         }
     }
 
@@ -213,7 +220,7 @@ struct VocabularyService: Sendable {
             example: try VocabularyRules.text(input.example ?? nil, field: "example", max: VocabularyRules.maxNote),
             collection: collectionID, tags: try await checkedTags(owner: owner, input.tags ?? []), relations: [],
             sortKey: SearchText.fold(word))
-        return try await insertOnce(data, into: C.entries, id: VocabularyRules.randomID("e_"), owner: owner, idempotencyKey: idempotencyKey)
+        return try await insertOnce(data, into: C.entries, id: newID("e_"), owner: owner, idempotencyKey: idempotencyKey)
     }
 
     /// Inserts one record, once per `Idempotency-Key`: the same request sent again (a phone that
@@ -279,7 +286,7 @@ struct VocabularyService: Sendable {
     }
 
     /// Deletes an entry (and its relations, on both sides), keeping it restorable for the undo window.
-    func deleteEntry(owner: String, id: String, expectedVersion: Int64?, now: Date = Date()) async throws(BusError) {
+    func deleteEntry(owner: String, id: String, expectedVersion: Int64?, now: Date? = nil) async throws(BusError) {
         let existing = try await entry(owner: owner, id: id)
         let data = try existing.decode(EntryData.self)
         var operations: [WriteOperation] = [
@@ -288,7 +295,7 @@ struct VocabularyService: Sendable {
         for relation in data.relations {
             if let peer = try await unrelated(owner: owner, peer: relation.entry, from: id) { operations.append(peer) }
         }
-        let trash = TrashData(entry: data, deletedAt: now.timeIntervalSince1970)
+        let trash = TrashData(entry: data, deletedAt: (now ?? clock.now()).timeIntervalSince1970)
         if try await store.get(collection: C.trash, id: id, owner: owner) != nil {
             operations.append(.replace(collection: C.trash, id: id, owner: owner, data: try JSONDocument(encoding: trash), expectedVersion: nil))
         } else {
@@ -299,7 +306,8 @@ struct VocabularyService: Sendable {
 
     /// Brings a deleted entry back, with its relations to entries that still exist.
     /// - Throws: `gone` (410) after the undo window; `not_found` for an entry never deleted.
-    func restoreEntry(owner: String, id: String, now: Date = Date()) async throws(BusError) -> Record {
+    func restoreEntry(owner: String, id: String, now: Date? = nil) async throws(BusError) -> Record {
+        let now = now ?? clock.now()
         guard StorageNames.isValidID(id), let trashed = try await store.get(collection: C.trash, id: id, owner: owner) else {
             if try await store.get(collection: C.entries, id: id, owner: owner) != nil {
                 throw BusError(.conflict, "Entry '\(id)' is not deleted.", details: ["id": id])
@@ -336,7 +344,8 @@ struct VocabularyService: Sendable {
     }
 
     /// Empties deleted entries past the undo window (keeping a tombstone) and drops old tombstones.
-    func purgeTrash(now: Date = Date()) async throws(BusError) -> Int {
+    func purgeTrash(now: Date? = nil) async throws(BusError) -> Int {
+        let now = now ?? clock.now()
         var purged = 0
         let expired = now.timeIntervalSince1970 - undoWindow
         var cursor: String?
