@@ -231,8 +231,8 @@ struct AlbumService: Sendable {
     /// a batch, and reads the counters again when another write got there first.
     private func commitNew(owner: String, _ photos: ArraySlice<(id: String, photo: PhotoData)>) async throws(BusError) {
         guard !photos.isEmpty else { return }
-        var retry = AlbumRetry()
-        while await retry.next() {
+        try await AlbumRetry.policy.run(gaveUp: BusError(.conflict, "The album kept changing while these photos were added; try again.")) {
+            () async throws(BusError) -> UpdateStep<Void> in
             var operations: [WriteOperation] = []
             var deltas: CounterDeltas = [:]
             for (id, photo) in photos {
@@ -244,17 +244,13 @@ struct AlbumService: Sendable {
                 let middle = photos.startIndex + photos.count / 2
                 try await commitNew(owner: owner, photos[..<middle])
                 try await commitNew(owner: owner, photos[middle...])
-                return
+                return .done(())
             }
             operations += try await counterOperations(owner: owner, deltas)
-            do {
+            return try await .write(retryingOn: AlbumRetry.lost) { () async throws(BusError) in
                 _ = try await store.write(WriteBatch(operations))
-                return
-            } catch where error.code == .conflict || error.code == .preconditionFailed {
-                continue
             }
         }
-        throw BusError(.conflict, "The album kept changing while these photos were added; try again.")
     }
 
     // MARK: Changing
@@ -428,9 +424,9 @@ struct AlbumService: Sendable {
     /// a version history keeps merges field by field (``FieldMerge``); else 412.
     private func commit(owner: String, id: String, expectedVersion: Int64?, idempotency: IdempotencyClaim? = nil,
                         _ change: @Sendable (PhotoData?) throws(BusError) -> PhotoData?) async throws(BusError) -> Committed {
-        var retry = AlbumRetry()
-        while await retry.next() {
-            let existing = try await store.get(collection: Self.photos, id: id, owner: owner)
+        return try await store.update(collection: Self.photos, id: id, owner: owner, retry: AlbumRetry.policy,
+                                      gaveUp: BusError(.conflict, "The album kept changing while this photo was saved; try again.")) {
+            existing throws(BusError) in
             let old = try existing?.decode(PhotoData.self)
             var new = try change(old)
             var replaced: [String: JSONValue] = [:]
@@ -456,18 +452,15 @@ struct AlbumService: Sendable {
             case (_?, nil):
                 operations.append(.delete(collection: Self.photos, id: id, owner: owner, expectedVersion: existing?.version))
             case (nil, nil):
-                return Committed(record: nil)
+                return .done(Committed(record: nil))
             }
             operations += try postingChanges(owner: owner, id: id, old: old, new: new)
             operations += try await counterChanges(owner: owner, old: old, new: new)
-            do {
+            return try await .write(retryingOn: AlbumRetry.lost) { () async throws(BusError) in
                 let result = try await store.write(WriteBatch(operations, idempotency: idempotency))
                 return Committed(record: result.records.first ?? nil, replaced: replaced, replayed: result.replayed)
-            } catch where error.code == .conflict || error.code == .preconditionFailed {
-                continue
             }
         }
-        throw BusError(.conflict, "The album kept changing while this photo was saved; try again.")
     }
 
     private func postings(id: String, _ photo: PhotoData?) -> [String: Posting] {

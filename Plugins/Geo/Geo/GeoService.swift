@@ -78,21 +78,20 @@ struct GeoService: Sendable {
         try await ensure(kind: kind)
         let collection = Self.collection(kind)
         let id = Self.recordID(owner: owner, subject: geotag.subject)
-        for attempt in 0..<Contention.attempts {
-            await Contention.backOff(before: attempt)
-            do {
-                if let existing = try await store.get(collection: collection, id: id, owner: owner) {
+        return try await store.update(collection: collection, id: id, owner: owner,
+                               gaveUp: BusError(.conflict, "The geotag of '\(geotag.subject)' kept changing while it was set; try again.")) {
+            existing throws(BusError) in
+            // Set concurrently (inserted by another first): read again.
+            try await .write(retryingOn: [.conflict]) { () async throws(BusError) in
+                if let existing {
                     _ = try await store.replace(geotag, in: collection, id: id, owner: owner, expectedVersion: existing.version)
                 } else {
                     _ = try await store.insert(geotag, into: collection, id: id, owner: owner)
                 }
                 await bus.publish(GeotagSet(owner: owner, geotag: geotag))
                 return geotag
-            } catch where error.code == .conflict {
-                continue  // set concurrently: read again
             }
         }
-        throw BusError(.conflict, "The geotag of '\(geotag.subject)' kept changing while it was set; try again.")
     }
 
     /// Many geotags in one batch per kind; a subject given twice keeps the last.

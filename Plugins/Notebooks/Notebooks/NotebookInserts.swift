@@ -92,12 +92,12 @@ struct NotebookInserts: NotebookConcern {
             clamped = result.clamped
             return result.frame
         }
-        for attempt in 0..<Contention.attempts {
-            await Contention.backOff(before: attempt)
-            guard StorageNames.isValidID(itemID), let record = try await store.get(collection: NotebookStore.items, id: itemID, owner: notebook.owner),
-                  let current = try? record.decode(ItemData.self), current.notebook == id else {
-                throw BusError(.notFound, "This item is no longer in the notebook: it was removed, maybe on another device.", details: ["id": itemID])
-            }
+        let noItem = BusError(.notFound, "This item is no longer in the notebook: it was removed, maybe on another device.", details: ["id": itemID])
+        guard StorageNames.isValidID(itemID) else { throw noItem }
+        return try await store.update(collection: NotebookStore.items, id: itemID, owner: notebook.owner,
+                                      gaveUp: BusError(.conflict, "This item kept changing while it was being saved; try again.")) {
+            found throws(BusError) in
+            guard let record = found, let current = try? record.decode(ItemData.self), current.notebook == id else { throw noItem }
             if text != nil, current.kind == "image" { throw BusError.invalid("An image item has no text to change.", field: "text") }
             let checkedText = try text.map { text throws(BusError) in try NotebookRules.checkText(text, kind: current.kind) }
             guard let edit = try await store.mergedEdit(record, basedOn: expectedVersion, as: ItemData.self, { item in
@@ -107,7 +107,7 @@ struct NotebookInserts: NotebookConcern {
                 throw BusError(.preconditionFailed, "This item was changed elsewhere since version \(expectedVersion ?? 0), which is no longer "
                                + "kept (it is at version \(record.version)); reload it and apply your change again.", details: ["id": itemID, "version": String(record.version)])
             }
-            do {
+            return try await .write(retryingOn: [.preconditionFailed]) { () async throws(BusError) in
                 let saved = try await store.replace(edit.payload, in: NotebookStore.items, id: itemID, owner: notebook.owner, expectedVersion: record.version)
                 if checkedText != nil, edit.payload.text != current.text {
                     // Undo now takes back this change of text (the last thing done), not an earlier insert.
@@ -119,11 +119,8 @@ struct NotebookInserts: NotebookConcern {
                 }
                 return FrameResult(item: ItemJSON(saved, edit.payload), clamped: clamped, version: saved.version,
                                    replaced: edit.replaced.isEmpty ? nil : edit.replaced)
-            } catch where error.code == .preconditionFailed {
-                continue
             }
         }
-        throw BusError(.conflict, "This item kept changing while it was being saved; try again.")
     }
 
     // MARK: Undo

@@ -65,24 +65,23 @@ struct NotebookStore: Sendable {
     func update(owner: String, id: String, idempotency: IdempotencyClaim? = nil,
                 extra: @Sendable (NotebookData) throws(BusError) -> [WriteOperation] = { _ in [] },
                 _ change: @Sendable (inout NotebookData) throws(BusError) -> Void) async throws(BusError) -> Updated {
-        for attempt in 0..<Contention.attempts {
-            await Contention.backOff(before: attempt)
-            guard let record = try await store.get(collection: NotebookStore.notebooks, id: id, owner: owner) else { throw NotebookStore.noNotebook(id) }
+        try await store.update(collection: NotebookStore.notebooks, id: id, owner: owner,
+                               gaveUp: BusError(.conflict, "The notebook kept changing while this was saved; try again.")) { found throws(BusError) in
+            guard let record = found else { throw NotebookStore.noNotebook(id) }
             var data = try record.decode(NotebookData.self)
             guard data.deleting != true else { throw NotebookStore.noNotebook(id) }
             let before = data
             try change(&data)
             let operations = try extra(before) + [.replace(collection: NotebookStore.notebooks, id: id, owner: owner, data: try JSONDocument(encoding: data),
                                                            expectedVersion: record.version)]
-            do throws(BusError) {
-                let result = try await store.write(WriteBatch(operations, idempotency: idempotency))
-                guard let saved = result.records.last ?? nil else { throw BusError(.internal, "The notebook was not stored.") }
-                return Updated(record: saved, data: try saved.decode(NotebookData.self), written: result.records)
-            } catch where error.code == .preconditionFailed || (error.code == .conflict && error.details["reason"] != "idempotency_key_reused") {
-                continue  // another write got there first: read again
+            // Another write got there first: read again (a lost race, as `RetryPolicy.lostRace` says).
+            let result = try await UpdateStep<WriteResult>.write { () async throws(BusError) in
+                try await store.write(WriteBatch(operations, idempotency: idempotency))
             }
+            guard case .done(let written) = result else { return .readAgain }
+            guard let saved = written.records.last ?? nil else { throw BusError(.internal, "The notebook was not stored.") }
+            return .done(Updated(record: saved, data: try saved.decode(NotebookData.self), written: written.records))
         }
-        throw BusError(.conflict, "The notebook kept changing while this was saved; try again.")
     }
 
     // MARK: Pages, as every concern reads them

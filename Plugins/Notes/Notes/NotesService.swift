@@ -198,23 +198,26 @@ struct NotesService: Sendable {
     /// that lost a race with another client reads the note again and reapplies the change.
     func modify(owner: String, id: String, expectedVersion: Int64?,
                 _ change: (inout NoteData) -> Void) async throws(BusError) -> Edited {
-        for _ in 0..<Self.maxRetries {
-            let record = try await record(owner: owner, id: id)
+        guard StorageNames.isValidID(id) else { throw Self.noSuchNote(id) }
+        return try await store.update(collection: Self.collection, id: id, owner: owner, retry: .immediate(attempts: Self.maxRetries),
+                                      gaveUp: BusError(.conflict, "Note '\(id)' kept changing while it was being saved (other devices are editing it); try again.")) {
+            found throws(BusError) in
+            guard let record = found else { throw Self.noSuchNote(id) }
             guard let edit = try await store.mergedEdit(record, basedOn: expectedVersion, as: NoteData.self, { change(&$0) }) else {
                 throw Self.stale(id: id, expected: expectedVersion ?? 0, actual: record.version)
             }
-            do {
-                let written = try await writing(owner) { () async throws(BusError) in
-                    try await store.replace(edit.payload, in: Self.collection, id: id, owner: owner, expectedVersion: record.version)
+            // Another client wrote in between: read again and merge again.
+            return try await .write(retryingOn: [.preconditionFailed]) { () async throws(BusError) -> Edited in
+                do throws(BusError) {
+                    let written = try await writing(owner) { () async throws(BusError) in
+                        try await store.replace(edit.payload, in: Self.collection, id: id, owner: owner, expectedVersion: record.version)
+                    }
+                    return Edited(record: written, replaced: edit.replaced)
+                } catch where error.code == .notFound {
+                    throw Self.noSuchNote(id)
                 }
-                return Edited(record: written, replaced: edit.replaced)
-            } catch where error.code == .preconditionFailed {
-                continue  // another client wrote in between: read again and merge again
-            } catch where error.code == .notFound {
-                throw Self.noSuchNote(id)
             }
         }
-        throw BusError(.conflict, "Note '\(id)' kept changing while it was being saved (other devices are editing it); try again.")
     }
 
     /// The note's earlier versions the server keeps (the retention window), newest first.

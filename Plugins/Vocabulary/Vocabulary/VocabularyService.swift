@@ -193,7 +193,12 @@ struct VocabularyService: Sendable {
 
     /// One entry; 404 while its collection is being deleted.
     func entry(owner: String, id: String) async throws(BusError) -> Record {
-        let record = try await existing(C.entries, "entry", owner: owner, id: id)
+        try await entry(try await existing(C.entries, "entry", owner: owner, id: id), owner: owner, id: id)
+    }
+
+    /// An entry as read (nil: there is none), refused as `entry(owner:id:)` refuses it.
+    private func entry(_ found: Record?, owner: String, id: String) async throws(BusError) -> Record {
+        guard let record = found else { throw BusError(.notFound, "No entry '\(id)'.", details: ["id": id]) }
         let collection = try record.decode(EntryData.self).collection
         guard try await store.get(collection: C.collections, id: collection, owner: owner) != nil else {
             throw BusError(.notFound, "This word is not in your vocabulary: its collection was deleted.", details: ["id": id])
@@ -257,9 +262,10 @@ struct VocabularyService: Sendable {
         }
         var tags: [String]?
         if let asked = input.tags { tags = try await checkedTags(owner: owner, asked) }
-        for attempt in 0..<Contention.attempts {
-            await Contention.backOff(before: attempt)
-            let existing = try await entry(owner: owner, id: id)
+        guard StorageNames.isValidID(id) else { throw BusError(.notFound, "No entry '\(id)'.", details: ["id": id]) }
+        return try await store.update(collection: C.entries, id: id, owner: owner,
+                                      gaveUp: BusError(.conflict, "Entry '\(id)' kept changing while it was being saved; try again.")) { found throws(BusError) in
+            let existing = try await entry(found, owner: owner, id: id)
             guard let edit = try await store.mergedEdit(existing, basedOn: expectedVersion, as: EntryData.self, { data in
                 if let collectionID = input.collection { data.collection = collectionID }
                 if let word {
@@ -275,14 +281,11 @@ struct VocabularyService: Sendable {
                 throw BusError(.preconditionFailed, "Entry '\(id)' is at version \(existing.version); version \(expectedVersion ?? 0) is no longer kept. "
                                + "Reload it and apply your change again.", details: ["id": id, "version": String(existing.version)])
             }
-            do {
+            return try await .write(retryingOn: [.preconditionFailed]) { () async throws(BusError) in
                 let saved = try await store.replace(edit.payload, in: C.entries, id: id, owner: owner, expectedVersion: existing.version)
                 return (saved, edit.replaced.filter { $0.key != "sortKey" })
-            } catch where error.code == .preconditionFailed {
-                continue
             }
         }
-        throw BusError(.conflict, "Entry '\(id)' kept changing while it was being saved; try again.")
     }
 
     /// Deletes an entry (and its relations, on both sides), keeping it restorable for the undo window.
