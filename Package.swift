@@ -143,7 +143,7 @@ let targets: [Target] = [
     plugin("Auth", "Auth", ["AuthAPI", "StorageAPI", "Secrets", "SafeFetch", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .nioCore, .bcrypt, .jwt, .crypto, .logging]),
 
     // notes (Napkin Notes)
-    plugin("Notes", "NotesAPI", ["Bus", "StorageAPI", "ShareLinkAPI"]),
+    plugin("Notes", "NotesAPI", ["Bus", "StorageAPI", "ShareLinkAPI", "SyncAPI"]),
     // The export files of other notes apps it reads (Evernote, Keep), apart: small enough to fuzz.
     plugin("Notes", "NotesFormats", []),
     plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "ShareLinkAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, "ImportKit", .lifecycle, .logging]),
@@ -163,12 +163,12 @@ let targets: [Target] = [
     plugin("Mail", "Mail", ["MailAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", .nioCore, .nioPosix, .nioSSL, .crypto, .logging]),
 
     // reminders (Napkin Notes+): a durable schedule that fires once, across nodes
-    plugin("Reminders", "RemindersAPI", ["Bus"]),
+    plugin("Reminders", "RemindersAPI", ["Bus", "SyncAPI"]),
     plugin("Reminders", "Reminders", ["RemindersAPI", "SyncAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
                                       .crypto, .logging, .lifecycle]),
 
     // vocabulary (Foreign Note)
-    plugin("Vocabulary", "VocabularyAPI", ["Bus", "StorageAPI"]),
+    plugin("Vocabulary", "VocabularyAPI", ["Bus", "StorageAPI", "SyncAPI"]),
     // The file formats it reads, apart: small enough to fuzz without the server around them.
     plugin("Vocabulary", "VocabularyFormats", ["Bus"]),
     plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "SyncAPI", "VocabularyFormats", "StorageAPI", "FSRS", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
@@ -186,12 +186,12 @@ let targets: [Target] = [
                                       .hummingbird, .httpTypes, .nioCore]),
 
     // album (iRemember)
-    plugin("Album", "AlbumAPI", ["ShareLinkAPI", "Bus"]),
+    plugin("Album", "AlbumAPI", ["ShareLinkAPI", "SyncAPI", "Bus"]),
     plugin("Album", "Album", ["AlbumAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "StorageAPI", "SafeFetch", "Secrets", "Bus", "PluginKit",
                               "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
 
     // notebooks (AR Notebook)
-    plugin("Notebooks", "NotebooksAPI", ["ShareLinkAPI", "Bus"]),
+    plugin("Notebooks", "NotebooksAPI", ["ShareLinkAPI", "SyncAPI", "Bus"]),
     plugin("Notebooks", "Notebooks", ["NotebooksAPI", "AuthAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "StorageAPI", "Secrets", "Bus", "PluginKit",
                                       "AppConfig", "HTTPKit", .hummingbird, .httpTypes]),
 

@@ -44,7 +44,7 @@ public struct AlbumPlugin: Plugin {
             SettingDescription("import_allow_networks", "list of CIDR blocks", default: "[]",
                                "TESTS ONLY: private blocks a URL import may reach (e.g. 127.0.0.2/32 for a local test server)"),
         ],
-        offers: [SharedPhoto.self, SharedPhotoSearch.self, PhotoSubject.self])
+        offers: [SharedPhoto.self, SharedPhotoSearch.self, PhotoSubject.self, SyncedPhoto.self])
 
     public static func configure(_ section: ConfigSection) -> Config {
         let zoneName = section.string("time_zone", default: "UTC") ?? "UTC"

@@ -15,7 +15,7 @@ import StorageAPI
 /// search walks, in time order) and the counters of its tags and folders. A crash never leaves a
 /// count that disagrees with the photos.
 struct AlbumService: Sendable {
-    static let photos = "album.photos"
+    static let photos = SyncedPhoto.collection
     static let tagged = "album.tagged"
     static let counts = "album.counts"
 

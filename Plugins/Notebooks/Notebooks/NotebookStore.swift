@@ -14,9 +14,9 @@ import SyncAPI
 /// change, retried when the notebook changed in between). Every change is stored when it is made
 /// (FR3.2.9).
 struct NotebookStore: Sendable {
-    static let notebooks = "notebooks.notebooks"
-    static let pages = "notebooks.pages"
-    static let items = "notebooks.items"
+    static let notebooks = SyncedNotebook.collection
+    static let pages = SyncedNotebookPage.collection
+    static let items = SyncedNotebookItem.collection
     static let grants = "notebooks.grants"
     static let presence = "notebooks.presence"
     static let geoKind = "notebooks.notebook"

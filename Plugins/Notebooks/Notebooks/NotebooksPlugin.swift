@@ -37,7 +37,7 @@ public struct NotebooksPlugin: Plugin {
             SettingDescription("nearby_radius_meters", "number 1...100000", default: "100", "How near a pinned notebook must be to be found and opened"),
             SettingDescription("presence_minutes", "int 1...1440", default: "15", "How long a reported location lets its user open pinned notebooks there"),
         ],
-        offers: [SharedNotebook.self])
+        offers: [SharedNotebook.self, SyncedNotebook.self, SyncedNotebookPage.self, SyncedNotebookItem.self])
 
     public static func configure(_ section: ConfigSection) -> Config {
         let layout = NotebookLayout(pageWidth: Double(section.int("page_width", default: 600, in: 100...10_000)),

@@ -43,7 +43,7 @@ public struct NotesPlugin: Plugin {
             SettingDescription("max_import_bytes", "int 1...8589934592", default: "4294967296",
                                "Largest Evernote (.enex) or Google Keep (Takeout zip) file an import takes; it is streamed, never held in memory"),
         ],
-        offers: [NoteSubject.self, SharedNote.self])
+        offers: [NoteSubject.self, SharedNote.self, SyncedNote.self])
 
     public static func configure(_ section: ConfigSection) -> Config {
         let zoneName = section.string("time_zone", default: "UTC") ?? "UTC"

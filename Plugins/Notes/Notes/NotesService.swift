@@ -10,7 +10,7 @@ import StorageAPI
 /// Napkin Notes' rules: a user's notes in their own order, with today's date and the title "Title"
 /// by default. Everything goes through the record store and the bus; nothing here knows HTTP.
 struct NotesService: Sendable {
-    static let collection = "notes.notes"
+    static let collection = SyncedNote.collection
     /// The notes' collection; search adds storage's search index over titles (the key) and texts,
     /// categories an index to list one category in order.
     static func schema(search: Bool, categories: Bool) -> CollectionSchema {

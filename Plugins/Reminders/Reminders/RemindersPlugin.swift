@@ -35,7 +35,8 @@ public struct RemindersPlugin: Plugin {
         dependencies: ["storage", "auth"],
         settings: [
             SettingDescription("check_seconds", "int 1...60", default: "1", "How often each node looks for reminders that are due"),
-        ])
+        ],
+        offers: [SyncedReminder.self])
 
     public static func configure(_ section: ConfigSection) -> Config {
         Config(checkSeconds: section.int("check_seconds", default: 1, in: 1...60))
@@ -141,7 +142,7 @@ struct ReminderJSON: Encodable {
 }
 
 struct ReminderService: Sendable {
-    static let collection = "reminders.reminders"
+    static let collection = SyncedReminder.collection
     static let schema = CollectionSchema(name: collection, indexes: [
         // Every node's look for what is due spans all owners.
         IndexSpec(name: "due", fields: ["state", "at"], scope: .global),

@@ -44,23 +44,48 @@ struct FeedPage: Encodable {
 final class SyncFeed: Sendable {
     let store: any RecordStore
     let bus: any MessageBus
-    /// The synced kinds by collection.
+    /// The synced kinds by collection: what the app's plugins offer (``SyncKind``).
     let kinds: [String: any SyncKind.Type]
+    /// The kinds whose plugin answers ``ListSharedScopes``, in the order they were offered.
+    let sharing: [any SyncKind.Type]
     /// Sharing kinds whose plugin is not in this app (found once, then not asked again).
     private let absent = Mutex<Set<String>>([])
 
-    init(store: any RecordStore, bus: any MessageBus) {
+    /// `offered`: the kinds the app's plugins declare, in the order of the app's plugins.
+    init(store: any RecordStore, bus: any MessageBus, kinds offered: [any SyncKind.Type]) {
         self.store = store
         self.bus = bus
         var kinds: [String: any SyncKind.Type] = [:]
-        for kind in SyncKinds.all { kinds[kind.collection] = kind }
+        for kind in offered { kinds[kind.collection] = kind }
         self.kinds = kinds
+        sharing = offered.filter { $0.sharesScopes }
+    }
+
+    /// The sync kinds among an app's offers, one per collection and per feed id: the first offered
+    /// wins, and a later one claiming a taken collection or id is answered in `clashes` (the
+    /// plugin says so at start; its records stay out of the feed rather than show as another kind).
+    static func kinds(offered offers: [any PluginOffer.Type]) -> (kinds: [any SyncKind.Type], clashes: [String]) {
+        var kinds: [any SyncKind.Type] = []
+        var clashes: [String] = []
+        var collections: Set<String> = []
+        var ids: Set<String> = []
+        for case let kind as any SyncKind.Type in offers {
+            if kinds.contains(where: { ObjectIdentifier($0) == ObjectIdentifier(kind) }) { continue }
+            guard !collections.contains(kind.collection), !ids.contains(kind.id) else {
+                clashes.append("\(kind.id) (\(kind.collection))")
+                continue
+            }
+            collections.insert(kind.collection)
+            ids.insert(kind.id)
+            kinds.append(kind)
+        }
+        return (kinds, clashes)
     }
 
     /// The scopes of other owners' records the viewer may read now.
     func sharedScopes(viewer: String) async throws(BusError) -> [SharedScope] {
         var scopes: [SharedScope] = []
-        for kind in SyncKinds.all where kind.sharesScopes && !absent.withLock({ $0.contains(kind.id) }) {
+        for kind in sharing where !absent.withLock({ $0.contains(kind.id) }) {
             do {
                 scopes += try await Self.scopes(kind, viewer: viewer, bus: bus)
             } catch where error.code == .noHandler {

@@ -20,6 +20,9 @@ import SyncAPI
 ///   most one per connection per `poke_interval_ms`, never record data — and closes with 4401
 ///   when the access token expires (send `auth` again with a fresh token to go on).
 ///
+/// What it syncs is what the app's plugins offer (``SyncKind`` in their descriptors' `offers`): it
+/// names no plugin, so a plugin with a kind of its own syncs by being in the YAML.
+///
 /// ```yaml
 /// sync: { max_connections_per_user: 20, poke_interval_ms: 50 }
 /// ```
@@ -60,7 +63,13 @@ public struct SyncPlugin: Plugin {
     public init(config: Config, context: PluginContext) async throws {
         self.config = config
         bus = context.bus
-        feed = SyncFeed(store: BusRecordStore(bus: context.bus), bus: context.bus)
+        // The kinds a client syncs are what the app's plugins offer: sync names none of them.
+        let (kinds, clashes) = SyncFeed.kinds(offered: context.offers)
+        if !clashes.isEmpty {
+            context.logger.warning("sync: kinds left out of the feed, their collection or id offered already by another kind",
+                                   metadata: ["kinds": "\(clashes.joined(separator: ", "))"])
+        }
+        feed = SyncFeed(store: BusRecordStore(bus: context.bus), bus: context.bus, kinds: kinds)
         hub = LiveHub(maxPerUser: config.maxConnectionsPerUser)
         logger = context.logger
         // Subscribed now, before any write can happen, so no move is missed.

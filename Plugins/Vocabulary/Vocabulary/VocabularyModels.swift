@@ -1,21 +1,22 @@
 import Bus
 import Foundation
 import StorageAPI
+import VocabularyAPI
 import VocabularyFormats
 
 /// What is stored, and the rules on what a user may send.
 enum VocabularyCollections {
-    static let collections = "vocab.collections"
-    static let entries = "vocab.entries"
-    static let tags = "vocab.tags"
+    static let collections = SyncedVocabularyCollection.collection
+    static let entries = SyncedVocabularyEntry.collection
+    static let tags = SyncedVocabularyTag.collection
     static let trash = "vocab.trash"
     static let jobs = "vocab.jobs"
     /// Collections deleted and gone from view whose entries are still being deleted.
     static let purging = "vocab.purging"
     /// Review: a card per reviewed entry (its FSRS state, when it is due), a record per review,
     /// and a user's review settings.
-    static let cards = "vocab.cards"
-    static let reviews = "vocab.reviews"
+    static let cards = SyncedVocabularyCard.collection
+    static let reviews = SyncedVocabularyReview.collection
     static let reviewSettings = "vocab.review_settings"
 
     static let schemas: [CollectionSchema] = [

@@ -43,7 +43,9 @@ public struct VocabularyPlugin: Plugin {
             SettingDescription("review_retention", "number 0.7...0.99", default: "0.9", "Review: the share of words to be remembered when they come up (a user may change theirs)"),
             SettingDescription("review_fuzz", "bool", default: "true", "Review: move long intervals a little at random so cards learned together spread out"),
             SettingDescription("review_new_per_day", "int 0...1000", default: "20", "Review: new entries offered per day"),
-        ])
+        ],
+        offers: [SyncedVocabularyCollection.self, SyncedVocabularyEntry.self, SyncedVocabularyTag.self, SyncedVocabularyCard.self,
+                 SyncedVocabularyReview.self])
 
     public static func configure(_ section: ConfigSection) -> Config {
         Config(undoSeconds: section.int("undo_seconds", default: 300, in: 1...86_400),
