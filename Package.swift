@@ -221,9 +221,11 @@ let targets: [Target] = [
     .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
                                                      "Notebooks", "DeviceMonitor", "Quotas", "Reminders", "Mail", "Sync", "Web", "Admin"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
-    // Test support: an app from YAML behind Hummingbird's router test client.
-    module("AppHostTestKit", ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,
-                              .httpTypes, .nioCore, .logging]),
+    // Test support: an app from YAML behind Hummingbird's router test client. It composes apps from
+    // every plugin (PluginCatalog), so it lives with the tests, not in the core (`Modules/` knows no plugin).
+    .target(name: "AppHostTestKit", dependencies: ["AppHost", "AppConfig", "PluginKit", "PluginCatalog", .hummingbird, .hummingbirdTesting,
+                                                   .httpTypes, .nioCore, .logging],
+            path: "Tests/Support/AppHostTestKit", swiftSettings: swiftSettings),
 
     // What every quire-* tool does around its work.
     // (It knows the plugin catalog and auth's API, so it lives with the tools, not in the core.)
