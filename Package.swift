@@ -259,7 +259,7 @@ let targets: [Target] = [
     tests("MediaTests", ["Media", "MediaAPI", "Bus", "BusInProcess", "BusTestKit", "Storage", "StorageAPI", "PluginKit", "AppConfig", .logging, .lifecycle]),
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus", "Web",
-                           "StorageAPI", "AuthAPI", "NotesAPI", "MediaAPI", "VocabularyAPI", "GeoAPI", "ShareLinkAPI", "AlbumAPI", "NotebooksAPI", "DeviceMonitorAPI", .yams, .httpTypes, .logging]),
+                           "StorageAPI", "SyncAPI", .hummingbird, "AuthAPI", "NotesAPI", "MediaAPI", "VocabularyAPI", "GeoAPI", "ShareLinkAPI", "AlbumAPI", "NotebooksAPI", "DeviceMonitorAPI", .yams, .httpTypes, .logging]),
     tests("StorageTests", ["Storage", "StorageAPI", "StorageSQLite", "StoragePostgres", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb, .postgres]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "Bus", .httpTypes, .nioCore, .zip]),
