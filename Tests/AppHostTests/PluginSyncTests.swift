@@ -86,6 +86,20 @@ struct PluginSyncTests {
         }
     }
 
+    @Test("a kind claiming a collection or feed id another plugin offered stays out; the first one's records sync as before")
+    func clashingKindsKeepTheFirst() async throws {
+        let catalog = Self.catalog + [PluginFactory(MirrorPlugin.self)]
+        let yaml = TestApp.yaml(extraPlugins: "  sync: {}\n  mirror: {}\n  bookmarks: {}\n")
+        try await TestApp.run(yaml: yaml, catalog: catalog) { api, _ in
+            let (ada, _) = try await api.signUp("ada")
+            let id = try #require(try await api.send(.post, "/api/v1/bookmarks", json: ["url": "https://example.org/"], token: ada)["id"])
+            let page = try await api.send(.get, "/api/v1/sync/changes", token: ada)
+            #expect(page.status == 200, "\(page.text)")
+            #expect(page.items.map { $0["kind"] as? String } == ["bookmarks.bookmark"])
+            #expect(page.items.map { $0["id"] as? String } == [id])
+        }
+    }
+
     @Test("the plugins compiled in offer the feed's kinds, each named once, in its own plugin")
     func catalogOffersTheWireKinds() {
         var offered: [String: String] = [:]
