@@ -1,0 +1,90 @@
+// @ts-check
+/** What Napkin Notes' screens share (the list, notes-list.js; the front, note-editor.js; the back,
+ * note-back.js): the note's kind and path, the notes made on this page, the app's switches, and
+ * the photo's pinch-zoom. */
+
+export const KIND = "notes.note";
+export const NOTES = "/api/v1/notes";
+/** Notes this page made with "New note": one left untouched is not kept. @type {Set<string>} */
+export const madeHere = new Set();
+
+/** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void, features?: Set<string>}} Context */
+
+/** Whether the app switched a feature on (`search`, `categories`, `plugin:reminders`…). @param {Context | undefined} context @param {string} feature */
+export function has(context, feature) {
+  return Boolean(context?.features?.has(feature));
+}
+
+/** An instant as a person reads it: "Nov 26, 2026, 9:30 AM" in the device's language. @param {string} instant */
+export function when(instant) {
+  return new Date(instant).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+/**
+ * Pinch (two fingers) or double-tap to zoom a picture inside its frame, one finger to move it once
+ * zoomed; the frame does not scroll the page. `data-scale` says how far it is zoomed.
+ * @param {HTMLElement} frame @param {HTMLImageElement} img
+ */
+export function pinchZoom(frame, img) {
+  frame.style.touchAction = "none"; // CSSOM, which the CSP allows: the gestures are ours
+  img.style.transformOrigin = "0 0";
+  let scale = 1, x = 0, y = 0;
+  /** @type {Map<number, {x: number, y: number}>} */
+  const fingers = new Map();
+  /** @type {{distance: number, scale: number, x: number, y: number, mid: {x: number, y: number}} | null} */
+  let pinch = null;
+  const apply = () => {
+    scale = Math.min(6, Math.max(1, scale));
+    if (scale === 1) x = y = 0;
+    img.style.transform = `translate(${x}px, ${y}px) scale(${scale})`;
+    img.dataset.scale = scale.toFixed(2);
+  };
+  /** A point on the screen, from where the picture's untransformed corner is. @param {number} cx @param {number} cy */
+  const local = (cx, cy) => {
+    const box = img.getBoundingClientRect();
+    return { x: cx - (box.left - x), y: cy - (box.top - y) };
+  };
+  const spread = () => {
+    const [a, b] = [...fingers.values()];
+    return { distance: Math.hypot(a.x - b.x, a.y - b.y), mid: local((a.x + b.x) / 2, (a.y + b.y) / 2) };
+  };
+  frame.addEventListener("pointerdown", (event) => {
+    frame.setPointerCapture(event.pointerId);
+    fingers.set(event.pointerId, { x: event.clientX, y: event.clientY });
+    if (fingers.size === 2) pinch = { ...spread(), scale, x, y };
+  });
+  frame.addEventListener("pointermove", (event) => {
+    const last = fingers.get(event.pointerId);
+    if (!last) return;
+    const now = { x: event.clientX, y: event.clientY };
+    fingers.set(event.pointerId, now);
+    if (pinch && fingers.size === 2) {
+      const { distance, mid } = spread();
+      const next = Math.min(6, Math.max(1, pinch.scale * (distance / Math.max(1, pinch.distance))));
+      // The point between the fingers stays under them.
+      x = mid.x - ((pinch.mid.x - pinch.x) * next) / pinch.scale;
+      y = mid.y - ((pinch.mid.y - pinch.y) * next) / pinch.scale;
+      scale = next;
+      apply();
+    } else if (fingers.size === 1 && scale > 1) {
+      x += now.x - last.x;
+      y += now.y - last.y;
+      apply();
+    }
+  });
+  const up = (/** @type {PointerEvent} */ event) => {
+    fingers.delete(event.pointerId);
+    if (fingers.size < 2) pinch = null;
+  };
+  frame.addEventListener("pointerup", up);
+  frame.addEventListener("pointercancel", up);
+  frame.addEventListener("dblclick", (event) => {
+    const to = scale > 1 ? 1 : 2.5;
+    const at = local(event.clientX, event.clientY);
+    x = at.x - ((at.x - x) * to) / scale;
+    y = at.y - ((at.y - y) * to) / scale;
+    scale = to;
+    apply();
+  });
+  apply();
+}
