@@ -138,6 +138,10 @@ def anki_schedules(server, data, token):
             note["Front"], note["Back"] = word, meaning
             col.add_note(note, 1)
         col.set_config("fsrs", True)
+        # Anki's day ends at its rollover hour (04:00 here by default): a learning step that crosses
+        # it is due at the day's end, not to the second. The day ends twelve hours from now instead,
+        # so the run's ten-minute step never crosses it (it did in runs at 03:50–04:00 UTC).
+        col.set_config("rollover", (datetime.datetime.now().hour + 12) % 24)
         answered = {}
         for ease in (4, 3):  # easy: to review in days; good: to the next learning step
             card = col.sched.getCard()
