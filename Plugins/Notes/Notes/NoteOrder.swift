@@ -152,7 +152,11 @@ extension NotesService {
                 let longestNew = new.map(\.utf8.count).max() ?? 0
                 if longestNew < longestOld || old.count != Set(old).count {
                     best = Planned(ids: ids, old: old, new: new)
-                    if longestNew <= Self.respacedLength { break }
+                    // The boundaries keep their keys: a long one (a note moved there while an earlier
+                    // respacing ran) would stay long, with no write left to ask again, so the stretch
+                    // widens past it.
+                    let boundariesShort = [lower, upper].allSatisfy { ($0?.utf8.count ?? 0) <= OrderKey.rebalanceLength }
+                    if longestNew <= Self.respacedLength && boundariesShort { break }
                 }
             }
             if lower == nil && upper == nil { break }
