@@ -682,6 +682,9 @@ class Napkin(Monkey):
             self.to_list(phone)
         phone.page.get_by_role("button", name="New note").click()
         phone.page.get_by_label("Title", exact=True).wait_for()
+        # A person makes a note to write in it: a new note left untouched is not kept (the app
+        # deletes it on leaving), so the monkey writes its word first, as a title.
+        phone.page.get_by_label("Title", exact=True).fill(word or "note")
         return self.screen(phone)[1]
 
     def open_note(self, phone, pick, word):
