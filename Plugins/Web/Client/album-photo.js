@@ -18,30 +18,6 @@ import "./photo-editor.js";
 
 // Mark-up -----------------------------------------------------------------------------------------
 
-/** Where a mark-up change waits, synchronously kept, until the outbox holds it (by photo id). */
-const UNSENT_MARKUP = "quire.album.unsent-markup:";
-
-/**
- * A mark-up change a reload cut off before the outbox held it, taken out of localStorage.
- * @param {string[]} ids the photo's id and the id the route named (a local id before upload)
- * @returns {{drawing: import("./strokes.js").Drawing, base: import("./strokes.js").Drawing | null} | null}
- */
-function takeUnsentMarkup(ids) {
-  for (const id of ids) {
-    if (!id) continue;
-    const kept = localStorage.getItem(`${UNSENT_MARKUP}${id}`);
-    if (kept === null) continue;
-    localStorage.removeItem(`${UNSENT_MARKUP}${id}`);
-    try {
-      const unsent = JSON.parse(kept);
-      if (unsent && Array.isArray(unsent.drawing?.strokes)) return unsent;
-    } catch {
-      // Not ours any more: dropped.
-    }
-  }
-  return null;
-}
-
 export class MarkupScreen extends AlbumElement {
   /** @type {HTMLInputElement | undefined} the new-tag box, kept across redraws of the chips */
   tagInput;
@@ -205,15 +181,6 @@ export class MarkupScreen extends AlbumElement {
     this.markupSeen = photo.version;
     this.goneShown = false;
     loadMarkup(this.ctx, photo, this.id_ ?? "").then((drawing) => {
-      // A change a reload cut off before the outbox held it (kept at once, in localStorage): shown
-      // and queued again, drawn on the drawing it was drawn on.
-      const unsent = takeUnsentMarkup([photo.id, this.id_ ?? ""]);
-      if (unsent) {
-        this.markupBase = unsent.base;
-        pad.load(structuredClone(unsent.drawing));
-        this.saveMarkup(unsent.drawing);
-        return;
-      }
       if (!drawing) return;
       this.markupBase = structuredClone(drawing);
       pad.load(drawing);
@@ -230,22 +197,12 @@ export class MarkupScreen extends AlbumElement {
     const db = /** @type {import("./db.js").Database} */ (this.ctx.sync.db);
     const drawnOn = this.markupBase ?? null;
     this.markupBase = structuredClone(drawing);
-    // Kept at once, synchronously: IndexedDB's write may not finish before a reload straight after
-    // the stroke (a fresh-clone run lost one that way); this copy goes once the outbox holds it.
-    const unsentKey = `${UNSENT_MARKUP}${photo.id}`;
-    try {
-      localStorage.setItem(unsentKey, JSON.stringify({ drawing, base: drawnOn }));
-    } catch {
-      // Storage full or refused: the outbox write below still carries it.
-    }
     // Queued first (as Napkin Notes' back): the indicator says "Saving" from the stroke on, and a
     // reload straight after finds the stroke in the outbox, never only on the canvas.
     const queued = this.ctx.sync.write({ method: "PUT", path: `${PHOTOS}/${photo.id}/markup`, body: drawing, kind: KIND, id: photo.id,
       local: { hasMarkup: drawing.strokes.length + drawing.texts.length > 0 }, rebase: { kind: "drawing", base: drawnOn } });
     await db.setMeta(`markup:${photo.id}`, drawing);
     await queued;
-    // The outbox holds it now (a newer change may have replaced the copy meanwhile: that one stays).
-    if (localStorage.getItem(unsentKey) === JSON.stringify({ drawing, base: drawnOn })) localStorage.removeItem(unsentKey);
   }
 
   /** @param {Record<string, any>} body */

@@ -7,6 +7,7 @@
  */
 import { ApiError } from "./api.js";
 import { Database, forget } from "./db.js";
+import { Journal, toReplay } from "./journal.js";
 import { feedChanges, mergeDrawing } from "./merge.js";
 import { backoff, isLocal, newKey, outcome, overlay, recordIn, resolveId } from "./outbox.js";
 
@@ -20,6 +21,8 @@ export class Sync extends EventTarget {
     this.app = app;
     /** @type {Database | null} */
     this.db = null;
+    /** Writes shown before IndexedDB holds them, kept synchronously (journal.js). @type {Journal | null} */
+    this.journal = null;
     /** @type {Map<string, any>} */
     this.records = new Map();
     /** Each kind's records as the user sees them, kept until the next change. @type {Map<string, readonly any[]>} */
@@ -52,11 +55,19 @@ export class Sync extends EventTarget {
 
   async start() {
     this.db = await Database.open(this.databaseName);
+    this.journal = new Journal(this.databaseName);
     this.records = await this.db.allRecords();
     // Kept with the answer that gave it, so a screen opened by a record's local id (a reload right
     // after creating it) still finds the record once the server has named it.
     this.resolved = new Map(Object.entries((await this.db.meta("resolved")) ?? {}));
     this.writes = await this.db.outbox();
+    // Writes shown as queued that a reload cut off before IndexedDB held them (journal.js): into
+    // the outbox now, in order; those it already holds (by Idempotency-Key) are not added again.
+    const journaled = this.journal.entries();
+    for (const write of toReplay(this.writes, journaled)) {
+      this.writes.push({ ...write, seq: await this.db.enqueue(write) });
+    }
+    this.journal.remove(journaled.map((w) => w.key));
     for (const [local, real] of this.resolved) {
       if (this.writes.some((w) => mentions(w, local))) this.writes = resolveId(this.writes, local, real);
     }
@@ -75,6 +86,7 @@ export class Sync extends EventTarget {
   /** Stops and deletes this account's copy on this device (signing out). */
   async forget() {
     this.stop();
+    (this.journal ?? new Journal(this.databaseName)).clear();
     this.db?.db.close();
     this.db = null;
     await forget(this.databaseName);
@@ -198,11 +210,15 @@ export class Sync extends EventTarget {
     for (const [local, real] of this.resolved) {
       if (mentions(queued, local)) queued = resolveId([queued], local, real)[0];
     }
+    // Kept synchronously first (journal.js): a reload before IndexedDB holds it finds it there.
+    this.journal?.add(queued);
     // Counted and shown at once; sent once IndexedDB holds it (a crash meanwhile loses nothing
     // the server was told).
     this.writes.push(queued);
     this.changed();
     const seq = await /** @type {Database} */ (this.db).enqueue(queued);
+    // Out of the journal before it can be sent (its seq): a write sent is never replayed.
+    this.journal?.remove([queued.key]);
     // The queue may have been rewritten meanwhile (a create answered: its local id resolved), so
     // the write is found again by its key.
     const held = this.writes.find((w) => w.key === queued.key);
