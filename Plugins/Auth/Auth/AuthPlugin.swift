@@ -265,6 +265,27 @@ public struct AuthPlugin: Plugin {
         }
     }
 
+    struct DeviceSignUp: Decodable {
+        var accountID: String
+        var username: String
+        var password: String
+        enum CodingKeys: String, CodingKey {
+            case accountID = "accountId"
+            case username, password
+        }
+    }
+
+    struct DeviceProviderSignUp: Decodable {
+        var accountID: String
+        var idToken: String
+        var nonce: String?
+        enum CodingKeys: String, CodingKey {
+            case accountID = "accountId"
+            case idToken = "id_token"
+            case nonce
+        }
+    }
+
     struct RefreshBody: Decodable {
         var refreshToken: String
         enum CodingKeys: String, CodingKey { case refreshToken = "refresh_token" }
@@ -312,6 +333,15 @@ public struct AuthPlugin: Plugin {
                                                                        address: context.remoteAddress)
                 return try .json(DeviceAccount(tokens: tokens, deviceSecret: secret), status: .created)
             }
+            if methods.contains("password") {
+                try routes.add(.post, "device/sign-up", summary: "Sign up this device account (sign-in skipped): {accountId, username, password}; "
+                               + "what it keeps stays its own") { request, context, identity in
+                    var request = request
+                    let body = try await request.decodeJSON(DeviceSignUp.self, context: context)
+                    return try .json(try await accounts.signUpDevice(accountID: identity.accountID, claimed: body.accountID,
+                                                                     username: body.username, password: body.password).wire)
+                }
+            }
         }
         if methods.contains("oidc") {
             let providers = self.providers
@@ -346,6 +376,17 @@ public struct AuthPlugin: Plugin {
                 let provider = try provider(context)
                 let verified = try await provider.verify(idToken: body.idToken, nonce: body.nonce)
                 return try .json(try await accounts.linkExternal(accountID: identity.accountID, provider: provider.config.name, verified).wire)
+            }
+            if methods.contains("device") {
+                try routes.add(.post, "oidc/{provider}/sign-up", summary: "Sign up this device account with a provider's identity: "
+                               + "{accountId, id_token, nonce}; what it keeps stays its own") { request, context, identity in
+                    var request = request
+                    let body = try await request.decodeJSON(DeviceProviderSignUp.self, context: context)
+                    let provider = try provider(context)
+                    let verified = try await provider.verify(idToken: body.idToken, nonce: body.nonce)
+                    return try .json(try await accounts.signUpDeviceExternal(accountID: identity.accountID, claimed: body.accountID,
+                                                                             provider: provider.config.name, verified).wire)
+                }
             }
         }
         routes.addPublic(.post, "refresh", summary: "Exchange a refresh token for new tokens (the old one stops working)") {
