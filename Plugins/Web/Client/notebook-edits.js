@@ -12,7 +12,7 @@ import { draftsOf, dropDraft, keepDraft } from "./notebook-drafts.js";
 import { freeSlots, ITEM, N, NOTEBOOK, PAGE, placed, writeOf } from "./notebook-model.js";
 import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
-import { shareLink } from "./share.js";
+import { linkFor, shareLink } from "./share.js";
 import { pictureURL } from "./notebook-picture-cache.js";
 import { announce, askText, confirmAction, h } from "./ui.js";
 
@@ -21,14 +21,31 @@ import { announce, askText, confirmAction, h } from "./ui.js";
 /** @typedef {import("./notebook-model.js").Page} Page */
 /** @typedef {import("./notebook-model.js").Notebook} Notebook */
 
-/** @param {BookScreen} screen */
-export async function addPage(screen) {
-  const cat = screen.catalog;
-  const choice = await chooseDialog("New page", [
+/**
+ * A new page's choices, in words: its layout (the catalog's templates) and its colour (the palette).
+ * The New page dialog and the room's overlay (`notebook-room.js`) both ask with these.
+ * @param {any} cat @returns {Array<{name: string, label: string, options: Array<[string, string]>, swatches?: any[]}>}
+ */
+export function pageChoices(cat) {
+  return [
     { name: "template", label: "Layout", options: cat.templates.map((/** @type {any} */ t) => [t.id, ({ blank: "Blank", "one-slot": "One box: one text or picture", "two-slots": "Two boxes: top and bottom" })[/** @type {"blank"} */ (t.id)] ?? t.id]) },
     { name: "background", label: "Colour", options: cat.palette.map((/** @type {any} */ s) => [s.id, s.id[0].toUpperCase() + s.id.slice(1)]), swatches: cat.palette },
-  ]);
+  ];
+}
+
+/** @param {BookScreen} screen */
+export async function addPage(screen) {
+  const choice = await chooseDialog("New page", pageChoices(screen.catalog));
   if (!choice) return;
+  await newPage(screen, { template: choice.template, background: choice.background });
+}
+
+/**
+ * A page from `choice.template` in `choice.background`, after the page showing, then shown (at
+ * once online, else through the outbox). Answers as `screen.change` does.
+ * @param {BookScreen} screen @param {{template: string, background: string}} choice
+ */
+export async function newPage(screen, choice) {
   screen.currentPage();
   const after = screen.index;
   const answer = await screen.change({ method: "POST", path: `${N}/notebooks/${screen.nid}/pages`,
@@ -37,6 +54,7 @@ export async function addPage(screen) {
   screen.reload(answer?.number ?? after + 1);
   announce(`Page ${screen.index} added.`);
   if (answer === null) screen.say(`No network: page ${screen.index} is kept on this phone and made on the server when the phone is online.`, { alert: false });
+  return answer;
 }
 
 /** @param {BookScreen} screen */
@@ -237,16 +255,35 @@ export async function undo(screen) {
  */
 export async function itemMenu(screen, item) {
   if (!screen.editable) return;
-  const what = item.kind === "image" ? "this picture" : `“${(item.text ?? "").length > 40 ? `${(item.text ?? "").slice(0, 39)}…` : item.text}”`;
   const choice = await chooseDialog(item.kind === "image" ? "A picture" : "Text on the page", [{ name: "action", label: "What to do",
     options: [...(item.kind === "image" ? [] : [["edit", "Change the text"]]), ["remove", "Remove it"]].map((o) => /** @type {[string, string]} */ (o)) }]);
   if (!choice) return;
   if (choice.action === "edit") return editItem(screen, item);
-  if (!(await confirmAction(`Remove ${what} from page ${screen.index}? Undo cannot bring it back.`, "Remove"))) return;
+  if (!(await confirmAction(removeQuestion(screen, item), "Remove"))) return;
+  await removeItem(screen, item);
+}
+
+/** What removing `item` asks first (the item menu's dialog, the room's overlay). @param {BookScreen} screen @param {Item} item */
+export function removeQuestion(screen, item) {
+  return `Remove ${itemWords(item)} from page ${screen.index}? Undo cannot bring it back.`;
+}
+
+/** An item in a few words: “its text” (cut at 40 characters), or “this picture”. @param {Item} item */
+export function itemWords(item) {
+  return item.kind === "image" ? "this picture" : `“${(item.text ?? "").length > 40 ? `${(item.text ?? "").slice(0, 39)}…` : item.text}”`;
+}
+
+/**
+ * Removes `item` (asked first by the caller): at once online, else through the outbox. Answers as
+ * `screen.change` does (undefined when refused, said).
+ * @param {BookScreen} screen @param {Item} item
+ */
+export async function removeItem(screen, item) {
   const answer = await screen.change({ method: "DELETE", path: `${N}/notebooks/${screen.nid}/items/${item.id}`, kind: ITEM, id: item.id });
-  if (answer === undefined) return;
+  if (answer === undefined) return undefined;
   screen.reload();
   announce("Removed.");
+  return answer;
 }
 
 /** @param {Item} item @param {string} [typed] @param {import("./notebook-drafts.js").Draft} [was] a draft given back @param {BookScreen} screen */
@@ -295,9 +332,22 @@ export async function deletePage(screen) {
 /** @param {BookScreen} screen */
 export function share(screen) {
   const notebook = /** @type {Notebook} */ (screen.content?.notebook);
-  // The link opens the app, which opens the notebook read-only for whoever signs in with it.
-  return shareLink(screen.ctx.api, `${N}/notebooks/${notebook.id}/share`, {}, notebook.name,
-    (answer) => `${location.origin}/#/accept/${encodeURIComponent(answer.token)}`);
+  return shareLink(screen.ctx.api, `${N}/notebooks/${notebook.id}/share`, {}, notebook.name, acceptLink);
+}
+
+/**
+ * A read-only link to the notebook, for the room's overlay (which shows it, with Copy, in place of
+ * the share sheet): `{link}`, or `{error}` in words (offline: sharing needs the network).
+ * @param {BookScreen} screen @returns {Promise<{link?: string, error?: string}>}
+ */
+export function shareAddress(screen) {
+  const notebook = /** @type {Notebook} */ (screen.content?.notebook);
+  return linkFor(screen.ctx.api, `${N}/notebooks/${notebook.id}/share`, {}, notebook.name, acceptLink);
+}
+
+/** The link opens the app, which opens the notebook read-only for whoever signs in with it. @param {any} answer */
+function acceptLink(answer) {
+  return `${location.origin}/#/accept/${encodeURIComponent(answer.token)}`;
 }
 
 /**

@@ -4,7 +4,7 @@
  * `immersive-ar`, laid on a detected table or floor (`xr-room.js`); a camera frame judged for light
  * first (device-monitor's verdict said under the notebook).
  */
-import { insert, undo } from "./notebook-edits.js";
+import { insert, itemWords, newPage, pageChoices, removeItem, removeQuestion, shareAddress, undo } from "./notebook-edits.js";
 import { freeSlots } from "./notebook-model.js";
 import { coverPicture as coverOf, pagePicture } from "./notebook-pictures.js";
 import { announce, h } from "./ui.js";
@@ -183,8 +183,11 @@ export function roomControls(screen, say) {
     await undo(screen);
     say(screen.said ? screen.said.text : "Undone.");
   } }, "Undo"));
-  const element = h("div", { class: "xr-controls" }, h("div", { class: "row xr-turn" }, back, where, forward), write, h("div", { class: "row" }, paste, undoButton));
+  const more = roomActions(screen, say, put);
+  const element = h("div", { class: "xr-controls" }, more.panel, h("div", { class: "row xr-turn" }, back, where, forward), write,
+    h("div", { class: "row" }, paste, undoButton), more.element);
   const update = () => {
+    more.update();
     const count = screen.content?.pages.length ?? 0;
     where.textContent = screen.index === 0 ? `Cover · ${count} page${count === 1 ? "" : "s"}` : `Page ${screen.index} of ${count}`;
     back.disabled = screen.index === 0;
@@ -205,4 +208,115 @@ export function refreshRoom(screen) {
   if (!controls || !screen.room) return;
   screen.room.showPage(picture(screen));
   controls.update();
+}
+
+/**
+ * The rest of the single view (design 2.1.3), in the overlay: a new page (its layout and colour
+ * chosen there), a picture (a file input: the camera or the gallery, which a DOM overlay allows),
+ * an item removed after a question asked there, and a read-only link shown there with Copy. The
+ * changes are notebook-edits.js's own (at once online, else the outbox, as on the screen); only
+ * the asking is the overlay's, since dialogs do not show over the camera.
+ * @param {BookScreen} screen @param {(text: string) => void} say
+ * @param {(body: any) => Promise<any>} put  puts text or a picture in the page's first free slot
+ * @returns {{element: HTMLElement, panel: HTMLElement, update: () => void}}
+ */
+export function roomActions(screen, say, put) {
+  const panel = h("div", { class: "xr-panel", hidden: true });
+  /** @type {number | undefined} the page the panel was opened on */
+  let openedAt;
+  /** @param {...(HTMLElement | string)} children */
+  const open = (...children) => {
+    panel.replaceChildren(...children);
+    panel.hidden = false;
+    openedAt = screen.index;
+  };
+  const close = () => {
+    panel.replaceChildren();
+    panel.hidden = true;
+    openedAt = undefined;
+  };
+  const cancel = (label = "Cancel") => h("button", { type: "button", class: "secondary", onclick: close }, label);
+
+  const addPage = () => {
+    const groups = pageChoices(screen.catalog);
+    const form = /** @type {HTMLFormElement} */ (h("form", { class: "xr-new-page", onsubmit: async (/** @type {SubmitEvent} */ event) => {
+      event.preventDefault();
+      const data = new FormData(form);
+      const choice = { template: String(data.get("template") ?? ""), background: String(data.get("background") ?? "") };
+      close();
+      const answer = await newPage(screen, choice);
+      if (answer !== undefined) say(screen.said?.text ?? `Page ${screen.index} added.`);
+      else if (screen.said) say(screen.said.text);
+    } },
+    ...groups.map((group) => h("fieldset", { class: "choices" }, h("legend", {}, group.label),
+      ...group.options.map(([value, label], index) => h("label", { class: "choice" },
+        h("input", { type: "radio", name: group.name, value, checked: index === 0 }), label)))),
+    h("div", { class: "row" }, cancel(), h("button", { type: "submit" }, "Add page"))));
+    open(h("h2", {}, "New page"), form);
+  };
+
+  const input = /** @type {HTMLInputElement} */ (h("input", { type: "file", accept: "image/*", hidden: true, "aria-label": "A picture for the page",
+    onchange: async () => {
+      const file = input.files?.[0];
+      input.value = "";
+      if (!file) return;
+      const answer = await put(file);
+      if (answer !== undefined) say(screen.said?.text ?? "The picture is on the page.");
+    } }));
+  const pictureButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary", onclick: () => {
+    if (!screen.currentPage()) return say("Turn to a page first: the cover takes no picture.");
+    input.click();
+  } }, "Picture"));
+
+  const remove = () => {
+    const page = screen.currentPage();
+    if (!page) return say("Turn to a page first.");
+    if (!page.items.length) return say(`Page ${screen.numberOf(page)} has nothing on it to remove.`);
+    open(h("h2", {}, "Remove which?"),
+      ...page.items.map((item) => h("button", { type: "button", class: "secondary xr-item", onclick: () => confirm(item) }, itemWords(item))),
+      h("div", { class: "row" }, cancel()));
+  };
+  /** @param {import("./notebook-model.js").Item} item */
+  const confirm = (item) => open(h("p", { class: "xr-question", role: "alert" }, removeQuestion(screen, item)),
+    h("div", { class: "row" }, cancel("Keep it"), h("button", { type: "button", class: "danger", onclick: async () => {
+      close();
+      const answer = await removeItem(screen, item);
+      say(answer === undefined ? screen.said?.text ?? "It was not removed." : answer === null
+        ? "Removed on this phone; the server hears of it when the phone is online." : "Removed.");
+    } }, "Remove")));
+  const removeButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary", onclick: remove }, "Remove…"));
+
+  const share = async () => {
+    open(h("p", { role: "status" }, "Asking for a link…"));
+    const { link, error } = await shareAddress(screen);
+    if (!link) return open(h("p", { class: "xr-question", role: "alert" }, error ?? ""), h("div", { class: "row" }, cancel("Close")));
+    const field = /** @type {HTMLInputElement} */ (h("input", { id: "xr-share-link", readonly: true, value: link, "aria-label": "The link" }));
+    const copied = h("p", { class: "hint", role: "status" }, "Anyone with this link can see the notebook, but not change it.");
+    open(h("h2", {}, "Share this link"), field, copied, h("div", { class: "row" },
+      h("button", { type: "button", onclick: async () => {
+        field.select();
+        try {
+          await navigator.clipboard.writeText(link);
+          copied.textContent = "Copied. Paste it in a message or an email.";
+        } catch {
+          copied.textContent = "Select the link above and copy it.";
+        }
+      } }, "Copy link"), cancel("Close")));
+  };
+  const shareButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary", onclick: share }, "Share"));
+  const newPageButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary", onclick: addPage }, "New page"));
+
+  const element = h("div", { class: "row xr-more" }, newPageButton, pictureButton, input, removeButton, shareButton);
+  const update = () => {
+    const editable = screen.editable;
+    const page = screen.index > 0 ? screen.content?.pages[screen.index - 1] : undefined;
+    newPageButton.hidden = !editable;
+    pictureButton.hidden = !editable || !page;
+    removeButton.hidden = !editable || !page;
+    removeButton.disabled = !page?.items.length;
+    shareButton.hidden = screen.content?.notebook.access !== "owner";
+    // What the panel offered was for the page it opened on.
+    if (openedAt !== undefined && openedAt !== screen.index) close();
+  };
+  return { element, panel, update };
 }

@@ -10,14 +10,10 @@ import { announce, h } from "./ui.js";
  * @param {(answer: any) => string} [linkOf] the address to share, from the server's answer
  *   (by default the public page at its `path`)
  */
-export async function shareLink(api, path, body, title, linkOf = (answer) => new URL(answer.path, location.origin).toString()) {
-  let link;
-  try {
-    const answer = await api.request("POST", path, { body: { ...body, title } });
-    link = linkOf(answer.body);
-  } catch (failure) {
-    const text = failure instanceof ApiError && !failure.offline ? failure.message : "Sharing needs the internet. Try again when this phone is online.";
-    showLink(null, text);
+export async function shareLink(api, path, body, title, linkOf) {
+  const { link, error } = await linkFor(api, path, body, title, linkOf);
+  if (!link) {
+    showLink(null, error ?? "");
     return;
   }
   if (typeof navigator.share === "function") {
@@ -30,6 +26,21 @@ export async function shareLink(api, path, body, title, linkOf = (answer) => new
     }
   }
   showLink(link, "Anyone with this link can see it, but not change it.");
+}
+
+/**
+ * Asks the server for a link, as `shareLink` does: `{link}`, or `{error}` said in words.
+ * @param {import("./api.js").Api} api @param {string} path @param {any} body @param {string} title
+ * @param {(answer: any) => string} [linkOf]
+ * @returns {Promise<{link?: string, error?: string}>}
+ */
+export async function linkFor(api, path, body, title, linkOf = (answer) => new URL(answer.path, location.origin).toString()) {
+  try {
+    const answer = await api.request("POST", path, { body: { ...body, title } });
+    return { link: linkOf(answer.body) };
+  } catch (failure) {
+    return { error: failure instanceof ApiError && !failure.offline ? failure.message : "Sharing needs the internet. Try again when this phone is online." };
+  }
 }
 
 /** The link to copy (or, with no link, why there is none). @param {string | null} link @param {string} text */
