@@ -33,10 +33,11 @@ and offline. Pictures on pages show offline once the notebook was opened online 
 Pins: a coordinate picker; a finder with edit rights moves and removes the pin. “Shared with me”
 names the sharer. Battery without the Battery Status API: the screen says it cannot know, then the
 alert follows device-monitor's level; “Sign out and close”. In the WebXR room, the overlay's
-controls turn pages, write and undo. axe-core checks every screen; screenshots go to
+controls turn pages, write and undo, add a page, put a picture on it, remove an item (asked there)
+and show a share link, online and offline. axe-core checks every screen; screenshots go to
 .build/screenshots/ar-notebook-*.png (tools/screenshots: docs/screenshots/). `--only a,b` runs
 the parts that stand alone (drafts_and_header, covers, pictures_offline, pins_for_finders,
-battery_without_api, room_controls).
+battery_without_api, room_controls, room_actions).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 """
@@ -45,6 +46,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -1507,6 +1509,123 @@ def room_controls(browser, server):
     context.close()
 
 
+def in_the_room(page, server, token, nid, pages=None):
+    """Whether the room's overlay still shows (the session not ended) and, with `pages`, the
+    server's notebook has that many pages; answers the server's notebook."""
+    content = notebook_of_id(server, token, nid)
+    return page.is_visible(".xr-overlay") and not page.evaluate("window.__xr.ended") and (pages is None or len(content["pages"]) == pages), content
+
+
+def until(test, timeout=8.0):
+    """`test()` until it answers something true, for up to `timeout` s; its last answer."""
+    end = time.monotonic() + timeout
+    answer = test()
+    while not answer and time.monotonic() < end:
+        time.sleep(0.25)
+        answer = test()
+    return answer
+
+
+def room_actions(browser, server):
+    """The single view (design 2.1.3), the rest of it: in the WebXR room, the overlay adds a page of
+    the chosen layout and colour, puts a picture on the page (the file chooser opens from the
+    overlay), removes an item after asking there, and shows a read-only link to copy; offline, a
+    page added there waits in the outbox and reaches the server once online. Each still in the
+    room, each on the server (WebXR replaced as in room_with_xr)."""
+    context, page = webwalk.phone(browser, server, init_script=BATTERY + ROOM_XR, geolocation=HERE,
+                                  permissions=["geolocation", "camera", "clipboard-read", "clipboard-write"])
+    sign_up(page, "web-roomer")
+    page.wait_for_selector("nb-welcome")
+    page.click("text=Open my notebook")
+    page.wait_for_selector("nb-book .sheet.cover")
+    token = token_of(page)
+    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
+    nid = listing["items"][0]["id"]
+    page.click("nb-book button:has-text('View in your room')")
+    page.wait_for_selector(".xr-overlay .xr-hint")
+    page.evaluate("window.__xr.aim = 'floor'")
+    page.wait_for_function("() => document.querySelector('.xr-hint').textContent === 'Tap to put the notebook here.'")
+    page.evaluate("window.__xr.select()")
+    page.wait_for_function("() => document.querySelector('.xr-hint').textContent.startsWith('Here it is')")
+    overlay = ".xr-overlay"
+    added = appears(page, f"{overlay} button:has-text('New page')", 2_000)
+    colour = None
+    if added:
+        page.click(f"{overlay} button:has-text('New page')")
+        page.check(f"{overlay} input[name=template][value='two-slots']")
+        colour = page.eval_on_selector_all(f"{overlay} input[name=background]", "els => els.map((e) => e.value)")[-1]
+        page.check(f"{overlay} input[name=background][value='{colour}']")
+        screen(page, "a new page chosen in the room", "room-new-page")
+        page.click(f"{overlay} button:has-text('Add page')")
+        added = appears(page, f"{overlay} .where:text-is('Page 1 of 1')", 5_000)
+    still, content = in_the_room(page, server, token, nid, pages=1)
+    made = content["pages"][0] if content["pages"] else {}
+    check("in the room, New page in the overlay adds a page of the layout and colour chosen there, still in the room (on the server)",
+          added and still and (made.get("template"), made.get("background")) == ("two-slots", colour), (colour, made))
+
+    with tempfile.TemporaryDirectory(prefix="quire-web-ar-room-") as data:
+        leaf = picture(data)
+        chose = False
+        try:
+            with page.expect_file_chooser(timeout=3_000) as chooser:
+                page.click(f"{overlay} button:has-text('Picture')")
+            chooser.value.set_files(leaf)
+            chose = True
+        except Exception:
+            pass
+        kinds = until(lambda: [i["kind"] for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"]])
+        still, _ = in_the_room(page, server, token, nid)
+        check("…Picture in the overlay opens the file chooser (camera or gallery) and the picture goes on the page, still in the room (on the server)",
+              chose and kinds == ["image"] and still, kinds)
+
+    page.fill("#xr-text", "Kept from the room")
+    page.click(f"{overlay} button:has-text('Write')")
+    until(lambda: len([i for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"]]) == 2)
+    page.click(f"{overlay} button:has-text('Remove…')")
+    page.click(f"{overlay} .xr-panel button:has-text('Kept from the room')")
+    asked = page.text_content(f"{overlay} .xr-question") if appears(page, f"{overlay} .xr-question", 2_000) else ""
+    page.click(f"{overlay} .xr-panel button:has-text('Keep it')")
+    page.wait_for_timeout(500)
+    kept = sorted(i["kind"] for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"])
+    page.click(f"{overlay} button:has-text('Remove…')")
+    page.click(f"{overlay} .xr-panel button:has-text('Kept from the room')")
+    screen(page, "removing an item in the room", "room-remove")
+    page.click(f"{overlay} .xr-panel button.danger:has-text('Remove')")
+    left = until(lambda: [i["kind"] for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"]] == ["image"] and
+                 [i["kind"] for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"]])
+    still, _ = in_the_room(page, server, token, nid)
+    check("…Remove… asks in the overlay (Keep it keeps the item), then removes it from the server, still in the room",
+          "Kept from the room" in asked and "Undo cannot bring it back" in asked and kept == ["image", "text"] and left == ["image"] and still,
+          (asked, kept, left))
+
+    page.click(f"{overlay} button:has-text('Share')")
+    link = page.input_value("#xr-share-link") if appears(page, "#xr-share-link", 5_000) else ""
+    page.click(f"{overlay} .xr-panel button:has-text('Copy link')")
+    page.wait_for_timeout(300)
+    copied = page.evaluate("navigator.clipboard.readText()")
+    guest = napkin_notes.sign_up(server, "web-roomguest")
+    status, accepted, _ = call(server, "POST", f"{N}/shared", {"token": urllib.parse.unquote(link.split("/#/accept/")[-1])}, token=guest) if link else (0, {}, None)
+    still, _ = in_the_room(page, server, token, nid)
+    check("…Share shows a read-only link in the overlay and Copy link copies it; another account opens it read-only, still in the room",
+          "/#/accept/" in link and copied == link and status == 200 and accepted["notebook"]["id"] == nid
+          and accepted["notebook"]["access"] == "read" and still and page.evaluate("window.__shared") is None, (link, copied, status, accepted))
+    page.click(f"{overlay} .xr-panel button:has-text('Close')")
+
+    go_offline(page)
+    page.click(f"{overlay} button:has-text('New page')")
+    page.click(f"{overlay} button:has-text('Add page')")
+    waits = appears(page, f"{overlay} .xr-hint:has-text('No network')", 5_000)
+    hint = page.text_content(f"{overlay} .xr-hint")
+    still, _ = in_the_room(page, server, token, nid, pages=1)
+    go_online(page)
+    reached = until(lambda: len(notebook_of_id(server, token, nid)["pages"]) == 2, 15)
+    check("…offline, New page in the overlay waits in the outbox (said there) and reaches the server once online, still in the room",
+          waits and still and reached and page.is_visible(overlay), hint)
+    page.click(f"{overlay} button:has-text('Done')")
+    page.wait_for_selector(overlay, state="detached")
+    context.close()
+
+
 def notebooks_screen(page, server, token):
     page.goto("/#/notebooks")
     page.wait_for_selector("nb-notebooks .big-link")
@@ -1556,6 +1675,7 @@ def main():
             camera(page, True, "dark")
             room_with_xr(browser, server)
             room_controls(browser, server)
+            room_actions(browser, server)
             # A second browser whose camera sees daylight.
             daylight = browser.browser_type.launch(executable_path=webwalk.chromium_path(), args=[
                 "--no-sandbox", "--use-fake-ui-for-media-stream", "--use-fake-device-for-media-stream",
