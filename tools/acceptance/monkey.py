@@ -136,6 +136,7 @@ class Monkey:
         self.args, self.seed, self.data, self.browser, self.deadline = args, seed, data, browser, deadline
         self.rng = random.Random(seed)
         self.step = 0
+        self.walked = 0                  # the steps of the walk (a replay's --actions)
         self.log = collections.deque(maxlen=10)
         self.history = []                # every step's line, written to .build/monkey/ when something failed
         self.writes = []                 # every non-GET API request answered, from both phones
@@ -170,7 +171,10 @@ class Monkey:
                 phone.page.reload()
                 self.wait_ready(phone)
             check(f"[{self.name}] two phones of one user signed in (seed {self.seed})", True)
+            self.refresh_keeps_screen(a)
+            self.deadline = max(self.deadline, time.time() + 10)  # a slow start still walks a little
             self.walk()
+            self.walked = self.step
             self.finish()
         except Exception as error:  # a crash of the harness: a failed check with its reason and the page
             self.fail("the monkey's run", f"{error!r}\n{traceback.format_exc(limit=4)}", self.phones[-1] if self.phones else None)
@@ -187,7 +191,23 @@ class Monkey:
             with open(path, "w") as handle:
                 handle.write("\n".join(self.history + list(self.log)[-3:]) + "\n")
             print(f"     [{self.name}] every step of this run: {path}", flush=True)
+            print(f"     [{self.name}] FAILED with seed {self.args.seed}; replay: {self.replay(self.walked)}", flush=True)
+            replays.append(self.replay(self.walked))
         print(f"     [{self.name}] {self.step} steps; done {dict(self.performed)}; skipped {dict(self.skipped)}", flush=True)
+
+    def refresh_keeps_screen(self, phone):
+        """A new access token (every 15 minutes, or after a 401) is the same person signed in: the
+        screen stays as it is, not drawn again under a finger (nor the sync started again)."""
+        page = phone.page
+        page.evaluate("() => { window.__screen = document.querySelector('quire-app > :not(header)'); }")
+        page.evaluate("() => document.querySelector('quire-app').api.refresh(true)")
+        page.wait_for_timeout(1_500)
+        kept = page.evaluate("() => Boolean(window.__screen?.isConnected) && document.querySelector('quire-app').api.session?.accessToken")
+        what = f"phone {phone.name}: a new access token leaves the screen as it is (not drawn again)"
+        if kept:
+            check(f"[{self.name}] {what}", True)
+        else:
+            self.fail(what, "the screen was replaced after the token's refresh" if kept is False else "no session after the refresh", phone)
 
     def walk(self):
         limit = self.args.actions if self.args.actions else 10 ** 9
@@ -264,9 +284,15 @@ class Monkey:
             except Exception:
                 shot = "(no screenshot: the page did not answer)"
         check(f"[{self.name}] {what}", False,
-              f"{detail}\n       replay: --seed {self.args.seed} --app {self.name} (this app's seed {self.seed}), step {self.step}"
+              f"{detail}\n       replay: {self.replay()} (this app's seed {self.seed}), step {self.step}"
               + (f"; screenshot {shot}" if shot else "")
               + "\n       last actions:\n" + "\n".join("         " + line for line in self.log))
+
+    def replay(self, steps=None):
+        """The command that walks this app again with the same choices (`steps` of them)."""
+        binary = os.path.relpath(os.path.abspath(self.args.binary), ROOT) if os.path.abspath(self.args.binary).startswith(ROOT) else self.args.binary
+        return (f"python3 tools/acceptance/monkey.py --binary {binary} --app {self.name} --seed {self.args.seed}"
+                + (f" --actions {steps}" if steps else ""))
 
     def invariants(self):
         for phone in self.phones:
@@ -593,7 +619,7 @@ class Monkey:
         os.makedirs(SHOTS, exist_ok=True)
         shot = os.path.join(SHOTS, f"{self.name}-seed{self.args.seed}-end-{self.when.replace(' ', '-')}-{phone.name}.png")
         phone.page.screenshot(path=shot)
-        print(f"       replay: --seed {self.args.seed} --app {self.name} (this app's seed {self.seed}); screenshot {shot}\n"
+        print(f"       replay: {self.replay()} (this app's seed {self.seed}); screenshot {shot}\n"
               "       last actions:\n" + "\n".join("         " + line for line in self.log), flush=True)
 
     def screen_record(self, phone):
@@ -920,13 +946,37 @@ class ForeignNote(Monkey):
         if self.screen(phone)[0] != "e" and not self.open_word(phone, pick, word):
             return False
         record = self.screen(phone)[1]
-        phone.page.get_by_role("link", name="Edit", exact=True).click()
+        page = phone.page
+        page.get_by_role("link", name="Edit", exact=True).click()
         value = f"{word.strip() or 'sens'} {self.step}"
-        phone.page.get_by_label("Definitions").fill(value)
-        phone.page.get_by_role("button", name="Save").click()
-        phone.page.get_by_role("button", name="Delete word").wait_for()
-        self.typed[(phone.name, record, "definitions")] = ([value], self.step)
-        return f"{value!r} {record}"
+        page.get_by_label("Definitions").fill(value)
+        gone = page.locator("#entry-gone")
+        if not self.visible(gone):
+            page.get_by_role("button", name="Save").click()
+            # Saved (the word's screen), or the form says the word was deleted on the other phone.
+            page.get_by_role("button", name="Delete word").or_(gone).first.wait_for()
+            if not self.visible(gone):
+                self.typed[(phone.name, record, "definitions")] = ([value], self.step)
+                return f"{value!r} {record}"
+        return self.deleted_elsewhere(phone, pick, record, value)
+
+    def deleted_elsewhere(self, phone, pick, record, value):
+        """The word edited here was deleted on the other phone: the form says so and keeps what was
+        typed. A person adds it again as a new word, or leaves it (Cancel); both are theirs to choose."""
+        page = phone.page
+        self.deleted.add(record)
+        self.deleted.add(phone.resolved(record))
+        if pick < 0.5:
+            page.get_by_role("link", name="Cancel").click()
+            page.wait_for_selector("vocab-entry main, vocab-collection main")
+            return f"{value!r} {record}: deleted on the other phone (said); left it"
+        typed = page.get_by_label("Word or phrase").input_value().strip()
+        page.locator("#entry-gone").get_by_role("button", name="Add it again as a new word").click()
+        page.get_by_role("button", name="Delete word").wait_for()
+        added = self.screen(phone)[1]
+        self.typed[(phone.name, added, "word")] = (typed, self.step)
+        self.typed[(phone.name, added, "definitions")] = ([value], self.step)
+        return f"{value!r} {record}: deleted on the other phone (said); added again as {added}"
 
     def delete_word(self, phone, pick, word):
         if self.screen(phone)[0] != "e" and not self.open_word(phone, pick, word):
@@ -1233,17 +1283,30 @@ class ARNotebook(Monkey):
     fields = ()
 
     def new_phone(self, name, **options):
-        return Monkey.new_phone(self, name, geolocation=HERE, permissions=["geolocation", "clipboard-read", "clipboard-write"])
+        phone = Monkey.new_phone(self, name, geolocation=HERE, permissions=["geolocation", "clipboard-read", "clipboard-write"])
+        # Counts the welcome screens put on the page: after signing in it is drawn once, not again
+        # under the finger that taps "Open my notebook".
+        phone.context.add_init_script("window.__welcomes = 0; new MutationObserver((changes) => { for (const change of changes) "
+                                      "for (const node of change.addedNodes) if (node.nodeName === 'NB-WELCOME') window.__welcomes += 1; })"
+                                      ".observe(document, { childList: true, subtree: true });")
+        return phone
 
     def signed_in(self, phone):
         self.open_notebook(phone)
 
     def open_notebook(self, phone):
         page = phone.page
-        page.wait_for_selector("nb-welcome, nb-book", timeout=15_000)
+        page.wait_for_selector("nb-welcome h1, nb-book", timeout=15_000)
         button = page.get_by_role("button", name="Open my notebook")
         if self.visible(button):
+            page.wait_for_timeout(500)  # a person reads the welcome first: a redraw just after sign-in would show by now
+            drawn = page.evaluate("window.__welcomes")
+            check(f"[{self.name}] phone {phone.name}: the welcome is drawn once after signing in", drawn == 1, f"drawn {drawn} times")
             button.click()
+            # The notebook, before anything else is looked for: the welcome is still on the page for a
+            # moment after the tap (its route is drawn on the hash's change), and a second tap on it
+            # then would land as the notebook replaces it.
+            page.wait_for_selector("nb-book .turn-row .where, nb-book .error", timeout=15_000)
         self.wait_ready(phone)
 
     def wait_ready(self, phone):
@@ -1451,6 +1514,12 @@ class ARNotebook(Monkey):
             self.failed_check(phone)
 
 
+# Seconds an app's run takes besides its steps (the server, two sign-ins, settling, the checks at the end
+# on both phones, as they are and reloaded), measured on the project's 2-core machine.
+RESERVE = {"napkin-notes": 25.0, "foreign-note": 25.0, "iremember": 25.0, "ar-notebook": 30.0}
+# Each failed app's replay command, printed again last.
+replays = []
+
 MONKEYS = {"napkin-notes": Napkin, "foreign-note": ForeignNote, "iremember": IRemember, "ar-notebook": ARNotebook}
 
 
@@ -1460,7 +1529,8 @@ def main():
     parser.add_argument("--app", default="all", choices=APPS + ["all"])
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--actions", type=int, default=0, help="steps per app (default: as many as the time allows)")
-    parser.add_argument("--seconds", type=float, default=None, help="the whole run's time for steps (default 180, or unbounded with --actions)")
+    parser.add_argument("--seconds", type=float, default=None,
+                        help="the whole run's time, each app's start and final checks included (default 180, or unbounded with --actions)")
     parser.add_argument("--verbose", action="store_true", help="print every step")
     args = parser.parse_args()
     if args.seed is None:
@@ -1474,8 +1544,10 @@ def main():
         for index, app in enumerate(apps):
             # Each app's own seed, from the run's seed and the app's name: one app replays alone.
             seed = random.Random(f"{args.seed}:{app}").randrange(1, 2 ** 31)
-            # Its share of the time, 12 s of it for the server, the sign-ins and the checks at the end.
-            steps = max(10.0, seconds / len(apps) - 12.0)
+            # Its share of what is left of the run, less what its server, sign-ins and final checks
+            # take on this machine (RESERVE): the whole run keeps to --seconds.
+            share = (started + seconds - time.time()) / (len(apps) - index)
+            steps = max(10.0, share - RESERVE[app])
             deadline = time.time() + steps
             print(f"---- {app} (seed {args.seed}, this app's {seed}; steps for {steps:.0f} s)", flush=True)
             browser = playwright.chromium.launch(executable_path=webwalk.chromium_path(), args=["--no-sandbox"])
@@ -1486,6 +1558,8 @@ def main():
                 browser.close()
     failed = results.count(False)
     print(f"monkey: seed {args.seed}; {time.time() - started:.0f} s", flush=True)
+    for replay in replays:
+        print(f"monkey: FAILED; replay: {replay}", flush=True)
     print(f"monkey: {len(results) - failed} passed, {failed} failed", flush=True)
     sys.exit(1 if failed else 0)
 

@@ -42,9 +42,14 @@ export class Api {
 
   /** @param {Session | null} session */
   keep(session) {
+    const before = this.session;
     this.session = session;
     if (session) localStorage.setItem(SESSION_KEY, JSON.stringify(session));
     else localStorage.removeItem(SESSION_KEY);
+    // A new access token for the same account (a refresh: every 15 minutes, or after a 401) is not
+    // a new sign-in: said to nobody, so the screen is not drawn again under the user's finger.
+    if (before && session && before.accountId === session.accountId && before.username === session.username
+      && Boolean(before.deviceSecret) === Boolean(session.deviceSecret)) return;
     window.dispatchEvent(new CustomEvent("quire:session", { detail: session }));
   }
 
