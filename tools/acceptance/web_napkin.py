@@ -467,6 +467,25 @@ def offline_and_second_device(browser, server, context, page, token):
     page.wait_for_selector("notes-list", timeout=15_000)
     check("reloaded offline, the app still opens with the changes kept",
           "Written offline" in page.text_content("ol.notes"), page.text_content("ol.notes"))
+    # Photos seen online are kept on the phone (picture-cache.js, issue 40): reloaded offline, the
+    # list's thumbnail and the note's photo still show.
+    thumb_offline = photo_offline = None
+    try:
+        thumb_offline = page.wait_for_function("""() => {
+          const img = [...document.querySelectorAll('li.note')].find(li => li.textContent.includes('Groceries'))?.querySelector('.thumb img');
+          return img && img.complete && img.naturalWidth ? img.naturalWidth : null;
+        }""", timeout=8_000).json_value()
+        page.click("li.note >> text=Groceries")
+        photo_offline = page.wait_for_function(
+            "() => { const img = document.querySelector('note-editor .photo img'); return img && img.complete && img.naturalWidth ? img.naturalWidth : null; }",
+            timeout=8_000).json_value()
+    except Exception:
+        pass
+    check("reloaded offline, a photo seen online still shows: the list's thumbnail and the note's photo (kept on the phone)",
+          thumb_offline == 44 and bool(photo_offline), (thumb_offline, photo_offline))
+    if page.query_selector("note-editor"):
+        page.click("text=‹ Notes")
+        page.wait_for_selector("notes-list")
     context.set_offline(False)
     page.evaluate("window.dispatchEvent(new Event('online'))")
     status_is(page, "Saved", 20_000)

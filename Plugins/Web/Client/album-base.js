@@ -4,9 +4,9 @@
  * pictures and mark-up as kept on the phone, the thumbnail grid, the big "back", and sharing a
  * photo or a search.
  */
-import * as Cache from "./album-cache.js";
 import * as Album from "./album.js";
 import { isLocal } from "./outbox.js";
+import * as Pictures from "./picture-cache.js";
 import { ScreenElement } from "./screen-element.js";
 import { shareLink, showLink } from "./share.js";
 import { h } from "./ui.js";
@@ -82,108 +82,27 @@ export function picture(context, photo, rendition) {
     if (!pictures.has(key)) pictures.set(key, Promise.resolve(URL.createObjectURL(blob)));
     return /** @type {Promise<string>} */ (pictures.get(key));
   }
-  const key = `picture:${photo.id}:${rendition}@${photo.version}`;
-  const db = /** @type {import("./db.js").Database} */ (context.sync.db);
-  let url = pictures.get(key);
-  if (!url) {
-    url = db.meta(key).then(async (kept) => {
-      if (kept instanceof Blob) {
-        viewed(db, key, kept.size);
-        return URL.createObjectURL(kept);
-      }
-      const answer = await context.api.request("GET", `${PHOTOS}/${photo.id}/image/${rendition}`);
-      await db.setMeta(key, answer.body);
-      viewed(db, key, answer.body.size);
-      return URL.createObjectURL(answer.body);
-    });
-    url.catch(() => pictures.delete(key));
-    pictures.set(key, url);
-  } else {
-    url.then(() => viewed(db, key)).catch(() => {});
-  }
-  return url;
+  // Kept by version: an edit changes the picture behind the same path.
+  return Pictures.pictureURL(context, `${PHOTOS}/${photo.id}/image/${rendition}`, bound, `${photo.id}:${rendition}@${photo.version}`);
 }
 
 // The picture cache -------------------------------------------------------------------------------
 
-/** How big the phone's copy of the pictures may grow, in MB (the settings screen; album-cache.js). */
+/** How big the phone's copy of the pictures may grow, in MB (the settings screen; picture-cache.js). */
 export const CACHE_SIZE = "iremember.pictureCacheMB";
-/** The cache's index in IndexedDB's meta store: each kept picture's size and when it was last shown. */
-const CACHE_INDEX = "picture-cache";
 
-/** @type {WeakMap<import("./db.js").Database, {index: Promise<Cache.Index>, saving?: number, work: Promise<unknown>}>} */
-const caches = new WeakMap();
-
-/**
- * The account's cache index, read once. Pictures kept before the index existed are counted, as
- * viewed longest ago. @param {import("./db.js").Database} db
- */
-function cacheOf(db) {
-  let cache = caches.get(db);
-  if (!cache) {
-    const index = db.meta(CACHE_INDEX).then(async (kept) => {
-      if (kept && typeof kept === "object") return /** @type {Cache.Index} */ (kept);
-      const range = IDBKeyRange.bound("picture:", "picture:\uffff");
-      const [keys, values] = await Promise.all([db.run("meta", "readonly", (store) => store.getAllKeys(range)),
-        db.run("meta", "readonly", (store) => store.getAll(range))]);
-      /** @type {Cache.Index} */
-      const found = {};
-      keys.forEach((/** @type {IDBValidKey} */ key, /** @type {number} */ at) => {
-        if (values[at] instanceof Blob) found[String(key)] = { size: values[at].size, at: 0 };
-      });
-      return found;
-    }).catch(() => /** @type {Cache.Index} */ ({}));
-    cache = { index, work: Promise.resolve() };
-    caches.set(db, cache);
-  }
-  return cache;
-}
-
-/**
- * A kept picture was shown: it becomes the most recently viewed, and the cache lets the least
- * recently viewed go while it is over its size. @param {import("./db.js").Database} db
- * @param {string} key @param {number} [size] its bytes (known when it was read or fetched)
- */
-function viewed(db, key, size) {
-  const cache = cacheOf(db);
-  cache.work = cache.work.then(async () => {
-    let index = await cache.index;
-    index = Cache.touched(index, key, size ?? index[key]?.size ?? 0, Date.now());
-    index = await trim(db, index, key);
-    cache.index = Promise.resolve(index);
-    // The index is written a moment later: a screen of thumbnails is one write, not sixty.
-    clearTimeout(cache.saving);
-    cache.saving = window.setTimeout(() => { db.setMeta(CACHE_INDEX, index).catch(() => {}); }, 1_000);
-  }).catch(() => {});
-}
-
-/**
- * Lets pictures go, least recently viewed first, until the cache is within its size.
- * @param {import("./db.js").Database} db @param {Cache.Index} index @param {string} [keep] @returns {Promise<Cache.Index>}
- */
-async function trim(db, index, keep) {
-  const drop = Cache.toDrop(index, Cache.budgetBytes(localStorage.getItem(CACHE_SIZE)), keep);
-  if (!drop.length) return index;
-  await db.run("meta", "readwrite", (store) => { for (const key of drop) store.delete(key); });
-  return Cache.without(index, drop);
+/** iRemember's bound: the size chosen on the settings screen. @returns {Pictures.Bound} */
+function bound() {
+  return { bytes: Pictures.budgetBytes(localStorage.getItem(CACHE_SIZE)) };
 }
 
 /**
  * What the phone keeps now, after trimming it to the size just chosen (the settings screen).
  * @param {Context} context @returns {Promise<{bytes: number, count: number}>}
  */
-export async function pictureCache(context) {
-  const db = /** @type {import("./db.js").Database} */ (context.sync.db);
-  const cache = cacheOf(db);
-  /** @type {Cache.Index} */
-  let index = {};
-  cache.work = cache.work.then(async () => {
-    index = await trim(db, await cache.index);
-    cache.index = Promise.resolve(index);
-    await db.setMeta(CACHE_INDEX, index);
-  }).catch(() => {});
-  await cache.work;
-  return { bytes: Cache.totalBytes(index), count: Object.keys(index).length };
+export function pictureCache(context) {
+  const db = context.sync.db;
+  return db ? Pictures.keptNow(db, bound()) : Promise.resolve({ bytes: 0, count: 0 });
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import * as Album from "./album.js";
 import { AlbumElement, CACHE_SIZE, KIND, PHOTOS, back, pictureCache } from "./album-base.js";
-import * as Cache from "./album-cache.js";
+import * as Cache from "./picture-cache.js";
 import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
 import { announce, h, whereAmI } from "./ui.js";

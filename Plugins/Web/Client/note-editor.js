@@ -5,9 +5,9 @@ import { categoryCounts, localDateTime, reminderInstant } from "./notes-filter.j
 import { localId } from "./outbox.js";
 import { FollowedForm } from "./follow.js";
 import { ScreenElement } from "./screen-element.js";
-import { announce, askText, confirmAction, h, imageURL, readableDate, today } from "./ui.js";
+import { announce, askText, confirmAction, h, readableDate, today } from "./ui.js";
 import { shareLink } from "./share.js";
-import { KIND, NOTES, has, madeHere, pinchZoom, when } from "./notes-parts.js";
+import { KIND, NOTES, has, madeHere, notePhoto, pinchZoom, when } from "./notes-parts.js";
 
 /** @typedef {import("./notes-parts.js").Context} Context */
 
@@ -203,7 +203,7 @@ export class NoteEditor extends ScreenElement {
       photo.append(h("img", { src: URL.createObjectURL(note.pendingPhoto), alt: "Photo waiting to upload" }));
     } else if (note.photo && !note.id.startsWith("local:")) {
       const taken = this.photoPlaceLine(note);
-      imageURL(context.api, `${NOTES}/${note.id}/photo/display`).then((url) => photo.replaceChildren(
+      notePhoto(context, note, "display").then((url) => photo.replaceChildren(
         h("button", { type: "button", class: "photo-open", "aria-label": "Show the photo full screen", onclick: () => this.zoom(note) },
           h("img", { src: url, alt: `Photo of “${note.title || "Title"}”` })), taken ?? "")).catch(() => {});
     }
@@ -366,7 +366,7 @@ export class NoteEditor extends ScreenElement {
   /** The original, full screen, pinch-zoomable. The phone's Back closes it (an entry of its own in
    * the history) rather than leaving the note. @param {any} note */
   async zoom(note) {
-    const url = await imageURL(/** @type {Context} */ (this.context).api, `${NOTES}/${note.id}/photo`);
+    const url = await notePhoto(/** @type {Context} */ (this.context), note, "original");
     const hint = h("p", { class: "zoom-hint" }, "Pinch or double-tap to zoom.");
     // CSSOM, which the CSP allows: white on the black of the full-screen photo, at its foot.
     Object.assign(hint.style, { position: "fixed", bottom: "1rem", left: "0", right: "0", margin: "0", textAlign: "center", color: "#fff",

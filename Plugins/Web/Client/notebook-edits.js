@@ -13,7 +13,7 @@ import { freeSlots, ITEM, N, NOTEBOOK, PAGE, placed, writeOf } from "./notebook-
 import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
 import { linkFor, shareLink } from "./share.js";
-import { pictureURL } from "./notebook-picture-cache.js";
+import { BOUNDS, pictureURL } from "./picture-cache.js";
 import { announce, askText, confirmAction, h } from "./ui.js";
 
 /** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
@@ -381,7 +381,7 @@ export async function editCover(screen, typed = {}) {
     h("label", { class: "choice" }, h("input", { type: "radio", name: "coverItem", value: "", checked: !pictureNow }), "None: the style's colours"),
     ...pictures.map(({ item, number }) => {
       const thumb = h("img", { alt: "", class: "cover-choice" });
-      if (item.image) pictureURL(screen.ctx.api, item.image).then((url) => thumb.setAttribute("src", url)).catch(() => {});
+      if (item.image) pictureURL(screen.ctx, item.image, BOUNDS.ar).then((url) => thumb.setAttribute("src", url)).catch(() => {});
       return h("label", { class: "choice" }, h("input", { type: "radio", name: "coverItem", value: item.id, checked: item.id === pictureNow }), thumb, `The picture on page ${number}`);
     })) : null,
   h("label", { for: "nb-cover-text" }, "Text on the cover"), text,

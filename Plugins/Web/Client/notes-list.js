@@ -7,8 +7,8 @@ import { ordered } from "./merge.js";
 import { categoryCounts, filterNotes } from "./notes-filter.js";
 import { localId } from "./outbox.js";
 import { ScreenElement } from "./screen-element.js";
-import { announce, h, imageURL, readableDate, today, whereAmI } from "./ui.js";
-import { KIND, NOTES, has, madeHere } from "./notes-parts.js";
+import { announce, h, readableDate, today, whereAmI } from "./ui.js";
+import { KIND, NOTES, has, madeHere, notePhoto } from "./notes-parts.js";
 
 /** @typedef {import("./notes-parts.js").Context} Context */
 
@@ -246,7 +246,7 @@ export class NotesList extends ScreenElement {
     const context = /** @type {Context} */ (this.context);
     const thumb = h("span", { class: "thumb", "aria-hidden": "true" });
     if (note.photo && !note.id.startsWith("local:")) {
-      imageURL(context.api, `${NOTES}/${note.id}/photo/list`).then((url) => thumb.append(h("img", { src: url, alt: "", width: 44, height: 44 })))
+      notePhoto(context, note, "list").then((url) => thumb.append(h("img", { src: url, alt: "", width: 44, height: 44 })))
         .catch(() => {});
     }
     const handle = h("button", { type: "button", class: "handle", "data-focus-key": `handle-${note.id}`,

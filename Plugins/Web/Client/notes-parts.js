@@ -1,7 +1,8 @@
 // @ts-check
 /** What Napkin Notes' screens share (the list, notes-list.js; the front, note-editor.js; the back,
- * note-back.js): the note's kind and path, the notes made on this page, the app's switches, and
- * the photo's pinch-zoom. */
+ * note-back.js): the note's kind and path, the notes made on this page, the app's switches, the
+ * note's photo (kept on the phone: picture-cache.js) and the photo's pinch-zoom. */
+import { BOUNDS, pictureURL } from "./picture-cache.js";
 
 export const KIND = "notes.note";
 export const NOTES = "/api/v1/notes";
@@ -13,6 +14,17 @@ export const madeHere = new Set();
 /** Whether the app switched a feature on (`search`, `categories`, `plugin:reminders`…). @param {Context | undefined} context @param {string} feature */
 export function has(context, feature) {
   return Boolean(context?.features?.has(feature));
+}
+
+/**
+ * An object URL for a note's photo, as the list (`list`), the note (`display`) or full screen
+ * (`original`) shows it: kept on the phone once seen, so it shows offline too; kept by the photo's
+ * id, as a new photo replaces the old one behind the same path.
+ * @param {Context} context @param {{id: string, photo: string}} note @param {"list" | "display" | "original"} rendition
+ */
+export function notePhoto(context, note, rendition) {
+  const path = `${NOTES}/${note.id}/photo${rendition === "original" ? "" : `/${rendition}`}`;
+  return pictureURL(context, path, BOUNDS.napkin, `${path}@${note.photo}`);
 }
 
 /** An instant as a person reads it: "Nov 26, 2026, 9:30 AM" in the device's language. @param {string} instant */

@@ -14,7 +14,7 @@
  * This module routes to the screens: album-menu.js (the main menu, adding a photo, importing, a new
  * phone, settings), album-photo.js (mark-up, the photo, Edit picture), album-browse.js (the album,
  * searches, Recent, folders, the slideshow), album-share.js (Share, the links shared);
- * album-base.js holds what they share, album-cache.js the picture cache's rules.
+ * album-base.js holds what they share, picture-cache.js the picture cache (one for the three apps).
  */
 import * as Album from "./album.js";
 import { HomeScreen, ImportScreen, MoveScreen, SettingsScreen } from "./album-menu.js";

@@ -32,7 +32,7 @@ import { addPage, blobURL, colour, deletePage, editCover, giveBackDraft, itemMen
 import { movable, swipes } from "./notebook-gestures.js";
 import { AcceptScreen, NotebooksScreen, WelcomeScreen } from "./notebook-lists.js";
 import { keepFromServer, localContent, localNotebooks, N, NOTEBOOK, waitingFor } from "./notebook-model.js";
-import { keepPictures, pictureURL } from "./notebook-picture-cache.js";
+import { BOUNDS, keepPictures, pictureURL } from "./picture-cache.js";
 import { pin } from "./notebook-pins.js";
 import { inRoom, leaveRoom, refreshRoom } from "./notebook-room.js";
 import { watchSurroundings } from "./notebook-surroundings.js";
@@ -168,7 +168,7 @@ export class BookScreen extends NotebookElement {
       this.render();
       giveBackDraft(this);
       // Opened online: its pictures kept on the phone, to show offline later.
-      if (navigator.onLine) void keepPictures(this.ctx.api, this.content.pages.flatMap((p) => p.items).flatMap((i) => (i.kind === "image" && i.image ? [i.image] : [])));
+      if (navigator.onLine) void keepPictures(this.ctx, this.content.pages.flatMap((p) => p.items).flatMap((i) => (i.kind === "image" && i.image ? [i.image] : [])), BOUNDS.ar);
     } catch (error) {
       // Not on the phone and no network: said as it is (nothing of the user's waits), and opened
       // as soon as the network is back.
@@ -378,7 +378,7 @@ export class BookScreen extends NotebookElement {
         ? this.content?.pages.flatMap((p) => p.items).find((i) => i.id === notebook.coverItem && i.image) : undefined;
       if (shown?.image) {
         const img = h("img", { class: "cover-picture", alt: "" });
-        pictureURL(this.ctx.api, shown.image).then((url) => img.setAttribute("src", url)).catch(() => img.remove());
+        pictureURL(this.ctx, shown.image, BOUNDS.ar).then((url) => img.setAttribute("src", url)).catch(() => img.remove());
         sheet.append(img);
       }
       sheet.append(h("span", { class: "cover-title" }, notebook.coverText || notebook.name));
@@ -408,7 +408,7 @@ export class BookScreen extends NotebookElement {
     if (item.kind === "image" && item.blob) {
       box.append(h("img", { src: blobURL(item.blob), alt: "" }));
     } else if (item.kind === "image" && item.image) {
-      pictureURL(this.ctx.api, item.image).then((url) => box.append(h("img", { src: url, alt: "" })))
+      pictureURL(this.ctx, item.image, BOUNDS.ar).then((url) => box.append(h("img", { src: url, alt: "" })))
         .catch(() => box.append(h("span", { class: "hint" }, "A picture: it shows when the phone is online.")));
     } else {
       box.append(h("span", {}, item.text ?? ""));

@@ -1,6 +1,6 @@
 // @ts-check
 /** Small helpers every screen uses: building elements (text is always text, never HTML), a live
- * region for screen readers, a confirmation dialog, and images fetched with the user's token. */
+ * region for screen readers and a confirmation dialog (pictures fetched with the user's token: picture-cache.js). */
 
 /**
  * An element with attributes, properties (`on…` are listeners) and children.
@@ -91,26 +91,6 @@ export function askText({ title, label, id, action, required, value = "", multil
     dialog.showModal();
     input.focus();
   });
-}
-
-/** @type {Map<string, Promise<string>>} */
-const images = new Map();
-
-/**
- * An object URL for an image the API serves to the signed-in user (an <img> cannot send the
- * token itself). Kept per path, so a list does not fetch a thumbnail twice.
- * @param {import("./api.js").Api} api
- * @param {string} path
- * @returns {Promise<string>}
- */
-export function imageURL(api, path) {
-  let url = images.get(path);
-  if (!url) {
-    url = api.request("GET", path).then((answer) => URL.createObjectURL(answer.body));
-    url.catch(() => images.delete(path));
-    images.set(path, url);
-  }
-  return url;
 }
 
 /**

@@ -1,49 +1,10 @@
-// iRemember on the phone: the picture cache's order of dropping (album-cache.js), a saved photo's
-// file name (album.js) and the mark-up moved by an edit as the server moves it (photo-edit.js).
+// iRemember on the phone: a saved photo's file name (album.js) and the mark-up moved by an edit as
+// the server moves it (photo-edit.js). The picture cache's rules: picture-cache.test.mjs.
 // Run by `node --test Tests/WebClient`.
 import assert from "node:assert/strict";
 import test from "node:test";
-import { budgetBytes, DEFAULT_MB, sizeWords, toDrop, totalBytes, touched, without } from "../../Plugins/Web/Client/album-cache.js";
 import { photoFileName } from "../../Plugins/Web/Client/album.js";
 import { editMap, followEdit, keptState } from "../../Plugins/Web/Client/photo-edit.js";
-
-const MB = 1024 * 1024;
-
-test("the least recently viewed pictures are dropped first, until the cache is within its size", () => {
-  let index = {};
-  index = touched(index, "a", 40 * MB, 1);
-  index = touched(index, "b", 40 * MB, 2);
-  index = touched(index, "c", 40 * MB, 3);
-  assert.deepEqual(toDrop(index, 120 * MB), [], "within the size: nothing goes");
-  index = touched(index, "d", 40 * MB, 4);
-  assert.deepEqual(toDrop(index, 120 * MB), ["a"]);
-  assert.deepEqual(toDrop(index, 50 * MB), ["a", "b", "c"]);
-});
-
-test("viewing a picture again keeps it: the next oldest goes instead", () => {
-  let index = {};
-  for (const [key, at] of [["a", 1], ["b", 2], ["c", 3]]) index = touched(index, key, 10, at);
-  index = touched(index, "a", 10, 4);
-  assert.deepEqual(toDrop(index, 20), ["b"]);
-  assert.deepEqual(toDrop(index, 10), ["b", "c"]);
-});
-
-test("the picture being shown is never dropped, even alone over the size; equal times drop in key order", () => {
-  let index = touched({}, "big", 300 * MB, 5);
-  index = touched(index, "y", MB, 1);
-  index = touched(index, "x", MB, 1);
-  assert.deepEqual(toDrop(index, 200 * MB, "big"), ["x", "y"]);
-  assert.deepEqual(without(index, ["x", "y"]), { big: { size: 300 * MB, at: 5 } });
-  assert.equal(totalBytes(index), 302 * MB);
-});
-
-test("the chosen size: one of the offered sizes, else the default; sizes in words", () => {
-  assert.equal(budgetBytes("500"), 500 * MB);
-  assert.equal(budgetBytes(null), DEFAULT_MB * MB);
-  assert.equal(budgetBytes("7"), DEFAULT_MB * MB);
-  assert.equal(sizeWords(12 * MB + 1), "12 MB");
-  assert.equal(sizeWords(840 * 1024), "840 KB");
-});
 
 test("a photo saved to the phone is named by its day, time and first tags", () => {
   const photo = { id: "p1", version: 1, takenAt: "2024-07-20T10:00:00", tags: ["picnic", "tom", "paris", "more"] };
