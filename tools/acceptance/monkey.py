@@ -14,9 +14,15 @@ more" about a record the server has. At the end, both online and settled ("Saved
 phone shows exactly the server's records, and each field the monkey typed holds the value of the
 last write the server acknowledged; the last value each phone typed was acknowledged (not lost).
 
-A failure prints the seed, the app, the step and the last actions, and saves a screenshot under
-.build/monkey/. `--seed N --app X` replays the same choices (what the screen offers decides the
-rest, so a replay is close, not exact).
+Also checked once after signing in: AR Notebook's welcome is drawn once (not again under the finger
+that taps "Open my notebook"), and a new access token (a refresh) leaves the screen as it is.
+
+A failure prints the seed, the app, the step and the last actions, saves a screenshot under
+.build/monkey/, and prints the command that replays it (`--seed N --app X --actions K`: the same
+choices; what the screen offers decides the rest, so a replay is close, not exact).
+
+The default run keeps to --seconds (180) in total, each app's server, sign-ins and final checks
+included (RESERVE below): the bounded run of tools/test. A longer one by hand: --seconds 1200.
 
     python3 tools/acceptance/monkey.py --binary .build/debug/quire [--app napkin-notes|foreign-note|iremember|ar-notebook|all]
                                        [--seed N] [--actions N] [--seconds S]
@@ -943,11 +949,14 @@ class ForeignNote(Monkey):
         return self.screen(phone)[1]
 
     def edit_word(self, phone, pick, word):
-        if self.screen(phone)[0] != "e" and not self.open_word(phone, pick, word):
-            return False
-        record = self.screen(phone)[1]
         page = phone.page
-        page.get_by_role("link", name="Edit", exact=True).click()
+        if self.screen(phone)[0] != "edit":
+            # The word's form: open already (a Save that did not finish), or from the word's screen.
+            if self.screen(phone)[0] != "e" and not self.open_word(phone, pick, word):
+                return False
+            page.get_by_role("link", name="Edit", exact=True).click()
+        page.get_by_label("Definitions").wait_for()
+        record = self.screen(phone)[1]
         value = f"{word.strip() or 'sens'} {self.step}"
         page.get_by_label("Definitions").fill(value)
         gone = page.locator("#entry-gone")

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""The monkey's model through Foreign Note's "deleted on another device", which a random walk reaches
+rarely: phone A is on a word's form, phone B deletes the word, A saves. The form says so and keeps
+what was typed; the monkey's own action then adds it again as a new word (one pass) or leaves it
+(the other), and its final checks hold: both phones show the server's words, and the word added
+again holds what A typed.
+
+    python3 tools/acceptance/monkey_deleted_word.py --binary .build/debug/quire
+"""
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import monkey  # noqa: E402
+import webwalk  # noqa: E402
+from napkin_notes import results  # noqa: E402
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+class Scripted(monkey.ForeignNote):
+    def walk(self):
+        a, b = self.phones
+        def act(phone, name, fn, pick, word=""):  # one step, as the monkey's walk does it
+            self.step += 1
+            said = fn(phone, pick, word)
+            line = f"{self.step}: {phone.name} {name} {said}"
+            print("     " + line, flush=True); self.log.append(line); self.history.append(line)
+            self.resolve_all(); self.invariants()
+            return said
+        for pick in (0.9, 0.1):     # add it again; leave it
+            act(a, "add a word", self.add_word, 0.0, "bonjour")
+            webwalk.settled(a.page, 10_000)
+            record = a.resolved(self.screen(a)[1])
+            a.page.get_by_role("link", name="Edit", exact=True).click()
+            a.page.get_by_label("Definitions").wait_for()
+            b.page.goto(f"/#/e/{record}")
+            b.page.get_by_role("button", name="Delete word").wait_for(timeout=10_000)
+            act(b, "delete a word", self.delete_word, 0.0)
+            a.page.wait_for_timeout(2_000)   # the delete reaches A's open form (sync's poke)
+            said = act(a, "edit a word", self.edit_word, pick, "merci")
+            if "deleted on the other phone" not in str(said):
+                self.fail("phone A's save of a word deleted on phone B meets “deleted on another device”", said, a)
+            self.step += 1
+
+parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+parser.add_argument("--binary", default=os.path.join(monkey.ROOT, ".build", "debug", "quire"))
+args = argparse.Namespace(binary=parser.parse_args().binary, seed=0, verbose=True, actions=0, seconds=None, app="foreign-note")
+with sync_playwright() as p:
+    browser = p.chromium.launch(executable_path=webwalk.chromium_path(), args=["--no-sandbox"])
+    with tempfile.TemporaryDirectory() as data:
+        Scripted(args, 0, data, browser, time.time() + 60).run()
+    browser.close()
+failed = results.count(False)
+print(f"monkey_deleted_word: {len(results) - failed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
