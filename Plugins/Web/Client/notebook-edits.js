@@ -66,8 +66,18 @@ export async function colour(screen) {
     { name: "background", label: "Colour", options: cat.palette.map((/** @type {any} */ s) => [s.id, s.id[0].toUpperCase() + s.id.slice(1)]), swatches: cat.palette, value: page.background },
   ]);
   if (!choice) return;
-  const answer = await screen.change({ method: "PATCH", path: `${N}/notebooks/${screen.nid}/pages/${page.id}`, body: { background: choice.background }, kind: PAGE, id: page.id });
+  await recolour(screen, page, choice.background);
+}
+
+/**
+ * `page` in the palette's `background` (at once online, else the outbox), shown. Answers as
+ * `screen.change` does.
+ * @param {BookScreen} screen @param {Page} page @param {string} background
+ */
+export async function recolour(screen, page, background) {
+  const answer = await screen.change({ method: "PATCH", path: `${N}/notebooks/${screen.nid}/pages/${page.id}`, body: { background }, kind: PAGE, id: page.id });
   if (answer !== undefined) screen.reload();
+  return answer;
 }
 
 /**
@@ -296,13 +306,23 @@ export async function editItem(screen, item, typed, was) {
   if (page) keepDraft(screen.account, where, "nb-text");
   const text = await asked;
   if (!text || text === item.text) return dropDraft(screen.account, where);
+  const answer = await changeText(screen, item, text);
+  if (answer !== undefined) dropDraft(screen.account, where);
+}
+
+/**
+ * `item`'s text becomes `text` (at once online, else the outbox), and the page shows it; when
+ * another device had changed it meanwhile, what this replaced is said, with a way back. Answers
+ * as `screen.change` does (undefined when refused, said with a way to try again).
+ * @param {BookScreen} screen @param {Item} item @param {string} text
+ */
+export async function changeText(screen, item, text) {
   const answer = await screen.change({ method: "PATCH", path: `${N}/notebooks/${screen.nid}/items/${item.id}`, body: { text }, kind: ITEM, id: item.id,
     baseVersion: item.version || undefined }, (error) => error instanceof ApiError && error.status === 404
     // Removed meanwhile (maybe on another phone): what was typed is not lost, it can go on the page as a new text.
     ? ["Keep my text as a new text", () => write(screen, text)]
     : ["Change the text", () => editItem(screen, item, text)]);
-  if (answer === undefined) return;
-  dropDraft(screen.account, where);
+  if (answer === undefined) return undefined;
   screen.reload();
   // The server merged this change into the item as it is; when another device had changed the
   // same text since this phone read it, it answers what it replaced: said, with a way back.
@@ -312,21 +332,27 @@ export async function editItem(screen, item, typed, was) {
     const now = () => screen.content?.pages.flatMap((p) => p.items).find((i) => i.id === item.id) ?? item;
     screen.say(`Changed on another device meanwhile: your text replaced “${short}”.`,
       { action: ["Bring back theirs", () => editItem(screen, now(), `${theirs}\n${text}`)] });
-    return;
+    return answer;
   }
   announce("Changed.");
+  return answer;
 }
 
-/** @param {BookScreen} screen */
-export async function deletePage(screen) {
+/**
+ * The page showing deleted, once the person confirms the server's question (asked with `ask`: a
+ * dialog, or the room's overlay). Resolves whether it was deleted.
+ * @param {BookScreen} screen @param {(question: string, action: string) => Promise<boolean>} [ask]
+ */
+export async function deletePage(screen, ask) {
   const page = screen.currentPage();
-  if (!page) return;
+  if (!page) return false;
   screen.say(null);
   const number = screen.numberOf(page);
-  if (!(await confirmedDelete(screen, `${N}/notebooks/${screen.nid}/pages/${page.id}`))) return;
+  if (!(await confirmedDelete(screen, `${N}/notebooks/${screen.nid}/pages/${page.id}`, ask))) return false;
   await screen.ctx.sync.pull();
   screen.reload(number); // the page that took its place, or the new last page
   announce("Page deleted.");
+  return true;
 }
 
 /** @param {BookScreen} screen */

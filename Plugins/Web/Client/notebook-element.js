@@ -123,8 +123,9 @@ export function chooseDialog(title, groups) {
  * A delete the server confirms first: its 428 names what would go and the token that confirms
  * it; the person is asked in those words. Resolves whether it was deleted.
  * @param {NotebookElement} screen @param {string} path @returns {Promise<boolean>}
+ * @param {(question: string, action: string) => Promise<boolean>} [ask] how it is asked (a dialog by default)
  */
-export async function confirmedDelete(screen, path) {
+export async function confirmedDelete(screen, path, ask = confirmAction) {
   try {
     await screen.ctx.api.request("DELETE", path);
     return true;
@@ -133,7 +134,7 @@ export async function confirmedDelete(screen, path) {
       screen.refused(error);
       return false;
     }
-    if (!(await confirmAction(error.problem?.detail?.split(" Repeat the request")[0] ?? error.message, "Delete"))) return false;
+    if (!(await ask(error.problem?.detail?.split(" Repeat the request")[0] ?? error.message, "Delete"))) return false;
     try {
       await screen.ctx.api.request("DELETE", `${path}?confirm=${encodeURIComponent(error.problem?.confirm ?? "")}`);
       return true;

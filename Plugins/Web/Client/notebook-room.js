@@ -4,7 +4,7 @@
  * `immersive-ar`, laid on a detected table or floor (`xr-room.js`); a camera frame judged for light
  * first (device-monitor's verdict said under the notebook).
  */
-import { insert, itemWords, newPage, pageChoices, removeItem, removeQuestion, shareAddress, undo } from "./notebook-edits.js";
+import { changeText, deletePage, insert, itemWords, newPage, pageChoices, recolour, removeItem, removeQuestion, shareAddress, undo } from "./notebook-edits.js";
 import { freeSlots } from "./notebook-model.js";
 import { coverPicture as coverOf, pagePicture } from "./notebook-pictures.js";
 import { announce, h } from "./ui.js";
@@ -213,9 +213,10 @@ export function refreshRoom(screen) {
 /**
  * The rest of the single view (design 2.1.3), in the overlay: a new page (its layout and colour
  * chosen there), a picture (a file input: the camera or the gallery, which a DOM overlay allows),
- * an item removed after a question asked there, and a read-only link shown there with Copy. The
- * changes are notebook-edits.js's own (at once online, else the outbox, as on the screen); only
- * the asking is the overlay's, since dialogs do not show over the camera.
+ * an item's text changed, an item removed or the page deleted after a question asked there, the
+ * page's colour, and a read-only link shown there with Copy. The changes are notebook-edits.js's
+ * own (at once online, else the outbox, as on the screen); only the asking is the overlay's, since
+ * dialogs do not show over the camera.
  * @param {BookScreen} screen @param {(text: string) => void} say
  * @param {(body: any) => Promise<any>} put  puts text or a picture in the page's first free slot
  * @returns {{element: HTMLElement, panel: HTMLElement, update: () => void}}
@@ -224,34 +225,58 @@ export function roomActions(screen, say, put) {
   const panel = h("div", { class: "xr-panel", hidden: true });
   /** @type {number | undefined} the page the panel was opened on */
   let openedAt;
+  /** @type {((yes: boolean) => void) | undefined} a question waiting for its answer */
+  let waiting;
   /** @param {...(HTMLElement | string)} children */
   const open = (...children) => {
+    waiting?.(false);
+    waiting = undefined;
     panel.replaceChildren(...children);
     panel.hidden = false;
     openedAt = screen.index;
   };
   const close = () => {
+    waiting?.(false);
+    waiting = undefined;
     panel.replaceChildren();
     panel.hidden = true;
     openedAt = undefined;
   };
   const cancel = (label = "Cancel") => h("button", { type: "button", class: "secondary", onclick: close }, label);
+  /** A question before what cannot be undone, asked in the overlay (as `confirmAction` asks in a dialog). @param {string} question @param {string} action */
+  const ask = (question, action) => new Promise((resolve) => {
+    open(h("p", { class: "xr-question", role: "alert" }, question),
+      h("div", { class: "row" }, cancel("Keep it"), h("button", { type: "button", class: "danger", onclick: () => {
+        waiting = undefined;
+        close();
+        resolve(true);
+      } }, action)));
+    waiting = resolve;
+  });
+  /** Radio groups as the dialogs have them (`pageChoices`). @param {ReturnType<typeof pageChoices>} groups @param {Record<string, string>} [now] */
+  const choices = (groups, now = {}) => groups.map((group) => h("fieldset", { class: "choices" }, h("legend", {}, group.label),
+    ...group.options.map(([value, label], index) => h("label", { class: "choice" },
+      h("input", { type: "radio", name: group.name, value, checked: now[group.name] ? now[group.name] === value : index === 0 }), label))));
+  /** The page's items to choose from, each by its words. @param {string} title @param {(item: import("./notebook-model.js").Item) => boolean} which @param {(item: import("./notebook-model.js").Item) => void} then */
+  const pick = (title, which, then) => {
+    const page = screen.currentPage();
+    if (!page) return say("Turn to a page first.");
+    const items = page.items.filter(which);
+    if (!items.length) return say(`Page ${screen.numberOf(page)} has nothing on it for that.`);
+    open(h("h2", {}, title), ...items.map((item) => h("button", { type: "button", class: "secondary xr-item", onclick: () => then(item) }, itemWords(item))),
+      h("div", { class: "row" }, cancel()));
+  };
+  /** What a change answered, said in the overlay. @param {any} answer @param {string} done */
+  const told = (answer, done) => say(screen.said?.text ?? (answer === undefined ? "Nothing was changed." : done));
 
   const addPage = () => {
-    const groups = pageChoices(screen.catalog);
     const form = /** @type {HTMLFormElement} */ (h("form", { class: "xr-new-page", onsubmit: async (/** @type {SubmitEvent} */ event) => {
       event.preventDefault();
       const data = new FormData(form);
-      const choice = { template: String(data.get("template") ?? ""), background: String(data.get("background") ?? "") };
       close();
-      const answer = await newPage(screen, choice);
-      if (answer !== undefined) say(screen.said?.text ?? `Page ${screen.index} added.`);
-      else if (screen.said) say(screen.said.text);
-    } },
-    ...groups.map((group) => h("fieldset", { class: "choices" }, h("legend", {}, group.label),
-      ...group.options.map(([value, label], index) => h("label", { class: "choice" },
-        h("input", { type: "radio", name: group.name, value, checked: index === 0 }), label)))),
-    h("div", { class: "row" }, cancel(), h("button", { type: "submit" }, "Add page"))));
+      const answer = await newPage(screen, { template: String(data.get("template") ?? ""), background: String(data.get("background") ?? "") });
+      told(answer, `Page ${screen.index} added.`);
+    } }, ...choices(pageChoices(screen.catalog)), h("div", { class: "row" }, cancel(), h("button", { type: "submit" }, "Add page"))));
     open(h("h2", {}, "New page"), form);
   };
 
@@ -263,28 +288,49 @@ export function roomActions(screen, say, put) {
       const answer = await put(file);
       if (answer !== undefined) say(screen.said?.text ?? "The picture is on the page.");
     } }));
-  const pictureButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary", onclick: () => {
+  const picture = () => {
     if (!screen.currentPage()) return say("Turn to a page first: the cover takes no picture.");
     input.click();
-  } }, "Picture"));
-
-  const remove = () => {
-    const page = screen.currentPage();
-    if (!page) return say("Turn to a page first.");
-    if (!page.items.length) return say(`Page ${screen.numberOf(page)} has nothing on it to remove.`);
-    open(h("h2", {}, "Remove which?"),
-      ...page.items.map((item) => h("button", { type: "button", class: "secondary xr-item", onclick: () => confirm(item) }, itemWords(item))),
-      h("div", { class: "row" }, cancel()));
   };
-  /** @param {import("./notebook-model.js").Item} item */
-  const confirm = (item) => open(h("p", { class: "xr-question", role: "alert" }, removeQuestion(screen, item)),
-    h("div", { class: "row" }, cancel("Keep it"), h("button", { type: "button", class: "danger", onclick: async () => {
+
+  const changeTextOf = () => pick("Change which text?", (item) => item.kind !== "image", (item) => {
+    const field = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "xr-change", rows: "3", "aria-label": "Its text" }));
+    field.value = item.text ?? "";
+    const form = /** @type {HTMLFormElement} */ (h("form", { class: "xr-change", onsubmit: async (/** @type {SubmitEvent} */ event) => {
+      event.preventDefault();
+      const text = field.value;
+      if (!text.trim()) return say("Type something first, or tap Cancel.");
       close();
-      const answer = await removeItem(screen, item);
-      say(answer === undefined ? screen.said?.text ?? "It was not removed." : answer === null
-        ? "Removed on this phone; the server hears of it when the phone is online." : "Removed.");
-    } }, "Remove")));
-  const removeButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary", onclick: remove }, "Remove…"));
+      if (text === item.text) return;
+      told(await changeText(screen, item, text), "Changed.");
+    } }, field, h("div", { class: "row" }, cancel(), h("button", { type: "submit" }, "Save"))));
+    open(h("h2", {}, "Change the text"), form);
+  });
+
+  const remove = () => pick("Remove which?", () => true, async (item) => {
+    if (!(await ask(removeQuestion(screen, item), "Remove"))) return;
+    const answer = await removeItem(screen, item);
+    told(answer, answer === null ? "Removed on this phone; the server hears of it when the phone is online." : "Removed.");
+  });
+
+  const recolourPage = () => {
+    const page = screen.currentPage();
+    if (!page) return;
+    const form = /** @type {HTMLFormElement} */ (h("form", { class: "xr-colour", onsubmit: async (/** @type {SubmitEvent} */ event) => {
+      event.preventDefault();
+      const background = String(new FormData(form).get("background") ?? "");
+      close();
+      if (background === page.background) return;
+      told(await recolour(screen, page, background), "The page's colour is changed.");
+    } }, ...choices(pageChoices(screen.catalog).filter((g) => g.name === "background"), { background: page.background }),
+    h("div", { class: "row" }, cancel(), h("button", { type: "submit" }, "Save colour"))));
+    open(h("h2", {}, "Page colour"), form);
+  };
+
+  const deleteThisPage = async () => {
+    if (await deletePage(screen, ask)) say(`Page deleted; ${screen.index ? `page ${screen.index}` : "the cover"} shows.`);
+    else if (screen.said) say(screen.said.text);
+  };
 
   const share = async () => {
     open(h("p", { role: "status" }, "Asking for a link…"));
@@ -303,18 +349,27 @@ export function roomActions(screen, say, put) {
         }
       } }, "Copy link"), cancel("Close")));
   };
-  const shareButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary", onclick: share }, "Share"));
-  const newPageButton = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary", onclick: addPage }, "New page"));
 
-  const element = h("div", { class: "row xr-more" }, newPageButton, pictureButton, input, removeButton, shareButton);
+  const button = (/** @type {string} */ label, /** @type {() => void} */ onclick, danger = false) =>
+    /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: danger ? "danger" : "secondary", onclick }, label));
+  const buttons = {
+    newPage: button("New page", addPage),
+    picture: button("Picture", picture),
+    change: button("Change text…", changeTextOf),
+    remove: button("Remove…", remove),
+    colour: button("Colour", recolourPage),
+    share: button("Share", share),
+    delete: button("Delete page", deleteThisPage, true),
+  };
+  const element = h("div", { class: "row xr-more" }, ...Object.values(buttons), input);
   const update = () => {
     const editable = screen.editable;
     const page = screen.index > 0 ? screen.content?.pages[screen.index - 1] : undefined;
-    newPageButton.hidden = !editable;
-    pictureButton.hidden = !editable || !page;
-    removeButton.hidden = !editable || !page;
-    removeButton.disabled = !page?.items.length;
-    shareButton.hidden = screen.content?.notebook.access !== "owner";
+    buttons.newPage.hidden = !editable;
+    for (const b of [buttons.picture, buttons.change, buttons.remove, buttons.colour, buttons.delete]) b.hidden = !editable || !page;
+    buttons.remove.disabled = !page?.items.length;
+    buttons.change.disabled = !page?.items.some((item) => item.kind !== "image");
+    buttons.share.hidden = screen.content?.notebook.access !== "owner";
     // What the panel offered was for the page it opened on.
     if (openedAt !== undefined && openedAt !== screen.index) close();
   };
