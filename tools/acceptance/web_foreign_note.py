@@ -204,6 +204,18 @@ def help_and_tips(page, server):
     page.wait_for_selector("vocab-files h1")
     page.wait_for_timeout(300)
     check("…and is not shown again", page.get_by_role("note").count() == 0, page.get_by_role("note").all_text_contents())
+    # Kept per account on the server (issue 39): a second phone signed in to the account does not show it either.
+    second, other = phone(page.context.browser, server)
+    other.goto("/")
+    webwalk.sign_in(other, USER, PASSWORD)
+    other.wait_for_selector("vocab-collections")
+    other.goto("/#/files")
+    other.wait_for_selector("vocab-files h1")
+    other.wait_for_timeout(1_500)
+    elsewhere = other.get_by_role("note").all_text_contents()
+    check("…nor on a second phone signed in to the same account (which tips it has seen is kept on the server)",
+          not [t for t in elsewhere if "Anki" in t], elsewhere)
+    second.close()
     # A tip's "More help" opens the help on its task.
     page.goto("/#/search")
     page.wait_for_selector("vocab-search h1")

@@ -43,6 +43,7 @@ enum VocabularyCollections {
         ]),
         CollectionSchema(name: reviews, indexes: [IndexSpec(name: "reviewed", fields: ["reviewedAt"])]),
         CollectionSchema(name: reviewSettings),
+        CollectionSchema(name: Tips.seenCollection),
     ]
 }
 

@@ -162,7 +162,7 @@ struct VocabularyRoutes: Sendable {
 
         // Review (FSRS-6)
         try addReview(to: routes)
-        try Tips.add(to: routes)
+        try Tips.add(to: routes, store: service.store)
 
         // Import and export
         try routes.add(.post, "imports", query: ["format", "collection"], summary: "Import a CSV or Anki .apkg (the body); ?format=csv|apkg&collection=NAME; 202 with the job") {

@@ -2,7 +2,8 @@
 /**
  * Help for Foreign Note (NFR 6.4.1): a help screen that explains each task, and a first-use tip on
  * the screen of each task. A tip is shown once (on the first visit of its screen, until dismissed
- * or the screen is left; never again on this device for this account), and "Got it" dismisses it.
+ * or the screen is left; never again for this account: the server keeps which tips it has seen, so
+ * a second phone of the account does not show them again), and "Got it" dismisses it.
  * The document measures success by the use of help and tips, so each tip shown and each dismissed is
  * counted on the server (`POST …/vocabulary/tips/{tip}/viewed|dismissed`, which the operator reads
  * on `/metrics` as `quire_vocab_tips{tip, event}`): counts only, nothing about who.
@@ -67,39 +68,64 @@ function count(screen, tip, event) {
 /** @type {WeakMap<VocabElement, {name: string, element: HTMLElement | null}>} the tip a screen shows (it stays through its redraws) */
 const showing = new WeakMap();
 
+/** The tips the account has seen on any of its devices, as the server keeps them (asked once a page
+ * per account; nothing when it cannot be asked, offline: then this device's list alone). @type {Map<string, Promise<string[]>>} */
+const onServer = new Map();
+
+/** @param {VocabElement} screen @returns {Promise<string[]>} */
+function seenOnServer(screen) {
+  const key = shownKey(screen);
+  let seen = onServer.get(key);
+  if (!seen) {
+    seen = screen.ctx.api.get(`${V}/tips`).then((/** @type {any} */ kept) => (Array.isArray(kept?.seen) ? kept.seen.map(String) : []))
+      .catch(() => /** @type {string[]} */ ([]));
+    onServer.set(key, seen);
+  }
+  return seen;
+}
+
 /**
- * The first-use tip for this screen: the first of `names` this device has not shown yet, or
- * nothing. The same element on every redraw of the screen until dismissed.
+ * The first-use tip for this screen: the first of `names` this account has not seen yet (on this
+ * device or, as the server keeps it, on another), or nothing. The same element on every redraw of
+ * the screen until dismissed; it stays hidden and empty until the server's list is known.
  * @param {VocabElement} screen @param {TipName[]} names
  * @returns {HTMLElement | null}
  */
 export function tip(screen, names) {
   const current = showing.get(screen);
   if (current) return current.element;
-  const seen = shown(screen);
-  const task = TASKS.find((t) => names.includes(t.tip) && !seen.includes(t.tip));
-  if (!task) {
+  if (!TASKS.some((t) => names.includes(t.tip) && !shown(screen).includes(t.tip))) {
     showing.set(screen, { name: "", element: null });
     return null;
   }
-  try {
-    localStorage.setItem(shownKey(screen), JSON.stringify([...seen, task.tip]));
-  } catch {
-    // Storage refused: the tip may show again; it is still counted once here.
-  }
-  const id = `tip-${task.tip}`;
-  const element = h("div", { class: "notice info tip", role: "note", "aria-labelledby": id },
-    h("p", { id }, h("strong", {}, "Tip: "), task.says),
-    h("div", { class: "row" },
-      h("a", { href: `#/help?task=${task.tip}`, class: "button secondary" }, "More help"),
-      h("button", { type: "button", onclick: () => {
-        element.remove();
-        showing.set(screen, { name: task.tip, element: null });
-        count(screen, task.tip, "dismissed");
-        announce("Tip dismissed.");
-      } }, "Got it")));
-  showing.set(screen, { name: task.tip, element });
-  count(screen, task.tip, "viewed");
+  const element = h("div", { hidden: "" });
+  showing.set(screen, { name: "", element });
+  seenOnServer(screen).then((elsewhere) => {
+    const seen = [...new Set([...shown(screen), ...elsewhere])];
+    const task = TASKS.find((t) => names.includes(t.tip) && !seen.includes(t.tip));
+    if (!task || !screen.isConnected) return; // nothing to show, or the screen was left meanwhile
+    try {
+      localStorage.setItem(shownKey(screen), JSON.stringify([...seen, task.tip]));
+    } catch {
+      // Storage refused: the server keeps it (when online); it is still counted once here.
+    }
+    const id = `tip-${task.tip}`;
+    element.className = "notice info tip";
+    element.setAttribute("role", "note");
+    element.setAttribute("aria-labelledby", id);
+    element.replaceChildren(h("p", { id }, h("strong", {}, "Tip: "), task.says),
+      h("div", { class: "row" },
+        h("a", { href: `#/help?task=${task.tip}`, class: "button secondary" }, "More help"),
+        h("button", { type: "button", onclick: () => {
+          element.remove();
+          showing.set(screen, { name: task.tip, element: null });
+          count(screen, task.tip, "dismissed");
+          announce("Tip dismissed.");
+        } }, "Got it")));
+    element.hidden = false;
+    showing.set(screen, { name: task.tip, element });
+    count(screen, task.tip, "viewed");
+  });
   return element;
 }
 
@@ -121,6 +147,9 @@ export class HelpScreen extends VocabElement {
       h("p", {}, "Each screen shows a tip the first time you open it."),
       h("button", { type: "button", class: "secondary", onclick: () => {
         localStorage.removeItem(shownKey(this));
+        // On every device of the account: the server forgets them too.
+        onServer.set(shownKey(this), Promise.resolve([]));
+        this.ctx.api.request("DELETE", `${V}/tips`).catch(() => {});
         announce("The tips will show again.");
       } }, "Show the tips again")));
     if (focus) requestAnimationFrame(() => this.querySelector(`#help-${CSS.escape(focus)}`)?.scrollIntoView({ block: "start" }));
