@@ -270,12 +270,14 @@ export class Sync extends EventTarget {
           this.retryTimer = window.setTimeout(() => this.drain(), backoff(write.attempts));
           break;
         }
+        // A refusal is counted before the write leaves the queue: the bar never says "Saved" in
+        // between (a pull's change while IndexedDB settles it drew "Saved" for a change the server refused).
+        if (next !== "done") this.refused += 1;
         await this.settle(write, next === "done" ? answer : undefined);
         if (next !== "done") {
           // A create refused: the writes queued for what it would have made can never be sent
           // (they would wait for it forever and hold every later change behind them).
           const lost = write.method === "POST" && isLocal(write.id) ? await this.dropWritesFor(write.id) : 0;
-          this.refused += 1;
           this.dispatchEvent(new CustomEvent("refused", { detail: lost
             ? `${message} ${lost} later change${lost === 1 ? "" : "s"} to it could not be saved either.` : message }));
         }
