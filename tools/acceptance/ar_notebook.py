@@ -140,7 +140,7 @@ def make_config(data, provider, quotas=None):
     """The shipped config plus the OIDC test provider (reachable on 127.0.0.2 only) and, when given, other quotas."""
     with open(SHIPPED) as handle:
         text = handle.read()
-    text = text.replace("    methods: [password]", "    methods: [password, oidc]")
+    text = re.sub(r"    methods: \[password(, device)?\]", r"    methods: [password\1, oidc]", text)
     text = text.replace("    secret: ${QUIRE_AUTH_SECRET:-}\n", "    secret: ${QUIRE_AUTH_SECRET:-}\n    oidc_providers:\n"
                         f"      - {{ name: facebook, issuer: \"{ISSUER}\", audience: {AUDIENCE}, "
                         f"keys_url: \"http://{PROVIDER_HOST}:{provider.port}/jwks.json\", "

@@ -385,7 +385,8 @@ public struct AuthPlugin: Plugin {
                     let provider = try provider(context)
                     let verified = try await provider.verify(idToken: body.idToken, nonce: body.nonce)
                     return try .json(try await accounts.signUpDeviceExternal(accountID: identity.accountID, claimed: body.accountID,
-                                                                             provider: provider.config.name, verified).wire)
+                                                                             provider: provider.config.name, label: provider.config.label,
+                                                                             verified).wire)
                 }
             }
         }

@@ -54,13 +54,14 @@ extension AccountService {
     /// Links a provider's identity to the device account, which becomes an external account: the
     /// provider's sign-in finds it from then on, on any phone. An identity already linked to another
     /// account is refused (its notebooks are not merged into this one).
-    func signUpDeviceExternal(accountID: String, claimed: String, provider: String,
+    /// `label` names the provider to people ("Facebook"); `provider` is its name in the YAML.
+    func signUpDeviceExternal(accountID: String, claimed: String, provider: String, label: String,
                               _ verified: OIDCProvider.Verified) async throws(BusError) -> AccountSummary {
         var (data, version) = try await deviceAccount(accountID: accountID, claimed: claimed)
         let linkID = Self.externalID(provider: provider, subject: verified.subject)
         if try await store.get(collection: AuthCollections.external, id: linkID, owner: nil) != nil {
-            throw BusError(.conflict, "This \(provider) sign-in already has its own Quire account, so this phone's notebooks cannot move into it; "
-                           + "sign up with a user name and password instead, or with another \(provider) account.",
+            throw BusError(.conflict, "This \(label) sign-in already has its own Quire account, so this phone's notebooks cannot move into it; "
+                           + "sign up with a user name and password instead, or with another \(label) account.",
                            details: ["reason": "provider_account_exists"])
         }
         data.kind = .external
@@ -75,7 +76,7 @@ extension AccountService {
         } catch where error.code == .preconditionFailed {
             throw Self.alreadySignedUp(nil)
         } catch where error.code == .conflict {
-            throw BusError(.conflict, "This \(provider) sign-in was just linked to another Quire account; sign up with a user name and password instead.",
+            throw BusError(.conflict, "This \(label) sign-in was just linked to another Quire account; sign up with a user name and password instead.",
                            details: ["reason": "provider_account_exists"])
         }
         return try await summary(accountID: accountID)

@@ -179,6 +179,26 @@ export class Api {
   }
 
   /**
+   * Signs up the device account this phone made when sign-in was skipped: it gets a user name and
+   * password (or, `provider` given, that provider's identity) and keeps everything it holds.
+   * Answers the session to keep (no device secret: the account signs in as any other now).
+   * @param {{username: string, password: string} | {provider: string, idToken: string, nonce: string}} how
+   * @returns {Promise<Session>}
+   */
+  async signUpDevice(how) {
+    const accountId = /** @type {Session} */ (this.session).accountId;
+    if ("provider" in how) {
+      await this.request("POST", `/api/v1/auth/oidc/${encodeURIComponent(how.provider)}/sign-up`,
+        { body: { accountId, id_token: how.idToken, nonce: how.nonce } });
+    } else {
+      await this.request("POST", "/api/v1/auth/device/sign-up", { body: { accountId, ...how } });
+    }
+    // The session as it is now (the request may have refreshed it).
+    const { deviceSecret: _, ...rest } = /** @type {Session} */ (this.session);
+    return "username" in how ? { ...rest, username: how.username } : rest;
+  }
+
+  /**
    * Opens a device account on this phone with the code from the phone it was made on.
    * @param {{accountId: string, deviceSecret: string}} account
    */

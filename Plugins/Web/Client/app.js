@@ -23,6 +23,8 @@ class QuireApp extends HTMLElement {
     this.name = document.title;
     /** @type {string | undefined} what stopped a provider's sign-in, said once on the sign-in screen */
     this.signInError = undefined;
+    /** Why signing up this phone's account with a provider did not finish, for the sign-up screen. @type {string | undefined} */
+    this.signUpError = undefined;
     /** Sentences waiting for the user's OK: kept across screens, shown in the sticky header so
      * they are in view wherever the page is scrolled. */
     this.notices = h("div", { class: "notices" });
@@ -48,10 +50,22 @@ class QuireApp extends HTMLElement {
   /** Back from an OpenID Connect provider: its ID token signs in, its refusal is said on the sign-in screen. */
   async finishProviderSignIn() {
     const answer = readCallback(location.hash, pendingSignIn());
-    history.replaceState(null, "", location.pathname + location.search);
+    // Back where the sign-in began: a shared notebook's link (#/accept/…) opens once signed in.
+    const returnTo = answer && "pending" in answer ? answer.pending.returnTo ?? "" : "";
+    history.replaceState(null, "", location.pathname + location.search + returnTo);
     if (answer && "session" in answer) {
       this.api.keep(this.api.sessionFrom(answer.session)); // signed in by the server's callback (form_post)
       return;
+    } else if (answer && "idToken" in answer && answer.pending.carryOver && this.api.session?.deviceSecret) {
+      // This phone's account (sign-in skipped) signing up with the provider: its notebooks stay its own.
+      const { provider, nonce } = answer.pending;
+      try {
+        this.api.keep(await this.api.signUpDevice({ provider, idToken: answer.idToken, nonce }));
+        return;
+      } catch (failure) {
+        history.replaceState(null, "", location.pathname + location.search + "#/sign-up");
+        this.signUpError = failure instanceof ApiError ? failure.message : "Signing up did not finish; try again.";
+      }
     } else if (answer && "idToken" in answer) {
       try {
         await this.api.signInWith(answer.pending.provider, answer.idToken, answer.pending.nonce);
@@ -100,6 +114,8 @@ class QuireApp extends HTMLElement {
         error,
         // A shared notebook's link (#/accept/…): the sign-in says why it is asked for.
         shared: /^#\/accept\/./.test(location.hash),
+        // AR Notebook (UI5.1.1): "Skip for now" makes a device account, signed up later.
+        skip: features.includes("sign-in:device") && Boolean(this.plugin("notebooks")),
         onboarding: features.find((f) => f.startsWith("onboarding:"))?.split(":")[1] ?? "password" });
       return;
     }
@@ -228,15 +244,24 @@ class QuireApp extends HTMLElement {
     // iRemember's device account has no password to sign in with again: signing out lives on the
     // "new phone" screen, next to the code that opens the album again.
     const album = Boolean(this.plugin("album"));
+    // Sign-in skipped (AR Notebook): this phone's account is left by signing up, which keeps its notebooks.
+    const skipped = !album && Boolean(this.api.session?.deviceSecret) && Boolean(this.plugin("notebooks"));
     const header = h("header", { class: "bar" }, h("span", { class: "app-name" }, this.name), status,
       album ? (path ? h("a", { href: "#/", class: "link" }, "Home") : null)
-        : h("button", { type: "button", class: "link", onclick: () => this.signOut() }, "Sign out"),
+        : skipped ? h("a", { href: "#/sign-up", class: "link" }, "Sign up")
+          : h("button", { type: "button", class: "link", onclick: () => this.signOut() }, "Sign out"),
       // The operator's screen: linked for operators only (for anyone else its routes do not exist).
       this.operator ? h("a", { href: parts[0] === "admin" ? "#/" : "#/admin", class: "link" }, parts[0] === "admin" ? "App" : "Admin") : null,
       this.notices);
     /** @type {HTMLElement} */
     let screen;
-    if (parts[0] === "admin" && this.operator) {
+    if (parts[0] === "sign-up" && skipped) {
+      const signUp = /** @type {import("./screen-signin.js").QuireSignIn} */ (h("quire-signin"));
+      const ways = this.plugin("auth")?.features ?? [];
+      signUp.showSignUp(this.api, { password: ways.includes("sign-in:password"), providers: ways.includes("sign-in:oidc"), error: this.signUpError });
+      this.signUpError = undefined;
+      screen = signUp;
+    } else if (parts[0] === "admin" && this.operator) {
       const { adminScreen } = await import("./screen-admin.js");
       screen = adminScreen(context);
     } else if (album) {

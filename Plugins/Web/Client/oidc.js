@@ -12,7 +12,9 @@
 
 /** @typedef {{name: string, label: string, authorizeUrl: string, clientId: string, nonceHash: "none" | "sha256", responseMode?: "fragment" | "form_post"}} Provider */
 /** @typedef {{access_token: string, refresh_token: string, expires_in: number, accountId: string}} Tokens */
-/** @typedef {{provider: string, nonce: string, state: string}} Pending */
+/** @typedef {{provider: string, nonce: string, state: string, returnTo?: string, carryOver?: boolean}} Pending
+ * `returnTo`: the address's fragment when the sign-in began (a shared notebook's `#/accept/…`), given back
+ * after it; `carryOver`: begun by a device account signing up, whose notebooks the provider's identity keeps. */
 
 const KEY = "quire.oidc";
 
@@ -80,19 +82,24 @@ export function readCallback(hash, pending) {
   return { idToken: /** @type {string} */ (fields.get("id_token")), pending };
 }
 
-/** Sends the person to the provider, keeping the nonce and state for the way back. @param {Provider} provider */
-export async function begin(provider) {
+/**
+ * Sends the person to the provider, keeping the nonce and state (and where they were) for the way back.
+ * @param {Provider} provider @param {{carryOver?: boolean}} [options]
+ */
+export async function begin(provider, options = {}) {
+  // Signing up this phone's account comes back to the notebooks, not to the sign-up screen.
+  const returnTo = !options.carryOver && /^#\/./.test(location.hash) ? location.hash : undefined;
   if (provider.responseMode === "form_post") {
     // The server keeps the nonce (the provider posts the token to it), and gives the state.
     const answer = await fetch(`/api/v1/auth/oidc/${encodeURIComponent(provider.name)}/begin`, { method: "POST" });
     if (!answer.ok) throw new Error(`begin: ${answer.status}`);
     const { authorizeUrl, state } = await answer.json();
-    sessionStorage.setItem(KEY, JSON.stringify({ provider: provider.name, nonce: "", state }));
+    sessionStorage.setItem(KEY, JSON.stringify({ provider: provider.name, nonce: "", state, returnTo, carryOver: options.carryOver }));
     location.assign(authorizeUrl);
     return;
   }
   /** @type {Pending} */
-  const pending = { provider: provider.name, nonce: randomToken(), state: randomToken(16) };
+  const pending = { provider: provider.name, nonce: randomToken(), state: randomToken(16), returnTo, carryOver: options.carryOver };
   sessionStorage.setItem(KEY, JSON.stringify(pending));
   location.assign(await authorizeAddress(provider, { redirectUri: location.origin + location.pathname, ...pending }));
 }

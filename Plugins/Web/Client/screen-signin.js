@@ -10,7 +10,8 @@ export class QuireSignIn extends HTMLElement {
   /**
    * @param {import("./api.js").Api} api
    * @param {{name: string, password: boolean, device: boolean, onboarding: string, moveCode?: string,
-   *   providers?: boolean, error?: string, shared?: boolean}} options  `shared`: opened from a link someone shared (kept through signing in)
+   *   providers?: boolean, error?: string, shared?: boolean, skip?: boolean}} options  `shared`: opened from a link someone shared (kept
+   *   through signing in); `skip`: "Skip for now" makes a device account (AR Notebook), signed up later with `showSignUp`
    */
   show(api, options) {
     const error = h("p", { class: "error", role: "alert", id: "signin-error" }, options.error ?? "");
@@ -79,25 +80,86 @@ export class QuireSignIn extends HTMLElement {
       device ? h("details", {}, h("summary", {}, "I have a code from my other phone"), codeForm) : null,
       options.password ? (device ? h("details", {}, h("summary", {}, "I have a user name and password"), form) : form) : null,
       options.providers ? h("div", { class: "providers stack" }) : null,
+      options.skip && !device ? this.skipPart(api, attempt) : null,
       error));
     if (options.providers) this.showProviders(api, options.password, error);
+  }
+
+  /**
+   * "Skip for now" (UI5.1.1): a device account, said plainly to live only on this phone until signed up.
+   * @param {import("./api.js").Api} api @param {(action: () => Promise<void>, button: HTMLButtonElement, working?: string) => Promise<void>} attempt
+   */
+  skipPart(api, attempt) {
+    const skip = /** @type {HTMLButtonElement} */ (h("button", { type: "button", class: "secondary skip",
+      "aria-describedby": "skip-note", onclick: () => attempt(() => api.getStarted(), skip, "Making this phone's account…") }, "Skip for now"));
+    return h("div", { class: "stack skip-sign-in" },
+      h("p", { class: "or" }, "or"),
+      skip,
+      h("p", { id: "skip-note", class: "hint" },
+        "Skipping keeps your notebooks on this phone only: nobody can open them anywhere else, and they are lost with this phone's data, until you sign up. "
+        + "Signing up later keeps them."));
+  }
+
+  /**
+   * Signing up this phone's account (sign-in was skipped): a user name and password, or a
+   * provider; either way the notebooks made so far stay the account's own.
+   * @param {import("./api.js").Api} api
+   * @param {{password: boolean, providers?: boolean, error?: string}} options
+   */
+  showSignUp(api, options) {
+    const error = h("p", { class: "error", role: "alert", id: "signup-error" }, options.error ?? "");
+    const user = /** @type {HTMLInputElement} */ (h("input", { id: "username", name: "username", autocomplete: "username", required: true,
+      autocapitalize: "none", spellcheck: "false" }));
+    const password = /** @type {HTMLInputElement} */ (h("input", { id: "password", name: "password", type: "password",
+      autocomplete: "new-password", required: true }));
+    const submit = /** @type {HTMLButtonElement} */ (h("button", { type: "submit" }, "Sign up and keep my notebooks"));
+    const form = h("form", { class: "stack", "aria-describedby": "signup-error", onsubmit: async (/** @type {Event} */ event) => {
+      event.preventDefault();
+      error.textContent = "";
+      submit.disabled = true;
+      submit.setAttribute("aria-busy", "true");
+      try {
+        const session = await api.signUpDevice({ username: user.value.trim(), password: password.value });
+        history.replaceState(null, "", "#/");
+        api.keep(session);
+      } catch (failure) {
+        error.textContent = failure instanceof ApiError ? failure.message : "Something went wrong; try again.";
+      } finally {
+        submit.disabled = false;
+        submit.removeAttribute("aria-busy");
+      }
+    } },
+    h("label", { for: "username" }, "Choose a user name"), user,
+    h("label", { for: "password" }, "Choose a password"), password,
+    submit);
+    this.replaceChildren(h("main", { class: "screen signin sign-up" },
+      h("h1", {}, "Sign up"),
+      h("p", { class: "lead" }, "You skipped signing in, so your notebooks live only on this phone. "
+        + "Sign up and they are kept under your account, to open on any phone."),
+      // Above the ways in: a provider's refusal is said where the page opens on coming back.
+      error,
+      options.providers ? h("div", { class: "providers stack" }) : null,
+      options.password ? form : null,
+      h("p", {}, h("a", { href: "#/", class: "link" }, "Not now, back to my notebooks"))));
+    if (options.providers) this.showProviders(api, options.password, error, true);
   }
 
   /**
    * One "Continue with …" button per provider the YAML gives a browser address; none when the
    * server cannot be reached (the password form still shows).
    * @param {import("./api.js").Api} api @param {boolean} orPassword @param {HTMLElement} error
+   * @param {boolean} [carryOver]  signing up this phone's account: the provider's identity keeps its notebooks
    */
-  async showProviders(api, orPassword, error) {
+  async showProviders(api, orPassword, error, carryOver = false) {
     const place = this.querySelector(".providers");
     const providers = await api.providers().catch(() => []);
     if (!place || providers.length === 0) return;
     place.replaceChildren(...providers.map((provider) => h("button", { type: "button", class: "provider",
-      onclick: () => begin(provider).catch(() => { error.textContent = `${provider.label} cannot be reached; try again.`; }) },
+      onclick: () => begin(provider, { carryOver }).catch(() => { error.textContent = `${provider.label} cannot be reached; try again.`; }) },
     `Continue with ${provider.label}`)));
     if (orPassword) place.append(h("p", { class: "or" }, "or with a user name and password"));
     // Above the password form: one tap is the quicker way in.
-    this.querySelector("main")?.insertBefore(place, this.querySelector("main > form, main > details"));
+    this.querySelector("main")?.insertBefore(place, this.querySelector("main > form, main > details, main > .skip-sign-in"));
   }
 }
 customElements.define("quire-signin", QuireSignIn);
