@@ -534,6 +534,34 @@ def online_within_the_pause(browser, server, username):
     context.close()
 
 
+def typed_offline_then_left(browser, server, username):
+    """Issue 39's gap as reported: offline, a new note typed in and left for the list (‹ Notes, or
+    the phone's Back within the typing pause), then online: the note reaches the server as typed,
+    and nothing is refused."""
+    context, page = second_phone(browser, server, username)
+    token = token_of(page)
+    for leave in ("text=‹ Notes", "history.back()"):
+        context.set_offline(True)
+        page.wait_for_selector("quire-status[data-state=offline]")
+        page.click("text=New note")
+        page.wait_for_selector("note-editor #note-title")
+        page.click("#note-text")
+        page.keyboard.type(f"typed offline, left by {leave}")
+        if leave.startswith("text="):
+            page.click(leave)
+        else:
+            page.evaluate(leave)
+        page.wait_for_selector("notes-list h1")
+        context.set_offline(False)
+        page.evaluate("window.dispatchEvent(new Event('online'))")
+        settled(page, 20_000)
+        texts = [n.get("text") for n in notes(server, token)]
+        check(f"a note typed offline and left ({leave}) before coming back online reaches the server, nothing refused",
+              f"typed offline, left by {leave}" in texts and not page.query_selector(".notice"),
+              (texts, page.eval_on_selector_all(".notice", "els => els.map(e => e.textContent)")))
+    context.close()
+
+
 def sign_out_right_after_typing(browser, server, username):
     """Online, typing and signing out at once: the change is on its way, not lost, so the phone
     neither says it would be deleted nor loses it."""
@@ -691,6 +719,7 @@ def napkin(browser, server, data, only=None):
     back_follows_live(browser, server, "keeper")
     answered_on_the_back(browser, server, "keeper")
     online_within_the_pause(browser, server, "keeper")
+    typed_offline_then_left(browser, server, "keeper")
     sign_out_right_after_typing(browser, server, "keeper")
     sign_out_forgets(browser, server, "keeper")
     deleted_elsewhere(browser, server, "keeper")
