@@ -14,7 +14,7 @@ import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
 import { linkFor, shareLink } from "./share.js";
 import { BOUNDS, pictureURL } from "./picture-cache.js";
-import { announce, askText, confirmAction, h } from "./ui.js";
+import { announce, askText, confirmAction, h, showDialog } from "./ui.js";
 
 /** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
 /** @typedef {import("./notebook-model.js").Item} Item */
@@ -423,8 +423,7 @@ export async function editCover(screen, typed = {}) {
       const data = new FormData(form);
       resolve({ name: name.value.trim(), cover: String(data.get("cover") ?? style), coverText: text.value.trim(), coverItem: String(data.get("coverItem") ?? pictureNow) });
     });
-    document.body.append(dialog);
-    dialog.showModal();
+    showDialog(dialog);
     name.focus();
   });
   if (!chosen) return;

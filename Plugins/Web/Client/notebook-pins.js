@@ -6,7 +6,7 @@
  * remove the pin (only the owner says who may edit). Pins need the network and say so.
  */
 import { N } from "./notebook-model.js";
-import { announce, confirmAction, h, whereAmI } from "./ui.js";
+import { announce, confirmAction, h, showDialog, whereAmI } from "./ui.js";
 
 /** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
 /** @typedef {{latitude: number, longitude: number, allowEdits: boolean} | "remove" | null} PinChoice */
@@ -71,8 +71,7 @@ function pickPlace(pin, owner) {
       dialog.remove();
       resolve(chosen);
     });
-    document.body.append(dialog);
-    dialog.showModal();
+    showDialog(dialog);
     if (!pin) here();
   });
 }

@@ -4,10 +4,11 @@
  * `immersive-ar`, laid on a detected table or floor (`xr-room.js`); a camera frame judged for light
  * first (device-monitor's verdict said under the notebook).
  */
-import { changeText, deletePage, insert, itemWords, newPage, pageChoices, recolour, removeItem, removeQuestion, shareAddress, undo } from "./notebook-edits.js";
+import { changeText, deletePage, editCover, insert, itemWords, newPage, pageChoices, recolour, removeItem, removeQuestion, shareAddress, undo } from "./notebook-edits.js";
 import { freeSlots } from "./notebook-model.js";
 import { coverPicture as coverOf, pagePicture } from "./notebook-pictures.js";
-import { announce, h } from "./ui.js";
+import { announce, h, hostDialogs } from "./ui.js";
+import { pin } from "./notebook-pins.js";
 import { arSupported, RoomView } from "./xr-room.js";
 
 const DM = "/api/v1/device-monitor";
@@ -72,10 +73,12 @@ export async function placeInRoom(screen) {
   const controls = roomControls(screen, (text) => { hint.textContent = text; });
   const overlay = h("div", { class: "xr-overlay" }, hint, controls.element, done);
   document.body.append(overlay);
+  hostDialogs(overlay); // the cover's and the pin's dialogs show in the room (modal ones would not)
   shown.set(screen, controls);
   const room = new RoomView({ page: picture(screen), cover: coverPicture(screen), overlay,
     say: (text) => { hint.textContent = text; } });
   room.addEventListener("end", () => {
+    hostDialogs(null);
     shown.delete(screen);
     overlay.remove();
     screen.room = undefined;
@@ -85,6 +88,7 @@ export async function placeInRoom(screen) {
     await room.start();
     screen.room = room;
   } catch {
+    hostDialogs(null);
     overlay.remove();
     screen.say("The room view could not start on this phone; the notebook stays in 3D on the screen.");
   }
@@ -216,7 +220,8 @@ export function refreshRoom(screen) {
  * an item's text changed, an item removed or the page deleted after a question asked there, the
  * page's colour, and a read-only link shown there with Copy. The changes are notebook-edits.js's
  * own (at once online, else the outbox, as on the screen); only the asking is the overlay's, since
- * dialogs do not show over the camera.
+ * modal dialogs do not show over the camera. The notebook's cover and name and its pin keep their
+ * own dialogs, shown inside the overlay (`hostDialogs`).
  * @param {BookScreen} screen @param {(text: string) => void} say
  * @param {(body: any) => Promise<any>} put  puts text or a picture in the page's first free slot
  * @returns {{element: HTMLElement, panel: HTMLElement, update: () => void}}
@@ -360,6 +365,9 @@ export function roomActions(screen, say, put) {
     colour: button("Colour", recolourPage),
     share: button("Share", share),
     delete: button("Delete page", deleteThisPage, true),
+    // The notebook's own: its dialogs show in the overlay (`hostDialogs`).
+    cover: button("Cover and name", () => { close(); void editCover(screen); }),
+    pin: button("Pin…", () => { close(); void pin(screen); }),
   };
   const element = h("div", { class: "row xr-more" }, ...Object.values(buttons), input);
   const update = () => {
@@ -369,7 +377,10 @@ export function roomActions(screen, say, put) {
     for (const b of [buttons.picture, buttons.change, buttons.remove, buttons.colour, buttons.delete]) b.hidden = !editable || !page;
     buttons.remove.disabled = !page?.items.length;
     buttons.change.disabled = !page?.items.some((item) => item.kind !== "image");
-    buttons.share.hidden = screen.content?.notebook.access !== "owner";
+    const notebook = screen.content?.notebook;
+    buttons.share.hidden = notebook?.access !== "owner";
+    buttons.cover.hidden = notebook?.access !== "owner" || Boolean(page);
+    buttons.pin.hidden = !(notebook?.access === "owner" || (notebook?.access === "edit" && notebook.pin));
     // What the panel offered was for the page it opened on.
     if (openedAt !== undefined && openedAt !== screen.index) close();
   };

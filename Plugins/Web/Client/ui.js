@@ -36,6 +36,29 @@ export function announce(text) {
   window.setTimeout(() => { /** @type {HTMLElement} */ (region).textContent = text; }, 50);
 }
 
+/** @type {HTMLElement | null} */
+let dialogHost = null;
+
+/**
+ * Where dialogs show from now on: `host` (the WebXR room's DOM overlay: the page's top layer does
+ * not show over the camera), not modal; null, the page's top layer again (modal).
+ * @param {HTMLElement | null} host
+ */
+export function hostDialogs(host) {
+  dialogHost = host;
+}
+
+/** Shows `dialog`: modal on the page, or inside the room's overlay while there is one. @param {HTMLDialogElement} dialog */
+export function showDialog(dialog) {
+  if (dialogHost?.isConnected) {
+    dialogHost.append(dialog);
+    dialog.show();
+    return;
+  }
+  document.body.append(dialog);
+  dialog.showModal();
+}
+
 /**
  * Asks before something that cannot be undone; resolves true when confirmed.
  * @param {string} question
@@ -53,8 +76,7 @@ export function confirmAction(question, action) {
       dialog.remove();
       resolve(dialog.returnValue === "ok");
     });
-    document.body.append(dialog);
-    dialog.showModal();
+    showDialog(dialog);
   });
 }
 
