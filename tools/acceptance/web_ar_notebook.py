@@ -33,8 +33,9 @@ and offline. Pictures on pages show offline once the notebook was opened online 
 Pins: a coordinate picker; a finder with edit rights moves and removes the pin. “Shared with me”
 names the sharer. Battery without the Battery Status API: the screen says it cannot know, then the
 alert follows device-monitor's level; “Sign out and close”. In the WebXR room, the overlay's
-controls turn pages, write and undo, add a page, put a picture on it, remove an item (asked there)
-and show a share link, online and offline. axe-core checks every screen; screenshots go to
+controls turn pages, write and undo, add a page, put a picture on it, change or remove an item
+(asked there), recolour or delete the page, rename the notebook, pin it and show a share link,
+online and offline. axe-core checks every screen; screenshots go to
 .build/screenshots/ar-notebook-*.png (tools/screenshots: docs/screenshots/). `--only a,b` runs
 the parts that stand alone (drafts_and_header, covers, pictures_offline, pins_for_finders,
 battery_without_api, room_controls, room_actions).
@@ -190,8 +191,9 @@ def picture(data):
     return path
 
 
-def phone(browser, server, where=HERE):
-    return webwalk.phone(browser, server, init_script=BATTERY, geolocation=where,
+def phone(browser, server, where=HERE, xr=False):
+    """A new phone (context, page): its battery replaced, and with `xr`, WebXR too (ROOM_XR)."""
+    return webwalk.phone(browser, server, init_script=BATTERY + ROOM_XR if xr else BATTERY, geolocation=where,
                          permissions=["geolocation", "clipboard-read", "clipboard-write", "camera"])
 
 
@@ -224,6 +226,57 @@ def open_notebook(page, user):
 
 def where(page):
     return page.text_content(".turn-row .where")
+
+
+def at_page(page, label, timeout=30_000, start=False):
+    """Waits until the turn row says `label` (“Page 1 of 1”), or with `start`, begins with it (“Cover”)."""
+    test = "l => document.querySelector('.turn-row .where')?.textContent" + (".startsWith(l)" if start else " === l")
+    page.wait_for_function(test, arg=label, timeout=timeout)
+
+
+def add_page(page, label, timeout=30_000):
+    """New page with the dialog's first layout and colour, until the turn row says `label`."""
+    page.click("nb-book button:has-text('New page')")
+    page.click("dialog button:has-text('OK')")
+    at_page(page, label, timeout)
+
+
+def new_phone(browser, server, user, first_page=True, xr=False):
+    """A new phone on which `user` signs up and opens their default notebook at its cover; with
+    `first_page`, a page added (New page's first choices) and shown; with `xr`, WebXR replaced.
+    Answers (context, page, the access token)."""
+    context, page = phone(browser, server, xr=xr)
+    sign_up(page, user)
+    page.wait_for_selector("nb-welcome")
+    page.click("text=Open my notebook")
+    page.wait_for_selector("nb-book .sheet.cover")
+    token = token_of(page)
+    if first_page:
+        add_page(page, "Page 1 of 1")
+    return context, page, token
+
+
+def second_phone(browser, server, user):
+    """`user`'s second phone, signed in, open at page 1 of their notebook. Answers (context, page)."""
+    context, other = phone(browser, server)
+    open_notebook(other, user)
+    if where(other).startswith("Cover"):
+        other.click("[aria-label='Next page']")
+        at_page(other, "Page 1 of 1")
+    return context, other
+
+
+def first_notebook_id(server, token):
+    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
+    return listing["items"][0]["id"]
+
+
+def place_in_room(page):
+    """In the room (WebXR replaced): the aim on the floor, then a tap lays the notebook there."""
+    page.evaluate("window.__xr.aim = 'floor'")
+    page.wait_for_function("() => document.querySelector('.xr-hint').textContent === 'Tap to put the notebook here.'")
+    page.evaluate("window.__xr.select()")
+    page.wait_for_function("() => document.querySelector('.xr-hint').textContent.startsWith('Here it is')")
 
 
 def provider_sign_in(browser, server, provider):
@@ -272,7 +325,7 @@ def owner_walk(page, server, data):
     page.check("dialog input[value='two-slots']")
     page.check("dialog input[value='mint']")
     page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    at_page(page, "Page 1 of 1")
     content = notebook_of(server, token)
     check("a new page from the two-slot template in mint (UC-4)", [(p["template"], p["background"]) for p in content["pages"]] == [("two-slots", "mint")],
           content["pages"])
@@ -358,20 +411,18 @@ def owner_walk(page, server, data):
     page.mouse.down()
     page.mouse.move(stage["x"] + 220, y, steps=5)
     page.mouse.up()
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.startsWith('Cover')")
+    at_page(page, "Cover", start=True)
     page.click("[aria-label='Next page']")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
-    page.click("nb-book button:has-text('New page')")
-    page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 2 of 2'")
+    at_page(page, "Page 1 of 1")
+    add_page(page, "Page 2 of 2")
     page.click("[aria-label='Previous page']")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 2'")
+    at_page(page, "Page 1 of 2")
     stage = page.locator(".stage").bounding_box()
     page.mouse.move(stage["x"] + stage["width"] - 10, y)
     page.mouse.down()
     page.mouse.move(stage["x"] + stage["width"] - 210, y, steps=5)
     page.mouse.up()
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 2 of 2'")
+    at_page(page, "Page 2 of 2")
     check("pages turn by swiping and by the arrows", True)
 
     page.fill("#turn", "180")
@@ -384,7 +435,7 @@ def owner_walk(page, server, data):
 
     # Page 1 (its slots taken) goes; the blank page 2 becomes page 1.
     page.click("[aria-label='Previous page']")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 2'")
+    at_page(page, "Page 1 of 2")
     page.click("nb-book button:has-text('Delete page')")
     page.wait_for_selector("dialog.confirm")
     question = page.text_content("dialog.confirm p")
@@ -394,7 +445,7 @@ def owner_walk(page, server, data):
           and len(notebook_of(server, token)["pages"]) == 1, question)
     if "Page 1" not in where(page):
         page.click("[aria-label='Next page']")
-        page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+        at_page(page, "Page 1 of 1")
     return token
 
 
@@ -462,33 +513,22 @@ def shows_text(page, text, timeout=5_000):
 def undo_after_change(browser, server):
     """FR3.2.12 as a person expects it: Undo after “Change the text” puts the text back as it was
     (it does not remove the item), and Undo shows and says the page it changed."""
-    context, page = phone(browser, server)
-    sign_up(page, "web-undo")
-    page.wait_for_selector("nb-welcome")
-    page.click("text=Open my notebook")
-    page.wait_for_selector("nb-book .sheet.cover")
-    token = token_of(page)
-    page.click("nb-book button:has-text('New page')")
-    page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    context, page, token = new_phone(browser, server, "web-undo")
     write_text(page, "First note on page 1")
     change_text(page, "First note on page 1", "First note on page 1, corrected")
     page.wait_for_selector(".sheet .item-text:has-text('corrected')", timeout=5_000)
     page.click("nb-book button:has-text('Undo')")
     back = shows_text(page, "First note on page 1")
-    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
-    nid = listing["items"][0]["id"]
+    nid = first_notebook_id(server, token)
     _, content, _ = call(server, "GET", f"{N}/notebooks/{nid}", token=token)
     texts = [i.get("text") for p in content["pages"] for i in p["items"]]
     check("Undo after “Change the text” puts the earlier text back; the item stays (FR3.2.12)",
           back and texts == ["First note on page 1"], (texts, page.inner_text("nb-book .stage")[:200]))
     # A text added on page 2, then a change on page 1: Undo takes back the change on page 1, in view.
-    page.click("nb-book button:has-text('New page')")
-    page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 2 of 2'")
+    add_page(page, "Page 2 of 2")
     write_text(page, "A note on page 2")
     page.click("[aria-label='Previous page']")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 2'")
+    at_page(page, "Page 1 of 2")
     change_text(page, "First note on page 1", "Page 1, changed")
     page.wait_for_selector(".sheet .item-text:has-text('Page 1, changed')", timeout=5_000)
     page.click("nb-book button:has-text('Undo')")
@@ -508,15 +548,15 @@ def undo_after_change(browser, server):
     check("…and then Undo is off (once)", page.is_disabled("nb-book button:has-text('Undo')"))
     # An insert on page 2, then Undo from page 1: the phone turns to page 2, where it was taken away, and says so.
     page.click("[aria-label='Next page']")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 2 of 2'")
+    at_page(page, "Page 2 of 2")
     write_text(page, "Added last")
     page.click("[aria-label='Previous page']")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 2'")
+    at_page(page, "Page 1 of 2")
     page.evaluate("() => { const a = document.getElementById('announcer'); if (a) a.textContent = ''; }")
     page.click("nb-book button:has-text('Undo')")
     try:
         page.wait_for_function("() => (document.getElementById('announcer')?.textContent ?? '').startsWith('Undone')", timeout=3_000)
-        page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 2 of 2'", timeout=3_000)
+        at_page(page, "Page 2 of 2", 3_000)
     except Exception:
         pass  # the check says where it was and what was said
     said = page.evaluate("() => document.getElementById('announcer')?.textContent ?? ''")
@@ -531,21 +571,9 @@ def two_phones_one_text(browser, server):
     """Two phones change the same text: the later save is told what it replaced, with a way to
     bring it back (not silently overwritten); a text removed on one phone while the other was
     changing it: said in words (no ids), with “Keep my text as a new text”."""
-    context, page = phone(browser, server)
-    sign_up(page, "web-twotext")
-    page.wait_for_selector("nb-welcome")
-    page.click("text=Open my notebook")
-    page.wait_for_selector("nb-book .sheet.cover")
-    token = token_of(page)
-    page.click("nb-book button:has-text('New page')")
-    page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    context, page, token = new_phone(browser, server, "web-twotext")
     write_text(page, "Lisbon")
-    second, other = phone(browser, server)
-    open_notebook(other, "web-twotext")
-    if where(other).startswith("Cover"):
-        other.click("[aria-label='Next page']")
-        other.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    second, other = second_phone(browser, server, "web-twotext")
     # B's dialog is open with the old text while A saves.
     other.click("nb-book .sheet [aria-label='Text: Lisbon']")
     other.check("dialog label:has-text('Change the text') input")
@@ -567,8 +595,7 @@ def two_phones_one_text(browser, server):
         if offered:
             other.click("dialog button:has-text('Save')")
     # A removes the text while B is changing it.
-    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
-    nid = listing["items"][0]["id"]
+    nid = first_notebook_id(server, token)
     _, content, _ = call(server, "GET", f"{N}/notebooks/{nid}", token=token)
     item = content["pages"][0]["items"][0]
     other.wait_for_timeout(500)
@@ -600,11 +627,7 @@ def two_phones_one_text(browser, server):
 def one_box_page(browser, server):
     """FR3.2.15: the one-box template holds any one item, text or picture; the New page dialog
     says so (it promised “One picture”, then a text filled it), and a full page says what it holds."""
-    context, page = phone(browser, server)
-    sign_up(page, "web-onebox")
-    page.wait_for_selector("nb-welcome")
-    page.click("text=Open my notebook")
-    page.wait_for_selector("nb-book .sheet.cover")
+    context, page, _ = new_phone(browser, server, "web-onebox", first_page=False)
     page.click("nb-book button:has-text('New page')")
     labels = page.evaluate("() => [...document.querySelectorAll('dialog input[name=template]')].map((i) => [i.value, i.closest('label').textContent.trim()])")
     named = dict(labels)
@@ -612,7 +635,7 @@ def one_box_page(browser, server):
           "text or picture" in named.get("one-slot", "") and all("picture" not in l or "text" in l for l in named.values()), labels)
     page.check("dialog input[value='one-slot']")
     page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    at_page(page, "Page 1 of 1")
     write_text(page, "Fills the box")
     page.click("nb-book button:has-text('Picture')")
     said = page.inner_text("nb-book .nb-said") if appears(page, "nb-book .nb-said:has-text('full')", 3_000) else ""
@@ -624,22 +647,13 @@ def one_box_page(browser, server):
 def offline_change_meets_another(browser, server):
     """A phone changes a text offline while another changes it online: back online, the first is
     merged (its item's version sent as If-Match) and told what it replaced, with “Bring it back”."""
-    context, page = phone(browser, server)
-    sign_up(page, "web-offtext")
-    page.wait_for_selector("nb-welcome")
-    page.click("text=Open my notebook")
-    page.wait_for_selector("nb-book .sheet.cover")
-    token = token_of(page)
-    page.click("nb-book button:has-text('New page')")
-    page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    context, page, token = new_phone(browser, server, "web-offtext")
     write_text(page, "Porto")
     webwalk.settled(page)
     go_offline(page)
     change_text(page, "Porto", "Porto. A: Ribeira")
     page.wait_for_selector(".sheet .item-text:has-text('Ribeira')", timeout=5_000)
-    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
-    nid = listing["items"][0]["id"]
+    nid = first_notebook_id(server, token)
     _, content, _ = call(server, "GET", f"{N}/notebooks/{nid}", token=token)
     item = content["pages"][0]["items"][0]
     call(server, "PATCH", f"{N}/notebooks/{nid}/items/{item['id']}", {"text": "Porto. B: Livraria Lello"}, token=token)
@@ -655,11 +669,7 @@ def follows_sync(browser, server, page, token):
     """The same user on a second phone: what it adds shows on the first, open at its page, within
     moments and without a reload; what the first is typing stays, and it stays on its page."""
     check("(the first phone shows page 1)", where(page) == "Page 1 of 1", where(page))
-    second, other = phone(browser, server)
-    open_notebook(other, "web-ann")
-    if where(other).startswith("Cover"):
-        other.click("[aria-label='Next page']")
-        other.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    second, other = second_phone(browser, server, "web-ann")
     # The first phone is typing when the other's edit arrives.
     page.click("nb-book button:has-text('Write')")
     page.fill("#nb-text", "Typed on the first phone")
@@ -677,12 +687,10 @@ def follows_sync(browser, server, page, token):
 
     # The other phone adds a page before the one the first phone shows: the first stays on its page.
     other.click("[aria-label='Previous page']")
-    other.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.startsWith('Cover')")
-    other.click("nb-book button:has-text('New page')")
-    other.click("dialog button:has-text('OK')")
-    other.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 2'")
+    at_page(other, "Cover", start=True)
+    add_page(other, "Page 1 of 2")
     try:
-        page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 2 of 2'", timeout=5_000)
+        at_page(page, "Page 2 of 2", 5_000)
     except Exception:
         pass  # the check below says where it was
     check("a page added before the one showing: the first phone stays on its page (now page 2 of 2)",
@@ -728,14 +736,7 @@ def drafts_and_header(browser, server):
     """Nothing typed is lost: “Write on the page” typed and not saved comes back after a reload
     (kept on the phone), until it is added or cancelled. The header says “AR Notebook” whole at
     390 px while the offline badge shows."""
-    context, page = phone(browser, server)
-    sign_up(page, "web-drafty")
-    page.wait_for_selector("nb-welcome")
-    page.click("text=Open my notebook")
-    page.wait_for_selector("nb-book .sheet.cover")
-    page.click("nb-book button:has-text('New page')")
-    page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    context, page, _ = new_phone(browser, server, "web-drafty")
     page.click("nb-book button:has-text('Write')")
     page.fill("#nb-text", "Half a thought about cells")
     page.reload()
@@ -773,12 +774,7 @@ def covers(browser, server):
     """FR3.2.3 on the phone: on the cover, “Cover and name” renames the notebook, restyles its cover
     and sets the cover's text; the cover shows it and the server has it. Offline, the change waits
     and is shown at once."""
-    context, page = phone(browser, server)
-    sign_up(page, "web-covers")
-    page.wait_for_selector("nb-welcome")
-    page.click("text=Open my notebook")
-    page.wait_for_selector("nb-book .sheet.cover")
-    token = token_of(page)
+    context, page, token = new_phone(browser, server, "web-covers", first_page=False)
     asked = appears(page, "nb-book button:has-text('Cover and name')", 3_000)
     if asked:
         page.click("nb-book button:has-text('Cover and name')")
@@ -811,9 +807,7 @@ def covers(browser, server):
         check("…offline the new cover shows at once and reaches the server once online (the name shown again, its text cleared)",
               shown and (first["cover"], first.get("coverText")) == ("colors", None), first)
         # The image cover: one of the notebook's own pictures.
-        page.click("nb-book button:has-text('New page')")
-        page.click("dialog button:has-text('OK')")
-        page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+        add_page(page, "Page 1 of 1")
         with tempfile.TemporaryDirectory(prefix="quire-web-ar-cover-") as data:
             with page.expect_file_chooser() as chooser:
                 page.click("nb-book button:has-text('Picture')")
@@ -821,7 +815,7 @@ def covers(browser, server):
             page.wait_for_selector(".sheet .item-image img", timeout=15_000)
         webwalk.settled(page)
         page.click("[aria-label='Previous page']")
-        page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.startsWith('Cover')")
+        at_page(page, "Cover", start=True)
         page.click("nb-book button:has-text('Cover and name')")
         offered = appears(page, "dialog label:has-text('The picture on page 1') input", 3_000)
         if offered:
@@ -846,14 +840,7 @@ def covers(browser, server):
 def pictures_offline(browser, server):
     """UC-15: a notebook opened once online keeps its pictures on the phone (IndexedDB): offline and
     reloaded, its page shows the picture, not “it shows when the phone is online”."""
-    context, page = phone(browser, server)
-    sign_up(page, "web-pix")
-    page.wait_for_selector("nb-welcome")
-    page.click("text=Open my notebook")
-    page.wait_for_selector("nb-book .sheet.cover")
-    page.click("nb-book button:has-text('New page')")
-    page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    context, page, _ = new_phone(browser, server, "web-pix")
     with tempfile.TemporaryDirectory(prefix="quire-web-ar-pix-") as data:
         with page.expect_file_chooser() as chooser:
             page.click("nb-book button:has-text('Picture')")
@@ -909,9 +896,7 @@ def offline_notebook(browser, server, page, token):
         go_online(page)
         second.close()
         return
-    page.click("nb-book button:has-text('New page')")
-    page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 3 of 3'", timeout=5_000)
+    add_page(page, "Page 3 of 3", 5_000)
     for text in ("Kept offline", "Taken back offline"):
         page.click("nb-book button:has-text('Write')")
         page.fill("#nb-text", text)
@@ -921,7 +906,7 @@ def offline_notebook(browser, server, page, token):
     page.wait_for_selector(".sheet .item-text:has-text('Taken back offline')", state="detached", timeout=5_000)
     # An item of the server's, changed offline: its text.
     page.click("[aria-label='Previous page']")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 2 of 3'")
+    at_page(page, "Page 2 of 3")
     page.wait_for_selector(".sheet .item-text:has-text('Written on the train')")
     page.click("nb-book .sheet [aria-label='Text: Written on the train']")
     page.check("dialog label:has-text('Change the text') input")
@@ -1042,9 +1027,9 @@ def fifty_pages_landscape(browser, server, token):
     webwalk.sign_in(sideways, "web-ann")
     sideways.wait_for_selector("nb-book .stage, nb-welcome")
     sideways.goto(f"/#/n/{nid}")
-    sideways.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.startsWith('Cover · 50')")
+    at_page(sideways, "Cover · 50", start=True)
     sideways.click("[aria-label='Next page']")
-    sideways.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 50'")
+    at_page(sideways, "Page 1 of 50")
     sideways.wait_for_selector(".sheet.page .item-text")
     size = sideways.evaluate("""() => { const s = document.querySelector('.sheet').getBoundingClientRect();
       const spill = [...document.querySelectorAll('.sheet .item span')].some((e) => e.scrollHeight > e.parentElement.clientHeight + 1);
@@ -1066,13 +1051,13 @@ def fifty_pages_landscape(browser, server, token):
     if sideways.query_selector("select#nb-jump"):
         sideways.get_by_label("Go to page").select_option(label="Page 42")
         try:
-            sideways.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 42 of 50'", timeout=3_000)
+            at_page(sideways, "Page 42 of 50", 3_000)
             jumped = True
         except Exception:
             pass  # the check below says where it was
     check("“Go to page” goes straight to page 42 of 50", jumped, where(sideways))
     sideways.get_by_label("Go to page").select_option(label="Page 1") if jumped else None
-    sideways.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 50'", timeout=3_000)
+    at_page(sideways, "Page 1 of 50", 3_000)
     sideways.evaluate("navigator.clipboard.writeText('q'.repeat(141))")
     sideways.click("nb-book button:has-text('Paste')")
     try:
@@ -1140,9 +1125,9 @@ def quick_turns(browser, server, token, nid):
     webwalk.sign_in(page, "web-ann")
     page.wait_for_selector("nb-book .stage, nb-welcome")
     page.goto(f"/#/n/{nid}")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.startsWith('Cover · 50')")
+    at_page(page, "Cover · 50", start=True)
     page.click("[aria-label='Next page']")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 50'")
+    at_page(page, "Page 1 of 50")
     page.evaluate("window.scrollTo(0, 0)")
     page.wait_for_selector(".sheet .item-text")
     box = page.locator(".sheet .item-text").first.bounding_box()
@@ -1188,12 +1173,10 @@ def long_names(page, server, token):
     page.click("dialog button:has-text('OK')")
     page.wait_for_selector(f"nb-book h1:has-text('{LONG_WORD}')")
     fits(page, "the cover of a notebook with an 80-letter name")
-    page.click("nb-book button:has-text('New page')")
-    page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    add_page(page, "Page 1 of 1")
     page.reload()
     try:
-        page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'", timeout=10_000)
+        at_page(page, "Page 1 of 1", 10_000)
     except Exception:
         pass  # the check below says what was there
     check("a notebook and a page made, then reloaded at once: the notebook shows at its page, not an error",
@@ -1292,12 +1275,7 @@ def share_and_pin(browser, server, page, token):
 def pins_for_finders(browser, server):
     """FR3.2.17, UC-13: the owner pins a notebook at a place typed in the picker, allowing edits;
     someone walking near it opens it, moves the pin and removes it."""
-    context, page = phone(browser, server)
-    sign_up(page, "web-pia")
-    page.wait_for_selector("nb-welcome")
-    page.click("text=Open my notebook")
-    page.wait_for_selector("nb-book .sheet.cover")
-    token = token_of(page)
+    context, page, token = new_phone(browser, server, "web-pia", first_page=False)
     page.click("nb-book button:has-text('Pin here')")
     picked = appears(page, "dialog #nb-pin-latitude", 3_000)
     if picked:
@@ -1433,7 +1411,7 @@ def camera(page, expect_warning, name):
 def room_with_xr(browser, server):
     """Where the browser offers WebXR immersive-ar: the light judged first, then a ring where the aim
     meets a horizontal surface (a wall refused), a tap puts the notebook there, Done ends it."""
-    context, page = webwalk.phone(browser, server, init_script=BATTERY + ROOM_XR, geolocation=HERE, permissions=["geolocation", "camera"])
+    context, page = phone(browser, server, xr=True)
     open_notebook(page, "web-ann")
     page.click("nb-book button:has-text('View in your room')")
     page.wait_for_selector(".xr-overlay .xr-hint")
@@ -1463,25 +1441,13 @@ def room_with_xr(browser, server):
 def room_controls(browser, server):
     """The single view (design 2.1.3): in the WebXR room, the DOM overlay's controls turn pages,
     write on the page and undo, without leaving AR (WebXR replaced as in room_with_xr)."""
-    context, page = webwalk.phone(browser, server, init_script=BATTERY + ROOM_XR, geolocation=HERE, permissions=["geolocation", "camera"])
-    sign_up(page, "web-roomy")
-    page.wait_for_selector("nb-welcome")
-    page.click("text=Open my notebook")
-    page.wait_for_selector("nb-book .sheet.cover")
-    token = token_of(page)
-    page.click("nb-book button:has-text('New page')")
-    page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    context, page, token = new_phone(browser, server, "web-roomy", xr=True)
     page.click("[aria-label='Previous page']")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent.startsWith('Cover')")
-    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
-    nid = listing["items"][0]["id"]
+    at_page(page, "Cover", start=True)
+    nid = first_notebook_id(server, token)
     page.click("nb-book button:has-text('View in your room')")
     page.wait_for_selector(".xr-overlay .xr-hint")
-    page.evaluate("window.__xr.aim = 'floor'")
-    page.wait_for_function("() => document.querySelector('.xr-hint').textContent === 'Tap to put the notebook here.'")
-    page.evaluate("window.__xr.select()")
-    page.wait_for_function("() => document.querySelector('.xr-hint').textContent.startsWith('Here it is')")
+    place_in_room(page)
     controls = appears(page, ".xr-overlay [aria-label='Next page']", 2_000)
     turned = written = undone = False
     if controls:
@@ -1529,25 +1495,40 @@ def until(test, timeout=8.0):
 def room_actions(browser, server):
     """The single view (design 2.1.3), the rest of it: in the WebXR room, the overlay adds a page of
     the chosen layout and colour, puts a picture on the page (the file chooser opens from the
-    overlay), removes an item after asking there, and shows a read-only link to copy; offline, a
-    page added there waits in the outbox and reaches the server once online. Each still in the
-    room, each on the server (WebXR replaced as in room_with_xr)."""
-    context, page = webwalk.phone(browser, server, init_script=BATTERY + ROOM_XR, geolocation=HERE,
-                                  permissions=["geolocation", "camera", "clipboard-read", "clipboard-write"])
-    sign_up(page, "web-roomer")
-    page.wait_for_selector("nb-welcome")
-    page.click("text=Open my notebook")
-    page.wait_for_selector("nb-book .sheet.cover")
-    token = token_of(page)
-    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
-    nid = listing["items"][0]["id"]
+    overlay), changes an item's text, removes an item after asking there, recolours the page, shows
+    a read-only link to copy, and deletes a page after the server's question asked there; offline,
+    a page added there waits in the outbox and reaches the server once online. Each still in the
+    room, each on the server; the cover's and the pin's own dialogs show inside the overlay (WebXR
+    replaced as in room_with_xr)."""
+    context, page, token = new_phone(browser, server, "web-roomer", first_page=False, xr=True)
+    nid = first_notebook_id(server, token)
+
+    def kinds():
+        """What the server's notebook holds, its items' kinds in order."""
+        return [i["kind"] for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"]]
     page.click("nb-book button:has-text('View in your room')")
     page.wait_for_selector(".xr-overlay .xr-hint")
-    page.evaluate("window.__xr.aim = 'floor'")
-    page.wait_for_function("() => document.querySelector('.xr-hint').textContent === 'Tap to put the notebook here.'")
-    page.evaluate("window.__xr.select()")
-    page.wait_for_function("() => document.querySelector('.xr-hint').textContent.startsWith('Here it is')")
+    place_in_room(page)
     overlay = ".xr-overlay"
+    # The notebook's own dialogs show inside the overlay: Cover and name, and the pin's picker.
+    named = pinned = False
+    if appears(page, f"{overlay} button:has-text('Cover and name')", 2_000):
+        page.click(f"{overlay} button:has-text('Cover and name')")
+        if appears(page, f"{overlay} dialog #nb-cover-name", 2_000):
+            page.fill(f"{overlay} dialog #nb-cover-name", "Room notes")
+            page.click(f"{overlay} dialog button:has-text('Save')")
+            named = until(lambda: notebook_of_id(server, token, nid)["notebook"]["name"] == "Room notes")
+    still, content = in_the_room(page, server, token, nid)
+    check("in the room, Cover and name opens its dialog in the overlay and renames the notebook, still in the room (on the server)",
+          named and still, content["notebook"]["name"])
+    page.click(f"{overlay} button:has-text('Pin…')")
+    if appears(page, f"{overlay} dialog #nb-pin-latitude", 2_000):
+        page.wait_for_function("() => document.querySelector('#nb-pin-latitude').value !== ''", timeout=5_000)
+        page.click(f"{overlay} dialog button:has-text('Pin it')")
+        pinned = until(lambda: notebook_of_id(server, token, nid)["notebook"].get("pin"))
+    still, _ = in_the_room(page, server, token, nid)
+    check("…Pin… opens the pin's picker in the overlay and pins the notebook where the phone is, still in the room (on the server)",
+          bool(pinned) and abs(pinned["latitude"] - HERE["latitude"]) < 1e-5 and still, pinned)
     added = appears(page, f"{overlay} button:has-text('New page')", 2_000)
     colour = None
     if added:
@@ -1573,30 +1554,53 @@ def room_actions(browser, server):
             chose = True
         except Exception:
             pass
-        kinds = until(lambda: [i["kind"] for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"]])
+        appears(page, f"{overlay} .xr-hint:text-is('The picture is on the page.')", 8_000)
+        put = until(kinds)
         still, _ = in_the_room(page, server, token, nid)
         check("…Picture in the overlay opens the file chooser (camera or gallery) and the picture goes on the page, still in the room (on the server)",
-              chose and kinds == ["image"] and still, kinds)
+              chose and put == ["image"] and still, put)
 
-    page.fill("#xr-text", "Kept from the room")
+    page.fill("#xr-text", "Written in the room")
     page.click(f"{overlay} button:has-text('Write')")
-    until(lambda: len([i for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"]]) == 2)
+    appears(page, f"{overlay} .xr-hint:text-is('Written on the page.')", 8_000)
+    until(lambda: len(kinds()) == 2)
+    page.click(f"{overlay} button:has-text('Change text…')")
+    page.click(f"{overlay} .xr-panel button:has-text('Written in the room')")
+    offered = page.input_value("#xr-change") if appears(page, "#xr-change", 2_000) else ""
+    page.fill("#xr-change", "Kept from the room")
+    page.click(f"{overlay} .xr-panel button:has-text('Save')")
+    appears(page, f"{overlay} .xr-hint:text-is('Changed.')", 8_000)
+    texts = until(lambda: [i.get("text") for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"] if i.get("text") == "Kept from the room"])
+    still, _ = in_the_room(page, server, token, nid)
+    check("…Change text… in the overlay offers the item's text and saves the new one, still in the room (on the server)",
+          offered == "Written in the room" and texts == ["Kept from the room"] and still, (offered, texts))
     page.click(f"{overlay} button:has-text('Remove…')")
     page.click(f"{overlay} .xr-panel button:has-text('Kept from the room')")
     asked = page.text_content(f"{overlay} .xr-question") if appears(page, f"{overlay} .xr-question", 2_000) else ""
     page.click(f"{overlay} .xr-panel button:has-text('Keep it')")
     page.wait_for_timeout(500)
-    kept = sorted(i["kind"] for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"])
+    kept = sorted(kinds())
     page.click(f"{overlay} button:has-text('Remove…')")
     page.click(f"{overlay} .xr-panel button:has-text('Kept from the room')")
     screen(page, "removing an item in the room", "room-remove")
     page.click(f"{overlay} .xr-panel button.danger:has-text('Remove')")
-    left = until(lambda: [i["kind"] for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"]] == ["image"] and
-                 [i["kind"] for p in notebook_of_id(server, token, nid)["pages"] for i in p["items"]])
+    appears(page, f"{overlay} .xr-hint:text-is('Removed.')", 8_000)
+    until(lambda: kinds() == ["image"])
+    left = kinds()
     still, _ = in_the_room(page, server, token, nid)
     check("…Remove… asks in the overlay (Keep it keeps the item), then removes it from the server, still in the room",
           "Kept from the room" in asked and "Undo cannot bring it back" in asked and kept == ["image", "text"] and left == ["image"] and still,
           (asked, kept, left))
+
+    page.click(f"{overlay} button:has-text('Colour')")
+    other_colour = page.eval_on_selector_all(f"{overlay} input[name=background]:not(:checked)", "els => els.map((e) => e.value)")[0]
+    page.check(f"{overlay} input[name=background][value='{other_colour}']")
+    page.click(f"{overlay} .xr-panel button:has-text('Save colour')")
+    appears(page, f"{overlay} .xr-hint:text-is(\"The page's colour is changed.\")", 8_000)
+    coloured = until(lambda: notebook_of_id(server, token, nid)["pages"][0]["background"] == other_colour)
+    still, _ = in_the_room(page, server, token, nid)
+    check("…Colour in the overlay changes the page's colour, still in the room (on the server)", coloured and still,
+          (other_colour, notebook_of_id(server, token, nid)["pages"][0]["background"]))
 
     page.click(f"{overlay} button:has-text('Share')")
     link = page.input_value("#xr-share-link") if appears(page, "#xr-share-link", 5_000) else ""
@@ -1621,6 +1625,19 @@ def room_actions(browser, server):
     reached = until(lambda: len(notebook_of_id(server, token, nid)["pages"]) == 2, 15)
     check("…offline, New page in the overlay waits in the outbox (said there) and reaches the server once online, still in the room",
           waits and still and reached and page.is_visible(overlay), hint)
+
+    webwalk.settled(page)
+    page.click(f"{overlay} button:has-text('Delete page')")
+    question = page.text_content(f"{overlay} .xr-question") if appears(page, f"{overlay} .xr-question", 5_000) else ""
+    page.click(f"{overlay} .xr-panel button:has-text('Keep it')")
+    page.wait_for_timeout(500)
+    kept_pages = len(notebook_of_id(server, token, nid)["pages"])
+    page.click(f"{overlay} button:has-text('Delete page')")
+    page.click(f"{overlay} .xr-panel button.danger:has-text('Delete')")
+    deleted = until(lambda: len(notebook_of_id(server, token, nid)["pages"]) == 1)
+    still, _ = in_the_room(page, server, token, nid, pages=1)
+    check("…Delete page asks the server's question in the overlay (Keep it keeps the page), then deletes it, still in the room",
+          "Delete page 2" in question and kept_pages == 2 and deleted and still, (question, kept_pages))
     page.click(f"{overlay} button:has-text('Done')")
     page.wait_for_selector(overlay, state="detached")
     context.close()
