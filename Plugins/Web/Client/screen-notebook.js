@@ -34,6 +34,7 @@ import { AcceptScreen, NotebooksScreen, WelcomeScreen } from "./notebook-lists.j
 import { keepFromServer, localContent, localNotebooks, N, NOTEBOOK, waitingFor } from "./notebook-model.js";
 import { BOUNDS, keepPictures, pictureURL } from "./picture-cache.js";
 import { pin } from "./notebook-pins.js";
+import { tellOverwrites, wrote } from "./notebook-overwrites.js";
 import { inRoom, leaveRoom, refreshRoom } from "./notebook-room.js";
 import { watchSurroundings } from "./notebook-surroundings.js";
 import { isLocal, localId, newKey } from "./outbox.js";
@@ -242,6 +243,7 @@ export class BookScreen extends NotebookElement {
     if (waiting < this.waitingCount && navigator.onLine) await this.ctx.sync.pull();
     if (!this.isConnected) return;
     this.reload();
+    tellOverwrites(this); // a text of this phone's that another device replaced (issue 39)
   }
 
   /** This notebook's changes waiting in the outbox for the network. */
@@ -269,6 +271,7 @@ export class BookScreen extends NotebookElement {
         const headers = { "Idempotency-Key": key };
         if (write.baseVersion) headers["If-Match"] = `"${write.baseVersion}"`;
         const answer = await this.ctx.api.request(write.method, write.path, { body: write.body, contentType: write.contentType, headers });
+        wrote(write, answer.body);
         await sync.pull();
         return answer.body ?? {};
       } catch (error) {
@@ -278,6 +281,7 @@ export class BookScreen extends NotebookElement {
         }
       }
     }
+    wrote(write, null);
     await sync.write({ ...write, key });
     this.waitingCount = this.waiting().length;
     return null;
