@@ -146,12 +146,18 @@ let targets: [Target] = [
     plugin("Notes", "NotesAPI", ["Bus", "StorageAPI", "ShareLinkAPI", "SyncAPI"]),
     // The export files of other notes apps it reads (Evernote, Keep), apart: small enough to fuzz.
     plugin("Notes", "NotesFormats", []),
-    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "ShareLinkAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, "ImportKit", .lifecycle, .logging]),
+    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "ShareLinkAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "AudioAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, "ImportKit", .lifecycle, .logging]),
 
     // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
     .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
     plugin("Media", "MediaAPI", ["StorageAPI", "Bus", "HTTPKit"]),
     plugin("Media", "Media", ["MediaAPI", "StorageAPI", "CVips", "Bus", "PluginKit", "AppConfig", .crypto, .logging]),
+
+    // audio (voice notes; later iRemember's recorded captions, Foreign Note's pronunciation): a 16-bit mono WAV in,
+    // Ogg Opus out (libopus through a system-library target; the Ogg pages are written by our code)
+    .systemLibrary(name: "COpus", path: "Plugins/Audio/COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
+    plugin("Audio", "AudioAPI", ["StorageAPI", "Bus", "HTTPKit", .hummingbird, .httpTypes, .nioCore]),
+    plugin("Audio", "Audio", ["AudioAPI", "StorageAPI", "COpus", "Bus", "PluginKit", "AppConfig", .logging]),
 
     // drawing (cairo through a system-library target)
     .systemLibrary(name: "CCairo", path: "Plugins/Drawing/CCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
@@ -218,7 +224,7 @@ let targets: [Target] = [
             path: "Plugins/Web", exclude: ["Client/tsconfig.json"], sources: ["Web"], resources: [.copy("Client")], swiftSettings: swiftSettings),
 
     // Every plugin compiled into the binaries.
-    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
+    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Audio", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
                                                      "Notebooks", "DeviceMonitor", "Quotas", "Reminders", "Mail", "Sync", "Web", "Admin"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client. It composes apps from
@@ -257,12 +263,13 @@ let targets: [Target] = [
     tests("DrawingTests", ["Drawing", "DrawingAPI", "CCairo", "Bus", "BusInProcess", "BusTestKit", "Media", "MediaAPI", "Storage", "StorageAPI",
                            "PluginKit", "AppConfig", .logging]),
     tests("MediaTests", ["Media", "MediaAPI", "Bus", "BusInProcess", "BusTestKit", "Storage", "StorageAPI", "PluginKit", "AppConfig", .logging, .lifecycle]),
+    tests("AudioTests", ["Audio", "AudioAPI", "COpus", "Bus"]),
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus", "Web",
                            "StorageAPI", "SyncAPI", .hummingbird, "AuthAPI", "NotesAPI", "MediaAPI", "VocabularyAPI", "GeoAPI", "ShareLinkAPI", "AlbumAPI", "NotebooksAPI", "DeviceMonitorAPI", .yams, .httpTypes, .logging]),
     tests("StorageTests", ["Storage", "StorageAPI", "StorageSQLite", "StoragePostgres", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb, .postgres]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
-    tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "Bus", .httpTypes, .nioCore, .zip]),
+    tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "AudioAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "Bus", .httpTypes, .nioCore, .zip]),
     tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "VocabularyFormats", "StorageAPI", "Bus", .httpTypes, .nioCore]),
     tests("IRememberTests", ["AppHostTestKit", "AppHost", "Bus", "Geo", "GeoAPI", "AlbumAPI", "ShareLinkAPI", "StorageAPI", .httpTypes]),
     tests("ARNotebookTests", ["Notebooks", "Quotas", "AppHost", "DeviceMonitor", "DeviceMonitorAPI", "MediaAPI", "StorageAPI", "Bus", "BusInProcess", "AppHostTestKit", .httpTypes]),

@@ -1,5 +1,6 @@
 import Admin
 import Album
+import Audio
 import Auth
 import DeviceMonitor
 import Drawing
@@ -24,6 +25,7 @@ public enum PluginCatalog {
         PluginFactory(AuthPlugin.self),
         PluginFactory(NotesPlugin.self),
         PluginFactory(MediaPlugin.self),
+        PluginFactory(AudioPlugin.self),
         PluginFactory(DrawingPlugin.self),
         PluginFactory(VocabularyPlugin.self),
         PluginFactory(GeoPlugin.self),

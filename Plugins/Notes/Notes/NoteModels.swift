@@ -24,6 +24,10 @@ struct NoteData: Codable, Sendable, Equatable {
     /// Where the photo was taken, from its EXIF GPS as media read it on upload (beside where the
     /// note was written, which is a geotag); nil when the photo says nothing, or there is no photo.
     var photoPlace: PhotoPlace?
+    /// The note's voice recording (the audio plugin's Ogg Opus blob) and its length in
+    /// milliseconds; absent when there is none.
+    var voice: String?
+    var voiceMs: Int?
 
     // Written out even when nil: the stored bytes are what clients get, and they should see the
     // fields (as null) before the media and drawing plugins fill them.
@@ -38,6 +42,8 @@ struct NoteData: Codable, Sendable, Equatable {
         try container.encodeIfPresent(category, forKey: .category)
         try container.encodeIfPresent(importJob, forKey: .importJob)
         try container.encodeIfPresent(photoPlace, forKey: .photoPlace)
+        try container.encodeIfPresent(voice, forKey: .voice)
+        try container.encodeIfPresent(voiceMs, forKey: .voiceMs)
     }
 }
 

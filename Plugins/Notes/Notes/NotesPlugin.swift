@@ -235,6 +235,7 @@ public struct NotesPlugin: Plugin {
             return NoteJSON.response(try await service.move(owner: identity.accountID, id: try Self.id(context), input: input))
         }
         try NoteAttachmentRoutes.add(to: routes, service: service, limits: uploadLimits)
+        try NoteVoiceRoutes.add(to: routes, service: service)
     }
 
     /// The import's format: `?format=`, else from the Content-Type.

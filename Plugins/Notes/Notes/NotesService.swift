@@ -16,7 +16,7 @@ struct NotesService: Sendable {
     static func schema(search: Bool, categories: Bool) -> CollectionSchema {
         var indexes = [IndexSpec(name: "position", fields: ["position"]), IndexSpec(name: "job", fields: ["importJob"])]
         if categories { indexes.append(IndexSpec(name: "category", fields: ["category", "position"])) }
-        return CollectionSchema(name: collection, indexes: indexes, blobFields: ["photo", "drawing"],
+        return CollectionSchema(name: collection, indexes: indexes, blobFields: ["photo", "drawing", "voice"],
                                 search: search ? SearchIndexSpec(key: "title", text: ["text"], filters: categories ? ["category"] : []) : nil,
                                 history: true)
     }

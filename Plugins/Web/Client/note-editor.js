@@ -7,6 +7,7 @@ import { FollowedForm } from "./follow.js";
 import { ScreenElement } from "./screen-element.js";
 import { announce, askText, confirmAction, h, readableDate, today } from "./ui.js";
 import { shareLink } from "./share.js";
+import { NoteVoice } from "./voice-note.js";
 import { KIND, NOTES, has, madeHere, notePhoto, pinchZoom, when } from "./notes-parts.js";
 
 /** @typedef {import("./notes-parts.js").Context} Context */
@@ -60,8 +61,8 @@ export class NoteEditor extends ScreenElement {
     const made = [...madeHere].find((local) => local === this.noteId || context.sync.resolve(local) === note.id);
     if (!made) return;
     if (/^#\/notes\/[^/]+\/back$/.test(location.hash)) return;
-    if (note.title || note.text || note.photo || note.pendingPhoto || note.drawing || note.category) return;
-    if (context.sync.writes.some((w) => w.kind === KIND && (w.id === note.id || w.id === this.noteId) && w.path.endsWith("/drawing"))) return;
+    if (note.title || note.text || note.photo || note.pendingPhoto || note.drawing || note.category || note.voice || note.pendingVoice) return;
+    if (context.sync.writes.some((w) => w.kind === KIND && (w.id === note.id || w.id === this.noteId) && /\/(drawing|voice)$/.test(w.path))) return;
     madeHere.delete(made);
     context.sync.write({ method: "DELETE", path: `${NOTES}/${note.id}`, kind: KIND, id: note.id });
   }
@@ -91,6 +92,14 @@ export class NoteEditor extends ScreenElement {
     this.followed?.follow(note);
     const photo = this.querySelector(".photo");
     if (photo && photo.getAttribute("data-photo") !== this.photoKey(note)) this.renderPhoto(note);
+    /** @type {NoteVoice | null} */ (this.querySelector("note-voice"))?.update(note);
+  }
+
+  /** The voice note (voice-note.js): what is being typed is queued before the recording. */
+  voiceBlock() {
+    const voice = /** @type {NoteVoice} */ (document.createElement("note-voice"));
+    voice.attach(/** @type {Context} */ (this.context), () => this.note(), () => this.followed?.flush());
+    return voice;
   }
 
   /** The note was deleted on another phone while open here: said plainly, and what was typed
@@ -171,6 +180,7 @@ export class NoteEditor extends ScreenElement {
       has(context, "plugin:geo") ? this.placeLine(note) : null,
       photo,
       h("div", { class: "row" }, picker(true), picker(false)),
+      has(context, "audio") ? this.voiceBlock() : null,
       has(context, "plugin:reminders") ? this.reminderBlock(note) : null,
       h("div", { class: "row" },
         has(context, "share:notes.note") ? h("button", { type: "button", class: "secondary", onclick: () => this.share() }, "Share this note") : null,

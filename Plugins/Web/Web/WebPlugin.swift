@@ -121,7 +121,7 @@ public struct WebPlugin: Plugin {
 
     /// Our own origin only; no inline script. Images may be blobs and data URLs (photos picked on
     /// the phone before they upload); the live WebSocket is same-origin.
-    static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; "
+    static let contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob: data:; media-src 'self' blob:; "
         + "connect-src 'self'; worker-src 'self'; manifest-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
 
     public func siteRoutes(_ routes: PluginRoutes) throws {
@@ -193,7 +193,8 @@ public struct WebPlugin: Plugin {
         headers[Self.referrerPolicy] = "same-origin"
         if page {
             headers[.contentSecurityPolicy] = policy
-            headers[Self.permissionsPolicy] = "camera=(self), geolocation=(self), microphone=()"
+            // The microphone: Napkin Notes' voice note (voice-note.js asks for it only on its button's tap).
+            headers[Self.permissionsPolicy] = "camera=(self), geolocation=(self), microphone=(self)"
         }
         if request.headers[.ifNoneMatch] == asset.etag { return Response(status: .notModified, headers: headers) }
         let accepts = (request.headers[.acceptEncoding] ?? "").lowercased().contains("gzip")
