@@ -348,7 +348,9 @@ export async function deletePage(screen, ask) {
   if (!page) return false;
   screen.say(null);
   const number = screen.numberOf(page);
-  if (!(await confirmedDelete(screen, `${N}/notebooks/${screen.nid}/pages/${page.id}`, ask))) return false;
+  // A page made offline may still be drawn by its local id once the server has made it: its id there.
+  const id = screen.ctx.sync.resolve(page.id);
+  if (!(await confirmedDelete(screen, `${N}/notebooks/${screen.ctx.sync.resolve(screen.nid)}/pages/${id}`, ask))) return false;
   await screen.ctx.sync.pull();
   screen.reload(number); // the page that took its place, or the new last page
   announce("Page deleted.");

@@ -9,6 +9,7 @@ import { freeSlots } from "./notebook-model.js";
 import { coverPicture as coverOf, pagePicture } from "./notebook-pictures.js";
 import { announce, h, hostDialogs } from "./ui.js";
 import { pin } from "./notebook-pins.js";
+import { copyButton } from "./share.js";
 import { arSupported, RoomView } from "./xr-room.js";
 
 const DM = "/api/v1/device-monitor";
@@ -343,16 +344,7 @@ export function roomActions(screen, say, put) {
     if (!link) return open(h("p", { class: "xr-question", role: "alert" }, error ?? ""), h("div", { class: "row" }, cancel("Close")));
     const field = /** @type {HTMLInputElement} */ (h("input", { id: "xr-share-link", readonly: true, value: link, "aria-label": "The link" }));
     const copied = h("p", { class: "hint", role: "status" }, "Anyone with this link can see the notebook, but not change it.");
-    open(h("h2", {}, "Share this link"), field, copied, h("div", { class: "row" },
-      h("button", { type: "button", onclick: async () => {
-        field.select();
-        try {
-          await navigator.clipboard.writeText(link);
-          copied.textContent = "Copied. Paste it in a message or an email.";
-        } catch {
-          copied.textContent = "Select the link above and copy it.";
-        }
-      } }, "Copy link"), cancel("Close")));
+    open(h("h2", {}, "Share this link"), field, copied, h("div", { class: "row" }, copyButton(link, field, copied), cancel("Close")));
   };
 
   const button = (/** @type {string} */ label, /** @type {() => void} */ onclick, danger = false) =>

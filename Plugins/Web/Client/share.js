@@ -54,17 +54,25 @@ export function showLink(link, text) {
     link ? field : null,
     copied,
     h("div", { class: "row" },
-      link ? h("button", { type: "button", onclick: async () => {
-        field.select();
-        try {
-          await navigator.clipboard.writeText(link);
-          copied.textContent = "Copied. Paste it in a message or an email.";
-        } catch {
-          copied.textContent = "Select the link above and copy it.";
-        }
-      } }, "Copy link") : null,
+      link ? copyButton(link, field, copied) : null,
       h("button", { type: "button", class: "secondary", onclick: () => dialog.close() }, "Close"))));
   dialog.addEventListener("close", () => dialog.remove());
   document.body.append(dialog);
   dialog.showModal();
+}
+
+/**
+ * “Copy link”: `link` on the clipboard, `field` (showing it) selected, and what happened said in `said`.
+ * @param {string} link @param {HTMLInputElement} field @param {HTMLElement} said
+ */
+export function copyButton(link, field, said) {
+  return h("button", { type: "button", onclick: async () => {
+    field.select();
+    try {
+      await navigator.clipboard.writeText(link);
+      said.textContent = "Copied. Paste it in a message or an email.";
+    } catch {
+      said.textContent = "Select the link above and copy it.";
+    }
+  } }, "Copy link");
 }
