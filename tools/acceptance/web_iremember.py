@@ -596,7 +596,7 @@ def share_photo(page, server):
 
 def picture_cache(page):
     """Settings: how much of the phone the album's pictures may take (the least recently viewed go
-    first past it; album-cache.test.mjs checks the order), what they take now, kept across a reload."""
+    first past it; picture-cache.test.mjs checks the order), what they take now, kept across a reload."""
     page.click("text=Home")
     page.get_by_role("link", name="Settings").click()
     size = page.get_by_label("Pictures kept on this phone")
