@@ -901,7 +901,7 @@ class ForeignNote(Monkey):
         self.to_collections(phone)
         name = self.COLLECTIONS[int(pick * len(self.COLLECTIONS))]
         phone.page.get_by_role("button", name="New collection").click()
-        phone.page.get_by_label("Name").fill(name)
+        phone.page.get_by_role("dialog").get_by_label("Name", exact=True).fill(name)
         phone.page.get_by_role("dialog").get_by_role("button", name="Save").click()
         phone.page.wait_for_timeout(200)
         return name
@@ -927,8 +927,9 @@ class ForeignNote(Monkey):
             return False
         phone.page.get_by_role("link", name="Add word").click()
         value = f"{word.strip() or 'mot'} {self.step}"
-        phone.page.get_by_label("Word or phrase").fill(value)
-        phone.page.get_by_label("Definitions").fill(f"meaning {self.step}")
+        # Exact: a first-use tip's sentence ("… a word or phrase with its definitions …") names the tip too.
+        phone.page.get_by_label("Word or phrase", exact=True).fill(value)
+        phone.page.get_by_label("Definitions", exact=True).fill(f"meaning {self.step}")
         phone.page.get_by_role("button", name="Save").click()
         phone.page.get_by_role("button", name="Delete word").wait_for()
         record = self.screen(phone)[1]
@@ -956,10 +957,10 @@ class ForeignNote(Monkey):
             if self.screen(phone)[0] != "e" and not self.open_word(phone, pick, word):
                 return False
             page.get_by_role("link", name="Edit", exact=True).click()
-        page.get_by_label("Definitions").wait_for()
+        page.get_by_label("Definitions", exact=True).wait_for()
         record = self.screen(phone)[1]
         value = f"{word.strip() or 'sens'} {self.step}"
-        page.get_by_label("Definitions").fill(value)
+        page.get_by_label("Definitions", exact=True).fill(value)
         gone = page.locator("#entry-gone")
         if not self.visible(gone):
             page.get_by_role("button", name="Save").click()
@@ -980,7 +981,7 @@ class ForeignNote(Monkey):
             page.get_by_role("link", name="Cancel").click()
             page.wait_for_selector("vocab-entry main, vocab-collection main")
             return f"{value!r} {record}: deleted on the other phone (said); left it"
-        typed = page.get_by_label("Word or phrase").input_value().strip()
+        typed = page.get_by_label("Word or phrase", exact=True).input_value().strip()
         page.locator("#entry-gone").get_by_role("button", name="Add it again as a new word").click()
         page.get_by_role("button", name="Delete word").wait_for()
         added = self.screen(phone)[1]
@@ -1176,6 +1177,8 @@ class IRemember(Monkey):
             return "(already open)"
         if self.screen(phone)[0] != "photo" and not self.open_photo(phone, pick, word):
             return False
+        if self.screen(phone)[0] == "markup":
+            return self.screen(phone)[1]  # an empty album: the photo added for it opened its mark-up
         phone.page.get_by_role("link", name="Mark up").click()
         phone.page.get_by_role("heading", name="Mark up").wait_for()
         return self.screen(phone)[1]
@@ -1185,7 +1188,7 @@ class IRemember(Monkey):
             return False
         record = self.screen(phone)[1]
         value = f"{word} {self.step}".strip()
-        phone.page.get_by_label("Notes").fill(value)
+        phone.page.get_by_label("Notes", exact=True).fill(value)
         self.typed[(phone.name, record, "notes")] = (value, self.step)
         return f"{value!r} into {record}"
 
@@ -1194,7 +1197,7 @@ class IRemember(Monkey):
             return False
         record = self.screen(phone)[1]
         tag = ["tom", "beach", "picnic", "mum", "train"][int(pick * 5)]
-        phone.page.get_by_label("New tag").fill(tag)
+        phone.page.get_by_label("New tag", exact=True).fill(tag)
         phone.page.get_by_role("button", name="Add tag").click()
         return f"{tag} on {record}"
 
@@ -1267,6 +1270,8 @@ class IRemember(Monkey):
         for record_id, photo in list(server.items())[:10]:
             page.goto(f"/#/photo/{urllib.parse.quote(record_id)}")
             try:
+                # This photo's screen (not the last one's, still there while the route changes).
+                page.wait_for_selector(f'album-photo a[href="#/photo/{urllib.parse.quote(record_id)}/markup"]')
                 page.get_by_role("button", name="Delete photo").wait_for()
                 notes = page.locator("album-photo p.notes").all_inner_texts()
                 tags = page.locator("album-photo dl.facts dd").last.inner_text()
@@ -1426,8 +1431,20 @@ class ARNotebook(Monkey):
         if not self.on_page(phone, pick):
             return False
         value = f"{word.strip() or 'note'} {self.step}"
-        phone.page.get_by_role("button", name="Write").click()
-        phone.page.get_by_label("Your text").fill(value)
+        page = phone.page
+        page.get_by_role("button", name="Write").click()
+        # A page from a template asks which free box first (more than one free), or says it is full.
+        where = page.get_by_role("dialog").filter(has_text="Where on the page")
+        text = page.get_by_label("Your text", exact=True)
+        full = page.locator(".nb-said.alert").filter(has_text="is full")
+        text.or_(where).or_(full).first.wait_for()
+        if self.visible(full):
+            return f"{value!r}: not added (said: {self.dismiss_notice(phone)})"
+        if self.visible(where):
+            radios = where.get_by_role("radio")
+            radios.nth(int(pick * radios.count())).check()
+            where.get_by_role("button", name="OK").click()
+        text.fill(value)
         phone.page.get_by_role("dialog").get_by_role("button", name="Add").click()
         try:
             phone.page.get_by_role("group", name=f"Text: {value}").wait_for(timeout=3_000)
