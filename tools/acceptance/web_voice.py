@@ -94,6 +94,9 @@ def walk(browser, server):
     headers = page.request.get(server.base + "/").headers
     check("the page's Permissions-Policy lets our own origin use the microphone", "microphone=(self)" in headers.get("permissions-policy", ""),
           headers.get("permissions-policy"))
+    policy = headers.get("content-security-policy", "")
+    check("the page's CSP lets <audio> play a recording held on the phone (media-src blob:), and still no inline script",
+          "media-src 'self' blob:;" in policy and "unsafe-inline" not in policy.split("style-src")[0], policy)
     page.goto("/")
     webwalk.sign_in(page, "voice-ada", create=True)
     page.wait_for_selector("notes-list h1")
@@ -137,7 +140,8 @@ def walk(browser, server):
           offline_state and offline_state["duration"] and offline_state["duration"] > 1, offline_state)
     page.reload()
     page.wait_for_selector("note-voice .voice-line:has-text('waiting to upload')", timeout=20_000)
-    check("a reload offline keeps it waiting in the outbox", True)
+    check("a reload offline keeps it waiting in the outbox", page.is_visible("note-voice audio")
+          and page.evaluate("navigator.onLine") is False, page.inner_text("note-voice"))
     context.set_offline(False)
     again = wait_for(page, lambda: (lambda n: n if n.get("voice") and n["voice"] != first else None)(server_note(server, token, note_id)), tries=300)
     check("back online, the recording made offline reaches the server (a new Ogg Opus file)", bool(again), again)
