@@ -940,11 +940,17 @@ def ar_notebook_reloaded_at_once(browser, server):
         content = call(server, "GET", f"/api/v1/notebooks/notebooks/{listing['items'][0]['id']}", token=token)[1]
         return [i.get("text") for p in content.get("pages", []) for i in p.get("items", []) if i.get("text")]
 
-    # Written, then changed: each with the dialog's button, the page reloaded at once.
-    for what, opens, text, button in (("text inserted", "nb-book button:has-text('Write')", "Written just before a reload", "Add"),
-                                      ("a text changed", "nb-book .sheet [aria-label='Text: Written just before a reload']",
-                                       "Changed just before a reload", "Save")):
+    # Written, then changed, online (sent at once) and offline (kept by sync.write): each with the
+    # dialog's button, the page reloaded at once.
+    for what, opens, text, button, offline in (
+            ("text inserted", "nb-book button:has-text('Write')", "Written just before a reload", "Add", False),
+            ("a text changed", "nb-book .sheet [aria-label='Text: Written just before a reload']", "Changed just before a reload", "Save", False),
+            ("a text changed offline", "nb-book .sheet [aria-label='Text: Changed just before a reload']", "Changed offline, then a reload",
+             "Save", True)):
         def edit():
+            if offline:
+                context.set_offline(True)
+                page.wait_for_selector("quire-status[data-state=offline]")
             page.click(opens)
             page.wait_for_selector("dialog[open]")
             if button == "Save":
@@ -954,12 +960,15 @@ def ar_notebook_reloaded_at_once(browser, server):
             page.fill("#nb-text", text)
             page.click(f"dialog button:has-text('{button}')")
         reloaded_at_once(page, edit, "nb-book .stage")
-        # The dialog's draft is forgotten once the outbox holds the text, so a reload this quick
-        # gives it back too (notebook-edits.js): cancelled here, the text stays on the page.
+        # The dialog's draft is forgotten once the server answered or the outbox holds the text, so
+        # a reload this quick gives it back too (notebook-edits.js): cancelled here.
         if eventually(page, "() => document.querySelector('dialog[open] #nb-text')", 2_000):
             page.click("dialog[open] button:has-text('Cancel')")
         shown = eventually(page, f"() => [...document.querySelectorAll('.sheet .item-text')].some((e) => e.innerText.includes({text!r}))", 8_000)
-        settled(page)
+        if offline:
+            context.set_offline(False)
+            page.evaluate("window.dispatchEvent(new Event('online'))")
+        settled(page, 20_000)
         check(f"AR Notebook: {what} and reloaded at once is there after the reload and on the server",
               shown and texts_on_server() == [text], (shown, texts_on_server()))
     context.close()
