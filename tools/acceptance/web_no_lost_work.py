@@ -960,10 +960,13 @@ def ar_notebook_reloaded_at_once(browser, server):
             page.fill("#nb-text", text)
             page.click(f"dialog button:has-text('{button}')")
         reloaded_at_once(page, edit, "nb-book .stage")
-        # The dialog's draft is forgotten once the server answered or the outbox holds the text, so
-        # a reload this quick gives it back too (notebook-edits.js): cancelled here.
-        if eventually(page, "() => document.querySelector('dialog[open] #nb-text')", 2_000):
+        # Online, the dialog's draft is forgotten once the server answered, so a reload this quick
+        # may give it back (cancelled here); offline, once sync kept the text: it must not come back.
+        given_back = eventually(page, "() => document.querySelector('dialog[open] #nb-text')", 2_000)
+        if given_back:
             page.click("dialog[open] button:has-text('Cancel')")
+        if offline:
+            check("…kept offline, the text is not given back in the dialog as well (it would go on the page twice)", not given_back)
         shown = eventually(page, f"() => [...document.querySelectorAll('.sheet .item-text')].some((e) => e.innerText.includes({text!r}))", 8_000)
         if offline:
             context.set_offline(False)

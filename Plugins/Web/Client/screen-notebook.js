@@ -282,7 +282,10 @@ export class BookScreen extends NotebookElement {
       }
     }
     wrote(write, null);
-    await sync.write({ ...write, key });
+    // Kept the moment it is asked for (sync's journal): answered without waiting for IndexedDB, so
+    // the caller forgets its draft now and a reload straight after does not give the text back as
+    // well. An enqueue that fails leaves it in the journal, for the next start to queue.
+    sync.write({ ...write, key }).catch(() => {});
     this.waitingCount = this.waiting().length;
     return null;
   }
