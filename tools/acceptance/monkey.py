@@ -688,8 +688,37 @@ class Napkin(Monkey):
                 ("type the text", 4, self.type_text), ("add a photo", 1, self.add_photo), ("draw on the back", 2, self.draw),
                 ("delete the note", 1, self.delete), ("to the list", 2, self.to_list), ("move a note", 1, self.move)]
 
+    def note_deleted(self, phone, pick):
+        """The open note was deleted on the other phone: the editor says so ("Note deleted") and keeps
+        what was typed here. A person keeps it as a new note or lets it go; both are theirs to choose.
+        Answers what was chosen, or None when the editor is not saying that."""
+        page = phone.page
+        if self.screen(phone)[0] != "editor" or not self.visible(page.get_by_role("heading", name="Note deleted")):
+            return None
+        record = self.screen(phone)[1]
+        self.deleted.add(record)
+        self.deleted.add(phone.resolved(record))
+        keep = page.get_by_role("button", name="Keep my text as a new note")
+        if self.visible(keep) and pick < 0.5:
+            # What the card shows is what the new note gets (textContent: spaces as typed).
+            title, text = page.evaluate("() => [document.querySelector('.kept-text strong')?.textContent ?? '',"
+                                        " document.querySelector('.kept-text .pre-wrap')?.textContent ?? '']")
+            keep.click()
+            page.wait_for_function("old => !location.hash.includes(old)", arg=record)
+            page.get_by_label("Title", exact=True).wait_for()
+            added = self.screen(phone)[1]
+            self.typed[(phone.name, added, "title")] = (title, self.step)
+            self.typed[(phone.name, added, "text")] = (text, self.step)
+            self.log.append(f"   phone {phone.name}: {record} was deleted on the other phone (said); kept as {added}")
+            return added
+        page.get_by_role("link", name=re.compile("^(Let it go|Back to the notes)$")).click()
+        page.get_by_role("heading", name="Notes").wait_for()
+        self.log.append(f"   phone {phone.name}: {record} was deleted on the other phone (said); let it go")
+        return "let go"
+
     def to_list(self, phone, pick=0, word=""):
         page = phone.page
+        self.note_deleted(phone, pick)
         where, _ = self.screen(phone)
         if where == "back":
             page.get_by_role("link", name="Flip back").click()
@@ -700,6 +729,7 @@ class Napkin(Monkey):
 
     def to_editor(self, phone, pick):
         """On a note's front: where it is, from its back, or a note opened from the list."""
+        self.note_deleted(phone, pick)
         where, record = self.screen(phone)
         if where == "back":
             phone.page.get_by_role("link", name="Flip back").click()
@@ -822,12 +852,13 @@ class Napkin(Monkey):
         if where == "editor" and self.when == "as it is":
             real = phone.resolved(record)
             note = server.get(real)
-            values = self.editor_values(page)
             replaced = page.locator(".replaced-line").all_inner_texts()
             if note is None:
+                # Deleted (on this phone, or on the other: then the editor says so, "Note deleted").
                 check(f"[{self.name}] ({self.when}) phone {phone.name}'s open editor is of a note the server has", real in self.deleted,
-                      f"{real} shows {values}") or self.failed_check(phone)
+                      f"{real} shows {page.locator('main').first.inner_text()[:120]!r}") or self.failed_check(phone)
             else:
+                values = self.editor_values(page)
                 check(f"[{self.name}] ({self.when}) phone {phone.name}'s open editor shows the note as the server has it"
                       f"{' (or says what replaced it)' if replaced else ''}", values == self.as_server_has(note) or bool(replaced),
                       f"{real}: phone {values}, server {self.as_server_has(note)}") or self.failed_check(phone)
