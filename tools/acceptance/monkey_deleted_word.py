@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""The monkey's model through Foreign Note's "deleted on another device", which a random walk reaches
-rarely: phone A is on a word's form, phone B deletes the word, A saves. The form says so and keeps
-what was typed; the monkey's own action then adds it again as a new word (one pass) or leaves it
-(the other), and its final checks hold: both phones show the server's words, and the word added
-again holds what A typed.
+"""The monkey's model through "deleted on another device", which a random walk reaches rarely.
+Foreign Note: phone A is on a word's form, phone B deletes the word, A saves. The form says so and
+keeps what was typed; the monkey's own action then adds it again as a new word (one pass) or leaves
+it (the other). Napkin Notes: B types offline into a note A deletes; online, B's editor says "Note
+deleted" and keeps the typing; the monkey keeps it as a new note or lets it go. Then the monkey's
+final checks hold: both phones show the server's records, and what was added again holds what was typed.
 
     python3 tools/acceptance/monkey_deleted_word.py --binary .build/debug/quire
 """
@@ -44,6 +45,35 @@ class Scripted(monkey.ForeignNote):
                 self.fail("phone A's save of a word deleted on phone B meets “deleted on another device”", said, a)
             self.step += 1
 
+class ScriptedNapkin(monkey.Napkin):
+    """Napkin Notes' "Note deleted": B types offline into a note A deletes; back online, B's editor
+    says so and keeps the typing; the monkey keeps it as a new note (one pass) or lets it go."""
+    def walk(self):
+        a, b = self.phones
+        def act(phone, name, fn, pick, word=""):  # one step, as the monkey's walk does it
+            self.step += 1
+            said = fn(phone, pick, word)
+            line = f"{self.step}: {phone.name} {name} {said}"
+            print("     " + line, flush=True); self.log.append(line); self.history.append(line)
+            self.resolve_all(); self.invariants()
+            return said
+        for pick in (0.1, 0.9):     # keep it as a new note; let it go
+            act(a, "new note", self.new_note, 0.0, "bonjour")
+            self.to_list(a)
+            webwalk.settled(a.page, 10_000)
+            act(b, "open a note", self.open_note, 0.0)
+            act(b, "network", self.network, 0.0)
+            act(a, "delete the note", self.delete, 0.0)
+            webwalk.settled(a.page, 10_000)
+            act(b, "type the text", self.type_text, 0.0, "merci")
+            act(b, "network", self.network, 0.0)
+            b.page.get_by_role("heading", name="Note deleted").wait_for(timeout=10_000)
+            chose = self.note_deleted(b, pick)
+            print(f"     {self.step}: B on “Note deleted”: {chose}", flush=True)
+            if chose is None or (pick < 0.5) == (chose == "let go"):
+                self.fail("phone B's typing into a note deleted on phone A meets “Note deleted”", chose, b)
+
+
 parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 parser.add_argument("--binary", default=os.path.join(monkey.ROOT, ".build", "debug", "quire"))
 args = argparse.Namespace(binary=parser.parse_args().binary, seed=0, verbose=True, actions=0, seconds=None, app="foreign-note")
@@ -51,6 +81,8 @@ with sync_playwright() as p:
     browser = p.chromium.launch(executable_path=webwalk.chromium_path(), args=["--no-sandbox"])
     with tempfile.TemporaryDirectory() as data:
         Scripted(args, 0, data, browser, time.time() + 60).run()
+    with tempfile.TemporaryDirectory() as data:
+        ScriptedNapkin(args, 0, data, browser, time.time() + 60).run()
     browser.close()
 failed = results.count(False)
 print(f"monkey_deleted_word: {len(results) - failed} passed, {failed} failed")
