@@ -30,20 +30,68 @@ public enum DrawingRenderer {
             // with the precision a pixel needs are a tenth of that.
             return SVGWriter.write(drawing, width: width, height: height, tolerance: tolerance)
         case .png:
-            guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)),
-                  cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
-                throw BusError(.internal, "The drawing surface could not be created.")
+            return try rasterise(drawing, width: width, height: height, tolerance: tolerance)
+        }
+    }
+
+    /// The PNG by Quire's own rasteriser (``StrokeRasteriser``) and PNG encoder (``PNGEncoder``);
+    /// texts, if any, are laid over the strokes by cairo and Pango.
+    static func rasterise(_ drawing: Drawing, width: Int, height: Int, tolerance: Double) throws(BusError) -> Data {
+        let frame = drawing.frame(width: Double(width), height: Double(height))
+        var canvas = StrokeRasteriser(width: width, height: height, clip: frame)
+        var scratch = Scratch()
+        for stroke in drawing.strokes {
+            scratch.prepare(stroke, width: frame.width, height: frame.height, tolerance: tolerance)
+            for index in scratch.kept.indices {
+                scratch.kept[index].x += frame.x
+                scratch.kept[index].y += frame.y
             }
-            defer { cairo_surface_destroy(surface) }
-            guard let context = cairo_create(surface) else { throw BusError(.internal, "The drawing context could not be created.") }
-            draw(drawing, on: context, width: Double(width), height: Double(height), tolerance: tolerance)
-            let status = cairo_status(context)
-            cairo_destroy(context)
+            canvas.stroke(scratch.kept, pressure: stroke.points.contains { $0.pressure != nil }, color: RGBA(hex: stroke.color),
+                          eraser: stroke.tool == .eraser)
+        }
+        if !drawing.texts.isEmpty {
+            let stride = Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(width)))
+            guard stride == width * 4 else { throw BusError(.internal, "The drawing surface could not be created.") }
+            let status = canvas.pixels.withUnsafeMutableBytes { bytes -> cairo_status_t in
+                guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                      let surface = cairo_image_surface_create_for_data(base, CAIRO_FORMAT_ARGB32, Int32(width), Int32(height), Int32(stride))
+                else { return CAIRO_STATUS_NO_MEMORY }
+                defer { cairo_surface_destroy(surface) }
+                guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let context = cairo_create(surface) else { return CAIRO_STATUS_NO_MEMORY }
+                drawTexts(drawing, on: context, width: Double(width), height: Double(height))
+                let status = cairo_status(context)
+                cairo_destroy(context)
+                cairo_surface_flush(surface)
+                return status
+            }
             guard status == CAIRO_STATUS_SUCCESS else {
                 throw BusError(.internal, "Rendering failed: \(String(cString: cairo_status_to_string(status))).")
             }
-            return try PNGWriter.encode(surface)
         }
+        return PNGEncoder.encode(canvas.pixels, width: width, height: height)
+    }
+
+    /// The PNG as cairo rasterises it (the renderer before issue 42's own rasteriser): kept as the
+    /// reference the tests compare Quire's rasteriser with (RasteriserTests).
+    public static func renderWithCairo(_ drawing: Drawing, width: Int, height: Int,
+                                       tolerance: Double = StrokeGeometry.tolerance) throws(BusError) -> Data {
+        try drawing.validate()
+        guard (1...DrawingLimits.maxCanvasSide).contains(width), (1...DrawingLimits.maxCanvasSide).contains(height) else {
+            throw BusError.invalid("A canvas is 1 to \(DrawingLimits.maxCanvasSide) pixels on each side.", field: "size")
+        }
+        guard let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(width), Int32(height)),
+              cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS else {
+            throw BusError(.internal, "The drawing surface could not be created.")
+        }
+        defer { cairo_surface_destroy(surface) }
+        guard let context = cairo_create(surface) else { throw BusError(.internal, "The drawing context could not be created.") }
+        draw(drawing, on: context, width: Double(width), height: Double(height), tolerance: tolerance)
+        let status = cairo_status(context)
+        cairo_destroy(context)
+        guard status == CAIRO_STATUS_SUCCESS else {
+            throw BusError(.internal, "Rendering failed: \(String(cString: cairo_status_to_string(status))).")
+        }
+        return try PNGWriter.encode(surface)
     }
 
     /// Draws into the drawing's frame (``Drawing/frame(width:height:)``): the whole canvas for a
@@ -95,6 +143,23 @@ public enum DrawingRenderer {
             let color = RGBA(hex: text.color)
             cairo_set_source_rgba(context, color?.red ?? 0, color?.green ?? 0, color?.blue ?? 0, color?.alpha ?? 1)
             drawText(text.text, size: text.size * height, at: (text.x * width, text.y * height), on: context)
+        }
+    }
+
+    /// The drawing's texts alone, in its frame, clipped to it (as ``draw(_:on:width:height:tolerance:)`` lays them).
+    static func drawTexts(_ drawing: Drawing, on context: OpaquePointer, width canvasWidth: Double, height canvasHeight: Double) {
+        let frame = drawing.frame(width: canvasWidth, height: canvasHeight)
+        cairo_save(context)
+        defer { cairo_restore(context) }
+        if frame.width < canvasWidth || frame.height < canvasHeight {
+            cairo_rectangle(context, frame.x, frame.y, frame.width, frame.height)
+            cairo_clip(context)
+        }
+        cairo_translate(context, frame.x, frame.y)
+        for text in drawing.texts {
+            let color = RGBA(hex: text.color)
+            cairo_set_source_rgba(context, color?.red ?? 0, color?.green ?? 0, color?.blue ?? 0, color?.alpha ?? 1)
+            drawText(text.text, size: text.size * frame.height, at: (text.x * frame.width, text.y * frame.height), on: context)
         }
     }
 

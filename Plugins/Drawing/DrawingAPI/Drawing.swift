@@ -135,29 +135,30 @@ extension Drawing {
             throw BusError.invalid("The aspect is the drawing surface's width divided by its height, from "
                                    + "\(DrawingLimits.aspect.lowerBound) to \(Int(DrawingLimits.aspect.upperBound)).", field: "aspect")
         }
+        struct Field { let index: Int; var name: String { "strokes[\(index)]" } }
         var total = 0
         for (index, stroke) in strokes.enumerated() {
-            let field = "strokes[\(index)]"
+            // Field names are written only for an error: a render validates every point.
+            let field = Field(index: index)
             guard !stroke.points.isEmpty, stroke.points.count <= DrawingLimits.maxPointsPerStroke else {
-                throw BusError.invalid("A stroke has 1 to \(DrawingLimits.maxPointsPerStroke) points.", field: "\(field).points")
+                throw BusError.invalid("A stroke has 1 to \(DrawingLimits.maxPointsPerStroke) points.", field: "\(field.name).points")
             }
             total += stroke.points.count
             guard total <= DrawingLimits.maxPoints else {
                 throw BusError.invalid("A drawing holds at most \(DrawingLimits.maxPoints) points in all.", field: "strokes")
             }
             guard stroke.width.isFinite, stroke.width > 0, stroke.width <= 0.5 else {
-                throw BusError.invalid("A stroke's width is a fraction of the canvas, above 0 and at most 0.5.", field: "\(field).width")
+                throw BusError.invalid("A stroke's width is a fraction of the canvas, above 0 and at most 0.5.", field: "\(field.name).width")
             }
             guard RGBA(hex: stroke.color) != nil else {
-                throw BusError.invalid("Colours are written #rrggbb or #rrggbbaa.", field: "\(field).color")
+                throw BusError.invalid("Colours are written #rrggbb or #rrggbbaa.", field: "\(field.name).color")
             }
             for (pointIndex, point) in stroke.points.enumerated() {
-                let pointField = "\(field).points[\(pointIndex)]"
                 guard point.x.isFinite, point.y.isFinite, (-1...2).contains(point.x), (-1...2).contains(point.y) else {
-                    throw BusError.invalid("Coordinates are fractions of the canvas (0 to 1; a little outside is clipped).", field: pointField)
+                    throw BusError.invalid("Coordinates are fractions of the canvas (0 to 1; a little outside is clipped).", field: "\(field.name).points[\(pointIndex)]")
                 }
                 if let pressure = point.pressure, !(pressure.isFinite && (0...1).contains(pressure)) {
-                    throw BusError.invalid("Pressure is between 0 and 1.", field: "\(pointField).pressure")
+                    throw BusError.invalid("Pressure is between 0 and 1.", field: "\(field.name).points[\(pointIndex)].pressure")
                 }
             }
         }
