@@ -30,6 +30,7 @@ public struct AlbumPlugin: Plugin {
         var importTimeout: Int
         var importMaxBytes: Int?
         var importAllowNetworks: [IPNetwork]
+        var onThisDay: Bool
     }
 
     public static let descriptor = PluginDescriptor(
@@ -43,6 +44,7 @@ public struct AlbumPlugin: Plugin {
             SettingDescription("import_max_bytes", "int 1...1073741824", default: "media's max_upload_bytes", "Largest picture a URL import downloads"),
             SettingDescription("import_allow_networks", "list of CIDR blocks", default: "[]",
                                "TESTS ONLY: private blocks a URL import may reach (e.g. 127.0.0.2/32 for a local test server)"),
+            SettingDescription("on_this_day", "bool", default: "false", "The home screen shows photos taken on this day in earlier years (the client's copy, offline too)"),
         ],
         offers: [SharedPhoto.self, SharedPhotoSearch.self, PhotoSubject.self, SyncedPhoto.self])
 
@@ -57,12 +59,13 @@ public struct AlbumPlugin: Plugin {
         return Config(timeZone: zone ?? .gmt, pageSize: section.int("page_size", default: 60, in: 1...500),
                       importTimeout: section.int("import_timeout_seconds", default: 20, in: 1...300),
                       importMaxBytes: section.contains("import_max_bytes") ? section.int("import_max_bytes", default: 10 << 20, in: 1...(1 << 30)) : nil,
-                      importAllowNetworks: networks)
+                      importAllowNetworks: networks, onThisDay: section.bool("on_this_day", default: false))
     }
 
     let service: AlbumService
     let pageSize: Int
     let limits: (photo: Int, drawing: Int)
+    let onThisDay: Bool
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
@@ -75,13 +78,14 @@ public struct AlbumPlugin: Plugin {
         let moved = try await service.migrateCounterIDs()
         if moved > 0 { context.logger.notice("album: tag and folder counters moved to per-owner ids", metadata: ["moved": "\(moved)"]) }
         pageSize = config.pageSize
+        onThisDay = config.onThisDay
         if !config.importAllowNetworks.isEmpty {
             context.logger.warning("album: URL imports may reach private networks (import_allow_networks; tests only)",
                                    metadata: ["networks": "\(config.importAllowNetworks.map(\.description).joined(separator: ", "))"])
         }
     }
 
-    public var features: [String] { ["photos", "url-import", "tags", "folders", "slideshow", "markup", "share"] }
+    public var features: [String] { ["photos", "url-import", "tags", "folders", "slideshow", "markup", "share"] + (onThisDay ? ["on-this-day"] : []) }
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service

@@ -6,6 +6,7 @@
 import * as Album from "./album.js";
 import { AlbumElement, back, describe, grid, picture, shareSearch } from "./album-base.js";
 import { announce, h } from "./ui.js";
+import { readAloud, userLanguage } from "./speak.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 /** @typedef {import("./album-base.js").Photo} Photo */
@@ -212,6 +213,7 @@ export class SlideshowScreen extends AlbumElement {
       h("div", { class: "top" }, h("a", { href: leave, class: "button big close", "aria-label": "Close the slideshow" }, ...face("✕", "Close"))),
       h("div", { class: "slide" }, this.img),
       this.caption,
+      readAloud(this.ctx, () => this.spoken ?? "", userLanguage, "the caption"),
       h("div", { class: "controls", role: "toolbar", "aria-label": "Slideshow controls" },
         h("button", { type: "button", class: "big", "aria-label": "Previous photo", onclick: () => this.step(-1) }, ...face("‹", "Previous")),
         this.playButton,
@@ -240,6 +242,7 @@ export class SlideshowScreen extends AlbumElement {
     const next = order[(/** @type {number} */ (this.index) + 1) % order.length];
     if (next) picture(this.ctx, next, "display").catch(() => {});
     /** @type {HTMLElement} */ (this.caption).textContent = `${Album.dayLabel(Album.dayOf(photo))}${photo.notes ? " · " + photo.notes : ""} (${(this.index ?? 0) + 1} of ${order.length})`;
+    this.spoken = `${Album.dayLabel(Album.dayOf(photo))}.${photo.notes ? " " + photo.notes : ""}`;
     clearTimeout(this.timer);
     if (this.playing) this.timer = window.setTimeout(() => this.step(1), SLIDE_SECONDS * 1000);
   }

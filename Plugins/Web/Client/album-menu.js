@@ -10,6 +10,7 @@ import * as Cache from "./picture-cache.js";
 import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
 import { announce, h, whereAmI } from "./ui.js";
+import { onThisDaySection } from "./home-on-this-day.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 /** @typedef {import("./album-base.js").Photo} Photo */
@@ -42,6 +43,9 @@ export class HomeScreen extends AlbumElement {
   changed() {
     const lead = this.querySelector(".lead");
     if (lead) lead.textContent = this.lead();
+    this.querySelector("section.on-this-day")?.remove();
+    const memories = onThisDaySection(this.ctx, this.photos());
+    if (memories) lead?.after(memories);
   }
 
   lead() {
@@ -63,6 +67,7 @@ export class HomeScreen extends AlbumElement {
     this.replaceChildren(h("main", { class: "screen home" },
       h("h1", {}, "iRemember"),
       h("p", { class: "lead" }, this.lead()),
+      onThisDaySection(this.ctx, this.photos()),
       h("nav", { class: "tiles", "aria-label": "Main menu" },
         ...picker(false), ...picker(true), tile("#/import", "globe", "Import from Internet"),
         tile("#/recent", "clock", "Recent"), tile("#/album", "album", "Album"), tile("#/share", "share", "Share")),

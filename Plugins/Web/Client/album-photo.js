@@ -9,6 +9,7 @@ import { AlbumElement, KIND, PHOTOS, back, describe, loadMarkup, picture, shareP
 import { FollowedForm } from "./follow.js";
 import { isLocal } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
+import { readAloud, userLanguage } from "./speak.js";
 import "./drawing-pad.js";
 import { editBody, editedPicture, editMap, followEdit, keptState } from "./photo-edit.js";
 import "./photo-editor.js";
@@ -298,7 +299,10 @@ export class PhotoScreen extends AlbumElement {
       h("div", { class: "toolbar" }, back("#/album", "Album"), h("h1", {}, "Photo")),
       figure,
       photo.notes ? h("p", { class: "notes" }, photo.notes) : null,
+      photo.notes ? readAloud(this.ctx, photo.notes, userLanguage, "the notes") : null,
       facts,
+      readAloud(this.ctx, () => [`Taken ${Album.dayLabel(Album.dayOf(photo))}${timeOf(photo)}.`, photo.place?.label ? `Place: ${photo.place.label}.` : "",
+        photo.tags?.length ? `Tags: ${photo.tags.join(", ")}.` : ""].join(" "), userLanguage, "when and where it was taken"),
       h("div", { class: "actions" },
         h("a", { href: `#/photo/${encodeURIComponent(photo.id)}/markup`, class: "button" }, "Mark up"),
         h("a", { href: `#/photo/${encodeURIComponent(photo.id)}/edit`, class: "button secondary" }, "Edit picture"),

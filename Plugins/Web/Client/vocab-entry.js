@@ -7,6 +7,7 @@
 import { FollowedForm } from "./follow.js";
 import { localId } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
+import { readAloud } from "./speak.js";
 import * as Vocab from "./vocab.js";
 import { tip } from "./vocab-help.js";
 import { COLLECTION, ENTRY, TAG, TAG_HINT, V, VocabElement, askName, back, highlighted, tagName } from "./vocab-parts.js";
@@ -41,9 +42,12 @@ export class EntryScreen extends VocabElement {
       h("div", { class: "toolbar" }, back(collection ? `#/c/${encodeURIComponent(collection.id)}` : "#/", collection?.name ?? "Collections"),
         h("a", { href: `#/edit/${encodeURIComponent(entry.id)}`, class: "button" }, "Edit")),
       h("h1", { lang: entry.languages?.[0] || undefined }, entry.word),
+      // The word and its example in the entry's language (its first); the page's when it has none.
+      readAloud(this.ctx, entry.word, entry.languages?.[0] || document.documentElement.lang || "en", "the word"),
       entry.languages?.length ? h("p", { class: "hint" }, entry.languages.join(" · ")) : null,
       h("ol", { class: "definitions" }, ...(entry.definitions ?? []).map((d) => h("li", {}, d))),
-      entry.example ? h("p", { class: "example" }, h("strong", {}, "Example: "), entry.example) : null,
+      entry.example ? h("p", { class: "example" }, h("strong", {}, "Example: "), h("span", { lang: entry.languages?.[0] || undefined }, entry.example)) : null,
+      entry.example ? readAloud(this.ctx, entry.example, entry.languages?.[0] || document.documentElement.lang || "en", "the example") : null,
       entry.note ? h("p", { class: "note" }, h("strong", {}, "Note: "), entry.note) : null,
       (entry.tags ?? []).length ? h("ul", { class: "chips", "aria-label": "Tags" }, ...entry.tags.map((id) => h("li", {},
         h("a", { class: "chip", href: `#/search?all=${encodeURIComponent(id)}` }, `#${tagNames.get(id) ?? "…"}`)))) : null,

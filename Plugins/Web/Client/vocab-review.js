@@ -5,6 +5,7 @@
  */
 import { ApiError } from "./api.js";
 import { announce, h } from "./ui.js";
+import { readAloud } from "./speak.js";
 import * as Vocab from "./vocab.js";
 import { tip } from "./vocab-help.js";
 import { CARD, COLLECTION, REVIEW, V, VocabElement, back } from "./vocab-parts.js";
@@ -56,6 +57,7 @@ export class ReviewScreen extends VocabElement {
       ? h("div", { class: "answer" },
         h("ul", { class: "definitions" }, ...card.entry.definitions.map((d) => h("li", {}, d))),
         card.entry.example ? h("p", { class: "example" }, `“${card.entry.example}”`) : null,
+        card.entry.example ? readAloud(this.ctx, card.entry.example, card.entry.languages?.[0] || document.documentElement.lang || "en", "the example") : null,
         h("div", { class: "ratings", role: "group", "aria-label": "How well did you remember it?" },
           ...RATINGS.map((rating) => h("button", { type: "button", class: `rate ${rating}`, onclick: () => this.rate(card, rating) },
             h("span", { class: "label" }, rating[0].toUpperCase() + rating.slice(1)),
@@ -64,7 +66,8 @@ export class ReviewScreen extends VocabElement {
         "Show answer");
     this.replaceChildren(h("main", { class: "screen vocab review" }, this.toolbar(),
       h("p", { class: "muted", "aria-live": "polite" }, `${this.queue.length} to go${card.state === "new" ? " · new word" : ""}`),
-      h("section", { class: "flashcard", "aria-label": "Card" }, h("p", { class: "word", lang: card.entry.languages?.[0] ?? "" }, card.entry.word)),
+      h("section", { class: "flashcard", "aria-label": "Card" }, h("p", { class: "word", lang: card.entry.languages?.[0] ?? "" }, card.entry.word),
+        readAloud(this.ctx, card.entry.word, card.entry.languages?.[0] || document.documentElement.lang || "en", "the word")),
       answer, tip(this, ["review"])));
   }
 

@@ -27,6 +27,7 @@ public struct WebPlugin: Plugin {
         var mapTiles: String
         var mapAttribution: String
         var leafletDirectory: String
+        var readAloud: Bool
     }
 
     /// OpenStreetMap's standard tiles (their use policy: light use, with attribution).
@@ -46,6 +47,7 @@ public struct WebPlugin: Plugin {
             SettingDescription("map_tiles", "URL with {z}, {x}, {y}", default: openStreetMapTiles, "Where maps get their tiles (the CSP allows its origin)"),
             SettingDescription("map_attribution", "text", default: "© OpenStreetMap contributors", "Said in the corner of every map"),
             SettingDescription("leaflet_dir", "directory", default: "/usr/share/javascript/leaflet", "Leaflet's files (Debian's libjs-leaflet)"),
+            SettingDescription("read_aloud", "bool", default: "false", "A \"Read aloud\" button by captions, notes and words (the browser's speechSynthesis)"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
@@ -65,7 +67,8 @@ public struct WebPlugin: Plugin {
         return Config(name: section.string("name"), shortName: section.string("short_name"), themeColor: colour("theme_color", "#1f5f8b"),
                       backgroundColor: colour("background_color", "#ffffff"), description: section.string("description") ?? "",
                       mapTiles: tiles, mapAttribution: section.string("map_attribution") ?? "© OpenStreetMap contributors",
-                      leafletDirectory: section.string("leaflet_dir") ?? "/usr/share/javascript/leaflet")
+                      leafletDirectory: section.string("leaflet_dir") ?? "/usr/share/javascript/leaflet",
+                      readAloud: section.bool("read_aloud", default: false))
     }
 
     let assets: WebAssets
@@ -90,6 +93,7 @@ public struct WebPlugin: Plugin {
     /// what is missing rather than showing an empty box).
     public var features: [String] {
         ["client", "offline"] + (leaflet.isEmpty ? [] : ["map"]) + ["map-tiles:\(config.mapTiles)", "map-attribution:\(config.mapAttribution)"]
+            + (config.readAloud ? ["read-aloud"] : [])
     }
 
     /// The files a map needs, read once: the ES module, its CSS and its marker images.
