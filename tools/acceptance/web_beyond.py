@@ -11,6 +11,7 @@ en-GB; Foreign Note: the entry's), that a second tap stops, and that a phone wit
 28 Feb 2026, 1 Mar 2025) on a phone whose clock Playwright fixes at 28 Feb 2027, a year without a
 29th: the home screen shows "1 year ago today" and "3 years ago today" (the leap-day photo) with
 their captions, not the 1 March one, offline too; before any photo there is no section at all.
+With both switched off in the YAML, the manifest has neither and the screens show neither.
 axe-core on each screen; screenshots in .build/screenshots/beyond-*.png.
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
@@ -261,6 +262,26 @@ def foreign_note_walk(browser, server):
     context.close()
 
 
+def switched_off_walk(browser, server, data):
+    """The same app with both switched off in its YAML: no On this day, no Read aloud."""
+    _, manifest, _ = call(server, "GET", "/api/v1/manifest")
+    features = {f for p in manifest["plugins"] for f in p["features"]}
+    check("with read_aloud: false and on_this_day: false the manifest has neither feature",
+          "read-aloud" not in features and "on-this-day" not in features and "photos" in features, sorted(features))
+    context, page = iremember_phone(browser, server)
+    page.goto("/")
+    page.click("text=Get Started")
+    page.wait_for_selector("album-home")
+    add_photo(page, server, data, "off.jpg", "2026:02:28 09:30:00", "Emma's birthday cake", 5)
+    check("switched off: the photo view has no Read aloud button (speechSynthesis or not)", page.locator("button.speak").count() == 0)
+    page.click("text=Home")
+    page.wait_for_selector("album-home")
+    page.wait_for_timeout(500)
+    check("switched off: the home screen has no On this day, though a photo is from a year ago today",
+          page.locator("section.on-this-day").count() == 0 and "year ago today" not in page.inner_text("album-home"))
+    context.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
@@ -271,6 +292,16 @@ def main():
         server = iremember.Server(binary, data, free_port())
         server.config = iremember.make_config(data)
         codes.append(webwalk.run(server, lambda browser: iremember_walk(browser, server, data)))
+    with tempfile.TemporaryDirectory(prefix="quire-web-beyond-off-") as data:
+        server = iremember.Server(binary, data, free_port())
+        path = iremember.make_config(data)
+        with open(path) as handle:
+            text = handle.read()
+        assert "read_aloud: true" in text and "on_this_day: true" in text
+        with open(path, "w") as handle:
+            handle.write(text.replace("read_aloud: true", "read_aloud: false").replace("on_this_day: true", "on_this_day: false"))
+        server.config = path
+        codes.append(webwalk.run(server, lambda browser: switched_off_walk(browser, server, data)))
     with tempfile.TemporaryDirectory(prefix="quire-web-beyond-fn-") as data:
         server = napkin_notes.Server(binary, data, free_port(), config=FOREIGN_NOTE)
         codes.append(webwalk.run(server, lambda browser: foreign_note_walk(browser, server)))
