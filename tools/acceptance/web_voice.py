@@ -6,7 +6,7 @@ server and the shipped config (config/apps/napkin-notes.yaml, its `audio:` line)
 
 The microphone is asked for only on the tap; a ~2 s recording shows its elapsed time and Stop, is
 on the note and on the server as Ogg Opus, plays after a reload (the <audio> element's duration is
-over a second, and it plays); recorded offline it waits in the outbox, plays from the phone, and
+over a second, and it plays) and offline once heard; recorded offline it waits in the outbox, plays from the phone, and
 reaches the server once back online; deleted, it is gone from the note and the server. axe-core on
 the note with its voice note.
 
@@ -133,6 +133,11 @@ def walk(browser, server):
     # Offline: recorded again, it waits in the outbox, plays from the phone, and is sent once back online.
     first = note["voice"]
     context.set_offline(True)
+    page.reload()
+    page.wait_for_selector("note-voice audio", timeout=20_000)
+    kept = player_state(page)
+    check("offline, after a reload, the recording heard once still plays (kept on the phone like the photo)",
+          kept and kept["duration"] and kept["duration"] > 1 and kept["played"] is True, kept)
     record(page, 2)
     page.wait_for_selector("note-voice .voice-line:has-text('waiting to upload')", timeout=20_000)
     offline_state = player_state(page)

@@ -5,6 +5,7 @@
  * mono WAV (`wav.js`), which the server's audio plugin encodes to Ogg Opus. Offline it waits in the
  * outbox like a photo, and plays from there meanwhile. Played with an `<audio>` element; deletable. */
 import { KIND, NOTES } from "./notes-parts.js";
+import { BOUNDS, pictureURL } from "./picture-cache.js";
 import { announce, confirmAction, h } from "./ui.js";
 import { VOICE_RATE, clock, wavBytes } from "./wav.js";
 
@@ -35,21 +36,12 @@ export async function recordingAsWav(recorded) {
   return new Blob([wavBytes(rendered.getChannelData(0), VOICE_RATE)], { type: "audio/wav" });
 }
 
-/** Object URLs of recordings fetched on this page, by the recording's id. @type {Map<string, Promise<string>>} */
-const fetched = new Map();
-
-/** The note's recording as an object URL (fetched with the session's token). @param {Context} context @param {any} note */
+/** The note's recording as an object URL: fetched with the session's token and kept on the phone
+ * like the note's photo (picture-cache.js, within Napkin's bound), by the recording's id, so it
+ * plays offline once heard. @param {Context} context @param {any} note */
 function voiceURL(context, note) {
-  let url = fetched.get(note.voice);
-  if (!url) {
-    url = context.api.request("GET", `${NOTES}/${note.id}/voice`).then((answer) => {
-      if (!(answer.body instanceof Blob)) throw new Error(`The voice note could not be read (HTTP ${answer.status}).`);
-      return URL.createObjectURL(answer.body);
-    });
-    url.catch(() => fetched.delete(note.voice));
-    fetched.set(note.voice, url);
-  }
-  return url;
+  const path = `${NOTES}/${note.id}/voice`;
+  return pictureURL(context, path, BOUNDS.napkin, `${path}@${note.voice}`);
 }
 
 export class NoteVoice extends HTMLElement {
