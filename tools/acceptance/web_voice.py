@@ -84,7 +84,10 @@ def player_state(page):
       }
       audio.muted = true;
       let played = false;
-      try { await audio.play(); await new Promise((r) => setTimeout(r, 600)); played = audio.currentTime > 0.2; audio.pause(); } catch (e) { played = String(e); }
+      // play() on an element without a source never settles: bounded.
+      const playing = audio.play().then(() => true, (e) => String(e));
+      played = await Promise.race([playing, new Promise((r) => setTimeout(() => r("play() did not start in 5 s"), 5000))]);
+      if (played === true) { await new Promise((r) => setTimeout(r, 600)); played = audio.currentTime > 0.2; audio.pause(); }
       return { src: audio.src.slice(0, 5), duration, played, error: audio.error && audio.error.code };
     }""")
 
