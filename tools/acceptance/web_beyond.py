@@ -162,12 +162,15 @@ def iremember_walk(browser, server, data):
     said = spoken(page)
     check("Read aloud on On this day says “3 years ago today: The picnic with Tom” in en-GB",
           said[-1:] == [{"text": "3 years ago today: The picnic with Tom", "lang": "en-GB"}], said[-1:])
-    page.click("section.on-this-day .memory >> nth=1")
-    page.wait_for_selector("album-photo figure")
-    check("a photo of On this day opens that photo", page.inner_text("album-photo p.notes") == "The picnic with Tom")
+    # Another phone changes a caption: the section follows (sync), without a reload.
+    _, body, _ = call(server, "GET", "/api/v1/album/photos?limit=100", token=token)
+    leap = next(p for p in body["items"] if p["takenAt"].startswith("2024-02-29"))
+    status, _, _ = call(server, "PATCH", f"/api/v1/album/photos/{leap['id']}", {"notes": "The picnic with Tom and Emma"}, token=token)
+    page.wait_for_function("() => [...document.querySelectorAll('section.on-this-day .memory .caption')].some(e => e.textContent === 'The picnic with Tom and Emma')",
+                           timeout=15_000)
+    check("a caption changed on another phone shows in On this day without a reload", status == 200)
 
     # Offline, from the phone's copy: a reload without the network still shows it.
-    page.click("text=Home")
     page.wait_for_selector("section.on-this-day")
     context.set_offline(True)
     page.reload()
@@ -176,6 +179,9 @@ def iremember_walk(browser, server, data):
     years = page.eval_on_selector_all("section.on-this-day h3", "els => els.map(e => e.textContent)")
     check("offline, after a reload, On this day is still there (the phone's copy)", years == ["1 year ago today", "3 years ago today"], years)
     context.set_offline(False)
+    page.click("section.on-this-day .memory >> nth=1")
+    page.wait_for_selector("album-photo figure")
+    check("a photo of On this day opens that photo", page.inner_text("album-photo p.notes") == "The picnic with Tom and Emma")
 
     # The slideshow: the caption read aloud.
     page.goto("/#/slideshow")

@@ -10,7 +10,7 @@ import * as Cache from "./picture-cache.js";
 import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
 import { announce, h, whereAmI } from "./ui.js";
-import { onThisDaySection } from "./home-on-this-day.js";
+import { onThisDaySection, updateOnThisDay } from "./home-on-this-day.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 /** @typedef {import("./album-base.js").Photo} Photo */
@@ -43,9 +43,7 @@ export class HomeScreen extends AlbumElement {
   changed() {
     const lead = this.querySelector(".lead");
     if (lead) lead.textContent = this.lead();
-    this.querySelector("section.on-this-day")?.remove();
-    const memories = onThisDaySection(this.ctx, this.photos());
-    if (memories) lead?.after(memories);
+    updateOnThisDay(this, this.ctx, this.photos(), lead);
   }
 
   lead() {

@@ -23,7 +23,7 @@ export function onThisDaySection(context, photos, now = new Date()) {
   if (!switchedOn(context, "on-this-day")) return null;
   const days = onThisDay(photos, Album.localTime(now).slice(0, 10));
   if (!days.length) return null;
-  return h("section", { class: "on-this-day", "aria-labelledby": "on-this-day-title" },
+  return h("section", { class: "on-this-day", "aria-labelledby": "on-this-day-title", "data-key": keyOf(days) },
     h("h2", { id: "on-this-day-title" }, "On this day"),
     ...days.map((day) => h("div", { class: "years-ago" },
       h("h3", {}, day.label),
@@ -35,4 +35,22 @@ export function onThisDaySection(context, photos, now = new Date()) {
         link.append(h("span", { class: "caption" }, caption));
         return h("li", {}, link, readAloud(context, `${day.label}: ${caption}`, userLanguage, `the caption, ${day.label}`));
       })))));
+}
+
+/** What the section shows, to tell whether a sync changed it. @param {{years: number, photos: Photo[]}[]} days */
+function keyOf(days) {
+  return days.map((day) => `${day.years}:${day.photos.map((p) => `${p.id}@${p.version}`).join(",")}`).join(";");
+}
+
+/**
+ * After a sync: the section drawn again only when what it shows changed (a picture does not
+ * flicker, a focused button keeps its focus), put after `lead`.
+ * @param {HTMLElement} home @param {import("./album-base.js").Context} context @param {readonly Photo[]} photos @param {Element | null} lead
+ */
+export function updateOnThisDay(home, context, photos, lead) {
+  const old = home.querySelector("section.on-this-day");
+  const fresh = onThisDaySection(context, photos);
+  if (old && fresh && /** @type {HTMLElement} */ (old).dataset.key === fresh.dataset.key) return;
+  old?.remove();
+  if (fresh) lead?.after(fresh);
 }
