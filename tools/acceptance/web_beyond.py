@@ -162,8 +162,15 @@ def iremember_walk(browser, server, data):
     said = spoken(page)
     check("Read aloud on On this day says “3 years ago today: The picnic with Tom” in en-GB",
           said[-1:] == [{"text": "3 years ago today: The picnic with Tom", "lang": "en-GB"}], said[-1:])
-    # Another phone changes a caption: the section follows (sync), without a reload.
+    # Another phone changes a photo not of this day: the section is not drawn again (no flicker).
     _, body, _ = call(server, "GET", "/api/v1/album/photos?limit=100", token=token)
+    march = next(p for p in body["items"] if p["takenAt"].startswith("2025-03-01"))
+    page.evaluate("window.__section = document.querySelector('section.on-this-day')")
+    call(server, "PATCH", f"/api/v1/album/photos/{march['id']}", {"notes": "A walk by the river, in the rain"}, token=token)
+    page.wait_for_timeout(2_500)  # live sync brings it within a second (web_iremember.py)
+    check("a change to a photo not of this day leaves On this day as it was (not drawn again)",
+          page.evaluate("document.querySelector('section.on-this-day') === window.__section"))
+    # Another phone changes a caption: the section follows (sync), without a reload.
     leap = next(p for p in body["items"] if p["takenAt"].startswith("2024-02-29"))
     status, _, _ = call(server, "PATCH", f"/api/v1/album/photos/{leap['id']}", {"notes": "The picnic with Tom and Emma"}, token=token)
     page.wait_for_function("() => [...document.querySelectorAll('section.on-this-day .memory .caption')].some(e => e.textContent === 'The picnic with Tom and Emma')",
