@@ -6,6 +6,8 @@
  */
 import { Api, ApiError } from "./api.js";
 import { Sync } from "./sync.js";
+import { keptKind } from "./kept.js";
+import "./kept-kinds.js";
 import { announce, confirmAction, h } from "./ui.js";
 import { pending as pendingSignIn, readCallback } from "./oidc.js";
 import "./screen-signin.js";
@@ -123,6 +125,7 @@ class QuireApp extends HTMLElement {
     const sync = this.sync;
     this.sync.addEventListener("refused", (event) => this.notice(/** @type {CustomEvent} */ (event).detail, undefined, undefined,
       () => sync.acknowledgeRefusals()));
+    this.sync.addEventListener("kept", (event) => this.keptNotice(/** @type {CustomEvent} */ (event).detail));
     this.sync.addEventListener("merged", (event) => this.notice(/** @type {CustomEvent} */ (event).detail, "info"));
     this.sync.addEventListener("replaced", (event) => this.replacedNotice(/** @type {CustomEvent} */ (event).detail));
     // A reminder's time has come (the reminders plugin): a system notification when allowed, and
@@ -137,6 +140,8 @@ class QuireApp extends HTMLElement {
     await this.sync.start();
     // What was replaced is said until the user answers, across reloads: the way back stays.
     for (const kept of this.keptReplaced()) this.replacedNotice(kept, false);
+    // What was written to something deleted on another device (kept.js): said until recovered or discarded.
+    for (const kept of this.sync.kept) this.keptNotice(kept);
     if (this.plugin("admin")) {
       const { isOperator } = await import("./screen-admin.js");
       this.operator = await isOperator(this.api);
@@ -157,6 +162,48 @@ class QuireApp extends HTMLElement {
         h("button", { type: "button", class: "secondary", onclick: () => { bar.remove(); dismissed?.(); } }, "OK")));
     // The newest three: older sentences go first, so the header never fills the screen.
     while (this.notices.childElementCount >= 3) this.notices.firstElementChild?.remove();
+    this.notices.append(bar);
+  }
+
+  /**
+   * What the person wrote to a record deleted on another device, kept on this phone (kept.js):
+   * the app's sentence naming it, its way back (as the app offers online) and Discard. One notice
+   * a record; "kept on this phone… goes on page 3" boxes it made stale are cleared.
+   * @param {import("./kept.js").Kept} kept
+   */
+  keptNotice(kept) {
+    const sync = this.sync;
+    const how = keptKind(kept.kind);
+    if (!sync || !how) return;
+    this.notices.querySelector(`[data-kept="${CSS.escape(kept.id)}"]`)?.remove();
+    // A screen's own "No network: … kept on this phone and goes on page 3" is stale now.
+    for (const el of /** @type {any[]} */ ([...this.querySelectorAll("*")])) {
+      if (typeof el.say === "function" && el.said && el.said.alert === false && /kept on this phone/.test(el.said.text ?? "")) el.say(null);
+    }
+    let text = kept.fields.text ?? "";
+    try {
+      text = how.describe(kept);
+    } catch {
+      text = "Something you wrote could not be saved: it was deleted on another device. It is kept on this phone.";
+    }
+    const bar = h("div", { class: "notice kept", role: "alert", "data-kept": kept.id }, h("p", {}, text),
+      h("div", { class: "row" },
+        h("button", { type: "button", onclick: async () => {
+          try {
+            const said = await sync.recoverKept(kept.id);
+            bar.remove();
+            if (said) announce(said);
+          } catch {
+            const p = bar.querySelector("p");
+            if (p) p.textContent = `${text} That did not work on this phone; try again, or copy the text from here.`;
+          }
+        } }, how.action),
+        h("button", { type: "button", class: "secondary", onclick: async () => {
+          if (!(await confirmAction("Discard what you wrote? It cannot be brought back.", "Discard"))) return;
+          bar.remove();
+          await sync.dropKept(kept.id);
+          announce("Discarded.");
+        } }, "Discard")));
     this.notices.append(bar);
   }
 

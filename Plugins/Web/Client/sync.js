@@ -8,6 +8,7 @@
 import { ApiError } from "./api.js";
 import { Database, forget } from "./db.js";
 import { Journal, toReplay } from "./journal.js";
+import { idsIn, isGone, keptFrom, keptKind, withKept, withoutKept } from "./kept.js";
 import { feedChanges, mergeDrawing } from "./merge.js";
 import { backoff, isLocal, newKey, outcome, overlay, recordIn, resolveId } from "./outbox.js";
 
@@ -36,6 +37,10 @@ export class Sync extends EventTarget {
     /** Writes the server refused since the user last said OK to being told: the indicator says
      * "Not saved" rather than "Saved" meanwhile. */
     this.refused = 0;
+    /** What the person wrote to records deleted elsewhere, refused and kept (kept.js). @type {import("./kept.js").Kept[]} */
+    this.kept = [];
+    /** Records a pull deleted while writes for them waited: as last shown, to name what is kept. @type {Map<string, any>} */
+    this.seen = new Map();
     /** @type {SyncState} */
     this.state = navigator.onLine ? "syncing" : "offline";
     this.draining = false;
@@ -61,6 +66,8 @@ export class Sync extends EventTarget {
     // after creating it) still finds the record once the server has named it.
     this.resolved = new Map(Object.entries((await this.db.meta("resolved")) ?? {}));
     this.writes = await this.db.outbox();
+    this.kept = (await this.db.meta("kept")) ?? [];
+    this.seen = new Map(Object.entries((await this.db.meta("seen")) ?? {}));
     // Writes shown as queued that a reload cut off before IndexedDB held them (journal.js): into
     // the outbox now, in order; those it already holds (by Idempotency-Key) are not added again.
     const journaled = this.journal.entries();
@@ -229,6 +236,7 @@ export class Sync extends EventTarget {
   /** Sends queued writes in order until one cannot be sent now. */
   async drain() {
     if (this.draining || this.stopped || !this.db) return;
+    const db = this.db;
     this.draining = true;
     try {
       while (this.writes.length > 0) {
@@ -273,8 +281,18 @@ export class Sync extends EventTarget {
         // A refusal is counted before the write leaves the queue: the bar never says "Saved" in
         // between (a pull's change while IndexedDB settles it drew "Saved" for a change the server refused).
         if (next !== "done") this.refused += 1;
+        // Its target deleted on another device: what the person wrote is kept (kept.js), before
+        // the write leaves the queue, so a reload in between finds it in one place or the other.
+        const kept = next === "drop" && isGone(status) ? this.keep(write) : null;
+        if (kept) {
+          await db.setMeta("kept", this.kept);
+          this.refused -= 1; // said by its own notice, with its way back and Discard
+        }
         await this.settle(write, next === "done" ? answer : undefined);
-        if (next !== "done") {
+        if (kept) {
+          if (write.method === "POST" && isLocal(write.id)) await this.dropWritesFor(write.id);
+          this.dispatchEvent(new CustomEvent("kept", { detail: kept }));
+        } else if (next !== "done") {
           // A create refused: the writes queued for what it would have made can never be sent
           // (they would wait for it forever and hold every later change behind them).
           const lost = write.method === "POST" && isLocal(write.id) ? await this.dropWritesFor(write.id) : 0;
@@ -288,6 +306,52 @@ export class Sync extends EventTarget {
       if (this.writes.length === 0 && this.state !== "offline" && navigator.onLine) this.setState("idle");
       this.dispatchEvent(new Event("state"));
     }
+  }
+
+  /**
+   * What a refused write carried, kept for the person (its app's pick, merged into what is kept
+   * for the same record), or null when its kind keeps nothing of it.
+   * @param {import("./outbox.js").Write} write @returns {import("./kept.js").Kept | null}
+   */
+  keep(write) {
+    const how = keptKind(write.kind);
+    let fields = null;
+    try {
+      fields = how?.pick(write) ?? null;
+    } catch {
+      fields = null;
+    }
+    const key = `${write.kind}/${write.id}`;
+    /** @type {Record<string, any>} */
+    const around = {};
+    for (const id of idsIn(write.path)) {
+      for (const [k, v] of this.seen) if (k.endsWith(`/${id}`) && k !== key) around[k] = v;
+    }
+    const kept = keptFrom(write, fields, { seen: this.seen.get(key) ?? this.records.get(key), around,
+      before: this.kept.find((k) => k.id === key) });
+    if (kept) this.kept = withKept(this.kept, kept);
+    return kept;
+  }
+
+  /** The person chose Discard, or the recovery was done: the kept record goes. @param {string} id */
+  async dropKept(id) {
+    this.kept = withoutKept(this.kept, id);
+    await this.db?.setMeta("kept", this.kept);
+    this.dispatchEvent(new Event("state"));
+  }
+
+  /**
+   * The app's way back for a kept record (a new note, a new word…): a write like any other, so it
+   * works offline too; the kept record goes once it is queued. Answers what to announce.
+   * @param {string} id @returns {Promise<string>}
+   */
+  async recoverKept(id) {
+    const kept = this.kept.find((k) => k.id === id);
+    const how = kept ? keptKind(kept.kind) : undefined;
+    if (!kept || !how) return "";
+    const said = await how.recover(kept, this);
+    await this.dropKept(id);
+    return said;
   }
 
   /**
@@ -397,6 +461,21 @@ export class Sync extends EventTarget {
         const query = cursor ? `?after=${encodeURIComponent(cursor)}&limit=500` : "?limit=500";
         const page = await this.api.get(`/api/v1/sync/changes${query}`);
         const { puts, deletes } = feedChanges(this.records, page.items);
+        // A record deleted elsewhere while this phone's writes to it (or into it: an AR page's
+        // new text) wait: kept as last shown, so what the refusal keeps can be named.
+        let saw = false;
+        for (const key of deletes) {
+          const id = key.slice(key.indexOf("/") + 1);
+          const held = this.records.get(key);
+          if (held && this.writes.some((w) => w.id === id || idsIn(w.path).includes(id))) {
+            this.seen.set(key, held);
+            saw = true;
+          }
+        }
+        if (saw) {
+          for (const old of [...this.seen.keys()].slice(0, Math.max(0, this.seen.size - 100))) this.seen.delete(old);
+          await db.setMeta("seen", Object.fromEntries(this.seen));
+        }
         for (const [key, value] of puts) this.records.set(key, value);
         for (const key of deletes) this.records.delete(key);
         await db.applyRecords(puts, deletes, page.nextCursor);

@@ -1,0 +1,110 @@
+// @ts-check
+/**
+ * Each app's part of `kept.js`: for its record kinds, what of a write refused because its target was
+ * deleted on another device is kept, the sentence naming it (by its title, word, caption or page —
+ * never an id), and the same way back the app offers when it sees the deletion online.
+ */
+import { localId } from "./outbox.js";
+import { pickFields, quoted, registerKept } from "./kept.js";
+
+const today = () => new Date().toISOString().slice(0, 10);
+
+// Napkin Notes: a note's title and text.
+registerKept("notes.note", {
+  pick: (write) => (write.method === "PATCH" ? pickFields(write.body, ["title", "text", "date", "category"]) : null),
+  describe: (kept) => {
+    const title = kept.seen?.title || kept.fields.title;
+    return `The note ${title ? quoted(title) : "you changed offline"} was deleted on another phone, so your changes could not be saved with it. `
+      + `What you typed is kept on this phone${kept.fields.text ? `: ${quoted(kept.fields.text)}` : ""}.`;
+  },
+  action: "Keep my text as a new note",
+  recover: async (kept, sync) => {
+    const seen = kept.seen ?? {};
+    const f = kept.fields;
+    const category = f.category ?? seen.category;
+    await sync.write({ method: "POST", path: "/api/v1/notes", kind: "notes.note", id: localId(),
+      body: { title: f.title ?? seen.title ?? "", text: f.text ?? seen.text ?? "", date: f.date || seen.date || today(), ...(category ? { category } : {}) } });
+    return "Kept as a new note.";
+  },
+});
+
+// Foreign Note: a word's fields.
+const WORD_FIELDS = ["word", "definitions", "languages", "example", "note", "tags", "collection"];
+registerKept("vocabulary.entry", {
+  pick: (write) => (write.method === "PATCH" ? pickFields(write.body, WORD_FIELDS) : null),
+  describe: (kept) => {
+    const word = kept.seen?.word || kept.fields.word;
+    return `The word ${word ? quoted(word) : "you changed offline"} was deleted on another device, so your changes could not be saved with it. `
+      + "What you typed is kept on this phone: add it again as a new word, or discard it.";
+  },
+  action: "Add it again as a new word",
+  recover: async (kept, sync) => {
+    const seen = kept.seen ?? {};
+    /** @type {Record<string, any>} */
+    const body = {};
+    for (const name of WORD_FIELDS) {
+      const value = kept.fields[name] !== undefined ? kept.fields[name] : seen[name];
+      if (value !== undefined) body[name] = value;
+    }
+    // Its collection deleted too: the first one left.
+    const collections = sync.view("vocabulary.collection");
+    if (!collections.some((c) => c.id === body.collection) && collections[0]) body.collection = collections[0].id;
+    await sync.write({ method: "POST", path: "/api/v1/vocabulary/entries", kind: "vocabulary.entry", id: localId(), body });
+    return `${body.word ?? "The word"} added again.`;
+  },
+});
+
+// iRemember: a photo's notes (the photo itself cannot come back: its notes are copied for the person).
+registerKept("album.photo", {
+  pick: (write) => (write.method === "PATCH" ? pickFields(write.body, ["notes"]) : null),
+  describe: (kept) => {
+    const seen = kept.seen ?? {};
+    const named = seen.caption ? `the photo ${quoted(seen.caption)}` : seen.notes ? `the photo with the notes ${quoted(seen.notes, 40)}`
+      : seen.takenAt ? `the photo taken on ${String(seen.takenAt).slice(0, 10)}` : "a photo";
+    return `Your notes for ${named} could not be saved: the photo was deleted on another phone. `
+      + `Your notes are kept on this phone: ${quoted(kept.fields.notes, 200)}. Copy them to keep them.`;
+  },
+  action: "Copy my notes",
+  recover: async (kept) => {
+    await navigator.clipboard.writeText(String(kept.fields.notes ?? ""));
+    return "Your notes are copied: paste them where you want to keep them.";
+  },
+});
+
+// AR Notebook: a text written on a page deleted on another phone (or a text changed that was removed).
+const N = "/api/v1/notebooks";
+registerKept("notebooks.item", {
+  pick: (write) => {
+    if (write.method === "POST" && write.path.endsWith("/items")) return pickFields(write.body, ["kind", "text"])?.text ? pickFields(write.body, ["kind", "text"]) : null;
+    if (write.method === "PATCH") return pickFields(write.body, ["text"]);
+    return null;
+  },
+  describe: (kept) => {
+    const page = Object.entries(kept.around ?? {}).find(([key]) => key.startsWith("notebooks.page/"))?.[1];
+    const text = quoted(kept.fields.text);
+    return page
+      ? `Your text ${text} could not go on page ${page.number}: that page was deleted on another phone. It is kept on this phone: keep it on another page, or discard it.`
+      : `Your text ${text} could not be saved: it was removed on another phone. It is kept on this phone: keep it as a new text, or discard it.`;
+  },
+  action: "Keep my text as a new text",
+  recover: async (kept, sync) => {
+    const parts = kept.path.split("?")[0].split("/");
+    const notebook = parts[parts.indexOf("notebooks", 4) + 1];
+    const gone = Object.entries(kept.around ?? {}).find(([key]) => key.startsWith("notebooks.page/"))?.[1];
+    const pages = sync.view("notebooks.page").filter((p) => p.notebook === notebook && typeof p.number === "number")
+      .sort((a, b) => a.number - b.number);
+    // The page before the one deleted, else the first; a notebook without pages gets a new one.
+    const before = gone ? pages.filter((p) => p.number < gone.number).pop() : undefined;
+    let page = before ?? pages[0];
+    let pageId = page?.id;
+    if (!pageId) {
+      pageId = localId();
+      await sync.write({ method: "POST", path: `${N}/notebooks/${notebook}/pages`, kind: "notebooks.page", id: pageId, recordAt: "page",
+        body: { template: "blank", background: "white", after: 0 } });
+    }
+    const body = { kind: kept.fields.kind ?? "keyboard", text: kept.fields.text };
+    await sync.write({ method: "POST", path: `${N}/notebooks/${notebook}/pages/${pageId}/items`, kind: "notebooks.item", id: localId(),
+      recordAt: "item", body, local: { kind: body.kind, text: body.text, slot: null } });
+    return page ? `Your text is on page ${page.number}.` : "Your text is on a new page.";
+  },
+});

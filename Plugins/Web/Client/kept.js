@@ -1,0 +1,107 @@
+// @ts-check
+/**
+ * What a person wrote offline is never thrown away because the other phone deleted its target.
+ * When the server refuses a queued write because what it changes is gone (404 / 410: the note,
+ * the word, the photo, or the page an AR text was to go on, deleted on another device), the sync
+ * layer keeps what was written as a "kept" record in the account's IndexedDB (`meta` "kept":
+ * survives reloads) and says so in a sentence naming the thing by its title / word / caption, with
+ * the app's own recovery ("Keep my text as a new note", …) and "Discard".
+ *
+ * The sync layer knows no app by name: each app registers, for its record kinds, how to pick what
+ * a refused write carried that is worth keeping, how to name it, and how to recover it
+ * (`registerKept`, in `kept-kinds.js`). Pure functions here (tested by `node --test Tests/WebClient`).
+ */
+
+/**
+ * @typedef {object} Kept
+ * @property {string} id          `kind/recordId`: writes to one record are kept as one
+ * @property {string} kind        the record's sync kind
+ * @property {string} recordId    the record's id (a local one for a create)
+ * @property {string} path        the refused write's path (an app reads its notebook, page… from it)
+ * @property {Record<string, any>} fields  what the person wrote (the app's pick of the writes' bodies)
+ * @property {any} [seen]         the record as this phone last showed it (its title, word, caption)
+ * @property {Record<string, any>} [around] records the path names, as last shown (an AR text's page)
+ * @property {string} at          when it was kept (ISO)
+ */
+
+/**
+ * @typedef {object} KeptKind
+ * @property {(write: import("./outbox.js").Write) => Record<string, any> | null} pick  what of a refused
+ *   write is worth keeping (null: nothing a person wrote, e.g. a move)
+ * @property {(kept: Kept) => string} describe  the sentence saying what was kept, naming the thing (never an id)
+ * @property {string} action    the recovery's label, as the app offers it online
+ * @property {(kept: Kept, sync: import("./sync.js").Sync) => Promise<string>} recover  does it; answers what to announce
+ */
+
+/** @type {Map<string, KeptKind>} */
+const kinds = new Map();
+
+/** An app says how its kind's refused writes are kept. @param {string} kind @param {KeptKind} how */
+export function registerKept(kind, how) {
+  kinds.set(kind, how);
+}
+
+/** @param {string} kind */
+export function keptKind(kind) {
+  return kinds.get(kind);
+}
+
+/** How many kept records an account holds at most (the oldest go first). */
+export const KEPT_LIMIT = 50;
+
+/**
+ * Whether a refusal says the write's target is gone (deleted, maybe on another device).
+ * @param {number | null} status
+ */
+export function isGone(status) {
+  return status === 404 || status === 410;
+}
+
+/**
+ * A write's kept record, merged into what is already kept for the same record (a later edit's
+ * fields win), or null when its kind keeps nothing of it.
+ * @param {import("./outbox.js").Write} write
+ * @param {Record<string, any> | null} fields  the app's pick
+ * @param {{seen?: any, around?: Record<string, any>, before?: Kept, now?: string}} [context]
+ * @returns {Kept | null}
+ */
+export function keptFrom(write, fields, context = {}) {
+  if (!fields || Object.keys(fields).length === 0) return null;
+  const { seen, around, before, now = new Date().toISOString() } = context;
+  return {
+    id: `${write.kind}/${write.id}`, kind: write.kind, recordId: write.id, path: write.path,
+    fields: { ...(before?.fields ?? {}), ...fields },
+    seen: seen ?? before?.seen, around: { ...(before?.around ?? {}), ...(around ?? {}) }, at: before?.at ?? now,
+  };
+}
+
+/** The list with `kept` in (replacing one of the same id), bounded. @param {Kept[]} list @param {Kept} kept */
+export function withKept(list, kept, limit = KEPT_LIMIT) {
+  const rest = list.filter((k) => k.id !== kept.id);
+  return [...rest, kept].slice(-limit);
+}
+
+/** @param {Kept[]} list @param {string} id */
+export function withoutKept(list, id) {
+  return list.filter((k) => k.id !== id);
+}
+
+/** The ids a path names (its segments), to find the records it is about. @param {string} path */
+export function idsIn(path) {
+  return path.split("?")[0].split("/").filter(Boolean).map((s) => decodeURIComponent(s));
+}
+
+/** A text shortened for a sentence, in quotes. @param {unknown} text @param {number} [max] */
+export function quoted(text, max = 60) {
+  const s = String(text ?? "").replace(/\s+/g, " ").trim();
+  return `“${s.length > max ? `${s.slice(0, max - 1)}…` : s}”`;
+}
+
+/** Only the named fields of a body that a person wrote (not undefined). @param {any} body @param {string[]} names */
+export function pickFields(body, names) {
+  if (!body || typeof body !== "object" || (typeof Blob !== "undefined" && body instanceof Blob)) return null;
+  /** @type {Record<string, any>} */
+  const out = {};
+  for (const name of names) if (body[name] !== undefined) out[name] = body[name];
+  return Object.keys(out).length ? out : null;
+}
