@@ -3,7 +3,7 @@
 // naming the thing (never an id). Run by `node --test Tests/WebClient`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { KEPT_LIMIT, idsIn, isGone, keptFrom, keptKind, pickFields, quoted, withKept, withoutKept } from "../../Plugins/Web/Client/kept.js";
+import { KEPT_LIMIT, idsIn, isGone, keptFrom, keptKind, pickFields, quoted, remembered, withKept, withoutKept } from "../../Plugins/Web/Client/kept.js";
 import "../../Plugins/Web/Client/kept-kinds.js";
 
 const patch = (kind, id, body, path = `/api/v1/x/${id}`) => ({ key: "k" + Math.random(), method: "PATCH", path, body, kind, id, attempts: 0 });
@@ -94,7 +94,7 @@ test("AR Notebook: a text for a deleted page names the page by its number, never
 test("AR Notebook: recovering puts the text on the page before the deleted one, as a new write", async () => {
   const how = keptKind("notebooks.item");
   const writes = [];
-  const sync = { view: () => [{ id: "pg1", number: 1, notebook: "nb1" }, { id: "pg2", number: 2, notebook: "nb1" }, { id: "pg9", number: 4, notebook: "nb1" }, { id: "x", number: 1, notebook: "other" }],
+  const sync = { one: (kind, id) => (kind === "notebooks.notebook" && id === "nb1" ? { pages: ["pg1", "pg2", "pg9"] } : undefined),
     write: async (w) => { writes.push(w); } };
   const kept = keptFrom({ key: "k", method: "POST", path: "/api/v1/notebooks/notebooks/nb1/pages/pg3/items", kind: "notebooks.item", id: "local:1", attempts: 0 },
     { kind: "keyboard", text: "Offline caption" }, { around: { "notebooks.page/pg3": { id: "pg3", number: 3 } } });
@@ -117,4 +117,24 @@ test("Napkin and Foreign Note: recovering creates a new record from what was see
   await keptKind("vocabulary.entry").recover(word, /** @type {any} */ (sync));
   assert.equal(writes[1].path, "/api/v1/vocabulary/entries");
   assert.deepEqual(writes[1].body, { word: "obrigado", definitions: ["thank you"], languages: ["pt", "en"], example: "Muito obrigado!", tags: [], collection: "c2" });
+});
+
+test("AR Notebook: a deleted page is remembered with its number (its place in the notebook's order)", () => {
+  const records = new Map([["notebooks.notebook/nb1", { id: "nb1", pages: ["pg1", "pg2", "pg3"] }]]);
+  assert.equal(remembered("notebooks.page/pg3", { id: "pg3", notebook: "nb1" }, records).number, 3);
+  assert.deepEqual(remembered("notes.note/n1", { id: "n1" }, records), { id: "n1" }, "a kind without a hook: as it is");
+  const how = keptKind("notebooks.item");
+  const kept = keptFrom({ key: "k", method: "POST", path: "/api/v1/notebooks/notebooks/nb1/pages/pg3/items", kind: "notebooks.item", id: "local:1", attempts: 0 },
+    { text: "Offline caption" }, { around: { "notebooks.page/pg3": { id: "pg3" } } });
+  assert.match(how.describe(kept), /could not go on its page/, "a page without a number is never “page undefined”");
+});
+
+test("AR Notebook: a notebook left without pages gets a new page for the text", async () => {
+  const writes = [];
+  const sync = { one: () => ({ pages: [] }), write: async (w) => { writes.push(w); } };
+  const kept = keptFrom({ key: "k", method: "POST", path: "/api/v1/notebooks/notebooks/nb1/pages/pg1/items", kind: "notebooks.item", id: "local:1", attempts: 0 },
+    { kind: "keyboard", text: "Alone" }, { around: { "notebooks.page/pg1": { id: "pg1", number: 1 } } });
+  assert.equal(await keptKind("notebooks.item").recover(kept, /** @type {any} */ (sync)), "Your text is on a new page.");
+  assert.equal(writes[0].path, "/api/v1/notebooks/notebooks/nb1/pages");
+  assert.equal(writes[1].path, `/api/v1/notebooks/notebooks/nb1/pages/${writes[0].id}/items`);
 });

@@ -5,7 +5,7 @@
  * never an id), and the same way back the app offers when it sees the deletion online.
  */
 import { localId } from "./outbox.js";
-import { pickFields, quoted, registerKept } from "./kept.js";
+import { pickFields, quoted, registerKept, registerRemember } from "./kept.js";
 
 const today = () => new Date().toISOString().slice(0, 10);
 
@@ -73,6 +73,12 @@ registerKept("album.photo", {
 
 // AR Notebook: a text written on a page deleted on another phone (or a text changed that was removed).
 const N = "/api/v1/notebooks";
+// A page's number is its place in its notebook's order (the notebook record's `pages`).
+registerRemember("notebooks.page", (page, records) => {
+  const order = records.get(`notebooks.notebook/${page.notebook}`)?.pages;
+  const at = Array.isArray(order) ? order.indexOf(page.id) : -1;
+  return at >= 0 ? { ...page, number: at + 1 } : page;
+});
 registerKept("notebooks.item", {
   pick: (write) => {
     if (write.method === "POST" && write.path.endsWith("/items")) return pickFields(write.body, ["kind", "text"])?.text ? pickFields(write.body, ["kind", "text"]) : null;
@@ -83,7 +89,7 @@ registerKept("notebooks.item", {
     const page = Object.entries(kept.around ?? {}).find(([key]) => key.startsWith("notebooks.page/"))?.[1];
     const text = quoted(kept.fields.text);
     return page
-      ? `Your text ${text} could not go on page ${page.number}: that page was deleted on another phone. It is kept on this phone: keep it on another page, or discard it.`
+      ? `Your text ${text} could not go on ${typeof page.number === "number" ? `page ${page.number}` : "its page"}: that page was deleted on another phone. It is kept on this phone: keep it on another page, or discard it.`
       : `Your text ${text} could not be saved: it was removed on another phone. It is kept on this phone: keep it as a new text, or discard it.`;
   },
   action: "Keep my text as a new text",
@@ -91,11 +97,12 @@ registerKept("notebooks.item", {
     const parts = kept.path.split("?")[0].split("/");
     const notebook = parts[parts.indexOf("notebooks", 4) + 1];
     const gone = Object.entries(kept.around ?? {}).find(([key]) => key.startsWith("notebooks.page/"))?.[1];
-    const pages = sync.view("notebooks.page").filter((p) => p.notebook === notebook && typeof p.number === "number")
-      .sort((a, b) => a.number - b.number);
-    // The page before the one deleted, else the first; a notebook without pages gets a new one.
-    const before = gone ? pages.filter((p) => p.number < gone.number).pop() : undefined;
-    let page = before ?? pages[0];
+    const order = sync.one("notebooks.notebook", notebook)?.pages;
+    const ids = Array.isArray(order) ? order : [];
+    // The page before the one deleted (now at its place minus one), else the last; none: a new page.
+    const at = typeof gone?.number === "number" ? Math.min(gone.number - 2, ids.length - 1) : ids.length - 1;
+    const chosen = ids[Math.max(0, at)];
+    const page = chosen ? { id: chosen, number: ids.indexOf(chosen) + 1 } : undefined;
     let pageId = page?.id;
     if (!pageId) {
       pageId = localId();

@@ -46,6 +46,28 @@ export function keptKind(kind) {
   return kinds.get(kind);
 }
 
+/** @type {Map<string, (record: any, records: Map<string, any>) => any>} */
+const remembers = new Map();
+
+/**
+ * An app says what of its kind's record to remember when a pull deletes it while writes wait for
+ * it (an AR page: its number, which only its notebook's order knows). @param {string} kind
+ * @param {(record: any, records: Map<string, any>) => any} how
+ */
+export function registerRemember(kind, how) {
+  remembers.set(kind, how);
+}
+
+/** The record as it is to be remembered (the app's hook, else as it is). @param {string} key @param {any} record @param {Map<string, any>} records */
+export function remembered(key, record, records) {
+  const how = remembers.get(key.slice(0, key.indexOf("/")));
+  try {
+    return how ? how(record, records) : record;
+  } catch {
+    return record;
+  }
+}
+
 /** How many kept records an account holds at most (the oldest go first). */
 export const KEPT_LIMIT = 50;
 

@@ -8,7 +8,7 @@
 import { ApiError } from "./api.js";
 import { Database, forget } from "./db.js";
 import { Journal, toReplay } from "./journal.js";
-import { idsIn, isGone, keptFrom, keptKind, withKept, withoutKept } from "./kept.js";
+import { idsIn, isGone, keptFrom, keptKind, remembered, withKept, withoutKept } from "./kept.js";
 import { feedChanges, mergeDrawing } from "./merge.js";
 import { backoff, isLocal, newKey, outcome, overlay, recordIn, resolveId } from "./outbox.js";
 
@@ -414,9 +414,13 @@ export class Sync extends EventTarget {
     if (answer && typeof answer === "object" && answer.id && typeof answer.version === "number") {
       const key = `${write.kind}/${answer.id}`;
       const held = this.records.get(key);
-      if (!held || held.version <= answer.version) {
+      // The feed's copy of this very version (a pull that raced this answer) is kept: a route's
+      // answer may carry fewer fields than the feed (an AR item's answer has no notebook or page),
+      // and putting it over the feed's hid the item on this phone for good (the cursor had passed it).
+      // A newer answer goes over what is held, keeping the fields it does not carry.
+      if (!held || held.version < answer.version) {
         const { replaced: _, ...fields } = answer;
-        const record = { ...fields, kind: write.kind };
+        const record = { ...(held ?? {}), ...fields, kind: write.kind };
         this.records.set(key, record);
         puts.push([key, record]);
       }
@@ -468,7 +472,7 @@ export class Sync extends EventTarget {
           const id = key.slice(key.indexOf("/") + 1);
           const held = this.records.get(key);
           if (held && this.writes.some((w) => w.id === id || idsIn(w.path).includes(id))) {
-            this.seen.set(key, held);
+            this.seen.set(key, remembered(key, held, this.records));
             saw = true;
           }
         }

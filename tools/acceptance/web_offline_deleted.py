@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""An offline change to a record the other phone deleted is never thrown away (kept.js), in all
+four apps: phone A goes offline and changes something; the thing (in AR Notebook, the page it goes
+on) is deleted from the other phone (the account's API, as phone B does); A comes back online. The
+outbox's write is refused, and what A wrote is kept on the phone (the account's IndexedDB) with a
+sentence naming the thing by its title, word, notes or page number (never an internal id), the
+app's own way back and Discard. A reload between coming online and choosing keeps it; the way back
+puts the recovered record on the server (iRemember: the notes copied, as the app offers online).
+
+Prints one line per check and `web acceptance: N passed, N failed` last.
+
+    python3 tools/acceptance/web_offline_deleted.py --binary .build/debug/quire
+"""
+import argparse
+import os
+import re
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import iremember  # noqa: E402
+import napkin_notes  # noqa: E402
+import webwalk  # noqa: E402
+from napkin_notes import call, check, free_port  # noqa: E402
+from webwalk import phone, screen, settled, token_of  # noqa: E402
+from web_no_lost_work import eventually, new_user, photo  # noqa: E402
+from web_ar_notebook import add_page, new_phone  # noqa: E402
+
+ROOT = napkin_notes.ROOT
+N = "/api/v1/notebooks"
+# Internal ids as the server makes them, and the raw refusals the walker saw.
+ID = re.compile(r"\b(?:n|e|p|pg|nb|it)_?[0-9a-z]{12,}\b|local:[0-9a-f]{16}")
+RAW = ("No entry '", "No note", "is no longer in this notebook")
+
+
+def kept_notice(page, words, timeout=20_000):
+    """The kept notice naming `words`, once shown: its text, or None."""
+    ok = eventually(page, f"() => [...document.querySelectorAll('.notice.kept')].some((n) => n.innerText.includes({words!r}))", timeout)
+    return page.inner_text(".notice.kept") if ok else None
+
+
+def online(context, page):
+    context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+
+
+def notices_clean(page, what, text):
+    shown = page.inner_text("header.bar")
+    check(f"{what}: the sentence names it, and no internal id or raw server text is shown",
+          text is not None and not ID.search(shown) and not any(raw in shown for raw in RAW), (text, shown[:400]))
+
+
+def reloaded_still_kept(page, words, what):
+    page.reload()
+    text = kept_notice(page, words, 15_000)
+    check(f"{what}: after a reload, before choosing, it is still kept and said", text is not None, page.inner_text("body")[:300])
+    return text
+
+
+def napkin(browser, server):
+    context, a = new_user(browser, server, "offline-napkin")
+    token = token_of(a)
+    for case in ("keep", "discard"):
+        title = "Offline idea" if case == "keep" else "Second thought"
+        typed = f"typed on the train ({case})"
+        made = call(server, "POST", "/api/v1/notes", {"title": title, "text": "", "date": "2026-01-01"}, token=token)[1]
+        a.goto(f"/#/notes/{made['id']}")
+        a.wait_for_selector("note-editor #note-text")
+        eventually(a, f"() => document.querySelector('#note-title')?.value === {title!r}")
+        context.set_offline(True)
+        a.evaluate("window.dispatchEvent(new Event('offline'))")
+        a.fill("#note-text", typed)
+        a.wait_for_timeout(1_200)
+        a.evaluate("location.hash = '#/notes'")
+        a.wait_for_selector("notes-list h1")
+        call(server, "DELETE", f"/api/v1/notes/{made['id']}", token=token)
+        online(context, a)
+        text = kept_notice(a, title)
+        what = f"Napkin Notes ({case})"
+        check(f"{what}: A's offline edit of a note deleted on the other phone is kept and said, naming “{title}”, with its text",
+              text is not None and typed in text, a.inner_text("header.bar")[:400])
+        notices_clean(a, what, text)
+        if case == "keep":
+            screen(a, "offline-deleted", "napkin kept notice", "napkin-kept")
+        reloaded_still_kept(a, title, what)
+        if case == "keep":
+            a.click(".notice.kept button:has-text('Keep my text as a new note')")
+            found = False
+            for _ in range(40):
+                found = any(n.get("text") == typed and n.get("title") == title for n in napkin_notes.all_notes(server, token))
+                if found:
+                    break
+                time.sleep(0.5)
+            check(f"{what}: “Keep my text as a new note” puts it on the server as a new note, titled as before",
+                  found, [(n.get("title"), n.get("text")) for n in napkin_notes.all_notes(server, token)])
+        else:
+            a.click(".notice.kept button:has-text('Discard')")
+            a.click("dialog button:has-text('Discard')")
+            a.wait_for_timeout(500)
+            a.reload()
+            a.wait_for_selector("notes-list h1")
+            a.wait_for_timeout(1_500)
+            check(f"{what}: Discard, after confirming, lets it go: not said again after a reload", a.locator(".notice.kept").count() == 0,
+                  a.inner_text("header.bar")[:300])
+    context.close()
+
+
+def foreign_note(browser, server):
+    context, a = new_user(browser, server, "offline-words", ready="vocab-collections")
+    token = token_of(a)
+    collection = call(server, "POST", "/api/v1/vocabulary/collections", {"name": "Portuguese"}, token=token)[1]
+    entry = call(server, "POST", "/api/v1/vocabulary/entries", {"word": "obrigado", "definitions": ["thank you"], "languages": ["pt", "en"],
+                                                              "collection": collection["id"]}, token=token)[1]
+    a.goto(f"/#/e/{entry['id']}")
+    a.wait_for_selector("vocab-entry h1:has-text('obrigado')", timeout=15_000)
+    context.set_offline(True)
+    a.evaluate("window.dispatchEvent(new Event('offline'))")
+    a.click("text=Edit")
+    a.wait_for_selector("#entry-example")
+    a.fill("#entry-example", "Muito obrigado pela ajuda!")
+    a.click("vocab-entry-form button:has-text('Save')")
+    a.wait_for_timeout(800)
+    call(server, "DELETE", f"/api/v1/vocabulary/entries/{entry['id']}", token=token)
+    online(context, a)
+    text = kept_notice(a, "obrigado")
+    what = "Foreign Note"
+    check(f"{what}: A's offline edit of a word deleted on the other phone is kept and said, naming “obrigado”", text is not None,
+          a.inner_text("header.bar")[:400])
+    notices_clean(a, what, text)
+    screen(a, "offline-deleted", "foreign note kept notice", "foreign-note-kept")
+    reloaded_still_kept(a, "obrigado", what)
+    a.click(".notice.kept button:has-text('Add it again as a new word')")
+    found = []
+    for _ in range(40):
+        hits = [e for e in call(server, "GET", "/api/v1/vocabulary/search?limit=50&q=obrigado", token=token)[1].get("items", [])
+                if e.get("word") == "obrigado"]
+        found = [call(server, "GET", f"/api/v1/vocabulary/entries/{e['id']}", token=token)[1] for e in hits]
+        if found:
+            break
+        time.sleep(0.5)
+    check(f"{what}: “Add it again as a new word” puts the word on the server with the example typed offline and its definitions",
+          len(found) == 1 and found[0].get("example") == "Muito obrigado pela ajuda!" and found[0].get("definitions") == ["thank you"], found)
+    context.close()
+
+
+def iremember_walk(browser, server, data):
+    context, a = phone(browser, server, permissions=["clipboard-read", "clipboard-write"])
+    a.goto("/")
+    a.click("text=Get Started")
+    a.wait_for_selector("album-home")
+    token = token_of(a)
+    with a.expect_file_chooser() as chooser:
+        a.click("text=Take With Camera")
+    chooser.value.set_files(photo(data))
+    a.wait_for_selector("album-markup #photo-notes", timeout=15_000)
+    settled(a, 20_000)
+    photos = call(server, "GET", "/api/v1/album/photos", token=token)[1].get("items", [])
+    context.set_offline(True)
+    a.evaluate("window.dispatchEvent(new Event('offline'))")
+    notes = "Grandma at the lake, summer 1978"
+    a.fill("#photo-notes", notes)
+    a.wait_for_timeout(1_500)
+    a.evaluate("location.hash = '#/'")
+    a.wait_for_selector("album-home")
+    call(server, "DELETE", f"/api/v1/album/photos/{photos[0]['id']}", token=token)
+    online(context, a)
+    text = kept_notice(a, notes)
+    what = "iRemember"
+    check(f"{what}: A's offline notes for a photo deleted on the other phone are kept and said, quoting them", text is not None,
+          a.inner_text("header.bar")[:400])
+    notices_clean(a, what, text)
+    screen(a, "offline-deleted", "iremember kept notice", "iremember-kept")
+    reloaded_still_kept(a, notes, what)
+    a.click(".notice.kept button:has-text('Copy my notes')")
+    a.wait_for_timeout(500)
+    copied = a.evaluate("navigator.clipboard.readText()")
+    check(f"{what}: “Copy my notes” copies them (the photo cannot come back), and the notice goes",
+          copied == notes and a.locator(".notice.kept").count() == 0, copied)
+    context.close()
+
+
+def ar_notebook(browser, server):
+    context, a, token = new_phone(browser, server, "offline-pages")
+    add_page(a, "Page 2 of 2")
+    add_page(a, "Page 3 of 3")
+    settled(a, 20_000)
+    nid = call(server, "GET", f"{N}/notebooks", token=token)[1]["items"][0]["id"]
+    context.set_offline(True)
+    a.evaluate("window.dispatchEvent(new Event('offline'))")
+    a.wait_for_selector("quire-status[data-state=offline]")
+    a.click("nb-book button:has-text('Write')")
+    a.wait_for_selector("dialog[open] #nb-text")
+    if a.is_visible("dialog button:has-text('OK')"):
+        a.click("dialog button:has-text('OK')")
+    a.fill("#nb-text", "Offline caption for the bridge")
+    a.click("dialog button:has-text('Add')")
+    eventually(a, "() => /kept on this phone/.test(document.querySelector('nb-book')?.innerText ?? '')", 5_000)
+    status, ask, _ = call(server, "DELETE", f"{N}/notebooks/{nid}/pages/3", token=token)
+    status, _, _ = call(server, "DELETE", f"{N}/notebooks/{nid}/pages/3?confirm={ask.get('confirm')}", token=token)
+    online(context, a)
+    text = kept_notice(a, "Offline caption for the bridge")
+    what = "AR Notebook"
+    check(f"{what}: A's offline text for page 3, deleted on the other phone, is kept and said, naming page 3", text is not None and "page 3" in text,
+          a.inner_text("header.bar")[:400])
+    notices_clean(a, what, text)
+    a.wait_for_timeout(500)
+    book = a.inner_text("nb-book")
+    check(f"{what}: the stale “kept on this phone… goes on page 3” box is cleared", "goes on page 3" not in book, book[-300:])
+    screen(a, "offline-deleted", "ar notebook kept notice", "ar-notebook-kept")
+    reloaded_still_kept(a, "Offline caption for the bridge", what)
+    a.click(".notice.kept button:has-text('Keep my text as a new text')")
+    found = []
+    for _ in range(40):
+        content = call(server, "GET", f"{N}/notebooks/{nid}", token=token)[1]
+        found = [(p.get("number"), i.get("text")) for p in content.get("pages", []) for i in p.get("items", []) if i.get("text")]
+        if found:
+            break
+        time.sleep(0.5)
+    check(f"{what}: “Keep my text as a new text” puts it on the server, on page 2 (the page before the deleted one)",
+          found == [(2, "Offline caption for the bridge")], found)
+    context.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    parser.add_argument("--only", help="comma-separated apps: napkin,foreign,iremember,ar")
+    args = parser.parse_args()
+    binary = os.path.abspath(args.binary)
+    only = set((args.only or "napkin,foreign,iremember,ar").split(","))
+    config = lambda name: os.path.join(ROOT, "config", "apps", f"{name}.yaml")  # noqa: E731
+    code = 0
+    for app, name, walk in (("napkin", "napkin-notes", napkin), ("foreign", "foreign-note", foreign_note), ("ar", "ar-notebook", ar_notebook)):
+        if app not in only:
+            continue
+        with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
+            server = napkin_notes.Server(binary, data, free_port(), config=config(name))
+            code |= webwalk.run(server, lambda browser, walk=walk, server=server: walk(browser, server))
+    if "iremember" in only:
+        with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
+            server = iremember.Server(binary, data, free_port())
+            server.config = iremember.make_config(data)
+            code |= webwalk.run(server, lambda browser: iremember_walk(browser, server, data))
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
