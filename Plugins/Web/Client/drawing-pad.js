@@ -9,7 +9,7 @@
  * to it. Undo takes back this pad's own last stroke, word or Clear, leaving what others drew.
  *
  * The drawing keeps the shape of the surface it was first drawn on (its `aspect`): on a canvas of
- * another shape (the phone turned) it is painted letterboxed in its frame, the rest tinted, and
+ * another shape (the phone turned) it is painted letterboxed in its frame on the same paper, and
  * new strokes are drawn in that frame. */
 import { clamp, frame, inFrame, paint, paintDrawing, pointFrom, round, saved, simplified } from "./strokes.js";
 import { h } from "./ui.js";
@@ -190,17 +190,9 @@ export class DrawingPad extends HTMLElement {
     const ratio = window.devicePixelRatio || 1;
     context.setTransform(ratio, 0, 0, ratio, 0, 0);
     context.clearRect(0, 0, canvas.clientWidth, canvas.clientHeight);
+    // Outside the frame (a canvas of another shape than the one it was drawn on) is left unpainted:
+    // the paper (or the photo under it) shows there, not grey bars; strokes still start in the frame.
     paintDrawing(context, this.drawing, canvas.clientWidth, canvas.clientHeight);
-    // Outside the frame (the phone turned since it was drawn) is not the drawing: a faint tint.
-    const f = this.frame();
-    if (f.width < canvas.clientWidth - 1 || f.height < canvas.clientHeight - 1) {
-      context.globalCompositeOperation = "source-over";
-      context.fillStyle = "rgba(128, 128, 128, 0.12)";
-      context.beginPath();
-      context.rect(0, 0, canvas.clientWidth, canvas.clientHeight);
-      context.rect(f.x, f.y, f.width, f.height);
-      context.fill("evenodd");
-    }
   }
 
   /** A pointer event's position on the drawing's frame. @param {PointerEvent} event @param {import("./strokes.js").Frame} f */
@@ -211,7 +203,7 @@ export class DrawingPad extends HTMLElement {
   /** @param {PointerEvent} event */
   down = (event) => {
     const canvas = /** @type {HTMLCanvasElement} */ (this.canvas);
-    // Outside the drawing's frame (the tinted margin) draws nothing.
+    // Outside the drawing's frame (the letterbox's margin) draws nothing.
     const f = this.frame();
     if (!inFrame(f, event.offsetX, event.offsetY)) return;
     if (this.tool === "text") {

@@ -16,6 +16,18 @@ import { linkFor, shareLink } from "./share.js";
 import { BOUNDS, pictureURL } from "./picture-cache.js";
 import { announce, askText, confirmAction, h, showDialog } from "./ui.js";
 
+/**
+ * A confirmation said to screen readers (announce) and shown: a toast at the foot of the screen
+ * for a few seconds, like the other apps' bars ("Undone: …", "Removed."). @param {string} text
+ */
+export function say(text) {
+  announce(text);
+  document.querySelector("body > .toast")?.remove();
+  const toast = h("div", { class: "toast", "aria-hidden": "true" }, text);
+  document.body.append(toast);
+  window.setTimeout(() => toast.remove(), 4000);
+}
+
 /** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
 /** @typedef {import("./notebook-model.js").Item} Item */
 /** @typedef {import("./notebook-model.js").Page} Page */
@@ -52,7 +64,7 @@ export async function newPage(screen, choice) {
     body: { template: choice.template, background: choice.background, after }, kind: PAGE, id: localId(), recordAt: "page" });
   if (answer === undefined) return;
   screen.reload(answer?.number ?? after + 1);
-  announce(`Page ${screen.index} added.`);
+  say(`Page ${screen.index} added.`);
   if (answer === null) screen.say(`No network: page ${screen.index} is kept on this phone and made on the server when the phone is online.`, { alert: false });
   return answer;
 }
@@ -134,7 +146,7 @@ export async function insert(screen, body, slot, again) {
   if (answer === null) {
     screen.say(`No network: ${picture ? "the picture is" : "your text is"} kept on this phone and goes on page ${screen.numberOf(page)} when the phone is online.`, { alert: false });
   } else {
-    announce(picture ? "Picture added." : "Added.");
+    say(picture ? "Picture added." : "Added.");
   }
   return answer;
 }
@@ -178,7 +190,7 @@ export function giveBackDraft(screen) {
     screen.render();
   }
   const page = content.pages[at];
-  announce("What you were writing is back.");
+  say("What you were writing is back.");
   if (draft.item) {
     const item = page.items.find((i) => i.id === draft.item || i.id === screen.ctx.sync.resolve(draft.item ?? ""));
     if (!item) return dropDraft(screen.account, draft);
@@ -255,7 +267,7 @@ export async function undo(screen) {
   const page = typeof answer?.page === "number" ? answer.page : here;
   screen.reload(page);
   const what = answer?.restored ? "the text is back to what it was" : answer?.removed ? `the last ${answer.removed.kind === "image" ? "picture" : "text"} added is removed` : "";
-  announce(what ? `Undone: ${what}${page ? ` on page ${page}` : ""}.` : "Undone.");
+  say(what ? `Undone: ${what}${page ? ` on page ${page}` : ""}.` : "Undone.");
 }
 
 /**
@@ -292,7 +304,7 @@ export async function removeItem(screen, item) {
   const answer = await screen.change({ method: "DELETE", path: `${N}/notebooks/${screen.nid}/items/${item.id}`, kind: ITEM, id: item.id });
   if (answer === undefined) return undefined;
   screen.reload();
-  announce("Removed.");
+  say("Removed.");
   return answer;
 }
 
@@ -334,7 +346,7 @@ export async function changeText(screen, item, text) {
       { action: ["Bring back theirs", () => editItem(screen, now(), `${theirs}\n${text}`)] });
     return answer;
   }
-  announce("Changed.");
+  say("Changed.");
   return answer;
 }
 
@@ -353,7 +365,7 @@ export async function deletePage(screen, ask) {
   if (!(await confirmedDelete(screen, `${N}/notebooks/${screen.ctx.sync.resolve(screen.nid)}/pages/${id}`, ask))) return false;
   await screen.ctx.sync.pull();
   screen.reload(number); // the page that took its place, or the new last page
-  announce("Page deleted.");
+  say("Page deleted.");
   return true;
 }
 
@@ -441,7 +453,7 @@ export async function editCover(screen, typed = {}) {
     ["Change the cover", () => editCover(screen, chosen)]);
   if (answer === undefined) return;
   screen.reload();
-  announce(answer === null ? "The cover is changed on this phone; it goes to the server when the phone is online." : "Cover changed.");
+  say(answer === null ? "The cover is changed on this phone; it goes to the server when the phone is online." : "Cover changed.");
 }
 
 /** @type {WeakMap<Blob, string>} */

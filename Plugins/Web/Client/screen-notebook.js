@@ -31,7 +31,7 @@ import { catalogOf, NotebookElement } from "./notebook-element.js";
 import { addPage, blobURL, colour, deletePage, editCover, giveBackDraft, itemMenu, paste, picturePicker, share, undo, waitingWhat, write } from "./notebook-edits.js";
 import { movable, swipes } from "./notebook-gestures.js";
 import { AcceptScreen, NotebooksScreen, WelcomeScreen } from "./notebook-lists.js";
-import { keepFromServer, localContent, localNotebooks, N, NOTEBOOK, waitingFor } from "./notebook-model.js";
+import { freeSlots, keepFromServer, localContent, localNotebooks, N, NOTEBOOK, waitingFor } from "./notebook-model.js";
 import { BOUNDS, keepPictures, pictureURL } from "./picture-cache.js";
 import { pin } from "./notebook-pins.js";
 import { tellOverwrites, wrote } from "./notebook-overwrites.js";
@@ -394,6 +394,16 @@ export class BookScreen extends NotebookElement {
     const swatch = cat.palette.find((/** @type {any} */ s) => s.id === page.background)?.hex ?? "#FFFFFF";
     sheet.style.setProperty("--paper", swatch);
     if (page.background === "night") sheet.classList.add("dark");
+    // The layout's boxes no item holds yet, outlined: a "Two boxes" page shows where its text or picture goes.
+    for (const index of freeSlots(page)) {
+      const frame = page.slots[index];
+      const slot = h("div", { class: "slot", "aria-hidden": "true" });
+      slot.style.left = `${(frame.x / cat.pageWidth) * 100}%`;
+      slot.style.top = `${(frame.y / cat.pageHeight) * 100}%`;
+      slot.style.width = `${(frame.width / cat.pageWidth) * 100}%`;
+      slot.style.height = `${(frame.height / cat.pageHeight) * 100}%`;
+      sheet.append(slot);
+    }
     for (const item of page.items) sheet.append(this.item(item));
     if (!page.items.length) sheet.append(h("p", { class: "page-empty" }, this.editable ? "An empty page: Write, Paste or add a Picture." : "An empty page."));
     return sheet;
