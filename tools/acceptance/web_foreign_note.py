@@ -681,6 +681,35 @@ def edits_meet_deletes_and_tags(browser, server, page, token):
     example = call(server, "GET", f"{V}/entries/{words[0]['id']}", token=token)[1].get("example") if words else None
     check("…and “Add it again as a new word” keeps what B typed: the word is back, with B's example",
           len(words) == 1 and example == "Mangio una mela ogni giorno.", (words, example))
+    # B edits, A deletes and taps Undo on its bar: the word is back, so B's “deleted” goes and
+    # B's Save lands on the restored word (not a second “la mela”).
+    if words:
+        again_id = words[0]["id"]
+        other.goto(f"/#/edit/{again_id}")
+        other.wait_for_selector("#entry-note")
+        other.fill("#entry-note", "A fruit, feminine.")
+        page.goto(f"/#/e/{again_id}")
+        page.wait_for_selector("vocab-entry button:has-text('Delete word')")
+        page.click("vocab-entry button:has-text('Delete word')")
+        if page.is_visible("dialog.confirm button.danger"):
+            page.click("dialog.confirm button.danger")
+        page.wait_for_selector(".undo-bar")
+        settled(page)
+        told = eventually(other, "() => !!document.querySelector('#entry-gone')", 5_000)
+        page.click(".undo-bar button:has-text('Undo')")
+        settled(page)
+        cleared = eventually(other, "() => !document.querySelector('#entry-gone')"
+                                    " && document.querySelector('vocab-entry-form button[type=submit]')?.textContent === 'Save'", 8_000)
+        shot(other, "word deleted elsewhere then undone")
+        check("B editing a word A deletes and then brings back (Undo): B's “deleted” notice goes and Save is Save again",
+              told and cleared, (told, cleared, other.inner_text("vocab-entry-form")[:300]))
+        other.click("vocab-entry-form button[type=submit]")
+        other.wait_for_selector("vocab-entry h1:has-text('la mela')")
+        settled(other)
+        words = [i for i in browse(server, token, "&q=mela") if i["word"] == "la mela"]
+        note = call(server, "GET", f"{V}/entries/{again_id}", token=token)[1].get("note")
+        check("…and B's Save puts B's change on the restored word: one “la mela”, with B's note",
+              [w["id"] for w in words] == [again_id] and note == "A fruit, feminine.", (words, note))
     second.close()
     # The words and tags made here leave the account as it was for the checks after.
     call(server, "DELETE", f"{V}/collections/{coll['id']}", token=token)

@@ -183,6 +183,7 @@ export class EntryForm extends VocabElement {
     if (this.route !== "edit") return;
     const entry = this.one(ENTRY, this.id_ ?? "");
     if (!entry) return this.gone?.();
+    this.restored?.();
     this.followed?.follow(entry);
     this.followTags?.(entry);
     this.draftStale?.();
@@ -313,6 +314,17 @@ export class EntryForm extends VocabElement {
         if (save) save.textContent = "Add it again as a new word";
         announce("This word was deleted on another device.");
       }, 300);
+    };
+    // The word back (its deletion undone on the other device): no longer "deleted", and Save puts
+    // what was typed here on it again, not on a second copy.
+    this.restored = () => {
+      clearTimeout(this.goneCheck);
+      if (!deleted) return;
+      deleted = false;
+      goneLine.remove();
+      const save = /** @type {HTMLButtonElement | null} */ (this.querySelector("form button[type=submit]"));
+      if (save) save.textContent = "Save";
+      announce("This word is back: its deletion was undone on another device. Save keeps your changes on it.");
     };
     // "Your changes … are back" goes once none is left: another device changed every field it
     // brought back (each says so under it, with "Bring back mine").
