@@ -140,6 +140,12 @@ def camera_and_markup(page, server, data, token):
     page.wait_for_selector("album-photo figure img", timeout=15_000)
     settled(page)
     screen(page, "the photo", "photo")
+    # Its Read aloud buttons (read_aloud is on in iremember.yaml) say, in their visible words, what
+    # each reads: two buttons both showing "🔊 Read aloud" could not be told apart.
+    spoken = page.eval_on_selector_all("album-photo button.speak", "bs => bs.map(b => [b.innerText.trim(), b.getAttribute('aria-label')])")
+    check("the photo's Read aloud buttons show what each reads (the notes; when and where), their visible words their names",
+          len(spoken) == 2 and len({text for text, _ in spoken}) == 2 and "the notes" in spoken[0][0]
+          and all(label in text for text, label in spoken), spoken)
     photos = photos_of(server, token)
     check("the camera photo is on the server once, with its notes and tags, its place from EXIF GPS",
           len(photos) == 1 and photos[0]["notes"] == "Picnic with Tom by the tower" and sorted(photos[0]["tags"]) == ["picnic", "tom"]

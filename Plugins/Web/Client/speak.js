@@ -133,8 +133,10 @@ export function speakButton(text, lang, what, by = speaker()) {
     const icon = document.createElement("span");
     icon.setAttribute("aria-hidden", "true");
     icon.textContent = on ? "■ " : "🔊 ";
-    button.replaceChildren(icon, on ? "Stop" : "Read aloud");
-    button.setAttribute("aria-label", on ? `Stop reading ${what}` : `Read aloud ${what}`);
+    // The visible words say what it reads (two buttons on one screen differ), and are its name.
+    const label = on ? `Stop reading ${what}` : `Read aloud ${what}`;
+    button.replaceChildren(icon, label);
+    button.setAttribute("aria-label", label);
     button.dataset.speaking = on ? "true" : "false";
   };
   const unlisten = by.listen(show);
