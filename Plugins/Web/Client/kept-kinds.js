@@ -54,13 +54,20 @@ registerKept("vocabulary.entry", {
   },
 });
 
+/** A day as people say it ("20 July 2026"). @param {unknown} when */
+function day(when) {
+  const date = new Date(String(when));
+  return Number.isNaN(date.getTime()) ? String(when).slice(0, 10)
+    : date.toLocaleDateString(undefined, { day: "numeric", month: "long", year: "numeric" });
+}
+
 // iRemember: a photo's notes (the photo itself cannot come back: its notes are copied for the person).
 registerKept("album.photo", {
   pick: (write) => (write.method === "PATCH" ? pickFields(write.body, ["notes"]) : null),
   describe: (kept) => {
     const seen = kept.seen ?? {};
     const named = seen.caption ? `the photo ${quoted(seen.caption)}` : seen.notes ? `the photo with the notes ${quoted(seen.notes, 40)}`
-      : seen.takenAt ? `the photo taken on ${String(seen.takenAt).slice(0, 10)}` : "a photo";
+      : seen.takenAt ? `the photo taken on ${day(seen.takenAt)}` : "a photo";
     return `Your notes for ${named} could not be saved: the photo was deleted on another phone. `
       + `Your notes are kept on this phone: ${quoted(kept.fields.notes, 200)}. Copy them to keep them.`;
   },
