@@ -175,6 +175,11 @@ def drawing_width_and_shape(page, server, token, note_id):
         page.screenshot(path=os.path.join(ROOT, ".build", "napkin-back-landscape.png"))
         check("turned to landscape, the circle is still a circle on the phone (its drawn pixels' box is square)",
               square(turned, 4), turned)
+        # Letterboxed, the margins are the paper (nothing painted over the white canvas), not grey bars.
+        margin = canvas.evaluate("""c => [c.getContext('2d').getImageData(2, Math.round(c.height / 2), 1, 1).data[3],
+            c.getContext('2d').getImageData(c.width - 3, Math.round(c.height / 2), 1, 1).data[3], getComputedStyle(c).backgroundColor]""")
+        check("turned to landscape, the letterbox's margins show the paper's colour (no grey tint painted at the sides)",
+              margin[0] == 0 and margin[1] == 0 and margin[2] == "rgb(255, 255, 255)", margin)
 
         # A stroke drawn in landscape lands under the finger.
         box = canvas.bounding_box()
@@ -467,6 +472,11 @@ def offline_and_second_device(browser, server, context, page, token):
     page.wait_for_selector("notes-list", timeout=15_000)
     check("reloaded offline, the app still opens with the changes kept",
           "Written offline" in page.text_content("ol.notes"), page.text_content("ol.notes"))
+    # "Offline · 3 waiting" fits beside the name: "Sign out" stays on the header's one line.
+    rows = page.evaluate("""() => ['.app-name', 'quire-status', 'button.link'].map(s =>
+        { const r = document.querySelector('header.bar ' + s).getBoundingClientRect(); return Math.round((r.top + r.bottom) / 2 / 20); })""")
+    check("offline at 390 px, the name, “%s” and “Sign out” share the header's one line" % page.text_content("quire-status"),
+          len(set(rows)) == 1, rows)
     # Photos seen online are kept on the phone (picture-cache.js, issue 40): reloaded offline, the
     # list's thumbnail and the note's photo still show.
     thumb_offline = photo_offline = None
@@ -508,6 +518,53 @@ def offline_and_second_device(browser, server, context, page, token):
     seen = time.time() - started
     check("a second device shows the edit within a second of typing it, without a reload (measured %.2f s, 0.5 s of it the editor's pause)" % seen,
           seen < 1.5, seen)
+    second.close()
+
+
+def replaced_notice_belongs_to_its_note(browser, server, context, page):
+    """“Another device had changed this too… Bring it back” is about one note: it goes while
+    another note (or the list) shows, and shows again on coming back to its note."""
+    if page.query_selector("note-editor"):
+        page.click("text=‹ Notes")
+    page.click("li.note >> text=Lecture")
+    second, other = phone(browser, server)
+    missing = []  # the 404s the app's own requests met (each one an error in the console)
+    other.on("response", lambda r: missing.append(r.url) if r.status == 404 and "/api/v1/" in r.url else None)
+    other.goto("/")
+    webwalk.sign_in(other, "web-ada")
+    other.click("li.note >> text=Lecture")
+    other.wait_for_selector("#note-text")
+    other.wait_for_timeout(500)
+    check("signing in and opening a note without a place asks nothing that answers 404 (no /admin/me probe for a non-operator, no /geo/tags)",
+          not missing, missing)
+    context.set_offline(True)
+    page.wait_for_selector("quire-status[data-state=offline]")
+    page.fill("#note-text", "room 102, A offline")
+    page.wait_for_timeout(700)
+    other.fill("#note-text", "room 103, B online")
+    webwalk.settled(other)
+    context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    status_is(page, "Saved", 20_000)
+    notice = page.locator(".notice.replaced")
+    try:
+        notice.wait_for(state="visible", timeout=8_000)
+    except Exception:
+        pass
+    told = notice.is_visible()
+    page.click("text=‹ Notes")
+    page.wait_for_selector("notes-list")
+    on_list = notice.is_visible()
+    page.click("li.note >> text=Written offline")
+    page.wait_for_selector("#note-text")
+    shot(page, "replaced-notice-other-note")
+    on_other = notice.is_visible()
+    page.click("text=‹ Notes")
+    page.click("li.note >> text=Lecture")
+    page.wait_for_selector("#note-text")
+    back = notice.is_visible()
+    check("the “replaced” notice shows on its note, goes on the list and on another note, and shows again back on its note",
+          (told, on_list, on_other, back) == (True, False, False, True), (told, on_list, on_other, back))
     second.close()
 
 
@@ -718,6 +775,7 @@ def main():
         def walk_all(browser):
             context, page, token = walk(browser, server, data)
             offline_and_second_device(browser, server, context, page, token)
+            replaced_notice_belongs_to_its_note(browser, server, context, page)
         code = webwalk.run(server, walk_all)
     with tempfile.TemporaryDirectory(prefix="quire-web-features-") as data:
         ca, cert, key = mail.certificate(data)

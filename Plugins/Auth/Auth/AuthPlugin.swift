@@ -400,9 +400,34 @@ public struct AuthPlugin: Plugin {
             try await accounts.logout(accountID: identity.accountID, sessionID: identity.sessionID)
             return .noContent
         }
-        try routes.add(.get, "me", summary: "The signed-in account") { _, _, identity in
-            try .json(try await accounts.summary(accountID: identity.accountID).wire)
+        try routes.add(.get, "me", summary: "The signed-in account, and whether it is the server's operator (operator)") { _, _, identity in
+            let summary = try await accounts.summary(accountID: identity.accountID)
+            let record = try await accounts.accountRecord(id: identity.accountID).0
+            return try .json(SignedInAccount(summary, operator: record.isOperator && !record.disabled))
         }
+    }
+}
+
+/// GET /auth/me: the account, and whether it is the server's operator, so the web client knows
+/// whether to link Admin without asking an admin route (those answer 404 to everyone else).
+struct SignedInAccount: Encodable {
+    let summary: AccountSummary
+    let `operator`: Bool
+
+    init(_ summary: AccountSummary, operator: Bool) {
+        self.summary = summary
+        self.operator = `operator`
+    }
+
+    enum Keys: String, CodingKey { case accountId, username, kind, createdAt, `operator` }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(summary.accountID, forKey: .accountId)
+        try container.encode(summary.username, forKey: .username)
+        try container.encode(summary.kind, forKey: .kind)
+        try container.encode(JSONWriter.iso8601(summary.createdAt), forKey: .createdAt)
+        try container.encode(`operator`, forKey: .operator)
     }
 }
 

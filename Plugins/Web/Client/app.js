@@ -33,7 +33,7 @@ class QuireApp extends HTMLElement {
     /** Where each screen was scrolled, so coming back to a list finds the row the user left. @type {Map<string, number>} */
     this.scrolls = new Map();
     this.shownHash = "";
-    /** Whether the signed-in account is the server's operator (GET /api/v1/admin/me said 200): the header links Admin. */
+    /** Whether the signed-in account is the server's operator (GET /api/v1/auth/me said operator: true): the header links Admin. */
     this.operator = false;
   }
 
@@ -154,6 +154,7 @@ class QuireApp extends HTMLElement {
    * reminder whose time has come, which is news, not an error. `action` adds a button beside OK.
    * `dismissed` runs when the user said OK.
    * @param {string} text @param {string} [kind] @param {{label: string, run: () => void}} [action] @param {() => void} [dismissed]
+   * @returns {HTMLElement}
    */
   notice(text, kind, action, dismissed) {
     const bar = h("div", { class: kind ? `notice ${kind}` : "notice", role: "alert" }, h("p", {}, text),
@@ -163,6 +164,25 @@ class QuireApp extends HTMLElement {
     // The newest three: older sentences go first, so the header never fills the screen.
     while (this.notices.childElementCount >= 3) this.notices.firstElementChild?.remove();
     this.notices.append(bar);
+    return bar;
+  }
+
+  /**
+   * A notice about one record raised while its screen shows (the address names its id) belongs to
+   * that screen: hidden while another record or the list shows, shown again on coming back
+   * (scopeNotices, on every route). Its "Bring it back" never acts on another screen's record.
+   * @param {HTMLElement} bar @param {string} id
+   */
+  belongsTo(bar, id) {
+    const mark = encodeURIComponent(id);
+    if (location.hash.split(/[/?]/).includes(mark)) bar.dataset.record = mark;
+  }
+
+  scopeNotices() {
+    const shown = location.hash.split(/[/?]/);
+    for (const bar of /** @type {HTMLElement[]} */ ([...this.notices.querySelectorAll("[data-record]")])) {
+      bar.style.display = shown.includes(bar.dataset.record ?? "") ? "" : "none";
+    }
   }
 
   /**
@@ -232,7 +252,7 @@ class QuireApp extends HTMLElement {
     });
     const text = `Another device had changed this too; your edit replaced ${said.join(" and ")}.`;
     const sync = this.sync;
-    this.notice(text, "replaced", write.method === "PATCH" && sync ? { label: "Bring it back", run: async () => {
+    const bar = this.notice(text, "replaced", write.method === "PATCH" && sync ? { label: "Bring it back", run: async () => {
       // Changed again since (on any device): bringing it back would replace that too, so ask.
       const now = sync.one(write.kind, write.id)?.version;
       const stale = typeof now === "number" && typeof record?.version === "number" && now > record.version;
@@ -247,6 +267,7 @@ class QuireApp extends HTMLElement {
         baseVersion: typeof now === "number" ? now : typeof record?.version === "number" ? record.version : undefined });
       announce("Brought back.");
     } } : undefined, answered);
+    this.belongsTo(bar, write.id);
   }
 
   /** Replaced values not yet answered, for this account. @returns {Array<any>} */
@@ -279,6 +300,7 @@ class QuireApp extends HTMLElement {
 
   async route() {
     if (!this.sync) return;
+    this.scopeNotices();
     const sync = this.sync;
     // What this app switched on: its plugins (`plugin:reminders`) and their features (`search`).
     const features = new Set((this.manifest?.plugins ?? []).flatMap((p) => [`plugin:${p.id}`, ...p.features]));

@@ -17,6 +17,32 @@ function fieldValue(note, name) {
   return name === "date" ? String(note.date ?? today()) : String(note[name] ?? "");
 }
 
+
+/** The notes' geotags by subject, as last listed, and when. */
+let geotags = { at: 0, bySubject: /** @type {Map<string, any>} */ (new Map()) };
+
+/**
+ * A note's geotag, or undefined when it has none, from geo's list of the notes' geotags (the
+ * map's query: a list answers an empty page, where asking a note without a place for its tag was
+ * a 404, an error in the console, on every such note). Listed again for a note not in the last
+ * list, or after 15 s. @param {import("./api.js").Api} api @param {string} subject
+ */
+async function geotagOf(api, subject) {
+  if (!geotags.bySubject.has(subject) || Date.now() - geotags.at > 15_000) {
+    const bySubject = new Map();
+    let cursor = "";
+    do {
+      const page = await api.get(`/api/v1/geo/box?south=-90&west=-180&north=90&east=180&kind=notes&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+      for (const hit of page.items) {
+        const tag = hit.geotag ?? hit;
+        bySubject.set(String(tag.subject), tag);
+      }
+      cursor = page.nextCursor ?? "";
+    } while (cursor && bySubject.size < 2000);
+    geotags = { at: Date.now(), bySubject };
+  }
+  return geotags.bySubject.get(subject);
+}
 export class NoteEditor extends ScreenElement {
   constructor() {
     super();
@@ -113,8 +139,12 @@ export class NoteEditor extends ScreenElement {
     this.form = null;
     const said = mine ? "This note was deleted on another phone. What you typed here is kept below: keep it as a new note, or let it go."
       : "This note was deleted on another phone.";
+    // This screen offers the way back for what was typed: the header does not offer it twice (kept.js).
+    const key = `${KIND}/${this.currentId()}`;
+    if (mine) context.sync.claimKept(key);
     const keep = async () => {
       if (!mine) return;
+      await context.sync.answerKept(key);
       const id = localId();
       await context.sync.write({ method: "POST", path: NOTES, kind: KIND, id,
         body: { title: mine.title ?? "", text: mine.text ?? "", date: mine.date || today(), ...(mine.category ? { category: mine.category } : {}) } });
@@ -128,7 +158,8 @@ export class NoteEditor extends ScreenElement {
         h("p", { class: "pre-wrap" }, mine.text ?? "")) : null,
       h("div", { class: "row" },
         mine ? h("button", { type: "button", class: "primary", onclick: keep }, "Keep my text as a new note") : null,
-        h("a", { href: "#/notes", class: mine ? "button secondary" : "button" }, mine ? "Let it go" : "Back to the notes"))));
+        h("a", { href: "#/notes", class: mine ? "button secondary" : "button", onclick: () => { if (mine) context.sync.answerKept(key); } },
+          mine ? "Let it go" : "Back to the notes"))));
     const kept = /** @type {HTMLElement | null} */ (this.querySelector(".pre-wrap"));
     if (kept) kept.style.whiteSpace = "pre-wrap"; // CSSOM, which the CSP allows
   }
@@ -239,9 +270,9 @@ export class NoteEditor extends ScreenElement {
     const line = h("p", { class: "hint place" });
     if (note.id.startsWith("local:")) return line;
     const api = /** @type {Context} */ (this.context).api;
-    api.get(`/api/v1/geo/tags?subject=${encodeURIComponent(`notes/${note.id}`)}`)
-      .then((tag) => api.get(`/api/v1/geo/place?lat=${tag.latitude}&lon=${tag.longitude}`))
-      .then((place) => { line.textContent = `📍 Written near ${place.label}`; })
+    geotagOf(api, `notes/${note.id}`)
+      .then((tag) => (tag ? api.get(`/api/v1/geo/place?lat=${tag.latitude}&lon=${tag.longitude}`) : null))
+      .then((place) => { if (place) line.textContent = `📍 Written near ${place.label}`; })
       .catch(() => {});
     return line;
   }

@@ -4,8 +4,8 @@
  * stores, jobs (imports, and deletions of vocabulary collections' entries) running, failed and
  * finished, health, the last warnings and errors with their request ids, and backups (status,
  * "Back up now" with its progress and result, the restore points with the command that restores
- * each). Only operators reach it: the app shows the link when `GET /api/v1/admin/me` answers 200,
- * and every admin route is a 404 for anyone else.
+ * each). Only operators reach it: the app shows the link when `GET /api/v1/auth/me` says
+ * `operator: true`, and every admin route is a 404 for anyone else.
  */
 import { ApiError } from "./api.js";
 import { announce, confirmAction, h } from "./ui.js";
@@ -19,10 +19,12 @@ export { size };
 /** @typedef {import("./admin-text.js").BackupFailure} BackupFailure */
 /** @typedef {import("./admin-text.js").RestorePoint} RestorePoint */
 
-/** Whether the signed-in account is an operator (the probe the app's header uses). @param {import("./api.js").Api} api */
+/** Whether the signed-in account is an operator (the probe the app's header uses): auth's `me`
+ * says so to everyone signed in; the admin routes are a 404 (an error in the console) to anyone else.
+ * @param {import("./api.js").Api} api */
 export async function isOperator(api) {
   try {
-    const answer = await api.request("GET", "/api/v1/admin/me");
+    const answer = await api.request("GET", "/api/v1/auth/me");
     return answer.status === 200 && answer.body?.operator === true;
   } catch {
     return false;
