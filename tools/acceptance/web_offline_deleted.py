@@ -103,6 +103,32 @@ def napkin(browser, server):
             a.wait_for_timeout(1_500)
             check(f"{what}: Discard, after confirming, lets it go: not said again after a reload", a.locator(".notice.kept").count() == 0,
                   a.inner_text("header.bar")[:300])
+    # Still open in the editor: the editor offers the way back itself (it did before); the header
+    # does not offer it a second time, and once taken nothing stays kept.
+    made = call(server, "POST", "/api/v1/notes", {"title": "Open idea", "text": "", "date": "2026-01-01"}, token=token)[1]
+    a.goto(f"/#/notes/{made['id']}")
+    a.wait_for_selector("note-editor #note-text")
+    eventually(a, "() => document.querySelector('#note-title')?.value === 'Open idea'")
+    context.set_offline(True)
+    a.evaluate("window.dispatchEvent(new Event('offline'))")
+    a.fill("#note-text", "typed with the note open")
+    a.wait_for_timeout(1_200)
+    call(server, "DELETE", f"/api/v1/notes/{made['id']}", token=token)
+    online(context, a)
+    eventually(a, "() => /deleted on another phone/.test(document.querySelector('note-editor')?.textContent ?? '')")
+    a.wait_for_timeout(2_000)  # the refused edit has come back by now
+    offers = a.get_by_role("button", name="Keep my text as a new note").count()
+    check("Napkin Notes (open): the note deleted while open offers “Keep my text as a new note” once (the editor's, not the header's too)",
+          offers == 1, (offers, a.inner_text("header.bar")[:300]))
+    if offers:
+        a.get_by_role("button", name="Keep my text as a new note").first.click()
+        a.wait_for_timeout(1_000)
+        a.reload()
+        a.wait_for_selector("note-editor, notes-list")
+        a.wait_for_timeout(1_500)
+        kept = [n for n in napkin_notes.all_notes(server, token) if n.get("text") == "typed with the note open"]
+        check("…and once taken there, nothing stays kept: one new note on the server, no notice after a reload",
+              len(kept) == 1 and a.locator(".notice.kept").count() == 0, (len(kept), a.inner_text("header.bar")[:300]))
     context.close()
 
 

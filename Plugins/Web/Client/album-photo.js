@@ -84,6 +84,7 @@ export class MarkupScreen extends AlbumElement {
       const text = notes?.value ?? "";
       try {
         await navigator.clipboard.writeText(text);
+        await this.ctx.sync.answerKept(`${KIND}/${this.id_}`);
         announce("Your notes are copied: paste them where you want to keep them.");
       } catch {
         notes?.select();
@@ -91,6 +92,8 @@ export class MarkupScreen extends AlbumElement {
       }
     };
     const typed = Boolean(notes?.value.trim());
+    // This screen offers the way back for the notes typed: the header does not offer it twice (kept.js).
+    if (typed) this.ctx.sync.claimKept(`${KIND}/${this.id_}`);
     const notice = h("div", { class: "notice gone", role: "alert", id: "photo-gone" },
       h("p", {}, typed
         ? "This photo was deleted on another phone, so your notes cannot be saved with it. They are still in the box below: copy them to keep them."

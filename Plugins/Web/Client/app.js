@@ -126,6 +126,13 @@ class QuireApp extends HTMLElement {
     this.sync.addEventListener("refused", (event) => this.notice(/** @type {CustomEvent} */ (event).detail, undefined, undefined,
       () => sync.acknowledgeRefusals()));
     this.sync.addEventListener("kept", (event) => this.keptNotice(/** @type {CustomEvent} */ (event).detail));
+    // Answered, or offered by the screen showing the record: the header's notice goes; that screen
+    // left without an answer, the header offers it again.
+    if (!this.keptRouteWatch) {
+      this.keptRouteWatch = true;
+      window.addEventListener("hashchange", () => this.keptAgain());
+    }
+    this.sync.addEventListener("kept-gone", (event) => this.notices.querySelector(`[data-kept="${CSS.escape(/** @type {CustomEvent} */ (event).detail)}"]`)?.remove());
     this.sync.addEventListener("merged", (event) => this.notice(/** @type {CustomEvent} */ (event).detail, "info"));
     this.sync.addEventListener("replaced", (event) => this.replacedNotice(/** @type {CustomEvent} */ (event).detail));
     // A reminder's time has come (the reminders plugin): a system notification when allowed, and
@@ -183,6 +190,14 @@ class QuireApp extends HTMLElement {
     for (const bar of /** @type {HTMLElement[]} */ ([...this.notices.querySelectorAll("[data-record]")])) {
       bar.style.display = shown.includes(bar.dataset.record ?? "") ? "" : "none";
     }
+  }
+
+  /** A screen that offered its own way back was left unanswered: the header offers what is kept again. */
+  keptAgain() {
+    const sync = this.sync;
+    if (!sync) return;
+    sync.claimed.clear();
+    for (const kept of sync.kept) if (!this.notices.querySelector(`[data-kept="${CSS.escape(kept.id)}"]`)) this.keptNotice(kept);
   }
 
   /**

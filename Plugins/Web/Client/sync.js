@@ -41,6 +41,11 @@ export class Sync extends EventTarget {
     this.kept = [];
     /** Records a pull deleted while writes for them waited: as last shown, to name what is kept. @type {Map<string, any>} */
     this.seen = new Map();
+    /** Records whose open screen offers its own way back for what was typed (a note open when it was
+     * deleted): their kept record is not said again in the header meanwhile. @type {Set<string>} */
+    this.claimed = new Set();
+    /** …and those whose screen's way back was taken (or let go): nothing more is kept for them. @type {Set<string>} */
+    this.answered = new Set();
     /** @type {SyncState} */
     this.state = navigator.onLine ? "syncing" : "offline";
     this.draining = false;
@@ -283,7 +288,9 @@ export class Sync extends EventTarget {
         if (next !== "done") this.refused += 1;
         // Its target deleted on another device: what the person wrote is kept (kept.js), before
         // the write leaves the queue, so a reload in between finds it in one place or the other.
-        const kept = next === "drop" && isGone(status) ? this.keep(write) : null;
+        const answered = next === "drop" && isGone(status) && this.answered.has(`${write.kind}/${write.id}`);
+        if (answered) this.refused -= 1; // its screen already said so and the person chose
+        const kept = next === "drop" && isGone(status) && !answered ? this.keep(write) : null;
         if (kept) {
           await db.setMeta("kept", this.kept);
           this.refused -= 1; // said by its own notice, with its way back and Discard
@@ -291,8 +298,8 @@ export class Sync extends EventTarget {
         await this.settle(write, next === "done" ? answer : undefined);
         if (kept) {
           if (write.method === "POST" && isLocal(write.id)) await this.dropWritesFor(write.id);
-          this.dispatchEvent(new CustomEvent("kept", { detail: kept }));
-        } else if (next !== "done") {
+          if (!this.claimed.has(kept.id)) this.dispatchEvent(new CustomEvent("kept", { detail: kept }));
+        } else if (next !== "done" && !answered) {
           // A create refused: the writes queued for what it would have made can never be sent
           // (they would wait for it forever and hold every later change behind them).
           const lost = write.method === "POST" && isLocal(write.id) ? await this.dropWritesFor(write.id) : 0;
@@ -335,9 +342,28 @@ export class Sync extends EventTarget {
 
   /** The person chose Discard, or the recovery was done: the kept record goes. @param {string} id */
   async dropKept(id) {
+    if (!this.kept.some((k) => k.id === id)) return;
     this.kept = withoutKept(this.kept, id);
     await this.db?.setMeta("kept", this.kept);
+    this.dispatchEvent(new CustomEvent("kept-gone", { detail: id }));
     this.dispatchEvent(new Event("state"));
+  }
+
+  /**
+   * A screen showing record `key` (`kind/id`) deleted elsewhere offers its own way back for what
+   * was typed: the header does not offer it a second time. Until the person chooses there, what
+   * the sync layer kept stays kept (a reload shows it in the header). @param {string} key
+   */
+  claimKept(key) {
+    this.claimed.add(key);
+    this.dispatchEvent(new CustomEvent("kept-gone", { detail: key }));
+  }
+
+  /** The screen's way back was taken, or let go: nothing stays kept for `key`. @param {string} key */
+  async answerKept(key) {
+    this.claimed.add(key);
+    this.answered.add(key);
+    await this.dropKept(key);
   }
 
   /**

@@ -308,6 +308,7 @@ export class EntryForm extends VocabElement {
       this.goneCheck = setTimeout(() => {
         if (deleted || !this.isConnected || this.one(ENTRY, this.id_ ?? "")) return;
         deleted = true;
+        this.ctx.sync.claimKept(`${ENTRY}/${this.id_ ?? ""}`);
         draftLine.remove();
         this.querySelector(".toolbar")?.after(goneLine);
         const save = /** @type {HTMLButtonElement | null} */ (this.querySelector("form button[type=submit]"));
@@ -359,6 +360,8 @@ export class EntryForm extends VocabElement {
           if (!this.collections().some((c) => c.id === body.collection)) {
             return this.refuse(error, collection, "That collection was deleted too: choose another one to add the word to.");
           }
+          // Added again from this screen: what the sync layer kept of the edit goes (kept.js).
+          if (deleted) await this.ctx.sync.answerKept(`${ENTRY}/${this.id_ ?? ""}`);
           await this.ctx.sync.write({ method: "POST", path: `${V}/entries`, body, kind: ENTRY, id });
           followed.discard();
           announce(deleted ? `${body.word} added again.` : `${body.word} added.`);
