@@ -280,7 +280,8 @@ let targets: [Target] = [
     // Timeouts and connection bounds (issue 38): the handlers on an embedded event loop, the registry, a real server on loopback.
     tests("ConnectionLimitsTests", ["AppHost", "AppConfig", "PluginKit", "SafeFetch", .hummingbird, .hummingbirdCore, .webSocket, .nioCore,
                                     .nioHTTP1, .nioPosix, .product(name: "NIOEmbedded", package: "swift-nio"), .logging]),
-    tests("ImportKitTests", ["ImportKit", "PluginKit", "Bus", .zip]),
+    // ImportKit's limits and the job queue and runner every import uses (the runner's contract on a manual clock).
+    tests("ImportKitTests", ["ImportKit", "PluginKit", "Bus", "AppHostTestKit", .zip, .logging]),
 ]
 
 let package = Package(

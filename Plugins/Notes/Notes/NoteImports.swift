@@ -10,7 +10,7 @@ import PluginKit
 import StorageAPI
 import ZIPFoundation
 
-/// Evernote and Google Keep imports, as background jobs.
+/// Evernote and Google Keep imports, as background jobs (the runner's: queued, run, rolled back).
 ///
 /// The file is streamed: one note (and at most one image) is in memory at a time. Each note gets
 /// the notes plugin's rules (a title of at most 200 characters, a text of at most 100,000, the date
@@ -24,24 +24,32 @@ struct NoteImports: Sendable {
     static let jobsSchema = CollectionSchema(name: jobs, indexes: [IndexSpec(name: "state", fields: ["state"])])
     static let batchSize = 100
     static let maxReportedProblems = 100
-    /// A running job records its progress several times a second; one silent for this long belongs
-    /// to a process that stopped.
-    static let staleAfter: TimeInterval = 15
 
     let service: NotesService
     let blobs: any BlobStore
-    let logger: Logger
     let maxPhotoBytes: Int
-    let background: BackgroundWork
-    /// When and on which worker the jobs run: the server's one queue of heavy jobs, shared fairly
-    /// between users and with the other plugins' imports.
-    let queue: JobQueue
-    let active = RunningJobs()
+    /// The jobs' records, and the runner that starts, runs, rolls back and recovers them on the
+    /// server's one queue of heavy jobs (shared fairly between users and with the other plugins' imports).
+    let records: JobRecords<NoteImportJob>
+    let runner: JobRunner<NoteImportJob>
     /// Notes read per step on the job's worker thread.
     static let notesPerStep = 20
 
     var store: any RecordStore & RecordSearching { service.store }
     var bus: any MessageBus { service.bus }
+    var queue: JobQueue { runner.queue }
+
+    init(service: NotesService, blobs: any BlobStore, logger: Logger, maxPhotoBytes: Int, background: BackgroundWork, queue: JobQueue) {
+        self.service = service
+        self.blobs = blobs
+        self.maxPhotoBytes = maxPhotoBytes
+        let records = JobRecords<NoteImportJob>(store: service.store, collection: Self.jobs)
+        self.records = records
+        runner = JobRunner(name: "notes", ledger: JobLedger(save: { job, owner, new async throws(BusError) in try await records.save(job, id: job.id, owner: owner, new: new) },
+                                                            silent: { seconds async throws(BusError) in try await records.silent(for: seconds) }),
+                           rollBack: { jobID, owner async throws(BusError) in try await Self.rollBack(jobID, owner: owner, service: service) },
+                           queue: queue, background: background, clock: service.clock, logger: logger)
+    }
 
     // MARK: Jobs
 
@@ -49,22 +57,13 @@ struct NoteImports: Sendable {
     /// `StartNoteImport` on the bus does).
     /// - Throws: `unavailable` (503) or `rate_limited` (429) with `retryAfter` when the queue is full.
     func start(_ request: StartNoteImport) async throws(BusError) -> NoteImportJob {
-        let ticket: JobQueue.Ticket
-        do throws(BusError) {
-            ticket = try queue.reserve(owner: request.owner)
-        } catch {
-            await request.file.release(on: bus)
-            throw error
+        let (scratch, blobs, bus) = (self.scratch(), self.blobs, self.bus)
+        return try await BusError.rethrowing {
+            try await runner.admit(owner: request.owner, scratch: scratch, letGo: { await request.file.release(on: bus) }, bringIn: { scratch in
+                try await request.file.copyOut(to: scratch.appendingPathComponent("upload"), scratch: scratch, from: blobs, on: bus)
+                return scratch.appendingPathComponent("upload")
+            }) { file, ticket in try await start(file: file, scratch: scratch, owner: request.owner, format: request.format, ticket: ticket) }
         }
-        let scratch = self.scratch()
-        let file = scratch.appendingPathComponent("upload")
-        do throws(BusError) {
-            try await request.file.copyOut(to: file, scratch: scratch, from: blobs, on: bus)
-        } catch {
-            queue.abandon(ticket)
-            throw error
-        }
-        return try await start(file: file, scratch: scratch, owner: request.owner, format: request.format, ticket: ticket)
     }
 
     /// A new directory's place for an import's file.
@@ -76,52 +75,18 @@ struct NoteImports: Sendable {
     /// records the job and queues it; it runs when a worker of the job queue is free.
     /// - Parameter ticket: the job's place in the queue, reserved before the upload was read.
     func start(file: URL, scratch: URL, owner: String, format: NoteImportFormat, ticket: JobQueue.Ticket) async throws(BusError) -> NoteImportJob {
-        var job = NoteImportJob(id: "ji_" + service.randomID(), state: .running, format: format, startedAt: service.clock.now())
-        job.queued = true
-        let box: NoteSourceBox
-        do {
+        let job = NoteImportJob(id: "ji_" + service.randomID(), state: .running, format: format, startedAt: service.clock.now())
+        let maxPhotoBytes = self.maxPhotoBytes
+        return try await runner.start(job, owner: owner, ticket: ticket, scratch: scratch, prepare: { () throws(BusError) in
             let size = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int) ?? nil
-            let maxPhotoBytes = self.maxPhotoBytes
-            box = try await queue.intake { () throws(BusError) in
-                NoteSourceBox(try Self.open(file, format: format, size: size ?? 0, maxPhotoBytes: maxPhotoBytes))
-            }
-            _ = try await store.insert(job, into: Self.jobs, id: job.id, owner: owner)
-        } catch {
-            queue.abandon(ticket)
-            try? FileManager.default.removeItem(at: scratch)
-            throw error
-        }
-        active.insert(job.id)
-        let started = background.start { [self, queue, store, job] in
-            let ran: Void? = await queue.run(ticket, whileWaiting: {
-                // Waiting is alive: no node takes the job for one a stopped process left behind.
-                _ = try? await store.replace(job, in: Self.jobs, id: job.id, owner: owner)
-            }) { worker in
-                var running = job
-                running.queued = nil
-                _ = try? await store.replace(running, in: Self.jobs, id: running.id, owner: owner)
-                await run(running, source: box, worker: worker, owner: owner)
-            }
-            if ran == nil { logger.info("notes: an import waiting in the queue was stopped with the server", metadata: ["job": "\(job.id)"]) }
-            box.close()
-            active.remove(job.id)
-            try? FileManager.default.removeItem(at: scratch)
-        }
-        guard started else {
-            queue.abandon(ticket)
-            active.remove(job.id)
-            box.close()
-            try? FileManager.default.removeItem(at: scratch)
-            throw BusError(.unavailable, "The server is shutting down; start the import again in a moment.", details: ["retryAfter": "5"])
-        }
-        return job
+            return NoteSourceBox(try Self.open(file, format: format, size: size ?? 0, maxPhotoBytes: maxPhotoBytes))
+        }, work: { [self] run, box async throws(BusError) in
+            try await importNotes(run, source: box)
+        })
     }
 
     func job(owner: String, id: String) async throws(BusError) -> NoteImportJob {
-        guard StorageNames.isValidID(id), let record = try await store.get(collection: Self.jobs, id: id, owner: owner) else {
-            throw BusError(.notFound, "No import job '\(id)'.", details: ["id": id])
-        }
-        return try record.decode(NoteImportJob.self)
+        try await records.get(id: id, owner: owner)
     }
 
     private static func open(_ file: URL, format: NoteImportFormat, size: Int, maxPhotoBytes: Int) throws(BusError) -> any NoteSource {
@@ -143,29 +108,12 @@ struct NoteImports: Sendable {
 
     /// Rolls back every job a stopped server left running.
     func recover() async {
-        do {
-            let page = try await store.query(RecordQuery(collection: Self.jobs, owner: nil,
-                                                         filters: [Filter("state", .eq, .string(NoteImportJob.State.running.rawValue))], limit: 1000))
-            // The heartbeat is the job record's `updatedAt`, which the store stamps.
-            let stale = StoreTime.now().addingTimeInterval(-Self.staleAfter)
-            for record in page.records where record.updatedAt < stale && !active.contains(record.id) {
-                var job = try record.decode(NoteImportJob.self)
-                logger.warning("notes: an import was interrupted by a restart; rolling it back", metadata: ["job": "\(job.id)"])
-                try await rollBack(job.id, owner: record.owner)
-                job.state = .failed
-                job.imported = 0
-                job.photos = 0
-                job.failure = "The server stopped during the import; nothing of it was kept. Run the import again."
-                job.finishedAt = service.clock.now()
-                _ = try await store.replace(job, in: Self.jobs, id: job.id, owner: record.owner)
-            }
-        } catch {
-            logger.error("notes: rolling back interrupted imports failed", metadata: ["code": "\(error.code.rawValue)", "error": "\(error.message)"])
-        }
+        await runner.recover()
     }
 
     /// Deletes the notes an import wrote (their photos go with them).
-    func rollBack(_ jobID: String, owner: String) async throws(BusError) {
+    static func rollBack(_ jobID: String, owner: String, service: NotesService) async throws(BusError) {
+        let store = service.store
         try await service.writing(owner) { () async throws(BusError) in
             while true {
                 let page = try await store.query(RecordQuery(collection: NotesService.collection, owner: owner,
@@ -180,35 +128,12 @@ struct NoteImports: Sendable {
 
     // MARK: Running
 
-    private func run(_ start: NoteImportJob, source box: NoteSourceBox, worker: JobQueue.Worker, owner: String) async {
-        var job = start
-        do {
-            try await importNotes(&job, source: box, worker: worker, owner: owner)
-            job.state = .succeeded
-        } catch {
-            job.state = .failed
-            job.failure = "The import stopped and was rolled back, nothing of it was kept: \(error.message)"
-            logger.error("notes: an import failed", metadata: ["job": "\(job.id)", "code": "\(error.code.rawValue)", "error": "\(error.message)"])
-            do {
-                try await rollBack(job.id, owner: owner)
-            } catch {
-                logger.error("notes: rolling back an import failed (it is retried at the next start)", metadata: ["job": "\(job.id)"])
-                return
-            }
-            job.imported = 0
-            job.photos = 0
-        }
-        job.finishedAt = service.clock.now()
-        do {
-            _ = try await store.replace(job, in: Self.jobs, id: job.id, owner: owner)
-        } catch {
-            logger.error("notes: recording the end of an import failed", metadata: ["job": "\(job.id)", "error": "\(error.message)"])
-        }
-    }
-
-    private func importNotes(_ job: inout NoteImportJob, source: NoteSourceBox, worker: JobQueue.Worker, owner: String) async throws(BusError) {
+    private func importNotes(_ run: JobRun<NoteImportJob>, source: NoteSourceBox) async throws(BusError) {
+        let (worker, owner) = (run.worker, run.owner)
+        var job = run.job
+        // What the runner records (progress, or the end) is the job as it stands.
+        defer { run.job = job }
         var batch: [(id: String, data: NoteData)] = []
-        var lastProgress = ContinuousClock.now
 
         func report(_ problem: NoteImportJob.Problem, _ job: inout NoteImportJob) {
             job.problemCount += 1
@@ -249,7 +174,7 @@ struct NoteImports: Sendable {
         }
         while let item = await nextNote() {
             let (next, progress) = item
-            if Task.isCancelled { throw BusError(.unavailable, "The server is shutting down.") }
+            try run.checkCancelled()
             job.notesRead += 1
             (job.progressDone, job.progressTotal) = (progress.done, progress.total)
             switch next {
@@ -278,13 +203,20 @@ struct NoteImports: Sendable {
                 batch.append(("n_" + service.randomID(), data))
                 if batch.count >= Self.batchSize { try await flush(&job) }
             }
-            if ContinuousClock.now - lastProgress > .milliseconds(250) {
-                _ = try await store.replace(job, in: Self.jobs, id: job.id, owner: owner)
-                lastProgress = ContinuousClock.now
-            }
+            run.job = job
+            try await run.progress()
         }
         try await flush(&job)
         (job.progressDone, job.progressTotal) = await worker.blocking { source.progress }
+    }
+}
+
+/// The runner's view of an import's record (see `SucceededOrFailedJob`).
+extension NoteImportJob: SucceededOrFailedJob {
+    /// Nothing of a rolled-back import was kept.
+    public mutating func rolledBack(interrupted: Bool) {
+        imported = 0
+        photos = 0
     }
 }
 
@@ -319,7 +251,7 @@ extension NotesService {
 
 /// Hands a source to the job's task (it is read there, on its worker's thread, one step at a time
 /// and nowhere else).
-final class NoteSourceBox: @unchecked Sendable {
+final class NoteSourceBox: JobInput, @unchecked Sendable {
     var source: (any NoteSource)?
     init(_ source: any NoteSource) { self.source = source }
 

@@ -96,12 +96,7 @@ public struct NotesPlugin: Plugin {
         try bus.handle(StartNoteImport.self) { request, _ in try await imports.start(request) }
         try bus.handle(GetNoteImportJob.self) { request, _ in try await imports.job(owner: request.owner, id: request.id) }
         try bus.handle(ListNoteImportJobs.self) { request, _ in
-            let page = try await imports.store.query(RecordQuery(collection: NoteImports.jobs, owner: nil,
-                                                                 filters: [Filter("state", .eq, .string(request.state.rawValue))], limit: 1000))
-            let owned = try page.records.sorted { $0.createdAt > $1.createdAt }.prefix(200).map { record throws(BusError) in
-                ListNoteImportJobs.Reply.Owned(owner: record.owner, job: try record.decode(NoteImportJob.self))
-            }
-            return .init(jobs: owned)
+            .init(jobs: try await imports.records.list(state: request.state.rawValue).map { .init(owner: $0.owner, job: $0.job) })
         }
         // Other plugins ask before they attach something to a note (a geotag, a reminder).
         let service = self.service
@@ -141,27 +136,12 @@ public struct NotesPlugin: Plugin {
                        summary: "Import notes from Evernote (.enex) or Google Keep (a Takeout zip), the file as the body; ?format=enex|keep; 202 with the job") {
             request, _, identity in
             let format = try Self.importFormat(request)
-            // A place in the job queue first: a full queue is refused before the body is read.
-            let ticket = try imports.queue.reserve(owner: identity.accountID)
-            // The body goes straight to a file of the job's, a piece at a time, never whole in memory.
+            // A place in the job queue first: a full queue is refused before the body is read. The
+            // body goes straight to a file of the job's, a piece at a time, never whole in memory.
             let scratch = imports.scratch()
-            let file = scratch.appendingPathComponent("upload")
-            do {
-                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-                guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
-                    throw BusError(.internal, "Cannot create a file for the upload in \(scratch.path); is the temporary directory writable?")
-                }
-                let handle = try FileHandle(forWritingTo: file)
-                defer { try? handle.close() }
-                _ = try await request.streamUpload(limit: maxImport, what: "an export file") { buffer in
-                    try handle.write(contentsOf: buffer.readableBytesView)
-                }
-            } catch {
-                imports.queue.abandon(ticket)
-                try? FileManager.default.removeItem(at: scratch)
-                throw error
-            }
-            let job = try await imports.start(file: file, scratch: scratch, owner: identity.accountID, format: format, ticket: ticket)
+            let job = try await imports.runner.admit(owner: identity.accountID, scratch: scratch, bringIn: { scratch in
+                try await request.spoolUpload(limit: maxImport, what: "an export file", into: scratch) { _ in }.file
+            }) { file, ticket in try await imports.start(file: file, scratch: scratch, owner: identity.accountID, format: format, ticket: ticket) }
             return try .json(job, status: .accepted, headers: [.location: "/api/v1/notes/imports/\(job.id)"])
         }
         try routes.add(.get, "imports/{id}", summary: "An import's state: running, succeeded or failed; progress; each note it could not bring in") {

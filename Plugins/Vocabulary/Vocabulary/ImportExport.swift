@@ -17,28 +17,37 @@ struct ImportExport: Sendable {
     typealias C = VocabularyCollections
 
     let service: VocabularyService
-    let logger: Logger
     /// Where import files come from and exports go: storage's blobs, in parts.
     let blobs: any BlobStore
     let bus: any MessageBus
     static let batchSize = WriteBatch.maxOperations
     static let maxReportedErrors = 100
-    /// A running job records its progress several times a second; one silent for this long belongs
-    /// to a process that stopped.
-    static let staleAfter: TimeInterval = 15
-    /// Jobs running in this process.
-    let active = RunningJobs()
-    /// Where the jobs run: in the host's ServiceGroup (shutdown cancels them; the rollback follows).
-    let background: BackgroundWork
-    /// When and on which worker they run: the server's one queue of heavy jobs, shared fairly
-    /// between users and with the other plugins' imports.
-    let queue: JobQueue
+    /// The jobs' records, and the runner that starts, runs, rolls back and recovers them: in the
+    /// host's ServiceGroup (shutdown cancels them; the rollback follows), on the server's one queue
+    /// of heavy jobs, shared fairly between users and with the other plugins' imports.
+    let records: JobRecords<ImportJob>
+    let runner: JobRunner<ImportJob>
     /// How large a file's parts may be.
     let limits: ImportLimits
     /// Rows read per step on the job's worker thread, between which the job writes and saves its progress.
     static let rowsPerStep = 100
 
     var store: any RecordStore & RecordSearching { service.store }
+    var queue: JobQueue { runner.queue }
+
+    init(service: VocabularyService, logger: Logger, blobs: any BlobStore, bus: any MessageBus, background: BackgroundWork, queue: JobQueue,
+         limits: ImportLimits) {
+        self.service = service
+        self.blobs = blobs
+        self.bus = bus
+        self.limits = limits
+        let (store, records) = (service.store, JobRecords<ImportJob>(store: service.store, collection: C.jobs))
+        self.records = records
+        runner = JobRunner(name: "vocabulary", ledger: JobLedger(save: { job, owner, new async throws(BusError) in try await records.save(job, id: job.id, owner: owner, new: new) },
+                                                                 silent: { seconds async throws(BusError) in try await records.silent(for: seconds) }),
+                           rollBack: { jobID, owner async throws(BusError) in try await Self.rollBack(jobID, owner: owner, store: store) },
+                           queue: queue, background: background, clock: service.clock, logger: logger)
+    }
 
     // MARK: Jobs
 
@@ -46,23 +55,15 @@ struct ImportExport: Sendable {
     /// `StartImport` on the bus does).
     /// - Throws: `unavailable` (503) or `rate_limited` (429) with `retryAfter` when the queue is full.
     func start(_ request: StartImport) async throws(BusError) -> ImportJob {
-        let ticket: JobQueue.Ticket
-        do throws(BusError) {
-            ticket = try queue.reserve(owner: request.owner)
-        } catch {
-            await request.file.release(on: bus)
-            throw error
+        let (scratch, blobs, bus) = (self.scratch(), self.blobs, self.bus)
+        return try await BusError.rethrowing {
+            try await runner.admit(owner: request.owner, scratch: scratch, letGo: { await request.file.release(on: bus) }, bringIn: { scratch in
+                try await request.file.copyOut(to: scratch.appendingPathComponent("upload"), scratch: scratch, from: blobs, on: bus)
+                return scratch.appendingPathComponent("upload")
+            }) { file, ticket in
+                try await start(file: file, scratch: scratch, owner: request.owner, format: request.format, collection: request.collection, ticket: ticket)
+            }
         }
-        let scratch = self.scratch()
-        let file = scratch.appendingPathComponent("upload")
-        do throws(BusError) {
-            try await request.file.copyOut(to: file, scratch: scratch, from: blobs, on: bus)
-        } catch {
-            queue.abandon(ticket)
-            throw error
-        }
-        return try await start(file: file, scratch: scratch, owner: request.owner, format: request.format, collection: request.collection,
-                               ticket: ticket)
     }
 
     /// A new directory's place for an import's files (the upload, an unpacked collection).
@@ -75,73 +76,22 @@ struct ImportExport: Sendable {
     /// - Parameter ticket: the job's place in the queue, reserved before the upload was read.
     func start(file: URL, scratch: URL, owner: String, format: VocabularyFormat, collection: String?,
                ticket: JobQueue.Ticket) async throws(BusError) -> ImportJob {
-        var job = ImportJob(id: service.newID("j_"), state: .running, format: format, startedAt: service.clock.now())
-        job.queued = true
-        let box: SourceBox
-        do {
-            let limits = self.limits
-            box = try await queue.intake { () throws(BusError) in
-                SourceBox(try Self.open(file, format: format, scratch: scratch, limits: limits))
-            }
-            _ = try await store.insert(job, into: C.jobs, id: job.id, owner: owner)
-        } catch {
-            queue.abandon(ticket)
-            try? FileManager.default.removeItem(at: scratch)
-            throw error
-        }
-        active.insert(job.id)
-        let queued = job
-        let started = background.start { [self, queue, store] in
-            let ran: Void? = await queue.run(ticket, whileWaiting: {
-                // Waiting is alive: no node takes the job for one a stopped process left behind.
-                _ = try? await store.replace(queued, in: C.jobs, id: queued.id, owner: owner)
-            }) { worker in
-                var job = queued
-                job.queued = nil
-                await run(job, source: box, worker: worker, owner: owner, defaultCollection: collection)
-            }
-            if ran == nil { logger.info("vocabulary: an import waiting in the queue was stopped with the server", metadata: ["job": "\(queued.id)"]) }
-            box.close()
-            active.remove(queued.id)
-            try? FileManager.default.removeItem(at: scratch)
-        }
-        guard started else {
-            queue.abandon(ticket)
-            active.remove(job.id)
-            box.close()
-            try? FileManager.default.removeItem(at: scratch)
-            throw BusError(.unavailable, "The server is shutting down; start the import again in a moment.", details: ["retryAfter": "5"])
-        }
-        return job
+        let job = ImportJob(id: service.newID("j_"), state: .running, format: format, startedAt: service.clock.now())
+        let limits = self.limits
+        return try await runner.start(job, owner: owner, ticket: ticket, scratch: scratch, prepare: { () throws(BusError) in
+            SourceBox(try Self.open(file, format: format, scratch: scratch, limits: limits))
+        }, work: { [self] run, box async throws(BusError) in
+            try await importRows(run, source: box, defaultCollection: collection)
+        })
     }
 
     func job(owner: String, id: String) async throws(BusError) -> ImportJob {
-        guard StorageNames.isValidID(id), let record = try await store.get(collection: C.jobs, id: id, owner: owner) else {
-            throw BusError(.notFound, "No import job '\(id)'.", details: ["id": id])
-        }
-        return try record.decode(ImportJob.self)
+        try await records.get(id: id, owner: owner)
     }
 
     /// Rolls back every job the server was stopped during.
     func recover() async {
-        do {
-            let page = try await store.query(RecordQuery(collection: C.jobs, owner: nil,
-                                                         filters: [Filter("state", .eq, .string(ImportJob.State.running.rawValue))],
-                                                         limit: 1000))
-            // The heartbeat is the job record's `updatedAt`, which the store stamps.
-            let stale = StoreTime.now().addingTimeInterval(-Self.staleAfter)
-            for record in page.records where record.updatedAt < stale && !active.contains(record.id) {
-                var job = try record.decode(ImportJob.self)
-                logger.warning("vocabulary: an import was interrupted by a restart; rolling it back", metadata: ["job": "\(job.id)"])
-                try await rollBack(job.id, owner: record.owner)
-                job.state = .failed
-                job.failure = "The server stopped during the import; nothing of it was kept. Run the import again."
-                job.finishedAt = service.clock.now()
-                _ = try await store.replace(job, in: C.jobs, id: job.id, owner: record.owner)
-            }
-        } catch {
-            logger.error("vocabulary: rolling back interrupted imports failed", metadata: ["error": "\(error)"])
-        }
+        await runner.recover()
     }
 
     /// The file's rows, read as a stream: a CSV a chunk at a time, a package's notes a page at a
@@ -155,36 +105,10 @@ struct ImportExport: Sendable {
         }
     }
 
-    private func run(_ start: ImportJob, source box: SourceBox, worker: JobQueue.Worker, owner: String, defaultCollection: String?) async {
-        var job = start
-        do {
-            try await importRows(&job, source: box, worker: worker, owner: owner, defaultCollection: defaultCollection)
-            job.state = .succeeded
-        } catch {
-            job.state = .failed
-            job.failure = "The import stopped and was rolled back, nothing of it was kept: \(error.message)"
-            logger.error("vocabulary: an import failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
-            do {
-                try await rollBack(job.id, owner: owner)
-            } catch {
-                logger.error("vocabulary: rolling back an import failed (it is retried at the next start)", metadata: ["job": "\(job.id)", "error": "\(error)"])
-                return
-            }
-            job.imported = 0
-        }
-        job.finishedAt = service.clock.now()
-        do {
-            _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
-        } catch {
-            logger.error("vocabulary: recording the end of an import failed", metadata: ["job": "\(job.id)", "error": "\(error)"])
-        }
-    }
-
-    private func importRows(_ job: inout ImportJob, source: SourceBox, worker: JobQueue.Worker, owner: String,
-                            defaultCollection: String?) async throws(BusError) {
+    private func importRows(_ run: JobRun<ImportJob>, source: SourceBox, defaultCollection: String?) async throws(BusError) {
         let writes = PipelinedWrites(store: store)
         do {
-            try await importRows(&job, source: source, worker: worker, owner: owner, defaultCollection: defaultCollection, writes: writes)
+            try await importRows(run, source: source, defaultCollection: defaultCollection, writes: writes)
         } catch {
             // A batch still being written lands before the rollback that follows, not during it.
             _ = try? await writes.finish()
@@ -192,12 +116,17 @@ struct ImportExport: Sendable {
         }
     }
 
-    private func importRows(_ job: inout ImportJob, source: SourceBox, worker: JobQueue.Worker, owner: String,
-                            defaultCollection: String?, writes: PipelinedWrites) async throws(BusError) {
+    private func importRows(_ run: JobRun<ImportJob>, source: SourceBox, defaultCollection: String?,
+                            writes: PipelinedWrites) async throws(BusError) {
+        let (worker, owner) = (run.worker, run.owner)
+        var job = run.job
+        // What the runner records (progress, or the end) is the job as it stands.
+        defer { run.job = job }
         // Reading the file is the job's CPU work: on its worker's thread, a step at a time, never
         // on the threads that answer requests.
         job.rowsTotal = await worker.blocking { source.source?.total ?? nil }
-        _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
+        run.job = job
+        try await run.save()
         var collections: [String: String] = [:]
         var tags: [String: String] = [:]
         var batch: [WriteOperation] = []
@@ -207,12 +136,10 @@ struct ImportExport: Sendable {
         var linked: [(id: String, data: EntryData, related: [String], alternative: [String])] = []
         /// Entries this file's notes update (each once: a second note with the same guid is a copy).
         var updating: Set<String> = []
-        var lastProgress = ContinuousClock.now
-        /// Records the job's progress a few times a second (also its heartbeat: see `staleAfter`).
+        /// Records the job's progress a few times a second (also its heartbeat: see `JobRunner`).
         func saveProgress(_ job: ImportJob) async throws(BusError) {
-            guard ContinuousClock.now - lastProgress > .milliseconds(250) else { return }
-            _ = try await store.replace(job, in: C.jobs, id: job.id, owner: owner)
-            lastProgress = ContinuousClock.now
+            run.job = job
+            try await run.progress()
         }
         func report(_ error: ImportRowError, _ job: inout ImportJob) {
             job.errorCount += 1
@@ -232,7 +159,7 @@ struct ImportExport: Sendable {
             return step[stepIndex]
         }
         while let next = await nextRow() {
-            if Task.isCancelled { throw BusError(.unavailable, "The server is shutting down.") }
+            try run.checkCancelled()
             job.rowsRead += 1
             let row: ImportRow
             switch next {
@@ -373,7 +300,7 @@ struct ImportExport: Sendable {
 
     /// Deletes what an import wrote: its entries, then the collections and tags it created that
     /// nothing else uses.
-    func rollBack(_ jobID: String, owner: String) async throws(BusError) {
+    static func rollBack(_ jobID: String, owner: String, store: any RecordStore) async throws(BusError) {
         while true {
             let page = try await store.query(RecordQuery(collection: C.cards, owner: owner,
                                                          filters: [Filter("importJob", .eq, .string(jobID))], limit: Self.batchSize))
@@ -488,7 +415,7 @@ struct ImportExport: Sendable {
 
 /// Hands a source to the job's task (it is read there, on its worker's thread, one step at a time
 /// and nowhere else).
-final class SourceBox: @unchecked Sendable {
+final class SourceBox: JobInput, @unchecked Sendable {
     var source: (any ImportSource)?
     init(_ source: any ImportSource) { self.source = source }
 
@@ -501,6 +428,15 @@ final class SourceBox: @unchecked Sendable {
 
     /// Lets go of the source (an Anki package's database closes).
     func close() { source = nil }
+}
+
+/// The runner's view of an import's record (see `SucceededOrFailedJob`).
+extension ImportJob: SucceededOrFailedJob {
+    /// Nothing of a rolled-back import was kept; one rolled back at a start keeps the count it had
+    /// reached (as it always has: the record says how far it got).
+    public mutating func rolledBack(interrupted: Bool) {
+        if !interrupted { imported = 0 }
+    }
 }
 
 /// How large the parts of an import file may be (the plugin's `import_max_*` settings).

@@ -103,12 +103,7 @@ public struct VocabularyPlugin: Plugin {
         try bus.handle(StartImport.self) { request, _ in try await jobs.start(request) }
         try bus.handle(GetImportJob.self) { request, _ in try await jobs.job(owner: request.owner, id: request.id) }
         try bus.handle(ListImportJobs.self) { request, _ in
-            let page = try await jobs.store.query(RecordQuery(collection: VocabularyCollections.jobs, owner: nil,
-                                                              filters: [Filter("state", .eq, .string(request.state.rawValue))], limit: 1000))
-            let owned = try page.records.sorted { $0.createdAt > $1.createdAt }.prefix(200).map { record throws(BusError) in
-                ListImportJobs.Reply.Owned(owner: record.owner, job: try record.decode(ImportJob.self))
-            }
-            return .init(jobs: owned)
+            .init(jobs: try await jobs.records.list(state: request.state.rawValue).map { .init(owner: $0.owner, job: $0.job) })
         }
         let purger = self.purger
         try bus.handle(ListCollectionPurges.self) { request, _ in .init(purges: try await purger.list(state: request.state)) }

@@ -168,28 +168,15 @@ struct VocabularyRoutes: Sendable {
         try routes.add(.post, "imports", query: ["format", "collection"], summary: "Import a CSV or Anki .apkg (the body); ?format=csv|apkg&collection=NAME; 202 with the job") {
             request, _, identity in
             let format = try Self.format(request)
-            // A place in the job queue first: a full queue is refused before the body is read.
-            let ticket = try jobs.queue.reserve(owner: identity.accountID)
-            // The body goes straight to a file of the job's, a piece at a time, never whole in memory.
+            // A place in the job queue first: a full queue is refused before the body is read. The
+            // body goes straight to a file of the job's, a piece at a time, never whole in memory.
             let scratch = jobs.scratch()
-            let file = scratch.appendingPathComponent("upload")
-            do {
-                try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-                guard FileManager.default.createFile(atPath: file.path, contents: nil) else {
-                    throw BusError(.internal, "Cannot create a file for the upload in \(scratch.path); is the temporary directory writable?")
-                }
-                let handle = try FileHandle(forWritingTo: file)
-                defer { try? handle.close() }
-                _ = try await request.streamUpload(limit: maxImport, what: "an import file") { buffer in
-                    try handle.write(contentsOf: buffer.readableBytesView)
-                }
-            } catch {
-                jobs.queue.abandon(ticket)
-                try? FileManager.default.removeItem(at: scratch)
-                throw error
+            let job = try await jobs.runner.admit(owner: identity.accountID, scratch: scratch, bringIn: { scratch in
+                try await request.spoolUpload(limit: maxImport, what: "an import file", into: scratch) { _ in }.file
+            }) { file, ticket in
+                try await jobs.start(file: file, scratch: scratch, owner: identity.accountID, format: format,
+                                     collection: request.uri.queryParameters["collection"].map(String.init), ticket: ticket)
             }
-            let job = try await jobs.start(file: file, scratch: scratch, owner: identity.accountID, format: format,
-                                           collection: request.uri.queryParameters["collection"].map(String.init), ticket: ticket)
             return try .json(job, status: .accepted, headers: [.location: "/api/v1/vocabulary/imports/\(job.id)"])
         }
         try routes.add(.get, "imports/{id}", summary: "An import's state: running, succeeded or failed, progress and row errors") {
