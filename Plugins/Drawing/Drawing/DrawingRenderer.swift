@@ -324,28 +324,6 @@ enum PNGWriter {
         var compressed = [UInt8](repeating: 0, count: Int(compressedLength))
         let status = compress2(&compressed, &compressedLength, raw, uLong(raw.count), 1)
         guard status == Z_OK else { throw BusError(.internal, "The PNG could not be compressed (zlib \(status)).") }
-        var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        var header = Data()
-        header.append(bigEndian: UInt32(width))
-        header.append(bigEndian: UInt32(height))
-        header.append(contentsOf: [8, 6, 0, 0, 0])  // 8 bits, RGBA, deflate, no filter method, no interlace
-        chunk("IHDR", header, into: &png)
-        chunk("IDAT", Data(compressed.prefix(Int(compressedLength))), into: &png)
-        chunk("IEND", Data(), into: &png)
-        return png
-    }
-
-    private static func chunk(_ type: String, _ body: Data, into png: inout Data) {
-        png.append(bigEndian: UInt32(body.count))
-        let typed = Data(type.utf8) + body
-        png.append(typed)
-        let crc = typed.withUnsafeBytes { crc32(0, $0.bindMemory(to: UInt8.self).baseAddress, uInt(typed.count)) }
-        png.append(bigEndian: UInt32(crc))
-    }
-}
-
-extension Data {
-    fileprivate mutating func append(bigEndian value: UInt32) {
-        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
+        return PNGEncoder.container(width: width, height: height, idat: Data(compressed.prefix(Int(compressedLength))))
     }
 }

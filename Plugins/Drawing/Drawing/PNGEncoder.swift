@@ -48,13 +48,20 @@ enum PNGEncoder {
                 }
             }
         }
+        return container(width: width, height: height, idat: Data(RunDeflate.zlib(raw)))
+    }
+
+    /// The PNG around a zlib stream of rows: signature, IHDR (8 bits, RGBA, deflate, adaptive
+    /// filtering, no interlace), one IDAT and IEND, each chunk with its CRC. ``PNGWriter`` (cairo's
+    /// path, the tests' reference) wraps its stream here too.
+    static func container(width: Int, height: Int, idat: Data) -> Data {
         var png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         var header = Data()
         header.append(bigEndian: UInt32(width))
         header.append(bigEndian: UInt32(height))
-        header.append(contentsOf: [8, 6, 0, 0, 0])  // 8 bits, RGBA, deflate, adaptive filtering, no interlace
+        header.append(contentsOf: [8, 6, 0, 0, 0])
         chunk("IHDR", header, into: &png)
-        chunk("IDAT", Data(RunDeflate.zlib(raw)), into: &png)
+        chunk("IDAT", idat, into: &png)
         chunk("IEND", Data(), into: &png)
         return png
     }
