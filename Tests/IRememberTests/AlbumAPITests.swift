@@ -78,7 +78,7 @@ struct AlbumAPITests {
         try await IRemember.run { client, _ in
             let token = try await client.getStarted()
             let first = try await client.addPhoto(try await photos.jpeg(seed: 1), token: token, query: "tags=%23Beach,%20sunset%20Dog")
-            #expect(first["tags"] as? [String] == ["beach", "sunset", "dog"])
+            #expect(first["tags"] as? [String] == ["Beach", "sunset", "Dog"])
             _ = try await client.addPhoto(try await photos.jpeg(seed: 2), token: token, query: "tags=dog")
             let counts = try await client.send(.get, "/api/v1/album/tags", token: token).items
             #expect(counts.map { $0["key"] as? String } == ["dog", "beach", "sunset"])

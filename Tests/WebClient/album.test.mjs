@@ -54,7 +54,8 @@ test("a search is shared as the server's search: tags with −, days as times", 
 });
 
 test("typed tags become words, as the server keeps them", () => {
-  assert.deepEqual(Album.typedTags("Tom, London #trip  tom"), ["tom", "london", "trip"]);
+  // As typed (names keep their capitals), each once whatever its case.
+  assert.deepEqual(Album.typedTags("Tom, London #trip  tom"), ["Tom", "London", "trip"]);
   assert.deepEqual(Album.typedTags(" , # "), []);
 });
 
@@ -157,4 +158,11 @@ test("recent tags: the newest photos' tags first, each once", async () => {
   assert.deepEqual(recentTags(photos), ["tom", "picnic", "beach", "old"]);
   assert.deepEqual(recentTags(photos, 2), ["tom", "picnic"]);
   assert.deepEqual(recentTags([]), []);
+});
+
+test("a tag keeps its case and is matched and counted case-folded: tom finds Tom, Tom and tom count once", () => {
+  const photos = [{ id: "a", takenAt: "2024-05-01T10:00:00Z", tags: ["Tom"] }, { id: "b", takenAt: "2024-05-02T10:00:00Z", tags: ["tom", "picnic"] }];
+  assert.deepEqual(Album.tagCounts(/** @type {any} */ (photos)), [{ tag: "Tom", count: 2 }, { tag: "picnic", count: 1 }]);
+  assert.equal(Album.matches(/** @type {any} */ (photos[0]), { plus: ["tom"], minus: [] }), true);
+  assert.equal(Album.matches(/** @type {any} */ (photos[1]), { plus: [], minus: ["TOM"] }), false);
 });

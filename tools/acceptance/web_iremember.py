@@ -142,13 +142,16 @@ def camera_and_markup(page, server, data, token):
     screen(page, "the photo", "photo")
     # Its Read aloud buttons (read_aloud is on in iremember.yaml) say, in their visible words, what
     # each reads: two buttons both showing "🔊 Read aloud" could not be told apart.
+    # A name keeps its capital: the tag typed “Tom” is shown as Tom (the photo's label says “tagged Tom, picnic”).
+    label = page.get_attribute("album-photo figure img", "alt") or ""
+    check("the tag typed “Tom” is kept and shown as typed, not “tom” (the photo's label: “tagged Tom…”)", "tagged Tom" in label, label)
     spoken = page.eval_on_selector_all("album-photo button.speak", "bs => bs.map(b => [b.innerText.trim(), b.getAttribute('aria-label')])")
     check("the photo's Read aloud buttons show what each reads (the notes; when and where), their visible words their names",
           len(spoken) == 2 and len({text for text, _ in spoken}) == 2 and "the notes" in spoken[0][0]
           and all(label in text for text, label in spoken), spoken)
     photos = photos_of(server, token)
     check("the camera photo is on the server once, with its notes and tags, its place from EXIF GPS",
-          len(photos) == 1 and photos[0]["notes"] == "Picnic with Tom by the tower" and sorted(photos[0]["tags"]) == ["picnic", "tom"]
+          len(photos) == 1 and photos[0]["notes"] == "Picnic with Tom by the tower" and sorted(photos[0]["tags"]) == ["Tom", "picnic"]
           and (photos[0].get("place") or {}).get("city") == "Paris", photos)
     _, drawing, _ = call(server, "GET", f"/api/v1/album/photos/{photos[0]['id']}/markup", token=token)
     check("the mark-up drawn and written with the pointer is saved: 2 strokes and the word “Tom”",
@@ -168,7 +171,7 @@ def save_to_phone(page, server, token, photo):
         saved = handle.read()
     day = photo["takenAt"][:10]
     check("Save to phone, without a share sheet that takes files: the picture is downloaded, byte for byte, named by its day, time and tags",
-          saved == original and name.startswith(f"iRemember {day} ") and name.endswith(".jpg") and "tom" in name and "picnic" in name,
+          saved == original and name.startswith(f"iRemember {day} ") and name.endswith(".jpg") and "Tom" in name and "picnic" in name,
           (name, len(saved), len(original)))
     page.evaluate("() => { window.__shared = undefined; navigator.canShare = (data) => Boolean(data?.files?.length); }")
     page.get_by_role("button", name="Save to phone").click()
@@ -364,7 +367,7 @@ def library_with_geolocation(page, server, data, token):
     garden = next((p for p in photos if p["source"] == "library"), None)
     location = (garden or {}).get("location") or {}
     check("a photo without GPS takes the place from navigator.geolocation at capture (London)",
-          garden and garden["tags"] == ["tom"] and abs(location.get("latitude", 0) - LONDON["latitude"]) < 0.01
+          garden and garden["tags"] == ["Tom"] and abs(location.get("latitude", 0) - LONDON["latitude"]) < 0.01
           and (garden.get("place") or {}).get("city") == "London", garden)
 
 
@@ -403,7 +406,7 @@ def browsing(page, server, token):
     check("Recent lists the recent days with photos: the Tokyo photo's day, and today with two", "Today 2 photos" in days and len(days) == 2, days)
     screen(page, "Recent", "recent")
     recent_tags = page.eval_on_selector_all("[aria-labelledby=recent-tags-heading] .chip", "els => els.map(e => e.textContent)")
-    check("Recent tags beside the recent days: the newest photos' tags first, each once", recent_tags == ["tom", "picnic", "trip"], recent_tags)
+    check("Recent tags beside the recent days: the newest photos' tags first, each once", recent_tags == ["Tom", "picnic", "trip"], recent_tags)
     page.get_by_role("link", name="Photos tagged trip").click()
     page.wait_for_function("() => document.querySelectorAll('album-browse ul.grid li').length === 1")
     check("…a recent tag opens its photos (trip: the Tokyo photo)", "July 20, 2024" in page.inner_text("album-browse"))
@@ -428,8 +431,8 @@ def browsing(page, server, token):
     page.click("text=Search by Tags")
     page.wait_for_selector("ul.tag-list")
     tags = page.eval_on_selector_all("ul.tag-list .tag-name", "els => els.map(e => e.textContent)")
-    check("Search by Tags lists the tags, most used first, with their counts", tags[0] == "tom (2)" and len(tags) == 3, tags)
-    page.click("button[aria-label='Show photos tagged tom']")
+    check("Search by Tags lists the tags, most used first, with their counts", tags[0] == "Tom (2)" and len(tags) == 3, tags)
+    page.click("button[aria-label='Show photos tagged Tom']")
     page.wait_for_function("() => document.querySelectorAll('ul.grid li').length === 2")
     page.click("button[aria-label='Hide photos tagged picnic']")
     page.wait_for_function("() => document.querySelectorAll('ul.grid li').length === 1")

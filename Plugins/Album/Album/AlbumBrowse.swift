@@ -74,7 +74,7 @@ extension AlbumService {
                                                                        order: [SortKey("sortKey", descending: descending)], limit: step))
             while items.count <= limit, let record = try await stream.next() {
                 let photo = try record.decode(PhotoData.self)
-                if !excluded.isDisjoint(with: photo.tags) { continue }
+                if !excluded.isDisjoint(with: photo.tags.map(TagRules.key)) { continue }
                 items.append(Thumbnail(id: record.id, takenAt: photo.takenAt, tags: photo.tags, image: photo.image, sortKey: photo.sortKey))
             }
         } else {
@@ -103,8 +103,9 @@ extension AlbumService {
                 heads[index] = try await streams[index].next()?.decode(Posting.self)
                 if posting.sortKey == last { continue }
                 last = posting.sortKey
-                if !excluded.isDisjoint(with: posting.tags) { continue }
-                if filter.matchAll, !filter.include.allSatisfy(posting.tags.contains) { continue }
+                let keys = Set(posting.tags.map(TagRules.key))
+                if !excluded.isDisjoint(with: keys) { continue }
+                if filter.matchAll, !filter.include.allSatisfy(keys.contains) { continue }
                 if let place = filter.placeKey, posting.placeKey != place { continue }
                 items.append(Thumbnail(id: posting.photo, takenAt: posting.takenAt, tags: posting.tags, image: posting.image, sortKey: posting.sortKey))
             }

@@ -94,26 +94,34 @@ struct Counter: Codable, Sendable, Equatable {
     }
 }
 
-/// Tags are single words: what people type is forgiven — "#Beach, sunset Dog" is beach, sunset, dog.
+/// Tags are single words: what people type is forgiven — "#Beach, sunset Dog" is Beach, sunset, Dog.
+/// A tag keeps the case it was typed in (names matter: "Tom", not "tom"); it is matched, counted and
+/// made unique by its ``key(_:)``, case-folded, so "tom" finds "Tom" and a photo has Tom once.
 enum TagRules {
     static let maxTags = 30
     static let maxLength = 40
 
     static func normalize(_ raw: [String]) throws(BusError) -> [String] {
         var tags: [String] = []
+        var keys: Set<String> = []
         for text in raw {
             for word in text.split(whereSeparator: { $0.isWhitespace || $0 == "," || $0 == ";" }) {
-                let cleaned = String(word.lowercased().precomposedStringWithCanonicalMapping
+                let cleaned = String(word.precomposedStringWithCanonicalMapping
                     .filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
                 guard !cleaned.isEmpty else { continue }
                 guard cleaned.count <= maxLength else {
                     throw BusError.invalid("A tag is one word of at most \(maxLength) characters; '\(cleaned.prefix(20))…' is longer.", field: "tags")
                 }
-                if !tags.contains(cleaned) { tags.append(cleaned) }
+                if keys.insert(key(cleaned)).inserted { tags.append(cleaned) }
             }
         }
         guard tags.count <= maxTags else { throw BusError.invalid("A photo takes at most \(maxTags) tags.", field: "tags") }
         return tags
+    }
+
+    /// What a tag is matched, counted and indexed by: case-folded (the photo shows it as typed).
+    static func key(_ tag: String) -> String {
+        tag.lowercased().precomposedStringWithCanonicalMapping
     }
 
     static func hash(_ text: String) -> String {

@@ -327,7 +327,7 @@ public struct AlbumPlugin: Plugin {
     /// What the mark-up screen opens with after an upload or import.
     static func markupScreen(_ service: AlbumService, owner: String, _ record: Record) async throws -> Response {
         let photo = try record.decode(PhotoData.self)
-        let suggestions = try await service.counters(owner: owner, kind: .tag, limit: 12).items.map(\.key)
+        let suggestions = try await service.counters(owner: owner, kind: .tag, limit: 12).items.map(\.label)
         let screen = MarkupScreen(photo: PhotoJSON(record, photo), markup: .init(drawing: Drawing.empty, width: photo.width, height: photo.height,
                                                                                   image: "/api/v1/album/photos/\(record.id)/image/display"),
                                   suggestedTags: suggestions)

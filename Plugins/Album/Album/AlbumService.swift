@@ -466,7 +466,8 @@ struct AlbumService: Sendable {
     private func postings(id: String, _ photo: PhotoData?) -> [String: Posting] {
         guard let photo else { return [:] }
         var postings: [String: Posting] = [:]
-        for tag in photo.tags {
+        // Indexed by each tag's key (a search for "tom" finds "Tom"); `tags` as typed, to show.
+        for tag in Set(photo.tags.map(TagRules.key)) {
             postings[Posting.id(photo: id, tag: tag)] = Posting(tag: tag, sortKey: photo.sortKey, photo: id, tags: photo.tags, image: photo.image,
                                                                 takenAt: photo.takenAt, placeKey: photo.placeKey)
         }
@@ -496,7 +497,8 @@ struct AlbumService: Sendable {
     private func memberships(_ photo: PhotoData?) -> [String: (Counter.Kind, String, String)] {
         guard let photo else { return [:] }
         var result: [String: (Counter.Kind, String, String)] = [:]
-        for tag in photo.tags { result["tag:\(tag)"] = (.tag, tag, tag) }
+        // Counted by the tag's key, labelled as first typed.
+        for tag in photo.tags { result["tag:\(TagRules.key(tag))"] = (.tag, TagRules.key(tag), tag) }
         result["month:\(photo.month)"] = (.month, photo.month, photo.month)
         result["day:\(photo.day)"] = (.day, photo.day, photo.day)
         if let key = photo.placeKey { result["place:\(key)"] = (.place, key, photo.place?.label ?? key) }

@@ -49,7 +49,7 @@ extension AlbumService {
         for word in (tags ?? "").split(whereSeparator: { $0.isWhitespace || $0 == "," }) {
             let excluded = word.hasPrefix("-") || word.hasPrefix("−")
             let bare = String(word.drop { $0 == "+" || $0 == "-" || $0 == "−" })
-            for tag in try TagRules.normalize([bare]) {
+            for tag in try TagRules.normalize([bare]).map(TagRules.key) {
                 if excluded {
                     if !filter.exclude.contains(tag) { filter.exclude.append(tag) }
                 } else if !filter.include.contains(tag) {

@@ -38,9 +38,9 @@ export function isEmpty(search) {
 
 /** @param {Photo} photo @param {Search} search */
 export function matches(photo, search) {
-  const tags = new Set(photo.tags ?? []);
-  if (search.plus.length && !search.plus.some((tag) => tags.has(tag))) return false;
-  if (search.minus.some((tag) => tags.has(tag))) return false;
+  const tags = new Set((photo.tags ?? []).map(tagKey));
+  if (search.plus.length && !search.plus.some((tag) => tags.has(tagKey(tag)))) return false;
+  if (search.minus.some((tag) => tags.has(tagKey(tag)))) return false;
   const day = dayOf(photo);
   const minute = (photo.takenAt ?? "").slice(0, 16);
   if (search.from && (search.from.length > 10 ? minute < search.from : day < search.from)) return false;
@@ -85,10 +85,17 @@ export function byDay(photos) {
  * @param {readonly Photo[]} photos @returns {Array<{tag: string, count: number}>}
  */
 export function tagCounts(photos) {
-  /** @type {Map<string, number>} */
+  // Counted by key ("Tom" and "tom" are one tag), shown as first met.
+  /** @type {Map<string, {tag: string, count: number}>} */
   const counts = new Map();
-  for (const photo of photos) for (const tag of new Set(photo.tags ?? [])) counts.set(tag, (counts.get(tag) ?? 0) + 1);
-  return [...counts].map(([tag, count]) => ({ tag, count })).sort((a, b) => b.count - a.count || (a.tag < b.tag ? -1 : 1));
+  for (const photo of photos) {
+    for (const tag of new Set(photo.tags ?? [])) {
+      const counted = counts.get(tagKey(tag)) ?? { tag, count: 0 };
+      counted.count += 1;
+      counts.set(tagKey(tag), counted);
+    }
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || (a.tag < b.tag ? -1 : 1));
 }
 
 /**
@@ -108,7 +115,7 @@ export function recentTags(photos, count = 8) {
   /** @type {string[]} */
   const tags = [];
   for (const photo of newest) {
-    for (const tag of photo.tags ?? []) if (!tags.includes(tag)) tags.push(tag);
+    for (const tag of photo.tags ?? []) if (!tags.some((t) => tagKey(t) === tagKey(tag))) tags.push(tag);
     if (tags.length >= count) break;
   }
   return tags.slice(0, count);
@@ -239,13 +246,19 @@ export function shuffled(items, random = Math.random) {
 }
 
 /**
- * Tags as a person types them ("Tom, London #trip"): lower-case words, no `#`, each once.
- * The server normalizes the same way; the chips show what it will keep.
+ * Tags as a person types them ("Tom, London #trip"): words as typed (names keep their capitals),
+ * no `#`, each once whatever its case. The server keeps them the same way; the chips show what it
+ * will keep.
  * @param {string} text @returns {string[]}
  */
 export function typedTags(text) {
-  const words = text.split(/[\s,;#]+/).map((w) => w.trim().toLowerCase()).filter(Boolean);
-  return [...new Set(words)];
+  const words = text.split(/[\s,;#]+/).map((w) => w.trim()).filter(Boolean);
+  return words.filter((word, index) => words.findIndex((w) => tagKey(w) === tagKey(word)) === index);
+}
+
+/** What a tag is matched and counted by, as the server does: case-folded ("tom" finds "Tom"). @param {string} tag */
+export function tagKey(tag) {
+  return tag.toLowerCase().normalize("NFC");
 }
 
 const MOVE_PREFIX = "IR1-";
