@@ -22,36 +22,15 @@ import ar_notebook  # noqa: E402  (the shipped AR Notebook config)
 import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402  (the browser: Chromium at a phone's size)
 from napkin_notes import call, check, free_port  # noqa: E402
-from webwalk import token_of  # noqa: E402
+from web_ar_notebook import appears, first_notebook_id, new_phone, second_phone, write_text  # noqa: E402  (its phones' setup)
 
 ROOT = napkin_notes.ROOT
 N = "/api/v1/notebooks"
 USER = "web-overwritten"
 
 
-def appears(page, selector, timeout=5_000):
-    try:
-        page.wait_for_selector(selector, state="attached", timeout=timeout)
-        return True
-    except Exception:
-        return False
-
-
 def said(page):
     return page.inner_text("nb-book .nb-said") if page.query_selector("nb-book .nb-said") else ""
-
-
-def at_page(page, label, timeout=30_000):
-    page.wait_for_function("l => document.querySelector('.turn-row .where')?.textContent === l", arg=label, timeout=timeout)
-
-
-def write_text(page, text):
-    page.click("nb-book button:has-text('Write')")
-    if appears(page, "dialog:has-text('Where on the page')", 1_000):
-        page.click("dialog button:has-text('OK')")
-    page.fill("#nb-text", text)
-    page.click("dialog button:has-text('Add')")
-    page.wait_for_selector(f".sheet .item-text:has-text('{text}')", timeout=5_000)
 
 
 def open_change(page, was):
@@ -70,22 +49,12 @@ def change_text(page, was, text):
 
 
 def server_text(server, token):
-    _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
-    _, content, _ = call(server, "GET", f"{N}/notebooks/{listing['items'][0]['id']}", token=token)
+    _, content, _ = call(server, "GET", f"{N}/notebooks/{first_notebook_id(server, token)}", token=token)
     return [i.get("text") for p in content["pages"] for i in p["items"]]
 
 
 def overwritten_phone_told(browser, server):
-    first, page = webwalk.phone(browser, server)
-    page.goto("/")
-    webwalk.sign_in(page, USER, create=True)
-    page.wait_for_selector("nb-welcome")
-    page.click("text=Open my notebook")
-    page.wait_for_selector("nb-book .sheet.cover")
-    token = token_of(page)
-    page.click("nb-book button:has-text('New page')")
-    page.click("dialog button:has-text('OK')")
-    at_page(page, "Page 1 of 1")
+    first, page, token = new_phone(browser, server, USER)
     write_text(page, "Lisbon")
     # Its own text changed twice: nothing said about another device.
     change_text(page, "Lisbon", "Lisbon. A")
@@ -94,16 +63,7 @@ def overwritten_phone_told(browser, server):
     check("a phone that changes its own text twice is not told it was changed elsewhere",
           "another device" not in said(page) and not page.is_visible("nb-book button:has-text('Bring back mine')"), said(page))
 
-    second, other = webwalk.phone(browser, server)
-    other.goto("/")
-    webwalk.sign_in(other, USER)
-    other.wait_for_selector("nb-welcome, nb-book")
-    if other.is_visible("nb-welcome"):
-        other.click("text=Open my notebook")
-    other.wait_for_selector("nb-book .stage")
-    if (other.text_content(".turn-row .where") or "").startswith("Cover"):
-        other.click("[aria-label='Next page']")
-        at_page(other, "Page 1 of 1")
+    second, other = second_phone(browser, server, USER)
     other.wait_for_selector(".sheet .item-text:has-text('Lisbon. A: Fado')", timeout=10_000)
 
     # B's dialog is open with the old text while A saves; B saves after.

@@ -16,7 +16,6 @@ Prints one line per check and `web acceptance: N passed, N failed` last.
 """
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -25,6 +24,7 @@ import ar_notebook  # noqa: E402  (the shipped AR Notebook config)
 import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402
 from napkin_notes import check, free_port  # noqa: E402
+from web_ar_notebook import add_page, picture  # noqa: E402  (its phones' setup)
 
 ROOT = napkin_notes.ROOT
 
@@ -51,13 +51,6 @@ KEPT = """async () => {
 }"""
 
 
-def picture(data):
-    path = os.path.join(data, "leaf.jpg")
-    subprocess.run(["vips", "xyz", path + ".v", "300", "200"], check=True)
-    subprocess.run(["vips", "linear", path + ".v", path, "1", "30", "--uchar"], check=True)
-    return path
-
-
 def ar_pictures_in_the_one_cache(browser, server, data):
     context, page = webwalk.phone(browser, server)
     page.goto("/")
@@ -71,9 +64,7 @@ def ar_pictures_in_the_one_cache(browser, server, data):
     page.wait_for_selector("nb-welcome")
     page.click("text=Open my notebook")
     page.wait_for_selector("nb-book .sheet.cover")
-    page.click("nb-book button:has-text('New page')")
-    page.click("dialog button:has-text('OK')")
-    page.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent === 'Page 1 of 1'")
+    add_page(page, "Page 1 of 1")
     with page.expect_file_chooser() as chooser:
         page.click("nb-book button:has-text('Picture')")
     chooser.value.set_files(picture(data))
