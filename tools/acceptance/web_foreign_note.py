@@ -445,6 +445,44 @@ def tags_and_files(page, server, token, data):
           exported[:200])
 
 
+def deleting_after_confirming(page, server, token):
+    """UC 5.3 and UC 5.9: a collection and a tag are deleted through their screens, each after a
+    question that says what goes; Cancel keeps them."""
+    page.goto("/#/tags")
+    page.wait_for_selector("vocab-tags")
+    page.click("text=New tag")
+    name_dialog(page, "scratch")
+    page.wait_for_selector("vocab-tags a.tag-name:has-text('#scratch')")
+    page.click("button[aria-label='Delete scratch']")
+    asked = page.text_content("dialog.confirm #confirm-question")
+    page.click("dialog.confirm button:has-text('Cancel')")
+    settled(page)
+    kept = [t["name"] for t in call(server, "GET", f"{V}/tags", token=token)[1]["items"]]
+    check("deleting a tag asks first, saying its words stay; Cancel keeps it", "scratch" in kept and "words stay" in asked, (asked, kept))
+    page.click("button[aria-label='Delete scratch']")
+    page.click("dialog.confirm button.danger:has-text('Delete')")
+    page.wait_for_selector("vocab-tags a.tag-name:has-text('#scratch')", state="detached")
+    settled(page)
+    left = [t["name"] for t in call(server, "GET", f"{V}/tags", token=token)[1]["items"]]
+    check("…and Delete takes it off the screen and the server (UC 5.9)", "scratch" not in left and left, left)
+
+    page.goto("/#/")
+    page.wait_for_selector("vocab-collections")
+    page.click("text=New collection")
+    name_dialog(page, "Scratch")
+    page.wait_for_selector("vocab-collection h1:has-text('Scratch')")
+    settled(page)
+    page.click("vocab-collection button.danger:has-text('Delete')")
+    asked = page.text_content("dialog.confirm #confirm-question")
+    page.click("dialog.confirm button.danger:has-text('Delete')")
+    page.wait_for_selector("vocab-collections")
+    settled(page)
+    names = [c["name"] for c in call(server, "GET", f"{V}/collections", token=token)[1]["items"]]
+    check("deleting a collection asks first (“cannot be undone”), then it is gone from the list and the server (UC 5.3)",
+          "cannot be undone" in asked and "Scratch" not in names and "French" in names
+          and not page.is_visible("vocab-collections .big-link:has-text('Scratch')"), (asked, names))
+
+
 def eventually(page, condition, timeout=10_000):
     """Waits for a JavaScript condition; answers whether it came true."""
     try:
@@ -1037,6 +1075,7 @@ def main():
             searching(page, server, token)
             undo(page, server, token)
             tags_and_files(page, server, token, data)
+            deleting_after_confirming(page, server, token)
             two_devices_offline(browser, server, page, token)
             phone_sized(page, server, token)
             paging(page, server, token)
