@@ -7,17 +7,13 @@ route's answer over it, which has no notebook or page, and B never showed its ow
 
     python3 tools/acceptance/monkey_ar_offline.py --binary .build/debug/quire
 """
-import argparse
 import os
 import sys
-import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import monkey  # noqa: E402
+import monkey_scripted  # noqa: E402
 import webwalk  # noqa: E402
-from napkin_notes import results  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
 
 
 class Scripted(monkey.ARNotebook):
@@ -25,13 +21,7 @@ class Scripted(monkey.ARNotebook):
         a, b = self.phones
 
         def act(phone, name, fn, pick, word=""):  # one step, as the monkey's walk does it
-            self.step += 1
-            said = fn(phone, pick, word)
-            line = f"{self.step}: {phone.name} {name} {said} [{phone.status()}]"
-            print("     " + line, flush=True)
-            self.log.append(line)
-            self.history.append(line)
-            self.invariants()
+            monkey_scripted.act(self, phone, name, fn, pick, word, status=True, resolve=False)
 
         act(b, "new page", self.new_page, 0.0)
         act(b, "write", self.write, 0.0, "first")
@@ -45,14 +35,4 @@ class Scripted(monkey.ARNotebook):
         act(b, "network", self.network, 0.0)
 
 
-parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-parser.add_argument("--binary", default=os.path.join(monkey.ROOT, ".build", "debug", "quire"))
-args = argparse.Namespace(binary=parser.parse_args().binary, seed=0, verbose=True, actions=0, seconds=None, app="ar-notebook")
-with sync_playwright() as p:
-    browser = p.chromium.launch(executable_path=webwalk.chromium_path(), args=["--no-sandbox"])
-    with tempfile.TemporaryDirectory() as data:
-        Scripted(args, 0, data, browser, time.time() + 60).run()
-    browser.close()
-failed = results.count(False)
-print(f"monkey_ar_offline: {len(results) - failed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+monkey_scripted.main("monkey_ar_offline", __doc__, "ar-notebook", [Scripted])

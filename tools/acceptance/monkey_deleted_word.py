@@ -8,28 +8,19 @@ final checks hold: both phones show the server's records, and what was added aga
 
     python3 tools/acceptance/monkey_deleted_word.py --binary .build/debug/quire
 """
-import argparse
 import os
 import sys
-import tempfile
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import monkey  # noqa: E402
+import monkey_scripted  # noqa: E402
 import webwalk  # noqa: E402
-from napkin_notes import results  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
 
 class Scripted(monkey.ForeignNote):
     def walk(self):
         a, b = self.phones
         def act(phone, name, fn, pick, word=""):  # one step, as the monkey's walk does it
-            self.step += 1
-            said = fn(phone, pick, word)
-            line = f"{self.step}: {phone.name} {name} {said}"
-            print("     " + line, flush=True); self.log.append(line); self.history.append(line)
-            self.resolve_all(); self.invariants()
-            return said
+            return monkey_scripted.act(self, phone, name, fn, pick, word)
         for pick in (0.9, 0.1):     # add it again; leave it
             act(a, "add a word", self.add_word, 0.0, "bonjour")
             webwalk.settled(a.page, 10_000)
@@ -51,12 +42,7 @@ class ScriptedNapkin(monkey.Napkin):
     def walk(self):
         a, b = self.phones
         def act(phone, name, fn, pick, word=""):  # one step, as the monkey's walk does it
-            self.step += 1
-            said = fn(phone, pick, word)
-            line = f"{self.step}: {phone.name} {name} {said}"
-            print("     " + line, flush=True); self.log.append(line); self.history.append(line)
-            self.resolve_all(); self.invariants()
-            return said
+            return monkey_scripted.act(self, phone, name, fn, pick, word)
         for pick in (0.1, 0.9):     # keep it as a new note; let it go
             act(a, "new note", self.new_note, 0.0, "bonjour")
             self.to_list(a)
@@ -74,16 +60,4 @@ class ScriptedNapkin(monkey.Napkin):
                 self.fail("phone B's typing into a note deleted on phone A meets “Note deleted”", chose, b)
 
 
-parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-parser.add_argument("--binary", default=os.path.join(monkey.ROOT, ".build", "debug", "quire"))
-args = argparse.Namespace(binary=parser.parse_args().binary, seed=0, verbose=True, actions=0, seconds=None, app="foreign-note")
-with sync_playwright() as p:
-    browser = p.chromium.launch(executable_path=webwalk.chromium_path(), args=["--no-sandbox"])
-    with tempfile.TemporaryDirectory() as data:
-        Scripted(args, 0, data, browser, time.time() + 60).run()
-    with tempfile.TemporaryDirectory() as data:
-        ScriptedNapkin(args, 0, data, browser, time.time() + 60).run()
-    browser.close()
-failed = results.count(False)
-print(f"monkey_deleted_word: {len(results) - failed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+monkey_scripted.main("monkey_deleted_word", __doc__, "foreign-note", [Scripted, ScriptedNapkin])
