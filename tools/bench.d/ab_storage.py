@@ -18,7 +18,6 @@ medians and ranges.
         [--rounds 3] [--seconds 8]
 """
 import argparse
-import http.client
 import json
 import os
 import statistics
@@ -27,27 +26,13 @@ import sys
 import tempfile
 import time
 
-from benchlib import free_port
+from benchlib import call, free_port
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
 REPORT = os.path.join(ROOT, "tools", "bench.d", "report.lua")
 TICKS = os.sysconf("SC_CLK_TCK")
 WORKLOADS = ["create", "list", "search", "pull"]
-
-
-def call(port, method, path, body=None, token=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    connection.request(method, path, None if body is None else json.dumps(body), headers)
-    response = connection.getresponse()
-    data = response.read()
-    connection.close()
-    if response.status >= 300:
-        raise RuntimeError(f"{method} {path}: {response.status} {data[:200]!r}")
-    return json.loads(data) if data else None
 
 
 def signin(port, name):

@@ -1,4 +1,4 @@
-"""What the HTTP benchmarks share: a served app on a free port, a signed-in user, percentiles, the
+"""What the HTTP benchmarks share: a served app on a free port, a JSON call, a signed-in user, percentiles, the
 server's memory."""
 import contextlib
 import http.client
@@ -14,6 +14,22 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def call(port, method, path, body=None, token=None):
+    """One JSON request to the server on `port` (a new connection), as `token` if given: the
+    decoded answer, or None if empty; a RuntimeError naming the request if the status is 300 or more."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = "Bearer " + token
+    connection.request(method, path, None if body is None else json.dumps(body), headers)
+    response = connection.getresponse()
+    data = response.read()
+    connection.close()
+    if response.status >= 300:
+        raise RuntimeError(f"{method} {path}: {response.status} {data[:200]!r}")
+    return json.loads(data) if data else None
 
 
 def percentiles(samples):

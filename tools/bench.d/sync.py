@@ -26,7 +26,7 @@ import time
 
 from websockets.asyncio.client import connect
 
-from benchlib import free_port, memory_mb, percentiles, serving
+from benchlib import call, free_port, memory_mb, percentiles, serving
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONFIG = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
@@ -40,20 +40,6 @@ def write_config(path, sync, history):
         text = text.replace("    blob_grace_seconds: ${QUIRE_BLOB_GRACE:-600}", "    blob_grace_seconds: ${QUIRE_BLOB_GRACE:-600}\n    history: false")
     with open(path, "w") as target:
         target.write(text)
-
-
-def call(port, method, path, body=None, token=None):
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    headers = {"Content-Type": "application/json"}
-    if token:
-        headers["Authorization"] = "Bearer " + token
-    connection.request(method, path, None if body is None else json.dumps(body), headers)
-    response = connection.getresponse()
-    data = response.read()
-    connection.close()
-    if response.status >= 300:
-        raise RuntimeError(f"{method} {path}: {response.status} {data[:200]!r}")
-    return json.loads(data) if data else None
 
 
 def sign_up(port, name):
