@@ -62,6 +62,9 @@ struct AdminRoutesTests {
             }
             let me = try await api.send(.get, "/api/v1/admin/me", token: operatorToken)
             #expect(me["username"] == "opal" && me.json["operator"] as? Bool == true)
+            // What the web client asks for its Admin link (no 404 in anyone's console): auth's me says operator.
+            #expect(try await api.send(.get, "/api/v1/auth/me", token: operatorToken).json["operator"] as? Bool == true)
+            #expect(try await api.send(.get, "/api/v1/auth/me", token: carol).json["operator"] as? Bool == false)
             let users = try await api.send(.get, "/api/v1/admin/users", token: operatorToken)
             #expect(Set(users.items.compactMap { $0["username"] as? String }) == ["opal", "carol"])
             #expect(users.json.keys.contains("nextCursor"))
