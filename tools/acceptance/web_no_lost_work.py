@@ -977,8 +977,10 @@ def ar_notebook_reloaded_at_once(browser, server):
     context.close()
 
 
-def iremember_reloaded_at_once(browser, server, data):
-    context, page = phone(browser, server)
+def iremember_with_photo(browser, server, data, shown, **options):
+    """A new phone on iRemember (`options` for webwalk.phone): started, a photo taken with the
+    camera, its mark-up open once `shown` is there, and settled. Answers (context, page, token)."""
+    context, page = phone(browser, server, **options)
     page.goto("/")
     page.click("text=Get Started")
     page.wait_for_selector("album-home")
@@ -986,8 +988,13 @@ def iremember_reloaded_at_once(browser, server, data):
     with page.expect_file_chooser() as chooser:
         page.click("text=Take With Camera")
     chooser.value.set_files(photo(data))
-    page.wait_for_selector("album-markup drawing-pad .stage img", timeout=15_000)
+    page.wait_for_selector(shown, timeout=15_000)
     settled(page, 20_000)
+    return context, page, token
+
+
+def iremember_reloaded_at_once(browser, server, data):
+    context, page, token = iremember_with_photo(browser, server, data, "album-markup drawing-pad .stage img")
 
     def draw():
         box = page.locator("album-markup canvas.pad").bounding_box()

@@ -23,8 +23,8 @@ import iremember  # noqa: E402
 import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402
 from napkin_notes import call, check, free_port  # noqa: E402
-from webwalk import phone, screen, settled, token_of  # noqa: E402
-from web_no_lost_work import eventually, new_user, photo  # noqa: E402
+from webwalk import screen, settled, token_of  # noqa: E402
+from web_no_lost_work import eventually, iremember_with_photo, new_user  # noqa: E402
 from web_ar_notebook import add_page, new_phone  # noqa: E402
 
 ROOT = napkin_notes.ROOT
@@ -171,16 +171,8 @@ def foreign_note(browser, server):
 
 
 def iremember_walk(browser, server, data):
-    context, a = phone(browser, server, permissions=["clipboard-read", "clipboard-write"])
-    a.goto("/")
-    a.click("text=Get Started")
-    a.wait_for_selector("album-home")
-    token = token_of(a)
-    with a.expect_file_chooser() as chooser:
-        a.click("text=Take With Camera")
-    chooser.value.set_files(photo(data))
-    a.wait_for_selector("album-markup #photo-notes", timeout=15_000)
-    settled(a, 20_000)
+    context, a, token = iremember_with_photo(browser, server, data, "album-markup #photo-notes",
+                                             permissions=["clipboard-read", "clipboard-write"])
     photos = call(server, "GET", "/api/v1/album/photos", token=token)[1].get("items", [])
     context.set_offline(True)
     a.evaluate("window.dispatchEvent(new Event('offline'))")
