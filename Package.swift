@@ -251,7 +251,7 @@ let targets: [Target] = [
     tool("quire-share", ["ToolKit", "ShareLinkAPI", "Bus", .argumentParser]),
     tool("quire-monitor", ["DeviceMonitor", "DeviceMonitorAPI", "Media", "MediaAPI", "Bus", .argumentParser]),
     // Fuzz targets for our own parsers: a corpus replayer here, libFuzzer under tools/fuzz.
-    tool("quire-fuzz", ["AppConfig", "DrawingAPI", "StorageAPI", "VocabularyFormats", "NotesFormats"]),
+    tool("quire-fuzz", ["AppConfig", "DrawingAPI", "StorageAPI", "VocabularyFormats", "NotesFormats", "AudioAPI", "Bus"]),
 
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusNATS", "BusTestKit", .logging, .nioCore]),

@@ -1,4 +1,6 @@
 import AppConfig
+import AudioAPI
+import Bus
 import DrawingAPI
 import Foundation
 import NotesFormats
@@ -27,6 +29,9 @@ enum FuzzTarget: String, CaseIterable {
     case drawing
     /// Notes' Evernote import: the XML pull parser, the .enex reader and ENML as text.
     case enex
+    /// The audio plugin's WAV upload intake: the header check an upload goes through before its body
+    /// is read, then the chunk-by-chunk reading within the file's length, with the limits.
+    case wav
 
     func run(_ data: Data) {
         switch self {
@@ -73,6 +78,25 @@ enum FuzzTarget: String, CaseIterable {
                 }
             }
             check(reader.progress.done <= Int64(data.count), "read more bytes than there are")
+        case .wav:
+            // Short limits, so the too-long refusals (from the header and from the data chunk) are reached too.
+            let limits = AudioLimits(maxBytes: 1 << 20, maxSeconds: 1 + data.count % 3)
+            let head = data.prefix(WAVFormat.headBytes)
+            let headPassed = (try? WAVFormat.checkHead(head, limits: limits)) != nil
+            // As a route hands it over: a slice whose indices do not start at 0.
+            let body = (Data([0]) + data).dropFirst()
+            let format: WAVFormat
+            do {
+                format = try WAVFormat.parse(body, limits: limits)
+            } catch {
+                check(!error.message.isEmpty && error.details["reason"] != nil, "a WAV refusal without a message or reason")
+                return
+            }
+            check(headPassed, "a WAV read whole whose header check refused it")
+            check(format.dataOffset >= 12 && format.dataBytes > 0 && format.dataOffset + format.dataBytes <= data.count,
+                  "WAV samples outside the file")
+            check(WAVFormat.sampleRates.contains(format.sampleRate) && format.seconds <= Double(limits.maxSeconds), "a WAV over the limits read")
+            check(format.samples(of: body).count == format.sampleCount, "WAV samples miscounted")
         }
     }
 
