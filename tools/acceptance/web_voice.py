@@ -134,7 +134,9 @@ def walk(browser, server):
           state and state["duration"] and state["duration"] > 1 and state["duration"] < 10 and state["played"] is True, state)
 
     # Offline: recorded again, it waits in the outbox, plays from the phone, and is sent once back online.
-    first = note["voice"]
+    # Chromium's fake microphone plays the same beep, so two recordings can be the same file (the
+    # same SHA-256): the note's version, not its voice's hash, shows the new upload arrived.
+    first_version = server_note(server, token, note_id)["version"]
     context.set_offline(True)
     page.reload()
     page.wait_for_selector("note-voice audio", timeout=20_000)
@@ -151,7 +153,7 @@ def walk(browser, server):
     check("a reload offline keeps it waiting in the outbox", page.is_visible("note-voice audio")
           and page.evaluate("navigator.onLine") is False, page.inner_text("note-voice"))
     context.set_offline(False)
-    again = wait_for(page, lambda: (lambda n: n if n.get("voice") and n["voice"] != first else None)(server_note(server, token, note_id)), tries=300)
+    again = wait_for(page, lambda: (lambda n: n if n.get("voice") and n["version"] > first_version else None)(server_note(server, token, note_id)), tries=300)
     check("back online, the recording made offline reaches the server (a new Ogg Opus file)", bool(again), again)
     webwalk.settled(page)
     page.wait_for_selector("note-voice .voice-line:not(:has-text('waiting'))", timeout=20_000)

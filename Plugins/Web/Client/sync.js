@@ -49,6 +49,7 @@ export class Sync extends EventTarget {
     /** @type {SyncState} */
     this.state = navigator.onLine ? "syncing" : "offline";
     this.draining = false;
+    this.drainAgain = false;
     this.pulling = /** @type {Promise<void> | null} */ (null);
     this.pullAgain = false;
     /** @type {WebSocket | null} */
@@ -240,7 +241,13 @@ export class Sync extends EventTarget {
 
   /** Sends queued writes in order until one cannot be sent now. */
   async drain() {
-    if (this.draining || this.stopped || !this.db) return;
+    if (this.stopped || !this.db) return;
+    // Asked while a drain runs (the phone came back online while a send was failing offline): once
+    // it ends, it drains again at once, rather than leaving the queue to a backoff of up to 30 s.
+    if (this.draining) {
+      this.drainAgain = true;
+      return;
+    }
     const db = this.db;
     this.draining = true;
     try {
@@ -312,6 +319,11 @@ export class Sync extends EventTarget {
       this.draining = false;
       if (this.writes.length === 0 && this.state !== "offline" && navigator.onLine) this.setState("idle");
       this.dispatchEvent(new Event("state"));
+      if (this.drainAgain) {
+        this.drainAgain = false;
+        clearTimeout(this.retryTimer);
+        if (navigator.onLine) window.setTimeout(() => this.drain(), 0);
+      }
     }
   }
 
