@@ -164,7 +164,9 @@ struct MemoryBudgetTests {
         let order = Shared<[String]>([])
         let holder = Task { try await budget.withReservation(60, for: "holder") { await door.wait() } }
         #expect(await eventually { budget.inUseBytes == 60 })
-        let large = Task { try await budget.withReservation(90, for: "large") { order.withLock { $0.append("large") } } }
+        // 95 + 10 > 100: once the holder leaves, the large one is let in and the small one still waits
+        // for it (with 90 both fitted at once, and which body ran first was the scheduler's choice).
+        let large = Task { try await budget.withReservation(95, for: "large") { order.withLock { $0.append("large") } } }
         #expect(await eventually { budget.waiting == 1 })
         let small = Task { try await budget.withReservation(10, for: "small") { order.withLock { $0.append("small") } } }
         #expect(await eventually { budget.waiting == 2 })
