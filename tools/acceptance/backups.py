@@ -273,17 +273,27 @@ def round_trip(binary, work, moto, app):
               (granted.stderr, panel))
         # The restore points: the S3 copies too, each verified (its verified.json went up with it), with a command that names the rclone config.
         token = (login or {}).get("access_token")
-        listed_before, remote_before = set(backup_names(backups)), set(moto.backups(app))
-        _, points, _ = call(server, "GET", "/api/v1/admin/backups/restore-points?limit=200", token=token)
-        listed_after, remote_after = set(backup_names(backups)), set(moto.backups(app))
-        items = points.get("items", []) if isinstance(points, dict) else []
-        remote = [p for p in items if p.get("kind") == "rclone"]
-        remote_names = remote_before | remote_after
+
+        def remote_points():
+            """The server's S3 restore points, and the names S3 held just before and after it listed.
+            A backup is taken every 2 s and pruned to the last 3 meanwhile, so a listing that crossed
+            an upload or a prune is read again (it failed once in a fresh-clone CI)."""
+            listed_before, remote_before = set(backup_names(backups)), set(moto.backups(app))
+            _, points, _ = call(server, "GET", "/api/v1/admin/backups/restore-points?limit=200", token=token)
+            listed_after, remote_after = set(backup_names(backups)), set(moto.backups(app))
+            items = points.get("items", []) if isinstance(points, dict) else []
+            return points, items, [p for p in items if p.get("kind") == "rclone"], remote_before | remote_after, listed_before, listed_after
+
+        for _ in range(5):
+            points, items, remote, remote_names, listed_before, listed_after = remote_points()
+            if remote and {p["name"] for p in remote} <= remote_names:
+                break
+            time.sleep(0.5)
         check("napkin-notes: the restore points list the S3 backups: verified, sized, with a quire restore command naming the rclone config",
               bool(remote) and {p["name"] for p in remote} <= remote_names
               and all(p["verified"] and p.get("bytes", 0) > 0 and p["location"] == f"rclone:moto:quire-backups/{app}/{p['name']}"
                       and p["restoreCommand"].endswith(f"--from {p['location']} --rclone-config {moto.config}") for p in remote),
-              [(p.get("name"), p.get("verified"), p.get("bytes"), p.get("restoreCommand")) for p in remote][:3])
+              ([(p.get("name"), p.get("verified"), p.get("bytes"), p.get("location"), p.get("restoreCommand")) for p in remote][:3], sorted(remote_names)))
         folder_points = [p for p in items if p.get("kind") == "folder" and p.get("to") == backups]
         check("napkin-notes: the folder's restore points are its backups, the ones taken before verification was noted marked not verified",
               # (a scheduled backup every 2 s may land, and prune, while the list is read)
