@@ -266,6 +266,22 @@ def second_phone(browser, server, user):
     return context, other
 
 
+def picture_then_cover_dialog(page):
+    """A picture put on a new page 1, then back at the cover its "Cover and name" opened: whether
+    it offers that picture as the cover."""
+    add_page(page, "Page 1 of 1")
+    with tempfile.TemporaryDirectory(prefix="quire-web-ar-cover-") as data:
+        with page.expect_file_chooser() as chooser:
+            page.click("nb-book button:has-text('Picture')")
+        chooser.value.set_files(picture(data))
+        page.wait_for_selector(".sheet .item-image img", timeout=15_000)
+    webwalk.settled(page)
+    page.click("[aria-label='Previous page']")
+    at_page(page, "Cover", start=True)
+    page.click("nb-book button:has-text('Cover and name')")
+    return appears(page, "dialog label:has-text('The picture on page 1') input", 3_000)
+
+
 def first_notebook_id(server, token):
     _, listing, _ = call(server, "GET", f"{N}/notebooks", token=token)
     return listing["items"][0]["id"]
@@ -807,17 +823,7 @@ def covers(browser, server):
         check("…offline the new cover shows at once and reaches the server once online (the name shown again, its text cleared)",
               shown and (first["cover"], first.get("coverText")) == ("colors", None), first)
         # The image cover: one of the notebook's own pictures.
-        add_page(page, "Page 1 of 1")
-        with tempfile.TemporaryDirectory(prefix="quire-web-ar-cover-") as data:
-            with page.expect_file_chooser() as chooser:
-                page.click("nb-book button:has-text('Picture')")
-            chooser.value.set_files(picture(data))
-            page.wait_for_selector(".sheet .item-image img", timeout=15_000)
-        webwalk.settled(page)
-        page.click("[aria-label='Previous page']")
-        at_page(page, "Cover", start=True)
-        page.click("nb-book button:has-text('Cover and name')")
-        offered = appears(page, "dialog label:has-text('The picture on page 1') input", 3_000)
+        offered = picture_then_cover_dialog(page)
         if offered:
             page.check("dialog label:has-text('The picture on page 1') input")
             page.click("dialog button:has-text('Save')")

@@ -22,7 +22,7 @@ import ar_notebook  # noqa: E402  (the OpenID Connect test provider and its conf
 import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402
 from napkin_notes import check, free_port  # noqa: E402
-from web_ar_notebook import add_page, appears, at_page, change_text, new_phone, picture, screen, write_text  # noqa: E402
+from web_ar_notebook import appears, at_page, change_text, new_phone, picture_then_cover_dialog, screen, write_text  # noqa: E402
 
 ROOT = napkin_notes.ROOT
 
@@ -53,17 +53,7 @@ def cover_dialog_and_picture(browser, server):
           len(radios) == 3 and all(w >= 20 for _, w, _ in radios), radios)
     page.click("dialog button:has-text('Cancel')")
     # A picture cover: a light picture, the name on it readable.
-    add_page(page, "Page 1 of 1")
-    with tempfile.TemporaryDirectory(prefix="quire-web-ar-polish-") as data:
-        with page.expect_file_chooser() as chooser:
-            page.click("nb-book button:has-text('Picture')")
-        chooser.value.set_files(picture(data))
-        page.wait_for_selector(".sheet .item-image img", timeout=15_000)
-    webwalk.settled(page)
-    page.click("[aria-label='Previous page']")
-    at_page(page, "Cover", start=True)
-    page.click("nb-book button:has-text('Cover and name')")
-    offered = appears(page, "dialog label:has-text('The picture on page 1') input", 3_000)
+    offered = picture_then_cover_dialog(page)
     if offered:
         page.check("dialog label:has-text('The picture on page 1') input")
         page.click("dialog button:has-text('Save')")
