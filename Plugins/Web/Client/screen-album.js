@@ -12,13 +12,15 @@
  * taken offline is shown at once and uploaded when the network returns.
  *
  * This module routes to the screens: album-menu.js (the main menu, adding a photo, importing, a new
- * phone, settings), album-photo.js (mark-up, the photo, Edit picture), album-browse.js (the album,
- * searches, Recent, folders, the slideshow), album-share.js (Share, the links shared);
+ * phone, settings), album-photo.js (mark-up, the photo), album-photo-edit.js (Edit picture),
+ * album-browse.js (the album, searches, Recent, folders, the slideshow), album-share.js (Share, the
+ * links shared);
  * album-base.js holds what they share, picture-cache.js the picture cache (one for the three apps).
  */
 import * as Album from "./album.js";
 import { HomeScreen, ImportScreen, MoveScreen, SettingsScreen } from "./album-menu.js";
-import { MarkupScreen, PhotoEditScreen, PhotoScreen } from "./album-photo.js";
+import { MarkupScreen, PhotoScreen } from "./album-photo.js";
+import { PhotoEditScreen } from "./album-photo-edit.js";
 import { AlbumScreen, FoldersScreen, RecentScreen, SlideshowScreen, TagSearchScreen, TimeSearchScreen } from "./album-browse.js";
 import { SharedLinksScreen, ShareScreen } from "./album-share.js";
 
