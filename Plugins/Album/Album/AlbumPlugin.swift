@@ -31,6 +31,7 @@ public struct AlbumPlugin: Plugin {
         var importMaxBytes: Int?
         var importAllowNetworks: [IPNetwork]
         var onThisDay: Bool
+        var people: Bool = false
     }
 
     public static let descriptor = PluginDescriptor(
@@ -45,8 +46,9 @@ public struct AlbumPlugin: Plugin {
             SettingDescription("import_allow_networks", "list of CIDR blocks", default: "[]",
                                "TESTS ONLY: private blocks a URL import may reach (e.g. 127.0.0.2/32 for a local test server)"),
             SettingDescription("on_this_day", "bool", default: "false", "The home screen shows photos taken on this day in earlier years (the client's copy, offline too)"),
+            SettingDescription("people", "bool", default: "false", "Name the people in photos (a box on the face, a name, who they are to the user) and a page for each person"),
         ],
-        offers: [SharedPhoto.self, SharedPhotoSearch.self, PhotoSubject.self, SyncedPhoto.self])
+        offers: [SharedPhoto.self, SharedPhotoSearch.self, PhotoSubject.self, SyncedPhoto.self, SyncedPerson.self, SyncedFace.self])
 
     public static func configure(_ section: ConfigSection) -> Config {
         let zoneName = section.string("time_zone", default: "UTC") ?? "UTC"
@@ -59,13 +61,16 @@ public struct AlbumPlugin: Plugin {
         return Config(timeZone: zone ?? .gmt, pageSize: section.int("page_size", default: 60, in: 1...500),
                       importTimeout: section.int("import_timeout_seconds", default: 20, in: 1...300),
                       importMaxBytes: section.contains("import_max_bytes") ? section.int("import_max_bytes", default: 10 << 20, in: 1...(1 << 30)) : nil,
-                      importAllowNetworks: networks, onThisDay: section.bool("on_this_day", default: false))
+                      importAllowNetworks: networks, onThisDay: section.bool("on_this_day", default: false), people: section.bool("people", default: false))
     }
 
     let service: AlbumService
     let pageSize: Int
     let limits: (photo: Int, drawing: Int)
     let onThisDay: Bool
+    /// People named in photos (AlbumPeople.swift); its routes only when `people` is on.
+    let people: AlbumPeople
+    let peopleOn: Bool
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
@@ -79,16 +84,21 @@ public struct AlbumPlugin: Plugin {
         if moved > 0 { context.logger.notice("album: tag and folder counters moved to per-owner ids", metadata: ["moved": "\(moved)"]) }
         pageSize = config.pageSize
         onThisDay = config.onThisDay
+        for schema in AlbumPeople.schemas { try await store.declare(schema) }
+        people = AlbumPeople(album: service)
+        peopleOn = config.people
         if !config.importAllowNetworks.isEmpty {
             context.logger.warning("album: URL imports may reach private networks (import_allow_networks; tests only)",
                                    metadata: ["networks": "\(config.importAllowNetworks.map(\.description).joined(separator: ", "))"])
         }
     }
 
-    public var features: [String] { ["photos", "url-import", "tags", "folders", "slideshow", "markup", "share"] + (onThisDay ? ["on-this-day"] : []) }
+    public var features: [String] { ["photos", "url-import", "tags", "folders", "slideshow", "markup", "share"] + (onThisDay ? ["on-this-day"] : []) + (peopleOn ? ["people"] : []) }
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
+        try Self.registerPeople(on: bus, people)
+        let peopleOn = self.peopleOn
         try bus.handle(ImportPhotoRecords.self) { request, _ in .init(ids: try await service.importRecords(owner: request.owner, request.photos)) }
         // Sync's feed shows a photo as GET /photos/{id} does.
         try bus.handle(ShowSynced<SyncedPhoto>.self) { request, _ in
@@ -103,7 +113,7 @@ public struct AlbumPlugin: Plugin {
                   try await service.store.get(collection: AlbumService.photos, id: request.id, owner: request.caller) != nil else { return .none }
             return .write
         }
-        try bus.handle(ShowShared<SharedPhoto>.self) { request, _ in try await service.sharedPhoto(owner: request.owner, resource: request.resource) }
+        try bus.handle(ShowShared<SharedPhoto>.self) { request, _ in try await service.sharedPhoto(owner: request.owner, resource: request.resource, people: peopleOn) }
         try bus.handle(ShowShared<SharedPhotoSearch>.self) { request, _ in
             try await service.sharedSearch(owner: request.owner, resource: request.resource)
         }
@@ -113,6 +123,8 @@ public struct AlbumPlugin: Plugin {
         let service = self.service
         let limits = self.limits
         let pageSize = self.pageSize
+        let people = self.people
+        if peopleOn { try Self.peopleRoutes(routes, people) }
         try routes.add(.post, "photos", query: ["source", "takenAt", "lat", "lon", "accuracy", "tags", "notes"], summary: "Add a photo: the image bytes as the body; ?source=camera|library, takenAt, lat, lon, accuracy, "
                        + "tags, notes. Answers what the mark-up screen needs; honours Idempotency-Key") { request, _, identity in
             var request = request
@@ -166,6 +178,8 @@ public struct AlbumPlugin: Plugin {
             try await service.delete(owner: identity.accountID, id: id, expectedVersion: try request.ifMatchVersion())
             // What other plugins keep about the photo (a reminder) goes with it.
             await service.bus.publish(SubjectDeleted(owner: identity.accountID, subject: "\(PhotoSubject.kind)/\(id)"))
+            // The people named in it are not named there any more (they stay people).
+            try? await people.photoDeleted(owner: identity.accountID, photo: id)
             return .noContent
         }
         try routes.add(.get, "photos/{id}/image", summary: "The original as uploaded") { request, context, identity in
