@@ -7,6 +7,7 @@ import * as Album from "./album.js";
 import { AlbumElement, back, describe, grid, picture, shareSearch } from "./album-base.js";
 import { announce, h } from "./ui.js";
 import { readAloud, userLanguage } from "./speak.js";
+import { slidePeople } from "./album-people.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 /** @typedef {import("./album-base.js").Photo} Photo */
@@ -212,6 +213,7 @@ export class SlideshowScreen extends AlbumElement {
       h("h1", { class: "visually-hidden" }, "Slideshow"),
       h("div", { class: "top" }, h("a", { href: leave, class: "button big close", "aria-label": "Close the slideshow" }, ...face("✕", "Close"))),
       h("div", { class: "slide" }, this.img),
+      this.peopleSlot = h("div", { class: "slide-people-slot" }),
       this.caption,
       readAloud(this.ctx, () => this.spoken ?? "", userLanguage, "the caption"),
       h("div", { class: "controls", role: "toolbar", "aria-label": "Slideshow controls" },
@@ -243,6 +245,8 @@ export class SlideshowScreen extends AlbumElement {
     if (next) picture(this.ctx, next, "display").catch(() => {});
     /** @type {HTMLElement} */ (this.caption).textContent = `${Album.dayLabel(Album.dayOf(photo))}${photo.notes ? " · " + photo.notes : ""} (${(this.index ?? 0) + 1} of ${order.length})`;
     this.spoken = `${Album.dayLabel(Album.dayOf(photo))}.${photo.notes ? " " + photo.notes : ""}`;
+    const named = slidePeople(this.ctx, /** @type {HTMLElement} */ (this.peopleSlot), photo);
+    if (named) this.spoken += ` ${named}.`;
     clearTimeout(this.timer);
     if (this.playing) this.timer = window.setTimeout(() => this.step(1), SLIDE_SECONDS * 1000);
   }

@@ -11,6 +11,7 @@ import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
 import { announce, h, whereAmI } from "./ui.js";
 import { onThisDaySection, updateOnThisDay } from "./home-on-this-day.js";
+import { hasPeople } from "./album-people.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 /** @typedef {import("./album-base.js").Photo} Photo */
@@ -24,6 +25,7 @@ const ICONS = {
   clock: "M12 3a9 9 0 1 0 0 18 9 9 0 0 0 0-18z M12 7v5l3 3",
   album: "M4 4h7v7H4z M13 4h7v7h-7z M4 13h7v7H4z M13 13h7v7h-7z",
   share: "M12 15V3 M7 8l5-5 5 5 M5 12v8h14v-8",
+  people: "M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8z M2 21v-1a7 7 0 0 1 14 0v1 M16 3.5a4 4 0 0 1 0 7.5 M18 14a6 6 0 0 1 4 6v1",
 };
 
 /** @param {keyof typeof ICONS} name */
@@ -68,7 +70,7 @@ export class HomeScreen extends AlbumElement {
       onThisDaySection(this.ctx, this.photos()),
       h("nav", { class: "tiles", "aria-label": "Main menu" },
         ...picker(false), ...picker(true), tile("#/import", "globe", "Import from Internet"),
-        tile("#/recent", "clock", "Recent"), tile("#/album", "album", "Album"), tile("#/share", "share", "Share")),
+        tile("#/recent", "clock", "Recent"), tile("#/album", "album", "Album"), tile("#/share", "share", "Share"), hasPeople(this.ctx) ? tile("#/people", "people", "People") : null),
       h("a", { href: "#/move", class: "button secondary" }, "Use this album on a new phone"),
       h("a", { href: "#/settings", class: "button secondary" }, "Settings")));
   }

@@ -10,6 +10,7 @@ import { FollowedForm } from "./follow.js";
 import { isLocal } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
 import { readAloud, userLanguage } from "./speak.js";
+import { photoPeople } from "./album-people.js";
 import "./drawing-pad.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
@@ -299,6 +300,7 @@ export class PhotoScreen extends AlbumElement {
     this.replaceChildren(h("main", { class: "screen photo" },
       h("div", { class: "toolbar" }, back("#/album", "Album"), h("h1", {}, "Photo")),
       figure,
+      photoPeople(this.ctx, photo, figure),
       photo.notes ? h("p", { class: "notes" }, photo.notes) : null,
       photo.notes ? readAloud(this.ctx, photo.notes, userLanguage, "the notes") : null,
       facts,

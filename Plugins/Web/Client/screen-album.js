@@ -23,6 +23,7 @@ import { MarkupScreen, PhotoScreen } from "./album-photo.js";
 import { PhotoEditScreen } from "./album-photo-edit.js";
 import { AlbumScreen, FoldersScreen, RecentScreen, SlideshowScreen, TagSearchScreen, TimeSearchScreen } from "./album-browse.js";
 import { SharedLinksScreen, ShareScreen } from "./album-share.js";
+import { PeopleScreen, PersonScreen } from "./person-page.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 
@@ -40,6 +41,8 @@ export function albumScreen(context, parts, query) {
   else if (first === "album" && id === "tags") screen = new TagSearchScreen();
   else if (first === "album" && id === "time") screen = new TimeSearchScreen();
   else if (first === "album") screen = new AlbumScreen();
+  else if (first === "people") screen = new PeopleScreen();
+  else if (first === "person" && id) screen = new PersonScreen();
   else if (first === "recent") screen = new RecentScreen();
   else if (first === "folders") screen = new FoldersScreen();
   else if (first === "slideshow") screen = new SlideshowScreen();
