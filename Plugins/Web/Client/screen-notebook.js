@@ -20,24 +20,25 @@
  * waiting, and is sent in order when the network returns. Opening a shared link, sharing, pins and
  * deletes (the server's confirmation) need the network and say so where they were asked for.
  *
- * This file is the router and the notebook itself (reading it, drawing it, turning its pages,
- * sending its changes); the rest lives beside it: `notebook-element.js` (the screens' base on
- * `ScreenElement`, the catalog, the dialogs), `notebook-lists.js` (welcome, my notebooks, a shared
- * link), `notebook-edits.js` (what is done to a page), `notebook-room.js` (camera, WebXR, light),
- * `notebook-pins.js`, `notebook-gestures.js`, `notebook-drafts.js` and `notebook-model.js`.
+ * This file is the router and the notebook itself (drawing it, turning its pages); the rest lives
+ * beside it: `notebook-open.js` (opening it), `notebook-send.js` (sending its changes),
+ * `notebook-element.js` (the screens' base on `ScreenElement`, the catalog, the dialogs),
+ * `notebook-lists.js` (welcome, my notebooks, a shared link), `notebook-edits.js` (what is done to
+ * a page), `notebook-room.js` (camera, WebXR, light), `notebook-pins.js`, `notebook-gestures.js`,
+ * `notebook-drafts.js` and `notebook-model.js`.
  */
-import { ApiError } from "./api.js";
-import { catalogOf, NotebookElement } from "./notebook-element.js";
-import { addPage, blobURL, colour, deletePage, editCover, giveBackDraft, itemMenu, paste, picturePicker, share, undo, waitingWhat, write } from "./notebook-edits.js";
+import { NotebookElement } from "./notebook-element.js";
+import { addPage, blobURL, colour, deletePage, editCover, itemMenu, paste, picturePicker, share, undo, waitingWhat, write } from "./notebook-edits.js";
 import { movable, swipes } from "./notebook-gestures.js";
 import { AcceptScreen, NotebooksScreen, WelcomeScreen } from "./notebook-lists.js";
-import { freeSlots, keepFromServer, localContent, localNotebooks, N, NOTEBOOK, waitingFor } from "./notebook-model.js";
-import { BOUNDS, keepPictures, pictureURL } from "./picture-cache.js";
+import { freeSlots, localContent, waitingFor } from "./notebook-model.js";
+import { openBook } from "./notebook-open.js";
+import { BOUNDS, pictureURL } from "./picture-cache.js";
 import { pin } from "./notebook-pins.js";
-import { tellOverwrites, wrote } from "./notebook-overwrites.js";
+import { tellOverwrites } from "./notebook-overwrites.js";
 import { inRoom, leaveRoom, refreshRoom } from "./notebook-room.js";
+import { queues, sendChange } from "./notebook-send.js";
 import { watchSurroundings } from "./notebook-surroundings.js";
-import { isLocal, localId, newKey } from "./outbox.js";
 import { announce, h } from "./ui.js";
 
 export { AcceptScreen, NotebooksScreen, WelcomeScreen };
@@ -137,73 +138,9 @@ export class BookScreen extends NotebookElement {
     return local ?? this.fallback;
   }
 
-  async load() {
-    this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Notebook"), h("p", { class: "hint", role: "status" }, "Opening…")));
-    const sync = this.ctx.sync;
-    try {
-      this.catalog = await catalogOf(this.ctx);
-      // A notebook made on this phone may be named by the id it had before the server gave it one.
-      let id = this.id_ ? sync.resolve(this.id_) : "";
-      if (!id) id = await this.openLast();
-      this.notebookId = id;
-      const local = this.current();
-      if (!local || local.notebook.access === "read") {
-        // Not here yet, or shared with this user: the server's copy, kept with the feed's (a shared
-        // notebook's earlier pages never come through this user's feed).
-        if (navigator.onLine) await sync.pull();
-        if (!isLocal(this.nid)) {
-          try {
-            const content = await this.ctx.api.get(`${N}/notebooks/${encodeURIComponent(this.nid)}`);
-            this.fallback = content;
-            await keepFromServer(sync, content);
-          } catch (error) {
-            if (!local || !(error instanceof ApiError && error.offline)) throw error;
-          }
-        }
-      }
-      this.content = this.current();
-      if (!this.content) throw new ApiError("This notebook is not on this phone, and the server does not know it.", 404);
-      localStorage.setItem("quire.ar.last", this.content.notebook.id);
-      const wanted = Number(sessionStorage.getItem(`quire.ar.page.${this.content.notebook.id}`) ?? "0");
-      this.index = this.target = Math.min(wanted, this.content.pages.length);
-      this.render();
-      giveBackDraft(this);
-      // Opened online: its pictures kept on the phone, to show offline later.
-      if (navigator.onLine) void keepPictures(this.ctx, this.content.pages.flatMap((p) => p.items).flatMap((i) => (i.kind === "image" && i.image ? [i.image] : [])), BOUNDS.ar);
-    } catch (error) {
-      // Not on the phone and no network: said as it is (nothing of the user's waits), and opened
-      // as soon as the network is back.
-      const offline = error instanceof ApiError && error.offline;
-      if (offline) this.whenOnline(() => this.load());
-      this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Notebook"),
-        offline ? h("p", { class: "warning", role: "status" }, `${this.id_ ? "This notebook" : "Your notebook"} is not on this phone yet; it opens when the phone is online.`)
-          : h("p", { class: "error", role: "alert" }, error instanceof ApiError ? error.message : "The notebook could not be opened; try again."),
-        h("a", { href: "#/notebooks", class: "button secondary" }, "My notebooks")));
-    }
-  }
-
-  /**
-   * UC-3: the notebook opened last, or a new default one. Online the server says which (and keeps
-   * when it was opened); offline, the one this phone opened last, or one made here and sent later.
-   * @returns {Promise<string>}
-   */
-  async openLast() {
-    const sync = this.ctx.sync;
-    try {
-      const answer = await this.ctx.api.request("POST", `${N}/open`, { body: {} });
-      this.fallback = answer.body;
-      return answer.body.notebook.id;
-    } catch (error) {
-      if (!(error instanceof ApiError && error.offline)) throw error;
-    }
-    const last = sync.resolve(localStorage.getItem("quire.ar.last") ?? "");
-    const { mine, shared } = localNotebooks(sync);
-    const found = [...mine, ...shared].find((n) => n.id === last) ?? mine[0];
-    if (found) return found.id;
-    if (!sync.db) throw new ApiError("offline", null);
-    const id = localId();
-    await sync.write({ method: "POST", path: `${N}/notebooks`, body: { name: "My notebook", cover: "colors" }, kind: NOTEBOOK, id });
-    return id;
+  /** Opens the notebook (notebook-open.js): the phone's copy, else the server's; said when neither. */
+  load() {
+    return openBook(this);
   }
 
   /**
@@ -252,51 +189,19 @@ export class BookScreen extends NotebookElement {
   }
 
   /**
-   * A change of this notebook: sent now when the phone is online and nothing of this notebook
-   * waits before it (a refusal said beside the controls, with `again`), else kept in the outbox
-   * and sent in order when the network returns. Either way the screen shows it at once. Answers
-   * the server's answer, `null` when it waits, `undefined` when refused.
+   * A change of this notebook, sent now or kept in the outbox (notebook-send.js): answers the
+   * server's answer, `null` when it waits, `undefined` when refused.
    * @param {Omit<import("./outbox.js").Write, "key" | "attempts">} write
    * @param {[string, () => void] | ((error: unknown) => [string, () => void])} [again] the way on after a refusal (or, given the error, which)
    * @returns {Promise<any>}
    */
-  async change(write, again) {
-    const sync = this.ctx.sync;
-    const key = newKey();
-    const queued = this.queues(write.path);
-    this.say(null);
-    if (!queued) {
-      try {
-        /** @type {Record<string, string>} */
-        const headers = { "Idempotency-Key": key };
-        if (write.baseVersion) headers["If-Match"] = `"${write.baseVersion}"`;
-        const answer = await this.ctx.api.request(write.method, write.path, { body: write.body, contentType: write.contentType, headers });
-        wrote(write, answer.body);
-        await sync.pull();
-        return answer.body ?? {};
-      } catch (error) {
-        if (!(error instanceof ApiError && error.offline)) {
-          this.refused(error, typeof again === "function" ? again(error) : again);
-          return undefined;
-        }
-      }
-    }
-    wrote(write, null);
-    // Kept the moment it is asked for (sync's journal): answered without waiting for IndexedDB, so
-    // the caller forgets its draft now and a reload straight after does not give the text back as
-    // well. An enqueue that fails leaves it in the journal, for the next start to queue.
-    sync.write({ ...write, key }).catch(() => {});
-    this.waitingCount = this.waiting().length;
-    return null;
+  change(write, again) {
+    return sendChange(this, write, again);
   }
 
-  /**
-   * Whether a change to `path` waits in the outbox rather than going now: offline, or behind
-   * another change of this notebook still waiting (it must not overtake it).
-   * @param {string} path
-   */
+  /** Whether a change to `path` waits in the outbox rather than going now (notebook-send.js). @param {string} path */
   queues(path) {
-    return !navigator.onLine || this.ctx.sync.state === "offline" || this.waiting().length > 0 || isLocal(this.nid) || path.includes("local:");
+    return queues(this, path);
   }
 
   /** The page's number now (pages before it may have come or gone since it was drawn). @param {Page} page */

@@ -4,13 +4,20 @@
  * at start, on every poke from the live connection and when the network returns; every write goes
  * to the outbox first and is sent in order when the server can be reached. Screens read `view()`
  * and listen for `change`; they never wait on the network to show what the user did.
+ *
+ * Here: the outbox (write, drain, settle) and the copy the screens read. Beside it: sync-pull.js
+ * (the change feed), sync-live.js (the live connection), sync-kept.js (what was written to a
+ * record deleted on another device), journal.js (writes kept before IndexedDB holds them).
  */
 import { ApiError } from "./api.js";
 import { Database, forget } from "./db.js";
 import { Journal, toReplay } from "./journal.js";
-import { idsIn, isGone, keptFrom, keptKind, remembered, withKept, withoutKept } from "./kept.js";
-import { feedChanges, mergeDrawing } from "./merge.js";
+import { isGone } from "./kept.js";
+import { mergeDrawing } from "./merge.js";
 import { backoff, isLocal, newKey, outcome, overlay, recordIn, resolveId } from "./outbox.js";
+import { KeptWrites } from "./sync-kept.js";
+import { connectLive } from "./sync-live.js";
+import { pullFeed } from "./sync-pull.js";
 
 /** @typedef {"offline" | "syncing" | "idle"} SyncState */
 
@@ -37,15 +44,8 @@ export class Sync extends EventTarget {
     /** Writes the server refused since the user last said OK to being told: the indicator says
      * "Not saved" rather than "Saved" meanwhile. */
     this.refused = 0;
-    /** What the person wrote to records deleted elsewhere, refused and kept (kept.js). @type {import("./kept.js").Kept[]} */
-    this.kept = [];
-    /** Records a pull deleted while writes for them waited: as last shown, to name what is kept. @type {Map<string, any>} */
-    this.seen = new Map();
-    /** Records whose open screen offers its own way back for what was typed (a note open when it was
-     * deleted): their kept record is not said again in the header meanwhile. @type {Set<string>} */
-    this.claimed = new Set();
-    /** …and those whose screen's way back was taken (or let go): nothing more is kept for them. @type {Set<string>} */
-    this.answered = new Set();
+    /** What the person wrote to records deleted elsewhere, refused and kept (sync-kept.js). */
+    this.keeping = new KeptWrites(this);
     /** @type {SyncState} */
     this.state = navigator.onLine ? "syncing" : "offline";
     this.draining = false;
@@ -72,8 +72,7 @@ export class Sync extends EventTarget {
     // after creating it) still finds the record once the server has named it.
     this.resolved = new Map(Object.entries((await this.db.meta("resolved")) ?? {}));
     this.writes = await this.db.outbox();
-    this.kept = (await this.db.meta("kept")) ?? [];
-    this.seen = new Map(Object.entries((await this.db.meta("seen")) ?? {}));
+    await this.keeping.load(this.db);
     // Writes shown as queued that a reload cut off before IndexedDB held them (journal.js): into
     // the outbox now, in order; those it already holds (by Idempotency-Key) are not added again.
     const journaled = this.journal.entries();
@@ -248,7 +247,6 @@ export class Sync extends EventTarget {
       this.drainAgain = true;
       return;
     }
-    const db = this.db;
     this.draining = true;
     try {
       while (this.writes.length > 0) {
@@ -295,17 +293,14 @@ export class Sync extends EventTarget {
         if (next !== "done") this.refused += 1;
         // Its target deleted on another device: what the person wrote is kept (kept.js), before
         // the write leaves the queue, so a reload in between finds it in one place or the other.
-        const answered = next === "drop" && isGone(status) && this.answered.has(`${write.kind}/${write.id}`);
+        const answered = next === "drop" && isGone(status) && this.keeping.answered.has(`${write.kind}/${write.id}`);
         if (answered) this.refused -= 1; // its screen already said so and the person chose
-        const kept = next === "drop" && isGone(status) && !answered ? this.keep(write) : null;
-        if (kept) {
-          await db.setMeta("kept", this.kept);
-          this.refused -= 1; // said by its own notice, with its way back and Discard
-        }
+        const kept = next === "drop" && isGone(status) && !answered ? await this.keeping.keep(write) : null;
+        if (kept) this.refused -= 1; // said by its own notice, with its way back and Discard
         await this.settle(write, next === "done" ? answer : undefined);
         if (kept) {
           if (write.method === "POST" && isLocal(write.id)) await this.dropWritesFor(write.id);
-          if (!this.claimed.has(kept.id)) this.dispatchEvent(new CustomEvent("kept", { detail: kept }));
+          if (!this.keeping.claimed.has(kept.id)) this.dispatchEvent(new CustomEvent("kept", { detail: kept }));
         } else if (next !== "done" && !answered) {
           // A create refused: the writes queued for what it would have made can never be sent
           // (they would wait for it forever and hold every later change behind them).
@@ -327,38 +322,19 @@ export class Sync extends EventTarget {
     }
   }
 
-  /**
-   * What a refused write carried, kept for the person (its app's pick, merged into what is kept
-   * for the same record), or null when its kind keeps nothing of it.
-   * @param {import("./outbox.js").Write} write @returns {import("./kept.js").Kept | null}
-   */
-  keep(write) {
-    const how = keptKind(write.kind);
-    let fields = null;
-    try {
-      fields = how?.pick(write) ?? null;
-    } catch {
-      fields = null;
-    }
-    const key = `${write.kind}/${write.id}`;
-    /** @type {Record<string, any>} */
-    const around = {};
-    for (const id of idsIn(write.path)) {
-      for (const [k, v] of this.seen) if (k.endsWith(`/${id}`) && k !== key) around[k] = v;
-    }
-    const kept = keptFrom(write, fields, { seen: this.seen.get(key) ?? this.records.get(key), around,
-      before: this.kept.find((k) => k.id === key) });
-    if (kept) this.kept = withKept(this.kept, kept);
-    return kept;
+  /** What the person wrote to records deleted elsewhere, kept on this phone (kept.js). */
+  get kept() {
+    return this.keeping.kept;
+  }
+
+  /** Records whose open screen offers its own way back for what was typed (see claimKept). */
+  get claimed() {
+    return this.keeping.claimed;
   }
 
   /** The person chose Discard, or the recovery was done: the kept record goes. @param {string} id */
-  async dropKept(id) {
-    if (!this.kept.some((k) => k.id === id)) return;
-    this.kept = withoutKept(this.kept, id);
-    await this.db?.setMeta("kept", this.kept);
-    this.dispatchEvent(new CustomEvent("kept-gone", { detail: id }));
-    this.dispatchEvent(new Event("state"));
+  dropKept(id) {
+    return this.keeping.drop(id);
   }
 
   /**
@@ -367,15 +343,12 @@ export class Sync extends EventTarget {
    * the sync layer kept stays kept (a reload shows it in the header). @param {string} key
    */
   claimKept(key) {
-    this.claimed.add(key);
-    this.dispatchEvent(new CustomEvent("kept-gone", { detail: key }));
+    this.keeping.claim(key);
   }
 
   /** The screen's way back was taken, or let go: nothing stays kept for `key`. @param {string} key */
-  async answerKept(key) {
-    this.claimed.add(key);
-    this.answered.add(key);
-    await this.dropKept(key);
+  answerKept(key) {
+    return this.keeping.answer(key);
   }
 
   /**
@@ -383,13 +356,8 @@ export class Sync extends EventTarget {
    * works offline too; the kept record goes once it is queued. Answers what to announce.
    * @param {string} id @returns {Promise<string>}
    */
-  async recoverKept(id) {
-    const kept = this.kept.find((k) => k.id === id);
-    const how = kept ? keptKind(kept.kind) : undefined;
-    if (!kept || !how) return "";
-    const said = await how.recover(kept, this);
-    await this.dropKept(id);
-    return said;
+  recoverKept(id) {
+    return this.keeping.recover(id);
   }
 
   /**
@@ -493,82 +461,14 @@ export class Sync extends EventTarget {
     return this.pulling;
   }
 
-  async pullOnce() {
-    const db = /** @type {Database} */ (this.db);
-    if (!this.api.session) return;
-    try {
-      let more = true;
-      while (more) {
-        const cursor = await db.meta("cursor");
-        const query = cursor ? `?after=${encodeURIComponent(cursor)}&limit=500` : "?limit=500";
-        const page = await this.api.get(`/api/v1/sync/changes${query}`);
-        const { puts, deletes } = feedChanges(this.records, page.items);
-        // A record deleted elsewhere while this phone's writes to it (or into it: an AR page's
-        // new text) wait: kept as last shown, so what the refusal keeps can be named.
-        let saw = false;
-        for (const key of deletes) {
-          const id = key.slice(key.indexOf("/") + 1);
-          const held = this.records.get(key);
-          if (held && this.writes.some((w) => w.id === id || idsIn(w.path).includes(id))) {
-            this.seen.set(key, remembered(key, held, this.records));
-            saw = true;
-          }
-        }
-        if (saw) {
-          for (const old of [...this.seen.keys()].slice(0, Math.max(0, this.seen.size - 100))) this.seen.delete(old);
-          await db.setMeta("seen", Object.fromEntries(this.seen));
-        }
-        for (const [key, value] of puts) this.records.set(key, value);
-        for (const key of deletes) this.records.delete(key);
-        await db.applyRecords(puts, deletes, page.nextCursor);
-        if (puts.length || deletes.length) this.changed();
-        more = page.hasMore;
-      }
-      // A pull answered after the phone went offline leaves it offline (the answer raced the event).
-      if (this.writes.length === 0 && navigator.onLine) this.setState("idle");
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 410) {
-        // The server compacted past this device's cursor: start over from the beginning.
-        await db.setMeta("cursor", null);
-        this.records = new Map();
-        this.views.clear();
-        await db.run("records", "readwrite", (store) => store.clear());
-        return this.pullOnce();
-      }
-      if (error instanceof ApiError && error.offline) this.setState("offline");
-    }
+  /** One pull until the feed is current (sync-pull.js). */
+  pullOnce() {
+    return pullFeed(this);
   }
 
-  /** The live connection: a poke means pull; an alert is passed on; it reconnects when dropped. */
+  /** The live connection (sync-live.js): a poke means pull; it reconnects when dropped. */
   connect() {
-    if (this.stopped || !this.api.session || (this.socket && this.socket.readyState <= WebSocket.OPEN)) return;
-    const scheme = location.protocol === "https:" ? "wss" : "ws";
-    const socket = new WebSocket(`${scheme}://${location.host}/api/v1/sync/live`);
-    this.socket = socket;
-    socket.onopen = () => socket.send(JSON.stringify({ type: "auth", token: this.api.session?.accessToken }));
-    socket.onmessage = (event) => {
-      let message;
-      try {
-        message = JSON.parse(String(event.data));
-      } catch {
-        return;
-      }
-      if (message.type === "ready") {
-        this.liveAttempts = 0;
-        this.pull();
-      } else if (message.type === "poke") {
-        this.pull();
-      } else if (message.type === "alert") {
-        this.dispatchEvent(new CustomEvent("alert", { detail: message }));
-      }
-    };
-    socket.onclose = async (event) => {
-      if (this.socket === socket) this.socket = null;
-      if (this.stopped) return;
-      if (event.code === 4403 || event.code === 4401) await this.api.refresh(true).catch(() => {});
-      this.liveAttempts += 1;
-      window.setTimeout(() => this.connect(), navigator.onLine ? backoff(this.liveAttempts) : 5000);
-    };
+    connectLive(this);
   }
 }
 
