@@ -10,6 +10,7 @@ import * as Cache from "./picture-cache.js";
 import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
 import { announce, h, whereAmI } from "./ui.js";
+import { caregiverLinks } from "./album-caregivers.js";
 import { onThisDaySection, updateOnThisDay } from "./home-on-this-day.js";
 import { hasPeople } from "./album-people.js";
 
@@ -72,6 +73,7 @@ export class HomeScreen extends AlbumElement {
         ...picker(false), ...picker(true), tile("#/import", "globe", "Import from Internet"),
         tile("#/recent", "clock", "Recent"), tile("#/album", "album", "Album"), tile("#/share", "share", "Share"), hasPeople(this.ctx) ? tile("#/people", "people", "People") : null),
       h("a", { href: "#/move", class: "button secondary" }, "Use this album on a new phone"),
+      caregiverLinks(this.ctx),
       h("a", { href: "#/settings", class: "button secondary" }, "Settings")));
   }
 }

@@ -11,6 +11,7 @@ import { isLocal } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
 import { readAloud, userLanguage } from "./speak.js";
 import { photoPeople } from "./album-people.js";
+import { addedByFacts } from "./album-caregivers.js";
 import "./drawing-pad.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
@@ -296,7 +297,7 @@ export class PhotoScreen extends AlbumElement {
     const facts = h("dl", { class: "facts" },
       h("dt", {}, "Taken"), h("dd", {}, Album.dayLabel(Album.dayOf(photo)) + timeOf(photo)),
       photo.place?.label ? h("dt", {}, "Place") : null, photo.place?.label ? h("dd", {}, photo.place.label) : null,
-      h("dt", {}, "Tags"), h("dd", {}, photo.tags?.length ? photo.tags.join(", ") : "None"));
+      h("dt", {}, "Tags"), h("dd", {}, photo.tags?.length ? photo.tags.join(", ") : "None"), ...addedByFacts(photo));
     this.replaceChildren(h("main", { class: "screen photo" },
       h("div", { class: "toolbar" }, back("#/album", "Album"), h("h1", {}, "Photo")),
       figure,

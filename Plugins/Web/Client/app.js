@@ -11,6 +11,7 @@ import "./kept-kinds.js";
 import { announce, confirmAction, h } from "./ui.js";
 import { pending as pendingSignIn, readCallback } from "./oidc.js";
 import "./screen-signin.js";
+import { restoreToken } from "./album-restore.js";
 
 /** @typedef {{app: string, plugins: Array<{id: string, features: string[]}>}} Manifest */
 
@@ -103,6 +104,14 @@ class QuireApp extends HTMLElement {
     this.sync?.stop();
     this.sync = null;
     if (!this.api.session) {
+      // A caregiver's restore link on a new or wiped phone (album-restore.js): one tap signs it in.
+      const restore = this.plugin("album")?.features.includes("caregivers") ? restoreToken(location.hash) : null;
+      if (restore) {
+        const screen = /** @type {import("./album-restore.js").RestoreScreen} */ (h("album-restore"));
+        this.replaceChildren(screen);
+        screen.show(this.api, restore, this.name);
+        return;
+      }
       const auth = this.plugin("auth");
       const features = auth?.features ?? [];
       const signIn = /** @type {import("./screen-signin.js").QuireSignIn} */ (h("quire-signin"));

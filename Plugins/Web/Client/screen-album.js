@@ -23,6 +23,7 @@ import { MarkupScreen, PhotoScreen } from "./album-photo.js";
 import { PhotoEditScreen } from "./album-photo-edit.js";
 import { AlbumScreen, FoldersScreen, RecentScreen, SlideshowScreen, TagSearchScreen, TimeSearchScreen } from "./album-browse.js";
 import { SharedLinksScreen, ShareScreen } from "./album-share.js";
+import { caregiverScreen } from "./album-helping.js";
 import { PeopleScreen, PersonScreen } from "./person-page.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
@@ -33,6 +34,8 @@ import { PeopleScreen, PersonScreen } from "./person-page.js";
  */
 export function albumScreen(context, parts, query) {
   const [first, id, sub] = parts;
+  const caregiving = caregiverScreen(context, parts);  // family, help, helping (album-helping.js)
+  if (caregiving) return caregiving;
   /** @type {import("./album-base.js").AlbumElement} */
   let screen;
   if (first === "photo" && id && sub === "markup") screen = new MarkupScreen();

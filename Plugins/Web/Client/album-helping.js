@@ -1,0 +1,228 @@
+// @ts-check
+/**
+ * A caregiver's screens of the albums they help with (album-caregivers.js has the user's side):
+ * "Albums you help with" (#/helping), one album (#/helping/OWNER: its photos, "Add a photo",
+ * "Restore access for Mum") and one photo (#/helping/OWNER/photo/ID: the picture, who added it,
+ * its caption). They speak to the album's caregiver routes (`/api/v1/album/helping/OWNER/…`),
+ * which reach that album and nothing else of its owner's; the phone keeps no copy (the album is
+ * someone else's), so these screens need the network and say so.
+ */
+import * as Album from "./album.js";
+import { back } from "./album-base.js";
+import { AcceptHelpScreen, FamilyScreen, HELPING, addedByFacts, hasCaregivers, linkPanel, said } from "./album-caregivers.js";
+import { announce, h } from "./ui.js";
+
+/** @typedef {import("./album-base.js").Context} Context */
+/** @typedef {{owner: string, ownerName: string, name: string, since: string}} Helped */
+/** @typedef {{id: string, version: number, takenAt: string, notes: string, tags: string[], addedBy?: string, place?: {key: string, label: string} | null}} HelpedPhoto */
+
+/** The albums this account helps with. @param {Context} context @returns {Promise<Helped[]>} */
+async function helped(context) {
+  return (await context.api.get(HELPING)).items ?? [];
+}
+
+/** "Mum's album", or "The album" when its owner gave no name. @param {Helped | undefined} album */
+function albumName(album) {
+  return album?.ownerName ? `${album.ownerName}'s album` : "The album";
+}
+
+/** An object URL for a photo's rendition, fetched with this account's token. @param {Context} context @param {string} path */
+async function picture(context, path) {
+  const blob = await context.api.get(path);
+  return URL.createObjectURL(blob);
+}
+
+/** @param {string} owner */
+function albumPath(owner) {
+  return `${HELPING}/${encodeURIComponent(owner)}`;
+}
+
+/**
+ * The screen for a caregiver route (`#/family`, `#/help/TOKEN`, `#/helping/…`, `#/restore/…` on a
+ * phone already signed in), or null for the album's other routes.
+ * @param {Context} context @param {string[]} parts the route after `#/` @returns {HTMLElement | null}
+ */
+export function caregiverScreen(context, parts) {
+  const [first, id] = parts;
+  if (!["family", "help", "helping", "restore"].includes(first) || !hasCaregivers(context)) return null;
+  if (first === "family") {
+    const screen = new FamilyScreen();
+    screen.attach(context);
+    return screen;
+  }
+  if (first === "help" && id) {
+    const screen = new AcceptHelpScreen();
+    screen.attach(context, id);
+    return screen;
+  }
+  if (first === "restore") {
+    return h("main", { class: "screen" }, h("h1", {}, "Already open here"),
+      h("p", { class: "lead" }, "This phone already has an album open. Open the restore link on the new phone instead."), back("#/", "Home"));
+  }
+  return helpingScreen(context, parts);
+}
+
+/**
+ * The screen for `#/helping/…`.
+ * @param {Context} context @param {string[]} parts the route after `#/`, starting with "helping"
+ * @returns {HTMLElement}
+ */
+export function helpingScreen(context, parts) {
+  const [, owner, sub, id] = parts;
+  if (owner && sub === "photo" && id) return new HelpedPhotoScreen().attach(context, owner, id);
+  if (owner) return new HelpedAlbumScreen().attach(context, owner);
+  return new HelpingListScreen().attach(context);
+}
+
+class HelpingListScreen extends HTMLElement {
+  /** @param {Context} context */
+  attach(context) {
+    const list = h("div", {}, h("p", { class: "hint", role: "status" }, "Looking for the albums you help with…"));
+    this.replaceChildren(h("main", { class: "screen helping" },
+      h("div", { class: "toolbar" }, back("#/", "Home"), h("h1", {}, "Albums you help with")), list));
+    helped(context).then((albums) => {
+      list.replaceChildren(albums.length
+        ? h("ul", { class: "rows", "aria-label": "Albums you help with" }, ...albums.map((album) =>
+          h("li", {}, h("a", { href: `#/helping/${encodeURIComponent(album.owner)}`, class: "button secondary" }, albumName(album)))))
+        : h("p", { class: "empty" }, "You do not help with any album now. Ask for an invitation link."));
+    }).catch((failure) => list.replaceChildren(h("p", { class: "error", role: "alert" }, said(failure))));
+    return this;
+  }
+}
+customElements.define("album-helping-list", HelpingListScreen);
+
+class HelpedAlbumScreen extends HTMLElement {
+  /** @type {Context | undefined} */
+  ctx = undefined;
+  owner = "";
+  /** @type {Helped | undefined} */
+  album = undefined;
+  status = h("p", { class: "hint", role: "status" });
+  photos = h("div", {}, h("p", { class: "hint" }, "Opening the album…"));
+  restore = h("div", { class: "restore" });
+  heading = h("h1", {}, "The album");
+  restoreButton = h("button", { type: "button", class: "secondary", onclick: () => this.makeRestore() }, "Restore access");
+
+  /** @param {Context} context @param {string} owner */
+  attach(context, owner) {
+    this.ctx = context;
+    this.owner = owner;
+    const input = /** @type {HTMLInputElement} */ (h("input", { type: "file", accept: "image/*", hidden: true,
+      onchange: () => { const file = input.files?.[0]; if (file) this.add(file); } }));
+    this.replaceChildren(h("main", { class: "screen helped" },
+      h("div", { class: "toolbar" }, back("#/helping", "Albums"), this.heading),
+      h("p", { class: "lead" }, "Photos and captions you add here show in their album, with your name."),
+      h("button", { type: "button", class: "tile", onclick: () => input.click() }, "Add a photo"), input,
+      this.status, this.photos,
+      h("h2", {}, "A new or wiped phone?"),
+      h("p", {}, "Make a link that opens their album on their new phone. It works once, for 15 minutes."),
+      this.restoreButton, this.restore));
+    this.load();
+    return this;
+  }
+
+  async load() {
+    const context = /** @type {Context} */ (this.ctx);
+    try {
+      this.album = (await helped(context)).find((album) => album.owner === this.owner);
+      if (!this.album) {
+        this.photos.replaceChildren(h("p", { class: "error", role: "alert" }, "You do not help with this album (any more). Ask its owner to invite you again."));
+        return;
+      }
+      this.heading.textContent = albumName(this.album);
+      this.restoreButton.textContent = `Restore access for ${this.album.ownerName || "them"}`;
+      const page = await context.api.get(`${albumPath(this.owner)}/photos?limit=120`);
+      /** @type {HelpedPhoto[]} */
+      const photos = page.items ?? [];
+      if (!photos.length) {
+        this.photos.replaceChildren(h("p", { class: "empty" }, "No photos yet. Add the first one."));
+        return;
+      }
+      this.photos.replaceChildren(h("ul", { class: "grid", "aria-label": "Photos" }, ...photos.map((photo) => {
+        const by = photo.addedBy ? `, added by ${photo.addedBy}` : "";
+        const cell = h("a", { href: `#/helping/${encodeURIComponent(this.owner)}/photo/${encodeURIComponent(photo.id)}`, class: "cell",
+          "aria-label": `Photo from ${Album.dayLabel(Album.dayOf(photo))}${photo.notes ? `: ${photo.notes}` : ""}${by}` });
+        picture(context, `${albumPath(this.owner)}/photos/${photo.id}/image/thumb`)
+          .then((url) => cell.prepend(h("img", { src: url, alt: "" }))).catch(() => {});
+        return h("li", {}, cell);
+      })));
+    } catch (failure) {
+      this.photos.replaceChildren(h("p", { class: "error", role: "alert" }, said(failure)));
+    }
+  }
+
+  /** @param {File} file */
+  async add(file) {
+    const context = /** @type {Context} */ (this.ctx);
+    if (!file.type.startsWith("image/")) {
+      this.status.textContent = "That file is not a picture. Choose a photo.";
+      return;
+    }
+    this.status.textContent = "Adding the photo…";
+    const exif = await file.slice(0, 256 * 1024).arrayBuffer().then(Album.exifTakenAt).catch(() => null);
+    const takenAt = exif ?? Album.localTime(file.lastModified ? new Date(file.lastModified) : new Date());
+    try {
+      const photo = (await context.api.request("POST", `${albumPath(this.owner)}/photos?${new URLSearchParams({ source: "library", takenAt })}`,
+        { body: file, contentType: file.type })).body;
+      this.status.textContent = "Added. Now write its caption.";
+      context.go(`#/helping/${encodeURIComponent(this.owner)}/photo/${encodeURIComponent(photo.id)}`);
+    } catch (failure) {
+      this.status.textContent = said(failure);
+    }
+  }
+
+  async makeRestore() {
+    const context = /** @type {Context} */ (this.ctx);
+    try {
+      const link = (await context.api.request("POST", `${albumPath(this.owner)}/restore`, { body: { origin: location.origin } })).body;
+      const who = this.album?.ownerName || "them";
+      this.restore.replaceChildren(linkPanel(link, `Restore access for ${who}`,
+        `Open this link on ${who === "them" ? "their" : `${who}'s`} new phone (or scan the code with it): their album opens there, signed in as before. Give it to nobody else.`,
+        "restore"));
+      announce("The restore link is ready.");
+    } catch (failure) {
+      this.restore.replaceChildren(h("p", { class: "error", role: "alert" }, said(failure)));
+    }
+  }
+}
+customElements.define("album-helped", HelpedAlbumScreen);
+
+class HelpedPhotoScreen extends HTMLElement {
+  /** @param {Context} context @param {string} owner @param {string} id */
+  attach(context, owner, id) {
+    const path = `${albumPath(owner)}/photos/${encodeURIComponent(id)}`;
+    const albumHash = `#/helping/${encodeURIComponent(owner)}`;
+    this.replaceChildren(h("main", { class: "screen photo" }, h("p", { class: "hint", role: "status" }, "Opening the photo…")));
+    context.api.request("GET", path).then(({ body: photo }) => {
+      /** @type {HelpedPhoto} */
+      let current = photo;
+      const figure = h("figure", { class: "photo-view" });
+      picture(context, `${path}/image/display`).then((url) => figure.prepend(h("img", { src: url, alt: `Photo from ${Album.dayLabel(Album.dayOf(photo))}` })))
+        .catch(() => figure.prepend(h("p", { class: "empty" }, "The picture shows when this phone is online.")));
+      const caption = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "helped-caption", rows: "3", maxlength: "10000" }));
+      caption.value = photo.notes ?? "";
+      const status = h("p", { class: "hint", role: "status" });
+      const save = /** @type {HTMLButtonElement} */ (h("button", { type: "submit" }, "Save caption"));
+      const form = h("form", { class: "stack", onsubmit: async (/** @type {Event} */ event) => {
+        event.preventDefault();
+        save.setAttribute("aria-busy", "true");
+        try {
+          current = (await context.api.request("PATCH", path, { body: { notes: caption.value }, headers: { "If-Match": `"${current.version}"` } })).body;
+          status.textContent = "Caption saved. It shows in their album.";
+        } catch (failure) {
+          status.textContent = said(failure);
+        } finally {
+          save.removeAttribute("aria-busy");
+        }
+      } }, h("label", { for: "helped-caption" }, "Caption"), caption, save, status);
+      this.replaceChildren(h("main", { class: "screen photo" },
+        h("div", { class: "toolbar" }, back(albumHash, "Album"), h("h1", {}, "Photo")),
+        figure,
+        h("dl", { class: "facts" }, h("dt", {}, "Taken"), h("dd", {}, Album.dayLabel(Album.dayOf(photo))), ...addedByFacts(photo)),
+        form));
+    }).catch((failure) => this.replaceChildren(h("main", { class: "screen photo" }, h("h1", {}, "Photo"),
+      h("p", { class: "error", role: "alert" }, said(failure)), back(albumHash, "Album"))));
+    return this;
+  }
+}
+customElements.define("album-helped-photo", HelpedPhotoScreen);
