@@ -252,6 +252,8 @@ let targets: [Target] = [
     tool("quire-monitor", ["DeviceMonitor", "DeviceMonitorAPI", "Media", "MediaAPI", "Bus", .argumentParser]),
     // Fuzz targets for our own parsers: a corpus replayer here, libFuzzer under tools/fuzz.
     tool("quire-fuzz", ["AppConfig", "DrawingAPI", "StorageAPI", "VocabularyFormats", "NotesFormats", "AudioAPI", "Bus"]),
+    // Fits FSRS-6 parameters to a review log (the optimizer's benchmark and comparison with fsrs-rs).
+    tool("quire-fsrs-fit", ["FSRS"]),
 
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusNATS", "BusTestKit", .logging, .nioCore]),
@@ -299,6 +301,7 @@ let package = Package(
         .executable(name: "quire-share", targets: ["quire-share"]),
         .executable(name: "quire-monitor", targets: ["quire-monitor"]),
         .executable(name: "quire-fuzz", targets: ["quire-fuzz"]),
+        .executable(name: "quire-fsrs-fit", targets: ["quire-fsrs-fit"]),
     ],
     dependencies: dependencies,
     targets: targets
