@@ -193,8 +193,8 @@ let targets: [Target] = [
 
     // album (iRemember)
     plugin("Album", "AlbumAPI", ["ShareLinkAPI", "SyncAPI", "Bus"]),
-    plugin("Album", "Album", ["AlbumAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "StorageAPI", "SafeFetch", "Secrets", "Bus", "PluginKit",
-                              "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .logging]),
+    plugin("Album", "Album", ["AlbumAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "StorageAPI", "AuthAPI", "SafeFetch", "Secrets", "Bus", "PluginKit",
+                              "AppConfig", "HTTPKit", "QuireTLS", .hummingbird, .httpTypes, .nioCore, .logging]),
 
     // notebooks (AR Notebook)
     plugin("Notebooks", "NotebooksAPI", ["ShareLinkAPI", "SyncAPI", "Bus"]),

@@ -98,6 +98,8 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
     var hasMarkup: Bool
     /// Cropped, rotated or straightened: `POST …/revert` brings back the picture as it was added.
     var edited: Bool
+    /// The caregiver who added it ("Added by Anna"); absent when the user did.
+    var addedBy: String?
     var links: Links
     /// After an edit merged into newer changes: what it overwrote of them.
     var replaced: [String: JSONValue]?
@@ -107,6 +109,7 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
         (id, version, takenAt, takenAtSource, notes, tags) = (record.id, record.version, photo.takenAt, photo.takenAtSource, photo.notes, photo.tags)
         (location, source, sourceURL, uploadedAt) = (photo.location, photo.source, photo.sourceURL, photo.uploadedAt)
         (width, height, format, hasMarkup, edited) = (photo.width, photo.height, photo.format, photo.markup != nil, photo.original != nil)
+        addedBy = photo.addedBy?.name
         place = photo.place.map { PlaceJSON(key: photo.placeKey ?? "", label: $0.label, city: $0.city, region: $0.region, country: $0.country,
                                             countryCode: $0.countryCode) }
         links = Links(image: base + "/image", thumbnail: base + "/image/thumb", display: base + "/image/display", markup: base + "/markup",

@@ -36,6 +36,8 @@ struct PhotoData: Codable, Sendable, Equatable {
     var source: String
     var sourceURL: String?
     var uploadedAt: Date
+    /// Added by one of the user's caregivers (AlbumCaregiving.swift): who, as the user sees them.
+    var addedBy: Contributor? = nil
 
     struct Location: Codable, Sendable, Equatable {
         var latitude: Double

@@ -31,6 +31,8 @@ public struct AlbumPlugin: Plugin {
         var importMaxBytes: Int?
         var importAllowNetworks: [IPNetwork]
         var onThisDay: Bool
+        /// Family members help with the album (AlbumCaregiving.swift).
+        var caregivers: Bool = false
         var people: Bool = false
     }
 
@@ -46,11 +48,18 @@ public struct AlbumPlugin: Plugin {
             SettingDescription("import_allow_networks", "list of CIDR blocks", default: "[]",
                                "TESTS ONLY: private blocks a URL import may reach (e.g. 127.0.0.2/32 for a local test server)"),
             SettingDescription("on_this_day", "bool", default: "false", "The home screen shows photos taken on this day in earlier years (the client's copy, offline too)"),
+            SettingDescription("caregivers", "bool", default: "false", "The user invites family members (a link or QR code) who add photos and captions to this album, and can restore the user's access on a new phone"),
             SettingDescription("people", "bool", default: "false", "Name the people in photos (a box on the face, a name, who they are to the user) and a page for each person"),
         ],
         offers: [SharedPhoto.self, SharedPhotoSearch.self, PhotoSubject.self, SyncedPhoto.self, SyncedPerson.self, SyncedFace.self])
 
     public static func configure(_ section: ConfigSection) -> Config {
+        var config = configureAlbum(section)
+        config.caregivers = section.bool("caregivers", default: false)
+        return config
+    }
+
+    static func configureAlbum(_ section: ConfigSection) -> Config {
         let zoneName = section.string("time_zone", default: "UTC") ?? "UTC"
         let zone = TimeZone(identifier: zoneName)
         if zone == nil { section.report("time_zone", "unknown time zone \"\(zoneName)\"; use an IANA name such as Europe/Paris") }
@@ -68,6 +77,8 @@ public struct AlbumPlugin: Plugin {
     let pageSize: Int
     let limits: (photo: Int, drawing: Int)
     let onThisDay: Bool
+    /// Caregivers (AlbumCaregivingRoutes.swift); nil when `caregivers` is off.
+    let caregiving: CaregivingService?
     /// People named in photos (AlbumPeople.swift); its routes only when `people` is on.
     let people: AlbumPeople
     let peopleOn: Bool
@@ -84,6 +95,12 @@ public struct AlbumPlugin: Plugin {
         if moved > 0 { context.logger.notice("album: tag and folder counters moved to per-owner ids", metadata: ["moved": "\(moved)"]) }
         pageSize = config.pageSize
         onThisDay = config.onThisDay
+        if config.caregivers {
+            for schema in CaregivingService.schemas { try await store.declare(schema) }
+            caregiving = CaregivingService(store: store, bus: context.bus, clock: context.clock)
+        } else {
+            caregiving = nil
+        }
         for schema in AlbumPeople.schemas { try await store.declare(schema) }
         people = AlbumPeople(album: service)
         peopleOn = config.people
@@ -93,7 +110,7 @@ public struct AlbumPlugin: Plugin {
         }
     }
 
-    public var features: [String] { ["photos", "url-import", "tags", "folders", "slideshow", "markup", "share"] + (onThisDay ? ["on-this-day"] : []) + (peopleOn ? ["people"] : []) }
+    public var features: [String] { ["photos", "url-import", "tags", "folders", "slideshow", "markup", "share"] + (onThisDay ? ["on-this-day"] : []) + (caregiving != nil ? ["caregivers"] : []) + (peopleOn ? ["people"] : []) }
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
@@ -121,6 +138,7 @@ public struct AlbumPlugin: Plugin {
 
     public func routes(_ routes: PluginRoutes) throws {
         let service = self.service
+        if let caregiving { try caregivingRoutes(routes, caregiving) }
         let limits = self.limits
         let pageSize = self.pageSize
         let people = self.people

@@ -50,6 +50,8 @@ struct AlbumService: Sendable {
         var notes: String?
         var source: String
         var sourceURL: String?
+        /// A caregiver adding to the user's album (AlbumCaregiving.swift).
+        var addedBy: Contributor? = nil
     }
 
     /// With an `idempotencyKey`, the same upload sent again (a phone whose answer was lost, sending
@@ -85,6 +87,7 @@ struct AlbumService: Sendable {
                               takenAtSource: "", sortKey: "", month: "", day: "", notes: capture.notes ?? "", tags: tags, markup: nil,
                               location: nil, placeKey: nil, place: nil, source: capture.source, sourceURL: capture.sourceURL,
                               uploadedAt: clock.now())
+        photo.addedBy = capture.addedBy
         // Time taken: EXIF, else the client's clock at capture, else now on the server's.
         if let exif = info.takenAt.flatMap({ TakenTime.normalize($0, zone: timeZone) }) {
             photo.setTakenAt(exif, source: "exif", id: id)

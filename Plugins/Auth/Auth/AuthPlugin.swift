@@ -232,6 +232,7 @@ public struct AuthPlugin: Plugin {
             .init(matches: await accounts.hasher.verify(request.secret, hash: request.hash))
         }
         try bus.handle(ListAccounts.self) { request, _ in try await accounts.list(request) }
+        try bus.handle(StartRestoredSession.self) { request, _ in try await accounts.startRestoredSession(accountID: request.accountID) }
         try bus.handle(GetAccount.self) { request, _ in try await accounts.accountRecord(id: request.accountID).0 }
         try bus.handle(SetOperator.self) { request, _ in try await accounts.setOperator(account: request.account, isOperator: request.isOperator) }
         try bus.handle(SetAccountDisabled.self) { request, _ in

@@ -193,5 +193,6 @@ public enum AuthMessages {
         HashSecret.self, VerifySecret.self,
         VerifySession.self, CreateAccount.self, FindAccount.self, ResetPassword.self, RevokeSessions.self,
         ListAccounts.self, GetAccount.self, SetOperator.self, SetAccountDisabled.self,
+        StartRestoredSession.self,
     ]
 }
