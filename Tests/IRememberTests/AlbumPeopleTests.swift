@@ -124,11 +124,12 @@ struct AlbumPeopleTests {
         }
     }
 
-    @Test("switched off (the default), the routes are not there and the manifest has no people feature")
+    @Test("switched off (the default), the routes answer 404 people_off and the manifest has no people feature")
     func off() async throws {
         try await IRemember.run { client, _ in
             let token = try await client.getStarted()
-            #expect(try await client.send(.get, "/api/v1/album/people", token: token).status == 404)
+            let off = try await client.send(.get, "/api/v1/album/people", token: token)
+            #expect(off.status == 404 && off["reason"] == "people_off", "\(off.text)")
             let manifest = try await client.send(.get, "/api/v1/manifest")
             #expect(!manifest.text.contains("\"people\""), "\(manifest.text.prefix(400))")
         }

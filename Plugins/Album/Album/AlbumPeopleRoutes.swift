@@ -29,9 +29,12 @@ extension AlbumPlugin {
         }
     }
 
-    static func peopleRoutes(_ routes: PluginRoutes, _ people: AlbumPeople) throws {
+    /// The routes are always there (so the API's description is one), and answer 404 `people_off`
+    /// when the app has not switched people on.
+    static func peopleRoutes(_ routes: PluginRoutes, _ people: AlbumPeople, on: Bool) throws {
+        let people = PeopleSwitch(people: people, on: on)
         try routes.add(.get, "people", summary: "The people named in my album: name, relationship to me, note") { _, _, identity in
-            let records = try await people.people(owner: identity.accountID)
+            let records = try await people().people(owner: identity.accountID)
             let items = records.compactMap { record in (try? record.decode(PersonData.self)).map { PersonJSON(record, $0) } }
                 .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
             return try .json(ListPage(items: items, nextCursor: nil))
@@ -40,28 +43,28 @@ extension AlbumPlugin {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(PersonInput.self, context: context)
-            let record = try await people.create(owner: identity.accountID, name: input.name, relationship: input.relationship, note: input.note,
+            let record = try await people().create(owner: identity.accountID, name: input.name, relationship: input.relationship, note: input.note,
                                                  idempotencyKey: try request.idempotencyKey())
             return try Self.person(record, status: .created)
         }
         try routes.add(.get, "people/{person}", summary: "One person") { _, context, identity in
-            try Self.person(try await people.person(owner: identity.accountID, id: try Self.personID(context)))
+            try Self.person(try await people().person(owner: identity.accountID, id: try Self.personID(context)))
         }
         try routes.add(.patch, "people/{person}", summary: "Rename a person or change their relationship or note: {name?, relationship?, note?}; If-Match") {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(PersonInput.self, context: context)
-            return try Self.person(try await people.rename(owner: identity.accountID, id: try Self.personID(context), name: input.name,
+            return try Self.person(try await people().rename(owner: identity.accountID, id: try Self.personID(context), name: input.name,
                                                            relationship: input.relationship, note: input.note,
                                                            expectedVersion: try request.ifMatchVersion()))
         }
         try routes.add(.delete, "people/{person}", summary: "Remove a person and every name of them on photos (the photos stay)") { _, context, identity in
-            try await people.delete(owner: identity.accountID, id: try Self.personID(context))
+            try await people().delete(owner: identity.accountID, id: try Self.personID(context))
             return Response(status: .noContent)
         }
         try routes.add(.get, "people/{person}/photos", summary: "Every photo a person is named in, oldest first, with their face's box in each") {
             _, context, identity in
-            let found = try await people.photos(owner: identity.accountID, person: try Self.personID(context))
+            let found = try await people().photos(owner: identity.accountID, person: try Self.personID(context))
             let items = found.compactMap { item -> PersonPhotoJSON? in
                 guard let photo = try? item.photo.decode(PhotoData.self), let face = try? item.face.decode(FaceData.self) else { return nil }
                 return PersonPhotoJSON(id: item.photo.id, takenAt: photo.takenAt, tags: photo.tags, face: item.face.id, box: face.box,
@@ -71,8 +74,8 @@ extension AlbumPlugin {
         }
         try routes.add(.get, "photos/{id}/people", summary: "The people named in a photo, each with their face's box") { _, context, identity in
             let id = try Self.id(context)
-            _ = try await people.album.photo(owner: identity.accountID, id: id)
-            let items = try await people.faces(owner: identity.accountID, photo: id).compactMap { record in
+            _ = try await people().album.photo(owner: identity.accountID, id: id)
+            let items = try await people().faces(owner: identity.accountID, photo: id).compactMap { record in
                 (try? record.decode(FaceData.self)).map { FaceJSON(record, $0) }
             }
             return try .json(ListPage(items: items, nextCursor: nil))
@@ -85,15 +88,28 @@ extension AlbumPlugin {
             if let named = input.photo, named != id {
                 throw Problem.badRequest("'photo' in the body is not the photo of the path; leave it out.", field: "photo")
             }
-            let record = try await people.tag(owner: identity.accountID, photo: id, person: input.person, box: input.box,
+            let record = try await people().tag(owner: identity.accountID, photo: id, person: input.person, box: input.box,
                                               idempotencyKey: try request.idempotencyKey())
             let face = try record.decode(FaceData.self)
             return try .json(FaceJSON(record, face), status: record.version == 1 ? .created : .ok, headers: [.eTag: "\"\(record.version)\""])
         }
         try routes.add(.delete, "photos/{id}/people/{face}", summary: "Take a person's name off a photo (the person stays)") { _, context, identity in
             guard let face = context.parameters.get("face") else { throw Problem.badRequest("The face id is missing from the path.") }
-            try await people.untag(owner: identity.accountID, photo: try Self.id(context), face: face)
+            try await people().untag(owner: identity.accountID, photo: try Self.id(context), face: face)
             return Response(status: .noContent)
+        }
+    }
+
+    /// The people service when people are on; else 404 `people_off`.
+    struct PeopleSwitch: Sendable {
+        let people: AlbumPeople
+        let on: Bool
+        func callAsFunction() throws -> AlbumPeople {
+            guard on else {
+                throw Problem(status: .notFound, code: "not_found", detail: "People are not switched on for this album (album: { people: true }).",
+                              extra: ["reason": "people_off"])
+            }
+            return people
         }
     }
 

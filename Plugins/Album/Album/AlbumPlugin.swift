@@ -142,7 +142,7 @@ public struct AlbumPlugin: Plugin {
         let limits = self.limits
         let pageSize = self.pageSize
         let people = self.people
-        if peopleOn { try Self.peopleRoutes(routes, people) }
+        try Self.peopleRoutes(routes, people, on: peopleOn)
         try routes.add(.post, "photos", query: ["source", "takenAt", "lat", "lon", "accuracy", "tags", "notes"], summary: "Add a photo: the image bytes as the body; ?source=camera|library, takenAt, lat, lon, accuracy, "
                        + "tags, notes. Answers what the mark-up screen needs; honours Idempotency-Key") { request, _, identity in
             var request = request

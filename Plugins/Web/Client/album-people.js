@@ -123,8 +123,7 @@ class PhotoPeople extends HTMLElement {
       named.length ? h("ul", { class: "people-list", "aria-labelledby": "people-heading" }, ...named.map(({ face, person }) => h("li", {},
         h("a", { href: personHash(person.id), class: "person-name" },
           h("strong", {}, person.name), (person.relationship ?? "").trim() ? h("span", {}, ` — ${person.relationship}`) : null),
-        h("button", { type: "button", class: "link", "aria-label": `Take ${person.name} off this photo`,
-          onclick: () => this.untag(face, person) }, "Not in this photo")))) : null,
+        h("button", { type: "button", class: "link", onclick: () => this.untag(face, person) }, `Take ${person.name} off this photo`)))) : null,
       named.length ? readAloud(context, () => peopleIn(context, this.current()).map(({ person }) => caption(person).replace(" — ", ", ")).join(". ") + ".",
         userLanguage, "who is in this photo") : null,
       h("button", { type: "button", class: "hero name-someone", onclick: () => this.startNaming() }, "Name someone in this photo")]
@@ -210,7 +209,7 @@ class PhotoPeople extends HTMLElement {
         dialog.close();
         this.nameNew(name.value.trim(), relationship.value.trim(), box);
       } },
-      h("h3", {}, known.length ? "Someone new" : "Their name"),
+      known.length ? h("h3", {}, "Someone new") : null,
       h("label", { for: "new-person-name" }, "Name"), name, error,
       h("label", { for: "new-person-relationship" }, "Who they are to you"), relationship,
       h("div", { class: "row" },
