@@ -125,6 +125,8 @@ class QuireApp extends HTMLElement {
         error,
         // A shared notebook's link (#/accept/…): the sign-in says why it is asked for.
         shared: /^#\/accept\/./.test(location.hash),
+        // An iRemember caregiver invitation (#/help/…): the sign-in says why it is asked for.
+        helping: /^#\/help\/./.test(location.hash),
         // AR Notebook (UI5.1.1): "Skip for now" makes a device account, signed up later.
         skip: features.includes("sign-in:device") && Boolean(this.plugin("notebooks")),
         onboarding: features.find((f) => f.startsWith("onboarding:"))?.split(":")[1] ?? "password" });

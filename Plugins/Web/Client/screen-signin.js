@@ -10,7 +10,8 @@ export class QuireSignIn extends HTMLElement {
   /**
    * @param {import("./api.js").Api} api
    * @param {{name: string, password: boolean, device: boolean, onboarding: string, moveCode?: string,
-   *   providers?: boolean, error?: string, shared?: boolean, skip?: boolean}} options  `shared`: opened from a link someone shared (kept
+   *   providers?: boolean, error?: string, shared?: boolean, skip?: boolean, helping?: boolean}} options  `helping`: opened from an
+   *   iRemember caregiver invitation (#/help/…, kept through signing in);  `shared`: opened from a link someone shared (kept
    *   through signing in); `skip`: "Skip for now" makes a device account (AR Notebook), signed up later with `showSignUp`
    */
   show(api, options) {
@@ -74,11 +75,13 @@ export class QuireSignIn extends HTMLElement {
       options.shared ? h("p", { class: "lead shared-invite" },
         "Someone shared a notebook with you. Sign in, or create an account, to read it; it opens once you are in.") : null,
       linked ? h("p", { class: "lead" }, "This link opens your album from your other phone.") : null,
+      options.helping ? h("p", { class: "lead helping-invite" },
+        "Someone invited you to help with their album. Sign in with your own account, or create one; the invitation opens once you are in.") : null,
       linked ? open : null,
       device && !linked ? h("p", { class: "lead" }, "Your photos stay on this phone's account. Nothing to type, nothing to remember.") : null,
       device && !linked ? start : null,
       device ? h("details", {}, h("summary", {}, "I have a code from my other phone"), codeForm) : null,
-      options.password ? (device ? h("details", {}, h("summary", {}, "I have a user name and password"), form) : form) : null,
+      options.password ? (device ? h("details", { open: options.helping }, h("summary", {}, "I have a user name and password"), form) : form) : null,
       options.providers ? h("div", { class: "providers stack" }) : null,
       options.skip && !device ? this.skipPart(api, attempt) : null,
       error));
