@@ -34,6 +34,7 @@ public struct AlbumPlugin: Plugin {
         /// Family members help with the album (AlbumCaregiving.swift).
         var caregivers: Bool = false
         var people: Bool = false
+        var map: Bool = false
     }
 
     public static let descriptor = PluginDescriptor(
@@ -50,6 +51,7 @@ public struct AlbumPlugin: Plugin {
             SettingDescription("on_this_day", "bool", default: "false", "The home screen shows photos taken on this day in earlier years (the client's copy, offline too)"),
             SettingDescription("caregivers", "bool", default: "false", "The user invites family members (a link or QR code) who add photos and captions to this album, and can restore the user's access on a new phone"),
             SettingDescription("people", "bool", default: "false", "Name the people in photos (a box on the face, a name, who they are to the user) and a page for each person"),
+            SettingDescription("map", "bool", default: "false", "A map of the photos that have a place (web's map_tiles; the client's copy, offline too); tap a place for its photos"),
         ],
         offers: [SharedPhoto.self, SharedPhotoSearch.self, PhotoSubject.self, SyncedPhoto.self, SyncedPerson.self, SyncedFace.self])
 
@@ -70,7 +72,8 @@ public struct AlbumPlugin: Plugin {
         return Config(timeZone: zone ?? .gmt, pageSize: section.int("page_size", default: 60, in: 1...500),
                       importTimeout: section.int("import_timeout_seconds", default: 20, in: 1...300),
                       importMaxBytes: section.contains("import_max_bytes") ? section.int("import_max_bytes", default: 10 << 20, in: 1...(1 << 30)) : nil,
-                      importAllowNetworks: networks, onThisDay: section.bool("on_this_day", default: false), people: section.bool("people", default: false))
+                      importAllowNetworks: networks, onThisDay: section.bool("on_this_day", default: false), people: section.bool("people", default: false),
+                      map: section.bool("map", default: false))
     }
 
     let service: AlbumService
@@ -82,6 +85,7 @@ public struct AlbumPlugin: Plugin {
     /// People named in photos (AlbumPeople.swift); its routes only when `people` is on.
     let people: AlbumPeople
     let peopleOn: Bool
+    let map: Bool
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
@@ -104,13 +108,14 @@ public struct AlbumPlugin: Plugin {
         for schema in AlbumPeople.schemas { try await store.declare(schema) }
         people = AlbumPeople(album: service)
         peopleOn = config.people
+        map = config.map
         if !config.importAllowNetworks.isEmpty {
             context.logger.warning("album: URL imports may reach private networks (import_allow_networks; tests only)",
                                    metadata: ["networks": "\(config.importAllowNetworks.map(\.description).joined(separator: ", "))"])
         }
     }
 
-    public var features: [String] { ["photos", "url-import", "tags", "folders", "slideshow", "markup", "share"] + (onThisDay ? ["on-this-day"] : []) + (caregiving != nil ? ["caregivers"] : []) + (peopleOn ? ["people"] : []) }
+    public var features: [String] { ["photos", "url-import", "tags", "folders", "slideshow", "markup", "share"] + (onThisDay ? ["on-this-day"] : []) + (caregiving != nil ? ["caregivers"] : []) + (peopleOn ? ["people"] : []) + (map ? ["photo-map"] : []) }
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service

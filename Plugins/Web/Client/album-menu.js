@@ -13,6 +13,7 @@ import { announce, h, whereAmI } from "./ui.js";
 import { caregiverLinks } from "./album-caregivers.js";
 import { onThisDaySection, updateOnThisDay } from "./home-on-this-day.js";
 import { hasPeople } from "./album-people.js";
+import { hasMap } from "./album-map.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 /** @typedef {import("./album-base.js").Photo} Photo */
@@ -27,6 +28,7 @@ const ICONS = {
   album: "M4 4h7v7H4z M13 4h7v7h-7z M4 13h7v7H4z M13 13h7v7h-7z",
   share: "M12 15V3 M7 8l5-5 5 5 M5 12v8h14v-8",
   people: "M9 11a4 4 0 1 0 0-8 4 4 0 0 0 0 8z M2 21v-1a7 7 0 0 1 14 0v1 M16 3.5a4 4 0 0 1 0 7.5 M18 14a6 6 0 0 1 4 6v1",
+  map: "M3 6l6-2 6 2 6-2v14l-6 2-6-2-6 2z M9 4v14 M15 6v14",
 };
 
 /** @param {keyof typeof ICONS} name */
@@ -71,7 +73,8 @@ export class HomeScreen extends AlbumElement {
       onThisDaySection(this.ctx, this.photos()),
       h("nav", { class: "tiles", "aria-label": "Main menu" },
         ...picker(false), ...picker(true), tile("#/import", "globe", "Import from Internet"),
-        tile("#/recent", "clock", "Recent"), tile("#/album", "album", "Album"), tile("#/share", "share", "Share"), hasPeople(this.ctx) ? tile("#/people", "people", "People") : null),
+        tile("#/recent", "clock", "Recent"), tile("#/album", "album", "Album"), tile("#/share", "share", "Share"), hasPeople(this.ctx) ? tile("#/people", "people", "People") : null,
+        hasMap(this.ctx) ? tile("#/map", "map", "Map") : null),
       h("a", { href: "#/move", class: "button secondary" }, "Use this album on a new phone"),
       caregiverLinks(this.ctx),
       h("a", { href: "#/settings", class: "button secondary" }, "Settings")));

@@ -73,7 +73,10 @@ export class MapView extends HTMLElement {
     const box = /** @type {HTMLElement} */ (this.box);
     if (!this.map) {
       this.map = L.map(box, { zoomControl: true, attributionControl: true });
-      L.tileLayer(tiles, { maxZoom: 19, attribution: attribution.replace(/[<>&]/g, "") }).addTo(this.map);
+      const layer = L.tileLayer(tiles, { maxZoom: 19, attribution: attribution.replace(/[<>&]/g, "") }).addTo(this.map);
+      // Tiles missing (offline, or the tile server down): said kindly; the markers still work.
+      layer.on("tileerror", () => this.say(navigator.onLine ? "Part of the map's background could not be loaded; the places are still marked."
+        : "This phone is offline, so the map's background is missing; the places are still marked."));
       this.layer = L.layerGroup().addTo(this.map);
     }
     this.layer.clearLayers();
@@ -83,6 +86,7 @@ export class MapView extends HTMLElement {
       marker.addTo(this.layer);
       // A button named by its label (Leaflet gives it the alt text and a tab stop).
       marker.getElement()?.setAttribute("role", "button");
+      marker.getElement()?.setAttribute("aria-label", place.label);
     }
     if (places.length === 1) this.map.setView([places[0].latitude, places[0].longitude], 13);
     else if (places.length) this.map.fitBounds(places.map((p) => [p.latitude, p.longitude]), { padding: [32, 32], maxZoom: 15 });

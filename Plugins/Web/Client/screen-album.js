@@ -23,6 +23,7 @@ import { MarkupScreen, PhotoScreen } from "./album-photo.js";
 import { PhotoEditScreen } from "./album-photo-edit.js";
 import { AlbumScreen, FoldersScreen, RecentScreen, SlideshowScreen, TagSearchScreen, TimeSearchScreen } from "./album-browse.js";
 import { SharedLinksScreen, ShareScreen } from "./album-share.js";
+import { MapPlaceScreen, PhotoMapScreen } from "./album-map.js";
 import { caregiverScreen } from "./album-helping.js";
 import { PeopleScreen, PersonScreen } from "./person-page.js";
 
@@ -48,6 +49,8 @@ export function albumScreen(context, parts, query) {
   else if (first === "person" && id) screen = new PersonScreen();
   else if (first === "recent") screen = new RecentScreen();
   else if (first === "folders") screen = new FoldersScreen();
+  else if (first === "map" && id) screen = new MapPlaceScreen();
+  else if (first === "map") screen = new PhotoMapScreen();
   else if (first === "slideshow") screen = new SlideshowScreen();
   else if (first === "import") screen = new ImportScreen();
   else if (first === "share" && id === "links") screen = new SharedLinksScreen();

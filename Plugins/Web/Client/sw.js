@@ -18,6 +18,14 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (event.request.method !== "GET" || url.origin !== location.origin || url.pathname.startsWith("/api/")) return;
+  if (url.pathname.startsWith("/vendor/")) {
+    // Leaflet (Debian's, for the maps): kept once fetched, so a map opens offline too.
+    event.respondWith(caches.open("quire-vendor").then(async (cache) => (await cache.match(event.request)) ?? fetch(event.request).then((response) => {
+      if (response.ok) cache.put(event.request, response.clone());
+      return response;
+    })));
+    return;
+  }
   if (url.pathname.startsWith("/app/")) {
     // Immutable: the cache first, the network for anything not kept.
     event.respondWith(caches.match(event.request).then((hit) => hit ?? fetch(event.request)));
