@@ -193,7 +193,7 @@ let targets: [Target] = [
 
     // album (iRemember)
     plugin("Album", "AlbumAPI", ["ShareLinkAPI", "SyncAPI", "Bus"]),
-    plugin("Album", "Album", ["AlbumAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "StorageAPI", "AuthAPI", "SafeFetch", "Secrets", "Bus", "PluginKit",
+    plugin("Album", "Album", ["AlbumAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "AudioAPI", "StorageAPI", "AuthAPI", "SafeFetch", "Secrets", "Bus", "PluginKit",
                               "AppConfig", "HTTPKit", "QuireTLS", .hummingbird, .httpTypes, .nioCore, .logging]),
 
     // notebooks (AR Notebook)
@@ -273,7 +273,7 @@ let targets: [Target] = [
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "AudioAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "Bus", .httpTypes, .nioCore, .zip]),
     tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "VocabularyFormats", "StorageAPI", "Bus", .httpTypes, .nioCore]),
-    tests("IRememberTests", ["AppHostTestKit", "AppHost", "Bus", "Geo", "GeoAPI", "AlbumAPI", "ShareLinkAPI", "StorageAPI", .httpTypes]),
+    tests("IRememberTests", ["AppHostTestKit", "AppHost", "Bus", "Geo", "GeoAPI", "AlbumAPI", "AudioAPI", "ShareLinkAPI", "StorageAPI", .httpTypes]),
     tests("ARNotebookTests", ["Notebooks", "Quotas", "AppHost", "DeviceMonitor", "DeviceMonitorAPI", "MediaAPI", "StorageAPI", "Bus", "BusInProcess", "AppHostTestKit", .httpTypes]),
     tests("SafeFetchTests", ["SafeFetch", "AppHostTestKit", "Bus"]),
     tests("QuireTLSTests", ["QuireTLS", "AppHost", "AppConfig", .hummingbird, .hummingbirdTesting, .nioSSL, .x509, .crypto, .logging]),

@@ -98,6 +98,9 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
     var hasMarkup: Bool
     /// Cropped, rotated or straightened: `POST …/revert` brings back the picture as it was added.
     var edited: Bool
+    /// The caption recorded in a voice: its SHA-256 and length (GET …/voice plays it).
+    var voice: String?
+    var voiceMs: Int?
     /// The caregiver who added it ("Added by Anna"); absent when the user did.
     var addedBy: String?
     var links: Links
@@ -110,6 +113,7 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
         (location, source, sourceURL, uploadedAt) = (photo.location, photo.source, photo.sourceURL, photo.uploadedAt)
         (width, height, format, hasMarkup, edited) = (photo.width, photo.height, photo.format, photo.markup != nil, photo.original != nil)
         addedBy = photo.addedBy?.name
+        (voice, voiceMs) = (photo.voice, photo.voiceMs)
         place = photo.place.map { PlaceJSON(key: photo.placeKey ?? "", label: $0.label, city: $0.city, region: $0.region, country: $0.country,
                                             countryCode: $0.countryCode) }
         links = Links(image: base + "/image", thumbnail: base + "/image/thumb", display: base + "/image/display", markup: base + "/markup",

@@ -22,6 +22,9 @@ struct PhotoData: Codable, Sendable, Equatable {
     var tags: [String]
     /// The mark-up drawing (a drawing blob), laid over the photo; the original stays as it was.
     var markup: String?
+    /// The caption recorded in a voice (the audio plugin's Ogg Opus blob) and its length in ms.
+    var voice: String?
+    var voiceMs: Int?
     /// After a crop, rotation or straightening: the picture as it was uploaded (kept, so the edit
     /// can be reverted), and its format. `image` is then the edited picture.
     var original: String?

@@ -148,6 +148,7 @@ public struct AlbumPlugin: Plugin {
         let pageSize = self.pageSize
         let people = self.people
         try Self.peopleRoutes(routes, people, on: peopleOn)
+        try AlbumVoiceRoutes.add(to: routes, service: service)
         try routes.add(.post, "photos", query: ["source", "takenAt", "lat", "lon", "accuracy", "tags", "notes"], summary: "Add a photo: the image bytes as the body; ?source=camera|library, takenAt, lat, lon, accuracy, "
                        + "tags, notes. Answers what the mark-up screen needs; honours Idempotency-Key") { request, _, identity in
             var request = request

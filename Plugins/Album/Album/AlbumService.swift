@@ -22,7 +22,7 @@ struct AlbumService: Sendable {
     static let schemas = [
         CollectionSchema(name: photos, indexes: [IndexSpec(name: "time", fields: ["sortKey"]),
                                                  IndexSpec(name: "place", fields: ["placeKey", "sortKey"])],
-                         blobFields: ["image", "markup", "original"], history: true, forgetsOnDelete: true),
+                         blobFields: ["image", "markup", "original", "voice"], history: true, forgetsOnDelete: true),
         CollectionSchema(name: tagged, indexes: [IndexSpec(name: "tag_time", fields: ["tag", "sortKey"])]),
         CollectionSchema(name: counts, indexes: [IndexSpec(name: "by_count", fields: ["kind", "count"]),
                                                  IndexSpec(name: "by_key", fields: ["kind", "key"])]),
@@ -425,7 +425,7 @@ struct AlbumService: Sendable {
     /// postings and the counters in one batch; a concurrent change to any of them makes it read
     /// and try again. With `expectedVersion` older than the photo, an edit (not a delete) based on
     /// a version history keeps merges field by field (``FieldMerge``); else 412.
-    private func commit(owner: String, id: String, expectedVersion: Int64?, idempotency: IdempotencyClaim? = nil,
+    func commit(owner: String, id: String, expectedVersion: Int64?, idempotency: IdempotencyClaim? = nil,
                         _ change: @Sendable (PhotoData?) throws(BusError) -> PhotoData?) async throws(BusError) -> Committed {
         return try await store.update(collection: Self.photos, id: id, owner: owner, retry: AlbumRetry.policy,
                                       gaveUp: BusError(.conflict, "The album kept changing while this photo was saved; try again.")) {

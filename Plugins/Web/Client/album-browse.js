@@ -8,6 +8,7 @@ import { AlbumElement, back, describe, grid, picture, shareSearch } from "./albu
 import { announce, h } from "./ui.js";
 import { readAloud, userLanguage } from "./speak.js";
 import { slidePeople } from "./album-people.js";
+import { slideVoice } from "./album-voice.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 /** @typedef {import("./album-base.js").Photo} Photo */
@@ -216,6 +217,7 @@ export class SlideshowScreen extends AlbumElement {
       this.peopleSlot = h("div", { class: "slide-people-slot" }),
       this.caption,
       readAloud(this.ctx, () => this.spoken ?? "", userLanguage, "the caption"),
+      this.voiceSlot = h("div", { class: "slide-voice" }),
       h("div", { class: "controls", role: "toolbar", "aria-label": "Slideshow controls" },
         h("button", { type: "button", class: "big", "aria-label": "Previous photo", onclick: () => this.step(-1) }, ...face("‹", "Previous")),
         this.playButton,
@@ -247,6 +249,7 @@ export class SlideshowScreen extends AlbumElement {
     this.spoken = `${Album.dayLabel(Album.dayOf(photo))}.${photo.notes ? " " + photo.notes : ""}`;
     const named = slidePeople(this.ctx, /** @type {HTMLElement} */ (this.peopleSlot), photo);
     if (named) this.spoken += ` ${named}.`;
+    slideVoice(this.ctx, /** @type {HTMLElement} */ (this.voiceSlot), photo);
     clearTimeout(this.timer);
     if (this.playing) this.timer = window.setTimeout(() => this.step(1), SLIDE_SECONDS * 1000);
   }

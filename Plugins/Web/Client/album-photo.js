@@ -10,6 +10,7 @@ import { FollowedForm } from "./follow.js";
 import { isLocal } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
 import { readAloud, userLanguage } from "./speak.js";
+import { captionVoice } from "./album-voice.js";
 import { photoPeople } from "./album-people.js";
 import { addedByFacts } from "./album-caregivers.js";
 import "./drawing-pad.js";
@@ -304,6 +305,7 @@ export class PhotoScreen extends AlbumElement {
       photoPeople(this.ctx, photo, figure),
       photo.notes ? h("p", { class: "notes" }, photo.notes) : null,
       photo.notes ? readAloud(this.ctx, photo.notes, userLanguage, "the notes") : null,
+      captionVoice(this.ctx, () => this.photo()),
       facts,
       readAloud(this.ctx, () => [`Taken ${Album.dayLabel(Album.dayOf(photo))}${timeOf(photo)}.`, photo.place?.label ? `Place: ${photo.place.label}.` : "",
         photo.tags?.length ? `Tags: ${photo.tags.join(", ")}.` : ""].join(" "), userLanguage, "when and where it was taken"),
