@@ -173,6 +173,11 @@ let targets: [Target] = [
     plugin("Reminders", "Reminders", ["RemindersAPI", "SyncAPI", "StorageAPI", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
                                       .crypto, .logging, .lifecycle]),
 
+    // push (issue 41): Web Push (VAPID, RFC 8291) to phones whose app is closed: reminders, nearby notebooks, "On this day"
+    plugin("Push", "PushAPI", ["Bus"]),
+    plugin("Push", "Push", ["PushAPI", "SyncAPI", "AlbumAPI", "StorageAPI", "SafeFetch", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
+                            .crypto, .logging, .lifecycle]),
+
     // vocabulary (Foreign Note)
     plugin("Vocabulary", "VocabularyAPI", ["Bus", "StorageAPI", "SyncAPI"]),
     // The file formats it reads, apart: small enough to fuzz without the server around them.
@@ -225,7 +230,7 @@ let targets: [Target] = [
 
     // Every plugin compiled into the binaries.
     .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Audio", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
-                                                     "Notebooks", "DeviceMonitor", "Quotas", "Reminders", "Mail", "Sync", "Web", "Admin"],
+                                                     "Notebooks", "DeviceMonitor", "Quotas", "Reminders", "Mail", "Sync", "Web", "Admin", "Push"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client. It composes apps from
     // every plugin (PluginCatalog), so it lives with the tests, not in the core (`Modules/` knows no plugin).
@@ -279,6 +284,8 @@ let targets: [Target] = [
     tests("QuireTLSTests", ["QuireTLS", "AppHost", "AppConfig", .hummingbird, .hummingbirdTesting, .nioSSL, .x509, .crypto, .logging]),
     tests("QuireACMETests", ["QuireACME", .crypto, .x509, .asn1]),
     tests("ArchitectureTests", []),
+    // Web Push: RFC 8291's worked example, the VAPID header, subscriptions and sending through the routes.
+    tests("PushTests", ["Push", "PushAPI", "AlbumAPI", "SyncAPI", "StorageAPI", "SafeFetch", "Bus", .crypto, .logging]),
     // Timeouts and connection bounds (issue 38): the handlers on an embedded event loop, the registry, a real server on loopback.
     tests("ConnectionLimitsTests", ["AppHost", "AppConfig", "PluginKit", "SafeFetch", .hummingbird, .hummingbirdCore, .webSocket, .nioCore,
                                     .nioHTTP1, .nioPosix, .product(name: "NIOEmbedded", package: "swift-nio"), .logging]),

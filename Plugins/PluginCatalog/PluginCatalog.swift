@@ -9,6 +9,7 @@ import Mail
 import Media
 import Notes
 import Notebooks
+import Push
 import Quotas
 import Reminders
 import ShareLink
@@ -39,5 +40,6 @@ public enum PluginCatalog {
         PluginFactory(SyncPlugin.self),
         PluginFactory(WebPlugin.self),
         PluginFactory(AdminPlugin.self),
+        PluginFactory(PushPlugin.self),
     ]
 }

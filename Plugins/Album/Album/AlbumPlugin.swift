@@ -119,6 +119,8 @@ public struct AlbumPlugin: Plugin {
 
     public func register(on bus: any MessageBus) async throws {
         let service = self.service
+        // The daily "On this day" push asks which photos the day has (push's own job).
+        try bus.handle(FindOnThisDay.self) { request, _ in try await service.onThisDay(owner: request.owner, date: request.date) }
         try Self.registerPeople(on: bus, people)
         let peopleOn = self.peopleOn
         try bus.handle(ImportPhotoRecords.self) { request, _ in .init(ids: try await service.importRecords(owner: request.owner, request.photos)) }
