@@ -182,7 +182,7 @@ let targets: [Target] = [
     plugin("Vocabulary", "VocabularyAPI", ["Bus", "StorageAPI", "SyncAPI"]),
     // The file formats it reads, apart: small enough to fuzz without the server around them.
     plugin("Vocabulary", "VocabularyFormats", ["Bus"]),
-    plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "SyncAPI", "VocabularyFormats", "StorageAPI", "FSRS", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
+    plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "SyncAPI", "VocabularyFormats", "AudioAPI", "StorageAPI", "FSRS", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
                                         .httpTypes, .nioCore, .grdb, .grdbSQLite, .zip, "ImportKit", .crypto, .logging, .lifecycle, .metrics]),
 
     // geo (iRemember, AR Notebook): geotags on a spatial index, offline place names
@@ -277,7 +277,7 @@ let targets: [Target] = [
     tests("StorageTests", ["Storage", "StorageAPI", "StorageSQLite", "StoragePostgres", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb, .postgres]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "AudioAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "Bus", .httpTypes, .nioCore, .zip]),
-    tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "VocabularyFormats", "StorageAPI", "Bus", .httpTypes, .nioCore]),
+    tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "VocabularyFormats", "AudioAPI", "StorageAPI", "Bus", .httpTypes, .nioCore, .zip]),
     tests("IRememberTests", ["AppHostTestKit", "AppHost", "Bus", "Geo", "GeoAPI", "AlbumAPI", "AudioAPI", "ShareLinkAPI", "StorageAPI", .httpTypes]),
     tests("ARNotebookTests", ["Notebooks", "Quotas", "AppHost", "DeviceMonitor", "DeviceMonitorAPI", "MediaAPI", "StorageAPI", "Bus", "BusInProcess", "AppHostTestKit", .httpTypes]),
     tests("SafeFetchTests", ["SafeFetch", "AppHostTestKit", "Bus"]),

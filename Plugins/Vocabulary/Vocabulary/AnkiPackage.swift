@@ -36,6 +36,8 @@ enum AnkiPackage {
     /// open until the source goes).
     struct Source: ImportSource {
         let reader: NoteReader
+        /// The package's sounds (AnkiMedia.swift), read when a note names one.
+        var media: AnkiMedia.Package?
         var total: Int? { reader.total }
 
         mutating func next() -> Result<ImportRow, ImportRowError>? { reader.next() }
@@ -62,6 +64,7 @@ enum AnkiPackage {
         guard let entry = archive["collection.anki21"] ?? archive["collection.anki2"] else {
             throw BusError(.unsupportedMedia, "This zip holds no collection.anki2, so it is not an Anki package.")
         }
+        let media = try AnkiMedia.read(archive, file: file)
         let database = scratch.appendingPathComponent("collection.anki2")
         do {
             try CappedZip.extract(entry, from: archive, to: database, limit: limits.maxCollectionBytes)
@@ -78,7 +81,7 @@ enum AnkiPackage {
             let queue = try DatabaseQueue(path: database.path, configuration: configuration)
             do {
                 let reader = try queue.read { db in try NoteReader(db, queue: queue, maxFieldBytes: limits.maxFieldBytes) }
-                return Source(reader: reader)
+                return Source(reader: reader, media: media)
             } catch {
                 try? queue.close()
                 throw error
@@ -301,7 +304,7 @@ enum AnkiPackage {
             }
             if quire, raw.count == fieldNames.count {
                 var imported = ImportRow(
-                    number: number, word: exactText(raw[0]), definitions: exactText(raw[1]).split(separator: "\n").map(String.init),
+                    number: number, word: AnkiMedia.strippingSounds(exactText(raw[0])), definitions: exactText(raw[1]).split(separator: "\n").map(String.init),
                     tags: tags.split(whereSeparator: \.isWhitespace).map(String.init),
                     collection: noteDecks[id].flatMap { deckNames[$0] })
                 imported.languages = exactText(raw[2]).split(whereSeparator: { $0 == " " || $0 == "," }).map(String.init)
@@ -311,6 +314,7 @@ enum AnkiPackage {
                 imported.alternative = entryLinks(raw[6])
                 imported.key = guid.isEmpty ? nil : guid
                 imported.schedule = schedules[id]
+                imported.sound = AnkiMedia.sounds(in: raw[0]).first
                 return .success(imported)
             }
             guard raw.count >= 2 else {
@@ -318,9 +322,10 @@ enum AnkiPackage {
             }
             let fields = raw.prefix(2).map(plainText)
             var imported = ImportRow(
-                number: number, word: fields[0], definitions: fields[1].split(whereSeparator: \.isNewline).map(String.init),
+                number: number, word: AnkiMedia.strippingSounds(fields[0]), definitions: fields[1].split(whereSeparator: \.isNewline).map(String.init),
                 tags: tags.split(whereSeparator: \.isWhitespace).map(String.init), collection: noteDecks[id].flatMap { deckNames[$0] })
             imported.schedule = schedules[id]
+            imported.sound = raw.lazy.flatMap(AnkiMedia.sounds(in:)).first
             return .success(imported)
         }
     }
@@ -532,6 +537,8 @@ enum AnkiPackage {
         var alternative: [(id: String, word: String)] = []
         /// Its card's place in the review schedule; nil for a word never reviewed.
         var schedule: ImportedSchedule?
+        /// Its recorded pronunciation's file in the package's media (AnkiMedia.swift).
+        var sound: String?
 
         /// The note's fields in ``fieldNames`` order, as HTML.
         var fields: [String] {
@@ -539,7 +546,7 @@ enum AnkiPackage {
             func links(_ entries: [(id: String, word: String)]) -> String {
                 entries.map { "<span data-quire-entry=\"\(escape($0.id))\">\(escape($0.word))</span>" }.joined(separator: ", ")
             }
-            return [text(word), definitions.map(escape).joined(separator: "<br>"), escape(languages.joined(separator: " ")),
+            return [text(word) + (sound.map { "[sound:\($0)]" } ?? ""), definitions.map(escape).joined(separator: "<br>"), escape(languages.joined(separator: " ")),
                     text(example), text(note), links(related), links(alternative)]
         }
     }
@@ -550,7 +557,7 @@ enum AnkiPackage {
     static let modelID: Int64 = 1_700_000_000_001
 
     /// The bytes of a package holding `notes`, one deck per distinct `deck`.
-    static func write(_ notes: [Note], scratch: URL, now: Date) throws(BusError) -> Data {
+    static func write(_ notes: [Note], media: [(name: String, data: Data)] = [], scratch: URL, now: Date) throws(BusError) -> Data {
         let database = scratch.appendingPathComponent("collection.anki2")
         let stamp = Int64(now.timeIntervalSince1970)
         // Review cards are due in days since the collection's creation: a day start ten years back
@@ -591,10 +598,7 @@ enum AnkiPackage {
                                  compressionMethod: .deflate) { position, size in
                 collection.subdata(in: Int(position)..<Int(position) + size)
             }
-            let media = Data("{}".utf8)
-            try archive.addEntry(with: "media", type: .file, uncompressedSize: Int64(media.count)) { position, size in
-                media.subdata(in: Int(position)..<Int(position) + size)
-            }
+            try AnkiMedia.add(media, to: archive)
             guard let bytes = archive.data else { throw BusError(.internal, "The package was not written.") }
             return bytes
         } catch let error as BusError {

@@ -147,6 +147,7 @@ struct ImportExport: Sendable {
                 job.errors.append(ImportJob.RowError(row: error.row, message: error.message))
             }
         }
+        let media = (source.source as? AnkiPackage.Source)?.media
         var step: [Result<ImportRow, ImportRowError>] = []
         var stepIndex = 0
         func nextRow() async -> Result<ImportRow, ImportRowError>? {
@@ -208,11 +209,17 @@ struct ImportExport: Sendable {
                                      example: try VocabularyRules.text(row.example, field: "example", max: VocabularyRules.maxNote),
                                      collection: collectionID ?? "", tags: tagIDs, relations: [], sortKey: SearchText.fold(word),
                                      importJob: job.id)
+                if let media, let name = row.sound, let sound = await worker.blocking({ media.sound(name) }) {
+                    // An Ogg Opus recording, size-checked (AnkiMedia): the entry's pronunciation.
+                    data.pronunciation = try await blobs.put(sound).sha256
+                    data.pronunciationMs = AnkiMedia.durationMs(sound)
+                }
                 if job.format == .apkg, let existing = try await updatable(row.key, collection: data.collection, owner: owner, except: updating) {
                     // Anki's rule: a note whose guid is already here updates that note. The entry
                     // keeps its id, relations and review card, and is not the import's to roll back.
                     data.relations = existing.data.relations
                     data.importJob = existing.data.importJob
+                    if data.pronunciation == nil { (data.pronunciation, data.pronunciationMs) = (existing.data.pronunciation, existing.data.pronunciationMs) }
                     updating.insert(existing.id)
                     if let key = row.key { entryIDs[key] = existing.id }
                     if !row.related.isEmpty || !row.alternative.isEmpty { linked.append((existing.id, data, row.related, row.alternative)) }
@@ -349,6 +356,7 @@ struct ImportExport: Sendable {
         var words: [String: String] = [:]
         var exported: [(id: String, data: EntryData, collection: String)] = []
         var schedules: [String: ImportedSchedule] = [:]
+        var media: [(name: String, data: Data)] = []
         if request.format == .apkg {
             for collection in collections {
                 var cursor: String?
@@ -390,10 +398,16 @@ struct ImportExport: Sendable {
                 row.alternative = alternative
                 csv.add(row)
             case .apkg:
-                notes.append(AnkiPackage.Note(guid: id, word: data.word, definitions: data.definitions, tags: tags, deck: collection,
-                                              languages: data.languages, example: data.example, note: data.note,
-                                              related: related.map { ($0, words[$0] ?? "") },
-                                              alternative: alternative.map { ($0, words[$0] ?? "") }, schedule: schedules[id]))
+                var note = AnkiPackage.Note(guid: id, word: data.word, definitions: data.definitions, tags: tags, deck: collection,
+                                            languages: data.languages, example: data.example, note: data.note,
+                                            related: related.map { ($0, words[$0] ?? "") },
+                                            alternative: alternative.map { ($0, words[$0] ?? "") }, schedule: schedules[id])
+                if let sha256 = data.pronunciation {
+                    // The recording as Anki's media (AnkiMedia.swift), named in the Word field.
+                    note.sound = AnkiMedia.soundName(sha256)
+                    if !media.contains(where: { $0.name == note.sound }) { media.append((AnkiMedia.soundName(sha256), try await blobs.get(sha256))) }
+                }
+                notes.append(note)
             }
             count += 1
         }
@@ -408,7 +422,8 @@ struct ImportExport: Sendable {
                 throw BusError(.internal, "Cannot create a scratch directory for the export: \(error)")
             }
             defer { try? FileManager.default.removeItem(at: scratch) }
-            return .init(file: try await BlobParts.put(try AnkiPackage.write(notes, scratch: scratch, now: service.clock.now()), in: blobs), entries: count)
+            return .init(file: try await BlobParts.put(try AnkiPackage.write(notes, media: media, scratch: scratch, now: service.clock.now()), in: blobs),
+                         entries: count)
         }
     }
 }

@@ -31,7 +31,7 @@ enum VocabularyCollections {
         CollectionSchema(
             name: entries,
             indexes: [IndexSpec(name: "collection", fields: ["collection", "sortKey"]), IndexSpec(name: "job", fields: ["importJob"])],
-            search: SearchIndexSpec(key: "word", text: ["definitions"], filters: ["collection", "tags"]), history: true),
+            blobFields: ["pronunciation"], search: SearchIndexSpec(key: "word", text: ["definitions"], filters: ["collection", "tags"]), history: true),
         CollectionSchema(name: trash, indexes: [IndexSpec(name: "deleted", fields: ["deletedAt"], scope: .global)]),
         CollectionSchema(name: jobs, indexes: [IndexSpec(name: "state", fields: ["state"], scope: .global)]),
         CollectionSchema(name: purging),
@@ -80,6 +80,9 @@ struct EntryData: Codable, Sendable {
     /// Tag ids.
     var tags: [String]
     var relations: [Relation]
+    /// The word as recorded by someone (the audio plugin's Ogg Opus blob) and its length in ms.
+    var pronunciation: String?
+    var pronunciationMs: Int?
     /// The word folded: the order of a collection's list.
     var sortKey: String
     /// The import that created it, while that import may still be rolled back.

@@ -131,6 +131,7 @@ public struct VocabularyPlugin: Plugin {
 
     public func routes(_ routes: PluginRoutes) throws {
         try VocabularyRoutes(service: service, jobs: jobs, purger: purger, review: review, config: config).add(to: routes)
+        try PronunciationRoutes.add(to: routes, service: service, bus: jobs.bus)
     }
 }
 

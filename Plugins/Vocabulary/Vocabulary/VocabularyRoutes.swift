@@ -301,6 +301,9 @@ struct EntryJSON: Encodable, VersionedRepresentation {
     var collection: String
     var tags: [String]
     var relations: [Relation]
+    /// The recorded pronunciation: its SHA-256 and length (GET …/pronunciation plays it).
+    var pronunciation: String?
+    var pronunciationMs: Int?
     /// After an edit merged into newer changes: what it overwrote of them.
     var replaced: [String: JSONValue]?
 
@@ -318,6 +321,7 @@ struct EntryJSON: Encodable, VersionedRepresentation {
         collection = data.collection
         tags = data.tags
         relations = data.relations
+        (pronunciation, pronunciationMs) = (data.pronunciation, data.pronunciationMs)
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -334,11 +338,13 @@ struct EntryJSON: Encodable, VersionedRepresentation {
         try container.encode(collection, forKey: .collection)
         try container.encode(tags, forKey: .tags)
         try container.encode(relations, forKey: .relations)
+        try container.encodeIfPresent(pronunciation, forKey: .pronunciation)
+        try container.encodeIfPresent(pronunciationMs, forKey: .pronunciationMs)
         try container.encodeIfPresent(replaced, forKey: .replaced)
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, version, createdAt, updatedAt, word, definitions, languages, note, example, collection, tags, relations, replaced
+        case id, version, createdAt, updatedAt, word, definitions, languages, note, example, collection, tags, relations, pronunciation, pronunciationMs, replaced
     }
 }
 

@@ -21,6 +21,8 @@ public struct ImportRow: Sendable {
     /// Where the row's card is in its review schedule, when the file keeps one (an Anki deck that
     /// was studied); nil for a word never reviewed.
     public var schedule: ImportedSchedule?
+    /// Its recorded pronunciation's file in the package (an Anki note's first `[sound:…]`).
+    public var sound: String?
 
     public init(number: Int, word: String, definitions: [String], tags: [String], collection: String?) {
         self.number = number

@@ -8,6 +8,7 @@ import { FollowedForm } from "./follow.js";
 import { localId } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
 import { readAloud } from "./speak.js";
+import { pronunciation } from "./vocab-voice.js";
 import * as Vocab from "./vocab.js";
 import { tip } from "./vocab-help.js";
 import { COLLECTION, ENTRY, TAG, TAG_HINT, V, VocabElement, askName, back, highlighted, tagName } from "./vocab-parts.js";
@@ -44,6 +45,7 @@ export class EntryScreen extends VocabElement {
       h("h1", { lang: entry.languages?.[0] || undefined }, entry.word),
       // The word and its example in the entry's language (its first); the page's when it has none.
       readAloud(this.ctx, entry.word, entry.languages?.[0] || document.documentElement.lang || "en", "the word"),
+      pronunciation(this.ctx, entry.id, () => this.one(ENTRY, entry.id)),
       entry.languages?.length ? h("p", { class: "hint" }, entry.languages.join(" · ")) : null,
       h("ol", { class: "definitions" }, ...(entry.definitions ?? []).map((d) => h("li", {}, d))),
       entry.example ? h("p", { class: "example" }, h("strong", {}, "Example: "), h("span", { lang: entry.languages?.[0] || undefined }, entry.example)) : null,
