@@ -14,6 +14,7 @@ import { caregiverLinks } from "./album-caregivers.js";
 import { onThisDaySection, updateOnThisDay } from "./home-on-this-day.js";
 import { hasPeople } from "./album-people.js";
 import { hasMap } from "./album-map.js";
+import { askToKeepOnce, keepingSection } from "./album-storage.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 /** @typedef {import("./album-base.js").Photo} Photo */
@@ -109,6 +110,7 @@ export async function addPhoto(context, file, source) {
   await context.sync.write({ method: "POST", path: `${PHOTOS}?${query}`, body: file, contentType: file.type, kind: KIND, id,
     recordAt: "photo", local: { takenAt, tags: [], notes: "", source, hasMarkup: false, pendingImage: file } });
   busy.remove();
+  askToKeepOnce();
   context.go(`#/photo/${encodeURIComponent(id)}/markup`);
 }
 
@@ -215,7 +217,8 @@ export class SettingsScreen extends AlbumElement {
         h("label", { for: "cache-size" }, "Pictures kept on this phone"), choice,
         h("p", { class: "hint", id: "cache-hint" }, "Photos you have looked at are kept on this phone, so the album opens without the internet. "
           + "When they take more than this, the ones you looked at longest ago go first; they come back from the internet when you look again."),
-        used)));
+        used),
+      keepingSection()));
     this.count(used);
   }
 
