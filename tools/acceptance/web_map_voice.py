@@ -13,17 +13,20 @@ voice" records ~2 s; after a reload the big Play button plays it (the <audio>'s 
 in the slideshow too; a second phone on the same account plays it; deleting asks first, Cancel
 keeps it. Persistent storage: after the first photo the browser was asked once, and Settings says
 what it answered. Foreign Note: "Record the pronunciation" on a word, played after a reload beside
-the speaker button, on the server as Ogg Opus. axe-core on each screen; screenshots in
+the speaker button, on the server as Ogg Opus; exported to .apkg (Anki media) and imported into
+another account with the same audio bytes. axe-core on each screen; screenshots in
 .build/screenshots/mapvoice-*.png.
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
     python3 tools/acceptance/web_map_voice.py --binary .build/debug/quire
 """
 import argparse
+import io
 import json
 import os
 import sys
 import tempfile
+import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import iremember  # noqa: E402  (the album's harness: Server, make_config, jpeg)
@@ -276,6 +279,26 @@ def foreign_note_walk(browser, server):
     check("“Play the recorded pronunciation” plays it", played > 0.2, played)
     accessible(page, "a word with its recorded pronunciation")
     shot(page, "pronunciation")
+
+    # .apkg: exported with its [sound:…] media, imported into another account, the same audio bytes.
+    status, package, _ = call(server, "GET", f"{V}/export?format=apkg", token=token, timeout=30)
+    with zipfile.ZipFile(io.BytesIO(package)) as archive:
+        media = json.loads(archive.read("media"))
+        held = {name: archive.read(number) for number, name in media.items()}
+    check("the .apkg export carries the pronunciation as Anki media (the media map and the file, Ogg Opus)",
+          status == 200 and len(held) == 1 and list(held.values())[0] == ogg, (status, media))
+    other = napkin_notes.sign_up(server, "mapvoice-ben")
+    status, job, _ = call(server, "POST", f"{V}/imports", token=other, raw=package, content_type="application/zip", timeout=30)
+    for _ in range(100):
+        if not job or job.get("state") != "running":
+            break
+        page.wait_for_timeout(100)
+        job = call(server, "GET", f"{V}/imports/{job['id']}", token=other)[1]
+    imported = next(iter(call(server, "GET", f"{V}/search?q=pomme", token=other)[1].get("items", [])), {})
+    back = call(server, "GET", f"{V}/entries/{imported.get('id')}/pronunciation", token=other)
+    check("imported into another account, the word is 'la pomme' with the same pronunciation bytes",
+          job and job.get("state") == "succeeded" and imported.get("word") == "la pomme" and back[0] == 200 and back[1] == ogg,
+          (job, imported.get("word"), back[0]))
     context.close()
 
 
