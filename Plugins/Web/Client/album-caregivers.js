@@ -11,7 +11,7 @@ import { ApiError } from "./api.js";
 import { back } from "./album-base.js";
 import { copyButton } from "./share.js";
 import { switchedOn } from "./speak.js";
-import { announce, confirmAction, h } from "./ui.js";
+import { announce, confirmAction, h, readableDate } from "./ui.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 /** @typedef {{token: string, path: string, expiresAt: string, qrSVG?: string}} Link */
@@ -99,6 +99,7 @@ export class FamilyScreen extends HTMLElement {
         this.invitation.replaceChildren(linkPanel(link, "Your invitation",
           "Send this link to the person who will help, or let them scan the code. They open it on their own phone and sign in with their own account.",
           "invite"));
+        this.invitation.scrollIntoView({ block: "start" });
         announce("Your invitation is ready. Copy the link or show the code.");
       } catch (failure) {
         error.textContent = said(failure);
@@ -127,7 +128,7 @@ export class FamilyScreen extends HTMLElement {
       }
       this.list.replaceChildren(h("ul", { class: "rows", "aria-label": "Who helps you" }, ...items.map((item) =>
         h("li", { class: "row caregiver" },
-          h("span", {}, h("strong", {}, item.name), h("span", { class: "hint" }, ` helps since ${new Date(item.since).toLocaleDateString()}`)),
+          h("span", {}, h("strong", {}, item.name), h("span", { class: "hint" }, ` helps since ${readableDate(item.since.slice(0, 10))}`)),
           h("button", { type: "button", class: "danger", "aria-label": `Stop ${item.name} helping`, onclick: () => this.stop(item) }, "Stop helping")))));
     } catch (failure) {
       this.list.replaceChildren(h("p", { class: "error", role: "alert" }, said(failure)));

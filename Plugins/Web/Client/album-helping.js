@@ -179,6 +179,7 @@ class HelpedAlbumScreen extends HTMLElement {
       this.restore.replaceChildren(linkPanel(link, `Restore access for ${who}`,
         `Open this link on ${who === "them" ? "their" : `${who}'s`} new phone (or scan the code with it): their album opens there, signed in as before. Give it to nobody else.`,
         "restore"));
+      this.restore.scrollIntoView({ block: "start" });
       announce("The restore link is ready.");
     } catch (failure) {
       this.restore.replaceChildren(h("p", { class: "error", role: "alert" }, said(failure)));
