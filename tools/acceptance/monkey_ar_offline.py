@@ -16,13 +16,12 @@ import monkey_scripted  # noqa: E402
 import webwalk  # noqa: E402
 
 
-class Scripted(monkey.ARNotebook):
+class Scripted(monkey_scripted.Steps, monkey.ARNotebook):
+    log_status, resolve_conflicts = True, False  # each step logs the phone's status line; conflicts stay
+
     def walk(self):
         a, b = self.phones
-
-        def act(phone, name, fn, pick, word=""):  # one step, as the monkey's walk does it
-            monkey_scripted.act(self, phone, name, fn, pick, word, status=True, resolve=False)
-
+        act = self.act  # one step, as the monkey's walk does it
         act(b, "new page", self.new_page, 0.0)
         act(b, "write", self.write, 0.0, "first")
         webwalk.settled(b.page, 10_000)

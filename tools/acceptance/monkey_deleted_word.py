@@ -16,11 +16,10 @@ import monkey  # noqa: E402
 import monkey_scripted  # noqa: E402
 import webwalk  # noqa: E402
 
-class Scripted(monkey.ForeignNote):
+class Scripted(monkey_scripted.Steps, monkey.ForeignNote):
     def walk(self):
         a, b = self.phones
-        def act(phone, name, fn, pick, word=""):  # one step, as the monkey's walk does it
-            return monkey_scripted.act(self, phone, name, fn, pick, word)
+        act = self.act  # one step, as the monkey's walk does it
         for pick in (0.9, 0.1):     # add it again; leave it
             act(a, "add a word", self.add_word, 0.0, "bonjour")
             webwalk.settled(a.page, 10_000)
@@ -36,13 +35,12 @@ class Scripted(monkey.ForeignNote):
                 self.fail("phone A's save of a word deleted on phone B meets “deleted on another device”", said, a)
             self.step += 1
 
-class ScriptedNapkin(monkey.Napkin):
+class ScriptedNapkin(monkey_scripted.Steps, monkey.Napkin):
     """Napkin Notes' "Note deleted": B types offline into a note A deletes; back online, B's editor
     says so and keeps the typing; the monkey keeps it as a new note (one pass) or lets it go."""
     def walk(self):
         a, b = self.phones
-        def act(phone, name, fn, pick, word=""):  # one step, as the monkey's walk does it
-            return monkey_scripted.act(self, phone, name, fn, pick, word)
+        act = self.act  # one step, as the monkey's walk does it
         for pick in (0.1, 0.9):     # keep it as a new note; let it go
             act(a, "new note", self.new_note, 0.0, "bonjour")
             self.to_list(a)

@@ -29,6 +29,17 @@ def act(walker, phone, name, fn, pick, word="", status=False, resolve=True):
     return said
 
 
+class Steps:
+    """Mixed into a scripted walker (before the monkey's app class): `self.act(phone, name, fn,
+    pick, word)` takes one step as `act` above, with the phone's status line if the class says
+    `log_status = True` and conflicts resolved unless it says `resolve_conflicts = False`."""
+    log_status = False
+    resolve_conflicts = True
+
+    def act(self, phone, name, fn, pick, word=""):
+        return act(self, phone, name, fn, pick, word, status=self.log_status, resolve=self.resolve_conflicts)
+
+
 def main(name, doc, app, walkers):
     """Parses --binary, runs each walker class in `walkers` on its own data folder in one browser
     (60 s each), prints `name: N passed, N failed` and exits 1 if any failed."""
