@@ -316,7 +316,10 @@ def round_trip(binary, work, moto, app):
     server.stop()
     if napkin:
         damaged = os.path.join(work, app, "damaged")
-        shutil.copytree(os.path.join(backups, name), damaged)
+        # The newest real backup, read once the server is stopped: the first one (`name`) may have
+        # been pruned to the last 3 meanwhile (a backup every 2 s; on a loaded machine it was).
+        newest = [n for n in backup_names(backups) if n not in fakes][-1]
+        shutil.copytree(os.path.join(backups, newest), damaged)
         victim = sorted(key for key in json.load(open(os.path.join(damaged, "manifest.json")))["files"] if key.startswith("blobs/"))[0]
         os.chmod(os.path.join(damaged, victim), 0o644)
         with open(os.path.join(damaged, victim), "r+b") as handle:
