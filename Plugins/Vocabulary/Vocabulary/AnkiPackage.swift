@@ -188,7 +188,7 @@ enum AnkiPackage {
             let columns = Set(try db.columns(in: "col").map(\.name) + db.columns(in: "notes").map { "notes." + $0.name })
             if columns.contains("models"), let models = try json("models") {
                 for (key, value) in models {
-                    guard let id = Int64(key), let model = value as? [String: Any], model["name"] as? String == modelName,
+                    guard let id = Int64(key), let model = value as? [String: Any], [modelName, AnkiCardKinds.reversedModelName].contains(model["name"] as? String ?? ""),
                           let fields = model["flds"] as? [[String: Any]], fields.compactMap({ $0["name"] as? String }) == fieldNames else { continue }
                     quireModels.insert(id)
                 }
@@ -242,7 +242,7 @@ enum AnkiPackage {
                 try queue.read { db in
                     let rows = try Row.fetchAll(db, sql: """
                         SELECT rowid, COALESCE(CAST(id AS INTEGER), 0), \(midColumn ? "COALESCE(CAST(mid AS INTEGER), 0)" : "0")
-                        FROM notes WHERE rowid > ? ORDER BY rowid LIMIT \(Self.pageSize)
+                        FROM notes WHERE rowid > ? \(midColumn ? "AND mid IS NOT \(AnkiCardKinds.clozeModelID)" : "") ORDER BY rowid LIMIT \(Self.pageSize)
                         """, arguments: [lastRowID])
                     if rows.count < Self.pageSize { ended = true }
                     for row in rows {
@@ -537,6 +537,8 @@ enum AnkiPackage {
         var alternative: [(id: String, word: String)] = []
         /// Its card's place in the review schedule; nil for a word never reviewed.
         var schedule: ImportedSchedule?
+        /// Its reverse and cloze cards (AnkiCardKinds.swift).
+        var extra = AnkiCardKinds.Extra()
         /// Its recorded pronunciation's file in the package's media (AnkiMedia.swift).
         var sound: String?
 
@@ -573,12 +575,13 @@ enum AnkiPackage {
                 for (name, id) in deckIDs { decks[String(id)] = deck(id: id, name: name, stamp: stamp) }
                 try db.execute(sql: "INSERT INTO col VALUES (1, ?, ?, ?, 11, 0, 0, 0, ?, ?, ?, ?, '{}')",
                                arguments: [created, stamp * 1000, stamp * 1000, try json(configuration),
-                                           try json([String(modelID): model(stamp: stamp, deck: deckIDs.values.min() ?? 1)]),
+                                           try json(AnkiCardKinds.models(base: model(stamp: stamp, deck: deckIDs.values.min() ?? 1))
+                                               .merging([String(modelID): model(stamp: stamp, deck: deckIDs.values.min() ?? 1)]) { a, _ in a }),
                                            try json(decks), try json(["1": deckConfiguration])])
                 for (index, note) in notes.enumerated() {
                     let id = stamp * 1000 + Int64(index)
                     try db.execute(sql: "INSERT INTO notes VALUES (?, ?, ?, ?, -1, ?, ?, ?, ?, 0, '')",
-                                   arguments: [id, note.guid, modelID, stamp, note.tags.isEmpty ? "" : " " + note.tags.joined(separator: " ") + " ",
+                                   arguments: [id, note.guid, AnkiCardKinds.model(of: note), stamp, note.tags.isEmpty ? "" : " " + note.tags.joined(separator: " ") + " ",
                                                note.fields.joined(separator: "\u{1F}"), note.word, checksum(note.word)])
                     if let schedule = note.schedule {
                         let card = ankiCard(schedule, created: created)
@@ -590,6 +593,7 @@ enum AnkiPackage {
                                        arguments: [id, id, deckIDs[note.deck] ?? 1, stamp, index + 1])
                     }
                 }
+                try AnkiCardKinds.write(notes, into: db, stamp: stamp, created: created, decks: deckIDs)
             }
             try queue.close()
             let archive = try Archive(accessMode: .create)

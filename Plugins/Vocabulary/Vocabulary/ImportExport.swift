@@ -411,6 +411,11 @@ struct ImportExport: Sendable {
             }
             count += 1
         }
+        // Each word's reverse and cloze cards, as its collection has them on (AnkiCardKinds.swift).
+        let cardKinds = AnkiCardKinds.kinds(of: collections)
+        for (index, item) in exported.enumerated() where request.format == .apkg && index < notes.count {
+            notes[index].extra = AnkiCardKinds.extra(entry: item.id, data: item.data, kinds: cardKinds[item.collection], schedules: schedules)
+        }
         switch request.format {
         case .csv:
             return .init(file: try await BlobParts.put(Data(csv.text.utf8), in: blobs), entries: count)

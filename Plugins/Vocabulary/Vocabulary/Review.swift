@@ -67,33 +67,41 @@ struct ReviewService: Sendable {
 
     // MARK: What is due
 
-    /// The cards due now (earliest first), then new entries up to what is left of today's new
-    /// cards; of one collection or of all. Each with its entry and when each rating would bring it back.
-    func next(owner: String, collection: String?, limit: Int, dayStart: Date) async throws(BusError) -> [DueCard] {
+    /// The cards due now (earliest first), then new ones up to what is left of today's new cards;
+    /// of one collection or of all. Each with its entry and when each rating would bring it back.
+    /// A card's kind must be on in its collection (``CardKinds``), and one card of a word is shown
+    /// at a time: its siblings wait for the next session, as Anki buries them.
+    func next(owner: String, collection: String?, limit: Int, dayStart: Date, only: Set<CardKind>? = nil) async throws(BusError) -> [DueCard] {
         if let collection { _ = try await service.collection(owner: owner, id: collection) }
         let now = clock.now()
         let settings = try await settings(owner: owner)
+        let kinds = try await cardKinds(owner: owner).mapValues { kinds in kinds.filter { only?.contains($0) ?? true } }
         var filters = [Filter("due", .lte, .string(JSONWriter.iso8601(now)))]
         if let collection { filters.append(Filter("collection", .eq, .string(collection))) }
         let due = try await store.query(RecordQuery(collection: C.cards, owner: owner, filters: filters, order: [SortKey("due")], limit: limit))
-        var cards: [(card: CardData, entry: Record)] = []
+        var cards: [(card: CardData, entry: Record, cloze: Cloze?)] = []
+        var shownEntries = Set<String>()
         for record in due.records {
             let card = try record.decode(CardData.self)
+            let kind = card.kind ?? .forward
+            guard kinds[card.collection, default: Self.defaultKinds(only)].contains(kind), !shownEntries.contains(card.entry) else { continue }
             // A card whose entry is gone (deleted, its collection deleted) is skipped, not shown.
-            guard let entry = try? await service.entry(owner: owner, id: record.id) else { continue }
-            cards.append((card, entry))
+            guard let entry = try? await service.entry(owner: owner, id: card.entry) else { continue }
+            let cloze = kind == .cloze ? Self.cloze(of: entry) : nil
+            if kind == .cloze && cloze == nil { continue }
+            cards.append((card, entry, cloze))
+            shownEntries.insert(card.entry)
         }
         let newToday = try await reviewedCount(owner: owner, since: dayStart, newOnly: true)
-        var newLeft = min(limit - cards.count, max(0, settings.newPerDay - newToday))
+        let newLeft = min(limit - cards.count, max(0, settings.newPerDay - newToday))
         if newLeft > 0 {
-            for entry in try await newEntries(owner: owner, collection: collection, limit: newLeft) {
-                cards.append((CardData(new: entry, due: now), entry))
-                newLeft -= 1
+            for (entry, kind, cloze) in try await newCards(owner: owner, collection: collection, kinds: kinds, only: only, skipping: shownEntries, limit: newLeft) {
+                cards.append((CardData(new: entry, due: now, kind: kind), entry, cloze))
             }
         }
         let preview = scheduler(settings, fuzz: false)
         var shown: [DueCard] = []
-        for (card, entry) in cards {
+        for (card, entry, cloze) in cards {
             let fsrs = card.fsrs
             let intervals = Dictionary(uniqueKeysWithValues: FSRSRating.allCases.map { rating in
                 (rating.name, Int(preview.review(fsrs, rating: rating, at: now).due.timeIntervalSince(now).rounded()))
@@ -102,7 +110,7 @@ struct ReviewService: Sendable {
             do { json = try EntryJSON(entry) } catch {
                 throw BusError(.internal, "Entry '\(entry.id)' could not be read.", details: ["id": entry.id])
             }
-            shown.append(DueCard(entry: json, card: card, intervals: intervals))
+            shown.append(DueCard(entry: json, card: card, intervals: intervals, kind: (card.kind ?? .forward).rawValue, cloze: cloze))
         }
         return shown
     }
@@ -116,16 +124,18 @@ struct ReviewService: Sendable {
             }
             collection = record.id
         }
+        // The terminal reviews word → definition (its RecordReview names no kind).
         let cards = try await next(owner: request.owner, collection: collection, limit: min(max(request.limit, 1), 100),
-                                   dayStart: Self.dayStart(of: clock.now(), offsetMinutes: 0))
+                                   dayStart: Self.dayStart(of: clock.now(), offsetMinutes: 0), only: [.forward])
         return cards.map { ReviewCard(entry: $0.entry.id, word: $0.entry.word, definitions: $0.entry.definitions, example: $0.entry.example,
                                       state: $0.card.state, intervals: $0.intervals) }
     }
 
-    /// Entries without a card, in their collection's order: a page of entries at a time, their
-    /// cards looked up together.
-    private func newEntries(owner: String, collection: String?, limit: Int) async throws(BusError) -> [Record] {
-        var found: [Record] = []
+    /// New cards (an entry with no card of a kind its collection has on), in their collection's
+    /// order, one per entry: a page of entries at a time, their cards looked up together.
+    private func newCards(owner: String, collection: String?, kinds: [String: [CardKind]], only: Set<CardKind>?, skipping: Set<String>,
+                          limit: Int) async throws(BusError) -> [(entry: Record, kind: CardKind, cloze: Cloze?)] {
+        var found: [(entry: Record, kind: CardKind, cloze: Cloze?)] = []
         var cursor: String?
         var pages = 0
         repeat {
@@ -135,12 +145,17 @@ struct ReviewService: Sendable {
                                                          limit: RecordQuery.maxInValues, cursor: cursor))
             let ids = page.records.map { JSONValue.string($0.id) }
             let carded = ids.isEmpty ? [] : try await store.query(RecordQuery(collection: C.cards, owner: owner, filters: [Filter("entry", .in, .array(ids))],
-                                                                             limit: RecordQuery.maxInValues)).records.map(\.id)
+                                                                             limit: RecordQuery.maxLimit)).records.map(\.id)
             let seen = Set(carded)
-            for record in page.records where !seen.contains(record.id) && found.count < limit {
+            for record in page.records where !skipping.contains(record.id) && found.count < limit {
+                guard let data = try? record.decode(EntryData.self) else { continue }
+                guard let kind = kinds[data.collection, default: Self.defaultKinds(only)].first(where: { kind in
+                    !seen.contains(kind.cardID(entry: record.id)) && StorageNames.isValidID(kind.cardID(entry: record.id))
+                        && (kind != .cloze || Cloze(example: data.example, word: data.word) != nil)
+                }) else { continue }
                 // An entry whose collection is being deleted is not offered.
                 guard (try? await service.entry(owner: owner, id: record.id)) != nil else { continue }
-                found.append(record)
+                found.append((record, kind, kind == .cloze ? Cloze(example: data.example, word: data.word) : nil))
             }
             cursor = page.nextCursor
             pages += 1
@@ -176,6 +191,11 @@ struct ReviewService: Sendable {
         if let replayed = try await store.get(collection: C.reviews, id: id, owner: owner) {
             return try await self.replayed(replayed, owner: owner)
         }
+        let kind = try CardKind.named(input.kind)
+        let cardID = kind.cardID(entry: entryID)
+        guard StorageNames.isValidID(cardID) else {
+            throw BusError.invalid("This entry's id is too long for a \(kind.rawValue) card; review it word → definition.", field: "kind")
+        }
         let entry = try await service.entry(owner: owner, id: entryID)
         let entryData = try entry.decode(EntryData.self)
         let settings = try await settings(owner: owner)
@@ -183,27 +203,38 @@ struct ReviewService: Sendable {
         // Two devices reviewing the same card at once: the second write finds a newer card and
         // starts again from it.
         for _ in 0..<3 {
-            let stored = try await store.get(collection: C.cards, id: entryID, owner: owner)
-            var card = try stored.map { record throws(BusError) in try record.decode(CardData.self) } ?? CardData(new: entry, due: at)
-            if let last = card.lastReview, at < last {
-                throw BusError(.conflict, "A later review of this entry is already recorded (\(JSONWriter.iso8601(last))); this one is not applied.",
-                               details: ["field": "reviewedAt"])
+            let stored = try await store.get(collection: C.cards, id: cardID, owner: owner)
+            var card = try stored.map { record throws(BusError) in try record.decode(CardData.self) } ?? CardData(new: entry, due: at, kind: kind)
+            let log = ReviewLogData(entry: entryID, collection: entryData.collection, rating: rating.name, reviewedAt: at,
+                                    stateBefore: card.state, elapsedDays: nil, scheduledDays: 0, stability: 0, difficulty: 0,
+                                    durationMs: input.durationMs, kind: kind == .forward ? nil : kind)
+            if let last = card.lastReview, at <= last {
+                // A review made before the card's last one (offline on another device): kept, and the
+                // card replayed from its whole log.
+                if let result = try await replaying(owner: owner, cardID: cardID, stored: stored, card: card, review: log, id: id, scheduler: scheduler) {
+                    return result
+                }
+                if let replayed = try await store.get(collection: C.reviews, id: id, owner: owner) {
+                    return try await self.replayed(replayed, owner: owner)
+                }
+                continue
             }
             let before = card
-            let elapsed = card.lastReview.map { at.timeIntervalSince($0) / 86_400 }
-            card.apply(scheduler.review(card.fsrs, rating: rating, at: at))
+            card.apply(scheduler.review(card.fsrs, FSRSLoggedReview(id: id, rating: rating, at: at), cardID: cardID))
             card.reps += 1
             if rating == .again && before.state == "review" { card.lapses += 1 }
             card.collection = entryData.collection
-            let log = ReviewLogData(entry: entryID, collection: entryData.collection, rating: rating.name, reviewedAt: at,
-                                    stateBefore: before.state, elapsedDays: elapsed, scheduledDays: card.due.timeIntervalSince(at) / 86_400,
-                                    stability: card.stability ?? 0, difficulty: card.difficulty ?? 0, durationMs: input.durationMs)
+            var written = log
+            written.elapsedDays = before.lastReview.map { at.timeIntervalSince($0) / 86_400 }
+            written.scheduledDays = card.due.timeIntervalSince(at) / 86_400
+            written.stability = card.stability ?? 0
+            written.difficulty = card.difficulty ?? 0
             let cardDocument = try JSONDocument(encoding: card)
-            let write: WriteOperation = stored.map { .replace(collection: C.cards, id: entryID, owner: owner, data: cardDocument, expectedVersion: $0.version) }
-                ?? .insert(collection: C.cards, id: entryID, owner: owner, data: cardDocument)
+            let write: WriteOperation = stored.map { .replace(collection: C.cards, id: cardID, owner: owner, data: cardDocument, expectedVersion: $0.version) }
+                ?? .insert(collection: C.cards, id: cardID, owner: owner, data: cardDocument)
             do {
-                _ = try await store.write(WriteBatch([.insert(collection: C.reviews, id: id, owner: owner, data: try JSONDocument(encoding: log)), write]))
-                return ReviewResult(card: card, review: ReviewJSON(log, id: id), replayed: false)
+                _ = try await store.write(WriteBatch([.insert(collection: C.reviews, id: id, owner: owner, data: try JSONDocument(encoding: written)), write]))
+                return ReviewResult(card: card, review: ReviewJSON(written, id: id), replayed: false)
             } catch where error.code == .preconditionFailed || error.code == .conflict {
                 if let replayed = try await store.get(collection: C.reviews, id: id, owner: owner) {
                     return try await self.replayed(replayed, owner: owner)
@@ -216,7 +247,7 @@ struct ReviewService: Sendable {
 
     private func replayed(_ record: Record, owner: String) async throws(BusError) -> ReviewResult {
         let log = try record.decode(ReviewLogData.self)
-        guard let card = try await store.get(collection: C.cards, id: log.entry, owner: owner) else {
+        guard let card = try await store.get(collection: C.cards, id: log.cardKind.cardID(entry: log.entry), owner: owner) else {
             throw BusError(.notFound, "The entry of review '\(record.id)' is gone.", details: ["id": record.id])
         }
         return ReviewResult(card: try card.decode(CardData.self), review: ReviewJSON(log, id: record.id), replayed: true)
@@ -311,8 +342,11 @@ struct ReviewInput: Decodable, Sendable {
     /// When it happened, for a review made offline; now when absent.
     var reviewedAt: Date?
     var durationMs: Int?
+    /// Which of the entry's cards: forward (the default), reverse or cloze.
+    var kind: String?
 
-    init(id: String? = nil, entry: String?, rating: String?, reviewedAt: Date? = nil, durationMs: Int?) {
+    init(id: String? = nil, entry: String?, rating: String?, reviewedAt: Date? = nil, durationMs: Int?, kind: String? = nil) {
+        self.kind = kind
         self.id = id
         self.entry = entry
         self.rating = rating
@@ -337,8 +371,13 @@ struct CardData: Codable, Sendable {
     var lapses: Int
     /// The import that brought the card (from an Anki deck's schedule), while it may be rolled back.
     var importJob: String?
+    /// Which of the entry's cards this is; nil for word → definition (`forward`).
+    var kind: CardKind?
+    /// Where the import left it: a replay of the card's log starts there.
+    var origin: CardOrigin?
 
-    init(new entry: Record, due: Date) {
+    init(new entry: Record, due: Date, kind: CardKind = .forward) {
+        self.kind = kind == .forward ? nil : kind
         self.entry = entry.id
         collection = (try? entry.decode(EntryData.self).collection) ?? ""
         state = "new"
@@ -361,6 +400,8 @@ struct CardData: Codable, Sendable {
         reps = schedule.reps
         lapses = schedule.lapses
         self.importJob = importJob
+        origin = CardOrigin(state: state, step: step, stability: stability, difficulty: difficulty, due: due, lastReview: lastReview,
+                            reps: reps, lapses: lapses)
     }
 
     /// What an export keeps of the card (nil for one never reviewed).
@@ -388,7 +429,7 @@ struct CardData: Codable, Sendable {
     }
 }
 
-struct ReviewLogData: Codable, Sendable {
+struct ReviewLogData: Codable, Sendable, Equatable {
     var entry: String
     var collection: String
     var rating: String
@@ -401,6 +442,10 @@ struct ReviewLogData: Codable, Sendable {
     var stability: Double
     var difficulty: Double
     var durationMs: Int?
+    /// Which of the entry's cards was reviewed; nil for word → definition.
+    var kind: CardKind?
+
+    var cardKind: CardKind { kind ?? .forward }
 }
 
 struct ReviewJSON: Encodable, Sendable {
@@ -426,6 +471,10 @@ struct DueCard: Encodable, Sendable {
     var card: CardData
     /// Seconds until the card would be due again after each rating (fuzz aside): for the buttons.
     var intervals: [String: Int]
+    /// forward (word → definition), reverse (definition → word) or cloze.
+    var kind: String
+    /// A cloze card's sentence with its blank, and the answer.
+    var cloze: Cloze?
 }
 
 struct ReviewResult: Encodable, Sendable {

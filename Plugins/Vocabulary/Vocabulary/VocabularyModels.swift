@@ -52,6 +52,8 @@ struct CollectionData: Codable, Sendable {
     /// The name folded (case, accents): unique per user.
     var nameKey: String
     var importJob: String?
+    /// The cards its words get (forward, reverse, cloze); nil: forward only.
+    var cardKinds: [CardKind]?
 }
 
 struct TagData: Codable, Sendable {

@@ -239,6 +239,13 @@ struct VocabularyRoutes: Sendable {
             let input = try await request.decodeJSON(ReviewSettingsInput.self, context: context)
             return try .json(try await review.update(settings: input, owner: identity.accountID))
         }
+        try routes.add(.put, "collections/{id}/cards", summary: "Which cards a collection's words get: {\"cardKinds\": [forward, reverse, cloze]} (forward alone by default)") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(CardKindsInput.self, context: context)
+            return try .json(try NamedJSON(try await review.setCardKinds(owner: identity.accountID, collection: try Self.id(context), kinds: input.cardKinds,
+                                                                     expectedVersion: try request.ifMatchVersion())))
+        }
     }
 
     /// `?tzOffset=`: the client's minutes east of UTC, for where its day starts (0 when absent).
@@ -277,11 +284,15 @@ struct NamedJSON: Encodable, VersionedRepresentation {
     var version: Int64
     var createdAt: Date
     var updatedAt: Date
+    /// A collection's card kinds when it has more than forward.
+    var cardKinds: [String]?
 
     init(_ record: Record) throws {
-        struct Named: Decodable { var name: String }
+        struct Named: Decodable { var name: String; var cardKinds: [String]? }
         id = record.id
-        name = try record.decode(Named.self).name
+        let named = try record.decode(Named.self)
+        name = named.name
+        cardKinds = named.cardKinds
         version = record.version
         createdAt = record.createdAt
         updatedAt = record.updatedAt

@@ -7,6 +7,7 @@ import { localId } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
 import * as Vocab from "./vocab.js";
 import { tip } from "./vocab-help.js";
+import { KIND_TEXT, chooseCardKinds, kindsOf } from "./vocab-cards.js";
 import { COLLECTION, PAGE, TAG, TAG_HINT, V, VocabElement, askName, back, entryItem, entryList, nameProblem, searchBox, tagName, whenNearEnd } from "./vocab-parts.js";
 
 /** @typedef {import("./vocab-parts.js").Named} Named */
@@ -72,10 +73,11 @@ export class CollectionScreen extends VocabElement {
     this.replaceChildren(h("main", { class: "screen vocab" },
       h("div", { class: "toolbar" }, back("#/", "Collections"), h("h1", {}, collection.name)),
       searchBox("", collection),
-      h("p", { class: "hint" }, `${entries.length} word${entries.length === 1 ? "" : "s"}`),
+      h("p", { class: "hint" }, `${entries.length} word${entries.length === 1 ? "" : "s"} · cards: ${kindsOf(collection).map((k) => KIND_TEXT[k].label).join(", ")}`),
       h("div", { class: "row" },
         h("a", { href: `#/new/${encodeURIComponent(collection.id)}`, class: "button" }, "Add word"),
         entries.length ? h("a", { href: `#/review/${encodeURIComponent(collection.id)}`, class: "button secondary" }, "Review") : null,
+        h("button", { type: "button", class: "secondary", onclick: () => chooseCardKinds(this.ctx, collection) }, "Card kinds"),
         h("button", { type: "button", class: "secondary", onclick: () => this.rename(collection) }, "Rename"),
         h("button", { type: "button", class: "danger", onclick: () => this.remove_(collection, entries.length) }, "Delete")),
       listed ?? h("p", { class: "empty" }, "No words yet. Tap “Add word”."), sentinel, tip(this, ["words"])));

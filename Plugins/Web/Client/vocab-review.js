@@ -5,15 +5,15 @@
  */
 import { ApiError } from "./api.js";
 import { announce, h } from "./ui.js";
-import { readAloud } from "./speak.js";
 import * as Vocab from "./vocab.js";
 import { tip } from "./vocab-help.js";
 import { CARD, COLLECTION, REVIEW, V, VocabElement, back } from "./vocab-parts.js";
+import { KIND_TEXT, cardBack, cardFront, clozeOf, kindsOf } from "./vocab-cards.js";
 
 
 // Review -------------------------------------------------------------------------------------------
 
-/** @typedef {{entry: import("./vocab.js").Entry, state: string, intervals?: Record<string, number>}} DueCard */
+/** @typedef {import("./vocab-cards.js").DueCard} DueCard */
 
 const RATINGS = /** @type {const} */ (["again", "hard", "good", "easy"]);
 
@@ -54,10 +54,7 @@ export class ReviewScreen extends VocabElement {
       return;
     }
     const answer = this.showing
-      ? h("div", { class: "answer" },
-        h("ul", { class: "definitions" }, ...card.entry.definitions.map((d) => h("li", {}, d))),
-        card.entry.example ? h("p", { class: "example" }, `“${card.entry.example}”`) : null,
-        card.entry.example ? readAloud(this.ctx, card.entry.example, card.entry.languages?.[0] || document.documentElement.lang || "en", "the example") : null,
+      ? h("div", { class: "answer" }, ...cardBack(this.ctx, card),
         h("div", { class: "ratings", role: "group", "aria-label": "How well did you remember it?" },
           ...RATINGS.map((rating) => h("button", { type: "button", class: `rate ${rating}`, onclick: () => this.rate(card, rating) },
             h("span", { class: "label" }, rating[0].toUpperCase() + rating.slice(1)),
@@ -65,9 +62,9 @@ export class ReviewScreen extends VocabElement {
       : h("button", { type: "button", class: "hero", id: "show-answer", onclick: () => { this.showing = true; this.render(); /** @type {HTMLElement | null} */ (this.querySelector(".rate.good"))?.focus(); } },
         "Show answer");
     this.replaceChildren(h("main", { class: "screen vocab review" }, this.toolbar(),
-      h("p", { class: "muted", "aria-live": "polite" }, `${this.queue.length} to go${card.state === "new" ? " · new word" : ""}`),
-      h("section", { class: "flashcard", "aria-label": "Card" }, h("p", { class: "word", lang: card.entry.languages?.[0] ?? "" }, card.entry.word),
-        readAloud(this.ctx, card.entry.word, card.entry.languages?.[0] || document.documentElement.lang || "en", "the word")),
+      h("p", { class: "muted", "aria-live": "polite" },
+        `${this.queue.length} to go${card.state === "new" ? " · new card" : ""}${card.kind && card.kind !== "forward" ? ` · ${KIND_TEXT[card.kind].label}` : ""}`),
+      cardFront(this.ctx, card),
       answer, tip(this, ["review"])));
   }
 
@@ -86,7 +83,8 @@ export class ReviewScreen extends VocabElement {
     const query = `limit=50&tzOffset=${-new Date().getTimezoneOffset()}${this.id_ ? `&collection=${encodeURIComponent(this.id_)}` : ""}`;
     try {
       const { body } = await this.ctx.api.request("GET", `${V}/review/next?${query}`);
-      this.queue = body.items.map((/** @type {any} */ item) => ({ entry: item.entry, state: item.card.state, intervals: item.intervals }));
+      this.queue = body.items.map((/** @type {any} */ item) => ({ entry: item.entry, state: item.card.state, intervals: item.intervals,
+        kind: item.kind ?? "forward", cloze: item.cloze ?? null }));
       this.stats = (await this.ctx.api.request("GET", `${V}/review/stats?tzOffset=${-new Date().getTimezoneOffset()}`)).body;
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== null) throw error;
@@ -95,16 +93,32 @@ export class ReviewScreen extends VocabElement {
     this.render();
   }
 
-  /** Due cards from the device's copy, then words never reviewed. @returns {DueCard[]} */
+  /**
+   * Due cards from the device's copy (of the kinds their collection has on), then words never
+   * reviewed (word → definition); one card of a word at a time, as online.
+   * @returns {DueCard[]}
+   */
   offlineQueue() {
     const now = Date.now();
-    const cards = new Map(this.ctx.sync.view(CARD).map((card) => [card.entry, card]));
+    const cards = this.ctx.sync.view(CARD);
+    const carded = new Set(cards.map((card) => card.entry));
     const queued = new Set(this.ctx.sync.view(REVIEW).map((review) => review.entry));
-    const entries = this.entries().filter((e) => (!this.id_ || e.collection === this.id_) && !queued.has(e.id));
-    const due = entries.filter((e) => cards.has(e.id) && Date.parse(cards.get(e.id).due) <= now)
-      .sort((a, b) => Date.parse(cards.get(a.id).due) - Date.parse(cards.get(b.id).due));
-    const fresh = Vocab.byWord(entries.filter((e) => !cards.has(e.id))).slice(0, 20);
-    return [...due.map((entry) => ({ entry, state: cards.get(entry.id).state })), ...fresh.map((entry) => ({ entry, state: "new" }))];
+    const entries = new Map(this.entries().filter((e) => (!this.id_ || e.collection === this.id_) && !queued.has(e.id)).map((e) => [e.id, e]));
+    const kinds = new Map(this.collections().map((c) => [c.id, kindsOf(c)]));
+    /** @type {DueCard[]} */
+    const due = [];
+    const shown = new Set();
+    for (const card of [...cards].sort((a, b) => Date.parse(a.due) - Date.parse(b.due))) {
+      const entry = entries.get(card.entry);
+      const kind = card.kind ?? "forward";
+      if (!entry || shown.has(entry.id) || Date.parse(card.due) > now || !(kinds.get(entry.collection) ?? ["forward"]).includes(kind)) continue;
+      const cloze = kind === "cloze" ? clozeOf(entry.example, entry.word) : null;
+      if (kind === "cloze" && !cloze) continue;
+      shown.add(entry.id);
+      due.push({ entry, state: card.state, kind, cloze });
+    }
+    const fresh = Vocab.byWord([...entries.values()].filter((e) => !carded.has(e.id))).slice(0, 20);
+    return [...due, ...fresh.map((entry) => ({ entry, state: "new", kind: /** @type {const} */ ("forward") }))];
   }
 
   /** @param {DueCard} card @param {string} rating */
@@ -116,7 +130,7 @@ export class ReviewScreen extends VocabElement {
     this.render();
     announce(`${card.entry.word}: ${rating}.`);
     await this.ctx.sync.write({ method: "POST", path: `${V}/review`, kind: REVIEW, id, recordAt: "review",
-      body: { id, entry: card.entry.id, rating, reviewedAt: new Date().toISOString() } });
+      body: { id, entry: card.entry.id, rating, reviewedAt: new Date().toISOString(), ...(card.kind && card.kind !== "forward" ? { kind: card.kind } : {}) } });
     // Again and hard within the session: the word comes back before the end.
     if (rating === "again" && this.queue) this.queue.splice(Math.min(3, this.queue.length), 0, { ...card, state: "learning", intervals: undefined });
   }
