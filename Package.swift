@@ -146,7 +146,7 @@ let targets: [Target] = [
     plugin("Notes", "NotesAPI", ["Bus", "StorageAPI", "ShareLinkAPI", "SyncAPI"]),
     // The export files of other notes apps it reads (Evernote, Keep), apart: small enough to fuzz.
     plugin("Notes", "NotesFormats", []),
-    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "ShareLinkAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "AudioAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, "ImportKit", .lifecycle, .logging]),
+    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "ShareLinkAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "AudioAPI", "PhotoTextAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, "ImportKit", .lifecycle, .logging]),
 
     // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
     .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
@@ -158,6 +158,11 @@ let targets: [Target] = [
     .systemLibrary(name: "COpus", path: "Plugins/Audio/COpus", pkgConfig: "opus", providers: [.apt(["libopus-dev"])]),
     plugin("Audio", "AudioAPI", ["StorageAPI", "Bus", "HTTPKit", .hummingbird, .httpTypes, .nioCore]),
     plugin("Audio", "Audio", ["AudioAPI", "StorageAPI", "COpus", "Bus", "PluginKit", "AppConfig", .logging]),
+
+    // photo-text (Napkin Notes' text in photos): Tesseract's C API through a system-library target (libtesseract, Leptonica)
+    .systemLibrary(name: "CTesseract", path: "Plugins/PhotoText/CTesseract", pkgConfig: "tesseract", providers: [.apt(["libtesseract-dev"])]),
+    plugin("PhotoText", "PhotoTextAPI", ["Bus"]),
+    plugin("PhotoText", "PhotoText", ["PhotoTextAPI", "StorageAPI", "CTesseract", "Bus", "PluginKit", "AppConfig"]),
 
     // drawing (cairo through a system-library target)
     .systemLibrary(name: "CCairo", path: "Plugins/Drawing/CCairo", pkgConfig: "pangocairo", providers: [.apt(["libcairo2-dev", "libpango1.0-dev"])]),
@@ -229,7 +234,7 @@ let targets: [Target] = [
             path: "Plugins/Web", exclude: ["Client/tsconfig.json"], sources: ["Web"], resources: [.copy("Client")], swiftSettings: swiftSettings),
 
     // Every plugin compiled into the binaries.
-    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Audio", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
+    .target(name: "PluginCatalog", dependencies: ["PluginKit", "Storage", "Auth", "Notes", "Media", "Audio", "PhotoText", "Drawing", "Vocabulary", "Geo", "ShareLink", "Album",
                                                      "Notebooks", "DeviceMonitor", "Quotas", "Reminders", "Mail", "Sync", "Web", "Admin", "Push"],
             path: "Plugins/PluginCatalog", swiftSettings: swiftSettings),
     // Test support: an app from YAML behind Hummingbird's router test client. It composes apps from
@@ -271,6 +276,7 @@ let targets: [Target] = [
                            "PluginKit", "AppConfig", .logging]),
     tests("MediaTests", ["Media", "MediaAPI", "Bus", "BusInProcess", "BusTestKit", "Storage", "StorageAPI", "PluginKit", "AppConfig", .logging, .lifecycle]),
     tests("AudioTests", ["Audio", "AudioAPI", "COpus", "Bus"]),
+    tests("PhotoTextTests", ["PhotoText", "PhotoTextAPI", "Bus"], resources: [.copy("Fixtures")]),
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus", "Web",
                            "StorageAPI", "SyncAPI", .hummingbird, "AuthAPI", "NotesAPI", "MediaAPI", "VocabularyAPI", "GeoAPI", "ShareLinkAPI", "AlbumAPI", "NotebooksAPI", "DeviceMonitorAPI", .yams, .httpTypes, .logging]),

@@ -9,6 +9,7 @@ import Mail
 import Media
 import Notes
 import Notebooks
+import PhotoText
 import Push
 import Quotas
 import Reminders
@@ -27,6 +28,7 @@ public enum PluginCatalog {
         PluginFactory(NotesPlugin.self),
         PluginFactory(MediaPlugin.self),
         PluginFactory(AudioPlugin.self),
+        PluginFactory(PhotoTextPlugin.self),
         PluginFactory(DrawingPlugin.self),
         PluginFactory(VocabularyPlugin.self),
         PluginFactory(GeoPlugin.self),

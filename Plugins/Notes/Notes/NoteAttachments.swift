@@ -22,20 +22,27 @@ extension NotesService {
     }
 
     /// `upload`: the image inline, or the blob the upload was streamed into (released when refused).
-    func attachPhoto(owner: String, id: String, upload: BlobPayload, expectedVersion: Int64?) async throws(BusError) -> Record {
+    /// `photoText`: with photo text on, the photo's text is then read in the background (the note
+    /// returned says `photoTextState: reading`).
+    func attachPhoto(owner: String, id: String, upload: BlobPayload, expectedVersion: Int64?,
+                     photoText: NotePhotoText? = nil) async throws(BusError) -> Record {
         let image = try await bus.request(IngestImage(owner: owner, image: upload), timeout: IngestImage.timeout)
         // Where the photo was taken (its EXIF GPS, as media read it), kept beside where the note was written.
         let place = image.info.gps.map { PhotoPlace(latitude: $0.latitude, longitude: $0.longitude) }
-        return try await update(owner: owner, id: id, expectedVersion: expectedVersion) {
+        let record = try await update(owner: owner, id: id, expectedVersion: expectedVersion) {
             $0.photo = image.sha256
             $0.photoPlace = place
+            $0.forgetPhotoText()
         }
+        guard let photoText else { return record }
+        return await photoText.start(owner: owner, noteID: id, photo: image.sha256, orientation: image.info.orientation) ?? record
     }
 
     func removePhoto(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) -> Record {
         try await update(owner: owner, id: id, expectedVersion: expectedVersion) {
             $0.photo = nil
             $0.photoPlace = nil
+            $0.forgetPhotoText()
         }
     }
 
@@ -85,7 +92,7 @@ extension NotesService {
 
 /// The HTTP side of photos and drawings.
 enum NoteAttachmentRoutes {
-    static func add(to routes: PluginRoutes, service: NotesService, limits: (photo: Int, drawing: Int)) throws {
+    static func add(to routes: PluginRoutes, service: NotesService, limits: (photo: Int, drawing: Int), photoText: NotePhotoText? = nil) throws {
         try routes.add(.put, "{id}/photo", summary: "Attach a photo (the image's bytes as the body; replaces the old one)") {
             request, context, identity in
             var request = request
@@ -95,7 +102,7 @@ enum NoteAttachmentRoutes {
             // Under the server's memory budget: streamed to a file beside the blobs, decoded from it.
             let record = try await request.withBudgetedUpload(ImageUpload.intake(what: "a photo", reservation: "this photo", on: service.bus),
                                                               limit: limits.photo) { upload in
-                try await service.attachPhoto(owner: identity.accountID, id: id, upload: upload, expectedVersion: expectedVersion)
+                try await service.attachPhoto(owner: identity.accountID, id: id, upload: upload, expectedVersion: expectedVersion, photoText: photoText)
             }
             return NoteJSON.response(record)
         }

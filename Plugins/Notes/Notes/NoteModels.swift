@@ -28,6 +28,12 @@ struct NoteData: Codable, Sendable, Equatable {
     /// milliseconds; absent when there is none.
     var voice: String?
     var voiceMs: Int?
+    /// The text in the photo (`notes: { photo_text: true }`), as the photo-text plugin read it;
+    /// searched with the note. `photoTextState`: reading, read or failed; `photoTextJob`: the job
+    /// that read (or is reading) this photo. All absent without a photo or with the switch off.
+    var photoText: String?
+    var photoTextState: String?
+    var photoTextJob: String?
 
     // Written out even when nil: the stored bytes are what clients get, and they should see the
     // fields (as null) before the media and drawing plugins fill them.
@@ -44,6 +50,9 @@ struct NoteData: Codable, Sendable, Equatable {
         try container.encodeIfPresent(photoPlace, forKey: .photoPlace)
         try container.encodeIfPresent(voice, forKey: .voice)
         try container.encodeIfPresent(voiceMs, forKey: .voiceMs)
+        try container.encodeIfPresent(photoText, forKey: .photoText)
+        try container.encodeIfPresent(photoTextState, forKey: .photoTextState)
+        try container.encodeIfPresent(photoTextJob, forKey: .photoTextJob)
     }
 }
 

@@ -27,6 +27,8 @@ public struct NotesPlugin: Plugin {
         var search: Bool
         var categories: Bool
         var maxImportBytes: Int
+        /// The text in photos, read by the photo-text plugin as a background job, searched with the note.
+        var photoText: Bool
     }
 
     public static let descriptor = PluginDescriptor(
@@ -40,6 +42,8 @@ public struct NotesPlugin: Plugin {
                                "Rendered list pages kept in memory; 0 turns the cache off. Kept coherent across nodes by storage's change events"),
             SettingDescription("search", "bool", default: "false", "Search of titles and texts as you type (storage's search index)"),
             SettingDescription("categories", "bool", default: "false", "A category on each note, and lists of one category"),
+            SettingDescription("photo_text", "bool", default: "false",
+                               "The text in a note's photo read on the server (needs the photo-text plugin's section), shown under the photo and searched"),
             SettingDescription("max_import_bytes", "int 1...8589934592", default: "4294967296",
                                "Largest Evernote (.enex) or Google Keep (Takeout zip) file an import takes; it is streamed, never held in memory"),
         ],
@@ -52,7 +56,8 @@ public struct NotesPlugin: Plugin {
         return Config(timeZone: zone ?? .gmt, pageSize: section.int("page_size", default: 100, in: 1...500),
                       listCacheBytes: section.int("list_cache_bytes", default: 64 << 20, in: 0...(1 << 30)),
                       search: section.bool("search", default: false), categories: section.bool("categories", default: false),
-                      maxImportBytes: section.int("max_import_bytes", default: 4 << 30, in: 1...(8 << 30)))
+                      maxImportBytes: section.int("max_import_bytes", default: 4 << 30, in: 1...(8 << 30)),
+                      photoText: section.bool("photo_text", default: false))
     }
 
     let service: NotesService
@@ -68,14 +73,14 @@ public struct NotesPlugin: Plugin {
 
     public init(config: Config, context: PluginContext) async throws {
         let store = BusRecordStore(bus: context.bus)
-        try await store.declare(NotesService.schema(search: config.search, categories: config.categories))
+        try await store.declare(NotesService.schema(search: config.search, categories: config.categories, photoText: config.photoText))
         try await store.declare(NoteImports.jobsSchema)
         try await store.declare(NotesService.orderSchema)
         self.bus = context.bus
         service = NotesService(store: store, bus: context.bus, clock: context.clock, ids: context.ids, timeZone: config.timeZone, searchOn: config.search, categoriesOn: config.categories,
                                lists: NoteListCache(capacity: config.listCacheBytes),
                                respacer: NoteRespacer(background: background, logger: context.logger))
-        extraFeatures = (config.search ? ["search"] : []) + (config.categories ? ["categories"] : [])
+        extraFeatures = (config.search ? ["search"] : []) + (config.categories ? ["categories"] : []) + (config.photoText ? ["photo-text"] : [])
         pageSize = config.pageSize
         invalidations = config.listCacheBytes > 0 ? NoteListInvalidator.observe(service.lists, on: context.bus) : []
         uploadLimits = (photo: try await context.bus.request(GetMediaLimits()).maxBytes,
@@ -83,13 +88,18 @@ public struct NotesPlugin: Plugin {
         imports = NoteImports(service: service, blobs: BusBlobStore(bus: context.bus, timeout: .seconds(60)), logger: context.logger,
                               maxPhotoBytes: uploadLimits.photo, background: background, queue: context.jobs)
         maxImportBytes = config.maxImportBytes
+        if config.photoText { try await store.declare(NotePhotoText.jobsSchema) }
+        photoText = config.photoText ? NotePhotoText(service: service, logger: context.logger, background: background, queue: context.jobs) : nil
     }
+
+    /// Reads the text in photos (`photo_text: true`).
+    let photoText: NotePhotoText?
 
     let extraFeatures: [String]
 
     public var features: [String] { ["notes", "reorder", "photo", "drawing", "history", "import:enex", "import:keep"] + extraFeatures }
 
-    public var services: [any Service] { [background, NoteImportJanitor(imports: imports)] }
+    public var services: [any Service] { [background, NoteImportJanitor(imports: imports, photoText: photoText)] }
 
     public func register(on bus: any MessageBus) async throws {
         let imports = self.imports
@@ -214,7 +224,8 @@ public struct NotesPlugin: Plugin {
             let input = try await request.decodeJSON(MoveInput.self, context: context)
             return NoteJSON.response(try await service.move(owner: identity.accountID, id: try Self.id(context), input: input))
         }
-        try NoteAttachmentRoutes.add(to: routes, service: service, limits: uploadLimits)
+        try NoteAttachmentRoutes.add(to: routes, service: service, limits: uploadLimits, photoText: photoText)
+        try NotePhotoTextRoutes.add(to: routes, photoText: photoText)
         try NoteVoiceRoutes.add(to: routes, service: service)
     }
 
@@ -248,10 +259,13 @@ public struct NotesPlugin: Plugin {
 /// Rolls back imports a stopped server left running, soon after they fall silent.
 struct NoteImportJanitor: Service {
     let imports: NoteImports
+    /// And readings of photos' text a stopped server left (their notes then say `failed`).
+    var photoText: NotePhotoText?
 
     func run() async throws {
         while !Task.isCancelled && !Task.isShuttingDownGracefully {
             await imports.recover()
+            await photoText?.recover()
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: .seconds(5)) }
             } catch {

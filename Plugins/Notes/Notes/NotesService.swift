@@ -13,11 +13,12 @@ struct NotesService: Sendable {
     static let collection = SyncedNote.collection
     /// The notes' collection; search adds storage's search index over titles (the key) and texts,
     /// categories an index to list one category in order.
-    static func schema(search: Bool, categories: Bool) -> CollectionSchema {
+    /// With photo text on, the search covers the text read in the photos too.
+    static func schema(search: Bool, categories: Bool, photoText: Bool = false) -> CollectionSchema {
         var indexes = [IndexSpec(name: "position", fields: ["position"]), IndexSpec(name: "job", fields: ["importJob"])]
         if categories { indexes.append(IndexSpec(name: "category", fields: ["category", "position"])) }
         return CollectionSchema(name: collection, indexes: indexes, blobFields: ["photo", "drawing", "voice"],
-                                search: search ? SearchIndexSpec(key: "title", text: ["text"], filters: categories ? ["category"] : []) : nil,
+                                search: search ? SearchIndexSpec(key: "title", text: photoText ? ["text", "photoText"] : ["text"], filters: categories ? ["category"] : []) : nil,
                                 history: true)
     }
     static let maxCategory = 40

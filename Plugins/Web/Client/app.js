@@ -373,6 +373,11 @@ class QuireApp extends HTMLElement {
       screen = vocabScreen(context, parts, query);
     } else if (this.plugin("notes")) {
       const { NotesList, NoteEditor, NoteBack } = await import("./screen-notes.js");
+      if (parts[0] === "share") {
+        // Shared from another app (share-target.js): the new note opens; a share that did not arrive is said.
+        const { openShared } = await import("./share-target.js");
+        return openShared(context, query);
+      }
       if (parts[0] === "notes" && parts[1] && parts[2] === "back") {
         const back = new NoteBack();
         screen = back;

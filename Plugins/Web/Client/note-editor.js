@@ -8,6 +8,7 @@ import { ScreenElement } from "./screen-element.js";
 import { announce, askText, confirmAction, h, readableDate, today } from "./ui.js";
 import { shareLink } from "./share.js";
 import { NoteVoice } from "./voice-note.js";
+import { showPhotoText } from "./note-photo-text.js";
 import { KIND, NOTES, has, madeHere, notePhoto, pinchZoom, when } from "./notes-parts.js";
 
 /** @typedef {import("./notes-parts.js").Context} Context */
@@ -119,6 +120,7 @@ export class NoteEditor extends ScreenElement {
     const photo = this.querySelector(".photo");
     if (photo && photo.getAttribute("data-photo") !== this.photoKey(note)) this.renderPhoto(note);
     /** @type {NoteVoice | null} */ (this.querySelector("note-voice"))?.update(note);
+    showPhotoText(this.querySelector(".photo-text"), note);
   }
 
   /** The voice note (voice-note.js): what is being typed is queued before the recording. */
@@ -210,6 +212,7 @@ export class NoteEditor extends ScreenElement {
       ...(has(context, "categories") ? this.categoryField(field, note) : []),
       has(context, "plugin:geo") ? this.placeLine(note) : null,
       photo,
+      has(context, "photo-text") ? h("div", { class: "photo-text" }) : null,
       h("div", { class: "row" }, picker(true), picker(false)),
       has(context, "audio") ? this.voiceBlock() : null,
       has(context, "plugin:reminders") ? this.reminderBlock(note) : null,
@@ -230,6 +233,7 @@ export class NoteEditor extends ScreenElement {
       this.typedHere = texts;
     });
     this.renderPhoto(note);
+    showPhotoText(this.querySelector(".photo-text"), note);
     followed.restoreDraft([`${KIND}/${this.noteId}`]);
   }
 

@@ -8,9 +8,10 @@ export function fold(text) {
 }
 
 /**
- * The notes whose title or text holds every typed word (the last as typed so far), title matches
- * first, each group in the user's order; of one category when `category` is given.
- * @template {{title?: string, text?: string, category?: string | null}} Note
+ * The notes whose title or text (or the text read in their photo) holds every typed word (the last
+ * as typed so far), title matches first, each group in the user's order; of one category when
+ * `category` is given.
+ * @template {{title?: string, text?: string, photoText?: string | null, category?: string | null}} Note
  * @param {ReadonlyArray<Note>} notes  in the user's order
  * @param {string} query
  * @param {string | null} [category]
@@ -24,7 +25,7 @@ export function filterNotes(notes, query, category) {
   /** @type {Note[]} */ const inText = [];
   for (const note of inCategory) {
     const title = fold(note.title ?? "");
-    const both = `${title}\n${fold(note.text ?? "")}`;
+    const both = `${title}\n${fold(note.text ?? "")}\n${fold(note.photoText ?? "")}`;
     if (!words.every((word) => both.includes(word))) continue;
     (words.every((word) => title.includes(word)) ? inTitle : inText).push(note);
   }

@@ -15,6 +15,37 @@ self.addEventListener("activate", (event) => {
     .then(() => self.clients.claim()));
 });
 
+// "Share to Napkin" (the manifest's share_target, apps with web: share_target): the shared title,
+// text, link and first image are kept in IndexedDB (quire-share, as share-target.js reads it), and
+// the app opens #/share, which makes the note through the outbox: offline too.
+self.addEventListener("fetch", (event) => {
+  const url = new URL(event.request.url);
+  if (event.request.method !== "POST" || url.origin !== location.origin || url.pathname !== "/share-target") return;
+  event.respondWith(keepShared(event.request).then(() => Response.redirect("/#/share", 303),
+    () => Response.redirect("/#/share?missed=1", 303)));
+});
+
+/** @param {Request} request */
+async function keepShared(request) {
+  const form = await request.formData();
+  const files = [...form.getAll("photo"), ...form.getAll("file")].filter((item) => typeof item !== "string" && item.size > 0);
+  const item = { title: String(form.get("title") ?? ""), text: String(form.get("text") ?? ""), url: String(form.get("url") ?? ""),
+    photo: files[0] ?? null, at: Date.now() };
+  const db = await new Promise((resolve, reject) => {
+    const open = indexedDB.open("quire-share", 1);
+    open.onupgradeneeded = () => { open.result.createObjectStore("shared", { autoIncrement: true }); };
+    open.onsuccess = () => resolve(open.result);
+    open.onerror = () => reject(open.error);
+  });
+  await new Promise((resolve, reject) => {
+    const tx = db.transaction("shared", "readwrite");
+    tx.objectStore("shared").add(item);
+    tx.oncomplete = resolve;
+    tx.onerror = () => reject(tx.error);
+  });
+  db.close();
+}
+
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
   if (event.request.method !== "GET" || url.origin !== location.origin || url.pathname.startsWith("/api/")) return;

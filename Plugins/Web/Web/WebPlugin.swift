@@ -28,6 +28,8 @@ public struct WebPlugin: Plugin {
         var mapAttribution: String
         var leafletDirectory: String
         var readAloud: Bool
+        /// "Share to <app>": the manifest's share_target, the service worker's intake (apps with notes).
+        var shareTarget: Bool
     }
 
     /// OpenStreetMap's standard tiles (their use policy: light use, with attribution).
@@ -48,6 +50,8 @@ public struct WebPlugin: Plugin {
             SettingDescription("map_attribution", "text", default: "© OpenStreetMap contributors", "Said in the corner of every map"),
             SettingDescription("leaflet_dir", "directory", default: "/usr/share/javascript/leaflet", "Leaflet's files (Debian's libjs-leaflet)"),
             SettingDescription("read_aloud", "bool", default: "false", "A \"Read aloud\" button by captions, notes and words (the browser's speechSynthesis)"),
+            SettingDescription("share_target", "bool", default: "false",
+                               "The installed app is offered in the phone's share sheet: a shared title, text, link and photo become a new note"),
         ])
 
     public static func configure(_ section: ConfigSection) -> Config {
@@ -68,7 +72,7 @@ public struct WebPlugin: Plugin {
                       backgroundColor: colour("background_color", "#ffffff"), description: section.string("description") ?? "",
                       mapTiles: tiles, mapAttribution: section.string("map_attribution") ?? "© OpenStreetMap contributors",
                       leafletDirectory: section.string("leaflet_dir") ?? "/usr/share/javascript/leaflet",
-                      readAloud: section.bool("read_aloud", default: false))
+                      readAloud: section.bool("read_aloud", default: false), shareTarget: section.bool("share_target", default: false))
     }
 
     let assets: WebAssets
@@ -93,7 +97,7 @@ public struct WebPlugin: Plugin {
     /// what is missing rather than showing an empty box).
     public var features: [String] {
         ["client", "offline"] + (leaflet.isEmpty ? [] : ["map"]) + ["map-tiles:\(config.mapTiles)", "map-attribution:\(config.mapAttribution)"]
-            + (config.readAloud ? ["read-aloud"] : [])
+            + (config.readAloud ? ["read-aloud"] : []) + (config.shareTarget ? ["share-target"] : [])
     }
 
     /// The files a map needs, read once: the ES module, its CSS and its marker images.
@@ -142,13 +146,15 @@ public struct WebPlugin: Plugin {
         guard let index = assets.rendered("index.html", values), let worker = assets.rendered("sw.js", values) else {
             throw RouteSetupError("The web client has no index.html or sw.js (Plugins/Web/Client).")
         }
-        let manifest = try JSONSerialization.data(withJSONObject: [
+        var manifestFields: [String: Any] = [
             "name": name, "short_name": config.shortName ?? name, "description": config.description,
             "start_url": "/", "scope": "/", "display": "standalone", "orientation": "portrait",
             "theme_color": config.themeColor, "background_color": config.backgroundColor,
             "icons": [["src": "/app/\(assets.version)/icon.svg", "sizes": "any", "type": "image/svg+xml", "purpose": "any"]]
                 + AppIcon.sizes.filter { $0 != 180 }.map { ["src": "/icon-\($0).png", "sizes": "\($0)x\($0)", "type": "image/png", "purpose": "any maskable"] },
-        ] as [String: Any], options: [.sortedKeys])
+        ]
+        if config.shareTarget { manifestFields["share_target"] = Self.shareTarget() }
+        let manifest = try JSONSerialization.data(withJSONObject: manifestFields, options: [.sortedKeys])
         let manifestAsset = WebAssets.asset(manifest, type: "application/manifest+json")
 
         let policy = pagePolicy
@@ -168,6 +174,14 @@ public struct WebPlugin: Plugin {
             var response = Self.serve(worker, request, cache: "no-cache", page: false)
             response.headers[Self.serviceWorkerAllowed] = "/"
             return response
+        }
+        // The service worker takes a share (sw.js); this answers only when none runs yet (the app
+        // never opened on this phone since it was installed, or its data cleared): nothing of the
+        // share is read or kept, and the app opens saying to share again.
+        let shareTarget = config.shareTarget
+        routes.addPublic(.post, "share-target", summary: "Where a share lands when no service worker took it: 303 to the app, which asks to share again") { _, _ in
+            guard shareTarget else { throw Problem.notFound("This app takes no shares from other apps; its YAML turns that on with web: { share_target: true }.") }
+            return Response(status: .seeOther, headers: [.location: "/#/share?missed=1", .cacheControl: "no-store"])
         }
         routes.addPublic(.get, "manifest.webmanifest", summary: "The web app manifest: name, icons, colours from the app's YAML") { request, _ in
             Self.serve(manifestAsset, request, cache: "no-cache", page: false)
@@ -190,6 +204,12 @@ public struct WebPlugin: Plugin {
             return Self.serve(asset, request, cache: "public, max-age=31536000, immutable", page: false)
         }
     }
+
+    /// The manifest's share_target (Web Share Target level 2): a multipart POST of what is shared.
+    static func shareTarget() -> [String: Any] { [
+        "action": "/share-target", "method": "POST", "enctype": "multipart/form-data",
+        "params": ["title": "title", "text": "text", "url": "url", "files": [["name": "photo", "accept": ["image/*"]]]] as [String: Any],
+    ] }
 
     static func serve(_ asset: WebAssets.Asset, _ request: Request, cache: String, page: Bool, policy: String = contentSecurityPolicy) -> Response {
         var headers: HTTPFields = [.contentType: asset.type, .cacheControl: cache, .eTag: asset.etag, .xContentTypeOptions: "nosniff",
