@@ -13,6 +13,14 @@ struct AlbumPeopleTests {
     static let yaml = TestApp.yaml(app: "iremember-test", extraPlugins: IRemember.plugins().replacingOccurrences(
         of: "album: { import_allow_networks", with: "album: { people: true, import_allow_networks") + "  sync: {}\n")
     static let box: [String: any Sendable] = ["x": 0.1, "y": 0.2, "w": 0.25, "h": 0.3]
+    static let idempotency = HTTPField.Name("Idempotency-Key")!
+
+    /// A tag's body: the person and the box (and the photo, as a phone's offline copy sends it).
+    static func tag(_ person: String, _ box: [String: any Sendable] = box, photo: String? = nil) -> [String: any Sendable] {
+        var body: [String: any Sendable] = ["person": person, "box": box]
+        if let photo { body["photo"] = photo }
+        return body
+    }
 
     @Test("a person is named with their relationship, boxed on a photo, listed with their photos, renamed, and deleting them takes their boxes")
     func lifecycle() async throws {
@@ -23,25 +31,25 @@ struct AlbumPeopleTests {
             let photoA = try #require(try await client.addPhoto(first, token: token, query: "takenAt=2024-05-03T10:00")[string: "id"])
             let photoB = try #require(try await client.addPhoto(second, token: token, query: "takenAt=2023-01-02T10:00")[string: "id"])
             let emma = try await client.send(.post, "/api/v1/album/people", json: ["name": "  Emma ", "relationship": "your granddaughter"], token: token,
-                                             headers: [.idempotencyKey: "emma-1"])
+                                             headers: [Self.idempotency: "emma-1"])
             #expect(emma.status == 201, "\(emma.text)")
             #expect(emma["name"] == "Emma" && emma["relationship"] == "your granddaughter")
             let emmaID = try #require(emma["id"])
             let again = try await client.send(.post, "/api/v1/album/people", json: ["name": "  Emma ", "relationship": "your granddaughter"], token: token,
-                                              headers: [.idempotencyKey: "emma-1"])
+                                              headers: [Self.idempotency: "emma-1"])
             #expect(again["id"] == emmaID, "the same Idempotency-Key (an offline create sent again) is the same person")
             let tom = try #require(try await client.send(.post, "/api/v1/album/people", json: ["name": "Tom", "relationship": "your son"], token: token)["id"])
 
-            let tagged = try await client.send(.post, "/api/v1/album/photos/\(photoA)/people", json: ["person": emmaID, "box": Self.box, "photo": photoA], token: token)
+            let tagged = try await client.send(.post, "/api/v1/album/photos/\(photoA)/people", json: Self.tag(emmaID, photo: photoA), token: token)
             #expect(tagged.status == 201, "\(tagged.text)")
             let face = try #require(tagged["id"])
             #expect((tagged.json["box"] as? [String: any Sendable])?["w"] as? Double == 0.25)
-            #expect(try await client.send(.post, "/api/v1/album/photos/\(photoB)/people", json: ["person": emmaID, "box": Self.box], token: token).status == 201)
+            #expect(try await client.send(.post, "/api/v1/album/photos/\(photoB)/people", json: Self.tag(emmaID), token: token).status == 201)
             #expect(try await client.send(.post, "/api/v1/album/photos/\(photoA)/people",
-                                          json: ["person": tom, "box": ["x": 0.6, "y": 0.1, "w": 0.2, "h": 0.2]], token: token).status == 201)
+                                          json: Self.tag(tom, ["x": 0.6, "y": 0.1, "w": 0.2, "h": 0.2]), token: token).status == 201)
             // Named again on the same photo: the box moves, still one face.
             let moved = try await client.send(.post, "/api/v1/album/photos/\(photoA)/people",
-                                              json: ["person": emmaID, "box": ["x": 0.0, "y": 0.0, "w": 0.5, "h": 0.5]], token: token)
+                                              json: Self.tag(emmaID, ["x": 0.0, "y": 0.0, "w": 0.5, "h": 0.5]), token: token)
             #expect(moved.status == 200 && moved["id"] == face)
             #expect(try await client.send(.get, "/api/v1/album/photos/\(photoA)/people", token: token).items.count == 2)
 
@@ -86,13 +94,13 @@ struct AlbumPeopleTests {
             let long = try await client.send(.post, "/api/v1/album/people", json: ["name": String(repeating: "a", count: 81)], token: token)
             #expect(long.status == 422 && long["reason"] == "name_too_long")
             let person = try #require(try await client.send(.post, "/api/v1/album/people", json: ["name": "Emma"], token: token)["id"])
-            for box in [["x": 0.9, "y": 0.1, "w": 0.2, "h": 0.2], ["x": -0.1, "y": 0.1, "w": 0.2, "h": 0.2], ["x": 0.1, "y": 0.1, "w": 0, "h": 0.2]] {
-                let outside = try await client.send(.post, "/api/v1/album/photos/\(photo)/people", json: ["person": person, "box": box], token: token)
+            for box: [String: any Sendable] in [["x": 0.9, "y": 0.1, "w": 0.2, "h": 0.2], ["x": -0.1, "y": 0.1, "w": 0.2, "h": 0.2], ["x": 0.1, "y": 0.1, "w": 0, "h": 0.2]] {
+                let outside = try await client.send(.post, "/api/v1/album/photos/\(photo)/people", json: Self.tag(person, box), token: token)
                 #expect(outside.status == 422 && outside["reason"] == "box_outside_photo", "\(box): \(outside.text)")
             }
-            let unknown = try await client.send(.post, "/api/v1/album/photos/\(photo)/people", json: ["person": "hnobody", "box": Self.box], token: token)
+            let unknown = try await client.send(.post, "/api/v1/album/photos/\(photo)/people", json: Self.tag("hnobody"), token: token)
             #expect(unknown.status == 404 && unknown["reason"] == "unknown_person", "\(unknown.text)")
-            let misspelt = try await client.send(.post, "/api/v1/album/photos/\(photo)/people", json: ["persn": person, "box": Self.box], token: token)
+            let misspelt = try await client.send(.post, "/api/v1/album/photos/\(photo)/people", json: ["persn": person, "box": Self.box] as [String: any Sendable], token: token)
             #expect(misspelt.status == 400)
         }
     }
@@ -105,7 +113,7 @@ struct AlbumPeopleTests {
             let other = try await client.getStarted()
             let photo = try #require(try await client.addPhoto(jpeg, token: owner)[string: "id"])
             let person = try #require(try await client.send(.post, "/api/v1/album/people", json: ["name": "Emma"], token: owner)["id"])
-            let face = try #require(try await client.send(.post, "/api/v1/album/photos/\(photo)/people", json: ["person": person, "box": Self.box], token: owner)["id"])
+            let face = try #require(try await client.send(.post, "/api/v1/album/photos/\(photo)/people", json: Self.tag(person), token: owner)["id"])
             let theirs = try #require(try await client.send(.post, "/api/v1/album/people", json: ["name": "Mallory"], token: other)["id"])
 
             #expect(try await client.send(.get, "/api/v1/album/people", token: other).items.compactMap { $0["name"] as? String } == ["Mallory"])
@@ -115,7 +123,7 @@ struct AlbumPeopleTests {
             #expect(try await client.send(.delete, "/api/v1/album/people/\(person)", token: other).status == 404)
             #expect(try await client.send(.get, "/api/v1/album/photos/\(photo)/people", token: other).status == 404)
             // Their own person on the owner's photo, or the owner's person on a photo of theirs: not found.
-            #expect(try await client.send(.post, "/api/v1/album/photos/\(photo)/people", json: ["person": theirs, "box": Self.box], token: other).status == 404)
+            #expect(try await client.send(.post, "/api/v1/album/photos/\(photo)/people", json: Self.tag(theirs), token: other).status == 404)
             #expect(try await client.send(.delete, "/api/v1/album/photos/\(photo)/people/\(face)", token: other).status == 404)
             #expect(try await client.send(.get, "/api/v1/album/people", token: nil).status == 401)
             let feed = try await client.send(.get, "/api/v1/sync/changes", token: other)
