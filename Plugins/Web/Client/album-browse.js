@@ -249,7 +249,8 @@ export class SlideshowScreen extends AlbumElement {
     this.spoken = `${Album.dayLabel(Album.dayOf(photo))}.${photo.notes ? " " + photo.notes : ""}`;
     const named = slidePeople(this.ctx, /** @type {HTMLElement} */ (this.peopleSlot), photo);
     if (named) this.spoken += ` ${named}.`;
-    slideVoice(this.ctx, /** @type {HTMLElement} */ (this.voiceSlot), photo);
+    // Its recorded caption: playing it holds the show on this photo.
+    slideVoice(this.ctx, /** @type {HTMLElement} */ (this.voiceSlot), photo, () => { if (this.playing) this.toggle(); });
     clearTimeout(this.timer);
     if (this.playing) this.timer = window.setTimeout(() => this.step(1), SLIDE_SECONDS * 1000);
   }

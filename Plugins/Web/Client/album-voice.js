@@ -40,12 +40,18 @@ export function captionVoice(context, photo) {
  * The slideshow's part: a big Play button for this slide's recorded caption (none when it has none),
  * from the phone's copy or the server's.
  * @param {Context} context @param {HTMLElement} slot where the button goes @param {Photo} photo
+ * @param {() => void} [onPlay] when it starts playing (the slideshow pauses on this photo)
  */
-export function slideVoice(context, slot, photo) {
+export function slideVoice(context, slot, photo, onPlay) {
+  // The same slide shown again (the show paused or resumed): its recording keeps playing.
+  const key = `${photo.id}@${photo.voice ?? ""}${photo.pendingVoice ? ":pending" : ""}`;
+  if (slot.dataset.voice === key) return;
+  slot.dataset.voice = key;
   for (const playing of slot.querySelectorAll("audio")) playing.pause();
   slot.replaceChildren();
   if (!hasVoice(context) || (!photo.voice && !photo.pendingVoice)) return;
   const audio = /** @type {HTMLAudioElement} */ (h("audio", { preload: "auto", "aria-label": "The recorded caption" }));
+  if (onPlay) audio.addEventListener("play", onPlay);
   slot.append(playButton(audio, "Play the recorded caption"), audio);
   if (photo.pendingVoice) audio.src = URL.createObjectURL(photo.pendingVoice);
   else pictureURL(context, CAPTION_VOICE.path(photo.id), bound, `${CAPTION_VOICE.path(photo.id)}@${photo.voice}`)
