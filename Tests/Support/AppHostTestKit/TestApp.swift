@@ -39,10 +39,12 @@ public enum TestApp {
 
     /// Builds the host from `yaml` and runs `body` with a client of it.
     public static func run(yaml: String = TestApp.yaml(), catalog: [PluginFactory] = PluginCatalog.all, clock: PluginClock = .system,
-                           ids: IDSource = .system, _ body: @Sendable (APIClient, AppHost) async throws -> Void) async throws {
+                           ids: IDSource = .system, logs: LogCapture? = nil, _ body: @Sendable (APIClient, AppHost) async throws -> Void) async throws {
         var logger = Logger(label: "test")
         // Quiet unless asked: QUIRE_TEST_LOG=info (or debug, warning, …) shows the app's own log lines.
         logger.logLevel = ProcessInfo.processInfo.environment["QUIRE_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        // A test that reads what was logged: every line, at every level.
+        if let logs { logger = logs.logger() }
         let config = AppConfig(root: try YAMLLoader.parse(yaml, file: "test.yaml"), environment: [:])
         let host = try await AppHost.build(config: config, catalog: catalog, logger: logger, clock: clock, ids: ids)
         try await host.application().test(.router) { client in

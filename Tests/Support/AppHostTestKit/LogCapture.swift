@@ -1,0 +1,39 @@
+public import Logging
+import Synchronization
+
+/// Every line an app logs while a test runs it (``TestApp/run(yaml:catalog:clock:ids:logs:_:)``),
+/// at every level, with its metadata: for tests that a secret is never written to a log.
+public final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    public init() {}
+
+    /// What was logged so far, a line each: level, message and metadata.
+    public var text: String { lines.withLock { $0.joined(separator: "\n") } }
+
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    /// A logger writing here.
+    public func logger(label: String = "test") -> Logger {
+        var logger = Logger(label: label) { _ in Handler(capture: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    struct Handler: LogHandler {
+        let capture: LogCapture
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String,
+                 function: String, line: UInt) {
+            let all = metadata.merging(explicit ?? [:]) { $1 }
+            capture.append("\(level) \(message) \(all.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))")
+        }
+    }
+}
