@@ -63,7 +63,7 @@ export class ReviewScreen extends VocabElement {
         "Show answer");
     this.replaceChildren(h("main", { class: "screen vocab review" }, this.toolbar(),
       h("p", { class: "muted", "aria-live": "polite" },
-        `${this.queue.length} to go${card.state === "new" ? " · new card" : ""}${card.kind && card.kind !== "forward" ? ` · ${KIND_TEXT[card.kind].label}` : ""}`),
+        `${this.queue.length} to go${card.state === "new" ? " · new word" : ""}${card.kind && card.kind !== "forward" ? ` · ${KIND_TEXT[card.kind].label}` : ""}`),
       cardFront(this.ctx, card),
       answer, tip(this, ["review"])));
   }
