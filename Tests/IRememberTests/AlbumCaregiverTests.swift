@@ -1,5 +1,6 @@
 import AppHost
 import AppHostTestKit
+import AudioAPI
 import Foundation
 import HTTPTypes
 import Synchronization
@@ -99,6 +100,28 @@ struct AlbumCaregiverTests {
                 #expect(reply.status == 403 && reply["reason"] == "not_caregiver", "\(method) \(path): \(reply.status) \(reply.text)")
             }
             #expect(try await client.send(.get, "\(album)/photos", token: nil).status == 401)
+        }
+    }
+
+    @Test("a caregiver records a photo's caption in their voice; the owner plays it; a stranger is 403")
+    func caregiverRecordsACaption() async throws {
+        let jpeg = try await photos.jpeg(seed: 43)
+        let yaml = Self.yaml() + "  audio: { max_seconds: 120, max_upload_bytes: 5242880 }\n"
+        try await TestApp.run(yaml: yaml) { client, _ in
+            let (owner, ownerID, anna, _) = try await Self.helping(client, owner: "elm")
+            let id = try #require(try await client.addPhoto(jpeg, token: owner)[string: "id"])
+            let tone = WAVFormat.encode((0..<32000).map { Int16(12000 * sin(2 * .pi * 330 * Double($0) / 16000)) }, sampleRate: 16000)
+            let path = "/api/v1/album/helping/\(ownerID)/photos/\(id)/voice"
+            let stranger = try await client.signUp("stranger-elm").token
+            let refused = try await client.upload(.put, path, bytes: tone, contentType: "audio/wav", token: stranger)
+            #expect(refused.status == 403 && refused["reason"] == "not_caregiver", "\(refused.text)")
+            let recorded = try await client.upload(.put, path, bytes: tone, contentType: "audio/wav", token: anna)
+            #expect(recorded.status == 200, "\(recorded.text)")
+            #expect(recorded.json["voiceMs"] as? Int == 2000)
+            let played = try await client.send(.get, "/api/v1/album/photos/\(id)/voice", token: owner)
+            #expect(played.status == 200 && played.body.prefix(4) == Data("OggS".utf8))
+            #expect(try await client.send(.get, path, token: anna).status == 200)
+            #expect(try await client.send(.delete, path, token: anna).status == 405)  // deleting stays the owner's
         }
     }
 

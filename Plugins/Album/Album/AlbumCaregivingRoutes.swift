@@ -172,6 +172,8 @@ extension AlbumPlugin {
             return try .json(try Self.link(token: made.token, route: "restore", expiresAt: made.expiresAt, origin: input.origin), status: .created)
         }
 
+        try caregivingVoiceRoutes(routes, caregiving)
+
         // The user's new phone ----------------------------------------------------------------------
         routes.addPublic(.post, "restore", summary: "Open a restore link on a new or wiped phone: {token} → a new session for the album's owner "
                          + "(tokens, accountId, deviceSecret for a device account). Once; 404 restore_unknown, 410 restore_used or restore_expired") {
