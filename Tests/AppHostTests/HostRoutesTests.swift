@@ -140,7 +140,7 @@ struct HostRoutesTests {
         // Every plugin that has routes.
         let auth = "{ bcrypt_cost: 4, secret: test-secret-0123456789-0123456789-0123456789, methods: [password, device, oidc], "
             + "oidc_providers: [{ name: test, issuer: https://id.example, audience: quire, keys_url: https://id.example/jwks }] }"
-        let plugins = TestApp.napkinPlugins() + "  vocabulary: {}\n  geo: {}\n  share-link: { rendition: display }\n  album: {}\n  notebooks: {}\n  device-monitor: {}\n  quotas: {}\n  reminders: {}\n  mail: { host: 127.0.0.1, from: \"a@b.example\" }\n  sync: {}\n  web: {}\n  admin: {}\n"
+        let plugins = TestApp.napkinPlugins() + "  vocabulary: {}\n  geo: {}\n  share-link: { rendition: display }\n  album: {}\n  notebooks: {}\n  device-monitor: {}\n  quotas: {}\n  reminders: {}\n  mail: { host: 127.0.0.1, from: \"a@b.example\" }\n  sync: {}\n  web: {}\n  admin: {}\n  push: { private_key: yfWPiYE-n46HLnH0KqZOF1fJJU3MYrct3AELtAQ-oRw }\n"
         try await TestApp.run(yaml: TestApp.yaml(extraPlugins: plugins, auth: auth)) { _, host in
             let documented = documentedRoutes
             let served = Dictionary(uniqueKeysWithValues: host.routes.map { ("\($0.method) \($0.path)", $0.access == .public) })

@@ -13,6 +13,7 @@ import { announce, h, whereAmI } from "./ui.js";
 import { caregiverLinks } from "./album-caregivers.js";
 import { onThisDaySection, updateOnThisDay } from "./home-on-this-day.js";
 import { hasPeople } from "./album-people.js";
+import { hasPush, pushSection } from "./push-settings.js";
 import { hasMap } from "./album-map.js";
 import { askToKeepOnce, keepingSection } from "./album-storage.js";
 
@@ -219,6 +220,8 @@ export class SettingsScreen extends AlbumElement {
           + "When they take more than this, the ones you looked at longest ago go first; they come back from the internet when you look again."),
         used),
       keepingSection()));
+    // Web Push (the push plugin): "Notify me on this phone" and the daily "On this day" alert.
+    if (hasPush(this.ctx)) this.querySelector("main")?.append(pushSection(this.ctx, { onThisDay: hasPush(this.ctx, "on-this-day") }));
     this.count(used);
   }
 

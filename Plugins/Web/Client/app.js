@@ -348,6 +348,9 @@ class QuireApp extends HTMLElement {
       album ? (path ? h("a", { href: "#/", class: "link" }, "Home") : null)
         : skipped ? h("a", { href: "#/sign-up", class: "link" }, "Sign up")
           : h("button", { type: "button", class: "link", onclick: () => this.signOut() }, "Sign out"),
+      // Web Push (the push plugin): "Notify me on this phone". iRemember has it in its own Settings.
+      !album && this.plugin("push") && parts[0] !== "settings"
+        ? h("a", { href: "#/settings", class: "link settings-link", "aria-label": "Settings", title: "Settings" }, "⚙\uFE0E") : null,
       // The operator's screen: linked for operators only (for anyone else its routes do not exist).
       this.operator ? h("a", { href: parts[0] === "admin" ? "#/" : "#/admin", class: "link" }, parts[0] === "admin" ? "App" : "Admin") : null,
       this.notices);
@@ -359,6 +362,9 @@ class QuireApp extends HTMLElement {
       signUp.showSignUp(this.api, { password: ways.includes("sign-in:password"), providers: ways.includes("sign-in:oidc"), error: this.signUpError });
       this.signUpError = undefined;
       screen = signUp;
+    } else if (parts[0] === "settings" && !album && this.plugin("push")) {
+      const { pushScreen } = await import("./push-settings.js");
+      screen = pushScreen(context);
     } else if (parts[0] === "admin" && this.operator) {
       const { adminScreen } = await import("./screen-admin.js");
       screen = adminScreen(context);

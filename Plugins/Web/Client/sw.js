@@ -69,3 +69,31 @@ self.addEventListener("fetch", (event) => {
   }).catch(() => caches.match(url.pathname === "/" || event.request.mode === "navigate" ? "/" : event.request)
     .then((hit) => hit ?? new Response("Offline", { status: 503 }))));
 });
+
+// Web Push (the push plugin): the server's notification, decrypted by the browser — a reminder,
+// a pinned notebook nearby, "On this day". A tag makes a repeat replace the one before; a tap
+// opens (or brings forward) the app at the screen it names.
+self.addEventListener("push", (event) => {
+  /** @type {{title?: string, body?: string, tag?: string, url?: string, icon?: string}} */
+  let message = {};
+  try {
+    message = event.data ? event.data.json() : {};
+  } catch {
+    message = { body: event.data ? event.data.text() : "" };
+  }
+  const title = message.title || "Something to see";
+  event.waitUntil(self.registration.showNotification(title, {
+    body: message.body ?? "", tag: message.tag || undefined, icon: message.icon || "/icon-192.png", badge: "/icon-192.png",
+    data: { url: typeof message.url === "string" && message.url.startsWith("#/") ? message.url : "#/" },
+  }));
+});
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const target = new URL(`/${event.notification.data?.url ?? "#/"}`, location.origin).href;
+  event.waitUntil(self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((windows) => {
+    const open = windows.find((client) => new URL(client.url).origin === location.origin);
+    if (open) return open.navigate(target).then((client) => (client ?? open).focus());
+    return self.clients.openWindow(target);
+  }));
+});
