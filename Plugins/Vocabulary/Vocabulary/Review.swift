@@ -62,7 +62,8 @@ struct ReviewService: Sendable {
     static let settingsID = "settings"
 
     func scheduler(_ settings: ReviewSettings, fuzz: Bool? = nil) -> FSRSScheduler {
-        FSRSScheduler(desiredRetention: settings.desiredRetention, fuzz: fuzz ?? settings.fuzz)
+        FSRSScheduler(parameters: settings.fitted?.parameters ?? FSRSScheduler.defaultParameters, desiredRetention: settings.desiredRetention,
+                      fuzz: fuzz ?? settings.fuzz)
     }
 
     // MARK: What is due
@@ -310,6 +311,8 @@ struct ReviewSettings: Codable, Sendable, Equatable {
     var desiredRetention: Double
     var fuzz: Bool
     var newPerDay: Int
+    /// The parameters fitted to the user's log ("Fit my parameters"); nil: FSRS-6's defaults.
+    var fitted: FittedParameters?
 }
 
 /// Each setting may be left out (kept as it is), but not `null`: the schema gives each a type.

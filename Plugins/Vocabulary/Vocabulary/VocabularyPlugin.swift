@@ -24,6 +24,7 @@ public struct VocabularyPlugin: Plugin {
         var importLimits: ImportLimits
         var pageSize: Int
         var review: ReviewSettings
+        var fit: FitSettings
     }
 
     public static let descriptor = PluginDescriptor(
@@ -43,6 +44,9 @@ public struct VocabularyPlugin: Plugin {
             SettingDescription("review_retention", "number 0.7...0.99", default: "0.9", "Review: the share of words to be remembered when they come up (a user may change theirs)"),
             SettingDescription("review_fuzz", "bool", default: "true", "Review: move long intervals a little at random so cards learned together spread out"),
             SettingDescription("review_new_per_day", "int 0...1000", default: "20", "Review: new entries offered per day"),
+            SettingDescription("review_fit", "bool", default: "true", "Review: a user may fit the FSRS-6 parameters to their own review log (\"Fit my parameters\")"),
+            SettingDescription("review_fit_min_reviews", "int 10...100000", default: "100",
+                               "Review: reviews on a later day than the card's review before that a fit needs"),
         ],
         offers: [SyncedVocabularyCollection.self, SyncedVocabularyEntry.self, SyncedVocabularyTag.self, SyncedVocabularyCard.self,
                  SyncedVocabularyReview.self])
@@ -54,7 +58,9 @@ public struct VocabularyPlugin: Plugin {
                pageSize: section.int("page_size", default: 100, in: 1...1000),
                review: ReviewSettings(desiredRetention: section.double("review_retention", default: 0.9, in: 0.7...0.99),
                                       fuzz: section.bool("review_fuzz", default: true),
-                                      newPerDay: section.int("review_new_per_day", default: 20, in: 0...1000)))
+                                      newPerDay: section.int("review_new_per_day", default: 20, in: 0...1000)),
+               fit: FitSettings(enabled: section.bool("review_fit", default: true),
+                                minimumReviews: section.int("review_fit_min_reviews", default: 100, in: 10...100_000)))
     }
 
     static func importLimits(_ section: ConfigSection) -> ImportLimits {
@@ -69,6 +75,7 @@ public struct VocabularyPlugin: Plugin {
     let jobs: ImportExport
     let purger: CollectionPurger
     let review: ReviewService
+    let fitter: ParameterFitter
     let logger: Logger
     let config: Config
     let background = BackgroundWork(plugin: "vocabulary")
@@ -81,13 +88,15 @@ public struct VocabularyPlugin: Plugin {
                             bus: context.bus, background: background, queue: context.jobs, limits: config.importLimits)
         purger = CollectionPurger(service: service, logger: context.logger, background: background)
         review = ReviewService(service: service, clock: context.clock, defaults: config.review)
+        try await store.declare(ParameterFitter.schema)
+        fitter = ParameterFitter(review: review, settings: config.fit, logger: context.logger, background: background, queue: context.jobs)
         logger = context.logger
         self.config = config
     }
 
     public var features: [String] { ["collections", "entries", "tags", "relations", "search", "import:csv", "import:apkg", "export:csv", "export:apkg", "undo-delete", "review:fsrs6"] }
 
-    public var services: [any Service] { [background, VocabularyJanitor(service: service, jobs: jobs, purger: purger, logger: logger)] }
+    public var services: [any Service] { [background, VocabularyJanitor(service: service, jobs: jobs, purger: purger, fitter: fitter, logger: logger)] }
 
     /// The viewer's own records as `show` makes them; nil for anyone else's.
     static func show<Shown: Encodable>(_ records: [Record], to viewer: String, _ show: (Record) throws -> Shown) -> [JSONDocument?] {
@@ -132,6 +141,7 @@ public struct VocabularyPlugin: Plugin {
     public func routes(_ routes: PluginRoutes) throws {
         try VocabularyRoutes(service: service, jobs: jobs, purger: purger, review: review, config: config).add(to: routes)
         try PronunciationRoutes.add(to: routes, service: service, bus: jobs.bus)
+        try ReviewStatisticsRoutes.add(to: routes, review: review, fitter: fitter)
     }
 }
 
@@ -141,6 +151,7 @@ struct VocabularyJanitor: Service {
     let service: VocabularyService
     let jobs: ImportExport
     let purger: CollectionPurger
+    let fitter: ParameterFitter
     let logger: Logger
 
     func run() async throws {
@@ -149,6 +160,7 @@ struct VocabularyJanitor: Service {
             // Cheap (an indexed look for running jobs): often, so that an import a crash left
             // behind is rolled back soon after it falls silent.
             await jobs.recover()
+            await fitter.recover()
             await purger.resume()
             if service.clock.now().timeIntervalSince(lastPurge) >= 60 {
                 do {

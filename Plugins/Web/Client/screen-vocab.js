@@ -14,6 +14,7 @@ import { FilesScreen } from "./vocab-files.js";
 import { HelpScreen } from "./vocab-help.js";
 import { CollectionScreen, CollectionsScreen, TagsScreen } from "./vocab-lists.js";
 import { ReviewScreen } from "./vocab-review.js";
+import { StatsScreen } from "./vocab-stats.js";
 import { SearchScreen } from "./vocab-search.js";
 
 export { spoken } from "./vocab-review.js";
@@ -37,6 +38,7 @@ export function vocabScreen(context, parts, query) {
   else if (first === "tags") screen = new TagsScreen();
   else if (first === "files") screen = new FilesScreen();
   else if (first === "review") screen = new ReviewScreen();
+  else if (first === "stats") screen = new StatsScreen();
   else if (first === "help") screen = new HelpScreen();
   else screen = new CollectionsScreen();
   screen.attach(context, first ?? "", id ?? "", new URLSearchParams(query));

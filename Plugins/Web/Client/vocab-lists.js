@@ -31,6 +31,7 @@ export class CollectionsScreen extends VocabElement {
         collections.length ? h("a", { href: "#/review", class: "button" }, "Review") : null,
         h("a", { href: "#/tags", class: "button secondary" }, "Tags"),
         h("a", { href: "#/files", class: "button secondary" }, "Import and export"),
+        h("a", { href: "#/stats", class: "button secondary" }, "Statistics"),
         h("a", { href: "#/help", class: "button secondary" }, "Help")),
       tip(this, ["collections", "sync"])));
   }
