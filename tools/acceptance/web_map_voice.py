@@ -187,7 +187,9 @@ def iremember_walk(browser, server, data, tiles):
           state and state["duration"] and state["duration"] > 1, state)
     box = page.locator("album-slideshow .slide-voice button").bounding_box()
     check("it fits the phone's width, its words not cut", box and box["x"] >= 0 and box["x"] + box["width"] <= 390
-          and page.evaluate("() => { const w = document.querySelector('album-slideshow .slide-voice .word'); return w.scrollWidth <= w.clientWidth; }"), box)
+          and page.evaluate("""() => { const w = document.querySelector('album-slideshow .slide-voice .word').getBoundingClientRect();
+            const b = document.querySelector('album-slideshow .slide-voice button').getBoundingClientRect();
+            return w.left >= b.left && w.right <= b.right; }"""), box)
     played = plays_on_tap(page, "album-slideshow .slide-voice", "Play the recorded caption")
     check("tapped, it plays and holds the show on this photo (the show's button says Play)",
           played > 0.2 and page.locator("album-slideshow .controls").get_by_role("button", name="Play", exact=True).count() == 1, played)
