@@ -822,7 +822,11 @@ LONG_PHRASE = " ".join(["a rather long phrase"] * 8)  # a word of 167 characters
 def fits(page, where):
     """The page is no wider than the phone."""
     width = page.evaluate("document.documentElement.scrollWidth")
-    check(f"{where}: no wider than the phone (scrollWidth {width} ≤ 390)", width <= 390, width)
+    # On failure, the innermost elements that reach past the phone's edge: what to mend.
+    wide = [] if width <= 390 else page.evaluate("""() => [...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > 391 && ![...e.children].some((c) => c.getBoundingClientRect().right > 391))
+        .slice(0, 4).map((e) => `${e.tagName.toLowerCase()}.${e.className} ${Math.round(e.getBoundingClientRect().right)}px: ${(e.textContent || '').trim().slice(0, 40)}`)""")
+    check(f"{where}: no wider than the phone (scrollWidth {width} ≤ 390)", width <= 390, (width, wide))
 
 
 def entry_named(server, token, word):
@@ -849,6 +853,35 @@ COVERED = """() => {
     window.scrollTo(0, 0);
     return covered;
 }"""
+
+
+def collection_made_offline(page, server, token):
+    """A collection made offline, a word begun in it, and the phone back online before Save: the
+    collection's create is answered while the form is open (its local id resolved to the server's)
+    and the word still goes to it. It said "That collection was deleted too" (seen in a CI run, where
+    a slow machine answered the create while the form was filled)."""
+    page.context.set_offline(True)
+    page.wait_for_selector("quire-status[data-state=offline]")
+    page.click("text=New collection")
+    page.wait_for_selector("dialog #name-input")
+    page.fill("#name-input", "Made on the train")
+    page.click("dialog button:has-text('Save')")
+    page.wait_for_selector("vocab-collection h1:has-text('Made on the train')")
+    page.click("text=Add word")
+    page.wait_for_selector("#entry-word")
+    page.fill("#entry-word", "le train")
+    page.fill("#entry-definitions", "the train")
+    page.context.set_offline(False)
+    page.evaluate("window.dispatchEvent(new Event('online'))")
+    settled(page, 20_000)
+    page.click("vocab-entry-form button:has-text('Save')")
+    shown = eventually(page, "() => document.querySelector('vocab-entry h1')?.textContent.includes('le train')")
+    settled(page, 20_000)
+    _, listing, _ = call(server, "GET", f"{V}/collections", token=token)
+    made = next((c for c in listing["items"] if c["name"] == "Made on the train"), None)
+    words = [i["word"] for i in browse(server, token, "&q=train") if made and i.get("collection") == made["id"]]
+    check("a word begun in a collection made offline, saved once back online, goes to that collection",
+          shown and words == ["le train"], (page.inner_text("main")[:300], made, words))
 
 
 def phone_sized(page, server, token):
@@ -881,6 +914,12 @@ def phone_sized(page, server, token):
     screen(page, "a name already taken", "name-taken")
     if not page.is_visible("dialog #name-input"):
         page.click("text=New collection")
+    page.click("dialog button:has-text('Cancel')")
+    collection_made_offline(page, server, token)
+    page.goto("/#/")
+    page.wait_for_selector("vocab-collections .big-link")
+    page.click("text=New collection")
+    page.wait_for_selector("dialog #name-input")
     page.fill("#name-input", LONG_NAME)
     page.click("dialog button:has-text('Save')")
     page.wait_for_selector("vocab-collection h1")

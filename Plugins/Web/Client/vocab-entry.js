@@ -283,7 +283,7 @@ export class EntryForm extends VocabElement {
     drawTags();
     const collections = this.collections();
     const collection = /** @type {HTMLSelectElement} */ (h("select", { id: "entry-collection" },
-      ...collections.map((c) => h("option", { value: c.id, selected: c.id === collectionId }, c.name))));
+      ...collections.map((c) => h("option", { value: c.id, selected: this.ctx.sync.resolve(c.id) === this.ctx.sync.resolve(collectionId) }, c.name))));
     const leave = entry ? `#/e/${encodeURIComponent(entry.id)}` : `#/c/${encodeURIComponent(collectionId)}`;
     const cancel = back(leave, "Cancel");
     // Cancel throws the typing away; the phone's Back keeps it for next time.
@@ -359,7 +359,10 @@ export class EntryForm extends VocabElement {
           this.ctx.go(`#/e/${encodeURIComponent(now.id)}`);
         } else {
           const id = localId();
-          if (!this.collections().some((c) => c.id === body.collection)) {
+          // A collection made just before: its create may have been answered since the form was
+          // drawn, and its local id (the option's value) resolved to the server's.
+          const chosen = this.ctx.sync.resolve(body.collection);
+          if (!this.collections().some((c) => this.ctx.sync.resolve(c.id) === chosen)) {
             return this.refuse(error, collection, "That collection was deleted too: choose another one to add the word to.");
           }
           // Added again from this screen: what the sync layer kept of the edit goes (kept.js).
