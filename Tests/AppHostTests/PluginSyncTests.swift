@@ -117,7 +117,7 @@ struct PluginSyncTests {
             "vocabulary.collection": "vocab.collections", "vocabulary.entry": "vocab.entries", "vocabulary.tag": "vocab.tags",
             "vocabulary.card": "vocab.cards", "vocabulary.review": "vocab.reviews",
             "reminders.reminder": "reminders.reminders",
-            "album.photo": "album.photos",
+            "album.photo": "album.photos", "album.person": "album.people", "album.face": "album.faces",
             "notebooks.notebook": "notebooks.notebooks", "notebooks.page": "notebooks.pages", "notebooks.item": "notebooks.items",
         ])
         // Each kind's plugin is the one its name starts with (vocabulary's collections are `vocab.…`).

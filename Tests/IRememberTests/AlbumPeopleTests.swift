@@ -27,6 +27,9 @@ struct AlbumPeopleTests {
         let first = try await photos.jpeg(seed: 1)
         let second = try await photos.jpeg(seed: 2)
         try await IRemember.run(yaml: Self.yaml) { client, _ in
+            let manifest = try await client.send(.get, "/api/v1/manifest")
+            let features = (manifest.json["plugins"] as? [[String: any Sendable]] ?? []).flatMap { $0["features"] as? [String] ?? [] }
+            #expect(features.contains("people"), "switched on, the manifest says so: \(features)")
             let token = try await client.getStarted()
             let photoA = try #require(try await client.addPhoto(first, token: token, query: "takenAt=2024-05-03T10:00")[string: "id"])
             let photoB = try #require(try await client.addPhoto(second, token: token, query: "takenAt=2023-01-02T10:00")[string: "id"])
@@ -139,7 +142,8 @@ struct AlbumPeopleTests {
             let off = try await client.send(.get, "/api/v1/album/people", token: token)
             #expect(off.status == 404 && off["reason"] == "people_off", "\(off.text)")
             let manifest = try await client.send(.get, "/api/v1/manifest")
-            #expect(!manifest.text.contains("\"people\""), "\(manifest.text.prefix(400))")
+            let features = (manifest.json["plugins"] as? [[String: any Sendable]] ?? []).flatMap { $0["features"] as? [String] ?? [] }
+            #expect(features.contains("photos") && !features.contains("people"), "\(features)")
         }
     }
 }
