@@ -120,4 +120,15 @@ struct VocabularyStatisticsTests {
             #expect(try await easyInterval() == 8 * 86_400, "back to the defaults")
         }
     }
+
+    @Test("review_fit: false in the YAML turns fitting off: 404 saying so; the statistics stay")
+    func fitOff() async throws {
+        let yaml = TestApp.yaml(extraPlugins: "  vocabulary: { review_fit: false }\n")
+        try await TestApp.run(yaml: yaml) { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let off = try await api.send(.post, "\(Self.base)/review/parameters/fit", token: token)
+            #expect(off.status == 404 && off.text.contains("review_fit"), "\(off.status) \(off.text)")
+            #expect(try await api.send(.get, "\(Self.base)/review/statistics", token: token).status == 200)
+        }
+    }
 }
