@@ -141,6 +141,10 @@ extension ReviewService {
     /// Turns a collection's card kinds on or off: the cards of a kind turned off keep their
     /// schedule, and come back where they were if it is turned on again.
     func setCardKinds(owner: String, collection id: String, kinds names: [String]?, expectedVersion: Int64?) async throws(BusError) -> Record {
+        guard cardKindsOn else {
+            throw BusError(.notFound, "Card kinds are off on this server (review_card_kinds: false): every word is reviewed word → definition.",
+                           details: ["reason": "card_kinds_off"])
+        }
         let kinds = try CardKind.list(names)
         let existing = try await service.collection(owner: owner, id: id)
         var data = try existing.decode(CollectionData.self)

@@ -19,6 +19,8 @@ struct ReviewService: Sendable {
     let service: VocabularyService
     let clock: PluginClock
     let defaults: ReviewSettings
+    /// `review_card_kinds`: collections may turn on definition → word and cloze cards.
+    var cardKindsOn = true
     var store: any RecordStore & RecordSearching { service.store }
 
     /// How long ago a review may say it happened (an offline device sending its backlog).
@@ -76,6 +78,7 @@ struct ReviewService: Sendable {
         if let collection { _ = try await service.collection(owner: owner, id: collection) }
         let now = clock.now()
         let settings = try await settings(owner: owner)
+        let only = cardKindsOn ? only : [.forward]
         let kinds = try await cardKinds(owner: owner).mapValues { kinds in kinds.filter { only?.contains($0) ?? true } }
         var filters = [Filter("due", .lte, .string(JSONWriter.iso8601(now)))]
         if let collection { filters.append(Filter("collection", .eq, .string(collection))) }

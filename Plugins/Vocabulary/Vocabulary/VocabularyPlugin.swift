@@ -24,6 +24,8 @@ public struct VocabularyPlugin: Plugin {
         var importLimits: ImportLimits
         var pageSize: Int
         var review: ReviewSettings
+        /// Card kinds (definition → word, cloze) may be turned on per collection; off: word → definition only.
+        var cardKinds = true
         var fit: FitSettings
     }
 
@@ -44,6 +46,8 @@ public struct VocabularyPlugin: Plugin {
             SettingDescription("review_retention", "number 0.7...0.99", default: "0.9", "Review: the share of words to be remembered when they come up (a user may change theirs)"),
             SettingDescription("review_fuzz", "bool", default: "true", "Review: move long intervals a little at random so cards learned together spread out"),
             SettingDescription("review_new_per_day", "int 0...1000", default: "20", "Review: new entries offered per day"),
+            SettingDescription("review_card_kinds", "bool", default: "true",
+                               "Review: a collection may give its words definition → word and fill-in-the-blank cards too (each collection chooses; word → definition by default)"),
             SettingDescription("review_fit", "bool", default: "true", "Review: a user may fit the FSRS-6 parameters to their own review log (\"Fit my parameters\")"),
             SettingDescription("review_fit_min_reviews", "int 10...100000", default: "100",
                                "Review: reviews on a later day than the card's review before that a fit needs"),
@@ -52,6 +56,12 @@ public struct VocabularyPlugin: Plugin {
                  SyncedVocabularyReview.self])
 
     public static func configure(_ section: ConfigSection) -> Config {
+        var config = configured(section)
+        config.cardKinds = section.bool("review_card_kinds", default: true)
+        return config
+    }
+
+    static func configured(_ section: ConfigSection) -> Config {
         Config(undoSeconds: section.int("undo_seconds", default: 300, in: 1...86_400),
                maxImportBytes: section.int("max_import_bytes", default: 256 << 20, in: 1...(1 << 32)),
                importLimits: Self.importLimits(section),
@@ -87,7 +97,7 @@ public struct VocabularyPlugin: Plugin {
         jobs = ImportExport(service: service, logger: context.logger, blobs: BusBlobStore(bus: context.bus, timeout: .seconds(60)),
                             bus: context.bus, background: background, queue: context.jobs, limits: config.importLimits)
         purger = CollectionPurger(service: service, logger: context.logger, background: background)
-        review = ReviewService(service: service, clock: context.clock, defaults: config.review)
+        review = ReviewService(service: service, clock: context.clock, defaults: config.review, cardKindsOn: config.cardKinds)
         try await store.declare(ParameterFitter.schema)
         fitter = ParameterFitter(review: review, settings: config.fit, logger: context.logger, background: background, queue: context.jobs)
         logger = context.logger
