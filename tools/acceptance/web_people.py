@@ -8,7 +8,8 @@ granddaughter"; "Tom", "your son"): the boxes land where the taps were, the name
 the photo and in the slideshow, and are read aloud (a fake speechSynthesis records what is said).
 A person's page shows their name and relationship large and every photo of them, after a reload
 too; People on the home screen lists them. Offline, a second photo is named (one of the people and
-someone new): it shows at once, the server has nothing, and once online it is there. A second phone
+someone new): it shows at once, the server has nothing, and once online it is there; one is taken
+off again. A second phone
 (the album moved with its link) sees the names; removing Tom on the first takes his name off the
 second's photo, live. The share page names who is in the photo. With people: false, no control.
 axe-core on each screen; screenshots in .build/screenshots/people-*.png.
@@ -190,6 +191,11 @@ def people_walk(browser, server, data):
     check("back online, the server has both names on the photo, and Anna (your daughter)",
           len(faces) == 2 and anna is not None and anna["relationship"] == "your daughter"
           and {f["person"] for f in faces} == {anna["id"], next(p["id"] for p in people["items"] if p["name"] == "Emma")}, (faces, people))
+    page.get_by_role("button", name="Take Anna off this photo").click()
+    page.wait_for_function("() => document.querySelectorAll('ul.people-list a.person-name').length === 1", timeout=10_000)
+    settled(page)
+    check("Take Anna off this photo: only Emma is listed, and the server has one face on it (Anna stays one of the people)",
+          names_listed(page) == ["Emma — your granddaughter"] and len(people_of(server, token, second)) == 1, names_listed(page))
     page.goto(f"/#/person/{anna['id']}")
     page.wait_for_selector("album-person h1")
     check("the person made offline opens by the server's id", page.inner_text("album-person h1") == "Anna")
