@@ -82,7 +82,7 @@ public struct AlbumPlugin: Plugin {
     let onThisDay: Bool
     /// Caregivers (AlbumCaregivingRoutes.swift); nil when `caregivers` is off.
     let caregiving: CaregivingService?
-    /// People named in photos (AlbumPeople.swift); its routes only when `people` is on.
+    /// People named in photos (AlbumPeople.swift); its routes answer 404 `people_off` unless `people` is on.
     let people: AlbumPeople
     let peopleOn: Bool
     let map: Bool
@@ -148,6 +148,8 @@ public struct AlbumPlugin: Plugin {
         if let caregiving { try caregivingRoutes(routes, caregiving) }
         let limits = self.limits
         let pageSize = self.pageSize
+        let people = self.people
+        if peopleOn { try Self.peopleRoutes(routes, people) }
         let people = self.people
         try Self.peopleRoutes(routes, people, on: peopleOn)
         try AlbumVoiceRoutes.add(to: routes, service: service)
