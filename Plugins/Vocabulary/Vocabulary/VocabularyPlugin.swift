@@ -104,7 +104,8 @@ public struct VocabularyPlugin: Plugin {
         self.config = config
     }
 
-    public var features: [String] { ["collections", "entries", "tags", "relations", "search", "import:csv", "import:apkg", "export:csv", "export:apkg", "undo-delete", "review:fsrs6"] }
+    public var features: [String] { ["collections", "entries", "tags", "relations", "search", "import:csv", "import:apkg", "export:csv", "export:apkg", "undo-delete", "review:fsrs6"]
+        + (config.cardKinds ? ["review:card-kinds"] : []) }
 
     public var services: [any Service] { [background, VocabularyJanitor(service: service, jobs: jobs, purger: purger, fitter: fitter, logger: logger)] }
 

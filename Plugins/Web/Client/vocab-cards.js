@@ -23,6 +23,11 @@ export const KIND_TEXT = {
   cloze: { label: "Fill in the blank", hint: "The word's example with the word left out (words with an example only)." },
 };
 
+/** Whether the server lets collections choose card kinds (`review_card_kinds`). @param {import("./vocab-parts.js").Context} ctx */
+export function cardKindsOn(ctx) {
+  return Boolean(/** @type {any} */ (ctx).features?.has("review:card-kinds"));
+}
+
 /** A collection's kinds (forward alone when it says none). @param {{cardKinds?: string[]} | null | undefined} collection */
 export function kindsOf(collection) {
   const kinds = /** @type {CardKind[]} */ ((collection?.cardKinds ?? []).filter((k) => KINDS.includes(/** @type {CardKind} */ (k))));

@@ -7,7 +7,7 @@ import { localId } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
 import * as Vocab from "./vocab.js";
 import { tip } from "./vocab-help.js";
-import { KIND_TEXT, chooseCardKinds, kindsOf } from "./vocab-cards.js";
+import { KIND_TEXT, cardKindsOn, chooseCardKinds, kindsOf } from "./vocab-cards.js";
 import { COLLECTION, PAGE, TAG, TAG_HINT, V, VocabElement, askName, back, entryItem, entryList, nameProblem, searchBox, tagName, whenNearEnd } from "./vocab-parts.js";
 
 /** @typedef {import("./vocab-parts.js").Named} Named */
@@ -78,7 +78,7 @@ export class CollectionScreen extends VocabElement {
       h("div", { class: "row" },
         h("a", { href: `#/new/${encodeURIComponent(collection.id)}`, class: "button" }, "Add word"),
         entries.length ? h("a", { href: `#/review/${encodeURIComponent(collection.id)}`, class: "button secondary" }, "Review") : null,
-        h("button", { type: "button", class: "secondary", onclick: () => chooseCardKinds(this.ctx, collection) }, "Card kinds"),
+        cardKindsOn(this.ctx) ? h("button", { type: "button", class: "secondary", onclick: () => chooseCardKinds(this.ctx, collection) }, "Card kinds") : null,
         h("button", { type: "button", class: "secondary", onclick: () => this.rename(collection) }, "Rename"),
         h("button", { type: "button", class: "danger", onclick: () => this.remove_(collection, entries.length) }, "Delete")),
       listed ?? h("p", { class: "empty" }, "No words yet. Tap “Add word”."), sentinel, tip(this, ["words"])));
