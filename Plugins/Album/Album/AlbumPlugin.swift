@@ -149,8 +149,6 @@ public struct AlbumPlugin: Plugin {
         let limits = self.limits
         let pageSize = self.pageSize
         let people = self.people
-        if peopleOn { try Self.peopleRoutes(routes, people) }
-        let people = self.people
         try Self.peopleRoutes(routes, people, on: peopleOn)
         try AlbumVoiceRoutes.add(to: routes, service: service)
         try routes.add(.post, "photos", query: ["source", "takenAt", "lat", "lon", "accuracy", "tags", "notes"], summary: "Add a photo: the image bytes as the body; ?source=camera|library, takenAt, lat, lon, accuracy, "
