@@ -4,6 +4,7 @@ import AudioAPI
 import Bus
 import Foundation
 import HTTPTypes
+import Synchronization
 import Testing
 import ZIPFoundation
 
@@ -87,6 +88,35 @@ struct PronunciationTests {
             #expect(junk.status == 415 && junk["reason"] == "not_wav", "\(junk.text)")
             let deleted = try await api.send(.delete, "/api/v1/vocabulary/entries/\(pomme)/pronunciation", token: token)
             #expect(deleted.status == 200 && deleted.json["pronunciation"] == nil)
+        }
+    }
+
+    @Test("an import keeps a sound only where the app records pronunciations, and no longer than its max_seconds")
+    func importLimits() async throws {
+        let package: Data = try await { () async throws -> Data in
+            let box = Mutex<Data?>(nil)
+            try await TestApp.run(yaml: Self.yaml) { api, _ in
+                let (token, _) = try await api.signUp("ada")
+                let french = try await api.make("collections", ["name": "French"], token: token)
+                let pomme = try await api.make("entries", ["collection": french, "word": "la pomme", "definitions": ["apple"]], token: token)
+                #expect(try await api.upload(.put, "/api/v1/vocabulary/entries/\(pomme)/pronunciation", bytes: wordWAV(seconds: 1.5),
+                                             contentType: "audio/wav", token: token).status == 200)
+                let exported = try await api.send(.get, "/api/v1/vocabulary/export?format=apkg", token: token).body
+                box.withLock { $0 = exported }
+            }
+            return try #require(box.withLock { $0 })
+        }()
+        for (audio, kept) in [("  audio: { max_seconds: 1 }\n", false), ("", false), ("  audio: { max_seconds: 2 }\n", true)] {
+            try await TestApp.run(yaml: TestApp.yaml(extraPlugins: "  vocabulary: { undo_seconds: 1 }\n" + audio)) { api, _ in
+                let (bob, _) = try await api.signUp("bob")
+                let job = try await api.finishedImport(
+                    try await api.upload(.post, "/api/v1/vocabulary/imports", bytes: package, contentType: "application/zip", token: bob), token: bob)
+                #expect(job["state"] == "succeeded" && job.json["imported"] as? Int == 1, "\(audio): \(job.text)")
+                let hit = try #require(try await api.search("pomme", token: bob).first)
+                let entry = try await api.send(.get, "/api/v1/vocabulary/entries/\(hit["id"] as? String ?? "")", token: bob)
+                #expect(entry["word"] == "la pomme")
+                #expect((entry.json["pronunciation"] != nil) == kept, "\(audio.isEmpty ? "no audio section" : audio): \(entry.text)")
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import AudioAPI
 import Bus
 import Foundation
 import Logging
@@ -148,6 +149,8 @@ struct ImportExport: Sendable {
             }
         }
         let media = (source.source as? AnkiPackage.Source)?.media
+        // Sounds come in only where this app records pronunciations (its audio section), no longer than its max_seconds.
+        let maxSoundMs = media == nil ? nil : (try? await bus.request(GetAudioLimits())).map { $0.maxSeconds * 1000 }
         var step: [Result<ImportRow, ImportRowError>] = []
         var stepIndex = 0
         func nextRow() async -> Result<ImportRow, ImportRowError>? {
@@ -209,10 +212,11 @@ struct ImportExport: Sendable {
                                      example: try VocabularyRules.text(row.example, field: "example", max: VocabularyRules.maxNote),
                                      collection: collectionID ?? "", tags: tagIDs, relations: [], sortKey: SearchText.fold(word),
                                      importJob: job.id)
-                if let media, let name = row.sound, let sound = await worker.blocking({ media.sound(name) }) {
-                    // An Ogg Opus recording, size-checked (AnkiMedia): the entry's pronunciation.
+                if let media, let maxSoundMs, let name = row.sound, let sound = await worker.blocking({ media.sound(name) }),
+                   let length = AnkiMedia.durationMs(sound), length <= maxSoundMs {
+                    // An Ogg Opus recording, size- and length-checked (AnkiMedia): the entry's pronunciation.
                     data.pronunciation = try await blobs.put(sound).sha256
-                    data.pronunciationMs = AnkiMedia.durationMs(sound)
+                    data.pronunciationMs = length
                 }
                 if job.format == .apkg, let existing = try await updatable(row.key, collection: data.collection, owner: owner, except: updating) {
                     // Anki's rule: a note whose guid is already here updates that note. The entry
