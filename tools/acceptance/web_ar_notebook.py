@@ -148,6 +148,25 @@ IN_VIEW = """([text, near]) => {
 }"""
 
 
+def run_walk(name, walk, provider_set_up=None):
+    """A walk's main on AR Notebook's shipped config with the OpenID Connect test provider: its
+    --binary, a fresh data folder (quire-`name`-…), the provider (first given to
+    `provider_set_up(provider)`, before the server starts); runs `walk(browser, server, provider)`
+    and answers the exit code (the provider stopped after)."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix=f"quire-{name}-") as data:
+        provider = ar_notebook.Provider()
+        if provider_set_up:
+            provider_set_up(provider)
+        server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=ar_notebook.make_config(data, provider))
+        try:
+            return webwalk.run(server, lambda browser: walk(browser, server, provider))
+        finally:
+            provider.close()
+
+
 def appears(page, selector, timeout=5_000):
     """Whether `selector` is in the page within `timeout` ms (a check says what it means)."""
     try:

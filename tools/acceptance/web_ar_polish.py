@@ -11,20 +11,13 @@
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 """
-import argparse
 import os
 import re
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ar_notebook  # noqa: E402  (the OpenID Connect test provider and its config)
-import napkin_notes  # noqa: E402
-import webwalk  # noqa: E402
-from napkin_notes import check, free_port  # noqa: E402
-from web_ar_notebook import appears, at_page, change_text, new_phone, picture_then_cover_dialog, screen, write_text  # noqa: E402
-
-ROOT = napkin_notes.ROOT
+from napkin_notes import check  # noqa: E402
+from web_ar_notebook import appears, at_page, change_text, new_phone, picture_then_cover_dialog, run_walk, screen, write_text  # noqa: E402
 
 
 def two_boxes(browser, server):
@@ -89,19 +82,11 @@ def undo_shown(browser, server):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="quire-web-ar-polish-") as data:
-        provider = ar_notebook.Provider()
-        server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=ar_notebook.make_config(data, provider))
-
-        def walk(browser):
-            two_boxes(browser, server)
-            cover_dialog_and_picture(browser, server)
-            undo_shown(browser, server)
-        code = webwalk.run(server, walk)
-    sys.exit(code)
+    def walk(browser, server, _provider):
+        two_boxes(browser, server)
+        cover_dialog_and_picture(browser, server)
+        undo_shown(browser, server)
+    sys.exit(run_walk("web-ar-polish", walk))
 
 
 if __name__ == "__main__":

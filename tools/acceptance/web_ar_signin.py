@@ -14,19 +14,15 @@
 axe-core checks every screen; screenshots go to .build/screenshots/ar-signin-*.png.
 Prints one line per check and `web acceptance: N passed, N failed` last.
 """
-import argparse
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ar_notebook  # noqa: E402  (the OpenID Connect test provider and its config)
-import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402  (the browser: Chromium at a phone's size, axe, screenshots)
-from napkin_notes import call, check, free_port  # noqa: E402
+from napkin_notes import call, check  # noqa: E402
+from web_ar_notebook import run_walk  # noqa: E402
 from webwalk import phone, token_of  # noqa: E402
 
-ROOT = napkin_notes.ROOT
 N = "/api/v1/notebooks"
 
 
@@ -236,26 +232,18 @@ def shared_link_through_provider(browser, server, provider):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
-    args = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="quire-web-ar-signin-") as data:
-        provider = ar_notebook.Provider()
+    def set_up(provider):
         # The test provider signs every allowed sign-in as one subject; this walk chooses it.
         provider.subject = "fb|web-1"
         sign = provider.token
         provider.token = lambda sub="fb|1001", **rest: sign(sub=provider.subject if sub == "fb|web-1" else sub, **rest)
-        server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=ar_notebook.make_config(data, provider))
 
-        def walk(browser):
-            skip_then_password(browser, server)
-            only_its_own_token(server, provider)
-            skip_then_provider(browser, server, provider)
-            shared_link_through_provider(browser, server, provider)
-
-        code = webwalk.run(server, walk)
-        provider.close()
-        return code
+    def walk(browser, server, provider):
+        skip_then_password(browser, server)
+        only_its_own_token(server, provider)
+        skip_then_provider(browser, server, provider)
+        shared_link_through_provider(browser, server, provider)
+    return run_walk("web-ar-signin", walk, set_up)
 
 
 if __name__ == "__main__":
