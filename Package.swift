@@ -109,8 +109,10 @@ let targets: [Target] = [
     module("BusNATS", ["Bus", "BusInProcess", .nioSSL, .nioCore, .nioPosix, .logging]),
     module("AppConfig", [.yams]),
     module("OrderKeys"),
+    // A seeded generator (SplitMix64): the one copy for shuffles, fits, generated data and fuzz cases.
+    module("SeededRandom"),
     // FSRS-6 spaced repetition: a pure scheduler, compared step by step with the reference.
-    module("FSRS"),
+    module("FSRS", ["SeededRandom"]),
     .target(name: "CQuireSystem", path: "Modules/CQuireSystem"),
     module("HTTPKit", ["Bus", .hummingbird, .webSocket, .httpTypes, .nioCore, .nioHTTP1, .nioHTTPTypes, .logging]),
     // Fetching a URL a user gave, refusing the server's own networks (libcurl through a system-library target).
@@ -203,7 +205,7 @@ let targets: [Target] = [
 
     // album (iRemember)
     plugin("Album", "AlbumAPI", ["ShareLinkAPI", "SyncAPI", "Bus"]),
-    plugin("Album", "Album", ["AlbumAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "AudioAPI", "StorageAPI", "AuthAPI", "SafeFetch", "Secrets", "Bus", "PluginKit",
+    plugin("Album", "Album", ["AlbumAPI", "SyncAPI", "GeoAPI", "ShareLinkAPI", "MediaAPI", "DrawingAPI", "AudioAPI", "StorageAPI", "AuthAPI", "SafeFetch", "Secrets", "SeededRandom", "Bus", "PluginKit",
                               "AppConfig", "HTTPKit", "QuireTLS", .hummingbird, .httpTypes, .nioCore, .logging]),
 
     // notebooks (AR Notebook)
@@ -252,7 +254,7 @@ let targets: [Target] = [
     tool("quire", ["CQuireSystem", "AppHost", "AppConfig", "PluginKit", "PluginCatalog", "ToolKit", "Storage", "StorageAPI", "AuthAPI", "Bus", .zip, .argumentParser, .logging, .lifecycle]),
     tool("quire-auth", ["ToolKit", "AuthAPI", "Bus", .argumentParser]),
     tool("quire-bench", ["Bus", "BusInProcess", "BusNATS", "Media", "Drawing", "DrawingAPI", "AppHost", "AppConfig", "PluginCatalog", "AuthAPI",
-                         "VocabularyAPI", "AlbumAPI", "Geo", "GeoAPI", "MediaAPI", "ToolKit", .argumentParser, .logging, .nioCore, .nioPosix]),
+                         "VocabularyAPI", "AlbumAPI", "Geo", "GeoAPI", "MediaAPI", "SeededRandom", "ToolKit", .argumentParser, .logging, .nioCore, .nioPosix]),
     tool("quire-media", ["Media", "MediaAPI", "ToolKit", "Bus", .argumentParser]),
     tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "ToolKit", "Bus", .argumentParser]),
     tool("quire-vocab", ["ToolKit", "VocabularyAPI", "StorageAPI", "Bus", .argumentParser]),
@@ -267,15 +269,15 @@ let targets: [Target] = [
 
     // Tests
     tests("BusTests", ["Bus", "BusInProcess", "BusNATS", "BusTestKit", .logging, .nioCore]),
-    tests("OrderKeysTests", ["OrderKeys"]),
+    tests("OrderKeysTests", ["OrderKeys", "SeededRandom"]),
     tests("NotesFormatsTests", ["NotesFormats"]),
-    tests("FSRSTests", ["FSRS"]),
+    tests("FSRSTests", ["FSRS", "SeededRandom"]),
     tests("MailTests", ["Mail", "MailAPI"]),
     tests("HTTPKitTests", ["HTTPKit", "Bus", .logging]),
     tests("DrawingTests", ["Drawing", "DrawingAPI", "CCairo", "Bus", "BusInProcess", "BusTestKit", "Media", "MediaAPI", "Storage", "StorageAPI",
                            "PluginKit", "AppConfig", .logging]),
     tests("MediaTests", ["Media", "MediaAPI", "Bus", "BusInProcess", "BusTestKit", "Storage", "StorageAPI", "PluginKit", "AppConfig", .logging, .lifecycle]),
-    tests("AudioTests", ["Audio", "AudioAPI", "COpus", "Bus"]),
+    tests("AudioTests", ["Audio", "AudioAPI", "COpus", "Bus", "SeededRandom"]),
     tests("PhotoTextTests", ["PhotoText", "PhotoTextAPI", "Bus"], resources: [.copy("Fixtures")]),
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus", "Web",

@@ -1,4 +1,5 @@
 import Foundation
+import SeededRandom
 
 /// One review in a log, as the optimizer reads it: which card, on which day, how it went.
 public struct FSRSDayReview: Sendable, Equatable {
@@ -317,17 +318,3 @@ struct Adam {
     }
 }
 
-/// A small seeded generator (SplitMix64), so that a fit is the same every time.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-
-    public init(seed: UInt64) { state = seed }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,5 +1,6 @@
 @testable import FSRS
 import Foundation
+import SeededRandom
 import Testing
 
 /// The optimizer (FSRSOptimizer): its gradient, that a fit lowers the loss, and that it finds the

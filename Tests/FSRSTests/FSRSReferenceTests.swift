@@ -1,5 +1,6 @@
 import FSRS
 import Foundation
+import SeededRandom
 import Testing
 
 /// Quire's FSRS-6 against the reference (PyPI `fsrs` 6.3.2, run by tools/acceptance/fsrs_reference.py)
@@ -16,21 +17,9 @@ struct FSRSReferenceTests {
         var maximum_interval: Int
     }
 
-    /// SplitMix64: the same sequences on every run, so a failure names a sequence that stays failing.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Gaps between reviews from seconds to a year: same-day steps, on time, early and very late.
     static func sequences(count: Int, seed: UInt64) -> [[Review]] {
-        var random = Seeded(state: seed)
+        var random = SplitMix64(seed: seed)  // the same sequences on every run: a failing one stays failing
         let gaps: [ClosedRange<Int>] = [1...90, 50...700, 500...4_000, 3_600...80_000, 86_400...260_000,
                                         250_000...1_500_000, 1_000_000...9_000_000, 9_000_000...40_000_000]
         return (0..<count).map { _ in

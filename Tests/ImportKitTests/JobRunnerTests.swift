@@ -123,6 +123,17 @@ import Testing
             await until("the job's first step") { gate.reached }
         }
 
+        /// A job held at its first step (`startWaiting`), `interrupt` done to it there, then let go
+        /// on: answers its record once it ended.
+        func interrupted(_ id: String, by interrupt: () -> Void) async throws -> TestJob {
+            let gate = Gate()
+            try await startWaiting(id, at: gate)
+            interrupt()
+            gate.open()
+            await until("the job's end") { ended(id) }
+            return try #require(world.record(id))
+        }
+
         /// Waits (yielding, at most 10 s) until `condition` holds.
         func until(_ what: String, _ condition: () -> Bool) async {
             let deadline = ContinuousClock.now + .seconds(10)
@@ -213,13 +224,10 @@ import Testing
     @Test func aCancelledJobStopsAtItsNextCheckAndIsRolledBack() async throws {
         let harness = Harness()
         let world = harness.world
-        let gate = Gate()
-        try await harness.startWaiting("j3", at: gate)
-        #expect(harness.runner.cancel("j3"))
-        #expect(!harness.runner.cancel("elsewhere"), "a job not running here is not cancelled")
-        gate.open()
-        await harness.until("the job's end") { harness.ended("j3") }
-        let end = try #require(world.record("j3"))
+        let end = try await harness.interrupted("j3") {
+            #expect(harness.runner.cancel("j3"))
+            #expect(!harness.runner.cancel("elsewhere"), "a job not running here is not cancelled")
+        }
         #expect(end.phase == .cancelled)
         #expect(end.code == JobRunner<TestJob>.cancelledCode.rawValue)
         #expect(end.failure?.contains("cancelled and rolled back") == true)
@@ -230,12 +238,8 @@ import Testing
     @Test func aShutdownStopsARunningJobAndRollsItBack() async throws {
         let harness = Harness()
         let world = harness.world
-        let gate = Gate()
-        try await harness.startWaiting("j4", at: gate)
-        harness.service.cancel()
-        gate.open()
+        let end = try await harness.interrupted("j4") { harness.service.cancel() }
         await harness.service.value
-        let end = try #require(world.record("j4"))
         #expect(end.phase == .failed)
         #expect(end.failure == "The import stopped and was rolled back, nothing of it was kept: The server is shutting down.")
         #expect(world.items("j4") == 0 && world.rollBacks == ["j4"])

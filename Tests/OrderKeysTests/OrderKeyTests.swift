@@ -1,4 +1,5 @@
 import OrderKeys
+import SeededRandom
 import Testing
 
 @Suite("Order keys")
@@ -7,7 +8,7 @@ struct OrderKeyTests {
 
     @Test("a key between two others sorts strictly between them, for thousands of random insertions")
     func randomInsertions() {
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix64(seed: 42)
         var keys: [String] = []
         for _ in 0..<3000 {
             let slot = Int.random(in: 0...keys.count, using: &generator)
@@ -29,7 +30,7 @@ struct OrderKeyTests {
     @Test("random interleavings of appends, prepends, inserts between neighbours and runs of keys stay in sorted order",
           arguments: [1, 2, 3, 4, 5] as [UInt64])
     func interleavings(_ seed: UInt64) {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var keys: [String] = []
         for _ in 0..<4000 {
             let choice = Int.random(in: 0..<10, using: &generator)
@@ -229,18 +230,5 @@ struct OrderKeyTests {
             return String(decoding: bytes, as: UTF8.self)
         }
         return key + "1"
-    }
-}
-
-/// Deterministic randomness, so a failure reproduces.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

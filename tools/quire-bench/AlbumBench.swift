@@ -6,19 +6,11 @@ import Foundation
 import Geo
 import GeoAPI
 import MediaAPI
+import SeededRandom
 import ToolKit
 
-/// A reproducible random source (SplitMix64): the same seed makes the same album.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+/// A reproducible random source: the same seed makes the same album.
+extension SplitMix64 {
     mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
 
     /// A normal deviate (Box–Muller).
@@ -32,7 +24,7 @@ struct WeightedDraw {
         var total = 0.0
         cumulative = (0..<count).map { total += weight($0); return total }
     }
-    func draw(_ random: inout SeededRandom) -> Int {
+    func draw(_ random: inout SplitMix64) -> Int {
         let target = random.unit() * (cumulative.last ?? 0)
         var low = 0, high = cumulative.count - 1
         while low < high {
@@ -45,7 +37,7 @@ struct WeightedDraw {
 
 /// A point `sigma` metres (Gaussian) around a city.
 func around(_ city: (name: String, latitude: Double, longitude: Double, population: Int), sigma: Double,
-            _ random: inout SeededRandom) -> (Double, Double) {
+            _ random: inout SplitMix64) -> (Double, Double) {
     let north = random.gaussian() * sigma, east = random.gaussian() * sigma
     let latitude = max(-89.9, min(89.9, city.latitude + north / 111_320))
     var longitude = city.longitude + east / (111_320 * max(0.01, cos(city.latitude * .pi / 180)))
@@ -75,7 +67,7 @@ struct AlbumSeed: AsyncParsableCommand {
         let started = Date()
         try await AppSession(tool: "quire-bench", config: config).run(as: user) { bus, owner in
             let sha = try await bus.request(try await IngestImage.of(bytes, owner: owner, on: bus), timeout: IngestImage.timeout).sha256
-            var random = SeededRandom(state: seed)
+            var random = SplitMix64(seed: seed)
             let tagDraw = WeightedDraw(count: tagCount) { 1 / Double($0 + 1) }
             let cityDraw = WeightedDraw(count: cities.count) { 1 / Double($0 + 1) }
             let first = 1_420_070_400.0, span = 10 * 365.25 * 86_400  // 2015-01-01, ten years
@@ -131,7 +123,7 @@ struct GeoBench: AsyncParsableCommand {
         // Cities weighted by √population: big cities hold more photos, not all of them.
         let cityDraw = WeightedDraw(count: cities.count) { Double(cities[$0].population).squareRoot() }
         let result = try await AppSession(tool: "quire-bench", config: config).run { bus -> [String: Double] in
-            var random = SeededRandom(state: seed)
+            var random = SplitMix64(seed: seed)
             var report: [String: Double] = [:]
             let clock = ContinuousClock()
             let seeding = clock.now

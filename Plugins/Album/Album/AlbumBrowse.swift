@@ -1,6 +1,7 @@
 import Bus
 import Foundation
 import HTTPKit
+import SeededRandom
 import StorageAPI
 
 /// Which photos: tags to include (any or all of them) and to exclude, a time range (to the minute),
@@ -152,21 +153,8 @@ extension AlbumService {
             ids += page.items.map(\.id)
             cursor = page.next
         } while cursor != nil
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         ids.shuffle(using: &generator)
         return ids
-    }
-}
-
-/// SplitMix64: a small, fast generator whose sequence a seed fixes.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

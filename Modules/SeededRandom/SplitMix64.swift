@@ -1,0 +1,16 @@
+/// A small seeded generator (SplitMix64): the same seed gives the same sequence on every run and
+/// machine, so a shuffle, a fit, a generated album or a fuzz case repeats (and a failure with it).
+/// Not for secrets. The one copy: tests, benchmarks and plugins all use this one.
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
