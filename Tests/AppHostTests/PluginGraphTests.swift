@@ -56,7 +56,7 @@ struct PluginGraphTests {
     @Test("an unknown plugin is refused at its key, listing the ones compiled in")
     func unknownPlugin() throws {
         #expect(try errors("app: a\nplugins:\n  storage: {}\n  telepathy: {}\n") == [
-            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: admin, album, audio, auth, device-monitor, drawing, geo, mail, media, notebooks, notes, photo-text, quotas, reminders, share-link, storage, sync, vocabulary, web",
+            "app.yaml:4:3: plugins.telepathy: unknown plugin; the plugins compiled in are: admin, album, audio, auth, device-monitor, drawing, geo, mail, media, notebooks, notes, photo-text, push, quotas, reminders, share-link, storage, sync, vocabulary, web",
         ])
     }
 
