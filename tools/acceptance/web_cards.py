@@ -13,6 +13,7 @@ Prints one line per check and `web acceptance: N passed, N failed` last.
 """
 import argparse
 import os
+import time
 import sys
 import tempfile
 
@@ -95,8 +96,15 @@ def kinds(page, server, token):
     screen(page, "the Card kinds dialog", "dialog")
     dialog.get_by_role("button", name="Save").click()
     dialog.wait_for(state="detached")
+    # The write leaves from the dialog's close event, a moment after it is gone: "Saved" may still
+    # show from before it, so the server is asked until it says so (10 s at most).
+    deadline = time.time() + 10
+    while True:
+        _, collection, _ = call(server, "GET", f"{V}/collections/{french}", token=token)
+        if collection.get("cardKinds") == ["forward", "reverse", "cloze"] or time.time() > deadline:
+            break
+        time.sleep(0.2)
     settled(page)
-    _, collection, _ = call(server, "GET", f"{V}/collections/{french}", token=token)
     check("Save turns reverse and cloze on for the collection (on the server)", collection.get("cardKinds") == ["forward", "reverse", "cloze"],
           collection)
     check("…and the collection says so", "Definition → word, Fill in the blank" in page.inner_text("vocab-collection"))
