@@ -155,13 +155,11 @@ public final class SafeFetcher: Sendable {
         }
     }
 
-    static func transfer(_ target: Target, addresses: [IPAddress], policy: Policy, timeout: Duration) throws(BusError) -> Response {
-        guard let curl = curl_easy_init() else { throw BusError(.unavailable, "The URL fetcher could not start; try again.") }
-        defer { curl_easy_cleanup(curl) }
-        let state = Transfer(maxBytes: policy.maxBytes, allowed: policy.allowedNetworks)
-        let unmanaged = Unmanaged.passRetained(state)
-        defer { unmanaged.release() }
-        var guardian = quire_curl_guard(check: { address, _, user in
+    /// The socket guard every transfer installs (`user` is its `Transfer`): curl opens a socket only
+    /// to an address the rules allow, so a name that resolves again differently (DNS rebinding)
+    /// still reaches no private range; a refusal is kept in the transfer to say why.
+    static func connectionGuard(_ user: UnsafeMutableRawPointer) -> quire_curl_guard {
+        quire_curl_guard(check: { address, _, user in
             guard let address, let user else { return 0 }
             let state = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
             guard let ip = IPAddress(socketAddress: address) else { return 0 }
@@ -170,8 +168,22 @@ public final class SafeFetcher: Sendable {
                 return 0
             }
             return 1
-        }, user: unmanaged.toOpaque())
-        let pins = curl_slist_append(nil, "\(target.host):\(target.port):" + addresses.map { $0.isV4 ? "\($0)" : "[\($0)]" }.joined(separator: ","))
+        }, user: user)
+    }
+
+    /// curl's `CURLOPT_RESOLVE` line pinning the host to the addresses already resolved and checked.
+    static func pinned(_ target: Target, to addresses: [IPAddress]) -> UnsafeMutablePointer<curl_slist>? {
+        curl_slist_append(nil, "\(target.host):\(target.port):" + addresses.map { $0.isV4 ? "\($0)" : "[\($0)]" }.joined(separator: ","))
+    }
+
+    static func transfer(_ target: Target, addresses: [IPAddress], policy: Policy, timeout: Duration) throws(BusError) -> Response {
+        guard let curl = curl_easy_init() else { throw BusError(.unavailable, "The URL fetcher could not start; try again.") }
+        defer { curl_easy_cleanup(curl) }
+        let state = Transfer(maxBytes: policy.maxBytes, allowed: policy.allowedNetworks)
+        let unmanaged = Unmanaged.passRetained(state)
+        defer { unmanaged.release() }
+        var guardian = connectionGuard(unmanaged.toOpaque())
+        let pins = pinned(target, to: addresses)
         defer { curl_slist_free_all(pins) }
         let milliseconds = max(1, Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))
         var ok = quire_curl_set_string(curl, CURLOPT_URL, target.url) == CURLE_OK

@@ -43,17 +43,8 @@ extension SafeFetcher {
         let state = Transfer(maxBytes: policy.maxBytes, allowed: policy.allowedNetworks)
         let unmanaged = Unmanaged.passRetained(state)
         defer { unmanaged.release() }
-        var guardian = quire_curl_guard(check: { address, _, user in
-            guard let address, let user else { return 0 }
-            let state = Unmanaged<Transfer>.fromOpaque(user).takeUnretainedValue()
-            guard let ip = IPAddress(socketAddress: address) else { return 0 }
-            if let why = AddressRules.refusal(ip, allowing: state.allowed) {
-                state.refusedAddress = why
-                return 0
-            }
-            return 1
-        }, user: unmanaged.toOpaque())
-        let pins = curl_slist_append(nil, "\(target.host):\(target.port):" + addresses.map { $0.isV4 ? "\($0)" : "[\($0)]" }.joined(separator: ","))
+        var guardian = connectionGuard(unmanaged.toOpaque())
+        let pins = pinned(target, to: addresses)
         defer { curl_slist_free_all(pins) }
         // "Expect:" off: a push service answers the whole request, not a 100-continue first.
         var list: UnsafeMutablePointer<curl_slist>? = curl_slist_append(nil, "Expect:")
