@@ -349,9 +349,10 @@ class QuireApp extends HTMLElement {
         : skipped ? h("a", { href: "#/sign-up", class: "link" }, "Sign up")
           : h("button", { type: "button", class: "link", onclick: () => this.signOut() }, "Sign out"),
       // Web Push (the push plugin): "Notify me on this phone". iRemember has it in its own Settings.
-      // On the first screen only: beside "Offline · 3 waiting" and "Sign out" on a page or a note it
-      // wrapped the bar to two lines at 390 px, and in landscape the taller bar covered the drawing.
-      !album && this.plugin("push") && !path
+      // On the list of notes or notebooks only: beside "Offline · 3 waiting" and "Sign out" on a
+      // page or a note it wrapped the bar to two lines at 390 px, and in landscape the taller bar
+      // covered the drawing. (AR Notebook's first screen is the open notebook; its list is #/notebooks.)
+      !album && this.plugin("push") && (this.plugin("notebooks") ? parts[0] === "notebooks" : !path)
         ? h("a", { href: "#/settings", class: "link settings-link", "aria-label": "Settings", title: "Settings" }, "⚙\uFE0E") : null,
       // The operator's screen: linked for operators only (for anyone else its routes do not exist).
       this.operator ? h("a", { href: parts[0] === "admin" ? "#/" : "#/admin", class: "link" }, parts[0] === "admin" ? "App" : "Admin") : null,
