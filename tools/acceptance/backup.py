@@ -11,6 +11,7 @@ import hashlib
 import os
 import shutil
 import subprocess
+import time
 import sys
 import tempfile
 
@@ -63,6 +64,14 @@ def round_trip(binary, data, backend):
         _, note, _ = call(server, "POST", "/api/v1/notes", {"title": f"note {index}", "text": f"words {index}"}, token)
         if index % 2 == 0:
             call(server, "PUT", f"/api/v1/notes/{note['id']}/photo", token=token, raw=photo(data, index * 20), content_type="image/jpeg")
+    # Napkin reads the text in each photo as a job after the upload, which writes the note once
+    # more (photoTextState reading → read): the snapshot waits for the server's own writes to end.
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        _, listing, _ = call(server, "GET", "/api/v1/notes?limit=500", token=token)
+        if not any(note.get("photoTextState") == "reading" for note in listing["items"]):
+            break
+        time.sleep(0.2)
     before = snapshot(server, token)
     config, env = server.tool()
     out = os.path.join(data, "backup")
