@@ -67,7 +67,7 @@ struct VocabularyStatisticsTests {
         }
     }
 
-    @Test("fit my parameters: too few reviews is 422 too_few_reviews; then a job to succeeded, the parameters schedule new cards; back to default")
+    @Test("fit my parameters: too few reviews is 422 invalid, reason too_few_reviews; then a job to succeeded, the parameters schedule new cards; back to default")
     func fitParameters() async throws {
         let clock = ManualClock()
         try await TestApp.run(yaml: Self.yaml, clock: clock.pluginClock) { api, _ in
@@ -79,7 +79,7 @@ struct VocabularyStatisticsTests {
             }
             for entry in entries { try await review(api, token, entry, "easy") }
             let early = try await api.send(.post, "\(Self.base)/review/parameters/fit", token: token)
-            #expect(early.status == 422 && early["code"] == "too_few_reviews" && early.json["minimum"] as? Int == 10 && early.json["reviews"] as? Int == 0,
+            #expect(early.status == 422 && early["code"] == "invalid" && early["reason"] == "too_few_reviews" && early.json["minimum"] as? Int == 10 && early.json["reviews"] as? Int == 0,
                     "\(early.status) \(early.text)")
             #expect(early.text.contains("at least 10 reviews"))
 

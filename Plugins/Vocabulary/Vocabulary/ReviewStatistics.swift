@@ -131,14 +131,16 @@ enum ReviewStatisticsRoutes {
             try .json(try await review.statistics(owner: identity.accountID, offsetMinutes: try VocabularyRoutes.tzOffset(request)))
         }
         try routes.add(.post, "review/parameters/fit", query: ["tzOffset"],
-                       summary: "Fit my FSRS-6 parameters to my review log: a background job (202, its record); 422 too_few_reviews for a short log") {
+                       summary: "Fit my FSRS-6 parameters to my review log: a background job (202, its record); 422 invalid, reason too_few_reviews, for a short log") {
             request, _, identity in
             do {
                 let job = try await fitter.start(owner: identity.accountID, offsetMinutes: try VocabularyRoutes.tzOffset(request))
                 return try .json(job, status: .accepted)
             } catch let error as BusError where error.details["reason"] == ParameterFitter.tooFewReviews {
-                throw Problem(status: .unprocessableContent, code: ParameterFitter.tooFewReviews, detail: error.message,
-                              extra: ["minimum": .int(Int(error.details["minimum"] ?? "") ?? 0), "reviews": .int(Int(error.details["reviews"] ?? "") ?? 0)])
+                // The wire's stable code (invalid), the plugin's own `reason`, as every refusal says it.
+                throw Problem(status: .unprocessableContent, code: "invalid", detail: error.message,
+                              extra: ["reason": .string(ParameterFitter.tooFewReviews),
+                                      "minimum": .int(Int(error.details["minimum"] ?? "") ?? 0), "reviews": .int(Int(error.details["reviews"] ?? "") ?? 0)])
             }
         }
         try routes.add(.get, "review/parameters/fit/{id}", summary: "A fit job: running (progress 0-1), succeeded (parameters) or failed (why)") {
