@@ -49,14 +49,8 @@ SHARE = """async ({ title, text, url, photo }) => {
 
 
 def wait_for(page, predicate, tries=200):
-    """`predicate()` true within tries × 100 ms; its last value."""
-    value = predicate()
-    for _ in range(tries):
-        if value:
-            return value
-        page.wait_for_timeout(100)
-        value = predicate()
-    return value
+    """`predicate()` true within 20 s (webwalk.wait_for, with more time: OCR runs as a job)."""
+    return webwalk.wait_for(page, predicate, tries)
 
 
 def server_notes(server, token):
@@ -113,6 +107,8 @@ def walk(browser, server):
     answer = share(page, text="Rhubarb crumble at 4", url="", photo=photo)
     page.goto("/#/share")
     page.wait_for_selector("note-editor #note-title", timeout=20_000)
+    # The shared note's editor replaces the one open before (the bakery's): read its title once it has.
+    wait_for(page, lambda: page.get_by_label("Title", exact=True).input_value() == "Rhubarb crumble at 4")
     offline_title = page.get_by_label("Title", exact=True).input_value()
     check("offline, the share still becomes a note on the phone (its first line as the title), the photo waiting to upload",
           offline_title == "Rhubarb crumble at 4" and page.is_visible("note-editor .photo img[alt='Photo waiting to upload']"),

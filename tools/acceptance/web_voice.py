@@ -42,15 +42,7 @@ def server_note(server, token, note_id):
     return body
 
 
-def wait_for(page, predicate, tries=100):
-    """`predicate()` true within tries × 100 ms; its last value."""
-    value = predicate()
-    for _ in range(tries):
-        if value:
-            return value
-        page.wait_for_timeout(100)
-        value = predicate()
-    return value
+wait_for = webwalk.wait_for
 
 
 def record(page, seconds):

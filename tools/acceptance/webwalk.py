@@ -56,6 +56,17 @@ def settled(page, timeout=20_000):
     status_is(page, "Saved", timeout)
 
 
+def wait_for(page, predicate, tries=100):
+    """`predicate()` true within tries × 100 ms; its last value."""
+    value = predicate()
+    for _ in range(tries):
+        if value:
+            return value
+        page.wait_for_timeout(100)
+        value = predicate()
+    return value
+
+
 def token_of(page):
     return page.evaluate("JSON.parse(localStorage.getItem('quire.session')).accessToken")
 
