@@ -97,6 +97,11 @@ def walk_all(browser, server, data):
     anna.get_by_role("button", name="Save caption").click()
     anna.wait_for_selector("text=Caption saved")
     screen(anna, "the photo she added, captioned", "helped-photo")
+    anna.wait_for_selector("album-helped-photo figure img")
+    placed = anna.evaluate("""() => { const box = document.querySelector('album-helped-photo figure img').getBoundingClientRect();
+        return { left: Math.round(box.left), right: Math.round(box.right), page: document.documentElement.scrollWidth }; }""")
+    check("…the photo is the screen's width, centred (as the user's own photo view), not shifted right past the margin",
+          placed["left"] >= 0 and placed["right"] <= 390 and abs(placed["left"] - (390 - placed["right"])) <= 2 and placed["page"] <= 390, placed)
     anna.get_by_role("link", name="‹ Album").click()
     anna.wait_for_selector("album-helped ul.grid a.cell")
     cell = anna.locator("album-helped ul.grid a.cell").first.get_attribute("aria-label")

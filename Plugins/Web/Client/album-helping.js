@@ -197,7 +197,7 @@ class HelpedPhotoScreen extends HTMLElement {
     context.api.request("GET", path).then(({ body: photo }) => {
       /** @type {HelpedPhoto} */
       let current = photo;
-      const figure = h("figure", { class: "photo-view" });
+      const figure = h("figure", { class: "picture" });
       picture(context, `${path}/image/display`).then((url) => figure.prepend(h("img", { src: url, alt: `Photo from ${Album.dayLabel(Album.dayOf(photo))}` })))
         .catch(() => figure.prepend(h("p", { class: "empty" }, "The picture shows when this phone is online.")));
       const caption = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "helped-caption", rows: "3", maxlength: "10000" }));
