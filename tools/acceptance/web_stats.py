@@ -76,6 +76,14 @@ def forecast_of(due, today):
     return counts
 
 
+def forecast_bars(page):
+    """The forecast's bars as drawn: (day label, count, height) of each, in order."""
+    return [tuple(bar) for bar in page.eval_on_selector_all(
+        "svg rect.bar.due",
+        "rects => rects.map(r => [r.querySelector('title').textContent.split(':')[0], Number(r.getAttribute('data-value')),"
+        " Number(r.getAttribute('height'))])")]
+
+
 def walk(browser, server):
     token, per_day, due, today = seed(server, "stats-lea")
     expected = forecast_of(due, today)
@@ -96,7 +104,8 @@ def walk(browser, server):
     want = (f"Due today {expected[0]}, tomorrow {expected[1]}, in the next 7 days {sum(expected[:7])}, "
             f"in the next 30 days {sum(expected)}")
     check("the forecast's counts are the cards' (due today, tomorrow, 7 and 30 days)", said == want, (said, want))
-    bars = [int(v) for v in page.eval_on_selector_all("svg rect.bar.due", "rects => rects.map(r => r.getAttribute('data-value'))")]
+    online_bars = forecast_bars(page)
+    bars = [value for _, value, _ in online_bars]
     check("the forecast draws a bar per day with the cards' counts", bars == expected, (bars, expected))
     retention = page.inner_text("#stats-retention-summary")
     # Reviews of learned words: days -25 (40 remembered), -18 (32 of 40), -5 (40): but only those in
@@ -149,8 +158,23 @@ def walk(browser, server):
     offline_said = page.inner_text("#stats-forecast-summary")
     check("offline, the statistics are the last copy fetched, and say so", offline_said == want and page.get_by_role("img", name="Reviews per day over the last year").count() == 1,
           offline_said)
+    check("offline, the forecast draws the same bars, day by day, as online", forecast_bars(page) == online_bars,
+          (forecast_bars(page), online_bars))
     webwalk.accessible(page, "statistics offline")
     shot(page, "offline")
+    # Offline, the app started again (a reload from the service worker), statistics opened again.
+    page.reload()
+    page.wait_for_selector("#stats-offline")
+    check("offline after a reload, the forecast says the same counts", page.inner_text("#stats-forecast-summary") == want,
+          page.inner_text("#stats-forecast-summary"))
+    check("offline after a reload, the forecast draws the same bars, day by day", forecast_bars(page) == online_bars,
+          (forecast_bars(page), online_bars))
+    shot(page, "offline-reloaded")
+    page.get_by_role("link", name="Collections").click()
+    page.wait_for_selector("vocab-collections")
+    page.get_by_role("link", name="Statistics").click()
+    page.wait_for_selector("#stats-offline")
+    check("…and opened again from the collections, the same bars", forecast_bars(page) == online_bars, (forecast_bars(page), online_bars))
     context.set_offline(False)
     context.close()
 
