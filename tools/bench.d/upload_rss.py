@@ -1,16 +1,26 @@
 #!/usr/bin/env python3
-"""Peak memory of a running `quire serve` while 8 clients upload a 24-megapixel photo at once.
+"""Peak memory of a running `quire serve` while 8 (or --concurrent N) clients upload a 24-megapixel photo at once.
 
-usage: upload_rss.py BASE_URL TOKEN PID PHOTO [--clients 8] [--rounds 3]
+usage: upload_rss.py BASE_URL TOKEN PID PHOTO [--concurrent 8] [--rounds 3]
+       upload_rss.py --binary .build/release/quire [--concurrent 32] [--rounds 3] [--photo FILE]
+The second form starts its own server, on tools/bench's configuration (SQLite, Napkin's notes and
+media with its two renditions, the default memory budget), and signs a user in; the photo defaults
+to tools/bench's 24 MP one (.build/bench-photos, made by tools/bench.d/photos.sh).
 Prints one JSON object: resident memory before (VmRSS), peak over the run (VmHWM: the kernel's
 high-water mark of the process), wall time per round, and the statuses seen.
 """
 import argparse
 import json
+import os
+import socket
+import subprocess
+import tempfile
 import threading
 import time
 import urllib.error
 import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def status_kb(pid, field):
@@ -33,15 +43,68 @@ def request(base, token, method, path, body=None, content_type="application/json
         return error.code, error.read()
 
 
+def serve(binary, work):
+    """`quire serve` on tools/bench's configuration in `work`: its process, API base and a user's token."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = os.path.join(work, "app.yaml")
+    with open(config, "w") as handle:
+        handle.write(f"""app: bench
+server: {{ host: 127.0.0.1, port: {port} }}
+plugins:
+  storage: {{ backend: sqlite, path: {work}/bench.sqlite, blobs: {work}/blobs }}
+  auth: {{ bcrypt_cost: 4, secret_file: {work}/secret }}
+  media:
+    max_upload_bytes: 33554432
+    renditions: [{{ name: list, width: 44, height: 44, fit: cover }}, {{ name: display, width: 1280, height: 1280, format: webp }}]
+  drawing: {{}}
+  notes: {{}}
+""")
+    log = open(os.path.join(work, "quire.log"), "w")
+    server = subprocess.Popen([binary, "serve", "--config", config, "--log-level", "warning"], stdout=log, stderr=log)
+    base = f"http://127.0.0.1:{port}/api/v1"
+    for _ in range(150):
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1):
+                break
+        except OSError:
+            time.sleep(0.2)
+    account = json.dumps({"username": "uploader", "password": "bench password"}).encode()
+    for path in ("/auth/register", "/auth/login"):
+        req = urllib.request.Request(base + path, data=account, method="POST", headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=10) as response:
+            answer = json.loads(response.read())
+    return server, base, answer["access_token"]
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("base")
-    parser.add_argument("token")
-    parser.add_argument("pid", type=int)
-    parser.add_argument("photo")
-    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("base", nargs="?")
+    parser.add_argument("token", nargs="?")
+    parser.add_argument("pid", type=int, nargs="?")
+    parser.add_argument("photo", nargs="?")
+    parser.add_argument("--concurrent", "--clients", dest="clients", type=int, default=8, help="uploads at once")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--binary", help="start this quire on tools/bench's configuration instead of using a running one")
+    parser.add_argument("--photo", dest="photo_option", default=os.path.join(ROOT, ".build", "bench-photos", "astronaut_6000x4000.jpg"))
     args = parser.parse_args()
+    if args.binary:
+        with tempfile.TemporaryDirectory(prefix="quire-upload-rss-") as work:
+            server, args.base, args.token = serve(os.path.abspath(args.binary), work)
+            args.pid, args.photo = server.pid, args.photo or args.photo_option
+            try:
+                measure(args)
+            finally:
+                server.terminate()
+                server.wait(30)
+    elif None in (args.base, args.token, args.pid, args.photo):
+        parser.error("BASE_URL TOKEN PID PHOTO, or --binary")
+    else:
+        measure(args)
+
+
+def measure(args):
     with open(args.photo, "rb") as handle:
         photo = handle.read()
     notes = []
