@@ -11,7 +11,8 @@ import StorageAPI
 
 /// The caregiver routes (`album: { caregivers: true }`), AlbumCaregiving.swift has the rules. The
 /// album's owner invites and ends; a caregiver reaches the owner's album only under
-/// `helping/{owner}/…` — listing and opening photos, adding one, changing its caption and facts —
+/// `helping/{owner}/…` — listing and opening photos, adding one, changing its caption and facts,
+/// recording the caption (AlbumCaregivingVoice.swift), naming people (AlbumCaregivingPeople.swift) —
 /// so every other route of the owner's (notes, deleting, sharing, other plugins) has no path for
 /// them. Tokens travel in bodies, never in paths or queries, so no access log holds one.
 extension AlbumPlugin {
@@ -173,6 +174,7 @@ extension AlbumPlugin {
         }
 
         try caregivingVoiceRoutes(routes, caregiving)
+        try caregivingPeopleRoutes(routes, caregiving)
 
         // The user's new phone ----------------------------------------------------------------------
         routes.addPublic(.post, "restore", summary: "Open a restore link on a new or wiped phone: {token} → a new session for the album's owner "

@@ -10,17 +10,18 @@ extension AlbumPlugin {
     func caregivingVoiceRoutes(_ routes: PluginRoutes, _ caregiving: CaregivingService) throws {
         let service = self.service
         try routes.add(.put, "helping/{owner}/photos/{id}/voice", summary: "A caregiver records the photo's caption in their voice (a 16-bit mono "
-                       + "PCM WAV, as PUT /photos/{id}/voice). If-Match") { request, context, identity in
+                       + "PCM WAV, as PUT /photos/{id}/voice); the photo keeps whose voice it is (voiceBy). If-Match") { request, context, identity in
             var request = request
             let owner = try Self.owner(context)
-            _ = try await caregiving.authorize(caregiver: identity.accountID, owner: owner)
+            let grant = try await caregiving.authorize(caregiver: identity.accountID, owner: owner)
             let id = try Self.id(context)
             let expectedVersion = try request.ifMatchVersion()
             let limits = try await service.audioLimits()
             _ = try await service.photo(owner: owner, id: id)  // 404 before the body is read
             let intake = AudioUpload.intake(what: "a recorded caption", reservation: "this recording", limits: limits, on: service.bus)
             let record = try await request.withBudgetedUpload(intake, limit: limits.maxBytes) { upload in
-                try await service.attachVoice(owner: owner, id: id, upload: upload, expectedVersion: expectedVersion)
+                try await service.attachVoice(owner: owner, id: id, upload: upload, expectedVersion: expectedVersion,
+                                           by: Contributor(account: identity.accountID, name: grant.name))
             }
             return try PhotoJSON.response(record)
         }

@@ -101,6 +101,8 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
     /// The caption recorded in a voice: its SHA-256 and length (GET …/voice plays it).
     var voice: String?
     var voiceMs: Int?
+    /// The caregiver whose voice the recorded caption is in ("Anna"); absent when the user recorded it.
+    var voiceBy: String?
     /// The caregiver who added it ("Added by Anna"); absent when the user did.
     var addedBy: String?
     var links: Links
@@ -113,7 +115,7 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
         (location, source, sourceURL, uploadedAt) = (photo.location, photo.source, photo.sourceURL, photo.uploadedAt)
         (width, height, format, hasMarkup, edited) = (photo.width, photo.height, photo.format, photo.markup != nil, photo.original != nil)
         addedBy = photo.addedBy?.name
-        (voice, voiceMs) = (photo.voice, photo.voiceMs)
+        (voice, voiceMs, voiceBy) = (photo.voice, photo.voiceMs, photo.voiceBy?.name)
         place = photo.place.map { PlaceJSON(key: photo.placeKey ?? "", label: $0.label, city: $0.city, region: $0.region, country: $0.country,
                                             countryCode: $0.countryCode) }
         links = Links(image: base + "/image", thumbnail: base + "/image/thumb", display: base + "/image/display", markup: base + "/markup",

@@ -25,6 +25,8 @@ struct PhotoData: Codable, Sendable, Equatable {
     /// The caption recorded in a voice (the audio plugin's Ogg Opus blob) and its length in ms.
     var voice: String?
     var voiceMs: Int?
+    /// The caregiver whose voice the recorded caption is in; absent when the user recorded it.
+    var voiceBy: Contributor? = nil
     /// After a crop, rotation or straightening: the picture as it was uploaded (kept, so the edit
     /// can be reverted), and its format. `image` is then the edited picture.
     var original: String?

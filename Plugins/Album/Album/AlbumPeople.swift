@@ -11,6 +11,8 @@ struct PersonData: Codable, Sendable, Equatable {
     /// Who they are to the user, in the words that help them: "your granddaughter".
     var relationship: String
     var note: String
+    /// Named by one of the user's caregivers (AlbumCaregiving.swift); absent when the user did.
+    var addedBy: Contributor? = nil
 }
 
 /// A person in one photo, with the box around their face (`album.faces`): fractions 0…1 of the
@@ -25,6 +27,8 @@ struct FaceData: Codable, Sendable, Equatable {
     var photo: String
     var person: String
     var box: Box
+    /// Named in this photo by one of the user's caregivers; absent when the user did.
+    var addedBy: Contributor? = nil
 }
 
 /// The rules of names and boxes; each refusal has its stable `reason`.
@@ -109,9 +113,11 @@ struct AlbumPeople: Sendable {
     }
 
     /// Once per `Idempotency-Key`: a phone sending its offline "someone new" again gets the same person.
-    func create(owner: String, name: String?, relationship: String?, note: String?, idempotencyKey: String?) async throws(BusError) -> Record {
+    /// `addedBy`: the caregiver adding them (nil: the user).
+    func create(owner: String, name: String?, relationship: String?, note: String?, idempotencyKey: String?,
+                addedBy: Contributor? = nil) async throws(BusError) -> Record {
         let data = PersonData(name: try PeopleRules.name(name), relationship: try PeopleRules.relationship(relationship),
-                              note: try PeopleRules.note(note))
+                              note: try PeopleRules.note(note), addedBy: addedBy)
         let document = try JSONDocument(encoding: data)
         let claim = idempotencyKey.map { key in
             IdempotencyClaim(owner: owner, scope: "\(Self.people).create", key: key, fingerprint: Secrets.sha256Hex(String(decoding: document.bytes, as: UTF8.self)))
@@ -157,7 +163,8 @@ struct AlbumPeople: Sendable {
 
     /// Names `person` in `photo` with a box around their face; a person already named there has
     /// their box moved (the same face record).
-    func tag(owner: String, photo: String, person: String?, box: FaceData.Box?, idempotencyKey: String?) async throws(BusError) -> Record {
+    func tag(owner: String, photo: String, person: String?, box: FaceData.Box?, idempotencyKey: String?,
+             addedBy: Contributor? = nil) async throws(BusError) -> Record {
         let checked = try PeopleRules.box(box)
         guard let person, !person.isEmpty else {
             throw PeopleRules.refuse("Say who this is: 'person' is the id of one of your people.", field: "person", reason: "person_missing")
@@ -165,7 +172,7 @@ struct AlbumPeople: Sendable {
         _ = try await album.photo(owner: owner, id: photo)
         _ = try await self.person(owner: owner, id: person)
         let existing = try await faces(owner: owner, photo: photo)
-        let data = FaceData(photo: photo, person: person, box: checked)
+        let data = FaceData(photo: photo, person: person, box: checked, addedBy: addedBy)
         if let same = existing.first(where: { (try? $0.decode(FaceData.self).person) == person }) {
             return try await store.replace(data, in: Self.faces, id: same.id, owner: owner)
         }
@@ -254,9 +261,12 @@ struct PersonJSON: Encodable {
     var name: String
     var relationship: String
     var note: String
+    /// The caregiver who named them ("Anna"); absent when the user did.
+    var addedBy: String?
 
     init(_ record: Record, _ data: PersonData) {
         (id, version, name, relationship, note) = (record.id, record.version, data.name, data.relationship, data.note)
+        addedBy = data.addedBy?.name
     }
 }
 
@@ -266,9 +276,12 @@ struct FaceJSON: Encodable {
     var photo: String
     var person: String
     var box: FaceData.Box
+    /// The caregiver who named them in this photo ("Anna"); absent when the user did.
+    var addedBy: String?
 
     init(_ record: Record, _ data: FaceData) {
         (id, version, photo, person, box) = (record.id, record.version, data.photo, data.person, data.box)
+        addedBy = data.addedBy?.name
     }
 }
 

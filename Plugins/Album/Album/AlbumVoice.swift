@@ -20,14 +20,15 @@ extension AlbumService {
         }
     }
 
-    /// `upload`: the WAV inline, or the blob it was streamed into.
-    func attachVoice(owner: String, id: String, upload: BlobPayload, expectedVersion: Int64?) async throws(BusError) -> Record {
+    /// `upload`: the WAV inline, or the blob it was streamed into. `by`: the caregiver whose voice it is
+    /// (nil: the user's own).
+    func attachVoice(owner: String, id: String, upload: BlobPayload, expectedVersion: Int64?, by: Contributor? = nil) async throws(BusError) -> Record {
         let audio = try await bus.request(IngestAudio(owner: owner, audio: upload), timeout: IngestAudio.timeout)
-        return try await changeVoice(owner: owner, id: id, expectedVersion: expectedVersion, voice: audio.sha256, ms: audio.durationMs)
+        return try await changeVoice(owner: owner, id: id, expectedVersion: expectedVersion, voice: audio.sha256, ms: audio.durationMs, by: by)
     }
 
     func removeVoice(owner: String, id: String, expectedVersion: Int64?) async throws(BusError) -> Record {
-        try await changeVoice(owner: owner, id: id, expectedVersion: expectedVersion, voice: nil, ms: nil)
+        try await changeVoice(owner: owner, id: id, expectedVersion: expectedVersion, voice: nil, ms: nil, by: nil)
     }
 
     /// The recorded caption: its Ogg Opus bytes and their SHA-256.
@@ -40,11 +41,13 @@ extension AlbumService {
         return (try await BusBlobStore(bus: bus).get(sha256), sha256)
     }
 
-    private func changeVoice(owner: String, id: String, expectedVersion: Int64?, voice: String?, ms: Int?) async throws(BusError) -> Record {
+    private func changeVoice(owner: String, id: String, expectedVersion: Int64?, voice: String?, ms: Int?,
+                             by: Contributor?) async throws(BusError) -> Record {
         let committed = try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { current throws(BusError) in
             guard var photo = current else { throw BusError(.notFound, "This photo is not in your album: it was deleted, maybe on another device.") }
             photo.voice = voice
             photo.voiceMs = ms
+            photo.voiceBy = by
             return photo
         }
         guard let record = committed.record else { throw BusError(.internal, "The photo was not stored.") }
