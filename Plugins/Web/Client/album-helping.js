@@ -3,13 +3,16 @@
  * A caregiver's screens of the albums they help with (album-caregivers.js has the user's side):
  * "Albums you help with" (#/helping), one album (#/helping/OWNER: its photos, "Add a photo",
  * "Restore access for Mum") and one photo (#/helping/OWNER/photo/ID: the picture, who added it,
- * its caption). They speak to the album's caregiver routes (`/api/v1/album/helping/OWNER/…`),
+ * its caption, the people in it, the caption recorded in their voice). They speak to the album's caregiver routes (`/api/v1/album/helping/OWNER/…`),
  * which reach that album and nothing else of its owner's; the phone keeps no copy (the album is
  * someone else's), so these screens need the network and say so.
  */
 import * as Album from "./album.js";
 import { back } from "./album-base.js";
 import { AcceptHelpScreen, FamilyScreen, HELPING, addedByFacts, hasCaregivers, linkPanel, said } from "./album-caregivers.js";
+import { HelpingStore, helpingContext } from "./album-helping-store.js";
+import { photoPeople } from "./album-people.js";
+import { CAPTION_VOICE, captionVoice } from "./album-voice.js";
 import { announce, h } from "./ui.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
@@ -31,6 +34,9 @@ async function picture(context, path) {
   const blob = await context.api.get(path);
   return URL.createObjectURL(blob);
 }
+
+/** Photos asked for at a time; "Show more photos" asks for the next ones (the list's cursor). */
+const PAGE = 60;
 
 /** @param {string} owner */
 function albumPath(owner) {
@@ -131,23 +137,50 @@ class HelpedAlbumScreen extends HTMLElement {
       }
       this.heading.textContent = albumName(this.album);
       this.restoreButton.textContent = `Restore access for ${this.album.ownerName || "them"}`;
-      const page = await context.api.get(`${albumPath(this.owner)}/photos?limit=120`);
-      /** @type {HelpedPhoto[]} */
-      const photos = page.items ?? [];
-      if (!photos.length) {
+      const page = await context.api.get(`${albumPath(this.owner)}/photos?limit=${PAGE}`);
+      if (!page.items?.length) {
         this.photos.replaceChildren(h("p", { class: "empty" }, "No photos yet. Add the first one."));
         return;
       }
-      this.photos.replaceChildren(h("ul", { class: "grid", "aria-label": "Photos" }, ...photos.map((photo) => {
-        const by = photo.addedBy ? `, added by ${photo.addedBy}` : "";
-        const cell = h("a", { href: `#/helping/${encodeURIComponent(this.owner)}/photo/${encodeURIComponent(photo.id)}`, class: "cell",
-          "aria-label": `Photo from ${Album.dayLabel(Album.dayOf(photo))}${photo.notes ? `: ${photo.notes}` : ""}${by}` });
-        picture(context, `${albumPath(this.owner)}/photos/${photo.id}/image/thumb`)
-          .then((url) => cell.prepend(h("img", { src: url, alt: "" }))).catch(() => {});
-        return h("li", {}, cell);
-      })));
+      this.grid = h("ul", { class: "grid", "aria-label": "Photos" });
+      this.photos.replaceChildren(this.grid, this.more);
+      this.show(page);
     } catch (failure) {
       this.photos.replaceChildren(h("p", { class: "error", role: "alert" }, said(failure)));
+    }
+  }
+
+  grid = h("ul", { class: "grid", "aria-label": "Photos" });
+  cursor = "";
+  more = h("div", { class: "more-photos" });
+
+  /** A page of photos added to the grid, and "Show more photos" while the album has more. @param {{items?: HelpedPhoto[], nextCursor?: string | null}} page */
+  show(page) {
+    const context = /** @type {Context} */ (this.ctx);
+    this.grid.append(...(page.items ?? []).map((photo) => {
+      const by = photo.addedBy ? `, added by ${photo.addedBy}` : "";
+      const cell = h("a", { href: `#/helping/${encodeURIComponent(this.owner)}/photo/${encodeURIComponent(photo.id)}`, class: "cell",
+        "aria-label": `Photo from ${Album.dayLabel(Album.dayOf(photo))}${photo.notes ? `: ${photo.notes}` : ""}${by}` });
+      picture(context, `${albumPath(this.owner)}/photos/${photo.id}/image/thumb`)
+        .then((url) => cell.prepend(h("img", { src: url, alt: "" }))).catch(() => {});
+      return h("li", {}, cell);
+    }));
+    this.cursor = page.nextCursor ?? "";
+    this.more.replaceChildren(...(this.cursor ? [h("button", { type: "button", class: "secondary show-more", onclick: () => this.showMore() }, "Show more photos")] : []));
+  }
+
+  async showMore() {
+    const context = /** @type {Context} */ (this.ctx);
+    const button = this.more.querySelector("button");
+    button?.setAttribute("aria-busy", "true");
+    try {
+      const shown = this.grid.childElementCount;
+      this.show(await context.api.get(`${albumPath(this.owner)}/photos?${new URLSearchParams({ limit: String(PAGE), cursor: this.cursor })}`));
+      announce(`${this.grid.childElementCount - shown} more photos.`);
+      /** @type {HTMLElement | null} */ (this.grid.children[shown]?.querySelector("a") ?? null)?.focus();
+    } catch (failure) {
+      button?.removeAttribute("aria-busy");
+      this.more.append(h("p", { class: "error", role: "alert" }, said(failure)));
     }
   }
 
@@ -194,9 +227,12 @@ class HelpedPhotoScreen extends HTMLElement {
     const path = `${albumPath(owner)}/photos/${encodeURIComponent(id)}`;
     const albumHash = `#/helping/${encodeURIComponent(owner)}`;
     this.replaceChildren(h("main", { class: "screen photo" }, h("p", { class: "hint", role: "status" }, "Opening the photo…")));
-    context.api.request("GET", path).then(({ body: photo }) => {
+    const store = new HelpingStore(context, owner);
+    const asUser = helpingContext(context, store);
+    Promise.all([store.load(id), helped(context).catch(() => [])]).then(([photo, albums]) => {
       /** @type {HelpedPhoto} */
       let current = photo;
+      const whom = albums.find((album) => album.owner === owner)?.ownerName || "them";
       const figure = h("figure", { class: "picture" });
       picture(context, `${path}/image/display`).then((url) => figure.prepend(h("img", { src: url, alt: `Photo from ${Album.dayLabel(Album.dayOf(photo))}` })))
         .catch(() => figure.prepend(h("p", { class: "empty" }, "The picture shows when this phone is online.")));
@@ -208,7 +244,9 @@ class HelpedPhotoScreen extends HTMLElement {
         event.preventDefault();
         save.setAttribute("aria-busy", "true");
         try {
+          current = store.one("album.photo", id) ?? current;
           current = (await context.api.request("PATCH", path, { body: { notes: caption.value }, headers: { "If-Match": `"${current.version}"` } })).body;
+          store.keep("album.photo", current);
           status.textContent = "Caption saved. It shows in their album.";
         } catch (failure) {
           status.textContent = said(failure);
@@ -219,8 +257,11 @@ class HelpedPhotoScreen extends HTMLElement {
       this.replaceChildren(h("main", { class: "screen photo" },
         h("div", { class: "toolbar" }, back(albumHash, "Album"), h("h1", {}, "Photo")),
         figure,
+        photoPeople(asUser, photo, figure, { personHref: null, relationLabel: `Who they are to ${whom}` }),
         h("dl", { class: "facts" }, h("dt", {}, "Taken"), h("dd", {}, Album.dayLabel(Album.dayOf(photo))), ...addedByFacts(photo)),
-        form));
+        form,
+        captionVoice(asUser, () => store.one("album.photo", id), { ...CAPTION_VOICE, path: (photoId) => `${path.slice(0, path.lastIndexOf("/"))}/${encodeURIComponent(photoId)}/voice`,
+          record: "Record the caption in your voice", keep: true, by: () => "" })));
     }).catch((failure) => this.replaceChildren(h("main", { class: "screen photo" }, h("h1", {}, "Photo"),
       h("p", { class: "error", role: "alert" }, said(failure)), back(albumHash, "Album"))));
     return this;

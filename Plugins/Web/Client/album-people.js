@@ -51,15 +51,22 @@ export function personHash(id) {
 }
 
 /**
+ * Where a person's name leads (null: nowhere, their name alone) and how the naming dialog asks
+ * who they are; a caregiver's photo screen (album-helping.js) gives its own.
+ * @typedef {{personHref?: ((id: string) => string) | null, relationLabel?: string}} PeopleOptions
+ */
+
+/**
  * The people of a photo in its view: boxes over the picture in `figure` and the names, large,
  * under it, with "Name someone in this photo". Follows sync by itself (a name added offline shows
  * at once, another phone's when it arrives). Null when people are off.
- * @param {Context} context @param {Photo} photo @param {HTMLElement} figure
+ * @param {Context} context @param {Photo} photo @param {HTMLElement} figure @param {PeopleOptions} [options]
  * @returns {HTMLElement | null}
  */
-export function photoPeople(context, photo, figure) {
+export function photoPeople(context, photo, figure, options = {}) {
   if (!hasPeople(context)) return null;
   const element = /** @type {PhotoPeople} */ (document.createElement("photo-people"));
+  element.options = options;
   element.setup(context, photo, figure);
   return element;
 }
@@ -74,7 +81,21 @@ class PhotoPeople extends HTMLElement {
   /** @type {HTMLElement | undefined} the boxes over the picture */
   layer;
   shown = "";
+  /** @type {PeopleOptions} */
+  options = {};
   onChange = () => this.draw();
+
+  /**
+   * A link to the person's page, or their name alone when this screen has none (a box on the face
+   * is then only a picture: the names are listed under it).
+   * @param {Person} person @param {Record<string, string>} attributes @param {...any} children
+   */
+  personLink(person, attributes, ...children) {
+    const href = this.options.personHref === undefined ? personHash : this.options.personHref;
+    if (href) return h("a", { href: href(person.id), ...attributes }, ...children);
+    const { "aria-label": label, ...rest } = attributes;
+    return h("span", label ? { ...rest, "aria-hidden": "true" } : rest, ...children);
+  }
 
   /** @param {Context} context @param {Photo} photo @param {HTMLElement} figure */
   setup(context, photo, figure) {
@@ -110,7 +131,7 @@ class PhotoPeople extends HTMLElement {
     if (key === this.shown && this.childElementCount) return;
     this.shown = key;
     /** @type {HTMLElement} */ (this.layer).replaceChildren(...named.map(({ face, person }) => {
-      const box = h("a", { href: personHash(person.id), class: "face-box", "aria-label": `${caption(person)}: open their page` },
+      const box = this.personLink(person, { class: "face-box", "aria-label": `${caption(person)}: open their page` },
         h("span", { class: "face-name", "aria-hidden": "true" }, person.name));
       box.style.left = `${face.box.x * 100}%`;
       box.style.top = `${face.box.y * 100}%`;
@@ -121,7 +142,7 @@ class PhotoPeople extends HTMLElement {
     this.replaceChildren(...[
       named.length ? h("h2", { id: "people-heading" }, "In this photo") : null,
       named.length ? h("ul", { class: "people-list", "aria-labelledby": "people-heading" }, ...named.map(({ face, person }) => h("li", {},
-        h("a", { href: personHash(person.id), class: "person-name" },
+        this.personLink(person, { class: "person-name" },
           h("strong", {}, person.name), (person.relationship ?? "").trim() ? h("span", {}, ` — ${person.relationship}`) : null),
         h("button", { type: "button", class: "link", onclick: () => this.untag(face, person) }, `Take ${person.name} off this photo`)))) : null,
       named.length ? readAloud(context, () => peopleIn(context, this.current()).map(({ person }) => caption(person).replace(" — ", ", ")).join(". ") + ".",
@@ -211,7 +232,7 @@ class PhotoPeople extends HTMLElement {
       } },
       known.length ? h("h3", {}, "Someone new") : null,
       h("label", { for: "new-person-name" }, "Name"), name, error,
-      h("label", { for: "new-person-relationship" }, "Who they are to you"), relationship,
+      h("label", { for: "new-person-relationship" }, this.options.relationLabel ?? "Who they are to you"), relationship,
       h("div", { class: "row" },
         h("button", { type: "button", class: "secondary", onclick: () => dialog.close() }, "Cancel"),
         h("button", { type: "submit" }, "Save name")))));

@@ -18,7 +18,8 @@ const bound = () => ({ bytes: budgetBytes(localStorage.getItem(CACHE_SIZE)) });
 
 /** @type {import("./voice-note.js").VoiceOptions} */
 export const CAPTION_VOICE = { kind: KIND, path: (id) => `${PHOTOS}/${id}/voice`, field: "voice", bound, name: "Recorded caption",
-  record: "Record the caption in your voice", play: "Play the recorded caption" };
+  record: "Record the caption in your voice", play: "Play the recorded caption",
+  by: (photo) => (photo.voiceBy ? `, in ${photo.voiceBy}'s voice` : "") };
 
 /** Whether this app records captions (its YAML has an audio section). @param {Context} context */
 export function hasVoice(context) {
@@ -28,11 +29,12 @@ export function hasVoice(context) {
 /**
  * The photo screen's part: the recorder and the big Play button, by the caption.
  * @param {Context} context @param {() => Photo | undefined} photo the photo as it is now
+ * @param {import("./voice-note.js").VoiceOptions} [options] a caregiver's screen gives its route (album-helping.js)
  */
-export function captionVoice(context, photo) {
+export function captionVoice(context, photo, options = CAPTION_VOICE) {
   if (!hasVoice(context)) return null;
   const voice = /** @type {import("./voice-note.js").RecordedVoice} */ (document.createElement("recorded-voice"));
-  voice.attach(/** @type {any} */ (context), photo, undefined, CAPTION_VOICE);
+  voice.attach(/** @type {any} */ (context), photo, undefined, options);
   return h("section", { class: "caption-voice", "aria-label": "Recorded caption" }, voice);
 }
 

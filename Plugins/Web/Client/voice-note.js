@@ -28,6 +28,8 @@ import { VOICE_RATE, clock, wavBytes } from "./wav.js";
  * @property {string} name
  * @property {string} record   the first button's words ("Record a voice note")
  * @property {string} [play]
+ * @property {(record: any) => string} [by]  whose voice, after the name (", in Anna's voice"; "" for the user's own)
+ * @property {boolean} [keep]  no Delete (a caregiver records again, deleting stays the user's)
  */
 
 /** Napkin Notes' voice note. @type {VoiceOptions} */
@@ -127,9 +129,10 @@ export class RecordedVoice extends HTMLElement {
     }
     const audio = /** @type {HTMLAudioElement} */ (h("audio", { controls: play ? undefined : "", preload: "metadata", "aria-label": `The ${lower}` }));
     const seconds = note[ms] ? ` (${clock(note[ms] / 1000)})` : "";
-    const line = h("p", { class: "hint voice-line" }, note[pending] ? `🎙 ${name}, waiting to upload` : `🎙 ${name}${seconds}`);
+    const whose = this.options.by?.(note) ?? "";
+    const line = h("p", { class: "hint voice-line" }, note[pending] ? `🎙 ${name}, waiting to upload` : `🎙 ${name}${whose}${seconds}`);
     const remove = h("button", { type: "button", class: "danger delete-voice", onclick: () => this.remove_() }, `Delete ${lower}`);
-    this.replaceChildren(line, ...(play ? [playButton(audio, play)] : []), audio, h("div", { class: "row" }, record, remove));
+    this.replaceChildren(line, ...(play ? [playButton(audio, play)] : []), audio, h("div", { class: "row" }, record, ...(this.options.keep ? [] : [remove])));
     if (note[pending]) {
       audio.src = URL.createObjectURL(note[pending]);
     } else if (!String(note.id).startsWith("local:")) {
