@@ -93,7 +93,7 @@ def walk_all(browser, server, data):
     chooser.value.set_files(os.path.join(data, "lake.jpg"))
     anna.wait_for_selector("album-helped-photo form")
     check("the photo she added says “Added by Anna”", anna.locator("dd.added-by").inner_text() == "Anna")
-    anna.get_by_label("Caption").fill("Tom's birthday at the lake")
+    anna.get_by_label("Caption", exact=True).fill("Tom's birthday at the lake")
     anna.get_by_role("button", name="Save caption").click()
     anna.wait_for_selector("text=Caption saved")
     screen(anna, "the photo she added, captioned", "helped-photo")

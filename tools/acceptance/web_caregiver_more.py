@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""iRemember's caregiver, the rest of issue 41 (web_caregiver.py walks the invitation, adding a
+photo, restoring and ending): two phones (browser contexts at 390×844, touch) of Debian's Chromium
+with a fake microphone (`--use-fake-device-for-media-stream`: a beep), against the real server and
+the shipped config. Controls are found by their labels.
+
+The user (Get Started) invites; Anna accepts on her own phone. The user's album has 130 photos
+(added through the API): Anna's album screen shows 60, then "Show more photos" twice, 130 in all,
+each once. On a photo Anna names a face — "Name someone in this photo", a tap, "Who is this?" with
+"Who they are to Mum" — and records the caption in her voice (Record, Stop; her screen plays it and
+offers no Delete: deleting stays the user's). The user's phone then shows "Emma — your
+granddaughter" large under the photo and plays "Recorded caption, in Anna's voice". axe-core on each
+screen; screenshots in .build/screenshots/caregiver-more-*.png.
+
+Prints one line per check and `web acceptance: N passed, N failed` last.
+    python3 tools/acceptance/web_caregiver_more.py --binary .build/debug/quire
+"""
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import iremember  # noqa: E402
+import napkin_notes  # noqa: E402
+import webwalk  # noqa: E402
+from napkin_notes import call, check, free_port  # noqa: E402
+from web_map_voice import plays_on_tap, record  # noqa: E402
+from web_voice import FAKE_MICROPHONE  # noqa: E402
+from webwalk import accessible, token_of  # noqa: E402
+
+ROOT = napkin_notes.ROOT
+PHOTOS = "/api/v1/album/photos"
+COUNT = 130
+
+
+def screen(page, name, file):
+    accessible(page, name)
+    webwalk.shot(page, "caregiver-more", file)
+
+
+def wait_until(what, timeout=30):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        found = what()
+        if found:
+            return found
+        time.sleep(0.25)
+    return what()
+
+
+def walk_all(browser, server, data):
+    # The user invites; Anna accepts on her phone (as web_caregiver.py walks it, checked there).
+    user_context, user = webwalk.phone(browser, server, permissions=["microphone"])
+    user.goto("/")
+    user.get_by_role("button", name="Get Started").click()
+    user.wait_for_selector("album-home")
+    owner = token_of(user)
+    owner_id = user.evaluate("JSON.parse(localStorage.getItem('quire.session')).accountId")
+    user.get_by_role("link", name="Family helping you").click()
+    user.get_by_label("Your name, as your family knows you").fill("Mum")
+    user.get_by_role("button", name="Invite a family member").click()
+    link_field = user.get_by_label("The link")
+    link_field.wait_for()
+    link = link_field.input_value()
+
+    # The user's album: 130 photos, through the API, a minute apart (the newest is the last).
+    jpeg = iremember.jpeg(data, "many.jpg", seed=21)
+    started = time.time()
+    for index in range(COUNT):
+        status, _, _ = call(server, "POST", f"{PHOTOS}?takenAt=2024-03-01T{8 + index // 60:02d}:{index % 60:02d}", token=owner, raw=jpeg,
+                            content_type="image/jpeg", timeout=60)
+        if status != 201:
+            check(f"photo {index + 1} of {COUNT} added", False, status)
+            return
+    print(f"  ({COUNT} photos added in {time.time() - started:.0f} s)")
+
+    anna_context, anna = webwalk.phone(browser, server, permissions=["microphone"])
+    anna.goto(link.replace(server.base, ""))
+    anna.wait_for_selector("quire-signin")
+    anna.get_by_label("User name").fill("anna")
+    anna.get_by_label("Password").fill("a good password")
+    anna.get_by_role("button", name="Create an account").click()
+    anna.wait_for_selector("album-help-accept h1:has-text(\"Mum's album\")")
+    anna.get_by_label("Your name, as they know you").fill("Anna")
+    anna.get_by_role("button", name="Accept and help").click()
+    anna.wait_for_selector("album-helped h1:has-text(\"Mum's album\")")
+
+    # Paging: 60, then "Show more photos" until all 130 show, each once.
+    cells = "album-helped ul.grid a.cell"
+    anna.wait_for_selector(cells)
+    check("her album screen shows the first 60 photos", anna.locator(cells).count() == 60, anna.locator(cells).count())
+    more = anna.get_by_role("button", name="Show more photos")
+    check("…with “Show more photos” below them", more.is_visible())
+    more.scroll_into_view_if_needed()
+    screen(anna, "the album she helps with, its first photos", "album")
+    more.click()
+    anna.wait_for_function(f"() => document.querySelectorAll('{cells}').length === 120")
+    check("“Show more photos” adds the next 60 (120)", True)
+    more.click()
+    anna.wait_for_function(f"() => document.querySelectorAll('{cells}').length === {COUNT}")
+    hrefs = anna.eval_on_selector_all(cells, "els => els.map(e => e.getAttribute('href'))")
+    check(f"…then the last 10: all {COUNT} photos, each once", len(set(hrefs)) == COUNT, len(set(hrefs)))
+    check("…and no “Show more photos” once all are shown", anna.get_by_role("button", name="Show more photos").count() == 0)
+    check("the page keeps to the phone's width", anna.evaluate("document.documentElement.scrollWidth") <= 390)
+    screen(anna, "the album, all photos shown", "album-all")
+
+    # Anna names a face on the newest photo.
+    anna.locator(cells).first.click()
+    anna.wait_for_selector("album-helped-photo figure img")
+    photo_id = anna.url.rsplit("/", 1)[-1]
+    anna.get_by_role("button", name="Name someone in this photo").click()
+    target = anna.get_by_role("button", name="Tap where their face is")
+    target.wait_for()
+    box = anna.locator("album-helped-photo figure img").bounding_box()
+    target.click(position={"x": box["width"] * 0.3, "y": box["height"] * 0.4})
+    dialog = anna.get_by_role("dialog", name="Who is this?")
+    dialog.wait_for()
+    check("the naming dialog asks who they are to Mum", dialog.get_by_label("Who they are to Mum").count() == 1)
+    dialog.get_by_label("Name", exact=True).fill("Emma")
+    dialog.get_by_label("Who they are to Mum").fill("your granddaughter")
+    screen(anna, "Who is this?, on her phone", "who-is-this")
+    dialog.get_by_role("button", name="Save name").click()
+    anna.wait_for_selector("album-helped-photo .person-name:has-text('Emma')", timeout=15_000)
+    check("her photo screen names Emma — your granddaughter", "Emma — your granddaughter" in anna.locator("album-helped-photo .person-name").inner_text())
+    check("…with a box on the face", anna.locator("album-helped-photo figure .face-box").count() == 1)
+    status, body, _ = call(server, "GET", f"{PHOTOS}/{photo_id}/people", token=owner)
+    faces = body.get("items", []) if status == 200 else []
+    check("the server keeps the name on the user's photo, added by Anna", len(faces) == 1 and faces[0].get("addedBy") == "Anna", (status, body))
+
+    # …and records the caption in her voice.
+    scope = "album-helped-photo recorded-voice"
+    record(anna, "album-helped-photo", "Record the caption in your voice")
+    anna.wait_for_selector(f"{scope} audio", state="attached", timeout=20_000)
+    played = plays_on_tap(anna, "album-helped-photo", "Play the recorded caption")
+    check("her recording plays on her phone", played > 0.2, played)
+    check("…with no Delete (deleting stays the user's)", anna.locator(scope).get_by_role("button", name="Delete recorded caption").count() == 0)
+    status, photo, _ = call(server, "GET", f"{PHOTOS}/{photo_id}", token=owner)
+    check("the photo has the recording, in Anna's voice", status == 200 and photo.get("voice") and photo.get("voiceBy") == "Anna", photo)
+    anna.evaluate("window.scrollTo(0, 0)")
+    screen(anna, "the photo she named and recorded", "photo")
+
+    # The user's phone: the name large, the caption in Anna's voice.
+    user.goto(f"/#/photo/{photo_id}")
+    name = wait_until(lambda: user.locator("album-photo a.person-name").count() > 0 or None, timeout=40)
+    check("the name reaches the user's open phone by sync (no reload)", bool(name))
+    if not name:
+        user.reload()
+        user.wait_for_selector("album-photo a.person-name", timeout=20_000)
+    check("the user's photo names “Emma — your granddaughter”", "Emma — your granddaughter" in user.locator("album-photo a.person-name").inner_text())
+    size = float(user.eval_on_selector("album-photo a.person-name", "e => getComputedStyle(e).fontSize").removesuffix("px"))
+    check("…large (at least 24 px)", size >= 24, size)
+    user.wait_for_selector("album-photo .voice-line", timeout=20_000)
+    line = user.locator("album-photo .voice-line").inner_text()
+    check("the user's phone says whose voice: “Recorded caption, in Anna's voice”", "Recorded caption, in Anna's voice" in line, line)
+    played = plays_on_tap(user, "album-photo", "Play the recorded caption")
+    check("…and plays it", played > 0.2, played)
+    user.evaluate("window.scrollTo(0, 0)")
+    screen(user, "the photo on the user's phone", "user-photo")
+    for context in (anna_context, user_context):
+        context.close()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="quire-web-caregiver-more-") as data:
+        server = iremember.Server(os.path.abspath(args.binary), data, free_port())
+        server.config = iremember.make_config(data)
+        sys.exit(webwalk.run(server, lambda browser: walk_all(browser, server, data), args=FAKE_MICROPHONE))
+
+
+if __name__ == "__main__":
+    main()
