@@ -254,7 +254,7 @@ let targets: [Target] = [
     tool("quire", ["CQuireSystem", "AppHost", "AppConfig", "PluginKit", "PluginCatalog", "ToolKit", "Storage", "StorageAPI", "AuthAPI", "Bus", .zip, .argumentParser, .logging, .lifecycle]),
     tool("quire-auth", ["ToolKit", "AuthAPI", "Bus", .argumentParser]),
     tool("quire-bench", ["Bus", "BusInProcess", "BusNATS", "Media", "Drawing", "DrawingAPI", "AppHost", "AppConfig", "PluginCatalog", "AuthAPI",
-                         "VocabularyAPI", "AlbumAPI", "Geo", "GeoAPI", "MediaAPI", "SeededRandom", "ToolKit", .argumentParser, .logging, .nioCore, .nioPosix]),
+                         "VocabularyAPI", "AlbumAPI", "Geo", "GeoAPI", "MediaAPI", "SeededRandom", "ToolKit", "StorageAPI", .argumentParser, .logging, .nioCore, .nioPosix]),
     tool("quire-media", ["Media", "MediaAPI", "ToolKit", "Bus", .argumentParser]),
     tool("quire-draw", ["Drawing", "DrawingAPI", "Media", "ToolKit", "Bus", .argumentParser]),
     tool("quire-vocab", ["ToolKit", "VocabularyAPI", "StorageAPI", "Bus", .argumentParser]),

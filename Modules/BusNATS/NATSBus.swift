@@ -11,7 +11,8 @@ import Synchronization
 ///   order each publisher sent (NATS keeps one connection's order).
 /// - A request goes to `quire.request.<name>`, where every node that handles the name subscribes in
 ///   the queue group `quire`: NATS gives each request to exactly one of them. The reply is
-///   `{"reply": …}` or `{"error": BusError}`. The caller's deadline travels as the time left, in
+///   `{"reply": …}` or `{"error": BusError}` (``ReplyEnvelope``); every payload is written by the
+///   bus's ``BusPayloadCodec`` (JSON). The caller's deadline travels as the time left, in
 ///   milliseconds (header `Quire-Timeout-Ms`): clocks of two machines are never compared.
 /// - With `localFirst` (the default), a request whose handler is in this process is answered here,
 ///   without a hop through NATS: a node serves its own storage and sessions, and only what it does
@@ -28,6 +29,8 @@ public final class NATSBus: MessageBus {
     public let connection: NATSConnection
     /// The first part of every subject (`quire`): several deployments can share one NATS.
     public let subjectPrefix: String
+    /// Writes and reads every payload (events, requests, replies, errors).
+    public let codec: any BusPayloadCodec
     private let logger: Logger
     /// Request names this process handles (one handler each, as in-process).
     private let handlers = Mutex<[MessageName: UInt64]>([:])
@@ -39,8 +42,9 @@ public final class NATSBus: MessageBus {
     private let watchdog = DeadlineWatchdog()
 
     public init(connection: NATSConnection, subjectPrefix: String = "quire", localFirst: Bool = true,
-                logger: Logger = Logger(label: "quire.bus.nats")) {
+                codec: any BusPayloadCodec = JSONPayloadCodec(), logger: Logger = Logger(label: "quire.bus.nats")) {
         self.connection = connection
+        self.codec = codec
         self.subjectPrefix = subjectPrefix
         self.localFirst = localFirst
         self.logger = logger
@@ -58,7 +62,7 @@ public final class NATSBus: MessageBus {
 
     public func publish<Event: BusEvent>(_ event: Event) async {
         do {
-            let payload = try Self.encode(event, name: Event.name)
+            let payload = try Self.encode(event, name: Event.name, codec: codec)
             try connection.publish(subject: eventSubject(Event.name), payload: payload)
         } catch {
             logger.error("bus: an event was not published", metadata: ["event": "\(Event.name)", "reason": "\(error)"])
@@ -85,10 +89,10 @@ public final class NATSBus: MessageBus {
     /// thread, as it arrives. One that cannot be read is logged and told to `unreadable`.
     private func deliverEvents<Event: BusEvent>(of _: Event.Type, unreadable: @escaping @Sendable () -> Void,
                                                 to deliver: @escaping @Sendable (Event) -> Void) -> UInt64 {
-        let logger = self.logger
+        let logger = self.logger, codec = self.codec
         return connection.subscribe(subject: eventSubject(Event.name)) { message in
             do {
-                deliver(try Self.decode(Event.self, message.payload))
+                deliver(try Self.decode(Event.self, message.payload, codec: codec))
             } catch {
                 unreadable()
                 logger.error("bus: an event could not be read; it was dropped", metadata: ["event": "\(Event.name)", "reason": "\(error)"])
@@ -134,13 +138,13 @@ public final class NATSBus: MessageBus {
         let connection = self.connection
         let logger = self.logger
         let localRegistration = try local.handle(type, handler)
-        let watchdog = self.watchdog
+        let watchdog = self.watchdog, codec = self.codec
         let sid = connection.subscribe(subject: requestSubject(name), queue: Self.queueGroup) { message in
             guard let replyTo = message.replyTo else { return }
             let deadline = ContinuousClock.now + Self.timeLeft(message)
             let ticket = TicketBox()
             let work = Task {
-                let reply = await Self.answer(message, handler: handler, name: name, deadline: deadline, logger: logger)
+                let reply = await Self.answer(message, handler: handler, name: name, deadline: deadline, codec: codec, logger: logger)
                 if let done = ticket.finish() { watchdog.remove(done) }
                 do {
                     try connection.publish(subject: replyTo, payload: reply)
@@ -165,13 +169,17 @@ public final class NATSBus: MessageBus {
     }
 
     private static func answer<Request: BusRequest>(_ message: NATSMessage, handler: RequestHandler<Request>, name: MessageName,
-                                                    deadline: ContinuousClock.Instant, logger: Logger) async -> ByteBuffer {
+                                                    deadline: ContinuousClock.Instant, codec: any BusPayloadCodec, logger: Logger) async -> ByteBuffer {
         let outcome: Result<Request.Reply, BusError>
         do {
-            let request = try Self.decode(Request.self, message.payload)
+            let request = try Self.decode(Request.self, message.payload, codec: codec)
             let context = BusRequestContext(name: name, deadline: deadline)
-            let trace = message.header(requestHeader)
-            outcome = .success(try await RequestTrace.$id.withValue(trace) { try await handler(request, context) })
+            if let trace = message.header(requestHeader) {
+                outcome = .success(try await RequestTrace.$id.withValue(trace) { try await handler(request, context) })
+            } else {
+                // A task made on the connection's thread has no trace to hide: no binding to push.
+                outcome = .success(try await handler(request, context))
+            }
         } catch let error as BusError {
             outcome = .failure(error)
         } catch is DecodingError {
@@ -190,13 +198,13 @@ public final class NATSBus: MessageBus {
         }
         do {
             switch outcome {
-            case .success(let reply): return try encode(Envelope<Request.Reply>.reply(reply), name: name)
-            case .failure(let error): return try encode(Envelope<Request.Reply>.failure(error), name: name)
+            case .success(let reply): return ReplyEnvelope.reply(try codec.encode(reply))
+            case .failure(let error): return ReplyEnvelope.failure(try codec.encode(error))
             }
         } catch {
             logger.error("bus: a reply could not be encoded", metadata: ["message": "\(name)", "reason": "\(error)"])
             let failure = BusError(.internal, "The reply to '\(name)' could not be sent; see the server log.", details: ["message": name.rawValue])
-            return (try? encode(Envelope<Request.Reply>.failure(failure), name: name)) ?? ByteBuffer()
+            return (try? codec.encode(failure)).map(ReplyEnvelope.failure) ?? ByteBuffer()
         }
     }
 
@@ -205,7 +213,7 @@ public final class NATSBus: MessageBus {
         if localFirst, handlers.withLock({ $0[name] != nil }) {
             return try await local.request(request, deadline: deadline)
         }
-        let payload = try Self.encode(request, name: name)
+        let payload = try Self.encode(request, name: name, codec: codec)
         // A repeatable request gets half its time, then the rest from whichever node the queue
         // group picks next: a node that died holding it (a worker killed mid-thumbnail) never
         // answers, and NATS does not say so.
@@ -253,16 +261,13 @@ public final class NATSBus: MessageBus {
             throw BusError(.noHandler, "No handler is registered for '\(name)' on any node. Enable the plugin that answers it in the app's config.",
                            details: ["message": name.rawValue])
         }
-        let envelope: Envelope<Request.Reply>
+        let envelope: Result<Request.Reply, BusError>
         do {
-            envelope = try Self.decode(Envelope<Request.Reply>.self, message.payload)
+            envelope = try ReplyEnvelope.read(Request.Reply.self, from: message.payload, codec: codec)
         } catch {
             throw BusError(.internal, "The reply to '\(name)' could not be read; nodes may run different versions.", details: ["message": name.rawValue])
         }
-        switch envelope {
-        case .reply(let reply): return reply
-        case .failure(let error): throw error
-        }
+        return try envelope.get()
     }
 
     private static func late(_ name: MessageName) -> BusError {
@@ -270,43 +275,13 @@ public final class NATSBus: MessageBus {
                  details: ["message": name.rawValue])
     }
 
-    /// A reply on the wire: `{"reply": …}` (null too, for an optional reply) or `{"error": …}`.
-    enum Envelope<Reply: Codable>: Codable {
-        case reply(Reply)
-        case failure(BusError)
-
-        enum Keys: String, CodingKey { case reply, error }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: Keys.self)
-            if container.contains(.error) {
-                self = .failure(try container.decode(BusError.self, forKey: .error))
-            } else {
-                self = .reply(try container.decode(Reply.self, forKey: .reply))
-            }
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: Keys.self)
-            switch self {
-            case .reply(let reply): try container.encode(reply, forKey: .reply)
-            case .failure(let error): try container.encode(error, forKey: .error)
-            }
-        }
+    static func decode<Value: Decodable>(_ type: Value.Type, _ payload: ByteBuffer, codec: any BusPayloadCodec) throws -> Value {
+        try payload.withUnsafeReadableBytes { try codec.decode(type, from: $0) }
     }
 
-    /// One decoder and one encoder for every message: both are safe to share between threads, and
-    /// making one costs more than decoding a small message.
-    private static let decoder = JSONDecoder()
-    private static let encoder = JSONEncoder()
-
-    static func decode<Value: Decodable>(_ type: Value.Type, _ payload: ByteBuffer) throws -> Value {
-        try decoder.decode(type, from: Data(payload.readableBytesView))
-    }
-
-    static func encode<Value: Encodable>(_ value: Value, name: MessageName) throws(BusError) -> ByteBuffer {
+    static func encode<Value: Encodable>(_ value: Value, name: MessageName, codec: any BusPayloadCodec) throws(BusError) -> ByteBuffer {
         do {
-            return ByteBuffer(bytes: try encoder.encode(value))
+            return ByteBuffer(bytes: try codec.encode(value))
         } catch {
             throw BusError(.internal, "'\(name)' cannot be encoded to cross the bus: \(error)", details: ["message": name.rawValue])
         }

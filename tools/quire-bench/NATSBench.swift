@@ -18,6 +18,9 @@ struct NATSBusBench: AsyncParsableCommand {
     @Option(help: "Requests in flight in the concurrent mode.") var inFlight = 64
     @Flag(help: "Run Swift's tasks on NIO's event loops (the global executor taken over).") var nioExecutor = false
     @Option(help: "Requests in the sequential mode (default: --count; 0 skips it, to profile the concurrent mode alone).") var sequentialCount: Int?
+    @Flag(help: "Code the bus's payloads with Foundation's JSON coders alone (the coder before 2026-11-26), for an A/B in one binary.")
+    var foundationJSON = false
+    @Flag(help: "Skip the client's own mode (the bus alone, to profile it).") var busOnly = false
 
     func run() async throws {
         if nioExecutor {
@@ -36,12 +39,13 @@ struct NATSBusBench: AsyncParsableCommand {
             try? responderConnection.publish(subject: replyTo, payload: message.payload)
         }
         // The bus: a typed request, as JSON, with its deadline in a header, and a typed reply.
-        let responder = NATSBus(connection: responderConnection, subjectPrefix: "bench")
-        let caller = NATSBus(connection: callerConnection, subjectPrefix: "bench")
+        let codec = JSONPayloadCodec(fast: !foundationJSON)
+        let responder = NATSBus(connection: responderConnection, subjectPrefix: "bench", codec: codec)
+        let caller = NATSBus(connection: callerConnection, subjectPrefix: "bench", codec: codec)
         try responder.handle(BenchPing.self) { ping, _ in BenchPong(sequence: ping.sequence) }
         try await responderConnection.flush()
 
-        let client = try await measure { index in
+        let client = try await busOnly ? (sequential: Summary([], elapsed: .zero), concurrent: Summary([], elapsed: .zero)) : measure { index in
             var payload = ByteBuffer()
             payload.writeString(String(index))
             let reply = try await callerConnection.request(subject: "bench.client.ping", payload: payload, deadline: .now + .seconds(5))

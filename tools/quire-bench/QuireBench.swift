@@ -10,7 +10,7 @@ struct QuireBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "quire-bench",
         abstract: "Measure Quire's building blocks.",
-        subcommands: [BusBench.self, NATSBusBench.self, MediaBench.self, DrawingBench.self, VocabBench.self, AlbumSeed.self, GeoBench.self])
+        subcommands: [BusBench.self, NATSBusBench.self, BusCodecBench.self, MediaBench.self, DrawingBench.self, VocabBench.self, AlbumSeed.self, GeoBench.self])
 }
 
 struct BenchPing: BusRequest {
