@@ -36,9 +36,12 @@ public enum DrawingRenderer {
 
     /// The PNG by Quire's own rasteriser (``StrokeRasteriser``) and PNG encoder (``PNGEncoder``);
     /// texts, if any, are laid over the strokes by cairo and Pango.
-    static func rasterise(_ drawing: Drawing, width: Int, height: Int, tolerance: Double) throws(BusError) -> Data {
+    /// `capsEverySegment`: the tests' reference (``StrokeRasteriser/capsEverySegment``).
+    static func rasterise(_ drawing: Drawing, width: Int, height: Int, tolerance: Double,
+                          capsEverySegment: Bool = false) throws(BusError) -> Data {
         let frame = drawing.frame(width: Double(width), height: Double(height))
         var canvas = StrokeRasteriser(width: width, height: height, clip: frame)
+        canvas.capsEverySegment = capsEverySegment
         var scratch = Scratch()
         for stroke in drawing.strokes {
             scratch.prepare(stroke, width: frame.width, height: frame.height, tolerance: tolerance)
