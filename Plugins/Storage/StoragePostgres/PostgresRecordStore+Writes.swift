@@ -18,6 +18,10 @@ extension PostgresRecordStore {
 
     func writeOnce(_ batch: WriteBatch) async throws(StorageError) -> WriteResult {
         let known = collections.withLock { $0 }
+        // A create (inserts only): one statement, one round trip, when what it assumes holds.
+        if Self.oneStatement(batch, known: known), let result = try await writeInOneStatement(batch, known: known) {
+            return result
+        }
         let pipeline = try WritePipeline(batch, blobFields: known.blobFields, logs: known.logs)
         let logger = self.logger
         return try await transaction { connection in
