@@ -18,6 +18,13 @@ struct AlbumCaregiverPeopleTests {
 
     static let box: [String: any Sendable] = ["x": 0.1, "y": 0.2, "w": 0.25, "h": 0.3]
 
+    /// A name's body: the person and the box (and the photo, as a phone sends it).
+    static func tag(_ person: String, photo: String? = nil) -> [String: any Sendable] {
+        var body: [String: any Sendable] = ["person": person, "box": box]
+        if let photo { body["photo"] = photo }
+        return body
+    }
+
     @Test("a caregiver names a person on the album's photo: the owner sees the name, relationship and who added it; nothing else of anyone's is reached")
     func caregiverNamesPeople() async throws {
         let jpeg = try await photos.jpeg(seed: 51)
@@ -31,7 +38,7 @@ struct AlbumCaregiverPeopleTests {
             #expect(emma.status == 201, "\(emma.text)")
             #expect(emma["addedBy"] == "Anna")
             let emmaID = try #require(emma["id"])
-            let tagged = try await client.send(.post, "\(album)/photos/\(photo)/people", json: ["person": emmaID, "box": Self.box, "photo": photo], token: anna)
+            let tagged = try await client.send(.post, "\(album)/photos/\(photo)/people", json: Self.tag(emmaID, photo: photo), token: anna)
             #expect(tagged.status == 201, "\(tagged.text)")
             #expect(tagged["addedBy"] == "Anna")
             #expect(try await client.send(.get, "\(album)/people", token: anna).items.compactMap { $0["name"] as? String } == ["Emma"])
@@ -49,11 +56,11 @@ struct AlbumCaregiverPeopleTests {
             let stranger = try await client.signUp("stranger-fern").token
             let strangerPhoto = try #require(try await client.addPhoto(other, token: stranger)[string: "id"])
             let strangerPerson = try #require(try await client.send(.post, "/api/v1/album/people", json: ["name": "Zed"], token: stranger)["id"])
-            let elsewhere = try await client.send(.post, "\(album)/photos/\(strangerPhoto)/people", json: ["person": emmaID, "box": Self.box], token: anna)
+            let elsewhere = try await client.send(.post, "\(album)/photos/\(strangerPhoto)/people", json: Self.tag(emmaID), token: anna)
             #expect(elsewhere.status == 404, "\(elsewhere.text)")
-            let notTheirs = try await client.send(.post, "\(album)/photos/\(photo)/people", json: ["person": strangerPerson, "box": Self.box], token: anna)
+            let notTheirs = try await client.send(.post, "\(album)/photos/\(photo)/people", json: Self.tag(strangerPerson), token: anna)
             #expect(notTheirs.status == 404, "\(notTheirs.text)")
-            #expect(try await client.send(.post, "/api/v1/album/photos/\(photo)/people", json: ["person": emmaID, "box": Self.box], token: anna).status == 404)
+            #expect(try await client.send(.post, "/api/v1/album/photos/\(photo)/people", json: Self.tag(emmaID), token: anna).status == 404)
             // Renaming and removing people stay the owner's: no such routes under helping.
             for method in [HTTPRequest.Method.patch, .delete] {
                 let status = try await client.send(method, "\(album)/people/\(emmaID)", json: method == .patch ? ["name": "X"] : nil, token: anna).status
@@ -64,7 +71,7 @@ struct AlbumCaregiverPeopleTests {
             let face = try #require(tagged["id"])
             for (method, path, body) in [(HTTPRequest.Method.get, "\(album)/people", nil), (.post, "\(album)/people", ["name": "Eve"] as [String: any Sendable]),
                                          (.get, "\(album)/photos/\(photo)/people", nil),
-                                         (.post, "\(album)/photos/\(photo)/people", ["person": emmaID, "box": Self.box]),
+                                         (.post, "\(album)/photos/\(photo)/people", Self.tag(emmaID)),
                                          (.delete, "\(album)/photos/\(photo)/people/\(face)", nil)] {
                 let reply = try await client.send(method, path, json: body, token: stranger)
                 #expect(reply.status == 403 && reply["reason"] == "not_caregiver", "\(method) \(path): \(reply.status) \(reply.text)")
@@ -89,7 +96,7 @@ struct AlbumCaregiverPeopleTests {
             let annaID = try #require(try await client.send(.get, "/api/v1/album/caregivers", token: owner).items.first?["id"] as? String)
             #expect(try await client.send(.delete, "/api/v1/album/caregivers/\(annaID)", token: owner).status == 204)
             for (method, path, body) in [(HTTPRequest.Method.get, "\(album)/people", nil), (.post, "\(album)/people", ["name": "Eve"] as [String: any Sendable]),
-                                         (.post, "\(album)/photos/\(photo)/people", ["person": tom, "box": Self.box])] {
+                                         (.post, "\(album)/photos/\(photo)/people", Self.tag(tom))] {
                 let reply = try await client.send(method, path, json: body, token: anna)
                 #expect(reply.status == 403 && reply["reason"] == "not_caregiver", "\(method) \(path): \(reply.status) \(reply.text)")
             }
