@@ -156,6 +156,8 @@ enum AnkiPackage {
         private var quireModels: Set<Int64> = []
         private var noteDecks: [Int64: Int64] = [:]
         private var schedules: [Int64: ImportedSchedule] = [:]
+        /// Reverse and cloze cards, and the cloze note types (AnkiCardKindsImport.swift).
+        private var found = AnkiCardKinds.Found()
         private let guidColumn: Bool
         private let midColumn: Bool
         private var lastRowID = Int64.min
@@ -187,6 +189,7 @@ enum AnkiPackage {
             // A file from elsewhere may lack any column Anki writes: each one read is checked first.
             let columns = Set(try db.columns(in: "col").map(\.name) + db.columns(in: "notes").map { "notes." + $0.name })
             if columns.contains("models"), let models = try json("models") {
+                found.read(models: models)
                 for (key, value) in models {
                     guard let id = Int64(key), let model = value as? [String: Any], [modelName, AnkiCardKinds.reversedModelName].contains(model["name"] as? String ?? ""),
                           let fields = model["flds"] as? [[String: Any]], fields.compactMap({ $0["name"] as? String }) == fieldNames else { continue }
@@ -204,23 +207,39 @@ enum AnkiPackage {
             for row in try Row.fetchAll(db, sql: scheduled ? """
                 SELECT nid, did, COALESCE(CAST(type AS INTEGER), 0), COALESCE(CAST(queue AS INTEGER), 0), COALESCE(CAST(due AS INTEGER), 0),
                        COALESCE(CAST(ivl AS INTEGER), 0), COALESCE(CAST(factor AS INTEGER), 0), COALESCE(CAST(reps AS INTEGER), 0),
-                       COALESCE(CAST(lapses AS INTEGER), 0), rowid
+                       COALESCE(CAST(lapses AS INTEGER), 0), rowid, COALESCE(CAST(ord AS INTEGER), 0)
                 FROM cards WHERE typeof(nid) = 'integer' AND typeof(did) = 'integer' ORDER BY nid, ord
                 """ : """
-                SELECT nid, did FROM cards WHERE typeof(nid) = 'integer' AND typeof(did) = 'integer' ORDER BY nid, ord
-                """) where noteDecks[row[0]] == nil {
-                noteDecks[row[0]] = row[1]
+                SELECT nid, did, COALESCE(CAST(ord AS INTEGER), 0) FROM cards WHERE typeof(nid) = 'integer' AND typeof(did) = 'integer' ORDER BY nid, ord
+                """) {
+                // A note's first card (its word → definition), and its card 2 (ord 1: definition → word).
+                let nid: Int64 = row[0]
+                let first = noteDecks[nid] == nil
+                let ord: Int = scheduled ? row[10] : row[2]
+                guard first || ord == 1 else { continue }
+                if first { noteDecks[nid] = row[1] } else { found.reverse[nid] = ImportedCard(kind: CardKind.reverse.rawValue, schedule: nil) }
                 if scheduled, let created {
                     // A card's data is a little JSON (FSRS's memory state); a large one is left out.
                     var data = ""
                     if hasData, case .value(let bytes) = capped(db, "cards", "data", rowid: row[9], cap: 64 << 10) {
                         data = String(decoding: bytes, as: UTF8.self)
                     }
-                    schedules[row[0]] = schedule(AnkiCard(type: row[2], queue: row[3], due: row[4], interval: row[5], factor: row[6], reps: row[7],
-                                                          lapses: row[8], data: data), created: created)
+                    let read = schedule(AnkiCard(type: row[2], queue: row[3], due: row[4], interval: row[5], factor: row[6], reps: row[7],
+                                                 lapses: row[8], data: data), created: created)
+                    if first { schedules[nid] = read } else { found.reverse[nid]?.schedule = read }
                 }
             }
-            total = try Int.fetchOne(db, sql: "SELECT count(*) FROM notes")
+            // Each Quire Cloze note's card, by the note's guid (its word note's with `-cloze`).
+            if midColumn, guidColumn {
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT rowid, id FROM notes WHERE typeof(id) = 'integer' AND mid IN (\(found.skippedModels))
+                    """) {
+                    let nid: Int64 = row[1]
+                    guard noteDecks[nid] != nil, case .value(let bytes) = capped(db, "notes", "guid", rowid: row[0], cap: 1024) else { continue }
+                    found.cloze[String(decoding: bytes, as: UTF8.self)] = ImportedCard(kind: CardKind.cloze.rawValue, schedule: schedules[nid])
+                }
+            }
+            total = try Int.fetchOne(db, sql: "SELECT count(*) FROM notes\(midColumn ? " WHERE mid IS NULL OR mid NOT IN (\(found.skippedModels))" : "")")
         }
 
         deinit { try? queue.close() }
@@ -242,7 +261,7 @@ enum AnkiPackage {
                 try queue.read { db in
                     let rows = try Row.fetchAll(db, sql: """
                         SELECT rowid, COALESCE(CAST(id AS INTEGER), 0), \(midColumn ? "COALESCE(CAST(mid AS INTEGER), 0)" : "0")
-                        FROM notes WHERE rowid > ? \(midColumn ? "AND mid IS NOT \(AnkiCardKinds.clozeModelID)" : "") ORDER BY rowid LIMIT \(Self.pageSize)
+                        FROM notes WHERE rowid > ? \(midColumn ? "AND (mid IS NULL OR mid NOT IN (\(found.skippedModels)))" : "") ORDER BY rowid LIMIT \(Self.pageSize)
                         """, arguments: [lastRowID])
                     if rows.count < Self.pageSize { ended = true }
                     for row in rows {
@@ -314,7 +333,14 @@ enum AnkiPackage {
                 imported.alternative = entryLinks(raw[6])
                 imported.key = guid.isEmpty ? nil : guid
                 imported.schedule = schedules[id]
+                imported.cards = found.cards(note: id, guid: guid, model: model)
                 imported.sound = AnkiMedia.sounds(in: raw[0]).first
+                return .success(imported)
+            }
+            if found.ankiClozeModels.contains(model),
+               var imported = AnkiCardKinds.clozeRow(number: number, fields: raw, tags: tags.split(whereSeparator: \.isWhitespace).map(String.init),
+                                                     collection: noteDecks[id].flatMap { deckNames[$0] }, schedule: schedules[id]) {
+                imported.sound = raw.lazy.flatMap(AnkiMedia.sounds(in:)).first
                 return .success(imported)
             }
             guard raw.count >= 2 else {
@@ -325,6 +351,7 @@ enum AnkiPackage {
                 number: number, word: AnkiMedia.strippingSounds(fields[0]), definitions: fields[1].split(whereSeparator: \.isNewline).map(String.init),
                 tags: tags.split(whereSeparator: \.isWhitespace).map(String.init), collection: noteDecks[id].flatMap { deckNames[$0] })
             imported.schedule = schedules[id]
+            imported.cards = found.cards(note: id, guid: guid, model: model)
             imported.sound = raw.lazy.flatMap(AnkiMedia.sounds(in:)).first
             return .success(imported)
         }

@@ -137,6 +137,9 @@ struct ImportExport: Sendable {
         var linked: [(id: String, data: EntryData, related: [String], alternative: [String])] = []
         /// Entries this file's notes update (each once: a second note with the same guid is a copy).
         var updating: Set<String> = []
+        /// The collections this import made, and the card kinds each one's notes have beyond word → definition.
+        var created: Set<String> = []
+        var kinds: [String: Set<CardKind>] = [:]
         /// Records the job's progress a few times a second (also its heartbeat: see `JobRunner`).
         func saveProgress(_ job: ImportJob) async throws(BusError) {
             run.job = job
@@ -185,6 +188,7 @@ struct ImportExport: Sendable {
                         collectionID = existing.id
                     } else {
                         collectionID = try await service.createCollection(owner: owner, name: collectionName, importJob: job.id).id
+                        created.insert(collectionID ?? "")
                         job.collectionsCreated += 1
                     }
                     collections[collectionKey] = collectionID
@@ -245,10 +249,14 @@ struct ImportExport: Sendable {
                     let card = CardData(entry: id, collection: data.collection, schedule: schedule, importJob: job.id)
                     batch.append(.insert(collection: C.cards, id: id, owner: owner, data: try JSONDocument(encoding: card)))
                 }
+                // Its reverse and cloze cards (AnkiCardKindsImport.swift).
+                let others = try Self.kindCards(row, entry: id, collection: data.collection, owner: owner, job: job.id)
+                batch += others.writes
+                kinds[data.collection, default: []].formUnion(others.kinds)
             } catch where error.code == .invalid {
                 report(ImportRowError(row: row.number, message: error.message), &job)
             }
-            if batch.count >= Self.batchSize - 1 {  // an entry and its card go in the same batch
+            if batch.count >= Self.batchSize - CardKind.allCases.count {  // an entry and its cards go in the same batch
                 job.imported += try await writes.send(batch)
                 batch.removeAll(keepingCapacity: true)
             }
@@ -258,6 +266,7 @@ struct ImportExport: Sendable {
         job.imported += try await writes.finish()
         job.rowsTotal = job.rowsRead
         try await link(linked, entryIDs: entryIDs, owner: owner)
+        try await turnOn(kinds, created: created, owner: owner)
     }
 
     /// The entry an Anki note updates: the owner's entry whose id is the note's guid (what an export

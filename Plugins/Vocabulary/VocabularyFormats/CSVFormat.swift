@@ -21,6 +21,8 @@ public struct ImportRow: Sendable {
     /// Where the row's card is in its review schedule, when the file keeps one (an Anki deck that
     /// was studied); nil for a word never reviewed.
     public var schedule: ImportedSchedule?
+    /// Its other cards in the file (an Anki note's card 2, its cloze), each of its kind.
+    public var cards: [ImportedCard] = []
     /// Its recorded pronunciation's file in the package (an Anki note's first `[sound:…]`).
     public var sound: String?
 
@@ -52,6 +54,18 @@ public struct ImportedSchedule: Sendable, Equatable {
         self.lastReview = lastReview
         self.reps = reps
         self.lapses = lapses
+    }
+}
+
+/// A card of a row beyond its first: its kind's name ("reverse", "cloze") and its place in the
+/// schedule (nil: the file has the card, never reviewed).
+public struct ImportedCard: Sendable, Equatable {
+    public var kind: String
+    public var schedule: ImportedSchedule?
+
+    public init(kind: String, schedule: ImportedSchedule?) {
+        self.kind = kind
+        self.schedule = schedule
     }
 }
 
