@@ -8,8 +8,8 @@ import VocabularyFormats
 /// "Quire Word", a second template asking the word for the definition, each card with its own
 /// schedule); a word with a cloze card is also a note of "Quire Cloze" (Anki's Cloze note type:
 /// `Text` holds the example with `{{c1::…}}`, `Back Extra` the definitions, `Word` the word; its
-/// GUID is the entry's id with `-cloze`). An import reads the word notes as before (the first
-/// card's schedule) and passes over the cloze notes, which repeat their word.
+/// GUID is the entry's id with `-cloze`). An import reads each card back to its kind with its
+/// schedule, and reads the cloze notes as their word's cloze card (AnkiCardKindsImport.swift).
 enum AnkiCardKinds {
     static let reversedModelName = "Quire Word (and reversed card)"
     static let reversedModelID: Int64 = 1_700_000_000_002
