@@ -133,6 +133,34 @@ struct BackupAndUpgradeTests {
         #expect(newest.restoreCommand.hasSuffix("--from '\(folder.path)/\(second.name)'"), "a path with a space is quoted: \(newest.restoreCommand)")
     }
 
+    @Test("a missed backup is said after a failing destination's reason, never instead of it (the operator's panel reads this)")
+    func missedKeepsTheFailure() async throws {
+        let root = try Self.folder()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let data = root.appendingPathComponent("data")
+        let store = try SQLiteRecordStore(path: data.appendingPathComponent("app.sqlite").path)
+        try store.close()
+        let good = root.appendingPathComponent("backups")
+        let file = root.appendingPathComponent("not-a-folder")
+        try Data("x".utf8).write(to: file)
+        var config = StoragePlugin.Config(backend: .sqlite, path: data.appendingPathComponent("app.sqlite").path, postgres: nil,
+                                          blobs: data.appendingPathComponent("blobs").path, durability: .normal, maxBlobBytes: 1 << 20,
+                                          blobGrace: 0, blobSweep: .seconds(60), retention: 0, history: true, compactEvery: .seconds(60))
+        let schedule = BackupSchedule(every: .seconds(2), keep: BackupRetention(last: 10),
+                                      destinations: [good.path, file.appendingPathComponent("backups").path],
+                                      rcloneConfig: nil, staging: root.appendingPathComponent("staging").path)
+        config.backup = schedule
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let scheduler = BackupScheduler(schedule: schedule, storage: config, appName: "app", logger: logger, collectors: CollectorBox())
+        _ = await scheduler.backUpNow(now: Date())
+        let failed = try #require(scheduler.status.lastFailureReason)
+        #expect(failed.contains("could not be written"), "\(failed)")
+        scheduler.missed(1, at: Date(), because: "the backup before took longer than `every` (2 s).")
+        let reason = try #require(scheduler.status.lastFailureReason)
+        #expect(reason.contains("could not be written") && reason.contains("1 scheduled backup was missed"), "\(reason)")
+    }
+
     @Test("a backup whose file does not read back as written is refused by the check, and one hard-linked from a verified backup is not read again")
     func verifyTrusting() throws {
         let root = try Self.folder()

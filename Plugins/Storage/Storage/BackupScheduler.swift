@@ -86,7 +86,10 @@ public final class BackupScheduler: Sendable {
         state.withLock { status in
             status.missed += count
             status.lastFailure = now
-            status.lastFailureReason = sentence
+            // A destination that failed on the last run is still the reason backups fail: a
+            // missed one is said after it, never instead of it.
+            let failing = status.lastRun.map { $0.state == .failed ? $0.failures.map(\.reason) : [] } ?? []
+            status.lastFailureReason = (failing + [sentence]).joined(separator: " ")
         }
     }
 
