@@ -104,6 +104,9 @@ def run(server, data):
             kinds[(note.fields[2] if name == "Quire Cloze" else note.fields[0], name, card.ord)] = card
         check("…every card in review, with Quire's stability and difficulty",
               len(kinds) == 8 and all(c.type == 2 and c.memory_state is not None for c in kinds.values()), sorted(kinds))
+        logged = {key: col.db.list("SELECT ease FROM revlog WHERE cid = ?", card.id) for key, card in kinds.items()}
+        check("…and Anki's review log has each card's review (8, each rated easy, 4, on its own card)",
+              len(logged) == 8 and all(eases == [4] for eases in logged.values()), logged)
         question = kinds.get(("pomme", "Quire Word (and reversed card)", 1))
         check("…card 2 asks the word for the definition", question is not None and "apple" in question.question() and "pomme" not in question.question(),
               question and question.question())

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import GRDB
 import StorageAPI
 import VocabularyFormats
 
@@ -89,5 +90,75 @@ extension ImportExport {
             data.cardKinds = CardKind.allCases.filter { $0 == .forward || found.contains($0) }
             _ = try await store.replace(data, in: VocabularyCollections.collections, id: id, owner: owner, expectedVersion: record.version)
         }
+    }
+}
+
+/// The review log in an export: each review of an exported card is a row of Anki's `revlog`, so
+/// Anki's statistics and its optimizer see the history as Quire's do. (An import does not read
+/// `revlog` back yet.)
+extension AnkiCardKinds {
+    /// One logged review of a word's card of `kind`.
+    struct LoggedReview {
+        var kind: CardKind
+        var log: ReviewLogData
+    }
+
+    /// Writes the `revlog` rows of `notes`' reviews: card ids as ``write(_:into:stamp:created:decks:)``
+    /// gives them (word note `index`: its own id for card 1, after all notes for card 2, after those for
+    /// the cloze); each row's id is the review's time in ms (one later when two share a millisecond).
+    static func writeReviews(_ notes: [AnkiPackage.Note], into db: Database, stamp: Int64) throws {
+        let count = Int64(notes.count)
+        var used = Set<Int64>()
+        for (index, note) in notes.enumerated() {
+            for review in note.reviews {
+                let card = switch review.kind {
+                case .forward: stamp * 1000 + Int64(index)
+                case .reverse: stamp * 1000 + count + Int64(index)
+                case .cloze: stamp * 1000 + 2 * count + Int64(index)
+                }
+                var id = Int64((review.log.reviewedAt.timeIntervalSince1970 * 1000).rounded(.down))
+                while used.contains(id) { id += 1 }
+                used.insert(id)
+                let row = revlog(review.log)
+                try db.execute(sql: "INSERT INTO revlog VALUES (?, ?, -1, ?, ?, ?, ?, ?, ?)",
+                               arguments: [id, card, row.ease, row.interval, row.lastInterval, row.factor, row.time, row.type])
+            }
+        }
+    }
+
+    /// A review as Anki's `revlog` columns: ease 1–4, intervals in days (negative: seconds, for
+    /// learning steps), the ease factor × 1000 that the difficulty corresponds to, time in ms (at most
+    /// 60 s, as Anki caps it), type 0 learning, 1 review, 2 relearning.
+    static func revlog(_ log: ReviewLogData) -> (ease: Int, interval: Int, lastInterval: Int, factor: Int, time: Int, type: Int) {
+        let ease = ["again": 1, "hard": 2, "good": 3, "easy": 4][log.rating] ?? 3
+        func interval(_ days: Double?) -> Int {
+            guard let days, days.isFinite, days > 0 else { return 0 }
+            return days >= 1 ? Int(days.rounded()) : -Int((days * 86_400).rounded())
+        }
+        let factor = log.difficulty > 0 ? Int((min(max(2.5 - (log.difficulty - 5) * 1.2 / 5, 1.3), 5) * 1000).rounded()) : 0
+        let type = switch log.stateBefore {
+        case "review": 1
+        case "relearning": 2
+        default: 0
+        }
+        return (ease, interval(log.scheduledDays), interval(log.elapsedDays), factor, min(max(log.durationMs ?? 0, 0), 60_000), type)
+    }
+}
+
+extension ImportExport {
+    /// The owner's logged reviews of the exported cards (`schedules`, by card id), by entry, oldest first.
+    func exportedReviews(owner: String, schedules: [String: ImportedSchedule]) async throws(BusError) -> [String: [AnkiCardKinds.LoggedReview]] {
+        var reviews: [String: [AnkiCardKinds.LoggedReview]] = [:]
+        var cursor: String?
+        repeat {
+            let page = try await store.query(RecordQuery(collection: VocabularyCollections.reviews, owner: owner, order: [SortKey("reviewedAt")],
+                                                         limit: RecordQuery.maxLimit, cursor: cursor))
+            for record in page.records {
+                guard let log = try? record.decode(ReviewLogData.self), schedules[log.cardKind.cardID(entry: log.entry)] != nil else { continue }
+                reviews[log.entry, default: []].append(AnkiCardKinds.LoggedReview(kind: log.cardKind, log: log))
+            }
+            cursor = page.nextCursor
+        } while cursor != nil
+        return reviews
     }
 }

@@ -485,6 +485,8 @@ enum AnkiPackage {
         var extra = AnkiCardKinds.Extra()
         /// Its recorded pronunciation's file in the package's media (AnkiMedia.swift).
         var sound: String?
+        /// Its cards' reviews, for Anki's review log (AnkiCardKindsImport.swift).
+        var reviews: [AnkiCardKinds.LoggedReview] = []
 
         /// The note's fields in ``fieldNames`` order, as HTML.
         var fields: [String] {
@@ -538,6 +540,7 @@ enum AnkiPackage {
                     }
                 }
                 try AnkiCardKinds.write(notes, into: db, stamp: stamp, created: created, decks: deckIDs)
+                try AnkiCardKinds.writeReviews(notes, into: db, stamp: stamp)
             }
             try queue.close()
             let archive = try Archive(accessMode: .create)

@@ -426,8 +426,17 @@ struct ImportExport: Sendable {
         }
         // Each word's reverse and cloze cards, as its collection has them on (AnkiCardKinds.swift).
         let cardKinds = AnkiCardKinds.kinds(of: collections)
+        let reviews = request.format == .apkg ? try await exportedReviews(owner: request.owner, schedules: schedules) : [:]
         for (index, item) in exported.enumerated() where request.format == .apkg && index < notes.count {
             notes[index].extra = AnkiCardKinds.extra(entry: item.id, data: item.data, kinds: cardKinds[item.collection], schedules: schedules)
+            // The reviews of the cards the note carries (a kind turned off has no card in the package).
+            notes[index].reviews = (reviews[item.id] ?? []).filter { review in
+                switch review.kind {
+                case .forward: true
+                case .reverse: notes[index].extra.reverse
+                case .cloze: notes[index].extra.cloze != nil
+                }
+            }
         }
         switch request.format {
         case .csv:
