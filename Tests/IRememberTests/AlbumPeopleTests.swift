@@ -64,6 +64,13 @@ struct AlbumPeopleTests {
             let path = try #require(link["path"])
             let shared = try await client.send(.get, path + "?format=json")
             #expect(shared.text.contains("Emma — your granddaughter · Tom — your son"), "\(shared.text)")
+            // The sharer may leave the names out of a link (that link only); a search share takes no such choice.
+            let nameless = try await client.send(.post, "/api/v1/album/photos/\(photoA)/share", json: ["people": false], token: token)
+            let namelessPage = try await client.send(.get, try #require(nameless["path"]) + "?format=json")
+            #expect(namelessPage.status == 200 && !namelessPage.text.contains("Emma") && !namelessPage.text.contains("Tom —"), "\(namelessPage.text)")
+            #expect(try await client.send(.get, path + "?format=json").text.contains("Emma — your granddaughter"), "the first link still names them")
+            let search = try await client.send(.post, "/api/v1/album/searches/share", json: ["tags": "x", "people": false] as [String: any Sendable], token: token)
+            #expect(search.status == 422 && search["field"] == "people", "\(search.text)")
 
             let renamed = try await client.send(.patch, "/api/v1/album/people/\(emmaID)", json: ["name": "Emma Rose"], token: token)
             #expect(renamed["name"] == "Emma Rose" && renamed["relationship"] == "your granddaughter")

@@ -310,7 +310,8 @@ public struct AlbumPlugin: Plugin {
                                       nextCursor: end < ids.count ? SlideshowCursor.encode(seed: seed, offset: end) : nil))
         }
         try routes.add(.post, "photos/{id}/share", summary: "Share one photo read-only: {expiresInSeconds?, password?, title?, markup?: true to show it marked up, "
-                       + "notes?: true to show its notes (left out unless asked: the page shows the picture, its time and tags)}") {
+                       + "notes?: true to show its notes (left out unless asked: the page shows the picture, its time and tags), "
+                       + "people?: false to leave out the names of the people in it}") {
             request, context, identity in
             var request = request
             let input = try await request.decodeOptionalJSON(ShareInput.self, context: context) ?? ShareInput()
@@ -323,6 +324,7 @@ public struct AlbumPlugin: Plugin {
                 resource["markup"] = "true"
             }
             if input.notes == true { resource["notes"] = "true" }
+            if input.people == false { resource["people"] = "false" }
             return try await Self.share(service, owner: identity.accountID, kind: SharedPhoto.id, resource: resource, input)
         }
         try routes.add(.post, "searches/share", summary: "Share a search read-only: {tags, from, to, match, expiresInSeconds?, password?, title?}") {
@@ -331,6 +333,7 @@ public struct AlbumPlugin: Plugin {
             let input = try await request.decodeOptionalJSON(ShareInput.self, context: context) ?? ShareInput()
             if input.markup != nil { throw Problem.invalid("'markup' is for sharing one photo; a search is shared as its photos are.", field: "markup") }
             if input.notes != nil { throw Problem.invalid("'notes' is for sharing one photo; a shared search shows no notes.", field: "notes") }
+            if input.people != nil { throw Problem.invalid("'people' is for sharing one photo; a shared search names nobody.", field: "people") }
             var resource: [String: String] = [:]
             for (key, value) in [("tags", input.tags), ("from", input.from), ("to", input.to), ("match", input.match)] {
                 if let value, !value.isEmpty { resource[key] = value }
@@ -382,6 +385,8 @@ public struct AlbumPlugin: Plugin {
         var markup: Bool?
         /// A photo share: show the photo's notes (the page's title is then their first line).
         var notes: Bool?
+        /// A photo share: false leaves out the names of the people in it (shown by default, with `people: true` in the album).
+        var people: Bool?
         var tags: String?
         var from: String?
         var to: String?

@@ -9,14 +9,15 @@ extension AlbumService {
     /// (`notes: true` when the link was made: notes are often private, and a page's title is
     /// what a chat app shows beside the link).
     /// With `people` (the album's `people` switch), the people named in it head its caption, each as
-    /// "Emma — your granddaughter": the page is read by the family in it.
+    /// "Emma — your granddaughter": the page is read by the family in it — unless the sharer chose
+    /// to leave the names out of this link (`people: false` when it was made).
     func sharedPhoto(owner: String, resource: [String: String], people: Bool = false) async throws(BusError) -> SharedView {
         guard let id = resource["photo"] else { throw BusError.invalid("A shared photo names its 'photo'.", field: "resource") }
         let photo = try await photo(owner: owner, id: id).decode(PhotoData.self)
         let when = Self.readable(photo.takenAt)
         let notes = resource["notes"] == "true" && !photo.notes.isEmpty ? photo.notes : nil
         let title = notes?.split(whereSeparator: \.isNewline).first.map { String($0.prefix(80)) } ?? "A photo from \(when)"
-        let named = people ? try await AlbumPeople(album: self).captions(owner: owner, photo: id) : []
+        let named = people && resource["people"] != "false" ? try await AlbumPeople(album: self).captions(owner: owner, photo: id) : []
         // No place: a public page tells the photo's time, never where it was taken (its image has no GPS either).
         return SharedView(title: title, description: when,
                           items: [SharedView.Item(id: id, title: named.isEmpty ? nil : named.joined(separator: " · "), text: notes, takenAt: photo.takenAt,
