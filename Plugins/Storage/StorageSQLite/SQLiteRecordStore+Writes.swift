@@ -25,11 +25,11 @@ extension SQLiteRecordStore {
         }
         // Spatial trees only for collections that still declare an index.
         let followed = trees.filter { spatial[$0.key] != nil }
-        return try await run { [points] db in
+        return try await writeGroups.write({ [points] db in
             var tables = Tables(db: db, batch: batch, stamp: pipeline.stamp, blobFields: fields, search: specs, trees: followed,
                                 searchRows: searchRows, points: points)
             return try pipeline.run(on: &tables)
-        }
+        }, on: writer)
     }
 
     /// The pipeline's table operations, in the batch's transaction; each row change also keeps the

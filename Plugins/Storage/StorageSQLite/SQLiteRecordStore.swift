@@ -38,6 +38,8 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
     /// The file checkpoints are run on (nil for a store over a given writer).
     let checkpointPath: String?
     let checkpointer = Checkpointer()
+    /// Concurrent writes share transactions (group commit: see ``SQLiteWriteGroups``).
+    let writeGroups = SQLiteWriteGroups()
     static let backstopCheckpointPages = 10_000
     let searchTuning: SQLiteSearchTuning
     /// Where the database was copied before this build migrated its schema, when it did.
