@@ -14,8 +14,10 @@ import Synchronization
 ///
 /// There is no timer: the first batch to arrive leads and runs at once (alone, it is one
 /// transaction as before); those that arrive meanwhile queue, and the next of them leads their
-/// group when the running one ends. Under 8 concurrent creates that made groups of ~4–8 and
-/// halved what a create cost the server (BENCHMARKS.md, 2026-11-26, issue 42).
+/// group when the running one ends. A create touches ~14 pages of 16 KiB (the record, its indexes,
+/// the change log); 8 creates in one transaction wrote 41–46 pages, not 8 × 14. Measured under 8
+/// concurrent creates: server CPU per create −5 %, creates per second +13 % (BENCHMARKS.md,
+/// 2026-11-26, issue 42).
 final class SQLiteWriteGroups: Sendable {
     typealias Body = @Sendable (Database) throws -> WriteResult
     typealias Outcome = Result<WriteResult, StorageError>
