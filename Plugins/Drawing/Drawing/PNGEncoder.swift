@@ -1,5 +1,5 @@
 import CCairo
-public import Foundation
+import Foundation
 
 /// Writes premultiplied ARGB32 pixels as an RGBA PNG, quickly (issue 42): each row Sub-filtered
 /// (a pixel minus the one to its left, so a run of one colour becomes zeros) and deflated by a
