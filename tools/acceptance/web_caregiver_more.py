@@ -16,6 +16,7 @@ Prints one line per check and `web acceptance: N passed, N failed` last.
     python3 tools/acceptance/web_caregiver_more.py --binary .build/debug/quire
 """
 import argparse
+import json
 import os
 import sys
 import tempfile
@@ -158,6 +159,27 @@ def walk_all(browser, server, data):
     check("…and plays it", played > 0.2, played)
     user.evaluate("window.scrollTo(0, 0)")
     screen(user, "the photo on the user's phone", "user-photo")
+
+    # Sharing it: the page names Emma by default; "Show people's names on new links" off leaves her out of the next link.
+    def shared_page():
+        user.goto(f"/#/photo/{photo_id}")
+        user.locator("album-photo").get_by_role("button", name="Share", exact=True).click()
+        field = user.get_by_label("The link")
+        field.wait_for()
+        link = field.input_value()
+        user.get_by_role("dialog").get_by_role("button", name="Close").click()
+        status, page, _ = call(server, "GET", link.replace(server.base, "") + "?format=json")
+        return status, json.dumps(page, ensure_ascii=False) if isinstance(page, (dict, list)) else str(page)
+    status, page = shared_page()
+    check("a shared photo's page names “Emma — your granddaughter” (the default)", status == 200 and "Emma — your granddaughter" in page, (status, page[:300]))
+    user.goto("/#/share")
+    names = user.get_by_label("Show people's names on new links")
+    names.wait_for()
+    check("the Share screen offers “Show people's names on new links”, on", names.is_checked())
+    names.uncheck()
+    screen(user, "Share, names left out of new links", "share-names")
+    status, page = shared_page()
+    check("…off, the next link's page leaves Emma's name out", status == 200 and "Emma" not in page and "contents" in page, (status, page[:300]))
     for context in (anna_context, user_context):
         context.close()
 

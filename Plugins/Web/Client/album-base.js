@@ -180,12 +180,20 @@ export function sharePhoto(context, photo) {
     showLink(null, "This photo is still waiting to upload. Share it once this phone is online.");
     return Promise.resolve();
   }
-  return shareLink(context.api, `${PHOTOS}/${photo.id}/share`, { markup: Boolean(photo.hasMarkup), ...linkLife() }, "A photo from my album");
+  return shareLink(context.api, `${PHOTOS}/${photo.id}/share`, { markup: Boolean(photo.hasMarkup), ...linkLife(), ...namesChoice() }, "A photo from my album");
 }
 
 /** @param {Context} context @param {import("./album.js").Search} search */
 export function shareSearch(context, search) {
   return shareLink(context.api, "/api/v1/album/searches/share", { ...Album.shareBody(search), ...linkLife() }, "Photos from my album");
+}
+
+/** Whether new photo links name the people in the photo, chosen on the Share screen (kept on this phone): "off" leaves them out. */
+export const SHARE_NAMES = "iremember.shareNames";
+
+/** `{people: false}` when new links leave people's names out; else nothing (the page names them, as before). */
+export function namesChoice() {
+  return localStorage.getItem(SHARE_NAMES) === "off" ? { people: false } : {};
 }
 
 /** How long new links work, chosen on the Share screen (kept on this phone). */

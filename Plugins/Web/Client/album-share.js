@@ -1,7 +1,8 @@
 // @ts-check
 /** Sharing: the Share screen (tap a photo to share it, how long new links work) and the links shared, each with Stop sharing. */
 import * as Album from "./album.js";
-import { AlbumElement, KIND, LINK_LIFE, LIVES, back, describe, grid, picture, sharePhoto } from "./album-base.js";
+import { AlbumElement, KIND, LINK_LIFE, LIVES, SHARE_NAMES, back, describe, grid, picture, sharePhoto } from "./album-base.js";
+import { hasPeople } from "./album-people.js";
 import { ApiError } from "./api.js";
 import { announce, confirmAction, h } from "./ui.js";
 
@@ -29,6 +30,17 @@ export class ShareScreen extends AlbumElement {
     return select;
   }
 
+  /** "Show people's names" on the photos shared from now on (with people on; kept on this phone). */
+  namesChoice() {
+    if (!hasPeople(this.ctx)) return null;
+    const box = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", id: "share-names", onchange: () => {
+      localStorage.setItem(SHARE_NAMES, box.checked ? "on" : "off");
+      announce(box.checked ? "New links show people's names." : "New links leave people's names out.");
+    } }));
+    box.checked = localStorage.getItem(SHARE_NAMES) !== "off";
+    return h("label", { class: "choice" }, box, "Show people's names on new links");
+  }
+
   render() {
     this.releaseCells();
     const photos = Album.inTimeOrder(this.photos());
@@ -37,6 +49,7 @@ export class ShareScreen extends AlbumElement {
       h("p", { class: "lead" }, "Tap the photo you want to share."),
       h("a", { href: "#/album/tags", class: "button secondary" }, "Share photos by tag instead"),
       h("div", { class: "stack" }, h("label", { for: "link-life" }, "New links work for"), this.lifeChoice()),
+      this.namesChoice(),
       h("a", { href: "#/share/links", class: "button secondary" }, "Links I have shared"),
       photos.length ? grid(this.ctx, photos.slice(0, 60), "Photos to share", (photo) => `#/photo/${encodeURIComponent(photo.id)}`)
         : h("p", { class: "empty" }, "No photos yet. Go Home and take one.")));
