@@ -9,8 +9,10 @@ The user (Get Started) invites; Anna accepts on her own phone. The user's album 
 each once. On a photo Anna names a face — "Name someone in this photo", a tap, "Who is this?" with
 "Who they are to Mum" — and records the caption in her voice (Record, Stop; her screen plays it and
 offers no Delete: deleting stays the user's). The user's phone then shows "Emma — your
-granddaughter" large under the photo and plays "Recorded caption, in Anna's voice". axe-core on each
-screen; screenshots in .build/screenshots/caregiver-more-*.png.
+granddaughter" large under the photo and plays "Recorded caption, in Anna's voice". Shared, the
+photo's page names Emma; with "Show people's names on new links" unticked on the Share screen, the
+next link's page leaves her out. axe-core on each screen; screenshots in
+.build/screenshots/caregiver-more-*.png.
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
     python3 tools/acceptance/web_caregiver_more.py --binary .build/debug/quire
