@@ -21,6 +21,8 @@ struct NATSBusBench: AsyncParsableCommand {
     @Flag(help: "Code the bus's payloads with Foundation's JSON coders alone (the coder before 2026-11-26), for an A/B in one binary.")
     var foundationJSON = false
     @Flag(help: "Skip the client's own mode (the bus alone, to profile it).") var busOnly = false
+    @Option(help: "Then this many pairs of runs with many in flight, client then bus, each of --count: the ratio of each pair.")
+    var pairs = 0
 
     func run() async throws {
         if nioExecutor {
@@ -45,21 +47,32 @@ struct NATSBusBench: AsyncParsableCommand {
         try responder.handle(BenchPing.self) { ping, _ in BenchPong(sequence: ping.sequence) }
         try await responderConnection.flush()
 
-        let client = try await busOnly ? (sequential: Summary([], elapsed: .zero), concurrent: Summary([], elapsed: .zero)) : measure { index in
+        let askClient: @Sendable (Int) async throws -> Void = { index in
             var payload = ByteBuffer()
             payload.writeString(String(index))
             let reply = try await callerConnection.request(subject: "bench.client.ping", payload: payload, deadline: .now + .seconds(5))
             guard reply.payload == payload else { throw ValidationError("a reply went to the wrong caller") }
         }
-        let bus = try await measure { index in
+        let askBus: @Sendable (Int) async throws -> Void = { index in
             let reply = try await caller.request(BenchPing(sequence: index))
             guard reply.sequence == index else { throw ValidationError("a reply went to the wrong caller") }
         }
+        let client = try await busOnly ? (sequential: Summary([], elapsed: .zero), concurrent: Summary([], elapsed: .zero)) : measure(askClient)
+        let bus = try await measure(askBus)
+        var ratios: [Double] = []
+        for _ in 0..<pairs {
+            let clientRate = try await concurrent(askClient).perSecond
+            ratios.append(try await concurrent(askBus).perSecond / clientRate)
+        }
         await responderConnection.close()
         await callerConnection.close()
-        let object: [String: Any] = ["sequential": bus.sequential.dictionary, "concurrent": bus.concurrent.dictionary,
+        var object: [String: Any] = ["sequential": bus.sequential.dictionary, "concurrent": bus.concurrent.dictionary,
                                      "client": ["sequential": client.sequential.dictionary, "concurrent": client.concurrent.dictionary],
                                      "count": count, "in_flight": inFlight]
+        if !ratios.isEmpty {
+            object["pair_ratios"] = ratios.map { ($0 * 100).rounded() / 100 }
+            object["pair_ratio_median"] = ratios.sorted()[ratios.count / 2]
+        }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         print(String(decoding: data, as: UTF8.self))
     }
@@ -80,6 +93,12 @@ struct NATSBusBench: AsyncParsableCommand {
             }
             sequential = Summary(latencies, elapsed: clock.now - started)
         }
+        return (sequential, try await concurrent(ask))
+    }
+
+    /// `inFlight` callers at once, `count` requests in all.
+    private func concurrent(_ ask: @escaping @Sendable (Int) async throws -> Void) async throws -> Summary {
+        let clock = ContinuousClock()
         let perWorker = max(1, count / inFlight)
         let concurrentStarted = clock.now
         let samples = try await withThrowingTaskGroup(of: [Duration].self) { group in
@@ -97,6 +116,6 @@ struct NATSBusBench: AsyncParsableCommand {
             }
             return try await group.reduce(into: []) { $0 += $1 }
         }
-        return (sequential, Summary(samples, elapsed: clock.now - concurrentStarted))
+        return Summary(samples, elapsed: clock.now - concurrentStarted)
     }
 }
