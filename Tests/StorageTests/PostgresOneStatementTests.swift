@@ -19,12 +19,14 @@ struct PostgresOneStatementTests {
 
     static let logger = Logger(label: "quire.test.postgres")
 
-    /// What the blocked writer's backend is running, seen from `connection` while it holds the counter's row.
+    /// What the writer held up by `connection` (it holds the counter's row) is running; other tests' sessions are not it.
     static func blockedWriter(_ connection: PostgresConnection) async throws -> (query: String, microsecondsIntoTransaction: Double)? {
         for _ in 0..<200 {
+            // The activity view is read once per transaction unless cleared: this one stays open.
+            try await connection.query("SELECT pg_stat_clear_snapshot()", logger: Self.logger)
             let rows = try await connection.query("""
-                SELECT query, (extract(epoch FROM query_start - xact_start) * 1e6)::float8 FROM pg_stat_activity
-                WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'
+                SELECT coalesce(query, ''), coalesce(extract(epoch FROM query_start - xact_start) * 1e6, -1)::float8 FROM pg_stat_activity
+                WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid)) AND query LIKE '%log_meta%'
                 """, logger: Self.logger).collect()
             if let row = rows.first { return try row.decode((String, Double).self) }
             try await Task.sleep(for: .milliseconds(25))
