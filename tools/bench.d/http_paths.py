@@ -78,6 +78,8 @@ def nginx_rate(body, seconds):
     os.makedirs(f"{work}/root/api/v1")
     with open(f"{work}/root/api/v1/notes", "wb") as f:
         f.write(body)
+    os.chmod(work, 0o755)  # nginx's workers run as another user
+    os.chmod(f"{work}/root/api/v1/notes", 0o644)
     with open(f"{work}/nginx.conf", "w") as f:
         f.write(f"""worker_processes auto;
 pid {work}/nginx.pid;
