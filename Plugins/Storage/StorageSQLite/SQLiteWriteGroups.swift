@@ -1,7 +1,7 @@
 import Bus
 import Foundation
 import GRDB
-public import StorageAPI
+import StorageAPI
 import Synchronization
 
 /// Group commit for ``SQLiteRecordStore/write(_:)``: batches that arrive while a write transaction
