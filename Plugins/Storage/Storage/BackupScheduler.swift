@@ -1,7 +1,7 @@
 public import Foundation
-public import Logging
+import Logging
 import Metrics
-public import ServiceLifecycle
+import ServiceLifecycle
 public import StorageAPI
 public import Bus
 import Synchronization
