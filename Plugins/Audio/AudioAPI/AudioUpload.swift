@@ -13,8 +13,9 @@ public import StorageAPI
 public enum AudioUpload {
     public static func intake(what: String, reservation: String, limits: AudioLimits, on bus: any MessageBus) -> UploadIntake<BlobPayload> {
         UploadIntake(what: what, reservation: reservation,
-                     // Reading and encoding hold three to four times the body at once (the file's bytes, the
-                     // samples as floats for libopus, the Ogg pages), so four times it is reserved.
+                     // Reading and encoding hold three to four times the body at once (the upload's bytes, a
+                     // copy as WAVFormat parses it, the Int16 samples for libopus, then the Ogg pages;
+                     // measured 2.9× by tools/bench.d/audio.py), so four times it is reserved.
                      cost: { declared, limit in 4 * min(max(0, declared ?? limit), limit) + (1 << 20) },
                      spoolDirectory: { try? await BusBlobStore(bus: bus).spoolDirectory() },
                      checkHead: { head in try WAVFormat.checkHead(head, limits: limits) },
