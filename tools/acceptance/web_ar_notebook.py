@@ -330,9 +330,12 @@ def provider_sign_in(browser, server, provider):
           asked.get("response_type") == "id_token" and asked.get("client_id") == ar_notebook.AUDIENCE
           and asked.get("redirect_uri") == server.base + "/" and len(asked.get("nonce", "")) >= 20 and len(asked.get("state", "")) >= 16, asked)
     page.click("#deny")
-    page.wait_for_function("() => document.querySelector('#signin-error')?.textContent.includes('cancelled')")
+    # The sentence and the provider's button on one drawn screen (a screen still being drawn under
+    # load failed a bare is_visible once, with the sentence already there).
+    back = page.wait_for_function("""() => document.querySelector('#signin-error')?.textContent.includes('cancelled')
+        && document.querySelector('button.provider')?.getClientRects().length > 0""", timeout=10000)
     check("cancelling at the provider comes back to sign-in with a sentence, and the address is clean",
-          "#" not in page.url and page.is_visible("button.provider"), page.url)
+          bool(back) and "#" not in page.url and page.is_visible("button.provider"), page.url)
     page.click("button.provider")
     page.click("#allow")
     page.wait_for_selector("nb-welcome")
