@@ -31,6 +31,54 @@ def call(port, method, path, body=None, token=None):
         raise RuntimeError(f"{method} {path}: {response.status} {data[:200]!r}")
     return json.loads(data) if data else None
 
+REPORT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report.lua")
+TICKS = os.sysconf("SC_CLK_TCK")
+
+# tools/bench's own app: Napkin's notes over SQLite, the media renditions, drawings.
+BENCH_APP_YAML = """app: bench
+server: {{ host: 127.0.0.1, port: {port} }}
+plugins:
+  storage: {{ backend: sqlite, path: {work}/bench.sqlite, blobs: {work}/blobs }}
+  auth: {{ bcrypt_cost: 4, secret_file: {work}/secret }}
+  media:
+    max_upload_bytes: 33554432
+    renditions: [{{ name: list, width: 44, height: 44, fit: cover }}, {{ name: display, width: 1280, height: 1280, format: webp }}]
+  drawing: {{}}
+  {notes}
+"""
+
+
+def bench_app_yaml(work, port, notes="notes: {}"):
+    """tools/bench's configuration, its data in `work`, served on `port`; `notes` its notes line."""
+    return BENCH_APP_YAML.format(work=work, port=port, notes=notes)
+
+
+def sign_up(port, name):
+    """A new user `name` on the server on `port`: its access token."""
+    call(port, "POST", "/api/v1/auth/register", {"username": name, "password": "bench password"})
+    return call(port, "POST", "/api/v1/auth/login", {"username": name, "password": "bench password"})["access_token"]
+
+
+def cpu_seconds(pid):
+    """The process's CPU time so far (utime + stime, /proc/<pid>/stat fields 14 and 15), in seconds."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def wrk(pid, url, seconds, connections=8, **env):
+    """wrk -t1 on `url` with report.lua (`env` its WRK_* settings): its JSON report, with `cpu_us`,
+    the server's CPU per request, when `pid` is given. A non-2xx answer or socket error fails."""
+    before = cpu_seconds(pid) if pid else 0
+    out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s", REPORT, url], env=dict(os.environ, **env),
+                         capture_output=True, text=True, check=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    if result["non_2xx"] or result["socket_errors"]:
+        raise RuntimeError(f"{url}: {result}")
+    if pid:
+        result["cpu_us"] = round(1e6 * (cpu_seconds(pid) - before) / result["requests"], 1)
+    return result
+
 
 def percentiles(samples):
     samples = sorted(samples)

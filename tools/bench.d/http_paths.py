@@ -26,50 +26,10 @@ import sys
 import tempfile
 import time
 
-from benchlib import call, free_port
+from benchlib import bench_app_yaml, call, free_port, sign_up as signin, wrk
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-REPORT = os.path.join(ROOT, "tools", "bench.d", "report.lua")
-TICKS = os.sysconf("SC_CLK_TCK")
 MEASURES = ["health", "create", "list", "paced", "nginx"]
-
-
-def cpu_seconds(pid):
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime (fields 14 and 15)
-
-
-def wrk(pid, url, seconds, connections, **env):
-    before = cpu_seconds(pid) if pid else 0
-    out = subprocess.run(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "-s", REPORT, url], env=dict(os.environ, **env),
-                         capture_output=True, text=True, check=True).stdout
-    result = json.loads(out.strip().splitlines()[-1])
-    if result["non_2xx"] or result["socket_errors"]:
-        raise RuntimeError(f"{url}: {result}")
-    if pid:
-        result["cpu_us"] = round(1e6 * (cpu_seconds(pid) - before) / result["requests"], 1)
-    return result
-
-
-def app_yaml(work, port, cache_off=True):
-    notes = "notes: { list_cache_bytes: 0 }" if cache_off else "notes: {}"
-    return f"""app: bench
-server: {{ host: 127.0.0.1, port: {port} }}
-plugins:
-  storage: {{ backend: sqlite, path: {work}/bench.sqlite, blobs: {work}/blobs }}
-  auth: {{ bcrypt_cost: 4, secret_file: {work}/secret }}
-  media:
-    max_upload_bytes: 33554432
-    renditions: [{{ name: list, width: 44, height: 44, fit: cover }}, {{ name: display, width: 1280, height: 1280, format: webp }}]
-  drawing: {{}}
-  {notes}
-"""
-
-
-def signin(port, name):
-    call(port, "POST", "/api/v1/auth/register", {"username": name, "password": "bench password"})
-    return call(port, "POST", "/api/v1/auth/login", {"username": name, "password": "bench password"})["access_token"]
 
 
 def nginx_rate(body, seconds):
@@ -104,7 +64,7 @@ def run(binaries, label, seconds, only):
     work = tempfile.mkdtemp(prefix=f"http-paths-{label}-")
     port = free_port()
     with open(f"{work}/app.yaml", "w") as f:
-        f.write(app_yaml(work, port))
+        f.write(bench_app_yaml(work, port, notes="notes: { list_cache_bytes: 0 }"))
     server = subprocess.Popen([os.path.join(binaries, "quire"), "serve", "--config", f"{work}/app.yaml", "--log-level", "warning"],
                               stdout=subprocess.DEVNULL, stderr=open(f"{work}/log", "w"))
     try:

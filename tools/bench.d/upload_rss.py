@@ -20,6 +20,8 @@ import time
 import urllib.error
 import urllib.request
 
+from benchlib import bench_app_yaml
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -50,17 +52,7 @@ def serve(binary, work):
         port = probe.getsockname()[1]
     config = os.path.join(work, "app.yaml")
     with open(config, "w") as handle:
-        handle.write(f"""app: bench
-server: {{ host: 127.0.0.1, port: {port} }}
-plugins:
-  storage: {{ backend: sqlite, path: {work}/bench.sqlite, blobs: {work}/blobs }}
-  auth: {{ bcrypt_cost: 4, secret_file: {work}/secret }}
-  media:
-    max_upload_bytes: 33554432
-    renditions: [{{ name: list, width: 44, height: 44, fit: cover }}, {{ name: display, width: 1280, height: 1280, format: webp }}]
-  drawing: {{}}
-  notes: {{}}
-""")
+        handle.write(bench_app_yaml(work, port))
     log = open(os.path.join(work, "quire.log"), "w")
     server = subprocess.Popen([binary, "serve", "--config", config, "--log-level", "warning"], stdout=log, stderr=log)
     base = f"http://127.0.0.1:{port}/api/v1"
