@@ -16,9 +16,7 @@ extension AlbumPlugin {
         try routes.add(.get, "helping/{owner}/people", summary: "A caregiver: the people named in the album (as GET /people)") { _, context, identity in
             let owner = try Self.owner(context)
             _ = try await caregiving.authorize(caregiver: identity.accountID, owner: owner)
-            let items = try await people().people(owner: owner).compactMap { record in (try? record.decode(PersonData.self)).map { PersonJSON(record, $0) } }
-                .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
-            return try .json(ListPage(items: items, nextCursor: nil))
+            return try await Self.peopleList(try people(), owner: owner)
         }
         try routes.add(.post, "helping/{owner}/people", summary: "A caregiver adds a person to the album: {name, relationship?, note?} (who they are "
                        + "to the album's owner); it keeps who added them (addedBy). Honours Idempotency-Key") { request, context, identity in
@@ -35,27 +33,15 @@ extension AlbumPlugin {
                        + "face's box") { _, context, identity in
             let owner = try Self.owner(context)
             _ = try await caregiving.authorize(caregiver: identity.accountID, owner: owner)
-            let id = try Self.id(context)
-            _ = try await people().album.photo(owner: owner, id: id)
-            let items = try await people().faces(owner: owner, photo: id).compactMap { record in
-                (try? record.decode(FaceData.self)).map { FaceJSON(record, $0) }
-            }
-            return try .json(ListPage(items: items, nextCursor: nil))
+            return try await Self.faceList(try people(), owner: owner, photo: try Self.id(context))
         }
         try routes.add(.post, "helping/{owner}/photos/{id}/people", summary: "A caregiver names a person in a photo of the album: {person, box} "
                        + "(as POST /photos/{id}/people); it keeps who named them (addedBy). Honours Idempotency-Key") { request, context, identity in
             var request = request
             let owner = try Self.owner(context)
             let grant = try await caregiving.authorize(caregiver: identity.accountID, owner: owner)
-            let input = try await request.decodeJSON(FaceInput.self, context: context)
-            let id = try Self.id(context)
-            if let named = input.photo, named != id {
-                throw Problem.badRequest("'photo' in the body is not the photo of the path; leave it out.", field: "photo")
-            }
-            let record = try await people().tag(owner: owner, photo: id, person: input.person, box: input.box, idempotencyKey: try request.idempotencyKey(),
-                                                addedBy: Contributor(account: identity.accountID, name: grant.name))
-            return try .json(FaceJSON(record, try record.decode(FaceData.self)), status: record.version == 1 ? .created : .ok,
-                             headers: [.eTag: "\"\(record.version)\""])
+            return try await Self.nameOnPhoto(try people(), request: &request, context: context, owner: owner,
+                                              addedBy: Contributor(account: identity.accountID, name: grant.name))
         }
         try routes.add(.delete, "helping/{owner}/photos/{id}/people/{face}", summary: "A caregiver takes a person's name off a photo of the album "
                        + "(the person stays)") { _, context, identity in

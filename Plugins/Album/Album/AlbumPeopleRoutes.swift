@@ -34,10 +34,7 @@ extension AlbumPlugin {
     static func peopleRoutes(_ routes: PluginRoutes, _ people: AlbumPeople, on: Bool) throws {
         let people = PeopleSwitch(people: people, on: on)
         try routes.add(.get, "people", summary: "The people named in my album: name, relationship to me, note") { _, _, identity in
-            let records = try await people().people(owner: identity.accountID)
-            let items = records.compactMap { record in (try? record.decode(PersonData.self)).map { PersonJSON(record, $0) } }
-                .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
-            return try .json(ListPage(items: items, nextCursor: nil))
+            try await Self.peopleList(try people(), owner: identity.accountID)
         }
         try routes.add(.post, "people", summary: "Add a person: {name, relationship?, note?} (\"Emma\", \"your granddaughter\"); honours Idempotency-Key") {
             request, context, identity in
@@ -73,31 +70,49 @@ extension AlbumPlugin {
             return try .json(ListPage(items: items, nextCursor: nil))
         }
         try routes.add(.get, "photos/{id}/people", summary: "The people named in a photo, each with their face's box") { _, context, identity in
-            let id = try Self.id(context)
-            _ = try await people().album.photo(owner: identity.accountID, id: id)
-            let items = try await people().faces(owner: identity.accountID, photo: id).compactMap { record in
-                (try? record.decode(FaceData.self)).map { FaceJSON(record, $0) }
-            }
-            return try .json(ListPage(items: items, nextCursor: nil))
+            try await Self.faceList(try people(), owner: identity.accountID, photo: try Self.id(context))
         }
         try routes.add(.post, "photos/{id}/people", summary: "Name a person in a photo: {person, box: {x, y, w, h}} in fractions 0…1 of the photo; "
                        + "a person named there already has their box moved. Honours Idempotency-Key") { request, context, identity in
             var request = request
-            let input = try await request.decodeJSON(FaceInput.self, context: context)
-            let id = try Self.id(context)
-            if let named = input.photo, named != id {
-                throw Problem.badRequest("'photo' in the body is not the photo of the path; leave it out.", field: "photo")
-            }
-            let record = try await people().tag(owner: identity.accountID, photo: id, person: input.person, box: input.box,
-                                              idempotencyKey: try request.idempotencyKey())
-            let face = try record.decode(FaceData.self)
-            return try .json(FaceJSON(record, face), status: record.version == 1 ? .created : .ok, headers: [.eTag: "\"\(record.version)\""])
+            return try await Self.nameOnPhoto(try people(), request: &request, context: context, owner: identity.accountID, addedBy: nil)
         }
         try routes.add(.delete, "photos/{id}/people/{face}", summary: "Take a person's name off a photo (the person stays)") { _, context, identity in
             guard let face = context.parameters.get("face") else { throw Problem.badRequest("The face id is missing from the path.") }
             try await people().untag(owner: identity.accountID, photo: try Self.id(context), face: face)
             return Response(status: .noContent)
         }
+    }
+
+    /// The album's people by name (the owner's `GET people` and a caregiver's).
+    static func peopleList(_ people: AlbumPeople, owner: String) async throws -> Response {
+        let items = try await people.people(owner: owner).compactMap { record in (try? record.decode(PersonData.self)).map { PersonJSON(record, $0) } }
+            .sorted { $0.name.localizedStandardCompare($1.name) == .orderedAscending }
+        return try .json(ListPage(items: items, nextCursor: nil))
+    }
+
+    /// The people named in one of the owner's photos, each with their face's box.
+    static func faceList(_ people: AlbumPeople, owner: String, photo id: String) async throws -> Response {
+        _ = try await people.album.photo(owner: owner, id: id)
+        let items = try await people.faces(owner: owner, photo: id).compactMap { record in
+            (try? record.decode(FaceData.self)).map { FaceJSON(record, $0) }
+        }
+        return try .json(ListPage(items: items, nextCursor: nil))
+    }
+
+    /// Names a person on the photo of the path from the body's `{person, box}`; `addedBy` is the
+    /// caregiver who named them (nil for the owner).
+    static func nameOnPhoto(_ people: AlbumPeople, request: inout Request, context: QuireContext, owner: String,
+                            addedBy: Contributor?) async throws -> Response {
+        let input = try await request.decodeJSON(FaceInput.self, context: context)
+        let id = try Self.id(context)
+        if let named = input.photo, named != id {
+            throw Problem.badRequest("'photo' in the body is not the photo of the path; leave it out.", field: "photo")
+        }
+        let record = try await people.tag(owner: owner, photo: id, person: input.person, box: input.box,
+                                          idempotencyKey: try request.idempotencyKey(), addedBy: addedBy)
+        return try .json(FaceJSON(record, try record.decode(FaceData.self)), status: record.version == 1 ? .created : .ok,
+                         headers: [.eTag: "\"\(record.version)\""])
     }
 
     /// The people service when people are on; else 404 `people_off`.
