@@ -43,16 +43,6 @@ def screen(page, name, file):
     webwalk.shot(page, "caregiver-more", file)
 
 
-def wait_until(what, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        found = what()
-        if found:
-            return found
-        time.sleep(0.25)
-    return what()
-
-
 def walk_all(browser, server, data):
     # The user invites; Anna accepts on her phone (as web_caregiver.py walks it, checked there).
     user_context, user = webwalk.phone(browser, server, permissions=["microphone"])
@@ -146,7 +136,7 @@ def walk_all(browser, server, data):
 
     # The user's phone: the name large, the caption in Anna's voice.
     user.goto(f"/#/photo/{photo_id}")
-    name = wait_until(lambda: user.locator("album-photo a.person-name").count() > 0 or None, timeout=40)
+    name = webwalk.wait_for(user, lambda: user.locator("album-photo a.person-name").count() > 0, tries=400)
     check("the name reaches the user's open phone by sync (no reload)", bool(name))
     if not name:
         user.reload()
