@@ -152,6 +152,27 @@ def walk_all(browser, server, data):
     user.evaluate("window.scrollTo(0, 0)")
     screen(user, "the photo on the user's phone", "user-photo")
 
+    # "Record it again" over Anna's voice asks first: Cancel keeps hers; recorded over, the phone says at once it is no longer hers.
+    voice_line = user.locator("album-photo .voice-line")
+    user.locator("album-photo").get_by_role("button", name="Record it again").click()
+    dialog = user.get_by_role("dialog")
+    dialog.wait_for()
+    asked = dialog.inner_text()
+    check("“Record it again” over Anna's voice asks first, naming her", "in Anna's voice" in asked, asked)
+    screen(user, "recording over Anna's voice, asked first", "record-over")
+    dialog.get_by_role("button", name="Cancel").click()
+    check("…Cancel keeps Anna's recording", "in Anna's voice" in voice_line.inner_text(), voice_line.inner_text())
+    user.locator("album-photo").get_by_role("button", name="Record it again").click()
+    user.get_by_role("dialog").get_by_role("button", name="Record again").click()
+    user.wait_for_function("() => document.querySelector('album-photo .voice-elapsed')?.textContent === '0:01'", timeout=15_000)
+    user.locator("album-photo").get_by_role("button", name="Stop").click()
+    stored = webwalk.wait_for(user, lambda: (lambda p: p if p and not p.get("voiceBy") else None)(
+        call(server, "GET", f"{PHOTOS}/{photo_id}", token=token_of(user))[1]), tries=200)
+    check("…recorded over, the photo's recording is the user's own (no voiceBy)", bool(stored), stored)
+    user.reload()
+    voice_line.wait_for(timeout=20_000)
+    check("…and after a reload the phone no longer says “in Anna's voice”", "Anna" not in voice_line.inner_text(), voice_line.inner_text())
+
     # Sharing it: the page names Emma by default; "Show people's names on new links" off leaves her out of the next link.
     def shared_page():
         user.goto(f"/#/photo/{photo_id}")

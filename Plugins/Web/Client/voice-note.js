@@ -144,6 +144,10 @@ export class RecordedVoice extends HTMLElement {
 
   /** The microphone is asked for here, on the tap, and nowhere else. */
   async record() {
+    // Someone else's recording (a relative's voice) is not replaced by a stray tap: asked first.
+    const shown = this.note();
+    const whose = shown?.[this.options.field] ? this.options.by?.(shown) ?? "" : "";
+    if (whose && !(await confirmAction(`Record over this ${this.options.name.toLowerCase()}${whose}? It cannot be brought back.`, "Record again"))) return;
     if (!navigator.mediaDevices?.getUserMedia || typeof MediaRecorder === "undefined") {
       announce("This browser cannot record sound.");
       this.replaceChildren(h("p", { class: "error", role: "alert" }, "This browser cannot record sound; try another, or update it."));
