@@ -3,7 +3,7 @@
 // Run by `node --test Tests/WebClient`.
 import assert from "node:assert/strict";
 import test from "node:test";
-import { photoFileName } from "../../Plugins/Web/Client/album.js";
+import { distinctLabels, photoFileName } from "../../Plugins/Web/Client/album.js";
 import { editMap, followEdit, keptState } from "../../Plugins/Web/Client/photo-edit.js";
 
 test("a photo saved to the phone is named by its day, time and first tags", () => {
@@ -36,4 +36,10 @@ test("an edit kept on the phone is read back only when it is one the editor can 
   assert.equal(keptState({ ...good, rotate: 45 }), null);
   assert.equal(keptState({ ...good, crop: { x: 0.8, y: 0, width: 0.5, height: 0.5 } }), null);
   assert.equal(keptState("nonsense"), null);
+});
+
+test("distinctLabels tells alike labels apart, in order, and leaves the rest", () => {
+  assert.deepEqual(distinctLabels(["Share: Today", "Share: Today, 09:00", "Share: Today", "Share: Today"]),
+    ["Share: Today", "Share: Today, 09:00", "Share: Today (2)", "Share: Today (3)"]);
+  assert.deepEqual(distinctLabels([]), []);
 });

@@ -30,23 +30,39 @@ export function said(failure) {
   return "This needs the internet. Try again when this phone is online.";
 }
 
+/** The home screen's link to "Family helping you", for the user. @param {Context} context @returns {HTMLElement | null} */
+export function caregiverLinks(context) {
+  if (!hasCaregivers(context)) return null;
+  return h("div", { class: "stack caregiver-links" }, h("a", { href: "#/family", class: "button secondary" }, "Family helping you"));
+}
+
 /**
- * The home screen's links: "Family helping you" for the user, and "Albums you help with" once
- * the server says this account helps with one.
+ * "Albums you help with", at the top of Home once the server says this account helps with one
+ * (whose albums, under it): a helper opens the app for that first. Empty otherwise.
  * @param {Context} context @returns {HTMLElement | null}
  */
-export function caregiverLinks(context) {
+export function helpingLink(context) {
   if (!hasCaregivers(context)) return null;
   const helping = h("div", { class: "helping-link" });
   context.api.get(HELPING).then((page) => {
-    if (page?.items?.length) helping.replaceChildren(h("a", { href: "#/helping", class: "button secondary" }, "Albums you help with"));
+    /** @type {{ownerName?: string}[]} */
+    const albums = page?.items ?? [];
+    if (!albums.length) return;
+    const names = albums.map((album) => (album.ownerName ? `${album.ownerName}'s album` : "an album"));
+    helping.replaceChildren(h("a", { href: "#/helping", class: "button" }, "Albums you help with"),
+      h("p", { class: "hint" }, `You help with ${names.slice(0, 3).join(", ")}${names.length > 3 ? ` and ${names.length - 3} more` : ""}.`));
   }).catch(() => {});
-  return h("div", { class: "stack caregiver-links" }, h("a", { href: "#/family", class: "button secondary" }, "Family helping you"), helping);
+  return helping;
 }
 
 /** "Added by Anna" among a photo's facts, when a caregiver added it. @param {{addedBy?: string}} photo */
 export function addedByFacts(photo) {
   return photo.addedBy ? [h("dt", {}, "Added by"), h("dd", { class: "added-by" }, photo.addedBy)] : [];
+}
+
+/** "Caption by Anna" under a caption a caregiver wrote. @param {{notes?: string, captionBy?: string | null}} photo */
+export function captionByLine(photo) {
+  return photo.notes && photo.captionBy ? h("p", { class: "caption-by hint" }, `Caption by ${photo.captionBy}`) : null;
 }
 
 /**

@@ -10,6 +10,7 @@
 import * as Album from "./album.js";
 import { back } from "./album-base.js";
 import { AcceptHelpScreen, FamilyScreen, HELPING, addedByFacts, hasCaregivers, linkPanel, said } from "./album-caregivers.js";
+import { CAPTION_SENT, keptCaption, keptCaptions, saveCaption, watchKeptCaptions } from "./album-helping-captions.js";
 import { HelpingStore, helpingContext } from "./album-helping-store.js";
 import { photoPeople } from "./album-people.js";
 import { CAPTION_VOICE, captionVoice } from "./album-voice.js";
@@ -75,6 +76,7 @@ export function caregiverScreen(context, parts) {
  */
 export function helpingScreen(context, parts) {
   const [, owner, sub, id] = parts;
+  watchKeptCaptions(context);
   if (owner && sub === "photo" && id) return new HelpedPhotoScreen().attach(context, owner, id);
   if (owner) return new HelpedAlbumScreen().attach(context, owner);
   return new HelpingListScreen().attach(context);
@@ -123,8 +125,29 @@ class HelpedAlbumScreen extends HTMLElement {
       h("h2", {}, "A new or wiped phone?"),
       h("p", {}, "Make a link that opens their album on their new phone. It works once, for 15 minutes."),
       this.restoreButton, this.restore));
+    this.sayKept();
     this.load();
     return this;
+  }
+
+  /** Captions written offline that wait for the network, said above the photos. */
+  sayKept() {
+    const waiting = keptCaptions(/** @type {Context} */ (this.ctx)).filter((caption) => caption.owner === this.owner).length;
+    this.status.textContent = waiting ? `${waiting} caption${waiting === 1 ? "" : "s"} kept on this phone: sent when it is online.` : "";
+  }
+
+  onSent = () => { if (this.status.textContent?.includes("kept on this phone")) this.sayKept(); };
+  /** Opened offline: the album shows once the phone is back online (no stale "needs the internet"). */
+  onOnline = () => { if (this.photos.querySelector(".error")) this.load(); };
+
+  connectedCallback() {
+    window.addEventListener(CAPTION_SENT, this.onSent);
+    window.addEventListener("online", this.onOnline);
+  }
+
+  disconnectedCallback() {
+    window.removeEventListener(CAPTION_SENT, this.onSent);
+    window.removeEventListener("online", this.onOnline);
   }
 
   async load() {
@@ -237,17 +260,29 @@ class HelpedPhotoScreen extends HTMLElement {
       picture(context, `${path}/image/display`).then((url) => figure.prepend(h("img", { src: url, alt: `Photo from ${Album.dayLabel(Album.dayOf(photo))}` })))
         .catch(() => figure.prepend(h("p", { class: "empty" }, "The picture shows when this phone is online.")));
       const caption = /** @type {HTMLTextAreaElement} */ (h("textarea", { id: "helped-caption", rows: "3", maxlength: "10000" }));
-      caption.value = photo.notes ?? "";
-      const status = h("p", { class: "hint", role: "status" });
+      const kept = keptCaption(context, owner, id);
+      caption.value = kept?.notes ?? photo.notes ?? "";
+      const waiting = `Kept on this phone: it goes to ${whom === "them" ? "their" : `${whom}'s`} album when this phone is online.`;
+      const status = h("p", { class: "hint", role: "status" }, kept ? waiting : "");
+      // A caption kept offline reached the album (sent from here, or once the phone came back online).
+      this.onSent = (/** @type {Event} */ event) => {
+        const sent = /** @type {CustomEvent} */ (event).detail;
+        if (sent.owner !== owner || sent.id !== id || !sent.photo?.id) return;
+        current = sent.photo;
+        store.keep("album.photo", current);
+        status.textContent = "Caption saved. It shows in their album.";
+      };
+      window.addEventListener(CAPTION_SENT, this.onSent);
       const save = /** @type {HTMLButtonElement} */ (h("button", { type: "submit" }, "Save caption"));
       const form = h("form", { class: "stack", onsubmit: async (/** @type {Event} */ event) => {
         event.preventDefault();
         save.setAttribute("aria-busy", "true");
         try {
           current = store.one("album.photo", id) ?? current;
-          current = (await context.api.request("PATCH", path, { body: { notes: caption.value }, headers: { "If-Match": `"${current.version}"` } })).body;
-          store.keep("album.photo", current);
-          status.textContent = "Caption saved. It shows in their album.";
+          // Written on the version the first unsent words were (the server merges over newer changes).
+          const baseVersion = keptCaption(context, owner, id)?.baseVersion ?? current.version;
+          const saved = await saveCaption(context, { owner, id, notes: caption.value, baseVersion });
+          if (!saved) status.textContent = waiting;  // offline: kept, sent when online (onSent says so)
         } catch (failure) {
           status.textContent = said(failure);
         } finally {
@@ -265,6 +300,13 @@ class HelpedPhotoScreen extends HTMLElement {
     }).catch((failure) => this.replaceChildren(h("main", { class: "screen photo" }, h("h1", {}, "Photo"),
       h("p", { class: "error", role: "alert" }, said(failure)), back(albumHash, "Album"))));
     return this;
+  }
+
+  /** @type {(event: Event) => void} */
+  onSent = () => {};
+
+  disconnectedCallback() {
+    window.removeEventListener(CAPTION_SENT, this.onSent);
   }
 }
 customElements.define("album-helped-photo", HelpedPhotoScreen);

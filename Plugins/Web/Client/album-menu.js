@@ -10,7 +10,8 @@ import * as Cache from "./picture-cache.js";
 import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
 import { announce, h, whereAmI } from "./ui.js";
-import { caregiverLinks } from "./album-caregivers.js";
+import { caregiverLinks, helpingLink } from "./album-caregivers.js";
+import { keptCaptions, watchKeptCaptions } from "./album-helping-captions.js";
 import { onThisDaySection, updateOnThisDay } from "./home-on-this-day.js";
 import { hasPeople } from "./album-people.js";
 import { hasPush, pushSection } from "./push-settings.js";
@@ -69,9 +70,12 @@ export class HomeScreen extends AlbumElement {
     };
     /** @param {string} hash @param {keyof typeof ICONS} name @param {string} text */
     const tile = (hash, name, text) => h("a", { href: hash, class: "tile" }, icon(name), text);
+    // A caregiver's captions written offline go once the phone is online, whichever screen is open.
+    if (keptCaptions(this.ctx).length) watchKeptCaptions(this.ctx);
     this.replaceChildren(h("main", { class: "screen home" },
       h("h1", {}, "iRemember"),
       h("p", { class: "lead" }, this.lead()),
+      helpingLink(this.ctx),
       onThisDaySection(this.ctx, this.photos()),
       h("nav", { class: "tiles", "aria-label": "Main menu" },
         ...picker(false), ...picker(true), tile("#/import", "globe", "Import from Internet"),

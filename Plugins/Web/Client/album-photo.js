@@ -12,7 +12,7 @@ import { announce, confirmAction, h } from "./ui.js";
 import { readAloud, userLanguage } from "./speak.js";
 import { captionVoice } from "./album-voice.js";
 import { photoPeople } from "./album-people.js";
-import { addedByFacts } from "./album-caregivers.js";
+import { addedByFacts, captionByLine } from "./album-caregivers.js";
 import "./drawing-pad.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
@@ -304,6 +304,7 @@ export class PhotoScreen extends AlbumElement {
       figure,
       photoPeople(this.ctx, photo, figure),
       photo.notes ? h("p", { class: "notes" }, photo.notes) : null,
+      captionByLine(photo),
       photo.notes ? readAloud(this.ctx, photo.notes, userLanguage, "the notes") : null,
       captionVoice(this.ctx, () => this.photo()),
       facts,

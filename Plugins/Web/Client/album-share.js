@@ -53,10 +53,16 @@ export class ShareScreen extends AlbumElement {
       h("a", { href: "#/share/links", class: "button secondary" }, "Links I have shared"),
       photos.length ? grid(this.ctx, photos.slice(0, 60), "Photos to share", (photo) => `#/photo/${encodeURIComponent(photo.id)}`)
         : h("p", { class: "empty" }, "No photos yet. Go Home and take one.")));
-    // A tap shares straight away (the photo screen has a Share button too).
+    // A tap shares straight away (the photo screen has a Share button too). Each is named by its
+    // day, time and caption, so no two read alike.
+    const labels = Album.distinctLabels(photos.slice(0, 60).map((photo) => {
+      const time = (photo.takenAt ?? "").slice(11, 16);
+      const caption = (photo.notes ?? "").trim().replace(/\s+/g, " ");
+      return `Share: ${describe(photo)}${time ? `, ${time}` : ""}${caption ? `: ${caption.length > 60 ? `${caption.slice(0, 59)}…` : caption}` : ""}`;
+    }));
     for (const [index, cell] of [...this.querySelectorAll("a.cell")].entries()) {
       const photo = photos[index];
-      cell.setAttribute("aria-label", `Share: ${describe(photo)}`);
+      cell.setAttribute("aria-label", labels[index]);
       cell.addEventListener("click", (event) => {
         event.preventDefault();
         sharePhoto(this.ctx, photo);

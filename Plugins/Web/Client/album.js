@@ -391,3 +391,18 @@ export function photoFileName(photo, type = "image/jpeg") {
   const words = ["iRemember", day, time, ...tags].filter(Boolean).join(" ").slice(0, 120);
   return `${words}.${ENDINGS[type.split(";")[0].trim().toLowerCase()] ?? "jpg"}`;
 }
+
+/**
+ * Labels told apart: a label already given gets "(2)", "(3)"… after it, so a screen reader hears
+ * each control as its own (photos of one day, uncaptioned, would all read alike).
+ * @param {string[]} labels @returns {string[]}
+ */
+export function distinctLabels(labels) {
+  /** @type {Map<string, number>} */
+  const seen = new Map();
+  return labels.map((label) => {
+    const count = (seen.get(label) ?? 0) + 1;
+    seen.set(label, count);
+    return count === 1 ? label : `${label} (${count})`;
+  });
+}

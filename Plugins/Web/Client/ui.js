@@ -143,6 +143,18 @@ export function readableDate(date) {
   return new Date(y, m - 1, d).toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
 }
 
+/** Changes kept outside the outbox (a caregiver's captions for someone else's album): how many wait. */
+let waitingElsewhere = () => 0;
+
+/**
+ * Counts writes kept outside the outbox among the indicator's "waiting"; fire `quire:waiting` on
+ * `window` when the count changes. @param {() => number} count
+ */
+export function countWaiting(count) {
+  waitingElsewhere = count;
+  window.dispatchEvent(new Event("quire:waiting"));
+}
+
 /** The quiet sync indicator: offline, syncing, or how many changes wait. */
 export class QuireStatus extends HTMLElement {
   /** @param {import("./sync.js").Sync} sync */
@@ -150,7 +162,7 @@ export class QuireStatus extends HTMLElement {
     this.setAttribute("role", "status");
     this.setAttribute("aria-live", "polite");
     const render = () => {
-      const waiting = sync.pending;
+      const waiting = sync.pending + waitingElsewhere();
       const text = sync.state === "offline"
         ? (waiting ? `Offline · ${waiting} waiting` : "Offline")
         : waiting ? `Saving ${waiting} change${waiting === 1 ? "" : "s"}…` : sync.state === "syncing" ? "Syncing…"
@@ -160,7 +172,20 @@ export class QuireStatus extends HTMLElement {
     };
     sync.addEventListener("state", render);
     sync.addEventListener("change", render);
+    this.render = render;
     render();
   }
+
+  connectedCallback() {
+    window.addEventListener("quire:waiting", this.onWaiting);
+  }
+
+  disconnectedCallback() {
+    window.removeEventListener("quire:waiting", this.onWaiting);
+  }
+
+  /** @type {() => void} */
+  render = () => {};
+  onWaiting = () => this.render();
 }
 customElements.define("quire-status", QuireStatus);

@@ -1,0 +1,122 @@
+// @ts-check
+/**
+ * A caregiver's captions not yet sent to the album they help with: the one thing of someone
+ * else's album this phone keeps. The helper's screens otherwise need the network (the album is not
+ * copied here), but a caption written offline is the helper's own words: "Save caption" keeps it
+ * here (localStorage, per account, so a reload or leaving the screen loses nothing) and it is sent
+ * as soon as the phone is online again, with the version it was written on (If-Match: the server
+ * merges it into newer changes field by field, as the user's own outbox does). The sync indicator
+ * counts it among the changes waiting (ui.js `countWaiting`).
+ */
+import { HELPING, said } from "./album-caregivers.js";
+import { ApiError } from "./api.js";
+import { outcome } from "./outbox.js";
+import { announce, countWaiting } from "./ui.js";
+
+/** @typedef {import("./album-base.js").Context} Context */
+/** @typedef {{owner: string, id: string, notes: string, baseVersion: number}} Caption */
+
+/** Fired on `window` when a kept caption reached the album: detail {owner, id, photo}. */
+export const CAPTION_SENT = "quire:helping-caption-sent";
+
+/** @param {Context} context */
+function storageKey(context) {
+  return `quire.helping.captions.${context.api.session?.accountId ?? ""}`;
+}
+
+/** @param {Context} context @returns {Caption[]} */
+export function keptCaptions(context) {
+  try {
+    const kept = JSON.parse(localStorage.getItem(storageKey(context)) ?? "[]");
+    return Array.isArray(kept) ? kept : [];
+  } catch {
+    return [];
+  }
+}
+
+/** @param {Context} context @param {Caption[]} captions */
+function store(context, captions) {
+  if (captions.length) localStorage.setItem(storageKey(context), JSON.stringify(captions));
+  else localStorage.removeItem(storageKey(context));
+  window.dispatchEvent(new Event("quire:waiting"));
+}
+
+/** The caption kept for a photo, if one waits. @param {Context} context @param {string} owner @param {string} id */
+export function keptCaption(context, owner, id) {
+  return keptCaptions(context).find((caption) => caption.owner === owner && caption.id === id);
+}
+
+/** @param {Context} context @param {string} owner @param {string} id */
+function drop(context, owner, id) {
+  store(context, keptCaptions(context).filter((caption) => caption.owner !== owner || caption.id !== id));
+}
+
+/** @param {Context} context @param {Caption} caption */
+function keep(context, caption) {
+  store(context, [...keptCaptions(context).filter((c) => c.owner !== caption.owner || c.id !== caption.id), caption]);
+}
+
+/**
+ * "Save caption": kept first, then sent. Answers the photo as saved, or null when the phone is
+ * offline (the caption stays kept and goes when it is back); a refusal is thrown (nothing kept:
+ * resending would be refused again) and the screen says it, the words still in its field.
+ * @param {Context} context @param {Caption} caption @returns {Promise<any | null>}
+ */
+export async function saveCaption(context, caption) {
+  keep(context, caption);
+  return send(context, caption);
+}
+
+/** @param {Context} context @param {Caption} caption @returns {Promise<any | null>} */
+async function send(context, caption) {
+  const path = `${HELPING}/${encodeURIComponent(caption.owner)}/photos/${encodeURIComponent(caption.id)}`;
+  try {
+    const photo = (await context.api.request("PATCH", path, { body: { notes: caption.notes }, headers: { "If-Match": `"${caption.baseVersion}"` } })).body;
+    // Only this very caption leaves (the helper may have saved newer words meanwhile).
+    if (keptCaption(context, caption.owner, caption.id)?.notes === caption.notes) drop(context, caption.owner, caption.id);
+    window.dispatchEvent(new CustomEvent(CAPTION_SENT, { detail: { owner: caption.owner, id: caption.id, photo } }));
+    return photo;
+  } catch (failure) {
+    if (!(failure instanceof ApiError) || outcome(failure.status) === "retry") return null;
+    drop(context, caption.owner, caption.id);
+    throw failure;
+  }
+}
+
+let sending = false;
+
+/** Sends every kept caption, in order; stops at the first the network cannot take now. @param {Context} context */
+export async function sendKeptCaptions(context) {
+  if (sending || !navigator.onLine) return;
+  sending = true;
+  try {
+    for (const caption of keptCaptions(context)) {
+      try {
+        if ((await send(context, caption)) === null) break;
+      } catch (failure) {
+        announce(`A caption you wrote offline was not saved: ${said(failure)}`);
+      }
+    }
+  } finally {
+    sending = false;
+  }
+}
+
+/** @type {Context | null} */
+let watched = null;
+
+/**
+ * Once per page: kept captions go when the phone comes online (and now, if it is), and the sync
+ * indicator counts them while they wait.
+ * @param {Context} context
+ */
+export function watchKeptCaptions(context) {
+  if (!watched) {
+    window.addEventListener("online", () => { if (watched) sendKeptCaptions(watched); });
+    // A server that answered "later" (busy, signed out meanwhile) is asked again now and then.
+    window.setInterval(() => { if (watched && keptCaptions(watched).length) sendKeptCaptions(watched); }, 30_000);
+    countWaiting(() => (watched ? keptCaptions(watched).length : 0));
+  }
+  watched = context;
+  sendKeptCaptions(context);
+}
