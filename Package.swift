@@ -114,7 +114,9 @@ let targets: [Target] = [
     // FSRS-6 spaced repetition: a pure scheduler, compared step by step with the reference.
     module("FSRS", ["SeededRandom"]),
     .target(name: "CQuireSystem", path: "Modules/CQuireSystem"),
-    module("HTTPKit", ["Bus", .hummingbird, .webSocket, .httpTypes, .nioCore, .nioHTTP1, .nioHTTPTypes, .logging]),
+    // JSON written byte by byte (strings, integers, timestamps): HTTPKit's writer and storage's pages of records.
+    module("JSONBytes"),
+    module("HTTPKit", ["Bus", "JSONBytes", .hummingbird, .webSocket, .httpTypes, .nioCore, .nioHTTP1, .nioHTTPTypes, .logging]),
     // Fetching a URL a user gave, refusing the server's own networks (libcurl through a system-library target).
     .systemLibrary(name: "CCurl", path: "Modules/CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
     module("SafeFetch", ["Bus", "CCurl"]),
@@ -131,12 +133,12 @@ let targets: [Target] = [
                        "QuireTLS", "QuireACME", .hummingbirdHTTP2, .hummingbirdTLS, .nioHTTP2, .nioTLS, .nioSSL]),
 
     // storage
-    plugin("Storage", "StorageAPI", ["Bus", .crypto]),
+    plugin("Storage", "StorageAPI", ["Bus", "JSONBytes", .crypto]),
     plugin("Storage", "Storage", ["StorageAPI", "StorageSQLite", "StoragePostgres", "Bus", "PluginKit", "AppConfig", .lifecycle, .logging,
                                   .crypto, .metrics]),  // crypto: backups' checksums; metrics: their counters on /metrics
     plugin("Storage", "StorageTestKit", ["StorageAPI"]),
     // The embedded default (GRDB): records in one SQLite file.
-    plugin("Storage", "StorageSQLite", ["StorageAPI", "Bus", .grdb, .lifecycle, .logging]),
+    plugin("Storage", "StorageSQLite", ["StorageAPI", "Bus", .grdb, .grdbSQLite, .lifecycle, .logging]),
     // The PostgreSQL backend (postgres-nio): the same contract, on a database server several nodes share.
     plugin("Storage", "StoragePostgres", ["StorageAPI", "Bus", .postgres, .lifecycle, .logging]),
 

@@ -37,6 +37,20 @@ struct JSONWriterTests {
         #expect(parsed?[2]["b"] as? String == "x")
     }
 
+    @Test("integers are written as String(_:) writes them, from the digit-pair table; escapes are the short ones")
+    func integersAndEscapes() {
+        var generator = SystemRandomNumberGenerator()
+        let fixed: [Int64] = [0, 1, -1, 9, 10, 99, 100, 101, 999, 1000, 12_345, -100, Int64.max, Int64.min, Int64.min + 1]
+        for value in fixed + (0..<2000).map({ _ in Int64.random(in: Int64.min...Int64.max, using: &generator) >> Int64.random(in: 0...62, using: &generator) }) {
+            var writer = JSONWriter()
+            writer.int(value)
+            #expect(String(decoding: writer.bytes, as: UTF8.self) == String(value))
+        }
+        var writer = JSONWriter()
+        writer.string("a\"b\\c\nd\re\tf\u{1}\u{1F}\u{7F}é")
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == #""a\"b\\c\nd\re\tf\u0001\u001f\#u{7F}é""#)
+    }
+
     @Test("ISO 8601 dates agree with Foundation's formatter, before and after 1970 and across leap days")
     func dates() {
         let formatter = ISO8601DateFormatter()

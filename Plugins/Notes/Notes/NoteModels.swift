@@ -109,6 +109,21 @@ enum NoteJSON {
         return ByteBuffer(bytes: writer.bytes)
     }
 
+    /// The same page as ``listBytes(_:)-(RecordPage)``, from the records storage wrote as JSON
+    /// straight from its rows (a note as GET shows it is the record as ``RecordJSON`` writes one):
+    /// the items are copied once, into the response's buffer.
+    static func listBytes(_ page: RecordPageJSON) -> ByteBuffer {
+        var cursor = JSONWriter(capacity: 16 + (page.nextCursor?.utf8.count ?? 0))
+        cursor.stringOrNull(page.nextCursor)
+        var buffer = ByteBufferAllocator().buffer(capacity: 24 + page.items.count + cursor.bytes.count)
+        buffer.writeStaticString("{\"items\":[")
+        buffer.writeBytes(page.items)
+        buffer.writeStaticString("],\"nextCursor\":")
+        buffer.writeBytes(cursor.bytes)
+        buffer.writeStaticString("}")
+        return buffer
+    }
+
     /// A search's hits: each note as GET shows it, with how it matched and where (`highlights`:
     /// field → UTF-16 ranges, for marking the typed words).
     static func searchResponse(_ result: SearchResult) -> Response {

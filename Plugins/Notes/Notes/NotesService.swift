@@ -26,7 +26,7 @@ struct NotesService: Sendable {
     static let maxTitle = 200
     static let maxText = 100_000
 
-    let store: any RecordStore & RecordSearching
+    let store: any RecordStore & RecordSearching & RecordJSONQuerying
     let bus: any MessageBus
     /// The time and the ids' randomness, from the plugin's context.
     let clock: PluginClock
@@ -49,8 +49,10 @@ struct NotesService: Sendable {
         // request arrived (another node's write); unreachable, the store answers instead.
         if let cached = await bus.cached({ lists.page(owner: owner, key: key) }) { return cached }
         let generation = lists.generation(owner)
-        let page = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
-                                                     order: [SortKey("position")], limit: limit, cursor: cursor))
+        // Written by storage straight from its rows: a note as the list shows it is its record as
+        // `RecordJSON` writes one (the same bytes as `NoteJSON.write`; NoteListJSONTests).
+        let page = try await store.queryJSON(RecordQuery(collection: Self.collection, owner: owner,
+                                                         order: [SortKey("position")], limit: limit, cursor: cursor))
         let bytes = NoteJSON.listBytes(page)
         lists.store(bytes, owner: owner, key: key, generation: generation)
         return bytes

@@ -264,6 +264,10 @@ public struct StoragePlugin: Plugin {
             .init(record: try await records.get(collection: request.collection, id: request.id, owner: request.owner))
         }
         try bus.handle(QueryRecords.self) { request, _ in try await records.query(request.query) }
+        try bus.handle(QueryRecordsJSON.self) { request, _ in
+            if let fast = records as? any RecordJSONQuerying { return try await fast.queryJSON(request.query) }
+            return RecordJSON.page(try await records.query(request.query))
+        }
         try bus.handle(WriteRecords.self) { request, _ in
             let result = try await records.write(request.batch)
             if let collector, !result.releasedBlobs.isEmpty { await collector.collect(result.releasedBlobs) }

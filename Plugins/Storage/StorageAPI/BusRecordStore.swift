@@ -3,7 +3,7 @@ public import Foundation
 
 /// The record store as domain plugins see it: every call is a request to the storage plugin over
 /// the bus, so a plugin never links a backend and tests can stub storage away.
-public struct BusRecordStore: RecordStore, RecordSearching, RecordSpatialIndexing {
+public struct BusRecordStore: RecordStore, RecordSearching, RecordSpatialIndexing, RecordJSONQuerying {
     private let bus: any MessageBus
     private let timeout: Duration
 
@@ -22,6 +22,11 @@ public struct BusRecordStore: RecordStore, RecordSearching, RecordSpatialIndexin
 
     public func query(_ query: RecordQuery) async throws(StorageError) -> RecordPage {
         try await bus.request(QueryRecords(query: query), timeout: timeout)
+    }
+
+    /// The page written as JSON by storage (``RecordJSON``), for a list answered as it is stored.
+    public func queryJSON(_ query: RecordQuery) async throws(StorageError) -> RecordPageJSON {
+        try await bus.request(QueryRecordsJSON(query: query), timeout: timeout)
     }
 
     public func write(_ batch: WriteBatch) async throws(StorageError) -> WriteResult {

@@ -188,7 +188,7 @@ public struct FlushStorage: BusRequest {
 /// Every storage message, for name checks.
 public enum StorageMessages {
     public static let all: [any BusMessage.Type] = [
-        DeclareCollection.self, GetRecord.self, QueryRecords.self, WriteRecords.self, ReadChanges.self, ReadHistory.self, RecordsChanged.self, SearchRecords.self, QuerySpatial.self, GetStorageUsage.self,
+        DeclareCollection.self, GetRecord.self, QueryRecords.self, QueryRecordsJSON.self, WriteRecords.self, ReadChanges.self, ReadHistory.self, RecordsChanged.self, SearchRecords.self, QuerySpatial.self, GetStorageUsage.self,
         PutBlob.self, OpenBlobSpool.self, PutBlobFile.self, LocateBlob.self, GetBlob.self, StatBlob.self, DeleteBlob.self, ReleaseBlobs.self, BlobDeleted.self, FlushStorage.self, GetBackupDetail.self,
         StartBackup.self, ListRestorePoints.self,
     ]
