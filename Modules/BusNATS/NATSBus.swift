@@ -39,7 +39,7 @@ public final class NATSBus: MessageBus {
     /// This process's handlers, for requests answered locally.
     private let local: InProcessBus
     /// Cancels a handler still running when its caller's deadline passes (the caller has given up).
-    private let watchdog = DeadlineWatchdog()
+    private let running = RunningHandlers()
 
     public init(connection: NATSConnection, subjectPrefix: String = "quire", localFirst: Bool = true,
                 codec: any BusPayloadCodec = JSONPayloadCodec(), logger: Logger = Logger(label: "quire.bus.nats")) {
@@ -138,21 +138,20 @@ public final class NATSBus: MessageBus {
         let connection = self.connection
         let logger = self.logger
         let localRegistration = try local.handle(type, handler)
-        let watchdog = self.watchdog, codec = self.codec
+        let running = self.running, codec = self.codec
         let sid = connection.subscribe(subject: requestSubject(name), queue: Self.queueGroup) { message in
             guard let replyTo = message.replyTo else { return }
-            let deadline = ContinuousClock.now + Self.timeLeft(message)
-            let ticket = TicketBox()
+            let entry = RunningHandlers.Entry(deadline: ContinuousClock.now + Self.timeLeft(message))
             let work = Task {
-                let reply = await Self.answer(message, handler: handler, name: name, deadline: deadline, codec: codec, logger: logger)
-                if let done = ticket.finish() { watchdog.remove(done) }
+                let reply = await Self.answer(message, handler: handler, name: name, deadline: entry.deadline, codec: codec, logger: logger)
+                entry.finish(running.watchdog)
                 do {
                     try connection.publish(subject: replyTo, payload: reply)
                 } catch {
                     logger.warning("bus: a reply was not sent", metadata: ["message": "\(name)", "reason": "\(error)"])
                 }
             }
-            ticket.set(watchdog.add(deadline) { work.cancel() }, remove: watchdog.remove)
+            running.add(entry, work)
         }
         handlers.withLock { $0[name] = sid }
         return HandlerRegistration { [weak self] in
@@ -170,42 +169,59 @@ public final class NATSBus: MessageBus {
 
     private static func answer<Request: BusRequest>(_ message: NATSMessage, handler: RequestHandler<Request>, name: MessageName,
                                                     deadline: ContinuousClock.Instant, codec: any BusPayloadCodec, logger: Logger) async -> ByteBuffer {
-        let outcome: Result<Request.Reply, BusError>
+        // No `Result<Request.Reply, BusError>` here: a generic type's metadata is looked up at run time, per request.
+        let reply: Request.Reply
         do {
             let request = try Self.decode(Request.self, message.payload, codec: codec)
             let context = BusRequestContext(name: name, deadline: deadline)
             if let trace = message.header(requestHeader) {
-                outcome = .success(try await RequestTrace.$id.withValue(trace) { try await handler(request, context) })
+                reply = try await RequestTrace.$id.withValue(trace) { try await handler(request, context) }
             } else {
                 // A task made on the connection's thread has no trace to hide: no binding to push.
-                outcome = .success(try await handler(request, context))
+                reply = try await handler(request, context)
             }
-        } catch let error as BusError {
-            outcome = .failure(error)
-        } catch is DecodingError {
-            outcome = .failure(BusError(.invalid, "'\(name)' arrived in a shape this node does not read; nodes may run different versions.",
-                                        details: ["message": name.rawValue]))
-        } catch is CancellationError where ContinuousClock.now >= deadline {
-            // Stopped by the watchdog at the caller's deadline: that is what the caller is told, even
-            // when this reply reaches it before its own timer fires (a busy machine).
-            outcome = .failure(Self.late(name))
-        } catch is CancellationError {
-            outcome = .failure(BusError(.cancelled, "The request '\(name)' was cancelled.", details: ["message": name.rawValue]))
         } catch {
-            logger.error("Request handler failed", metadata: ["message": "\(name)", "error": "\(String(reflecting: type(of: error)))"])
-            outcome = .failure(BusError(.internal, "The handler for '\(name)' failed unexpectedly; see the server log.",
-                                        details: ["message": name.rawValue]))
+            return failure(Self.busError(error, name: name, deadline: deadline, logger: logger), name: name, codec: codec, logger: logger)
         }
         do {
-            switch outcome {
-            case .success(let reply): return ReplyEnvelope.reply(try codec.encode(reply))
-            case .failure(let error): return ReplyEnvelope.failure(try codec.encode(error))
-            }
+            return ReplyEnvelope.reply(try codec.encode(reply))
         } catch {
-            logger.error("bus: a reply could not be encoded", metadata: ["message": "\(name)", "reason": "\(error)"])
-            let failure = BusError(.internal, "The reply to '\(name)' could not be sent; see the server log.", details: ["message": name.rawValue])
-            return (try? codec.encode(failure)).map(ReplyEnvelope.failure) ?? ByteBuffer()
+            return failure(encoding: error, name: name, codec: codec, logger: logger)
         }
+    }
+
+    /// What the caller is told when its handler threw `error`.
+    private static func busError(_ error: any Error, name: MessageName, deadline: ContinuousClock.Instant, logger: Logger) -> BusError {
+        switch error {
+        case let error as BusError:
+            return error
+        case is DecodingError:
+            return BusError(.invalid, "'\(name)' arrived in a shape this node does not read; nodes may run different versions.",
+                            details: ["message": name.rawValue])
+        case is CancellationError where ContinuousClock.now >= deadline:
+            // Stopped by the watchdog at the caller's deadline: that is what the caller is told, even
+            // when this reply reaches it before its own timer fires (a busy machine).
+            return Self.late(name)
+        case is CancellationError:
+            return BusError(.cancelled, "The request '\(name)' was cancelled.", details: ["message": name.rawValue])
+        default:
+            logger.error("Request handler failed", metadata: ["message": "\(name)", "error": "\(String(reflecting: type(of: error)))"])
+            return BusError(.internal, "The handler for '\(name)' failed unexpectedly; see the server log.", details: ["message": name.rawValue])
+        }
+    }
+
+    private static func failure(_ error: BusError, name: MessageName, codec: any BusPayloadCodec, logger: Logger) -> ByteBuffer {
+        do {
+            return ReplyEnvelope.failure(try codec.encode(error))
+        } catch {
+            return failure(encoding: error, name: name, codec: codec, logger: logger)
+        }
+    }
+
+    private static func failure(encoding error: any Error, name: MessageName, codec: any BusPayloadCodec, logger: Logger) -> ByteBuffer {
+        logger.error("bus: a reply could not be encoded", metadata: ["message": "\(name)", "reason": "\(error)"])
+        let failure = BusError(.internal, "The reply to '\(name)' could not be sent; see the server log.", details: ["message": name.rawValue])
+        return (try? codec.encode(failure)).map(ReplyEnvelope.failure) ?? ByteBuffer()
     }
 
     public func request<Request: BusRequest>(_ request: Request, deadline: ContinuousClock.Instant) async throws(BusError) -> Request.Reply {
@@ -261,13 +277,13 @@ public final class NATSBus: MessageBus {
             throw BusError(.noHandler, "No handler is registered for '\(name)' on any node. Enable the plugin that answers it in the app's config.",
                            details: ["message": name.rawValue])
         }
-        let envelope: Result<Request.Reply, BusError>
         do {
-            envelope = try ReplyEnvelope.read(Request.Reply.self, from: message.payload, codec: codec)
+            return try ReplyEnvelope.value(Request.Reply.self, from: message.payload, codec: codec)
+        } catch let error as BusError {
+            throw error
         } catch {
             throw BusError(.internal, "The reply to '\(name)' could not be read; nodes may run different versions.", details: ["message": name.rawValue])
         }
-        return try envelope.get()
     }
 
     private static func late(_ name: MessageName) -> BusError {
@@ -284,28 +300,6 @@ public final class NATSBus: MessageBus {
             return ByteBuffer(bytes: try codec.encode(value))
         } catch {
             throw BusError(.internal, "'\(name)' cannot be encoded to cross the bus: \(error)", details: ["message": name.rawValue])
-        }
-    }
-}
-
-/// A handler's deadline ticket, set just after its task starts: whichever of "finished" and "set"
-/// comes second removes the ticket.
-final class TicketBox: Sendable {
-    private let state = Mutex<(ticket: DeadlineWatchdog.Ticket?, finished: Bool)>((nil, false))
-
-    func set(_ ticket: DeadlineWatchdog.Ticket, remove: (DeadlineWatchdog.Ticket) -> Void) {
-        let finished = state.withLock { state in
-            state.ticket = ticket
-            return state.finished
-        }
-        if finished { remove(ticket) }
-    }
-
-    /// The ticket to remove, if it was set already.
-    func finish() -> DeadlineWatchdog.Ticket? {
-        state.withLock { state in
-            state.finished = true
-            return state.ticket
         }
     }
 }

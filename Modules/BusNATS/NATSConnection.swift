@@ -40,13 +40,15 @@ public final class NATSConnection: Sendable {
         var pings: [PendingPing] = []
         /// When the newest answered PING was handed to the channel.
         var answeredHandedAt: ContinuousClock.Instant?
-        var replies: [String: PendingReply] = [:]
+        var replies: [UInt64: PendingReply] = [:]
+        /// Requests made since the last sweep of their deadlines (``sweepReplies()``), and whether it is armed.
+        var youngReplies: [UInt64] = []
+        var sweepArmed = false
         /// Bytes for the current channel not yet handed to it, and whether a flush is on its way:
         /// writes made while one is pending go out with it, in one syscall.
         var outgoing = ByteBuffer()
         var flushScheduled = false
         var inboxSID: UInt64?
-        var nextToken: UInt64 = 0
         var reconnecting = false
         /// Told when the connection is lost and when it is back (not at the first connect).
         var onConnectivity: (@Sendable (Bool) -> Void)?
@@ -59,15 +61,23 @@ public final class NATSConnection: Sendable {
         var waiters: [CheckedContinuation<Void, any Error>]
     }
 
+    /// A request waiting for its reply. Its continuation is resumed by whoever removes it from
+    /// ``State/replies`` (under the lock): once.
     struct PendingReply {
-        var continuation: CheckedContinuation<NATSMessage, any Error>
+        var continuation: UnsafeContinuation<NATSMessage, any Error>
+        var deadline: ContinuousClock.Instant
+        /// Given by the sweep to a request still waiting a tick after it was made.
         var ticket: DeadlineWatchdog.Ticket?
     }
 
     public let options: NATSOptions
     private let state: Mutex<State>
-    /// Answers requests whose reply is late (one timer for all, not a sleeping task each).
+    /// Answers requests whose reply is late (one timer for all, not a sleeping task each); a request
+    /// gets its ticket only when still waiting at the next tick's sweep (most are answered before).
     private let watchdog = DeadlineWatchdog()
+    private let sweeper = SweepTimer(label: "quire.nats.replies")
+    /// The last request's token (replies come to `<inbox>.<token in base 36>`).
+    private let nextToken = Atomic<UInt64>(0)
     private let group: any EventLoopGroup
     private let logger: Logger
     /// This connection's inbox prefix: replies come to `<inbox>.<token>`.
@@ -81,6 +91,7 @@ public final class NATSConnection: Sendable {
         self.state = Mutex(State(servers: options.servers))
         var generator = SystemRandomNumberGenerator()
         self.inbox = "_INBOX." + String(generator.next() as UInt64, radix: 36) + String(generator.next() as UInt64, radix: 36)
+        sweeper.onTick { [weak self] in self?.sweepReplies() ?? false }
     }
 
     public var status: Status { state.withLock { $0.status } }
@@ -121,9 +132,6 @@ public final class NATSConnection: Sendable {
 
     /// Publishes `payload` on `subject`. While disconnected it is kept (up to the reconnect buffer).
     public func publish(subject: String, replyTo: String? = nil, headers: [(String, String)] = [], payload: ByteBuffer) throws(NATSError) {
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(payload.readableBytes + subject.utf8.count + 64)
-        ClientOperation.publish(subject: subject, replyTo: replyTo, headers: headers, payload: payload, into: &buffer)
         let channel = try state.withLock { state throws(NATSError) -> (any Channel)? in
             guard payload.readableBytes <= state.maxPayload else {
                 throw NATSError(kind: .tooLarge, message: "The message is \(payload.readableBytes) bytes; NATS takes at most \(state.maxPayload).")
@@ -132,8 +140,16 @@ public final class NATSConnection: Sendable {
             case .closed:
                 throw NATSError(kind: .closed, message: "The NATS connection was closed.")
             case .connected:
-                return enqueue(&buffer, into: &state)
+                // Written straight into what goes out next: no buffer of its own to allocate and copy.
+                guard let channel = state.channel else { return nil }
+                ClientOperation.publish(subject: subject, replyTo: replyTo, headers: headers, payload: payload, into: &state.outgoing)
+                guard !state.flushScheduled else { return nil }
+                state.flushScheduled = true
+                return channel
             case .connecting, .disconnected:
+                var buffer = ByteBuffer()
+                buffer.reserveCapacity(payload.readableBytes + subject.utf8.count + 64)
+                ClientOperation.publish(subject: subject, replyTo: replyTo, headers: headers, payload: payload, into: &buffer)
                 guard state.buffered.readableBytes + buffer.readableBytes <= options.reconnectBufferBytes else {
                     throw NATSError(kind: .bufferFull, message: "NATS cannot be reached and \(options.reconnectBufferBytes) bytes already wait to be sent.")
                 }
@@ -256,50 +272,45 @@ public final class NATSConnection: Sendable {
     /// means nobody subscribes to the subject. Fails at once while disconnected.
     public func request(subject: String, headers: [(String, String)] = [], payload: ByteBuffer,
                         deadline: ContinuousClock.Instant) async throws(NATSError) -> NATSMessage {
-        let (token, subscribe) = state.withLock { state -> (String, Bool) in
-            state.nextToken += 1
-            let needsInbox = state.inboxSID == nil
-            if needsInbox {
-                state.inboxSID = state.nextSID
-                state.nextSID += 1
-            }
-            return (String(state.nextToken, radix: 36), needsInbox)
-        }
-        if subscribe { subscribeInbox() }
-        let replyTo = inbox + "." + token
+        let token = nextToken.wrappingAdd(1, ordering: .relaxed).newValue
+        let replyTo = inbox + "." + String(token, radix: 36)
         do {
             return try await withTaskCancellationHandler {
-                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<NATSMessage, any Error>) in
-                    let refused = state.withLock { state -> NATSError? in
+                try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<NATSMessage, any Error>) in
+                    // One lock: the inbox's subscription (the first time), the wait, its deadline and the bytes.
+                    let (refused, arm, channel) = state.withLock { state -> (NATSError?, Bool, (any Channel)?) in
+                        guard payload.readableBytes <= state.maxPayload else {
+                            return (NATSError(kind: .tooLarge, message: "The message is \(payload.readableBytes) bytes; NATS takes at most \(state.maxPayload)."), false, nil)
+                        }
                         switch state.status {
                         case .connected:
-                            state.replies[token] = PendingReply(continuation: continuation, ticket: nil)
-                            return nil
+                            break
                         case .closed:
-                            return NATSError(kind: .closed, message: "The NATS connection was closed.")
+                            return (NATSError(kind: .closed, message: "The NATS connection was closed."), false, nil)
                         case .connecting, .disconnected:
-                            return NATSError(kind: .disconnected, message: "NATS cannot be reached right now.")
+                            return (NATSError(kind: .disconnected, message: "NATS cannot be reached right now."), false, nil)
                         }
+                        // Checked under the lock the cancellation handler takes: a cancel either comes
+                        // before this (refused) or finds the wait stored.
+                        if Task.isCancelled { return (NATSError(kind: .closed, message: "The request was cancelled."), false, nil) }
+                        if state.inboxSID == nil { subscribeInbox(&state) }
+                        state.replies[token] = PendingReply(continuation: continuation, deadline: deadline, ticket: nil)
+                        state.youngReplies.append(token)
+                        let arm = !state.sweepArmed
+                        state.sweepArmed = true
+                        // Written straight into what goes out next, as ``publish(subject:replyTo:headers:payload:)`` does.
+                        guard let channel = state.channel else { return (nil, arm, nil) }
+                        ClientOperation.publish(subject: subject, replyTo: replyTo, headers: headers, payload: payload, into: &state.outgoing)
+                        guard !state.flushScheduled else { return (nil, arm, nil) }
+                        state.flushScheduled = true
+                        return (nil, arm, channel)
                     }
                     if let refused {
                         continuation.resume(throwing: refused)
                         return
                     }
-                    let ticket = watchdog.add(deadline) { [weak self] in
-                        self?.answer(token, with: .failure(NATSError(kind: .timedOut, message: "No reply before the deadline.")))
-                    }
-                    // The reply (or the deadline) may already have come: then the ticket goes too.
-                    let stored = state.withLock { state -> Bool in
-                        guard state.replies[token] != nil else { return false }
-                        state.replies[token]?.ticket = ticket
-                        return true
-                    }
-                    if !stored { watchdog.remove(ticket) }
-                    do {
-                        try publish(subject: subject, replyTo: replyTo, headers: headers, payload: payload)
-                    } catch {
-                        answer(token, with: .failure(error))
-                    }
+                    if arm { sweeper.arm() }
+                    if let channel { scheduleFlush(channel) }
                 }
             } onCancel: {
                 answer(token, with: .failure(CancellationError()))
@@ -314,7 +325,7 @@ public final class NATSConnection: Sendable {
     }
 
     /// Ends the wait of request `token`, once (a reply, its deadline, a cancel or a lost connection).
-    private func answer(_ token: String, with result: Result<NATSMessage, any Error>) {
+    private func answer(_ token: UInt64, with result: Result<NATSMessage, any Error>) {
         guard let pending = state.withLock({ $0.replies.removeValue(forKey: token) }) else { return }
         if let ticket = pending.ticket { watchdog.remove(ticket) }
         pending.continuation.resume(with: result)
@@ -327,22 +338,49 @@ public final class NATSConnection: Sendable {
         }
     }
 
-    private func subscribeInbox() {
-        let sid = state.withLock { state in
-            let sid = state.inboxSID ?? 0
-            state.subscriptions[sid] = Subscription(subject: inbox + ".*", queue: nil) { [weak self] message in
-                self?.received(reply: message)
-            }
-            return sid
-        }
+    /// Subscribes this connection's inbox (under the lock, ahead of the first request's bytes).
+    private func subscribeInbox(_ state: inout State) {
+        let sid = state.nextSID
+        state.nextSID += 1
+        state.inboxSID = sid
+        // Replies are taken in ``received(_:on:)``; this keeps the subscription made again on reconnect.
+        state.subscriptions[sid] = Subscription(subject: inbox + ".*", queue: nil) { _ in }
         var buffer = ByteBuffer()
         ClientOperation.subscribe(subject: inbox + ".*", queue: nil, sid: sid, into: &buffer)
-        send(buffer)
+        // The request's own bytes follow it and schedule the flush.
+        state.outgoing.writeBuffer(&buffer)
     }
 
-    private func received(reply: NATSMessage) {
-        guard let dot = reply.subject.lastIndex(of: ".") else { return }
-        answer(String(reply.subject[reply.subject.index(after: dot)...]), with: .success(reply))
+    /// The token of a reply's subject (`<inbox>.<token in base 36>`).
+    static func token(of subject: String) -> UInt64? {
+        guard let dot = subject.utf8.lastIndex(of: UInt8(ascii: ".")) else { return nil }
+        return UInt64(subject[subject.index(after: dot)...], radix: 36)
+    }
+
+    /// The requests made since the last tick: the answered are forgotten, the late are answered
+    /// with the timeout, the rest get a ticket at their deadline.
+    private func sweepReplies() -> Bool {
+        let now = ContinuousClock.now
+        let late = state.withLock { state -> [PendingReply] in
+            state.sweepArmed = false
+            var late: [PendingReply] = []
+            for token in state.youngReplies {
+                guard let pending = state.replies[token] else { continue }
+                if pending.deadline <= now {
+                    state.replies[token] = nil
+                    late.append(pending)
+                } else {
+                    state.replies[token]?.ticket = watchdog.add(pending.deadline) { [weak self] in
+                        self?.answer(token, with: .failure(NATSError(kind: .timedOut, message: "No reply before the deadline.")))
+                    }
+                }
+            }
+            state.youngReplies.removeAll(keepingCapacity: true)
+            return late
+        }
+        let error = NATSError(kind: .timedOut, message: "No reply before the deadline.")
+        for pending in late { pending.continuation.resume(throwing: error) }
+        return false
     }
 
     // MARK: The connection's life
@@ -510,7 +548,15 @@ public final class NATSConnection: Sendable {
     fileprivate func received(_ operation: ServerOperation, on channel: any Channel) {
         switch operation {
         case .message(let message):
-            let subscription = state.withLock { $0.subscriptions[message.sid] }
+            // A reply to a request is taken here, in the same lock as the lookup.
+            let (subscription, reply) = state.withLock { state -> (Subscription?, PendingReply?) in
+                guard message.sid == state.inboxSID else { return (state.subscriptions[message.sid], nil) }
+                return (nil, Self.token(of: message.subject).flatMap { state.replies.removeValue(forKey: $0) })
+            }
+            if let reply {
+                if let ticket = reply.ticket { watchdog.remove(ticket) }
+                reply.continuation.resume(returning: message)
+            }
             subscription?.deliver(message)
         case .ping:
             var buffer = ByteBuffer()

@@ -44,6 +44,23 @@ public enum ReplyEnvelope {
         return try JSONDecoder().decode(Whole<Reply>.self, from: Data(bytes.readableBytesView)).result
     }
 
+    /// The reply; the error the handler answered is thrown (a ``BusError``), as is any other error
+    /// when the bytes do not read. The same as ``read(_:from:codec:)`` without a `Result` (whose
+    /// metadata a generic caller looks up at run time, per request).
+    public static func value<Reply: Decodable>(_ type: Reply.Type, from bytes: ByteBuffer, codec: any BusPayloadCodec) throws -> Reply {
+        var failure: BusError?
+        let fast = bytes.withUnsafeReadableBytes { view -> Reply? in
+            guard view.count > replyOpen.count, view[view.count - 1] == close else { return nil }
+            let middle = UnsafeRawBufferPointer(rebasing: view[replyOpen.count..<(view.count - 1)])
+            if view.starts(with: replyOpen) { return try? codec.decode(Reply.self, from: middle) }
+            if view.starts(with: errorOpen) { failure = try? codec.decode(BusError.self, from: middle) }
+            return nil
+        }
+        if let fast { return fast }
+        if let failure { throw failure }
+        return try JSONDecoder().decode(Whole<Reply>.self, from: Data(bytes.readableBytesView)).result.get()
+    }
+
     /// The envelope read as JSON, whatever its spacing and members: `error` wins over `reply`.
     private struct Whole<Reply: Decodable>: Decodable {
         var result: Result<Reply, BusError>

@@ -224,6 +224,49 @@ public enum BusContract {
             let code = await task.value
             try expect(code == .cancelled, "got \(String(describing: code))")
         },
+        BusContractCase("a caller cancelled before it asks gets 'cancelled' at once, not the reply or its deadline") { bus in
+            try bus.responder.handle(ContractSleepy.self) { request, _ in
+                try await Task.sleep(for: .milliseconds(request.milliseconds))
+                return Empty()
+            }
+            try await bus.settle()
+            let started = ContinuousClock.now
+            let task = Task { () -> BusError.Code? in
+                withUnsafeCurrentTask { $0?.cancel() }
+                do throws(BusError) {
+                    _ = try await bus.caller.request(ContractSleepy(milliseconds: 3_000), timeout: .seconds(30))
+                    return nil
+                } catch {
+                    return error.code
+                }
+            }
+            let code = await task.value
+            try expect(code == .cancelled, "got \(String(describing: code))")
+            try expect(ContinuousClock.now - started < .seconds(2), "waited \(ContinuousClock.now - started) for the handler")
+        },
+        BusContractCase("a deadline shorter than the deadline timer's tick (5 ms): deadline_exceeded, and the handler cancelled") { bus in
+            let cancelled = Mutex(false)
+            try bus.responder.handle(ContractSleepy.self) { request, _ in
+                do {
+                    try await Task.sleep(for: .milliseconds(request.milliseconds))
+                } catch {
+                    cancelled.withLock { $0 = true }
+                    throw error
+                }
+                return Empty()
+            }
+            try await bus.settle()
+            let started = ContinuousClock.now
+            _ = try await expectError(.deadlineExceeded, "a 5 ms deadline") { () async throws(BusError) in
+                try await bus.caller.request(ContractSleepy(milliseconds: 30_000), timeout: .milliseconds(5))
+            }
+            try expect(ContinuousClock.now - started < .seconds(2), "waited \(ContinuousClock.now - started)")
+            let waited = ContinuousClock.now
+            while !cancelled.withLock({ $0 }), ContinuousClock.now - waited < .seconds(5) {
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            try expect(cancelled.withLock { $0 }, "the handler was not cancelled")
+        },
         BusContractCase("every subscriber gets every event, whole and in publish order") { bus in
             let first = bus.responder.subscribe(to: ContractTick.self)
             let second = bus.responder.subscribe(to: ContractTick.self)
