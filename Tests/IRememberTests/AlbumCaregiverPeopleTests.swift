@@ -121,6 +121,28 @@ struct AlbumCaregiverPeopleTests {
             #expect(try await client.send(.get, "/api/v1/album/photos/\(id)", token: owner)["voiceBy"] == "Anna")
             let own = try await client.upload(.put, "/api/v1/album/photos/\(id)/voice", bytes: tone, contentType: "audio/wav", token: owner)
             #expect(own.status == 200 && own["voiceBy"] == nil, "\(own.text)")
+            // Said as null, not left out: a phone merges the answer over the copy it holds.
+            #expect(own.json.keys.contains("voiceBy") && own.json["voiceBy"] is NSNull, "\(own.text)")
+        }
+    }
+
+    @Test("the caption a caregiver writes keeps who wrote it; the owner's own words clear it (said as null); tags alone keep it")
+    func captionKeepsWhose() async throws {
+        let jpeg = try await photos.jpeg(seed: 55)
+        try await TestApp.run(yaml: Self.yaml()) { client, _ in
+            let (owner, ownerID, anna, _) = try await AlbumCaregiverTests.helping(client, owner: "elm")
+            let id = try #require(try await client.addPhoto(jpeg, token: owner)[string: "id"])
+            let mine = try await client.send(.get, "/api/v1/album/photos/\(id)", token: owner)
+            #expect(mine.json.keys.contains("captionBy") && mine.json["captionBy"] is NSNull, "\(mine.text)")
+            let written = try await client.send(.patch, "/api/v1/album/helping/\(ownerID)/photos/\(id)", json: ["notes": "Tom at the lake"], token: anna)
+            #expect(written.status == 200 && written["captionBy"] == "Anna", "\(written.text)")
+            #expect(try await client.send(.get, "/api/v1/album/photos/\(id)", token: owner)["captionBy"] == "Anna")
+            let tagged = try await client.send(.patch, "/api/v1/album/photos/\(id)", json: ["tags": ["lake"]], token: owner)
+            #expect(tagged.status == 200 && tagged["captionBy"] == "Anna", "\(tagged.text)")
+            let same = try await client.send(.patch, "/api/v1/album/photos/\(id)", json: ["notes": "Tom at the lake"], token: owner)
+            #expect(same.status == 200 && same["captionBy"] == "Anna", "\(same.text)")
+            let own = try await client.send(.patch, "/api/v1/album/photos/\(id)", json: ["notes": "Tom at the lake, 1998"], token: owner)
+            #expect(own.status == 200 && own.json["captionBy"] is NSNull, "\(own.text)")
         }
     }
 

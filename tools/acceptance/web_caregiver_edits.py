@@ -110,7 +110,8 @@ def walk_all(browser, server, data):
 
     # Offline, she saves a caption and leaves by "‹ Album": nothing is dropped.
     anna.goto(f"{album}/photo/{ids[2]}")
-    caption.wait_for()
+    # The new photo's screen (not the last one's, captioned): its caption empty, its picture shown.
+    anna.wait_for_function("() => document.querySelector('#helped-caption')?.value === '' && document.querySelector('album-helped-photo figure img')")
     anna_context.set_offline(True)
     caption.fill("Grandad's birthday cake")
     anna.get_by_role("button", name="Save caption").click()

@@ -153,14 +153,16 @@ extension AlbumPlugin {
             return try .json(PhotoJSON(record, try record.decode(PhotoData.self)), status: .created,
                              headers: [.eTag: "\"\(record.version)\""])
         }
-        try routes.add(.patch, "helping/{owner}/photos/{id}", summary: "A caregiver changes a photo's caption (notes), tags or time taken; If-Match") {
+        try routes.add(.patch, "helping/{owner}/photos/{id}", summary: "A caregiver changes a photo's caption (notes), tags or time taken; If-Match. "
+                       + "A new caption keeps who wrote it (captionBy)") {
             request, context, identity in
             var request = request
             let owner = try Self.owner(context)
-            _ = try await caregiving.authorize(caregiver: identity.accountID, owner: owner)
+            let grant = try await caregiving.authorize(caregiver: identity.accountID, owner: owner)
             let input = try await request.decodeJSON(EditInput.self, context: context)
             if input.locationGiven { throw Problem.invalid("A helper changes the caption, tags and time; the place stays the owner's.", field: "location") }
-            let edit = AlbumService.Edit(notes: input.notes, tags: input.tags, takenAt: input.takenAt, location: nil)
+            let edit = AlbumService.Edit(notes: input.notes, tags: input.tags, takenAt: input.takenAt, location: nil,
+                                         by: Contributor(account: identity.accountID, name: grant.name))
             let edited = try await service.edit(owner: owner, id: try Self.id(context), edit, expectedVersion: try request.ifMatchVersion())
             return try PhotoJSON.response(edited.record, replaced: edited.replaced)
         }

@@ -101,8 +101,14 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
     /// The caption recorded in a voice: its SHA-256 and length (GET …/voice plays it).
     var voice: String?
     var voiceMs: Int?
-    /// The caregiver whose voice the recorded caption is in ("Anna"); absent when the user recorded it.
-    var voiceBy: String?
+    /// The caregiver whose voice the recorded caption is in ("Anna"); `null` when the user recorded
+    /// it or there is no recording. Said as `null`, not left out: a client merges an answer over the
+    /// copy it holds (routes may answer with fewer fields than the feed), so a field left out would
+    /// keep the old "in Anna's voice" there. (`String??`: the synthesized encoder writes the inner
+    /// nil as `null`.)
+    var voiceBy: String??
+    /// The caregiver who wrote the caption ("Caption by Anna"); `null` when the user did, as voiceBy.
+    var captionBy: String??
     /// The caregiver who added it ("Added by Anna"); absent when the user did.
     var addedBy: String?
     var links: Links
@@ -115,7 +121,8 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
         (location, source, sourceURL, uploadedAt) = (photo.location, photo.source, photo.sourceURL, photo.uploadedAt)
         (width, height, format, hasMarkup, edited) = (photo.width, photo.height, photo.format, photo.markup != nil, photo.original != nil)
         addedBy = photo.addedBy?.name
-        (voice, voiceMs, voiceBy) = (photo.voice, photo.voiceMs, photo.voiceBy?.name)
+        (voice, voiceMs, voiceBy) = (photo.voice, photo.voiceMs, .some(photo.voiceBy?.name))
+        captionBy = .some(photo.captionBy?.name)
         place = photo.place.map { PlaceJSON(key: photo.placeKey ?? "", label: $0.label, city: $0.city, region: $0.region, country: $0.country,
                                             countryCode: $0.countryCode) }
         links = Links(image: base + "/image", thumbnail: base + "/image/thumb", display: base + "/image/display", markup: base + "/markup",

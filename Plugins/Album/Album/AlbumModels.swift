@@ -27,6 +27,9 @@ struct PhotoData: Codable, Sendable, Equatable {
     var voiceMs: Int?
     /// The caregiver whose voice the recorded caption is in; absent when the user recorded it.
     var voiceBy: Contributor? = nil
+    /// The caregiver who wrote the caption as it is now ("Caption by Anna"); absent when the user
+    /// did (their own edit of the words clears it).
+    var captionBy: Contributor? = nil
     /// After a crop, rotation or straightening: the picture as it was uploaded (kept, so the edit
     /// can be reverted), and its format. `image` is then the edited picture.
     var original: String?

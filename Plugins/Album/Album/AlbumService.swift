@@ -259,7 +259,7 @@ struct AlbumService: Sendable {
     // MARK: Changing
 
     /// Stored fields derived from others (never reported as replaced: their source field is).
-    static let derivedFields: Set<String> = ["sortKey", "placeKey", "takenAtSource", "month", "day"]
+    static let derivedFields: Set<String> = ["sortKey", "placeKey", "takenAtSource", "month", "day", "captionBy"]
 
     struct Edit: Sendable {
         var notes: String?
@@ -267,6 +267,9 @@ struct AlbumService: Sendable {
         var takenAt: String?
         /// nil: unchanged; .some(nil): removed.
         var location: PhotoData.Location??
+        /// Who writes the caption: a caregiver, or nil for the user. Kept as `captionBy` when the
+        /// words change.
+        var by: Contributor? = nil
     }
 
     func photo(owner: String, id: String) async throws(BusError) -> Record {
@@ -296,7 +299,10 @@ struct AlbumService: Sendable {
         let relocated = placed
         let record = try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { current throws(BusError) in
             guard var photo = current else { throw BusError(.notFound, "This photo is not in your album: it was deleted, maybe on another device.") }
-            if let notes = edit.notes { photo.notes = notes }
+            if let notes = edit.notes, notes != photo.notes {
+                photo.notes = notes
+                photo.captionBy = notes.isEmpty ? nil : edit.by
+            }
             if let tags { photo.tags = tags }
             if let time { photo.setTakenAt(time, source: "user", id: id) }
             if let placed = relocated {
