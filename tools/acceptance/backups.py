@@ -284,16 +284,20 @@ def round_trip(binary, work, moto, app):
             items = points.get("items", []) if isinstance(points, dict) else []
             return points, items, [p for p in items if p.get("kind") == "rclone"], remote_before | remote_after, listed_before, listed_after
 
-        for _ in range(5):
+        def remote_ok(remote, remote_names):
+            return (bool(remote) and {p["name"] for p in remote} <= remote_names
+                    and all(p["verified"] and p.get("bytes", 0) > 0 and p["location"] == f"rclone:moto:quire-backups/{app}/{p['name']}"
+                            and p["restoreCommand"].endswith(f"--from {p['location']} --rclone-config {moto.config}") for p in remote))
+
+        # A listing can also catch a copy mid-upload (its verified.json not up yet): read again then too.
+        for _ in range(8):
             points, items, remote, remote_names, listed_before, listed_after = remote_points()
-            if remote and {p["name"] for p in remote} <= remote_names:
+            if remote_ok(remote, remote_names):
                 break
             time.sleep(0.5)
         check("napkin-notes: the restore points list the S3 backups: verified, sized, with a quire restore command naming the rclone config",
-              bool(remote) and {p["name"] for p in remote} <= remote_names
-              and all(p["verified"] and p.get("bytes", 0) > 0 and p["location"] == f"rclone:moto:quire-backups/{app}/{p['name']}"
-                      and p["restoreCommand"].endswith(f"--from {p['location']} --rclone-config {moto.config}") for p in remote),
-              ([(p.get("name"), p.get("verified"), p.get("bytes"), p.get("location"), p.get("restoreCommand")) for p in remote][:3], sorted(remote_names)))
+              remote_ok(remote, remote_names),
+              ([(p.get("name"), p.get("verified"), p.get("bytes"), p.get("location"), p.get("restoreCommand")) for p in remote], sorted(remote_names)))
         folder_points = [p for p in items if p.get("kind") == "folder" and p.get("to") == backups]
         check("napkin-notes: the folder's restore points are its backups, the ones taken before verification was noted marked not verified",
               # (a scheduled backup every 2 s may land, and prune, while the list is read)
