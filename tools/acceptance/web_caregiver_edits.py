@@ -5,7 +5,8 @@ fake microphone, against the real server and the shipped config. Controls are fo
 
 - Anna's Home shows "Albums you help with" first (above the main menu, on the first screen).
 - Offline, Anna saves a caption and stays: the screen says it is kept on this phone; back online it
-  says "Caption saved" (no stale "needs the internet").
+  says "Caption saved" (no stale "needs the internet"). Words typed and not saved: "‹ Album" asks
+  first ("Your caption is not saved yet. Leave without it?"; Cancel keeps them).
 - Offline, Anna saves a caption and leaves by "‹ Album": the album screen says one caption is kept;
   back online it reaches Mum's album without a reload, and the indicator says "Saved".
 - Mum's photo says "Caption by Anna".
@@ -107,6 +108,22 @@ def walk_all(browser, server, data):
     check("…back online, the caption reaches Mum's album", bool(sent), server_notes(server, owner, ids[1]))
     said = webwalk.wait_for(anna, lambda: "Caption saved" in status.inner_text(), tries=50)
     check("…and the screen says “Caption saved” (no stale “needs the internet”)", said and "internet" not in status.inner_text(), status.inner_text())
+
+    # Words typed but not saved: "‹ Album" asks first; Cancel keeps them on the screen.
+    caption.fill("Tom at the lake, 1998")
+    anna.get_by_role("link", name="‹ Album").click()
+    dialog = anna.get_by_role("dialog")
+    asked = webwalk.wait_for(anna, lambda: dialog.count() > 0 and dialog.is_visible(), tries=50)
+    check("typed but not saved, “‹ Album” asks first: “Your caption is not saved yet”", asked and "not saved yet" in dialog.inner_text(),
+          dialog.inner_text() if dialog.count() else "no dialog")
+    if asked:
+        screen(anna, "leaving with a caption not saved, asked first", "leave-asked")
+        dialog.get_by_role("button", name="Cancel").click()
+        check("…Cancel stays, the words still there", "album-helped-photo" in anna.content() and caption.input_value() == "Tom at the lake, 1998")
+        anna.get_by_role("link", name="‹ Album").click()
+        anna.get_by_role("dialog").get_by_role("button", name="Leave without it").click()
+        anna.wait_for_selector("album-helped")
+        check("…“Leave without it” leaves, the album's caption as saved", server_notes(server, owner, ids[1]) == "Tom at the lake")
 
     # Offline, she saves a caption and leaves by "‹ Album": nothing is dropped.
     anna.goto(f"{album}/photo/{ids[2]}")

@@ -14,7 +14,7 @@ import { CAPTION_SENT, keptCaption, keptCaptions, saveCaption, watchKeptCaptions
 import { HelpingStore, helpingContext } from "./album-helping-store.js";
 import { photoPeople } from "./album-people.js";
 import { CAPTION_VOICE, captionVoice } from "./album-voice.js";
-import { announce, h } from "./ui.js";
+import { announce, confirmAction, h } from "./ui.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 /** @typedef {{owner: string, ownerName: string, name: string, since: string}} Helped */
@@ -289,8 +289,16 @@ class HelpedPhotoScreen extends HTMLElement {
           save.removeAttribute("aria-busy");
         }
       } }, h("label", { for: "helped-caption" }, "Caption"), caption, save, status);
+      // Words typed but not saved (nor kept) are not dropped without a word: leaving asks first.
+      const leave = back(albumHash, "Album");
+      leave.addEventListener("click", async (event) => {
+        if (caption.value === (keptCaption(context, owner, id)?.notes ?? current.notes ?? "")) return;
+        event.preventDefault();
+        if (await confirmAction("Your caption is not saved yet. Leave without it?", "Leave without it")) context.go(albumHash);
+        else caption.focus();
+      });
       this.replaceChildren(h("main", { class: "screen photo" },
-        h("div", { class: "toolbar" }, back(albumHash, "Album"), h("h1", {}, "Photo")),
+        h("div", { class: "toolbar" }, leave, h("h1", {}, "Photo")),
         figure,
         photoPeople(asUser, photo, figure, { personHref: null, relationLabel: `Who they are to ${whom}` }),
         h("dl", { class: "facts" }, h("dt", {}, "Taken"), h("dd", {}, Album.dayLabel(Album.dayOf(photo))), ...addedByFacts(photo)),
