@@ -116,7 +116,8 @@ registerKept("notebooks.item", {
       await sync.write({ method: "POST", path: `${N}/notebooks/${notebook}/pages`, kind: "notebooks.page", id: pageId, recordAt: "page",
         body: { template: "blank", background: "white", after: 0 } });
     }
-    const body = { kind: kept.fields.kind ?? "keyboard", text: kept.fields.text };
+    // A change of a text kept only its text: it goes back as typed text (the server's kinds are "text" and "clipboard").
+    const body = { kind: kept.fields.kind ?? "text", text: kept.fields.text };
     await sync.write({ method: "POST", path: `${N}/notebooks/${notebook}/pages/${pageId}/items`, kind: "notebooks.item", id: localId(),
       recordAt: "item", body, local: { kind: body.kind, text: body.text, slot: null } });
     return page ? `Your text is on page ${page.number}.` : "Your text is on a new page.";

@@ -175,7 +175,9 @@ export function waitingWhat(screen, write) {
 
 /**
  * Text typed on this notebook's page and not saved when the phone last showed it (a reload, the
- * browser closing the tab): the page turned to, and the dialog opened again with the text.
+ * browser closing the tab): the page turned to, and the dialog opened again with the text. Its page
+ * deleted, or the text it changed removed (maybe on another phone), it is never dropped unseen: it
+ * comes back to add as a new text (on the last page when its own is gone).
  * @param {BookScreen} screen
  */
 export function giveBackDraft(screen) {
@@ -183,20 +185,23 @@ export function giveBackDraft(screen) {
   if (!content || !screen.editable) return;
   const draft = draftsOf(screen.account, [screen.notebookId, screen.nid, content.notebook.id])[0];
   if (!draft) return;
-  const at = content.pages.findIndex((p) => p.id === draft.page || p.id === screen.ctx.sync.resolve(draft.page));
-  if (at < 0) return dropDraft(screen.account, draft); // its page was deleted
+  const found = content.pages.findIndex((p) => p.id === draft.page || p.id === screen.ctx.sync.resolve(draft.page));
+  const at = found >= 0 ? found : content.pages.length - 1;
+  if (at < 0) return say("What you were writing is kept on this phone: add a page and it comes back.");
   if (screen.index !== at + 1) {
     screen.index = screen.target = at + 1;
     screen.render();
   }
   const page = content.pages[at];
-  say("What you were writing is back.");
-  if (draft.item) {
-    const item = page.items.find((i) => i.id === draft.item || i.id === screen.ctx.sync.resolve(draft.item ?? ""));
-    if (!item) return dropDraft(screen.account, draft);
+  const item = found < 0 || !draft.item ? undefined : page.items.find((i) => i.id === draft.item || i.id === screen.ctx.sync.resolve(draft.item ?? ""));
+  if (item) {
+    say("What you were writing is back.");
     return void editItem(screen, item, draft.text, draft);
   }
-  void write(screen, draft.text, draft.slot, draft);
+  const why = found < 0 ? `The page you were writing on was deleted, maybe on another phone. What you typed is kept: add it to page ${at + 1}, or Cancel to throw it away.`
+    : draft.item ? "The text you were changing was removed, maybe on another phone. What you typed is kept: add it as a new text, or Cancel to throw it away." : "";
+  if (!why) say("What you were writing is back.");
+  void write(screen, draft.text, why ? null : draft.slot, draft, why || undefined);
 }
 
 /**
@@ -204,17 +209,20 @@ export function giveBackDraft(screen) {
  * @param {string} [typed] what was typed before (refused by the server, or a draft given back)
  * @param {number | null} [slotWas] the slot it was for, asked again only when no longer free
  * @param {import("./notebook-drafts.js").Draft} [was] the draft given back, forgotten once this one is kept
+ * @param {string} [hint] why the dialog opened by itself (the draft's page or text gone)
  * @param {BookScreen} screen
  */
-export async function write(screen, typed = "", slotWas, was) {
+export async function write(screen, typed = "", slotWas, was, hint) {
   const page = screen.currentPage();
   if (!page) return;
   const free = slotWas !== undefined && (slotWas === null ? !page.slots.length : freeSlots(page).includes(slotWas));
-  const slot = free ? slotWas : await whereOnPage(screen, page);
+  // Text given back (a draft, a refusal) is not turned away by a full page: it goes centred.
+  const full = slotWas !== undefined && page.slots.length > 0 && !freeSlots(page).length;
+  const slot = free ? slotWas : full ? null : await whereOnPage(screen, page);
   if (slot === undefined) return;
   const where = { notebook: screen.nid, page: page.id, slot };
   const asked = askText({ title: "Write on the page", label: "Your text", id: "nb-text", action: "Add", multiline: true,
-    required: "Type something first, or tap Cancel.", value: typed });
+    required: "Type something first, or tap Cancel.", value: typed, hint });
   if (was) dropDraft(screen.account, was);
   keepDraft(screen.account, where, "nb-text");
   const text = await asked;
@@ -332,7 +340,7 @@ export async function changeText(screen, item, text) {
   const answer = await screen.change({ method: "PATCH", path: `${N}/notebooks/${screen.nid}/items/${item.id}`, body: { text }, kind: ITEM, id: item.id,
     baseVersion: item.version || undefined }, (error) => error instanceof ApiError && error.status === 404
     // Removed meanwhile (maybe on another phone): what was typed is not lost, it can go on the page as a new text.
-    ? ["Keep my text as a new text", () => write(screen, text)]
+    ? ["Keep my text as a new text", () => write(screen, text, null, { notebook: screen.nid, page: screen.currentPage()?.id ?? "", item: item.id, text })]
     : ["Change the text", () => editItem(screen, item, text)]);
   if (answer === undefined) return undefined;
   screen.reload();

@@ -82,18 +82,19 @@ export function confirmAction(question, action) {
 
 /**
  * Asks for a text in a small dialog; a blank answer is refused with `required`, said under the
- * field. Resolves the text (trimmed unless `multiline`), or null when cancelled.
- * @param {{title: string, label: string, id: string, action: string, required: string, value?: string, multiline?: boolean, maxlength?: number}} options
+ * field. Resolves the text (trimmed unless `multiline`), or null when cancelled. `hint`: a sentence
+ * under the title (why the dialog opened by itself, say).
+ * @param {{title: string, label: string, id: string, action: string, required: string, value?: string, multiline?: boolean, maxlength?: number, hint?: string}} options
  * @returns {Promise<string | null>}
  */
-export function askText({ title, label, id, action, required, value = "", multiline = false, maxlength }) {
+export function askText({ title, label, id, action, required, value = "", multiline = false, maxlength, hint }) {
   return new Promise((resolve) => {
     const input = /** @type {HTMLInputElement | HTMLTextAreaElement} */ (multiline
       ? h("textarea", { id, rows: "4", "aria-describedby": `${id}-error` })
       : h("input", { id, value, maxlength: maxlength ? String(maxlength) : undefined, autocomplete: "off", "aria-describedby": `${id}-error` }));
     if (multiline) input.value = value;
     const error = h("p", { class: "error", role: "alert", id: `${id}-error` });
-    const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": `${id}-title` },
+    const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": `${id}-title`, "aria-describedby": hint ? `${id}-hint` : undefined },
       h("form", { class: "stack", method: "dialog", novalidate: true, onsubmit: (/** @type {SubmitEvent} */ event) => {
         if (event.submitter?.getAttribute("value") === "cancel" || input.value.trim()) return;
         event.preventDefault();
@@ -101,6 +102,7 @@ export function askText({ title, label, id, action, required, value = "", multil
         input.focus();
       } },
       h("h2", { id: `${id}-title` }, title),
+      hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null,
       h("label", { for: id }, label), input, error,
       h("div", { class: "row" },
         h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),

@@ -177,6 +177,9 @@ export class EntryForm extends VocabElement {
    */
   followed = null;
 
+  /** Whether the form was drawn for a word not there, from the changes typed for it (render). */
+  drawnGone = false;
+
   /** The form is not drawn again while the person types; a new tag shows in the chips; the entry's
    * fields follow other devices except the one being typed in. */
   changed() {
@@ -185,6 +188,8 @@ export class EntryForm extends VocabElement {
     if (this.route !== "edit") return;
     const entry = this.one(ENTRY, this.id_ ?? "");
     if (!entry) return this.gone?.();
+    // Drawn from what this phone kept, the word not there (yet): drawn again from the word itself.
+    if (this.drawnGone) return this.render();
     this.restored?.();
     this.followed?.follow(entry);
     this.followTags?.(entry);
@@ -199,18 +204,31 @@ export class EntryForm extends VocabElement {
   render() {
     const editing = this.route === "edit";
     const entry = editing ? this.one(ENTRY, this.id_ ?? "") : null;
-    if (editing && !entry) {
+    // Deleted on another device while changes typed here waited unsaved (the tab closed meanwhile):
+    // the form again, with the word as this phone last showed it and what was typed, to add again.
+    const keys = [`${ENTRY}/${this.id_}`, `${ENTRY}/${this.ctx.sync.resolve(this.id_ ?? "")}`];
+    const typedFor = editing && !entry && keys.some((key) => localStorage.getItem(`quire.draft.${key}`));
+    if (editing && !entry && !typedFor) {
       this.replaceChildren(h("main", { class: "screen" }, back("#/", "Collections"), h("p", { class: "empty" }, "This word is not there any more.")));
       return;
     }
-    const collectionId = entry?.collection ?? this.id_ ?? "";
+    this.drawnGone = Boolean(typedFor);
+    const seenKey = `quire.draft.${ENTRY}.seen/${this.ctx.sync.resolve(this.id_ ?? "")}`;
+    /** @type {any} */
+    let seen = null;
+    try {
+      seen = typedFor ? JSON.parse(localStorage.getItem(seenKey) ?? "null") : null;
+    } catch {
+      seen = null;
+    }
+    const collectionId = entry?.collection ?? (editing ? seen?.collection ?? this.collections()[0]?.id ?? "" : this.id_ ?? "");
     const error = h("p", { class: "error", role: "alert", id: "entry-error" });
     const field = (/** @type {string} */ id, /** @type {string} */ label, /** @type {HTMLElement} */ input, /** @type {string} */ hint = "") =>
       [h("label", { for: id }, label), hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null, input];
     this.followed?.dispose();
     // An entry's draft by its id; a new word's by its collection (one new word a collection).
     const followed = new FollowedForm({ sync: this.ctx.sync, manual: true,
-      record: () => (editing ? this.one(ENTRY, this.id_ ?? "") : undefined),
+      record: () => (editing ? this.one(ENTRY, this.id_ ?? "") ?? seen ?? undefined : undefined),
       key: () => (editing ? `${ENTRY}/${this.ctx.sync.resolve(this.id_ ?? "")}` : `vocabulary.new/${this.ctx.sync.resolve(collectionId)}`) });
     this.followed = followed;
     const word = /** @type {HTMLInputElement} */ (h("input", { id: "entry-word", required: true, maxlength: "200",
@@ -225,7 +243,7 @@ export class EntryForm extends VocabElement {
     followed.field("languages", languages, { value: (record) => (record.languages ?? []).join(", ") });
     followed.field("example", example);
     followed.field("note", note);
-    const chosen = new Set(entry?.tags ?? []);
+    const chosen = new Set(entry?.tags ?? seen?.tags ?? []);
     // The word's tags as last seen: another device's additions and removals since are applied to
     // the chips (what this phone added or took off stays so), and again at Save against the
     // newest copy, so a tag added on each device is kept on both, never only the last save's.
@@ -287,11 +305,12 @@ export class EntryForm extends VocabElement {
     const leave = entry ? `#/e/${encodeURIComponent(entry.id)}` : `#/c/${encodeURIComponent(collectionId)}`;
     const cancel = back(leave, "Cancel");
     // Cancel throws the typing away; the phone's Back keeps it for next time.
-    cancel.addEventListener("click", () => followed.discard());
+    cancel.addEventListener("click", () => { followed.discard(); localStorage.removeItem(seenKey); });
     const draftLine = h("div", { class: "replaced-line", id: "entry-draft", role: "status" },
       h("p", {}, editing ? "Your changes not saved yet are back." : "The word you were adding is back, not saved yet."),
       h("button", { type: "button", class: "secondary", onclick: () => {
         followed.discard();
+        localStorage.removeItem(seenKey);
         this.render();
         announce(editing ? "Changes thrown away." : "Word thrown away.");
       } }, editing ? "Throw my changes away" : "Throw it away"));
@@ -356,6 +375,7 @@ export class EntryForm extends VocabElement {
           const now = latest ?? entry;
           await this.ctx.sync.write({ method: "PATCH", path: `${V}/entries/${now.id}`, body, kind: ENTRY, id: now.id, baseVersion: followed.baseVersion() });
           followed.discard();
+          localStorage.removeItem(seenKey);
           this.ctx.go(`#/e/${encodeURIComponent(now.id)}`);
         } else {
           const id = localId();
@@ -369,6 +389,7 @@ export class EntryForm extends VocabElement {
           if (deleted) await this.ctx.sync.answerKept(`${ENTRY}/${this.id_ ?? ""}`);
           await this.ctx.sync.write({ method: "POST", path: `${V}/entries`, body, kind: ENTRY, id });
           followed.discard();
+          localStorage.removeItem(seenKey);
           announce(deleted ? `${body.word} added again.` : `${body.word} added.`);
           this.ctx.go(`#/e/${encodeURIComponent(id)}`);
         }
@@ -385,6 +406,15 @@ export class EntryForm extends VocabElement {
     // Typing a reload or the phone's Back interrupted: back in the fields, said, with a way to throw it away.
     if (followed.restoreDraft(editing ? [`${ENTRY}/${this.id_}`] : [`vocabulary.new/${collectionId}`])) this.querySelector(".toolbar")?.after(draftLine);
     if (!editing) requestAnimationFrame(() => word.focus());
+    // The word as shown when typing began, for the case above (its fields not typed in are blank otherwise).
+    if (entry) form.addEventListener("input", () => {
+      try {
+        if (!localStorage.getItem(seenKey)) localStorage.setItem(seenKey, JSON.stringify(entry));
+      } catch {
+        // Storage full: the typing itself is still kept.
+      }
+    });
+    if (typedFor) this.gone?.();
   }
 
   /** @param {HTMLElement} error @param {HTMLElement} input @param {string} text */
