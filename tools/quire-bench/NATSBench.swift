@@ -59,10 +59,12 @@ struct NATSBusBench: AsyncParsableCommand {
         }
         let client = try await busOnly ? (sequential: Summary([], elapsed: .zero), concurrent: Summary([], elapsed: .zero)) : measure(askClient)
         let bus = try await measure(askBus)
-        var ratios: [Double] = []
+        var ratios: [Double] = [], rates: [[Int]] = []
         for _ in 0..<pairs {
             let clientRate = try await concurrent(askClient).perSecond
-            ratios.append(try await concurrent(askBus).perSecond / clientRate)
+            let busRate = try await concurrent(askBus).perSecond
+            ratios.append(busRate / clientRate)
+            rates.append([Int(clientRate.rounded()), Int(busRate.rounded())])
         }
         await responderConnection.close()
         await callerConnection.close()
@@ -72,6 +74,7 @@ struct NATSBusBench: AsyncParsableCommand {
         if !ratios.isEmpty {
             object["pair_ratios"] = ratios.map { ($0 * 100).rounded() / 100 }
             object["pair_ratio_median"] = ratios.sorted()[ratios.count / 2]
+            object["pair_rates"] = rates  // [client/s, bus/s] of each pair
         }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         print(String(decoding: data, as: UTF8.self))
