@@ -169,7 +169,64 @@ def ar_notebook(browser, server):
     a.wait_for_timeout(1_500)
     check(f"{what}: … and opening the notebook again does not offer the same text a second time",
           a.locator("dialog[open]").count() == 0, a.inner_text("body")[:200])
+    settled(a)
+    notices_whole(a, server, token, nid)
     context.close()
+
+
+# Each button of the header's notices inside the notices' box and the screen, or what is not.
+WHOLE = """() => {
+  const box = document.querySelector('header.bar .notices');
+  if (!box) return ['no notices'];
+  const c = box.getBoundingClientRect();
+  return [...box.querySelectorAll('button')].filter((b) => b.offsetParent).map((b) => [b.textContent, b.getBoundingClientRect()])
+    .filter(([, r]) => r.top < Math.max(c.top, 0) - 1 || r.bottom > Math.min(c.bottom, innerHeight) + 1)
+    .map(([t, r]) => `${t} at ${Math.round(r.top)}-${Math.round(r.bottom)} (box ${Math.round(c.top)}-${Math.round(c.bottom)}, screen ${innerHeight})`);
+}"""
+
+
+def notices_whole(a, server, token, nid):
+    """5. Two notices at once (another phone's text replaced; a text kept): each one's buttons whole in view, upright and sideways."""
+    what = "AR Notebook"
+    call(server, "POST", f"{N}/notebooks/{nid}/pages", {"template": "two-slots", "background": "white"}, token=token)
+    ferry = call(server, "POST", f"{N}/notebooks/{nid}/pages/2/items", {"kind": "text", "text": "Ferry at six", "slot": 0}, token=token)[1]["item"]
+    market = call(server, "POST", f"{N}/notebooks/{nid}/pages/2/items", {"kind": "text", "text": "Market on Sunday", "slot": 1}, token=token)[1]["item"]
+    a.reload()
+    a.wait_for_selector("nb-book .stage")
+    eventually(a, "() => /Page \\d+ of 2/.test(document.querySelector('.turn-row .where')?.textContent ?? '')", 15_000)
+    while not (a.text_content(".turn-row .where") or "").startswith("Page 2"):
+        a.click("[aria-label='Next page']")
+        a.wait_for_timeout(300)
+    eventually(a, "() => /Market on Sunday/.test(document.querySelector('nb-book')?.innerText ?? '')", 15_000)
+    context = a.context
+    context.set_offline(True)
+    a.evaluate("window.dispatchEvent(new Event('offline'))")
+    for was, now in (("Ferry at six", "Ferry at six, platform 2"), ("Market on Sunday", "Market on Sunday: cheese stall first")):
+        change_text_dialog(a, was)
+        a.fill("#nb-text", now)
+        a.click("dialog[open] button:has-text('Save')")
+        a.wait_for_timeout(300)
+    call(server, "PATCH", f"{N}/notebooks/{nid}/items/{ferry['id']}", {"text": "Ferry at seven"}, token=token)
+    call(server, "DELETE", f"{N}/notebooks/{nid}/items/{market['id']}", token=token)
+    context.set_offline(False)
+    a.evaluate("window.dispatchEvent(new Event('online'))")
+    both = eventually(a, "() => document.querySelectorAll('header.bar .notices .notice.kept').length === 1"
+                         " && document.querySelectorAll('header.bar .notices .notice').length >= 2", 20_000)
+    check(f"{what}: another phone's text replaced and a removed text kept: two notices", both, a.inner_text("header.bar")[:300])
+    a.wait_for_timeout(500)
+    cut = a.evaluate(WHOLE)
+    check(f"{what}: at 390×844 every notice's buttons are whole in view (“Keep my text as a new text” was cut off)", not cut, cut)
+    webwalk.shot(a, "kept-typing", "ar-notebook-two-notices")
+    a.set_viewport_size({"width": 844, "height": 390})
+    a.evaluate("window.scrollTo(0, 0)")
+    a.wait_for_timeout(500)
+    cut = a.evaluate(WHOLE)
+    check(f"{what}: at 844×390 (sideways) every notice's buttons are whole in view (the notices were a 156 px strip)", not cut, cut)
+    webwalk.shot(a, "kept-typing", "ar-notebook-two-notices-sideways")
+    a.click(".notice.kept button:has-text('Keep my text as a new text')")
+    found = server_has(server, token, nid, "Market on Sunday: cheese stall first")
+    check(f"{what}: … and the kept one's way back works from there", (2, "Market on Sunday: cheese stall first") in found, found)
+    a.set_viewport_size({"width": 390, "height": 844})
 
 
 def foreign_note(browser, server):

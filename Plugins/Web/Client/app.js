@@ -179,9 +179,11 @@ class QuireApp extends HTMLElement {
       h("div", { class: "row" },
         action ? h("button", { type: "button", onclick: () => { bar.remove(); action.run(); } }, action.label) : null,
         h("button", { type: "button", class: "secondary", onclick: () => { bar.remove(); dismissed?.(); } }, "OK")));
-    // The newest three: older sentences go first, so the header never fills the screen.
-    while (this.notices.childElementCount >= 3) this.notices.firstElementChild?.remove();
+    // The newest three: older sentences go first, so the header never fills the screen (what is
+    // kept of a person's text stays: it is their only way back to it).
+    for (const old of [...this.notices.querySelectorAll(":scope > :not(.kept)")].slice(0, Math.max(0, this.notices.childElementCount - 2))) old.remove();
     this.notices.append(bar);
+    bar.scrollIntoView({ block: "nearest" });
     return bar;
   }
 
@@ -253,7 +255,9 @@ class QuireApp extends HTMLElement {
     // One word, never broken beside a long way back ("Disc-ard"); CSSOM, which the CSP allows.
     const discard = /** @type {HTMLElement | null} */ (bar.querySelector(".row button.secondary"));
     if (discard) Object.assign(discard.style, { whiteSpace: "nowrap", flex: "none" });
-    this.notices.append(bar);
+    // First, whole in view: it holds what the person wrote, which nothing else does.
+    this.notices.prepend(bar);
+    bar.scrollIntoView({ block: "nearest" });
   }
 
   /**
