@@ -264,6 +264,8 @@ class HelpedPhotoScreen extends HTMLElement {
       caption.value = kept?.notes ?? photo.notes ?? "";
       const waiting = `Kept on this phone: it goes to ${whom === "them" ? "their" : `${whom}'s`} album when this phone is online.`;
       const status = h("p", { class: "hint", role: "status" }, kept ? waiting : "");
+      // "Caption saved" is about the words as they were: typing on takes it away.
+      caption.addEventListener("input", () => { if (status.textContent?.startsWith("Caption saved")) status.textContent = ""; });
       // A caption kept offline reached the album (sent from here, or once the phone came back online).
       this.onSent = (/** @type {Event} */ event) => {
         const sent = /** @type {CustomEvent} */ (event).detail;
