@@ -245,7 +245,16 @@ def foreign_note(browser, server):
     a.close()
     a = context.new_page()
     webwalk.PAGES.append(a)
-    a.goto(f"/#/edit/{entry['id']}")
+    a.goto("/")
+    a.wait_for_selector("vocab-collections h1")
+    said = eventually(a, "() => /Changes you typed for “saudade” were not saved/.test(document.querySelector('vocab-collections')?.innerText ?? '')", 10_000)
+    check(f"{what}: the app opened again at its home says that changes typed for “saudade” were not saved and the word was deleted,"
+          " with “See my changes”", said and a.get_by_role("link", name="See my changes").count() == 1, a.inner_text("main")[:300])
+    screen(a, "kept-typing", "foreign note home with unsaved changes of a deleted word", "foreign-note-unsaved-deleted")
+    if said:
+        a.get_by_role("link", name="See my changes").click()
+    else:
+        a.goto(f"/#/edit/{entry['id']}")
     shown = eventually(a, "() => document.querySelector('#entry-note')?.value === \"The fado singer's word for it\"", 10_000)
     check(f"{what}: changes typed into Edit word and not saved, the word deleted on the other phone meanwhile, are shown again"
           " (they were hidden behind “This word is not there any more.”)", shown, a.inner_text("body")[:300])
@@ -269,6 +278,10 @@ def foreign_note(browser, server):
         time.sleep(0.5)
     check(f"{what}: … and it puts the word back on the server with the note typed and its definition",
           len(found) == 1 and found[0].get("note") == "The fado singer's word for it" and found[0].get("definitions") == ["longing"], found)
+    a.goto("/")
+    a.wait_for_selector("vocab-collections h1")
+    a.wait_for_timeout(500)
+    check(f"{what}: … after which the home no longer speaks of them", "were not saved" not in a.inner_text("main"), a.inner_text("main")[:300])
     context.close()
 
 

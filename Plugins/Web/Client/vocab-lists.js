@@ -8,7 +8,7 @@ import { announce, confirmAction, h } from "./ui.js";
 import * as Vocab from "./vocab.js";
 import { tip } from "./vocab-help.js";
 import { KIND_TEXT, cardKindsOn, chooseCardKinds, kindsOf } from "./vocab-cards.js";
-import { COLLECTION, PAGE, TAG, TAG_HINT, V, VocabElement, askName, back, entryItem, entryList, nameProblem, searchBox, tagName, whenNearEnd } from "./vocab-parts.js";
+import { COLLECTION, ENTRY, PAGE, TAG, TAG_HINT, V, VocabElement, askName, back, entryItem, entryList, nameProblem, searchBox, tagName, whenNearEnd } from "./vocab-parts.js";
 
 /** @typedef {import("./vocab-parts.js").Named} Named */
 
@@ -22,6 +22,7 @@ export class CollectionsScreen extends VocabElement {
     this.replaceChildren(h("main", { class: "screen vocab" },
       h("div", { class: "toolbar" }, h("h1", {}, "Collections"),
         h("button", { type: "button", onclick: () => this.create() }, "New collection")),
+      ...this.unsavedOfDeleted(),
       searchBox(),
       collections.length ? h("ul", { class: "big-list", "aria-label": "Your collections" }, ...collections.map((c) => h("li", {},
         h("a", { href: `#/c/${encodeURIComponent(c.id)}`, class: "big-link" }, h("span", {}, c.name),
@@ -34,6 +35,29 @@ export class CollectionsScreen extends VocabElement {
         h("a", { href: "#/stats", class: "button secondary" }, "Statistics"),
         h("a", { href: "#/help", class: "button secondary" }, "Help")),
       tip(this, ["collections", "sync"])));
+  }
+
+  /**
+   * Changes typed into Edit word and not saved (the tab closed), for a word deleted on another
+   * device since: said here, the screen the app opens on, with the way to them (the form shows
+   * them again, to add the word again), rather than kept out of sight.
+   */
+  unsavedOfDeleted() {
+    const prefix = `quire.draft.${ENTRY}/`;
+    return Object.keys(localStorage).filter((key) => key.startsWith(prefix)).map((key) => key.slice(prefix.length))
+      .filter((id) => !this.one(ENTRY, id)).map((id) => {
+        /** @type {any} */
+        let seen = null;
+        try {
+          seen = JSON.parse(localStorage.getItem(`quire.draft.${ENTRY}.seen/${id}`) ?? "null") ?? JSON.parse(localStorage.getItem(prefix + id) ?? "null");
+        } catch {
+          seen = null;
+        }
+        const word = typeof seen?.word === "string" && seen.word ? `“${seen.word}”` : "a word";
+        return h("div", { class: "notice gone", role: "status" },
+          h("p", {}, `Changes you typed for ${word} were not saved, and the word was deleted on another device. They are kept on this phone.`),
+          h("a", { href: `#/edit/${encodeURIComponent(id)}`, class: "button secondary" }, "See my changes"));
+      });
   }
 
   async create() {
