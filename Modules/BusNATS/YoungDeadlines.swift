@@ -45,20 +45,32 @@ final class SweepTimer: Sendable {
 /// A handler is registered with an append; a tick later the sweep forgets those that finished,
 /// cancels those whose deadline has passed, and gives the rest a ``DeadlineWatchdog`` ticket.
 final class RunningHandlers: Sendable {
-    /// One handler's deadline and whether it has finished (then its ticket, if it got one, goes).
+    /// One handler's deadline and whether it has finished; a ticket once the sweep gave it one.
+    /// Whichever of "finished" and "ticket set" comes second removes the ticket.
     final class Entry: Sendable {
         let deadline: ContinuousClock.Instant
-        private let box = TicketBox()
+        private let state = Mutex<(ticket: DeadlineWatchdog.Ticket?, finished: Bool)>((nil, false))
 
         init(deadline: ContinuousClock.Instant) { self.deadline = deadline }
 
         /// Called by the handler's task when its reply is ready.
         func finish(_ watchdog: DeadlineWatchdog) {
-            if let ticket = box.finish() { watchdog.remove(ticket) }
+            let ticket = state.withLock { state in
+                state.finished = true
+                return state.ticket
+            }
+            if let ticket { watchdog.remove(ticket) }
         }
 
-        fileprivate var finished: Bool { box.finished }
-        fileprivate func set(_ ticket: DeadlineWatchdog.Ticket, _ watchdog: DeadlineWatchdog) { box.set(ticket, remove: watchdog.remove) }
+        fileprivate var finished: Bool { state.withLock { $0.finished } }
+
+        fileprivate func set(_ ticket: DeadlineWatchdog.Ticket, _ watchdog: DeadlineWatchdog) {
+            let finished = state.withLock { state in
+                state.ticket = ticket
+                return state.finished
+            }
+            if finished { watchdog.remove(ticket) }
+        }
     }
 
     private struct State {
@@ -102,28 +114,4 @@ final class RunningHandlers: Sendable {
         }
         return false
     }
-}
-
-/// A handler's deadline ticket, set a tick after its task starts: whichever of "finished" and "set"
-/// comes second removes the ticket.
-final class TicketBox: Sendable {
-    private let state = Mutex<(ticket: DeadlineWatchdog.Ticket?, finished: Bool)>((nil, false))
-
-    func set(_ ticket: DeadlineWatchdog.Ticket, remove: (DeadlineWatchdog.Ticket) -> Void) {
-        let finished = state.withLock { state in
-            state.ticket = ticket
-            return state.finished
-        }
-        if finished { remove(ticket) }
-    }
-
-    /// The ticket to remove, if it was set already.
-    func finish() -> DeadlineWatchdog.Ticket? {
-        state.withLock { state in
-            state.finished = true
-            return state.ticket
-        }
-    }
-
-    var finished: Bool { state.withLock { $0.finished } }
 }
