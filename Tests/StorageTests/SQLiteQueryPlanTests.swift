@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import Storage
 import StorageSQLite
@@ -43,6 +44,53 @@ struct SQLiteQueryPlanTests {
         #expect(trees == 2, "one tree per collection")
         #expect(treePlan.count == 1 && treePlan.first?.contains("VIRTUAL TABLE INDEX") == true, "\(treePlan)")
         #expect(ownerPlan.count == 1 && ownerPlan.first?.contains("COVERING INDEX spatial_points_by_owner") == true, "\(ownerPlan)")
+    }
+
+    struct Photo: Codable { var photo: String?; var job: String? }
+    static func sha(_ number: Int) -> String { String(format: "%064x", number) }
+
+    @Test("a blob field's index and a sparse index leave out records without the field; a lookup by value still uses them")
+    func sparseIndexes() async throws {
+        let queue = try DatabaseQueue()
+        let store = try SQLiteRecordStore(writer: queue)
+        // A blob index as stores declared it before (every record in it): replaced on the next declaration.
+        try await queue.write { db in
+            try db.execute(sql: """
+                CREATE INDEX ix_plan_photos__blob_photo ON records(json_extract(data, '$.photo'), id) WHERE collection = 'plan.photos'
+                """)
+        }
+        try await store.declare(CollectionSchema(name: "plan.photos", indexes: [IndexSpec(name: "job", fields: ["job"], sparse: true)],
+                                                 blobFields: ["photo"]))
+        for index in 0..<40 {
+            _ = try await store.insert(Photo(photo: index % 10 == 0 ? Self.sha(index) : nil, job: index % 20 == 0 ? "j\(index)" : nil),
+                                       into: "plan.photos", owner: "alice")
+        }
+        let (definitions, plans) = try await queue.read { db in
+            let definitions = try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE name IN ('ix_plan_photos__blob_photo', 'ix_plan_photos__job') ORDER BY name")
+            // INDEXED BY fails ("no query solution") when the index cannot answer the query.
+            func plan(_ sql: String) throws -> [String] {
+                try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String }
+            }
+            return (definitions, try plan("""
+                SELECT 1 FROM records INDEXED BY ix_plan_photos__blob_photo WHERE collection = 'plan.photos' AND json_extract(data, '$.photo') = '\(Self.sha(10))' LIMIT 1
+                """) + plan("""
+                SELECT id FROM records INDEXED BY ix_plan_photos__job WHERE collection = 'plan.photos' AND owner = 'alice' AND json_extract(data, '$.job') = 'j20'
+                """))
+        }
+        #expect(definitions.count == 2 && definitions.allSatisfy { $0.hasSuffix("IS NOT NULL") }, "\(definitions)")
+        #expect(plans.count == 2 && plans.allSatisfy { $0.contains("USING INDEX") }, "\(plans)")
+        #expect(try await store.heldBlobs(among: [Self.sha(10), Self.sha(11), Self.sha(30)]) == [Self.sha(10), Self.sha(30)])
+        let page = try await store.query(RecordQuery(collection: "plan.photos", owner: "alice", filters: [Filter("job", .eq, .string("j20"))]))
+        #expect(page.records.count == 1)
+    }
+
+    @Test("an index declared before sparse existed reads as not sparse; sparse is written only when set")
+    func sparseCoding() throws {
+        let old = try JSONDecoder().decode(IndexSpec.self, from: Data(#"{"name":"job","fields":["job"],"unique":false,"scope":"perOwner"}"#.utf8))
+        #expect(old == IndexSpec(name: "job", fields: ["job"]))
+        #expect(!String(decoding: try JSONEncoder().encode(old), as: UTF8.self).contains("sparse"))
+        let sparse = IndexSpec(name: "job", fields: ["job"], sparse: true)
+        #expect(try JSONDecoder().decode(IndexSpec.self, from: try JSONEncoder().encode(sparse)) == sparse)
     }
 
     @Test("re-declaring an index with a new definition replaces it")

@@ -82,7 +82,11 @@ extension NotesService {
     func lastPosition(owner: String) async throws(BusError) -> String? {
         let last = try await store.query(RecordQuery(collection: Self.collection, owner: owner,
                                                      order: [SortKey("position", descending: true)], limit: 1))
-        return try last.records.first.map { record throws(BusError) in try record.decode(NoteData.self).position }
+        return try last.records.first.map { record throws(BusError) in
+            // Storage's one-pass parser, not Foundation's decoder of the whole note: once per create.
+            if case .object(let members) = try record.data.parsed(), case .string(let position)? = members["position"] { return position }
+            return try record.decode(NoteData.self).position
+        }
     }
 
     /// Asks for a respacing in the background when any of `keys` is long.

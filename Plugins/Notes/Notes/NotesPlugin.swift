@@ -165,7 +165,7 @@ public struct NotesPlugin: Plugin {
         try routes.add(.post, "", summary: "Create a note (title defaults to \"Title\", date to today); honours Idempotency-Key") {
             request, context, identity in
             var request = request
-            let input = try await request.decodeJSON(NoteInput.self, context: context)
+            let input = try await request.decodeJSON(NoteInput.self, context: context, fast: NoteFastJSON.input)
             let (note, replayed) = try await service.create(owner: identity.accountID, input: input,
                                                             idempotencyKey: try request.idempotencyKey())
             var headers: HTTPFields = [.location: "/api/v1/notes/\(note.id)"]

@@ -12,10 +12,11 @@ import StorageAPI
 struct NotesService: Sendable {
     static let collection = SyncedNote.collection
     /// The notes' collection; search adds storage's search index over titles (the key) and texts,
-    /// categories an index to list one category in order.
+    /// categories an index to list one category in order. The import's index is sparse: a note
+    /// typed in (most of them) has no import, and costs that index nothing.
     /// With photo text on, the search covers the text read in the photos too.
     static func schema(search: Bool, categories: Bool, photoText: Bool = false) -> CollectionSchema {
-        var indexes = [IndexSpec(name: "position", fields: ["position"]), IndexSpec(name: "job", fields: ["importJob"])]
+        var indexes = [IndexSpec(name: "position", fields: ["position"]), IndexSpec(name: "job", fields: ["importJob"], sparse: true)]
         if categories { indexes.append(IndexSpec(name: "category", fields: ["category", "position"])) }
         return CollectionSchema(name: collection, indexes: indexes, blobFields: ["photo", "drawing", "voice"],
                                 search: search ? SearchIndexSpec(key: "title", text: photoText ? ["text", "photoText"] : ["text"], filters: categories ? ["category"] : []) : nil,
@@ -39,6 +40,8 @@ struct NotesService: Sendable {
     let lists: NoteListCache
     /// Respaces crowded stretches of lists in the background (see `NoteOrder.swift`).
     let respacer: NoteRespacer
+    /// Today's date for new notes, until the day ends.
+    let days = DayMemo()
 
     // MARK: Reading
 
@@ -157,8 +160,10 @@ struct NotesService: Sendable {
         let claim = idempotencyKey.map { key in
             IdempotencyClaim(owner: owner, scope: "notes.create", key: key, fingerprint: fingerprint(input))
         }
+        let document: JSONDocument
+        if let fast = NoteFastJSON.document(data) { document = fast } else { document = try JSONDocument(encoding: data) }
         let batch = WriteBatch([
-            .insert(collection: Self.collection, id: "n_" + randomID(), owner: owner, data: try JSONDocument(encoding: data)),
+            .insert(collection: Self.collection, id: "n_" + randomID(), owner: owner, data: document),
         ], idempotency: claim)
         let result = try await writing(owner) { () async throws(BusError) in try await store.write(batch) }
         guard let record = result.records.first ?? nil else {
@@ -357,7 +362,7 @@ struct NotesService: Sendable {
         return days.contains(day)
     }
 
-    func today() -> String { day(clock.now()) }
+    func today() -> String { days.day(clock.now(), timeZone: timeZone, compute: day) }
 
     /// The calendar day of an instant in the app's time zone, `YYYY-MM-DD`.
     func day(_ instant: Date) -> String {

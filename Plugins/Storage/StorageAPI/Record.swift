@@ -94,12 +94,42 @@ public struct IndexSpec: Codable, Sendable, Hashable {
     public var fields: [String]
     public var unique: Bool
     public var scope: Scope
+    /// Only records whose first field is set are indexed: a record without it costs the index
+    /// nothing on write. For fields most records lack and that are only looked up by value (`eq`),
+    /// e.g. the import that brought a note in; a query ordered by the field does not use such an
+    /// index on SQLite (PostgreSQL keeps every record in its indexes).
+    public var sparse: Bool
 
-    public init(name: String, fields: [String], unique: Bool = false, scope: Scope = .perOwner) {
+    public init(name: String, fields: [String], unique: Bool = false, scope: Scope = .perOwner, sparse: Bool = false) {
         self.name = name
         self.fields = fields
         self.unique = unique
         self.scope = scope
+        self.sparse = sparse
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, fields, unique, scope, sparse
+    }
+
+    // Declarations stored before `sparse` existed have none: not sparse. It is written only when
+    // set, so a stored schema without it reads the same as before.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        fields = try container.decode([String].self, forKey: .fields)
+        unique = try container.decode(Bool.self, forKey: .unique)
+        scope = try container.decode(Scope.self, forKey: .scope)
+        sparse = try container.decodeIfPresent(Bool.self, forKey: .sparse) ?? false
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(fields, forKey: .fields)
+        try container.encode(unique, forKey: .unique)
+        try container.encode(scope, forKey: .scope)
+        if sparse { try container.encode(sparse, forKey: .sparse) }
     }
 }
 

@@ -15,7 +15,9 @@ enum SQLQueryBuilder {
     }
 
     static func literal(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+        // Names rarely hold a quote; Foundation's replacingOccurrences was a visible part of a create.
+        guard text.utf8.contains(UInt8(ascii: "'")) else { return "'" + text + "'" }
+        return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
     }
 
     static func indexName(collection: String, index: String) -> String {
@@ -23,6 +25,9 @@ enum SQLQueryBuilder {
         return "ix_" + safe
     }
 
+    /// A sparse index holds only records whose first field is set (`… IS NOT NULL`), so a record
+    /// without it costs the index nothing (no B-tree insert, no page into the WAL). SQLite still
+    /// uses it for `field = ?` (which implies the field is not null), not for orders.
     static func createIndex(_ index: IndexSpec, collection: String) -> String {
         var columns = index.fields.map(expression)
         if index.scope == .perOwner { columns.insert("owner", at: 0) }
@@ -30,9 +35,10 @@ enum SQLQueryBuilder {
         // entries in order instead of sorting every matching row. (Not in unique indexes, where it
         // would make every key unique.)
         if !index.unique { columns.append("id") }
+        let skipping = index.sparse ? index.fields.first.map { " AND \(expression($0)) IS NOT NULL" } ?? "" : ""
         return """
             CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(indexName(collection: collection, index: index.name)) \
-            ON records(\(columns.joined(separator: ", "))) WHERE collection = \(literal(collection))
+            ON records(\(columns.joined(separator: ", "))) WHERE collection = \(literal(collection))\(skipping)
             """
     }
 
@@ -48,6 +54,12 @@ enum SQLQueryBuilder {
 
     /// `SELECT … WHERE … ORDER BY … LIMIT n+1`.
     static func select(_ query: RecordQuery, cursor: QueryCursor?) -> (sql: String, arguments: StatementArguments) {
+        let (sql, values) = selectValues(query, cursor: cursor)
+        return (sql, StatementArguments(values))
+    }
+
+    /// ``select(_:cursor:)`` with its arguments as values, for a statement bound by hand (``SQLiteReaders``).
+    static func selectValues(_ query: RecordQuery, cursor: QueryCursor?) -> (sql: String, arguments: [DatabaseValue]) {
         var conditions = ["collection = \(literal(query.collection))"]
         var arguments: [DatabaseValue] = []
         if let owner = query.owner {
@@ -113,6 +125,6 @@ enum SQLQueryBuilder {
             SELECT \(recordColumns) FROM records WHERE \(conditions.joined(separator: " AND ")) \
             ORDER BY \(orderBy) LIMIT ?
             """
-        return (sql, StatementArguments(arguments))
+        return (sql, arguments)
     }
 }

@@ -29,11 +29,17 @@ extension SQLiteRecordStore {
     }
 
     static func held(among blobs: Set<String>, fields: [String: [String]], db: Database) throws -> Set<String> {
+        // Every write asks (a create lets go of nothing): no statement to look up then.
+        guard !blobs.isEmpty else { return [] }
         var held: Set<String> = []
         for (collection, names) in fields.sorted(by: { $0.key < $1.key }) {
             for field in names {
+                // Named: without statistics SQLite's planner ties the blob's index with the primary
+                // key's `collection = …` (which covers every column) and takes the key, a scan of the
+                // whole collection per blob. Every blob field has its index (`declare`).
+                let index = SQLQueryBuilder.indexName(collection: collection, index: blobIndex(field).name)
                 let statement = try db.cachedStatement(sql: """
-                    SELECT 1 FROM records WHERE collection = \(SQLQueryBuilder.literal(collection)) \
+                    SELECT 1 FROM records INDEXED BY \(index) WHERE collection = \(SQLQueryBuilder.literal(collection)) \
                     AND \(SQLQueryBuilder.expression(field)) = ? LIMIT 1
                     """)
                 for blob in blobs.subtracting(held) where try Bool.fetchOne(statement, arguments: [blob]) == true {

@@ -28,6 +28,8 @@ extension SQLiteRecordStore {
             if schema.search != previousSearch {
                 try SQLiteSearch.rebuild(db, collection: schema.name, spec: schema.search)
             }
+            // A blob field's index is only asked "which record holds this blob?" (`field = ?`): a
+            // record without the blob (most notes have no photo, drawing or voice) is left out of it.
             for index in schema.indexes + blobIndexes {
                 let wanted = SQLQueryBuilder.createIndex(index, collection: schema.name)
                 let name = SQLQueryBuilder.indexName(collection: schema.name, index: index.name)
@@ -55,6 +57,6 @@ extension SQLiteRecordStore {
 
     /// The index that answers "which record holds this blob?" for one blob field.
     static func blobIndex(_ field: String) -> IndexSpec {
-        IndexSpec(name: "blob_" + field, fields: [field], scope: .global)
+        IndexSpec(name: "blob_" + field, fields: [field], scope: .global, sparse: true)
     }
 }

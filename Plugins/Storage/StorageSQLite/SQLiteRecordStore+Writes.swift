@@ -151,6 +151,14 @@ extension SQLiteRecordStore {
         /// measurable part of a large import.
         func append(_ changes: [Change]) throws -> [LogMove] {
             guard !changes.isEmpty else { return [] }
+            if changes.count == 1, let change = changes.first {
+                // One row (a note typed in): its values bound as they are, no JSON written and read back.
+                try db.cachedStatement(sql: "INSERT INTO changes(owner, collection, record_id, kind, version, scope, at) VALUES (?, ?, ?, ?, ?, ?, ?)")
+                    .execute(arguments: [change.owner, change.collection, change.recordID, change.kind.rawValue, change.version, change.scope, stamp])
+                var change = change
+                change.sequence = db.lastInsertedRowID
+                return LogMove.of([change])
+            }
             let rows = JSONValue.array(changes.map { change in
                 .array([.string(change.owner), .string(change.collection), .string(change.recordID), .string(change.kind.rawValue),
                         .number(Double(change.version)), change.scope.map(JSONValue.string) ?? .null])
