@@ -75,7 +75,22 @@ def change_text_dialog(page, text):
     page.wait_for_selector("dialog[open] #nb-text")
 
 
+def signin_error_in_view(browser, server):
+    """Finding 7: a shared link opened signed out, “Create an account” with nothing typed: its error in view."""
+    context, page = webwalk.phone(browser, server)
+    page.goto("/#/accept/" + "x" * 43)
+    page.wait_for_selector("quire-signin form")
+    page.get_by_role("button", name="Create an account").click()
+    said = eventually(page, "() => (document.querySelector('#signin-error')?.textContent ?? '').length > 0", 10_000)
+    page.wait_for_timeout(400)
+    box = page.evaluate("() => { const r = document.querySelector('#signin-error').getBoundingClientRect(); return [r.top, r.bottom, innerHeight]; }")
+    check("AR Notebook: signing up from a shared link with nothing typed, the error is in view (it was below the fold, at 835 of 844)",
+          said and box[0] >= 0 and box[1] <= box[2] + 1, box)
+    context.close()
+
+
 def ar_notebook(browser, server):
+    signin_error_in_view(browser, server)
     context, a, token = new_phone(browser, server, "kept-typing")
     nid = call(server, "GET", f"{N}/notebooks", token=token)[1]["items"][0]["id"]
     what = "AR Notebook"

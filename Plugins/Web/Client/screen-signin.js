@@ -28,6 +28,8 @@ export class QuireSignIn extends HTMLElement {
         await action();
       } catch (failure) {
         error.textContent = failure instanceof ApiError ? failure.message : "Something went wrong; try again.";
+        // Said under everything (a shared link's sentence and "Skip for now" push it below the fold): brought into view.
+        error.scrollIntoView({ block: "nearest" });
       } finally {
         button.disabled = false;
         button.textContent = label;
