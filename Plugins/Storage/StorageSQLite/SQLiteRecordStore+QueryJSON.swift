@@ -11,36 +11,53 @@ public import StorageAPI
 extension SQLiteRecordStore: RecordJSONQuerying {
     public func queryJSON(_ query: RecordQuery) async throws(StorageError) -> RecordPageJSON {
         let cursor = try query.validatedCursor()
-        let (sql, arguments) = SQLQueryBuilder.select(query, cursor: cursor)
+        let (sql, values) = SQLQueryBuilder.selectValues(query, cursor: cursor)
+        if let readers {
+            // A connection of the store's own (``SQLiteReaders``), no GRDB in between.
+            do {
+                return try readers.read { connection in
+                    let statement = try connection.statement(sql)
+                    defer { sqlite3_reset(statement) }
+                    try connection.bind(values, to: statement)
+                    return try Self.page(statement, connection: connection.handle, query: query, sql: sql)
+                }
+            } catch {
+                throw Self.map(error)
+            }
+        }
         return try await read { db in
             // Cached, as `query` does: preparing costs more than running it for a page.
             let statement = try db.cachedStatement(sql: sql)
-            try statement.setArguments(arguments)
-            let handle = statement.sqliteStatement
+            try statement.setArguments(StatementArguments(values))
             // Reset whatever happens, so that the statement does not hold its read of the WAL.
-            defer { sqlite3_reset(handle) }
-            var items: [UInt8] = []
-            items.reserveCapacity(64 + query.limit * 320)
-            var count = 0
-            var last: Record?
-            while true {
-                let code = sqlite3_step(handle)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
-                }
-                if count == query.limit, let last {
-                    return RecordPageJSON(items: items, count: count, nextCursor: CursorKeys.cursor(after: last, order: query.order))
-                }
-                if count > 0 { items.append(UInt8(ascii: ",")) }
-                RecordJSON.append(id: Self.bytes(handle, 1), version: sqlite3_column_int64(handle, 3),
-                                  createdAt: Self.seconds(handle, 4), updatedAt: Self.seconds(handle, 5),
-                                  data: Self.bytes(handle, 6), to: &items)
-                count += 1
-                if count == query.limit { last = Self.record(handle) }
-            }
-            return RecordPageJSON(items: items, count: count, nextCursor: nil)
+            defer { sqlite3_reset(statement.sqliteStatement) }
+            return try Self.page(statement.sqliteStatement, connection: db.sqliteConnection, query: query, sql: sql)
         }
+    }
+
+    /// Steps a bound statement of ``SQLQueryBuilder/select(_:cursor:)`` through its rows, writing each.
+    private static func page(_ handle: OpaquePointer, connection: OpaquePointer?, query: RecordQuery, sql: String) throws -> RecordPageJSON {
+        var items: [UInt8] = []
+        items.reserveCapacity(64 + query.limit * 320)
+        var count = 0
+        var last: Record?
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { break }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: connection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
+            }
+            if count == query.limit, let last {
+                return RecordPageJSON(items: items, count: count, nextCursor: CursorKeys.cursor(after: last, order: query.order))
+            }
+            if count > 0 { items.append(UInt8(ascii: ",")) }
+            RecordJSON.append(id: bytes(handle, 1), version: sqlite3_column_int64(handle, 3),
+                              createdAt: seconds(handle, 4), updatedAt: seconds(handle, 5),
+                              data: bytes(handle, 6), to: &items)
+            count += 1
+            if count == query.limit { last = record(handle) }
+        }
+        return RecordPageJSON(items: items, count: count, nextCursor: nil)
     }
 
     /// A column's bytes (text or blob), valid until the row steps on.

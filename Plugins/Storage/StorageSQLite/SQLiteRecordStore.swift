@@ -42,6 +42,9 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
     let writeGroups = SQLiteWriteGroups()
     static let backstopCheckpointPages = 10_000
     let searchTuning: SQLiteSearchTuning
+    /// Read-only connections of the store's own for pages written as JSON (a file's store; nil for
+    /// a store over a given writer, which reads through it).
+    let readers: SQLiteReaders?
     /// Where the database was copied before this build migrated its schema, when it did.
     public let upgradeSnapshot: String?
 
@@ -96,6 +99,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
         self.writer = writer
         self.checkpointPath = checkpointPath
         self.searchTuning = searchTuning
+        self.readers = checkpointPath.map { SQLiteReaders(path: $0, mmapBytes: Self.mmapBytes) }
         self.upgradeSnapshot = upgradeSnapshot
         let plan: SchemaMigrationPlan
         do {
@@ -141,6 +145,7 @@ public final class SQLiteRecordStore: RecordStore, BlobHolds, RecordSearching, R
     /// Closes the database; later calls fail with `unavailable`.
     public func close() throws {
         checkpointer.close()
+        readers?.close()
         if let pool = writer as? DatabasePool { try pool.close() }
         if let queue = writer as? DatabaseQueue { try queue.close() }
     }
