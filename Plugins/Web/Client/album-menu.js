@@ -65,7 +65,7 @@ export class HomeScreen extends AlbumElement {
       const input = /** @type {HTMLInputElement} */ (h("input", { type: "file", accept: "image/*", hidden: true,
         capture: camera ? "environment" : undefined,
         onchange: () => { const file = input.files?.[0]; if (file) addPhoto(this.ctx, file, camera ? "camera" : "library"); } }));
-      return [h("button", { type: "button", class: "tile", onclick: () => input.click() }, icon(camera ? "camera" : "phone"),
+      return [h("button", { type: "button", class: "tile", onclick: () => { askWhereAmI(); input.click(); } }, icon(camera ? "camera" : "phone"),
         camera ? "Take With Camera" : "Choose From Phone"), input];
     };
     /** @param {string} hash @param {keyof typeof ICONS} name @param {string} text */
@@ -88,6 +88,15 @@ export class HomeScreen extends AlbumElement {
 }
 customElements.define("album-home", HomeScreen);
 
+/** How long a chosen photo waits for where the phone is before it is written without it. */
+const PLACE_WAIT_MS = 1000;
+/** @type {Promise<GeolocationCoordinates | null> | null} where the phone is, asked as the picker opened */
+let placeAsked = null;
+/** Asks where the phone is as the picker opens, so choosing a photo overlaps the wait. */
+function askWhereAmI() {
+  placeAsked = whereAmI(300_000);
+}
+
 /**
  * A photo from the camera or the phone: where the phone is (for a photo without GPS) and its
  * clock go with it; it is in the album at once, and the mark-up screen opens.
@@ -105,7 +114,11 @@ export async function addPhoto(context, file, source) {
   const exif = await file.slice(0, 256 * 1024).arrayBuffer().then(Album.exifTakenAt).catch(() => null);
   const takenAt = exif ?? Album.localTime(file.lastModified && source === "library" ? new Date(file.lastModified) : new Date());
   const query = new URLSearchParams({ source, takenAt });
-  const place = await whereAmI(300_000);
+  // At most a second more for where the phone is: the photo is kept on the phone only once written
+  // (a reload or a closed tab during a longer wait, offline or indoors, lost the photo).
+  const asked = placeAsked ?? whereAmI(300_000);
+  placeAsked = null;
+  const place = await Promise.race([asked, new Promise((resolve) => { window.setTimeout(() => resolve(null), PLACE_WAIT_MS); })]);
   if (place) {
     query.set("lat", String(place.latitude));
     query.set("lon", String(place.longitude));
