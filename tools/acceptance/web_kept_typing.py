@@ -300,6 +300,37 @@ def foreign_note(browser, server):
     context.close()
 
 
+def first_saver_told(browser, server):
+    """Finding 5: two devices change one word; the one that saved first is told too, with “Bring back mine”."""
+    context, a = new_user(browser, server, "kept-first-saver", ready="vocab-collections")
+    token = token_of(a)
+    what = "Foreign Note"
+    collection = call(server, "POST", f"{V}/collections", {"name": "Portuguese"}, token=token)[1]
+    entry = call(server, "POST", f"{V}/entries", {"word": "cafuné", "definitions": ["a caress"], "languages": ["pt", "en"],
+                                                  "collection": collection["id"]}, token=token)[1]
+    a.goto(f"/#/edit/{entry['id']}")
+    eventually(a, "() => document.querySelector('#entry-definitions')?.value === 'a caress'", 10_000)
+    a.fill("#entry-definitions", "a caress\nfingers running through a loved one's hair")
+    a.click("vocab-entry-form button[type=submit]")
+    a.wait_for_selector("vocab-entry h1:has-text('cafuné')")
+    settled(a)
+    status = call(server, "PATCH", f"{V}/entries/{entry['id']}", {"definitions": ["tenderness (the other phone)"]}, token=token)[0]
+    told = eventually(a, "() => [...document.querySelectorAll('header.bar .notice')].some((n) => n.innerText.includes('Your definitions for “cafuné” were changed on another device'))", 15_000)
+    check(f"{what}: the phone that saved first is told when another device replaces what it saved (it saw the other text silently)",
+          told, (status, a.inner_text("header.bar")[:300]))
+    if told:
+        screen(a, "kept-typing", "foreign note first saver told", "foreign-note-first-saver-told")
+        a.locator("header.bar .notice", has_text="Your definitions for").get_by_role("button", name="Bring back mine").click()
+    now = None
+    for _ in range(40):
+        now = call(server, "GET", f"{V}/entries/{entry['id']}", token=token)[1].get("definitions")
+        if now == ["a caress", "fingers running through a loved one's hair"]:
+            break
+        time.sleep(0.5)
+    check(f"{what}: … and “Bring back mine” puts its definitions back on the server", now == ["a caress", "fingers running through a loved one's hair"], now)
+    context.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
@@ -309,7 +340,8 @@ def main():
     only = set((args.only or "ar,foreign").split(","))
     config = lambda name: os.path.join(ROOT, "config", "apps", f"{name}.yaml")  # noqa: E731
     code = 0
-    for app, name, walk in (("ar", "ar-notebook", ar_notebook), ("foreign", "foreign-note", foreign_note)):
+    both = lambda browser, server: (foreign_note(browser, server), first_saver_told(browser, server))  # noqa: E731
+    for app, name, walk in (("ar", "ar-notebook", ar_notebook), ("foreign", "foreign-note", both)):
         if app not in only:
             continue
         with tempfile.TemporaryDirectory(prefix="quire-web-") as data:

@@ -45,7 +45,12 @@ class QuireApp extends HTMLElement {
     window.addEventListener("hashchange", () => this.route());
     window.addEventListener("quire:session", () => this.sessionChanged());
     this.addEventListener("quire:sign-out", () => this.signOut());
-    window.addEventListener("quire:notice", (event) => this.notice(String(/** @type {CustomEvent} */ (event).detail)));
+    // A sentence, or {text, kind, action} (a screen's way back beside OK).
+    window.addEventListener("quire:notice", (event) => {
+      const said = /** @type {CustomEvent} */ (event).detail;
+      if (said && typeof said === "object") this.notice(String(said.text), said.kind, said.action);
+      else this.notice(String(said));
+    });
     if (/^#(.*&)?(id_token|error|session)=/.test(location.hash)) await this.finishProviderSignIn();
     else await this.sessionChanged();
   }

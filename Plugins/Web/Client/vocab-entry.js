@@ -5,6 +5,7 @@
  * the form that adds or edits a word (typing kept as a draft, fields following other devices).
  */
 import { FollowedForm } from "./follow.js";
+import { rememberSaved } from "./vocab-overwrites.js";
 import { localId } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
 import { readAloud } from "./speak.js";
@@ -373,6 +374,8 @@ export class EntryForm extends VocabElement {
           // Based on the version each field showed: the server merges it into another device's
           // newer edit and answers what it replaced (said, with "Bring it back").
           const now = latest ?? entry;
+          // What this saves is followed: another device replacing it later is said here too.
+          rememberSaved(this.ctx.sync, now.id, now, body);
           await this.ctx.sync.write({ method: "PATCH", path: `${V}/entries/${now.id}`, body, kind: ENTRY, id: now.id, baseVersion: followed.baseVersion() });
           followed.discard();
           localStorage.removeItem(seenKey);

@@ -1,0 +1,71 @@
+// @ts-check
+/**
+ * Foreign Note: a word's field this phone saved that another device then replaced. The device that
+ * saved later is told by the server's answer ("your edit replaced …", app.js); this is the other
+ * one: it follows the feed, finds a field it saved no longer reads what it saved, and says so with
+ * "Bring back mine" (its value, saved again on top of the word as it is now; the server keeps the
+ * replaced one in its history) — as AR Notebook's texts do (`notebook-overwrites.js`, whose pure
+ * `overwrites` this uses). Remembered in memory, for this page.
+ */
+import { overwrites } from "./notebook-overwrites.js";
+
+const ENTRY = "vocabulary.entry";
+/** The fields followed, as a sentence names them, and its verb. @type {Record<string, [string, string]>} */
+const NAMES = { word: ["word", "was"], definitions: ["definitions", "were"], example: ["example", "was"], note: ["note", "was"] };
+/** What this phone saved, by `entryId field` (the value as JSON). @type {Map<string, import("./notebook-overwrites.js").Mine>} */
+const mine = new Map();
+/** @type {WeakSet<import("./sync.js").Sync>} */
+const following = new WeakSet();
+
+/** @param {unknown} value */
+const shown = (value) => {
+  const text = Array.isArray(value) ? value.join("; ") : String(value ?? "");
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+};
+
+/**
+ * A word's fields about to be saved from this phone (before `sync.write`): the ones that change are
+ * followed from now on. @param {import("./sync.js").Sync} sync @param {string} id @param {any} before @param {Record<string, any>} body
+ */
+export function rememberSaved(sync, id, before, body) {
+  for (const name of Object.keys(NAMES)) {
+    if (name in body && JSON.stringify(body[name] ?? null) !== JSON.stringify(before?.[name] ?? null)) {
+      mine.set(`${id} ${name}`, { text: JSON.stringify(body[name] ?? null), version: null });
+    }
+  }
+  if (following.has(sync)) return;
+  following.add(sync);
+  sync.addEventListener("change", () => tell(sync));
+}
+
+/** @param {import("./sync.js").Sync} sync */
+function tell(sync) {
+  if (!mine.size) return;
+  /** @type {import("./notebook-overwrites.js").Seen[]} */
+  const fields = [];
+  for (const key of mine.keys()) {
+    const [id, name] = key.split(" ");
+    const entry = sync.one(ENTRY, sync.resolve(id));
+    if (entry) fields.push({ id: key, text: JSON.stringify(entry[name] ?? null), version: entry.version });
+  }
+  const { told, left } = overwrites(mine, fields);
+  mine.clear();
+  for (const [key, kept] of left) mine.set(key, kept);
+  for (const { id: key, mine: was, now } of told) {
+    const [id, name] = key.split(" ");
+    const entry = sync.one(ENTRY, sync.resolve(id));
+    const [label, verb] = NAMES[name];
+    const value = JSON.parse(was);
+    window.dispatchEvent(new CustomEvent("quire:notice", { detail: {
+      kind: "info",
+      text: `Your ${label} for “${entry?.word ?? ""}” ${verb} changed on another device: “${shown(value)}” now reads “${shown(JSON.parse(now))}”.`,
+      action: { label: "Bring back mine", run: () => {
+        const latest = sync.one(ENTRY, sync.resolve(id));
+        if (!latest) return;
+        rememberSaved(sync, latest.id, latest, { [name]: value });
+        void sync.write({ method: "PATCH", path: `/api/v1/vocabulary/entries/${latest.id}`, body: { [name]: value }, kind: ENTRY, id: latest.id,
+          baseVersion: latest.version || undefined });
+      } },
+    } }));
+  }
+}
