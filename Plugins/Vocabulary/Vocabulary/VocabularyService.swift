@@ -19,6 +19,8 @@ struct VocabularyService: Sendable {
     /// How long after the window a restore still says "gone" (410) rather than "not found".
     static let tombstoneKeep: TimeInterval = 30 * 86_400
     static let maxRelations = 50
+    /// How many times a tag's delete reads its words again after one changed under it, before it gives up.
+    static let tagDeleteRetries = 50
 
     /// A new id with `prefix`: the time, then random bits (``VocabularyRules/randomID(_:at:random:)``).
     func newID(_ prefix: String) -> String { VocabularyRules.randomID(prefix, at: clock.now(), random: ids.next()) }
@@ -167,10 +169,13 @@ struct VocabularyService: Sendable {
         }
     }
 
-    /// Deletes a tag; the entries that had it keep existing without it.
+    /// Deletes a tag; the entries that had it keep existing without it. A word deleted or changed
+    /// while it is taken out of the tag (a deleted collection's words purged in the background, an
+    /// edit from a phone) is read again: not a refusal of the delete, which left the tag in place.
     func deleteTag(owner: String, id: String) async throws(BusError) -> Int {
         _ = try await tag(owner: owner, id: id)
         var untagged = 0
+        var raced = 0
         while true {
             let page = try await store.query(RecordQuery(collection: C.entries, owner: owner,
                                                          filters: [Filter("tags", .contains, .string(id))], limit: 500))
@@ -182,7 +187,16 @@ struct VocabularyService: Sendable {
                 operations.append(.replace(collection: C.entries, id: record.id, owner: owner,
                                            data: try JSONDocument(encoding: data), expectedVersion: record.version))
             }
-            _ = try await store.write(WriteBatch(operations))
+            do {
+                _ = try await store.write(WriteBatch(operations))
+            } catch where error.code == .notFound || error.code == .preconditionFailed {
+                raced += 1
+                guard raced < Self.tagDeleteRetries else {
+                    throw BusError(.conflict, "The words with this tag kept changing while it was being deleted; try deleting it again.",
+                                   details: ["id": id])
+                }
+                continue
+            }
             untagged += page.records.count
         }
         try await store.delete(from: C.tags, id: id, owner: owner)
