@@ -113,6 +113,22 @@ struct PostgresConcurrentDeclareTests {
         var lon: Double
     }
 
+    @Test("text with U+0000, which PostgreSQL cannot store, is refused as bad input (invalid, reason nul_character), never a 500")
+    func nulCharacter() async throws {
+        try await TestPostgres.withStore { store in
+            try await store.declare(CollectionSchema(name: "nul.places"))
+            do {
+                _ = try await store.insert(Place(name: "a\u{0}b", lat: 1, lon: 2), into: "nul.places", id: "p1", owner: "alice")
+                Issue.record("a record with U+0000 was stored")
+            } catch let error as StorageError {
+                #expect(error.code == .invalid, "\(error)")
+                #expect(error.details["reason"] == "nul_character")
+                #expect(error.message.contains("U+0000"))
+            }
+            _ = try await store.insert(Place(name: "ab", lat: 1, lon: 2), into: "nul.places", id: "p1", owner: "alice")
+        }
+    }
+
     @Test("four nodes declaring one new collection (indexes, search, spatial) while writing to it all succeed, and every point is found")
     func concurrentDeclares() async throws {
         try await TestPostgres.withStores(4) { stores in

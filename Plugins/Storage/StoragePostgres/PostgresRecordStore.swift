@@ -174,6 +174,10 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
     /// A deadlock or serialization failure: the transaction can simply run again.
     static let busy = StorageError(.unavailable, "The database was busy; try again.", details: ["reason": "busy", "retryAfter": "1"])
 
+    /// Text with U+0000 in it, which PostgreSQL cannot store: the client's input, never a 500.
+    static let nulCharacter = StorageError(.invalid, "The text contains a NUL character (U+0000), which cannot be stored; remove it and try again.",
+                                           details: ["reason": "nul_character"])
+
     static func map(_ error: any Error, uniqueViolation: ((String) -> StorageError?)?, names: [String: String] = [:]) -> StorageError {
         if let error = error as? StorageError { return error }
         if let error = error as? BusError { return StorageError(error.code, error.message, details: error.details) }
@@ -190,6 +194,8 @@ public final class PostgresRecordStore: RecordStore, BlobHolds, RecordUsage, Rec
             if state.hasPrefix("08") || state == "57P01" || state == "57P02" || state == "57P03" { return unreachable }
             if state == "53100" { return .unavailable("The database's disk is full; free space and try again.") }
             if state == "40001" || state == "40P01" { return busy }
+            // PostgreSQL's text and jsonb cannot hold U+0000 (SQLite can): say so, as bad input.
+            if state == "22P05" || state == "22021" { return nulCharacter }
             return StorageError(.internal, "Database error \(state).")
         default:
             return isUnreachable(error.code) ? unreachable : StorageError(.internal, "Database error.")
