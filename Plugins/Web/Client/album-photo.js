@@ -256,7 +256,11 @@ export class MarkupScreen extends AlbumElement {
 
   /** @param {string[]} tags */
   setTags(tags) {
-    this.patch({ tags });
+    const photo = this.photo();
+    if (!photo) return;
+    // What was added and taken off, put onto the server's tags when sent (another phone's stay).
+    this.ctx.sync.write({ method: "PATCH", path: `${PHOTOS}/${photo.id}`, body: { tags }, kind: KIND, id: photo.id,
+      rebase: { kind: "tags", base: photo.tags ?? [] } });
   }
 
   done() {

@@ -22,9 +22,10 @@
  *   the record's fields (a move, a photo picked offline)
  * @property {string} [recordAt]     where the record is in the server's answer, when the answer is more
  *   than the record (`photo` in the album's mark-up screen)
- * @property {{kind: "drawing", base: any}} [rebase] a whole drawing put after drawing on `base`: at send
+ * @property {{kind: "drawing" | "tags", base: any}} [rebase] a whole drawing put after drawing on `base`: at send
  *   time it is merged into the server's drawing as it is then (`mergeDrawing`), so strokes another
- *   device drew meanwhile stay
+ *   device drew meanwhile stay; `tags`: a photo's tags changed from `base`, what was added and taken
+ *   off put onto the server's tags then (`mergeTags`)
  */
 
 /** A new random Idempotency-Key. */

@@ -14,6 +14,7 @@ import { Database, forget } from "./db.js";
 import { Journal, toReplay } from "./journal.js";
 import { isGone } from "./kept.js";
 import { mergeDrawing } from "./merge.js";
+import { mergeTags } from "./merge-tags.js";
 import { backoff, isLocal, newKey, outcome, overlay, recordIn, resolveId } from "./outbox.js";
 import { KeptWrites } from "./sync-kept.js";
 import { connectLive } from "./sync-live.js";
@@ -368,6 +369,7 @@ export class Sync extends EventTarget {
   async rebased(write) {
     try {
       const now = await this.api.request("GET", write.path);
+      if (write.rebase?.kind === "tags") return { ...write.body, tags: mergeTags(write.rebase.base ?? [], write.body.tags ?? [], now.body?.tags ?? []) };
       return mergeDrawing(write.rebase?.base ?? null, write.body, now.body);
     } catch (error) {
       if (error instanceof ApiError && error.status === 404) return write.body; // none there yet
