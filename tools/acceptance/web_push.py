@@ -139,6 +139,8 @@ def napkin_walk(browser, server, service):
     check("…a push from the server reaches the push service and opens with this phone's keys",
           sent.get("sent") == 1 and got and phone.open(got[0]).get("title") == "Notifications are on", sent)
     page.get_by_role("button", name="Stop notifying this phone").click()
+    # Mid-way the button is greyed and keeps its words; "Notify me" comes once the server let go.
+    page.locator("section.push-settings[data-state='off']").wait_for(timeout=15_000)
     page.get_by_role("button", name="Notify me on this phone").wait_for(timeout=15_000)
     _, listed, _ = call(server, "GET", "/api/v1/push/subscriptions", token=token)
     check("'Stop notifying this phone' deletes it on the server", listed["items"] == [], listed)

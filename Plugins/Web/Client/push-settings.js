@@ -80,7 +80,9 @@ export function pushSection(context, options = {}) {
     state.textContent = text;
     section.dataset.state = mode;
     button.disabled = mode === "busy" || mode === "unsupported" || mode === "blocked";
-    button.textContent = mode === "on" ? "Stop notifying this phone" : "Notify me on this phone";
+    // While busy the button keeps its words (greyed): it said "Notify me" mid-way through turning
+    // notifications off, before the server had let go of this phone.
+    if (mode !== "busy") button.textContent = mode === "on" ? "Stop notifying this phone" : "Notify me on this phone";
     button.classList.toggle("secondary", mode === "on");
     button.hidden = mode === "unsupported";
   };
