@@ -183,7 +183,9 @@ def ar_notebook(browser, server):
     a = reopen(context, a)
     a.wait_for_timeout(1_500)
     check(f"{what}: … and opening the notebook again does not offer the same text a second time",
-          a.locator("dialog[open]").count() == 0, a.inner_text("body")[:200])
+          a.locator("dialog[open]").count() == 0,
+          (a.inner_text("dialog[open]")[:200] if a.locator("dialog[open]").count() else "",
+           a.evaluate("Object.keys(localStorage).filter((k) => k.startsWith('quire.draft'))")))
     settled(a)
     notices_whole(a, server, token, nid)
     context.close()
