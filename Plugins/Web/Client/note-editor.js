@@ -4,6 +4,7 @@
 import { categoryCounts, localDateTime, reminderInstant } from "./notes-filter.js";
 import { localId } from "./outbox.js";
 import { FollowedForm } from "./follow.js";
+import { ApiError } from "./api.js";
 import { ScreenElement } from "./screen-element.js";
 import { announce, askText, confirmAction, h, readableDate, today } from "./ui.js";
 import { shareLink } from "./share.js";
@@ -327,7 +328,12 @@ export class NoteEditor extends ScreenElement {
         const line = fresh.querySelector(".hint");
         if (line) line.textContent = said;
       } catch (error) {
-        status.textContent = error instanceof Error ? error.message : String(error);
+        // Offline, nothing is kept (the reminder is asked of the server at once): said so, never
+        // the API's "kept and sent when the network is back".
+        status.textContent = error instanceof ApiError && error.offline
+          ? `This phone is offline: the reminder was not ${clear ? "cleared" : "set"}. ${clear ? "Clear" : "Set"} it again once it is online.`
+          : error instanceof Error ? error.message : String(error);
+        announce(status.textContent);
       }
     };
     const block = h("fieldset", { class: "reminder" }, h("legend", {}, "Remind me"),
