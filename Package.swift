@@ -106,7 +106,7 @@ let targets: [Target] = [
     module("BusInProcess", ["Bus", .logging]),
     module("BusTestKit", ["Bus", "BusInProcess"]),
     // The bus between processes and machines: a NATS client written from the protocol, on SwiftNIO.
-    module("BusNATS", ["Bus", "BusInProcess", .nioSSL, .nioCore, .nioPosix, .logging]),
+    module("BusNATS", ["Bus", "BusInProcess", "JSONBytes", .nioSSL, .nioCore, .nioPosix, .logging]),
     module("AppConfig", [.yams]),
     module("OrderKeys"),
     // A seeded generator (SplitMix64): the one copy for shuffles, fits, generated data and fuzz cases.
@@ -150,7 +150,7 @@ let targets: [Target] = [
     plugin("Notes", "NotesAPI", ["Bus", "StorageAPI", "ShareLinkAPI", "SyncAPI"]),
     // The export files of other notes apps it reads (Evernote, Keep), apart: small enough to fuzz.
     plugin("Notes", "NotesFormats", []),
-    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "ShareLinkAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "AudioAPI", "PhotoTextAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, "ImportKit", .lifecycle, .logging]),
+    plugin("Notes", "Notes", ["NotesAPI", "NotesFormats", "JSONBytes", "ShareLinkAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "AuthAPI", "MediaAPI", "DrawingAPI", "MailAPI", "AudioAPI", "PhotoTextAPI", "OrderKeys", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird, .httpTypes, .nioCore, .zip, "ImportKit", .lifecycle, .logging]),
 
     // media (libvips through a system-library target; see Plugins/Media/CVips/shim.h)
     .systemLibrary(name: "CVips", path: "Plugins/Media/CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),

@@ -1,3 +1,5 @@
+import JSONBytes
+
 /// Parses JSON text (RFC 8259, UTF-8) into a ``BusJSONNode``, strictly: anything else throws
 /// ``BusJSONFallback`` (and Foundation's decoder words the refusal).
 struct BusJSONParser {
@@ -109,86 +111,10 @@ struct BusJSONParser {
         }
     }
 
-    /// A string from its opening quote; its UTF-8 checked, its escapes undone.
+    /// A string from its opening quote; its UTF-8 checked, its escapes undone (JSONBytes's reader).
     private mutating func string() throws -> String {
-        index += 1
-        let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                index += 1
-                guard let text else { throw BusJSONFallback() }
-                return text
-            }
-            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
-            guard byte >= 0x20 else { throw BusJSONFallback() }
-            index += 1
-        }
-        throw BusJSONFallback()
-    }
-
-    private mutating func escapedString(from start: Int) throws -> String {
-        var utf8 = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
-        while index < bytes.count {
-            let byte = bytes[index]
-            index += 1
-            switch byte {
-            case UInt8(ascii: "\""):
-                guard let text = String(validating: utf8, as: UTF8.self) else { throw BusJSONFallback() }
-                return text
-            case UInt8(ascii: "\\"):
-                guard index < bytes.count else { throw BusJSONFallback() }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escape)
-                case UInt8(ascii: "b"): utf8.append(0x08)
-                case UInt8(ascii: "f"): utf8.append(0x0C)
-                case UInt8(ascii: "n"): utf8.append(0x0A)
-                case UInt8(ascii: "r"): utf8.append(0x0D)
-                case UInt8(ascii: "t"): utf8.append(0x09)
-                case UInt8(ascii: "u"):
-                    var scalar = try hex4()
-                    if (0xD800..<0xDC00).contains(scalar) {
-                        // A high surrogate: its low half must follow as \uDC00–\uDFFF.
-                        guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                            throw BusJSONFallback()
-                        }
-                        index += 2
-                        let low = try hex4()
-                        guard (0xDC00..<0xE000).contains(low) else { throw BusJSONFallback() }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                    }
-                    guard let unicode = Unicode.Scalar(scalar) else { throw BusJSONFallback() }
-                    utf8.append(contentsOf: String(Character(unicode)).utf8)
-                default:
-                    throw BusJSONFallback()
-                }
-            default:
-                guard byte >= 0x20 else { throw BusJSONFallback() }
-                utf8.append(byte)
-            }
-        }
-        throw BusJSONFallback()
-    }
-
-    private mutating func hex4() throws -> UInt32 {
-        guard index + 4 <= bytes.count else { throw BusJSONFallback() }
-        var value: UInt32 = 0
-        for _ in 0..<4 {
-            let byte = bytes[index]
-            index += 1
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw BusJSONFallback()
-            }
-            value = value << 4 | UInt32(digit)
-        }
-        return value
+        guard case .success(let text) = JSONBytes.readString(bytes, at: &index) else { throw BusJSONFallback() }
+        return text
     }
 
     /// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`; an integer that fits in `Int` as its value.

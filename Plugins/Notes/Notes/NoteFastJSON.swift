@@ -1,4 +1,5 @@
 import Foundation
+import JSONBytes
 import NIOCore
 import StorageAPI
 import Synchronization
@@ -140,72 +141,10 @@ enum NoteFastJSON {
             return true
         }
 
-        /// A string without escapes other than the simple ones and `\uXXXX` (pairs joined); nil for
-        /// a control character, a lone surrogate or bytes that are not UTF-8.
+        /// A string, its escapes undone and `\uXXXX` pairs joined (JSONBytes's reader); nil for a
+        /// control character, a lone surrogate or bytes that are not UTF-8.
         mutating func string() -> String? {
-            guard take(UInt8(ascii: "\"")) else { return nil }
-            let start = index
-            // Most strings have no escape: one slice, validated once.
-            while let byte = peek(), byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
-                guard byte >= 0x20 else { return nil }
-                index += 1
-            }
-            guard let stop = peek() else { return nil }
-            var utf8 = Array(bytes[start..<index])
-            if stop == UInt8(ascii: "\\") {
-                while true {
-                    guard let byte = peek() else { return nil }
-                    index += 1
-                    if byte == UInt8(ascii: "\"") { break }
-                    if byte < 0x20 { return nil }
-                    guard byte == UInt8(ascii: "\\") else {
-                        utf8.append(byte)
-                        continue
-                    }
-                    guard let escaped = peek() else { return nil }
-                    index += 1
-                    switch escaped {
-                    case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
-                    case UInt8(ascii: "b"): utf8.append(0x08)
-                    case UInt8(ascii: "f"): utf8.append(0x0C)
-                    case UInt8(ascii: "n"): utf8.append(0x0A)
-                    case UInt8(ascii: "r"): utf8.append(0x0D)
-                    case UInt8(ascii: "t"): utf8.append(0x09)
-                    case UInt8(ascii: "u"):
-                        guard var scalar = hex4() else { return nil }
-                        if (0xD800..<0xDC00).contains(scalar) {
-                            guard take(UInt8(ascii: "\\")), take(UInt8(ascii: "u")), let low = hex4(), (0xDC00..<0xE000).contains(low) else { return nil }
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        } else if (0xDC00..<0xE000).contains(scalar) {
-                            return nil
-                        }
-                        guard let unicode = Unicode.Scalar(scalar) else { return nil }
-                        utf8.append(contentsOf: String(unicode).utf8)
-                    default: return nil
-                    }
-                }
-            } else {
-                index += 1  // the closing quote
-            }
-            return String(validating: utf8, as: UTF8.self)
-        }
-
-        mutating func hex4() -> UInt32? {
-            guard bytes.count - index >= 4 else { return nil }
-            var value: UInt32 = 0
-            for _ in 0..<4 {
-                let byte = bytes[index]
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: return nil
-                }
-                value = value << 4 | UInt32(digit)
-                index += 1
-            }
-            return value
+            try? JSONBytes.readString(bytes, at: &index).get()
         }
     }
 }

@@ -1,5 +1,6 @@
 import Bus
 import Foundation
+import JSONBytes
 
 /// Parses JSON text into a ``JSONValue`` in one pass over the bytes.
 ///
@@ -122,87 +123,14 @@ struct JSONParser {
         return value
     }
 
+    /// A string, its escapes undone (JSONBytes's reader, shared with the bus and the notes' create).
     private mutating func string() throws(StorageError) -> String {
-        index += 1  // opening quote
-        let start = index
-        // Fast path: no escapes.
-        while index < bytes.count, bytes[index] != UInt8(ascii: "\""), bytes[index] != UInt8(ascii: "\\") {
-            guard bytes[index] >= 0x20 else { throw failure("control character in a string") }
-            index += 1
+        var at = index
+        let read = bytes.withUnsafeBytes { JSONBytes.readString($0, at: &at) }
+        index = at
+        switch read {
+        case .success(let text): return text
+        case .failure(let error): throw failure(error.description)
         }
-        guard index < bytes.count else { throw failure("unterminated string") }
-        if bytes[index] == UInt8(ascii: "\"") {
-            index += 1
-            return String(decoding: bytes[start..<index - 1], as: UTF8.self)
-        }
-        var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: String(decoding: bytes[start..<index], as: UTF8.self).unicodeScalars)
-        var pending: [UInt8] = []
-        func flush() {
-            if !pending.isEmpty {
-                scalars.append(contentsOf: String(decoding: pending, as: UTF8.self).unicodeScalars)
-                pending.removeAll()
-            }
-        }
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index += 1
-                flush()
-                return String(scalars)
-            }
-            guard byte >= 0x20 else { throw failure("control character in a string") }
-            if byte != UInt8(ascii: "\\") {
-                pending.append(byte)
-                index += 1
-                continue
-            }
-            flush()
-            guard index + 1 < bytes.count else { throw failure("unterminated escape") }
-            let escape = bytes[index + 1]
-            index += 2
-            switch escape {
-            case UInt8(ascii: "\""): scalars.append("\"")
-            case UInt8(ascii: "\\"): scalars.append("\\")
-            case UInt8(ascii: "/"): scalars.append("/")
-            case UInt8(ascii: "b"): scalars.append("\u{08}")
-            case UInt8(ascii: "f"): scalars.append("\u{0C}")
-            case UInt8(ascii: "n"): scalars.append("\n")
-            case UInt8(ascii: "r"): scalars.append("\r")
-            case UInt8(ascii: "t"): scalars.append("\t")
-            case UInt8(ascii: "u"):
-                var code = try hex4()
-                if (0xD800...0xDBFF).contains(code) {
-                    guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                        throw failure("lone surrogate")
-                    }
-                    index += 2
-                    let low = try hex4()
-                    guard (0xDC00...0xDFFF).contains(low) else { throw failure("invalid surrogate pair") }
-                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
-                }
-                guard let scalar = Unicode.Scalar(code) else { throw failure("invalid \\u escape") }
-                scalars.append(scalar)
-            default:
-                throw failure("invalid escape")
-            }
-        }
-        throw failure("unterminated string")
-    }
-
-    private mutating func hex4() throws(StorageError) -> UInt32 {
-        guard index + 4 <= bytes.count else { throw failure("short \\u escape") }
-        var value: UInt32 = 0
-        for byte in bytes[index..<index + 4] {
-            value <<= 4
-            switch byte {
-            case 48...57: value |= UInt32(byte - 48)
-            case 65...70: value |= UInt32(byte - 55)
-            case 97...102: value |= UInt32(byte - 87)
-            default: throw failure("invalid hex digit")
-            }
-        }
-        index += 4
-        return value
     }
 }
