@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Napkin Notes: a reminder set offline is never said to be kept when it is not. "Set reminder"
-offline answered "You are offline; this is kept and sent when the network is back." but nothing
-was kept: online again the server had no reminder, and a reload showed "No reminder." Now the
-phone says the reminder was not set and to set it again online (the time picked stays in the box).
+"""Napkin Notes: a reminder set offline is kept on the phone and set once it is online. "Set
+reminder" offline answered "You are offline; this is kept and sent when the network is back." but
+nothing was kept: online again the server had no reminder, and a reload showed "No reminder." Now
+it is kept on the phone (reminder-kept.js), said so, survives a reload, and is sent once online.
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 
@@ -34,13 +34,22 @@ def reminder_offline(browser, server):
     page.get_by_role("button", name="Set reminder").click()
     page.wait_for_timeout(500)
     said = page.locator("#note-reminder-status").inner_text()
+    check("set offline, the phone says the reminder is kept on it until it is online",
+          "kept on this phone" in said and "You will be reminded" in said, said)
+    page.reload()
+    page.wait_for_selector("#note-reminder-status")
+    said = page.locator("#note-reminder-status").inner_text()
+    check("reloaded offline, it is still kept, at the time picked",
+          "kept on this phone" in said and page.get_by_label("Reminder time").input_value() == when, said)
     context.set_offline(False)
-    page.wait_for_timeout(5_000)
-    on_server = call(server, "GET", "/api/v1/reminders", token=token)[1].get("items", [])
+    on_server = webwalk.wait_for(page, lambda: call(server, "GET", "/api/v1/reminders", token=token)[1].get("items", []), tries=100)
+    expected = datetime.datetime.strptime(when, "%Y-%m-%dT%H:%M").astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M")
+    check("online again, the server has that reminder, pending, at the time picked",
+          len(on_server or []) == 1 and on_server[0]["state"] == "pending" and on_server[0]["at"].startswith(expected), (on_server, expected))
+    shown = webwalk.wait_for(page, lambda: (lambda t: t.startswith("You will be reminded") and "kept" not in t)(page.locator("#note-reminder-status").inner_text()))
     webwalk.shot(page, "napkin", "reminder-offline")
-    check("a reminder set offline is on the server once online, or the phone says it was not set",
-          on_server or ("not set" in said and "kept" not in said), (said, on_server))
-    check("the time picked stays in the box to set again", page.get_by_label("Reminder time").input_value() == when)
+    check("and the note says it plainly: 'You will be reminded …' with Move reminder", shown
+          and page.get_by_role("button", name="Move reminder").count() == 1, page.locator("#note-reminder-status").inner_text())
     context.close()
 
 

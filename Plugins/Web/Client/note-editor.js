@@ -5,6 +5,7 @@ import { categoryCounts, localDateTime, reminderInstant } from "./notes-filter.j
 import { localId } from "./outbox.js";
 import { FollowedForm } from "./follow.js";
 import { ApiError } from "./api.js";
+import { forgetReminder, keepReminder, keptReminder, sendKeptReminders, watchKeptReminders } from "./reminder-kept.js";
 import { ScreenElement } from "./screen-element.js";
 import { announce, askText, confirmAction, h, readableDate, today } from "./ui.js";
 import { shareLink } from "./share.js";
@@ -292,16 +293,36 @@ export class NoteEditor extends ScreenElement {
     h("datalist", { id: "note-categories" }, ...names.map((name) => h("option", { value: name })))];
   }
 
+  /** The reminder block drawn again (a kept reminder was sent). */
+  refreshReminder() {
+    const note = this.note();
+    const shown = this.querySelector("fieldset.reminder");
+    if (note && shown) shown.replaceWith(this.reminderBlock(note));
+  }
+
   /** When to be reminded of this note: the time, set or moved or cleared (the server keeps the
    * schedule; every device of the user hears when it comes). @param {any} note */
   reminderBlock(note) {
     const context = /** @type {Context} */ (this.context);
     const subject = `notes/${note.id}`;
-    const current = context.sync.view("reminders.reminder").find((r) => r.subject === subject && r.state === "pending");
+    const kept = keptReminder(subject);
+    const current = kept ? (kept.at ? { at: kept.at } : undefined)
+      : context.sync.view("reminders.reminder").find((r) => r.subject === subject && r.state === "pending");
     const input = /** @type {HTMLInputElement} */ (h("input", { id: "note-reminder", type: "datetime-local",
       value: current ? localDateTime(current.at) : "", "aria-describedby": "note-reminder-status" }));
     const status = h("p", { id: "note-reminder-status", class: "hint" },
-      current ? `You will be reminded ${when(current.at)}.` : "No reminder.");
+      kept ? `${kept.at ? `You will be reminded ${when(kept.at)}` : "No reminder"}: kept on this phone, sent once it is online.`
+        : current ? `You will be reminded ${when(current.at)}.` : "No reminder.");
+    // A reminder kept offline goes once the phone is online (this block then shows the server's).
+    const refresh = async () => {
+      await context.sync.pull().catch(() => {});
+      if (block.isConnected) block.replaceWith(this.reminderBlock(note));
+    };
+    watchKeptReminders(context.api, async () => {
+      await context.sync.pull().catch(() => {});
+      for (const open of document.querySelectorAll("note-editor")) /** @type {NoteEditor} */ (open).refreshReminder();
+    });
+    if (kept && navigator.onLine) sendKeptReminders(context.api).then((sent) => { if (sent) refresh(); });
     const send = async (/** @type {boolean} */ clear) => {
       const at = clear ? null : reminderInstant(input.value, Date.now());
       if (!clear && !at) {
@@ -310,6 +331,7 @@ export class NoteEditor extends ScreenElement {
         return;
       }
       try {
+        forgetReminder(subject);
         if (clear) {
           await context.api.request("DELETE", `/api/v1/reminders?subject=${encodeURIComponent(subject)}`);
           input.value = "";
@@ -328,12 +350,15 @@ export class NoteEditor extends ScreenElement {
         const line = fresh.querySelector(".hint");
         if (line) line.textContent = said;
       } catch (error) {
-        // Offline, nothing is kept (the reminder is asked of the server at once): said so, never
-        // the API's "kept and sent when the network is back".
-        status.textContent = error instanceof ApiError && error.offline
-          ? `This phone is offline: the reminder was not ${clear ? "cleared" : "set"}. ${clear ? "Clear" : "Set"} it again once it is online.`
-          : error instanceof Error ? error.message : String(error);
-        announce(status.textContent);
+        // Offline: kept on this phone (reminder-kept.js) and sent once it is online.
+        if (error instanceof ApiError && error.offline) {
+          keepReminder({ subject, at, title: note.title || "Title" });
+          const fresh = this.reminderBlock(note);
+          block.replaceWith(fresh);
+          announce(fresh.querySelector(".hint")?.textContent ?? "");
+          return;
+        }
+        status.textContent = error instanceof Error ? error.message : String(error);
       }
     };
     const block = h("fieldset", { class: "reminder" }, h("legend", {}, "Remind me"),
