@@ -304,7 +304,7 @@ export class NoteEditor extends ScreenElement {
    * schedule; every device of the user hears when it comes). @param {any} note */
   reminderBlock(note) {
     const context = /** @type {Context} */ (this.context);
-    const subject = `notes/${note.id}`;
+    const subject = `notes/${context.sync.resolve(note.id)}`;
     const kept = keptReminder(subject);
     const current = kept ? (kept.at ? { at: kept.at } : undefined)
       : context.sync.view("reminders.reminder").find((r) => r.subject === subject && r.state === "pending");
@@ -330,6 +330,13 @@ export class NoteEditor extends ScreenElement {
         input.focus();
         return;
       }
+      // The note as it is now: made on this phone, its server id may have come since this was drawn.
+      const id = context.sync.resolve((this.note() ?? note).id);
+      if (id.startsWith("local:")) {
+        status.textContent = "This note is not on the server yet: set its reminder once this phone is online.";
+        return;
+      }
+      const subject = `notes/${id}`;
       try {
         forgetReminder(subject);
         if (clear) {

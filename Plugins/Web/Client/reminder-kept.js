@@ -60,7 +60,11 @@ export async function sendKeptReminders(api) {
         await sendReminder(api, reminder);
         sent += 1;
       } catch (error) {
-        if (error instanceof ApiError && (error.offline || error.status === null || error.status >= 500)) break;
+        // Only a refusal (a note deleted meanwhile) lets it go; offline, a failed sign-in refresh,
+        // or a server error keeps it for the next time.
+        const refused = error instanceof ApiError && error.status !== null && error.status >= 400 && error.status < 500
+          && ![401, 403, 408, 429].includes(error.status);
+        if (!refused) break;
       }
       forgetReminder(reminder.subject);
     }
