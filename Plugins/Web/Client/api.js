@@ -77,7 +77,7 @@ export class Api {
       try {
         return await fetch(path, { method, headers: all, body: payload });
       } catch {
-        throw new ApiError("You are offline; this is kept and sent when the network is back.", null, "offline");
+        throw new ApiError("You are offline: this needs the network and was not sent. Try again once this phone is online.", null, "offline");
       }
     };
     if (auth && this.session && this.session.expiresAt - Date.now() < 30_000) await this.refresh();
