@@ -556,9 +556,11 @@ class Monkey:
         return said
 
     def dismiss(self, phone):
-        """The notices showing (a refusal, what another device's edit replaced): read, then OK."""
+        """The notices showing (a refusal, what another device's edit replaced): read, then OK. A
+        notice holding kept work (its way back and Discard, no OK) stays: it comes first, and is
+        what a person keeps until they choose."""
         said = []
-        notices = phone.page.locator("quire-app .notice")
+        notices = phone.page.locator("quire-app .notice").filter(has=phone.page.get_by_role("button", name="OK", exact=True))
         for _ in range(5):
             if not notices.count():
                 break
