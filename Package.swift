@@ -191,7 +191,7 @@ let targets: [Target] = [
     plugin("Vocabulary", "VocabularyAPI", ["Bus", "StorageAPI", "SyncAPI"]),
     // The file formats it reads, apart: small enough to fuzz without the server around them.
     plugin("Vocabulary", "VocabularyFormats", ["Bus"]),
-    plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "SyncAPI", "VocabularyFormats", "AudioAPI", "StorageAPI", "FSRS", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
+    plugin("Vocabulary", "Vocabulary", ["VocabularyAPI", "JSONBytes", "SyncAPI", "VocabularyFormats", "AudioAPI", "StorageAPI", "FSRS", "Bus", "PluginKit", "AppConfig", "HTTPKit", .hummingbird,
                                         .httpTypes, .nioCore, .grdb, .grdbSQLite, .zip, "ImportKit", .crypto, .logging, .lifecycle, .metrics]),
 
     // geo (iRemember, AR Notebook): geotags on a spatial index, offline place names

@@ -2,6 +2,7 @@ import Bus
 import FSRS
 import Foundation
 import HTTPKit
+import JSONBytes
 import Hummingbird
 import PluginKit
 import StorageAPI
@@ -107,17 +108,7 @@ extension ReviewService {
 
     /// `date`'s day where the user is, `YYYY-MM-DD`.
     static func localDay(_ date: Date, offsetMinutes: Int) -> String {
-        let days = Int(((date.timeIntervalSince1970 + Double(offsetMinutes * 60)) / 86_400).rounded(.down))
-        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day, _, _, _) = JSONBytes.civil(date.timeIntervalSince1970 + Double(offsetMinutes * 60))
         return String(format: "%04d-%02d-%02d", year, month, day)
     }
 }
