@@ -121,10 +121,11 @@ export async function whereOnPage(screen, page) {
  * is thrown away. A refusal is said beside the controls, with `again` to change what was typed.
  * Answers the server's answer, null when it waits in the outbox, undefined when nothing was added.
  * @param {any} body @param {number | null} slot @param {[string, () => void]} [again]
+ * @param {() => void} [held] called the moment the text is safe (screen.change's `held`)
  * @returns {Promise<any>}
  * @param {BookScreen} screen
  */
-export async function insert(screen, body, slot, again) {
+export async function insert(screen, body, slot, again, held) {
   const page = screen.currentPage();
   if (!page) return;
   const picture = body instanceof Blob;
@@ -140,7 +141,7 @@ export async function insert(screen, body, slot, again) {
   const path = `${N}/notebooks/${screen.nid}/pages/${page.id}/items${picture && slot !== null ? `?slot=${slot}` : ""}`;
   const sent = picture ? body : { ...body, ...(slot === null ? {} : { slot }) };
   const answer = await screen.change({ method: "POST", path, body: sent, contentType: picture ? body.type : undefined, kind: ITEM, id: localId(),
-    recordAt: "item", local: { kind: picture ? "image" : body.kind, text: picture ? undefined : body.text, slot, frame } }, again);
+    recordAt: "item", local: { kind: picture ? "image" : body.kind, text: picture ? undefined : body.text, slot, frame } }, again, held);
   if (answer === undefined) return undefined;
   screen.reload();
   if (answer === null) {
@@ -227,8 +228,8 @@ export async function write(screen, typed = "", slotWas, was, hint) {
   keepDraft(screen.account, where, "nb-text");
   const text = await asked;
   if (!text) return dropDraft(screen.account, where);
-  const answer = await insert(screen, { kind: "text", text }, slot, ["Change the text", () => write(screen, text, slot)]);
-  if (answer !== undefined) dropDraft(screen.account, where);
+  // The draft goes the moment the server (or the outbox) holds the text, not after the pull.
+  await insert(screen, { kind: "text", text }, slot, ["Change the text", () => write(screen, text, slot)], () => dropDraft(screen.account, where));
 }
 
 /** What was copied goes on the page; the server refuses more than its clipboard limit, in words. @param {BookScreen} screen */
@@ -326,8 +327,7 @@ export async function editItem(screen, item, typed, was) {
   if (page) keepDraft(screen.account, where, "nb-text");
   const text = await asked;
   if (!text || text === item.text) return dropDraft(screen.account, where);
-  const answer = await changeText(screen, item, text);
-  if (answer !== undefined) dropDraft(screen.account, where);
+  await changeText(screen, item, text, () => dropDraft(screen.account, where));
 }
 
 /**
@@ -335,13 +335,14 @@ export async function editItem(screen, item, typed, was) {
  * another device had changed it meanwhile, what this replaced is said, with a way back. Answers
  * as `screen.change` does (undefined when refused, said with a way to try again).
  * @param {BookScreen} screen @param {Item} item @param {string} text
+ * @param {() => void} [held] called the moment the change is safe (screen.change's `held`)
  */
-export async function changeText(screen, item, text) {
+export async function changeText(screen, item, text, held) {
   const answer = await screen.change({ method: "PATCH", path: `${N}/notebooks/${screen.nid}/items/${item.id}`, body: { text }, kind: ITEM, id: item.id,
     baseVersion: item.version || undefined }, (error) => error instanceof ApiError && error.status === 404
     // Removed meanwhile (maybe on another phone): what was typed is not lost, it can go on the page as a new text.
     ? ["Keep my text as a new text", () => write(screen, text, null, { notebook: screen.nid, page: screen.currentPage()?.id ?? "", item: item.id, text })]
-    : ["Change the text", () => editItem(screen, item, text)]);
+    : ["Change the text", () => editItem(screen, item, text)], held);
   if (answer === undefined) return undefined;
   screen.reload();
   // The server merged this change into the item as it is; when another device had changed the

@@ -18,9 +18,12 @@ import { isLocal, newKey } from "./outbox.js";
  * the server's answer, `null` when it waits, `undefined` when refused.
  * @param {BookScreen} screen @param {Omit<import("./outbox.js").Write, "key" | "attempts">} write
  * @param {[string, () => void] | ((error: unknown) => [string, () => void])} [again] the way on after a refusal (or, given the error, which)
+ * @param {() => void} [held] called the moment the change is safe (the server answered, or it is in
+ *   the outbox's journal), before the pull that shows it: a draft of it is forgotten then, so a
+ *   reload during the pull does not give the text back as well
  * @returns {Promise<any>}
  */
-export async function sendChange(screen, write, again) {
+export async function sendChange(screen, write, again, held) {
   const sync = screen.ctx.sync;
   const key = newKey();
   const queued = queues(screen, write.path);
@@ -32,6 +35,7 @@ export async function sendChange(screen, write, again) {
       if (write.baseVersion) headers["If-Match"] = `"${write.baseVersion}"`;
       const answer = await screen.ctx.api.request(write.method, write.path, { body: write.body, contentType: write.contentType, headers });
       wrote(write, answer.body);
+      held?.();
       await sync.pull();
       return answer.body ?? {};
     } catch (error) {
@@ -46,6 +50,7 @@ export async function sendChange(screen, write, again) {
   // the caller forgets its draft now and a reload straight after does not give the text back as
   // well. An enqueue that fails leaves it in the journal, for the next start to queue.
   sync.write({ ...write, key }).catch(() => {});
+  held?.();
   screen.waitingCount = screen.waiting().length;
   return null;
 }

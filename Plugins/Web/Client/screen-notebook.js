@@ -193,10 +193,11 @@ export class BookScreen extends NotebookElement {
    * server's answer, `null` when it waits, `undefined` when refused.
    * @param {Omit<import("./outbox.js").Write, "key" | "attempts">} write
    * @param {[string, () => void] | ((error: unknown) => [string, () => void])} [again] the way on after a refusal (or, given the error, which)
+   * @param {() => void} [held] called the moment the change is safe, before the pull that shows it
    * @returns {Promise<any>}
    */
-  change(write, again) {
-    return sendChange(this, write, again);
+  change(write, again, held) {
+    return sendChange(this, write, again, held);
   }
 
   /** Whether a change to `path` waits in the outbox rather than going now (notebook-send.js). @param {string} path */
