@@ -91,11 +91,33 @@ test("AR Notebook: a text for a deleted page names the page by its number, never
   assert.equal(how.action, "Keep my text as a new text");
 });
 
+/** A sync whose server takes every write (its local id resolved once settled). @param {any[]} writes */
+function accepting(writes) {
+  const resolved = new Map();
+  return { state: "idle", writes: [], resolved, settled: async () => { for (const w of writes) resolved.set(w.id, `srv-${w.id}`); },
+    write: async (/** @type {any} */ w) => { writes.push(w); } };
+}
+globalThis.navigator ??= /** @type {any} */ ({ onLine: true });
+
+test("AR Notebook: recovering says the text is on its page only once the server has it; offline, that it is kept and goes there", async () => {
+  const how = keptKind("notebooks.item");
+  const queued = [];
+  const sync = { one: () => ({ pages: ["pg1", "pg2"] }), state: "offline", resolved: new Map(), writes: queued, settled: async () => {},
+    write: async (/** @type {any} */ w) => { queued.push(w); } };
+  const kept = keptFrom({ key: "k", method: "POST", path: "/api/v1/notebooks/notebooks/nb1/pages/pg3/items", kind: "notebooks.item", id: "local:1", attempts: 0 },
+    { kind: "text", text: "Offline caption" }, { around: { "notebooks.page/pg3": { id: "pg3", number: 3 } } });
+  const said = await how.recover(kept, /** @type {any} */ (sync));
+  assert.doesNotMatch(said, /is on page/);
+  assert.match(said, /kept on this phone and goes on page 2 when the phone is online/);
+  const refused = { ...sync, state: "idle", writes: [], write: async () => {} };
+  assert.equal(await how.recover(kept, /** @type {any} */ (refused)), "", "refused meanwhile: its own notice says why");
+});
+
 test("AR Notebook: recovering puts the text on the page before the deleted one, as a new write", async () => {
   const how = keptKind("notebooks.item");
   const writes = [];
   const sync = { one: (kind, id) => (kind === "notebooks.notebook" && id === "nb1" ? { pages: ["pg1", "pg2", "pg9"] } : undefined),
-    write: async (w) => { writes.push(w); } };
+    ...accepting(writes) };
   const kept = keptFrom({ key: "k", method: "POST", path: "/api/v1/notebooks/notebooks/nb1/pages/pg3/items", kind: "notebooks.item", id: "local:1", attempts: 0 },
     { kind: "keyboard", text: "Offline caption" }, { around: { "notebooks.page/pg3": { id: "pg3", number: 3 } } });
   assert.equal(await how.recover(kept, /** @type {any} */ (sync)), "Your text is on page 2.");
@@ -131,7 +153,7 @@ test("AR Notebook: a deleted page is remembered with its number (its place in th
 
 test("AR Notebook: a notebook left without pages gets a new page for the text", async () => {
   const writes = [];
-  const sync = { one: () => ({ pages: [] }), write: async (w) => { writes.push(w); } };
+  const sync = { one: () => ({ pages: [] }), ...accepting(writes) };
   const kept = keptFrom({ key: "k", method: "POST", path: "/api/v1/notebooks/notebooks/nb1/pages/pg1/items", kind: "notebooks.item", id: "local:1", attempts: 0 },
     { kind: "keyboard", text: "Alone" }, { around: { "notebooks.page/pg1": { id: "pg1", number: 1 } } });
   assert.equal(await keptKind("notebooks.item").recover(kept, /** @type {any} */ (sync)), "Your text is on a new page.");

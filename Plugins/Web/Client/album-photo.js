@@ -7,6 +7,7 @@
 import * as Album from "./album.js";
 import { AlbumElement, KIND, PHOTOS, back, describe, loadMarkup, picture, sharePhoto } from "./album-base.js";
 import { FollowedForm } from "./follow.js";
+import { giveBackRefused } from "./kept-refused.js";
 import { isLocal } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
 import { readAloud, userLanguage } from "./speak.js";
@@ -193,6 +194,8 @@ export class MarkupScreen extends AlbumElement {
     pad.addEventListener("change", (event) => this.saveMarkup(/** @type {CustomEvent} */ (event).detail));
     // Typing a reload interrupted (kept by the photo's id, or the local id it had before it uploaded).
     followed.restoreDraft([`${KIND}/${this.id_}`]);
+    // "Edit and send again" on notes the server refused: back in the field, with its message (kept-refused.js).
+    giveBackRefused(sync, followed, [`${KIND}/${photo.id}`, `${KIND}/${this.id_}`], this.querySelector(".toolbar"));
   }
 
   /** @param {import("./strokes.js").Drawing} drawing */

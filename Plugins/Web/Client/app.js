@@ -8,6 +8,8 @@ import { Api, ApiError } from "./api.js";
 import { Sync } from "./sync.js";
 import { keptKind } from "./kept.js";
 import "./kept-kinds.js";
+import "./kept-refused-kinds.js";
+import { refusedNotice } from "./kept-refused.js";
 import { announce, confirmAction, h } from "./ui.js";
 import { pending as pendingSignIn, readCallback } from "./oidc.js";
 import "./screen-signin.js";
@@ -233,6 +235,8 @@ class QuireApp extends HTMLElement {
     for (const el of /** @type {any[]} */ ([...this.querySelectorAll("*")])) {
       if (typeof el.say === "function" && el.said && el.said.alert === false && /kept on this phone/.test(el.said.text ?? "")) el.say(null);
     }
+    // Refused for what it carries (too long…): its own notice, to edit and send again (kept-refused.js).
+    if (kept.refused) return refusedNotice(sync, kept, this.notices, (hash) => this.go(hash));
     let text = kept.fields.text ?? "";
     try {
       text = how.describe(kept);

@@ -51,6 +51,8 @@ export class FollowedForm {
     this.timer = 0;
     /** The key "still typing" was said under. @type {string | null} */
     this.openDraft = null;
+    /** Fields given back words the server refused (kept-refused.js): shown, not followed, not sent until typed in. @type {Set<string>} */
+    this.refilled = new Set();
     this.onHide = () => this.flush();
     window.addEventListener("pagehide", this.onHide);
     // Asked by the app before signing out: what is typed goes to the outbox now.
@@ -92,10 +94,25 @@ export class FollowedForm {
     return Object.keys(this.pending).length > 0;
   }
 
+  /** Words the server refused, back in field `name`: held there, sent once typed in. @param {string} name @param {string} text */
+  refill(name, text) {
+    const field = this.fields.get(name);
+    if (!field) return;
+    field.input.value = text;
+    this.refilled.add(name);
+  }
+
+  /** The words given back are let go: the fields show the record again. */
+  unfill() {
+    this.refilled.clear();
+    this.follow(this.options.record());
+  }
+
   /** A field was typed in. @param {string} name */
   edit(name) {
     const field = this.fields.get(name);
     if (!field) return;
+    this.refilled.delete(name);
     localStorage.removeItem(this.mineKey(name));
     const parsed = field.parse(field.input.value);
     if (parsed === undefined) delete this.pending[name];
@@ -227,8 +244,8 @@ export class FollowedForm {
       const value = field.value(record);
       // Kept as typed: a field whose typing waits for the pause (with `manual`: while focused, or
       // while no other device changed it).
-      const held = name in this.pending
-        && (!this.options.manual || document.activeElement === input || value === this.shown[name]);
+      const held = this.refilled.has(name) || (name in this.pending
+        && (!this.options.manual || document.activeElement === input || value === this.shown[name]));
       if (input.value === value) {
         this.base[name] = record.version;
         this.shown[name] = value;

@@ -118,8 +118,16 @@ registerKept("notebooks.item", {
     }
     // A change of a text kept only its text: it goes back as typed text (the server's kinds are "text" and "clipboard").
     const body = { kind: kept.fields.kind ?? "text", text: kept.fields.text };
-    await sync.write({ method: "POST", path: `${N}/notebooks/${notebook}/pages/${pageId}/items`, kind: "notebooks.item", id: localId(),
+    const id = localId();
+    await sync.write({ method: "POST", path: `${N}/notebooks/${notebook}/pages/${pageId}/items`, kind: "notebooks.item", id,
       recordAt: "item", body, local: { kind: body.kind, text: body.text, slot: null } });
-    return page ? `Your text is on page ${page.number}.` : "Your text is on a new page.";
+    const where = page ? `page ${page.number}` : "a new page";
+    // Said only once the server has it: offline (or not answered yet) it waits on this phone.
+    if (navigator.onLine && sync.state !== "offline") await sync.settled(10_000);
+    if (sync.resolved.has(id)) return `Your text is on ${where}.`;
+    if (sync.writes.some((w) => w.id === id)) {
+      return `Your text is kept on this phone and goes on ${where} ${navigator.onLine && sync.state !== "offline" ? "as soon as the server has it" : "when the phone is online"}.`;
+    }
+    return ""; // refused: its own notice says why
   },
 });

@@ -22,6 +22,8 @@
  * @property {any} [seen]         the record as this phone last showed it (its title, word, caption)
  * @property {Record<string, any>} [around] records the path names, as last shown (an AR text's page)
  * @property {string} at          when it was kept (ISO)
+ * @property {{status: number, message: string}} [refused]  the server refused what was written (too long, a
+ *   character it does not take…), its target still there: its words, to edit and send again (kept-refused.js)
  */
 
 /**
@@ -31,6 +33,11 @@
  * @property {(kept: Kept) => string} describe  the sentence saying what was kept, naming the thing (never an id)
  * @property {string} action    the recovery's label, as the app offers it online
  * @property {(kept: Kept, sync: import("./sync.js").Sync) => Promise<string>} recover  does it; answers what to announce
+ * @property {(write: import("./outbox.js").Write) => Record<string, any> | null} [pickRefused]  what of a write the
+ *   server refused (422, 413…) is worth keeping, when not `pick`'s (a create too)
+ * @property {(kept: Kept) => string} [name]  the thing a refused write was for, in words ("the note “Plans”")
+ * @property {(kept: Kept, sync: import("./sync.js").Sync, account: string) => string} [edit]  puts a refused write's
+ *   words back where they are typed (a draft the form gives back); answers the route to go to
  */
 
 /** @type {Map<string, KeptKind>} */
@@ -80,20 +87,32 @@ export function isGone(status) {
 }
 
 /**
+ * Whether a refusal is one to keep the words of, to edit and send again: the server will refuse the
+ * same body again (422 invalid, 413 too large, 409 not a version conflict, 400, 403, 415…). Not a
+ * target gone (404/410, isGone), not a version conflict (412), not what a resend may cure.
+ * @param {number | null} status
+ */
+export function isRefusal(status) {
+  return status !== null && status >= 400 && status < 500 && !isGone(status)
+    && ![401, 408, 412, 425, 429].includes(status);
+}
+
+/**
  * A write's kept record, merged into what is already kept for the same record (a later edit's
  * fields win), or null when its kind keeps nothing of it.
  * @param {import("./outbox.js").Write} write
  * @param {Record<string, any> | null} fields  the app's pick
- * @param {{seen?: any, around?: Record<string, any>, before?: Kept, now?: string}} [context]
+ * @param {{seen?: any, around?: Record<string, any>, before?: Kept, now?: string, refused?: {status: number, message: string}}} [context]
  * @returns {Kept | null}
  */
 export function keptFrom(write, fields, context = {}) {
   if (!fields || Object.keys(fields).length === 0) return null;
-  const { seen, around, before, now = new Date().toISOString() } = context;
+  const { seen, around, before, refused, now = new Date().toISOString() } = context;
   return {
     id: `${write.kind}/${write.id}`, kind: write.kind, recordId: write.id, path: write.path,
     fields: { ...(before?.fields ?? {}), ...fields },
     seen: seen ?? before?.seen, around: { ...(before?.around ?? {}), ...(around ?? {}) }, at: before?.at ?? now,
+    ...(refused ? { refused } : {}),
   };
 }
 

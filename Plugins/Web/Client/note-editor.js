@@ -4,6 +4,7 @@
 import { categoryCounts, localDateTime, reminderInstant } from "./notes-filter.js";
 import { localId } from "./outbox.js";
 import { FollowedForm } from "./follow.js";
+import { giveBackRefused } from "./kept-refused.js";
 import { ApiError } from "./api.js";
 import { forgetReminder, keepReminder, keptReminder, sendKeptReminders, watchKeptReminders } from "./reminder-kept.js";
 import { ScreenElement } from "./screen-element.js";
@@ -237,6 +238,8 @@ export class NoteEditor extends ScreenElement {
     this.renderPhoto(note);
     showPhotoText(this.querySelector(".photo-text"), note);
     followed.restoreDraft([`${KIND}/${this.noteId}`]);
+    // "Edit and send again" on words the server refused: back in the fields, with its message (kept-refused.js).
+    giveBackRefused(context.sync, followed, [`${KIND}/${this.currentId()}`, `${KIND}/${this.noteId}`], this.form.querySelector(".toolbar"));
   }
 
   /** Only the photo: the fields around it (and what is being typed in them) stay as they are. @param {any} note */

@@ -10,7 +10,7 @@
 // Under "quire.draft.": signing out forgets every key there (app.js).
 const PREFIX = "quire.draft.ar.";
 
-/** @typedef {{notebook: string, page: string, item?: string, slot?: number | null, text: string}} Draft */
+/** @typedef {{notebook: string, page: string, item?: string, slot?: number | null, text: string, why?: string}} Draft  `why`: said in the dialog it opens again (the server refused it: kept-refused-kinds.js) */
 
 /** @param {string} account */
 function prefixOf(account) {
@@ -40,6 +40,11 @@ export function keepDraft(account, where, id) {
   };
   field.addEventListener("input", store);
   store();
+}
+
+/** A draft put back for `where` (words the server refused, to change and add again). @param {string} account @param {Draft} draft */
+export function putDraft(account, draft) {
+  localStorage.setItem(keyOf(account, draft), JSON.stringify(draft));
 }
 
 /** The draft is saved (added, or waiting in the outbox) or discarded. @param {string} account @param {{notebook: string, page: string, item?: string}} where */

@@ -201,8 +201,8 @@ export function giveBackDraft(screen) {
   }
   const why = found < 0 ? `The page you were writing on was deleted, maybe on another phone. What you typed is kept: add it to page ${at + 1}, or Cancel to throw it away.`
     : draft.item ? "The text you were changing was removed, maybe on another phone. What you typed is kept: add it as a new text, or Cancel to throw it away." : "";
-  if (!why) say("What you were writing is back.");
-  void write(screen, draft.text, why ? null : draft.slot, draft, why || undefined);
+  if (!why && !draft.why) say("What you were writing is back.");
+  void write(screen, draft.text, why ? null : draft.slot, draft, why || draft.why || undefined);
 }
 
 /**

@@ -64,6 +64,22 @@ export function resolveId(writes, local, real) {
   });
 }
 
+/** Parts of a record written apart that are still the same change as the record's (a new note's place in the list). */
+const SAME_CHANGE = new Set(["move"]);
+
+/**
+ * The change a person made that a write is part of, as they count changes (the indicator's
+ * "3 waiting"): the record (`kind/id`: a new note is a create, a move and an edit, and the person
+ * made one note), and each part of it written apart (a note's photo, its voice note, its drawing).
+ * @param {Write} write
+ */
+export function changeOf(write) {
+  const segments = write.path.split("?")[0].split("/");
+  const at = Math.max(segments.lastIndexOf(write.id), segments.lastIndexOf(encodeURIComponent(write.id)));
+  const part = at >= 0 ? segments.slice(at + 1).join("/") : "";
+  return `${write.kind}/${write.id}${part && !SAME_CHANGE.has(part) ? `#${part}` : ""}`;
+}
+
 /**
  * The record in the server's answer to a write.
  * @param {Write} write

@@ -21,6 +21,8 @@ export class KeptWrites {
     this.claimed = new Set();
     /** …and those whose screen's way back was taken (or let go): nothing more is kept for them. @type {Set<string>} */
     this.answered = new Set();
+    /** Kept records whose way back is under way. @type {Set<string>} */
+    this.recovering = new Set();
   }
 
   /** What this device kept before (a reload). @param {import("./db.js").Database} db */
@@ -54,13 +56,16 @@ export class KeptWrites {
   /**
    * What a refused write carried, kept for the person (its app's pick, merged into what is kept
    * for the same record) and saved, or null when its kind keeps nothing of it.
-   * @param {import("./outbox.js").Write} write @returns {Promise<import("./kept.js").Kept | null>}
+   * `refused`: the server refused the write itself (its target still there): its words are kept to
+   * edit and send again, with the server's message (kept-refused.js).
+   * @param {import("./outbox.js").Write} write @param {{status: number, message: string}} [refused]
+   * @returns {Promise<import("./kept.js").Kept | null>}
    */
-  async keep(write) {
+  async keep(write, refused) {
     const how = keptKind(write.kind);
     let fields = null;
     try {
-      fields = how?.pick(write) ?? null;
+      fields = (refused && how?.pickRefused ? how.pickRefused(write) : how?.pick(write)) ?? null;
     } catch {
       fields = null;
     }
@@ -71,7 +76,7 @@ export class KeptWrites {
       for (const [k, v] of this.seen) if (k.endsWith(`/${id}`) && k !== key) around[k] = v;
     }
     const kept = keptFrom(write, fields, { seen: this.seen.get(key) ?? this.sync.records.get(key), around,
-      before: this.kept.find((k) => k.id === key) });
+      before: this.kept.find((k) => k.id === key), refused });
     if (!kept) return null;
     this.kept = withKept(this.kept, kept);
     await this.sync.db?.setMeta("kept", this.kept);
@@ -104,9 +109,15 @@ export class KeptWrites {
   async recover(id) {
     const kept = this.kept.find((k) => k.id === id);
     const how = kept ? keptKind(kept.kind) : undefined;
-    if (!kept || !how) return "";
-    const said = await how.recover(kept, this.sync);
-    await this.drop(id);
-    return said;
+    // A second tap while the first waits for the server's answer recovers nothing twice.
+    if (!kept || !how || this.recovering.has(id)) return "";
+    this.recovering.add(id);
+    try {
+      const said = await how.recover(kept, this.sync);
+      await this.drop(id);
+      return said;
+    } finally {
+      this.recovering.delete(id);
+    }
   }
 }

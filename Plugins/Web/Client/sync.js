@@ -12,10 +12,10 @@
 import { ApiError } from "./api.js";
 import { Database, forget } from "./db.js";
 import { Journal, toReplay } from "./journal.js";
-import { isGone } from "./kept.js";
+import { isGone, isRefusal } from "./kept.js";
 import { mergeDrawing } from "./merge.js";
 import { mergeTags } from "./merge-tags.js";
-import { backoff, isLocal, newKey, outcome, overlay, recordIn, resolveId } from "./outbox.js";
+import { backoff, changeOf, isLocal, newKey, outcome, overlay, recordIn, resolveId } from "./outbox.js";
 import { KeptWrites } from "./sync-kept.js";
 import { connectLive } from "./sync-live.js";
 import { pullFeed } from "./sync-pull.js";
@@ -162,9 +162,9 @@ export class Sync extends EventTarget {
 
   /** How many of the user's changes wait for the server (typed but not yet queued included). */
   get pending() {
-    // Counted as the user sees them: records changed, not requests (a new note is a create, a move
-    // and an edit, and the user made one note).
-    const changed = new Set(this.writes.map((w) => `${w.kind}/${w.id}`));
+    // Counted as the user sees them, not requests (outbox.js changeOf): a new note is one change,
+    // its title, its photo and its voice note three.
+    const changed = new Set(this.writes.map(changeOf));
     for (const draft of this.drafts) changed.add(draft);
     return changed.size;
   }
@@ -296,7 +296,11 @@ export class Sync extends EventTarget {
         // the write leaves the queue, so a reload in between finds it in one place or the other.
         const answered = next === "drop" && isGone(status) && this.keeping.answered.has(`${write.kind}/${write.id}`);
         if (answered) this.refused -= 1; // its screen already said so and the person chose
-        const kept = next === "drop" && isGone(status) && !answered ? await this.keeping.keep(write) : null;
+        // Refused for what it carries (too long, a character the server does not take), its target
+        // still there: its words are kept too, with the server's message, to edit and send again
+        // (kept-refused.js), never resent as they are.
+        const kept = next !== "drop" || answered ? null : isGone(status) ? await this.keeping.keep(write)
+          : isRefusal(status) ? await this.keeping.keep(write, { status: status ?? 0, message }) : null;
         if (kept) this.refused -= 1; // said by its own notice, with its way back and Discard
         await this.settle(write, next === "done" ? answer : undefined);
         if (kept) {

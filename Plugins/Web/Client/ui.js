@@ -63,14 +63,15 @@ export function showDialog(dialog) {
  * Asks before something that cannot be undone; resolves true when confirmed.
  * @param {string} question
  * @param {string} action  the confirming button's label ("Delete")
+ * @param {string} [keep]  the other button's label ("Keep editing"; "Cancel" by default)
  * @returns {Promise<boolean>}
  */
-export function confirmAction(question, action) {
+export function confirmAction(question, action, keep = "Cancel") {
   return new Promise((resolve) => {
     const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": "confirm-question" },
       h("p", { id: "confirm-question" }, question),
       h("div", { class: "row" },
-        h("button", { type: "button", class: "secondary", onclick: () => dialog.close("cancel") }, "Cancel"),
+        h("button", { type: "button", class: "secondary", onclick: () => dialog.close("cancel") }, keep),
         h("button", { type: "button", class: "danger", onclick: () => dialog.close("ok") }, action))));
     dialog.addEventListener("close", () => {
       dialog.remove();

@@ -305,8 +305,20 @@ export class EntryForm extends VocabElement {
       ...collections.map((c) => h("option", { value: c.id, selected: this.ctx.sync.resolve(c.id) === this.ctx.sync.resolve(collectionId) }, c.name))));
     const leave = entry ? `#/e/${encodeURIComponent(entry.id)}` : `#/c/${encodeURIComponent(collectionId)}`;
     const cancel = back(leave, "Cancel");
-    // Cancel throws the typing away; the phone's Back keeps it for next time.
-    cancel.addEventListener("click", () => { followed.discard(); localStorage.removeItem(seenKey); });
+    // Cancel throws the typing away, once the person says so; the phone's Back keeps it for next time.
+    const tagsAtStart = [...chosen].sort().join(" ");
+    cancel.addEventListener("click", async (event) => {
+      if (followed.dirty || [...chosen].sort().join(" ") !== tagsAtStart) {
+        event.preventDefault();
+        if (!(await confirmAction(editing ? "Discard your changes to this word?" : "Discard this word?", "Discard", "Keep editing"))) return;
+        followed.discard();
+        localStorage.removeItem(seenKey);
+        this.ctx.go(leave);
+        return;
+      }
+      followed.discard();
+      localStorage.removeItem(seenKey);
+    });
     const draftLine = h("div", { class: "replaced-line", id: "entry-draft", role: "status" },
       h("p", {}, editing ? "Your changes not saved yet are back." : "The word you were adding is back, not saved yet."),
       h("button", { type: "button", class: "secondary", onclick: () => {
@@ -408,6 +420,12 @@ export class EntryForm extends VocabElement {
       h("button", { type: "submit" }, "Save"))), tip(this, ["tags"])));
     // Typing a reload or the phone's Back interrupted: back in the fields, said, with a way to throw it away.
     if (followed.restoreDraft(editing ? [`${ENTRY}/${this.id_}`] : [`vocabulary.new/${collectionId}`])) this.querySelector(".toolbar")?.after(draftLine);
+    // Words the server refused, given back by "Edit and send again" (kept-refused-kinds.js): why, where Save's refusals are said.
+    const refused = localStorage.getItem(`quire.refused.${followed.options.key()}`);
+    if (refused !== null) {
+      localStorage.removeItem(`quire.refused.${followed.options.key()}`);
+      error.textContent = `Not saved: ${refused} Change it, then Save.`;
+    }
     if (!editing) requestAnimationFrame(() => word.focus());
     // The word as shown when typing began, for the case above (its fields not typed in are blank otherwise).
     if (entry) form.addEventListener("input", () => {

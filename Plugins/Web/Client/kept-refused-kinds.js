@@ -1,0 +1,79 @@
+// @ts-check
+/**
+ * Each app's part of kept-refused.js: for a write the server refused for what it carries (too
+ * long, a character it does not take…), what of it is kept, how the thing is named, and where
+ * "Edit and send again" puts the words back: the form they were typed in, as that form's own draft
+ * where it keeps one (a word's Save form, an AR page's Write dialog), or held in the note's fields.
+ */
+import { keptKind, pickFields, quoted } from "./kept.js";
+import { putDraft } from "./notebook-drafts.js";
+
+/** Adds the refused-words hooks to a kind kept-kinds.js registered. @param {string} kind @param {Partial<import("./kept.js").KeptKind>} hooks */
+function add(kind, hooks) {
+  const how = keptKind(kind);
+  if (how) Object.assign(how, hooks);
+}
+
+// Napkin Notes: the note's fields, held in its editor until the person changes them.
+add("notes.note", {
+  pickRefused: (write) => pickFields(write.body, ["title", "text", "date", "category"]),
+  name: (kept) => {
+    const title = kept.seen?.title || kept.fields.title;
+    return title ? `Your change to the note ${quoted(title, 40)}` : "Your change to a note";
+  },
+  edit: async (kept) => `#/notes/${encodeURIComponent(kept.recordId)}`,
+});
+
+// Foreign Note: the word's form, given its draft (a word's Save sends it; nothing goes by itself).
+const TEXTS = ["word", "definitions", "languages", "example", "note"];
+add("vocabulary.entry", {
+  pickRefused: (write) => (write.method === "PATCH" || (write.method === "POST" && write.path.endsWith("/entries"))
+    ? pickFields(write.body, [...TEXTS, "collection"]) : null),
+  name: (kept) => {
+    const word = kept.seen?.word || kept.fields.word;
+    return word ? `The word ${quoted(word, 40)}` : "Your word";
+  },
+  edit: async (kept, sync) => {
+    /** @type {Record<string, string>} */
+    const texts = {};
+    for (const name of TEXTS) {
+      const value = kept.fields[name];
+      if (value === undefined || value === null) continue;
+      texts[name] = Array.isArray(value) ? value.join(name === "definitions" ? "\n" : ", ") : String(value);
+    }
+    const id = sync.resolve(kept.recordId);
+    const editing = kept.path.split("?")[0].split("/").includes(kept.recordId) && sync.one("vocabulary.entry", id);
+    const key = editing ? `vocabulary.entry/${id}` : `vocabulary.new/${sync.resolve(String(kept.fields.collection ?? ""))}`;
+    localStorage.setItem(`quire.draft.${key}`, JSON.stringify(texts));
+    localStorage.setItem(`quire.refused.${key}`, kept.refused?.message ?? "");
+    await sync.dropKept(kept.id);
+    return editing ? `#/edit/${encodeURIComponent(id)}` : `#/new/${encodeURIComponent(key.slice(key.indexOf("/") + 1))}`;
+  },
+});
+
+// iRemember: a photo's notes, held in its Mark up screen until the person changes them.
+add("album.photo", {
+  name: (kept) => (kept.seen?.caption ? `Your notes for the photo ${quoted(kept.seen.caption, 40)}` : "Your notes for a photo"),
+  edit: async (kept) => `#/photo/${encodeURIComponent(kept.recordId)}/markup`,
+});
+
+// AR Notebook: the text, back in the page's Write (or Change the text) dialog, as its draft.
+add("notebooks.item", {
+  pickRefused: (write) => {
+    const picked = pickFields(write.body, ["kind", "text", "slot"]);
+    return picked?.text ? picked : null;
+  },
+  name: (kept) => (kept.path.split("?")[0].endsWith("/items") ? "Your text" : "Your change of a text"),
+  edit: async (kept, sync, account) => {
+    const parts = kept.path.split("?")[0].split("/").map((s) => decodeURIComponent(s));
+    const notebook = sync.resolve(parts[parts.indexOf("notebooks", 4) + 1] ?? "");
+    const itemAt = parts.indexOf("items");
+    const item = itemAt >= 0 && parts[itemAt + 1] ? sync.resolve(parts[itemAt + 1]) : undefined;
+    const page = item ? String(sync.one("notebooks.item", item)?.page ?? "") : sync.resolve(parts[parts.indexOf("pages") + 1] ?? "");
+    const slot = typeof kept.fields.slot === "number" ? kept.fields.slot : null;
+    putDraft(account, { notebook, page, ...(item ? { item } : { slot }), text: String(kept.fields.text ?? ""),
+      why: `Not saved: ${kept.refused?.message ?? "the server refused it."} Change it and add it again.` });
+    await sync.dropKept(kept.id);
+    return `#/n/${encodeURIComponent(notebook)}`;
+  },
+});
