@@ -75,12 +75,36 @@ async function send(context, caption) {
     // Only this very caption leaves (the helper may have saved newer words meanwhile).
     if (keptCaption(context, caption.owner, caption.id)?.notes === caption.notes) drop(context, caption.owner, caption.id);
     window.dispatchEvent(new CustomEvent(CAPTION_SENT, { detail: { owner: caption.owner, id: caption.id, photo } }));
+    tellReplaced(context, path, caption, photo);
     return photo;
   } catch (failure) {
     if (!(failure instanceof ApiError) || outcome(failure.status) === "retry") return null;
     drop(context, caption.owner, caption.id);
     throw failure;
   }
+}
+
+/**
+ * The caption was written on an older version and someone (the album's owner, another helper) had
+ * changed it since: the server merged it and says what it replaced. Said whole, with "Bring it
+ * back" (their words saved again on the caption as it is now), as the owner's own phone says it.
+ * @param {Context} context @param {string} path @param {Caption} caption @param {any} photo
+ */
+function tellReplaced(context, path, caption, photo) {
+  const theirs = photo?.replaced?.notes;
+  if (typeof theirs !== "string" || theirs === caption.notes) return;
+  const text = theirs
+    ? `Someone had changed this photo's caption meanwhile; yours replaced “${theirs}”.`
+    : "Someone had cleared this photo's caption meanwhile; yours replaced the empty caption.";
+  window.dispatchEvent(new CustomEvent("quire:notice", { detail: { text, kind: "replaced", action: { label: "Bring it back", run: async () => {
+    try {
+      const now = (await context.api.request("PATCH", path, { body: { notes: theirs }, headers: { "If-Match": `"${photo.version}"` } })).body;
+      window.dispatchEvent(new CustomEvent(CAPTION_SENT, { detail: { owner: caption.owner, id: caption.id, photo: now, broughtBack: true } }));
+      announce("Brought back.");
+    } catch (failure) {
+      window.dispatchEvent(new CustomEvent("quire:notice", { detail: `The caption “${theirs}” was not brought back: ${said(failure)}` }));
+    }
+  } } } }));
 }
 
 let sending = false;

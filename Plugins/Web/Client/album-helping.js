@@ -14,6 +14,7 @@ import { CAPTION_SENT, keptCaption, keptCaptions, saveCaption, watchKeptCaptions
 import { HelpingStore, helpingContext } from "./album-helping-store.js";
 import { photoPeople } from "./album-people.js";
 import { CAPTION_VOICE, captionVoice } from "./album-voice.js";
+import { ApiError } from "./api.js";
 import { announce, confirmAction, h } from "./ui.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
@@ -245,8 +246,8 @@ class HelpedAlbumScreen extends HTMLElement {
 customElements.define("album-helped", HelpedAlbumScreen);
 
 class HelpedPhotoScreen extends HTMLElement {
-  /** @param {Context} context @param {string} owner @param {string} id */
-  attach(context, owner, id) {
+  /** @param {Context} context @param {string} owner @param {string} id @param {string} [keptBefore] words kept when it opened offline */
+  attach(context, owner, id, keptBefore) {
     const path = `${albumPath(owner)}/photos/${encodeURIComponent(id)}`;
     const albumHash = `#/helping/${encodeURIComponent(owner)}`;
     this.replaceChildren(h("main", { class: "screen photo" }, h("p", { class: "hint", role: "status" }, "Opening the photo…")));
@@ -263,7 +264,8 @@ class HelpedPhotoScreen extends HTMLElement {
       const kept = keptCaption(context, owner, id);
       caption.value = kept?.notes ?? photo.notes ?? "";
       const waiting = `Kept on this phone: it goes to ${whom === "them" ? "their" : `${whom}'s`} album when this phone is online.`;
-      const status = h("p", { class: "hint", role: "status" }, kept ? waiting : "");
+      const sentMeanwhile = !kept && keptBefore !== undefined && photo.notes === keptBefore;
+      const status = h("p", { class: "hint", role: "status" }, kept ? waiting : sentMeanwhile ? "Caption saved. It shows in their album." : "");
       // "Caption saved" is about the words as they were: typing on takes it away.
       caption.addEventListener("input", () => { if (status.textContent?.startsWith("Caption saved")) status.textContent = ""; });
       // A caption kept offline reached the album (sent from here, or once the phone came back online).
@@ -272,7 +274,8 @@ class HelpedPhotoScreen extends HTMLElement {
         if (sent.owner !== owner || sent.id !== id || !sent.photo?.id) return;
         current = sent.photo;
         store.keep("album.photo", current);
-        status.textContent = "Caption saved. It shows in their album.";
+        if (sent.broughtBack) caption.value = current.notes ?? "";
+        status.textContent = sent.broughtBack ? "Brought back: the caption is as it was before yours." : "Caption saved. It shows in their album.";
       };
       window.addEventListener(CAPTION_SENT, this.onSent);
       const save = /** @type {HTMLButtonElement} */ (h("button", { type: "submit" }, "Save caption"));
@@ -307,8 +310,36 @@ class HelpedPhotoScreen extends HTMLElement {
         form,
         captionVoice(asUser, () => store.one("album.photo", id), { ...CAPTION_VOICE, path: (photoId) => `${path.slice(0, path.lastIndexOf("/"))}/${encodeURIComponent(photoId)}/voice`,
           record: "Record the caption in your voice", keep: true, by: () => "" })));
-    }).catch((failure) => this.replaceChildren(h("main", { class: "screen photo" }, h("h1", {}, "Photo"),
-      h("p", { class: "error", role: "alert" }, said(failure)), back(albumHash, "Album"))));
+    }).catch((failure) => {
+      // Opened offline: the helper's own words kept for this photo are shown, and the photo opens
+      // by itself once the phone is online (sent meanwhile, it then says "Caption saved").
+      const kept = keptCaption(context, owner, id);
+      this.replaceChildren(h("main", { class: "screen photo" }, h("h1", {}, "Photo"),
+        h("p", { class: "error", role: "alert" }, said(failure)),
+        kept ? h("section", { class: "kept-caption", "aria-label": "Your caption, kept on this phone" },
+          h("p", { class: "hint" }, "Your caption, kept on this phone: it goes to their album when this phone is online."),
+          h("p", { class: "lead" }, kept.notes)) : null,
+        back(albumHash, "Album")));
+      if (failure instanceof ApiError && !failure.offline) return;
+      let opened = false;
+      const open = () => {
+        window.removeEventListener(CAPTION_SENT, sent);
+        if (!opened && this.isConnected) this.attach(context, owner, id, kept?.notes);
+        opened = true;
+      };
+      // Its kept caption goes first (watchKeptCaptions, on the same event): the photo opens once it is saved.
+      const sent = (/** @type {Event} */ event) => {
+        const detail = /** @type {CustomEvent} */ (event).detail;
+        if (detail.owner === owner && detail.id === id) open();
+      };
+      const again = () => {
+        window.removeEventListener("online", again);
+        if (!kept) return open();
+        window.addEventListener(CAPTION_SENT, sent);
+        window.setTimeout(open, 15_000);
+      };
+      window.addEventListener("online", again);
+    });
     return this;
   }
 

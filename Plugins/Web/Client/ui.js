@@ -181,6 +181,8 @@ export class QuireStatus extends HTMLElement {
 
   connectedCallback() {
     window.addEventListener("quire:waiting", this.onWaiting);
+    // A screen built after attach (before this was in the page) may have counted its kept writes.
+    this.render();
   }
 
   disconnectedCallback() {
