@@ -1,6 +1,7 @@
 // @ts-check
 // Boot: the service worker for offline use, then the app element.
 import "./app.js";
+import "./kept-vocab-new.js";
 import "./focus-in-view.js";
 
 if ("serviceWorker" in navigator) {
