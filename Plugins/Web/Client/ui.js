@@ -166,12 +166,14 @@ export class QuireStatus extends HTMLElement {
     this.setAttribute("aria-live", "polite");
     const render = () => {
       const waiting = sync.pending + waitingElsewhere();
+      // Words the server refused, kept to edit and send again (kept-refused.js): not saved until then.
+      const refused = sync.refused || sync.kept.some((k) => k.refused);
       const text = sync.state === "offline"
         ? (waiting ? `Offline · ${waiting} waiting` : "Offline")
         : waiting ? `Saving ${waiting} change${waiting === 1 ? "" : "s"}…` : sync.state === "syncing" ? "Syncing…"
-          : sync.refused ? "Not saved" : "Saved";
+          : refused ? "Not saved" : "Saved";
       this.textContent = text;
-      this.dataset.state = sync.state === "offline" ? "offline" : waiting ? "waiting" : sync.refused ? "refused" : sync.state;
+      this.dataset.state = sync.state === "offline" ? "offline" : waiting ? "waiting" : refused ? "refused" : sync.state;
     };
     sync.addEventListener("state", render);
     sync.addEventListener("change", render);

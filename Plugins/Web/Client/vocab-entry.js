@@ -425,6 +425,9 @@ export class EntryForm extends VocabElement {
     if (refused !== null) {
       localStorage.removeItem(`quire.refused.${followed.options.key()}`);
       error.textContent = `Not saved: ${refused} Change it, then Save.`;
+      // Said at the top too, where the form opens: the changes back are the ones refused.
+      const said = draftLine.querySelector("p");
+      if (said) said.textContent = `Not saved: ${refused} Your changes are back: change them, then Save.`;
     }
     if (!editing) requestAnimationFrame(() => word.focus());
     // The word as shown when typing began, for the case above (its fields not typed in are blank otherwise).
