@@ -5,12 +5,15 @@
 import { ApiError } from "./api.js";
 import { ordered } from "./merge.js";
 import { categoryCounts, filterNotes } from "./notes-filter.js";
-import { localId } from "./outbox.js";
+import { isLocal, localId } from "./outbox.js";
 import { ScreenElement } from "./screen-element.js";
 import { announce, h, readableDate, today, whereAmI } from "./ui.js";
 import { KIND, NOTES, has, madeHere, notePhoto } from "./notes-parts.js";
 
 /** @typedef {import("./notes-parts.js").Context} Context */
+
+/** How many matches the list asks the server's search for (it answers no more, and no cursor). */
+const SEARCH_LIMIT = 50;
 
 export class NotesList extends ScreenElement {
   /** Draws the list, and again on every change of the synced records (ScreenElement's follow)
@@ -40,9 +43,15 @@ export class NotesList extends ScreenElement {
       return;
     }
     const query = this.query ?? "";
-    const notes = query && this.found && navigator.onLine
-      ? this.found.map((hit) => context.sync.one(KIND, hit.id) ?? hit).filter((note) => !this.category || note.category === this.category)
-      : filterNotes(all, query, this.category);
+    let notes = filterNotes(all, query, this.category);
+    if (query && this.found && navigator.onLine) {
+      // The server's ranked matches first, then the phone's own that it did not answer: it answers at
+      // most SEARCH_LIMIT (no cursor: the 51st match was hidden) and knows no note not sent yet.
+      const ranked = this.found.map((hit) => context.sync.one(KIND, hit.id) ?? hit).filter((note) => !this.category || note.category === this.category);
+      const seen = new Set(ranked.map((note) => note.id));
+      const full = this.found.length >= SEARCH_LIMIT;
+      notes = [...ranked, ...notes.filter((note) => !seen.has(note.id) && (full || isLocal(String(note.id))))];
+    }
     const shown = this.near ? notes.filter((note) => this.near?.has(note.id)) : notes;
     const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.focusKey : undefined;
     const list = h("ol", { class: "notes", "aria-label": query || this.category || this.near ? "Notes found" : "Your notes, in your order" },
@@ -181,7 +190,7 @@ export class NotesList extends ScreenElement {
     const category = this.category ? `&category=${encodeURIComponent(this.category)}` : "";
     this.searchTimer = window.setTimeout(async () => {
       try {
-        const page = await /** @type {Context} */ (this.context).api.get(`${NOTES}/search?q=${encodeURIComponent(asked)}${category}&limit=50`);
+        const page = await /** @type {Context} */ (this.context).api.get(`${NOTES}/search?q=${encodeURIComponent(asked)}${category}&limit=${SEARCH_LIMIT}`);
         if (asked !== this.query) return;
         this.found = page.items.map((/** @type {any} */ hit) => hit.note);
         this.render();
