@@ -90,8 +90,9 @@ def napkin(browser, server, data):
     a.click(".notice.kept button:has-text('Edit and send again')")
     a.wait_for_selector("note-editor #refused-back", timeout=10_000)
     back = a.input_value("#note-text")
-    check(f"{what}: “Edit and send again” puts the refused text back in the note's field, with the server's message above it",
-          back == typed and "at most 100000 characters" in a.inner_text("#refused-back"), (len(back), a.inner_text("note-editor")[:200]))
+    check(f"{what}: “Edit and send again” puts the refused text back in the note's field, with the server's message above it and how long it is",
+          back == typed and "at most 100000 characters" in a.inner_text("#refused-back") and "Yours is 100,010 characters" in a.inner_text("#refused-back"),
+          (len(back), a.inner_text("note-editor")[:200]))
     screen(a, "refused-kept", "napkin text given back", "napkin-refused-back")
     a.wait_for_timeout(2_000)
     check(f"{what}: given back, it is not sent again as it was (the server's note unchanged, nothing waiting)",

@@ -85,8 +85,12 @@ export function giveBackRefused(sync, form, keys, after) {
   if (!kept || !after) return;
   const names = Object.keys(kept.fields).filter((name) => typeof kept.fields[name] === "string" && form.fields.has(name));
   for (const name of names) form.refill(name, kept.fields[name]);
+  const message = kept.refused?.message ?? "the server refused it.";
+  // Over a length limit: how long it is now, so the person knows how much to take out.
+  const longest = Math.max(0, ...names.map((name) => [...String(kept.fields[name])].length));
+  const length = /at most [\d,.]+ characters/.test(message) && !/this is \d/.test(message) ? ` Yours is ${longest.toLocaleString("en")} characters.` : "";
   const line = h("div", { class: "notice refused-back", role: "alert", id: "refused-back" },
-    h("p", {}, `Not saved: ${kept.refused?.message ?? "the server refused it."} What you typed is back below: change it, and it is sent again.`),
+    h("p", {}, `Not saved: ${message}${length} What you typed is back below: change it, and it is sent again.`),
     h("button", { type: "button", class: "secondary", onclick: async () => {
       if (!(await confirmAction("Discard what you wrote? It cannot be brought back.", "Discard"))) return;
       done();
