@@ -26,6 +26,26 @@ struct RulesTests {
         #expect(tall.x > slot.x)
     }
 
+    @Test("an item with no slot is not put on top of those already on the page: the nearest free place, else the farthest")
+    func placementApart() throws {
+        let first = layout.place(in: nil, aspect: nil)
+        let second = layout.place(in: nil, aspect: nil, avoiding: [first])
+        #expect(second.y >= first.y + first.height, "below the first, as one reads")
+        #expect(second.x == first.x && second.width == first.width)
+        let third = layout.place(in: nil, aspect: nil, avoiding: [first, second])
+        #expect(![first, second].contains { $0.y < third.y + third.height && third.y < $0.y + $0.height })
+        #expect(third.y >= 0 && third.y + third.height <= 800)
+        // A full one-box page: the box's text is written in its middle, which stays uncovered.
+        let box = try #require(layout.template("one-slot")?.slots.first)
+        let kept = layout.place(in: nil, aspect: nil, avoiding: [box])
+        let middle = box.y + box.height / 2
+        #expect(kept.y > middle || kept.y + kept.height < middle)
+        #expect(kept.y >= 0 && kept.y + kept.height <= 800)
+        // In a slot, the slot decides.
+        let slot = try #require(layout.template("two-slots")?.slots.first)
+        #expect(layout.place(in: slot, aspect: nil, avoiding: [slot]) == layout.place(in: slot, aspect: nil))
+    }
+
     @Test("a frame past an edge comes back inside; too wide becomes the page's width; inside stays as is",
           arguments: [
               (Frame(x: 500, y: 700, width: 900, height: 300), Frame(x: 0, y: 500, width: 600, height: 300), true),

@@ -56,7 +56,7 @@ struct NotebookInserts: NotebookConcern {
             (item.kind, item.image, item.imageWidth, item.imageHeight) = ("image", image.sha256, oriented.0, oriented.1)
             aspect = Double(oriented.0) / Double(max(oriented.1, 1))
         }
-        item.frame = layout.place(in: item.slot.map { slots[$0] }, aspect: aspect)
+        item.frame = layout.place(in: item.slot.map { slots[$0] }, aspect: aspect, avoiding: onPage.map(\.1.frame))
         let itemID = core.newID("it")
         let prepared = item
         let claim = idempotencyKey.map {

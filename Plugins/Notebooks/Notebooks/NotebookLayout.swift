@@ -70,7 +70,11 @@ struct NotebookLayout: Sendable {
 
     /// Where a new item goes: inside its slot, else centred on the page. An image keeps its aspect
     /// ratio; text takes the slot's width, or 80 % of the page's when centred.
-    func place(in slot: Frame?, aspect: Double?) -> Frame {
+    /// Without a slot, `avoiding` (the frames already on the page) moves it up or down from the
+    /// centre to the nearest place that covers none of them (below first, as one reads); with no
+    /// such place, to where its middle is farthest from theirs, so it never lands on top of another
+    /// item and hides it (every un-slotted insert was centred at the one same place).
+    func place(in slot: Frame?, aspect: Double?, avoiding: [Frame] = []) -> Frame {
         let box = slot ?? Frame(x: pageWidth * 0.1, y: pageHeight * 0.3, width: pageWidth * 0.8, height: pageHeight * 0.4)
         var size = (width: box.width, height: box.height)
         if let aspect, aspect.isFinite, aspect > 0 {
@@ -78,7 +82,40 @@ struct NotebookLayout: Sendable {
         } else if slot == nil {
             size.height = min(box.height, pageHeight * 0.15)
         }
-        return Frame(x: box.x + (box.width - size.width) / 2, y: box.y + (box.height - size.height) / 2, width: size.width, height: size.height)
+        let centred = Frame(x: box.x + (box.width - size.width) / 2, y: box.y + (box.height - size.height) / 2, width: size.width, height: size.height)
+        guard slot == nil, !avoiding.isEmpty else { return centred }
+        return apart(centred, from: avoiding)
+    }
+
+    /// `frame` moved up or down the page (its x kept) off the frames of `others`; see `place`.
+    private func apart(_ frame: Frame, from others: [Frame]) -> Frame {
+        let gap = 8.0
+        let top = min(Self.margin, max(0, pageHeight - frame.height) / 2)
+        let bottom = max(top, pageHeight - top - frame.height)
+        let step = 10.0
+        var candidates: [Double] = [frame.y]
+        var offset = step
+        while frame.y - offset >= top || frame.y + offset <= bottom {
+            if frame.y + offset <= bottom { candidates.append(frame.y + offset) }
+            if frame.y - offset >= top { candidates.append(frame.y - offset) }
+            offset += step
+        }
+        candidates.append(contentsOf: [bottom, top])
+        func at(_ y: Double) -> Frame { Frame(x: frame.x, y: y, width: frame.width, height: frame.height) }
+        func covers(_ a: Frame, _ b: Frame) -> Bool {
+            a.x < b.x + b.width + gap && b.x < a.x + a.width + gap && a.y < b.y + b.height + gap && b.y < a.y + a.height + gap
+        }
+        if let free = candidates.first(where: { y in !others.contains { covers(at(y), $0) } }) { return at(free) }
+        func distance(_ y: Double) -> Double {
+            let middle = (x: frame.x + frame.width / 2, y: y + frame.height / 2)
+            return others.map { other -> Double in
+                let (dx, dy) = (other.x + other.width / 2 - middle.x, other.y + other.height / 2 - middle.y)
+                return (dx * dx + dy * dy).squareRoot()
+            }.min() ?? .infinity
+        }
+        var best = candidates[0]
+        for y in candidates where distance(y) > distance(best) { best = y }
+        return at(best)
     }
 
     /// FR3.2.13: a frame kept inside the page. Too wide or tall shrinks to the page (so an item can
