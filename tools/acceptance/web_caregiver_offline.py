@@ -11,6 +11,9 @@ against the real server and the shipped config. Controls are found by their labe
   caption is merged over Mum's newer one and the server says what it replaced: Anna's phone says so
   ("yours replaced “…”") with **Bring it back**, which puts Mum's words back in the album (before:
   nobody was told and Mum's words were gone).
+- Anna saves a caption offline and Mum deletes that photo meanwhile: back online the refusal is
+  said in view with Anna's words quoted whole and **Copy my words** (before: only to a screen
+  reader, and the words were dropped).
 axe-core on each screen; screenshots in .build/screenshots/caregiver-offline-*.png.
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
@@ -57,7 +60,7 @@ def walk_all(browser, server, data):
     link = link_field.input_value()
 
     ids = []
-    for index in range(2):
+    for index in range(3):
         status, body, _ = call(server, "POST", f"{PHOTOS}?takenAt=2024-05-01T{9 + index:02d}:00", token=owner,
                                raw=iremember.jpeg(data, f"lake-{index}.jpg", seed=80 + index), content_type="image/jpeg", timeout=60)
         if status != 201:
@@ -105,8 +108,8 @@ def walk_all(browser, server, data):
 
     # 2. Saved offline while Mum writes other words: Anna is told what hers replaced, and can bring it back.
     anna.goto(f"{album}/photo/{ids[1]}")
+    anna.wait_for_function("() => document.querySelector('#helped-caption')?.value === '' && document.querySelector('album-helped-photo figure img')")
     caption = anna.get_by_role("textbox", name="Caption")
-    caption.wait_for()
     anna_context.set_offline(True)
     caption.fill("Anna's words: the boat house")
     anna.get_by_role("button", name="Save caption").click()
@@ -127,6 +130,31 @@ def walk_all(browser, server, data):
         check("…“Bring it back” puts Mum's words back in her album", bool(back), server_photo(server, owner, ids[1]).get("notes"))
         field = webwalk.wait_for(anna, lambda: anna.get_by_role("textbox", name="Caption").input_value() == "Mum's words: Grandad built it", tries=50)
         check("…and Anna's caption box shows them", field, anna.get_by_role("textbox", name="Caption").input_value())
+
+    # 3. Saved offline, then Mum deletes the photo: refused, the words are said whole, in view.
+    anna.goto(f"{album}/photo/{ids[2]}")
+    # The new photo's screen (not the last one's, captioned): its caption empty, its picture shown.
+    anna.wait_for_function("() => document.querySelector('#helped-caption')?.value === '' && document.querySelector('album-helped-photo figure img')")
+    caption = anna.get_by_role("textbox", name="Caption")
+    anna_context.set_offline(True)
+    caption.fill("Anna's words for a photo Mum deletes")
+    anna.get_by_role("button", name="Save caption").click()
+    webwalk.wait_for(anna, lambda: "Kept on this phone" in anna.locator("album-helped-photo form [role=status]").inner_text(), tries=50)
+    anna.get_by_role("link", name="‹ Album").click()
+    anna.wait_for_selector("album-helped")
+    deleted, _, _ = call(server, "DELETE", f"{PHOTOS}/{ids[2]}", token=owner)
+    check("meanwhile Mum deletes that photo", deleted in (200, 204), deleted)
+    anna_context.set_offline(False)
+    refused = anna.locator(".notice", has_text="Anna's words for a photo Mum deletes")
+    told = webwalk.wait_for(anna, lambda: refused.count() > 0 and refused.first.is_visible(), tries=150)
+    check("back online, the refused caption is said in view, her words quoted whole", told,
+          anna.locator("header").inner_text()[:300])
+    if told:
+        check("…with “Copy my words”", refused.first.get_by_role("button", name="Copy my words").count() == 1)
+        status = anna.locator("album-helped [role=status]").first
+        gone = webwalk.wait_for(anna, lambda: "kept on this phone" not in status.inner_text(), tries=50)
+        check("…and the album no longer says a caption is kept", gone, status.inner_text())
+    screen(anna, "a caption refused, her words in view", "refused")
     for context in (anna_context, user_context):
         context.close()
 

@@ -107,6 +107,22 @@ function tellReplaced(context, path, caption, photo) {
   } } } }));
 }
 
+/**
+ * A kept caption refused (the photo deleted, helping stopped) is no longer kept: its words are said
+ * whole, in view, with "Copy my words" (said again if the phone does not let the app copy).
+ * @param {string} text @param {string} words
+ */
+function refused(text, words) {
+  window.dispatchEvent(new CustomEvent("quire:notice", { detail: { text, kind: "refused", action: { label: "Copy my words", run: async () => {
+    try {
+      await navigator.clipboard.writeText(words);
+      announce("Copied.");
+    } catch {
+      refused(`${text} (This phone did not let the app copy them: select them here.)`, words);
+    }
+  } } } }));
+}
+
 let sending = false;
 
 /** Sends every kept caption, in order; stops at the first the network cannot take now. @param {Context} context */
@@ -118,7 +134,7 @@ export async function sendKeptCaptions(context) {
       try {
         if ((await send(context, caption)) === null) break;
       } catch (failure) {
-        announce(`A caption you wrote offline was not saved: ${said(failure)}`);
+        refused(`A caption you wrote offline was not saved: ${said(failure)} Your words: “${caption.notes}”`, caption.notes);
       }
     }
   } finally {

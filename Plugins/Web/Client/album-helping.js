@@ -143,11 +143,14 @@ class HelpedAlbumScreen extends HTMLElement {
 
   connectedCallback() {
     window.addEventListener(CAPTION_SENT, this.onSent);
+    // A kept caption refused (and so no longer kept) is counted no more.
+    window.addEventListener("quire:waiting", this.onSent);
     window.addEventListener("online", this.onOnline);
   }
 
   disconnectedCallback() {
     window.removeEventListener(CAPTION_SENT, this.onSent);
+    window.removeEventListener("quire:waiting", this.onSent);
     window.removeEventListener("online", this.onOnline);
   }
 
