@@ -37,7 +37,9 @@ struct NoteListJSONTests {
     @Test("records of any shape and date: storage's page is the bytes the note encoder writes")
     func pageOfRecords() throws {
         let dates: [Double] = [0, -1.5, 1, 1_764_172_800.999, 1_764_172_800, 253_402_300_799, 253_402_300_800, -62_167_219_200,
-                               -62_167_219_201, 4_102_444_800.5, 951_782_400, 1e12]
+                               -62_167_219_201, 4_102_444_800.5, 951_782_400, 1e12,
+                               // The same second, one record after the other (storage keeps the last one written).
+                               1e12 + 0.75, 1_764_172_800.25, -2, -1, .nan, .nan, .infinity, -.infinity]
         var records: [Record] = []
         for (index, created) in dates.enumerated() {
             let payload: JSONDocument = switch index % 4 {

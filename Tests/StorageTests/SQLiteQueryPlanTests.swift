@@ -93,6 +93,45 @@ struct SQLiteQueryPlanTests {
         #expect(try JSONDecoder().decode(IndexSpec.self, from: try JSONEncoder().encode(sparse)) == sparse)
     }
 
+    @Test("a covering index answers a page in its order alone (no lookup per row by key), the same page; one declared before it covered is replaced")
+    func coveringIndex() async throws {
+        let queue = try DatabaseQueue()
+        let store = try SQLiteRecordStore(writer: queue)
+        // The position index as stores declared it before it was covering.
+        try await queue.write { db in
+            try db.execute(sql: """
+                CREATE INDEX ix_plan_items__position ON records(owner, json_extract(data, '$.position'), id) WHERE collection = 'plan.items'
+                """)
+        }
+        try await store.declare(CollectionSchema(name: "plan.items", indexes: [IndexSpec(name: "position", fields: ["position"], covering: true)]))
+        for index in 0..<30 { _ = try await store.insert(Item(position: "p\(index % 7)"), into: "plan.items", owner: index % 3 == 0 ? "bob" : "alice") }
+        let (sql, plan) = try await queue.read { db in
+            (try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'ix_plan_items__position'"),
+             try Row.fetchAll(db, sql: """
+                EXPLAIN QUERY PLAN SELECT collection, id, owner, version, created_at, updated_at, data FROM records
+                WHERE collection = 'plan.items' AND owner = 'alice' ORDER BY json_extract(data, '$.position'), id LIMIT 11
+                """).map { $0["detail"] as String })
+        }
+        #expect(sql?.hasSuffix("id, version, created_at, updated_at, data) WHERE collection = 'plan.items'") == true, "\(sql ?? "none")")
+        #expect(plan.contains { $0.contains("USING COVERING INDEX ix_plan_items__position") }, "\(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let query = RecordQuery(collection: "plan.items", owner: "alice", order: [SortKey("position")], limit: 4, cursor: cursor)
+            let page = try await store.query(query)
+            #expect(try await store.queryJSON(query) == RecordJSON.page(page))
+            cursor = page.nextCursor
+            pages += 1
+        } while cursor != nil && pages < 10
+        #expect(pages == 5, "20 of alice's items in pages of 4")
+        // Coded only when set, as sparse: a declaration stored before reads as not covering.
+        let plain = IndexSpec(name: "position", fields: ["position"])
+        #expect(!String(decoding: try JSONEncoder().encode(plain), as: UTF8.self).contains("covering"))
+        let covering = IndexSpec(name: "position", fields: ["position"], covering: true)
+        #expect(try JSONDecoder().decode(IndexSpec.self, from: try JSONEncoder().encode(covering)) == covering)
+    }
+
     @Test("re-declaring an index with a new definition replaces it")
     func redeclare() async throws {
         let queue = try DatabaseQueue()

@@ -14,9 +14,10 @@ struct NotesService: Sendable {
     /// The notes' collection; search adds storage's search index over titles (the key) and texts,
     /// categories an index to list one category in order. The import's index is sparse: a note
     /// typed in (most of them) has no import, and costs that index nothing.
-    /// With photo text on, the search covers the text read in the photos too.
+    /// With photo text on, the search covers the text read in the photos too. The position index
+    /// is covering: on SQLite a list page is read from it alone, without a lookup per note.
     static func schema(search: Bool, categories: Bool, photoText: Bool = false) -> CollectionSchema {
-        var indexes = [IndexSpec(name: "position", fields: ["position"]), IndexSpec(name: "job", fields: ["importJob"], sparse: true)]
+        var indexes = [IndexSpec(name: "position", fields: ["position"], covering: true), IndexSpec(name: "job", fields: ["importJob"], sparse: true)]
         if categories { indexes.append(IndexSpec(name: "category", fields: ["category", "position"])) }
         return CollectionSchema(name: collection, indexes: indexes, blobFields: ["photo", "drawing", "voice"],
                                 search: search ? SearchIndexSpec(key: "title", text: photoText ? ["text", "photoText"] : ["text"], filters: categories ? ["category"] : []) : nil,

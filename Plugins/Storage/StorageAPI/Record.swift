@@ -99,17 +99,24 @@ public struct IndexSpec: Codable, Sendable, Hashable {
     /// e.g. the import that brought a note in; a query ordered by the field does not use such an
     /// index on SQLite (PostgreSQL keeps every record in its indexes).
     public var sparse: Bool
+    /// The index carries the whole record (on SQLite: version, timestamps and payload after its
+    /// keys), so that a page read in its order is read from the index alone, without looking up
+    /// each record by its key: for the one order a collection is listed in most (the notes' own
+    /// order). It costs a second copy of every payload on disk and in each write. Not unique
+    /// indexes; SQLite only (PostgreSQL reads its heap by the index).
+    public var covering: Bool
 
-    public init(name: String, fields: [String], unique: Bool = false, scope: Scope = .perOwner, sparse: Bool = false) {
+    public init(name: String, fields: [String], unique: Bool = false, scope: Scope = .perOwner, sparse: Bool = false, covering: Bool = false) {
         self.name = name
         self.fields = fields
         self.unique = unique
         self.scope = scope
         self.sparse = sparse
+        self.covering = covering
     }
 
     private enum CodingKeys: String, CodingKey {
-        case name, fields, unique, scope, sparse
+        case name, fields, unique, scope, sparse, covering
     }
 
     // Declarations stored before `sparse` existed have none: not sparse. It is written only when
@@ -121,6 +128,7 @@ public struct IndexSpec: Codable, Sendable, Hashable {
         unique = try container.decode(Bool.self, forKey: .unique)
         scope = try container.decode(Scope.self, forKey: .scope)
         sparse = try container.decodeIfPresent(Bool.self, forKey: .sparse) ?? false
+        covering = try container.decodeIfPresent(Bool.self, forKey: .covering) ?? false
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -130,6 +138,7 @@ public struct IndexSpec: Codable, Sendable, Hashable {
         try container.encode(unique, forKey: .unique)
         try container.encode(scope, forKey: .scope)
         if sparse { try container.encode(sparse, forKey: .sparse) }
+        if covering { try container.encode(covering, forKey: .covering) }
     }
 }
 

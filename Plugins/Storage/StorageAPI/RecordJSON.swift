@@ -10,14 +10,23 @@ public enum RecordJSON {
     /// Appends one record from its parts: `id` the id's UTF-8 bytes, `data` the payload's JSON bytes.
     public static func append(id: UnsafeRawBufferPointer, version: Int64, createdAt: Double, updatedAt: Double,
                               data: UnsafeRawBufferPointer, to out: inout [UInt8]) {
+        var stamps = Timestamps()
+        append(id: id, version: version, createdAt: createdAt, updatedAt: updatedAt, data: data, to: &out, stamps: &stamps)
+    }
+
+    /// ``append(id:version:createdAt:updatedAt:data:to:)`` with the last timestamp written kept in
+    /// `stamps`: a page's records mostly share their second (updatedAt is createdAt until an edit;
+    /// notes made together), and the calendar arithmetic was 5 % of an uncached list's CPU.
+    public static func append(id: UnsafeRawBufferPointer, version: Int64, createdAt: Double, updatedAt: Double,
+                              data: UnsafeRawBufferPointer, to out: inout [UInt8], stamps: inout Timestamps) {
         appendStatic("{\"id\":", to: &out)
         JSONBytes.appendString(id, to: &out)
         appendStatic(",\"version\":", to: &out)
         JSONBytes.appendInt(version, to: &out)
         appendStatic(",\"createdAt\":", to: &out)
-        JSONBytes.appendTimestamp(createdAt, to: &out)
+        stamps.append(createdAt, to: &out)
         appendStatic(",\"updatedAt\":", to: &out)
-        JSONBytes.appendTimestamp(updatedAt, to: &out)
+        stamps.append(updatedAt, to: &out)
         if data.count > 2, data[0] == UInt8(ascii: "{"), data[data.count - 1] == UInt8(ascii: "}") {
             out.append(UInt8(ascii: ","))
             out.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[1..<(data.count - 1)]))
@@ -27,11 +36,16 @@ public enum RecordJSON {
 
     /// Appends one record.
     public static func append(_ record: Record, to out: inout [UInt8]) {
+        var stamps = Timestamps()
+        append(record, to: &out, stamps: &stamps)
+    }
+
+    static func append(_ record: Record, to out: inout [UInt8], stamps: inout Timestamps) {
         var id = record.id
         id.withUTF8 { id in
             record.data.bytes.withUnsafeBytes { data in
                 append(id: UnsafeRawBufferPointer(id), version: record.version, createdAt: record.createdAt.timeIntervalSince1970,
-                       updatedAt: record.updatedAt.timeIntervalSince1970, data: data, to: &out)
+                       updatedAt: record.updatedAt.timeIntervalSince1970, data: data, to: &out, stamps: &stamps)
             }
         }
     }
@@ -40,11 +54,32 @@ public enum RecordJSON {
     public static func page(_ page: RecordPage) -> RecordPageJSON {
         var items: [UInt8] = []
         items.reserveCapacity(page.records.reduce(0) { $0 + 128 + $1.data.bytes.count })
+        var stamps = Timestamps()
         for (index, record) in page.records.enumerated() {
             if index > 0 { items.append(UInt8(ascii: ",")) }
-            append(record, to: &items)
+            append(record, to: &items, stamps: &stamps)
         }
         return RecordPageJSON(items: items, count: page.records.count, nextCursor: page.nextCursor)
+    }
+
+    /// The last timestamp written (its whole second and its bytes), reused while the second is the same.
+    public struct Timestamps {
+        private var second = Double.nan
+        private var bytes: [UInt8] = []
+
+        public init() {}
+
+        /// Appends `seconds` as ``JSONBytes/appendTimestamp(_:to:)`` writes it.
+        mutating func append(_ seconds: Double, to out: inout [UInt8]) {
+            // The text depends on the whole second alone (NaN is never equal: written afresh).
+            let whole = seconds.rounded(.down)
+            if whole != second {
+                bytes.removeAll(keepingCapacity: true)
+                JSONBytes.appendTimestamp(seconds, to: &bytes)
+                second = whole
+            }
+            bytes.withUnsafeBufferPointer { out.append(contentsOf: $0) }
+        }
     }
 
     @inline(__always)

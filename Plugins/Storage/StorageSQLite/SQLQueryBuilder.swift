@@ -35,6 +35,11 @@ enum SQLQueryBuilder {
         // entries in order instead of sorting every matching row. (Not in unique indexes, where it
         // would make every key unique.)
         if !index.unique { columns.append("id") }
+        // A covering index carries the rest of the record after its keys: a page in its order is
+        // read from the index alone, not by a primary-key lookup per row (WITHOUT ROWID: a second
+        // B-tree descent each). Keys are unique before `data` (id is in them), which SQLite then
+        // never compares. Not for unique indexes, whose uniqueness would span the extra columns.
+        if index.covering && !index.unique { columns += ["version", "created_at", "updated_at", "data"] }
         let skipping = index.sparse ? index.fields.first.map { " AND \(expression($0)) IS NOT NULL" } ?? "" : ""
         return """
             CREATE \(index.unique ? "UNIQUE " : "")INDEX IF NOT EXISTS \(indexName(collection: collection, index: index.name)) \

@@ -41,6 +41,7 @@ extension SQLiteRecordStore: RecordJSONQuerying {
         items.reserveCapacity(64 + query.limit * 320)
         var count = 0
         var last: Record?
+        var stamps = RecordJSON.Timestamps()
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { break }
@@ -53,7 +54,7 @@ extension SQLiteRecordStore: RecordJSONQuerying {
             if count > 0 { items.append(UInt8(ascii: ",")) }
             RecordJSON.append(id: bytes(handle, 1), version: sqlite3_column_int64(handle, 3),
                               createdAt: seconds(handle, 4), updatedAt: seconds(handle, 5),
-                              data: bytes(handle, 6), to: &items)
+                              data: bytes(handle, 6), to: &items, stamps: &stamps)
             count += 1
             if count == query.limit { last = record(handle) }
         }
