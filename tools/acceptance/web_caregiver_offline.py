@@ -14,6 +14,9 @@ against the real server and the shipped config. Controls are found by their labe
 - Anna saves a caption offline and Mum deletes that photo meanwhile: back online the refusal is
   said in view with Anna's words quoted whole and **Copy my words** (before: only to a screen
   reader, and the words were dropped).
+- A photo Anna chooses offline is not added (the helper's screens keep nothing of Mum's album):
+  said so ("the photo was not added. Choose it again once this phone is online"), and the line goes
+  once online (before: "This needs the internet", still there once online).
 axe-core on each screen; screenshots in .build/screenshots/caregiver-offline-*.png.
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
@@ -155,6 +158,20 @@ def walk_all(browser, server, data):
         gone = webwalk.wait_for(anna, lambda: "kept on this phone" not in status.inner_text(), tries=50)
         check("…and the album no longer says a caption is kept", gone, status.inner_text())
     screen(anna, "a caption refused, her words in view", "refused")
+
+    # 4. A photo chosen offline is not added (nothing of Mum's album is kept here): said so, plainly.
+    iremember.jpeg(data, "offline.jpg", seed=90)
+    anna_context.set_offline(True)
+    with anna.expect_file_chooser() as chooser:
+        anna.get_by_role("button", name="Add a photo").click()
+    chooser.value.set_files(os.path.join(data, "offline.jpg"))
+    line = anna.locator("album-helped [role=status]").first
+    said = webwalk.wait_for(anna, lambda: "not added" in line.inner_text(), tries=50)
+    check("offline, “Add a photo” says the photo was not added and to choose it again online", said
+          and "Choose it again" in line.inner_text(), line.inner_text())
+    anna_context.set_offline(False)
+    gone = webwalk.wait_for(anna, lambda: "offline" not in line.inner_text(), tries=50)
+    check("…and online again that line goes (no stale “offline”)", gone, line.inner_text())
     for context in (anna_context, user_context):
         context.close()
 

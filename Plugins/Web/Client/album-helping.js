@@ -139,7 +139,10 @@ class HelpedAlbumScreen extends HTMLElement {
 
   onSent = () => { if (this.status.textContent?.includes("kept on this phone")) this.sayKept(); };
   /** Opened offline: the album shows once the phone is back online (no stale "needs the internet"). */
-  onOnline = () => { if (this.photos.querySelector(".error")) this.load(); };
+  onOnline = () => {
+    if (this.photos.querySelector(".error")) this.load();
+    if (this.status.textContent?.startsWith("You are offline")) this.sayKept();
+  };
 
   connectedCallback() {
     window.addEventListener(CAPTION_SENT, this.onSent);
@@ -227,7 +230,9 @@ class HelpedAlbumScreen extends HTMLElement {
       this.status.textContent = "Added. Now write its caption.";
       context.go(`#/helping/${encodeURIComponent(this.owner)}/photo/${encodeURIComponent(photo.id)}`);
     } catch (failure) {
-      this.status.textContent = said(failure);
+      // Nothing of someone else's album is kept here: the photo is the helper's, to choose again.
+      this.status.textContent = failure instanceof ApiError && !failure.offline ? said(failure)
+        : "You are offline: the photo was not added. Choose it again once this phone is online.";
     }
   }
 
