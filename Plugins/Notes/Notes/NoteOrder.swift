@@ -78,6 +78,21 @@ extension NotesService {
         throw Self.noRoom(count == 1 ? "a new note" : "\(count) new notes")
     }
 
+    /// The key for a new note after the owner's last: from memory when it is known (the bus caught
+    /// up with this request first, so another node's write acknowledged before it has had its say),
+    /// else read from storage and kept (see ``NoteLastPositions``).
+    func nextPosition(owner: String, token: String) async throws(BusError) -> String {
+        if await bus.cached({ positions.isKnown(owner) ? true : nil }) != nil,
+           let key = positions.reserve(owner: owner, token: token) { return key }
+        let generation = positions.generation(owner)
+        let last = try await lastPosition(owner: owner)
+        if let key = positions.fill(owner: owner, last: last, generation: generation, token: token) { return key }
+        // Changed while it was read (not kept: the key after what was read, as before), or no room.
+        if let key = OrderKey.keys(after: last, count: 1)?.first { return key }
+        guard let key = try await keysAfterLast(owner: owner, count: 1).first else { throw Self.noRoom("a new note") }
+        return key
+    }
+
     /// The key of the owner's last note, nil when there is none.
     func lastPosition(owner: String) async throws(BusError) -> String? {
         let last = try await store.query(RecordQuery(collection: Self.collection, owner: owner,

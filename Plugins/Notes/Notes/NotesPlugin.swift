@@ -64,7 +64,7 @@ public struct NotesPlugin: Plugin {
     let bus: any MessageBus
     let pageSize: Int
     let uploadLimits: (photo: Int, drawing: Int)
-    /// Keep the list cache coherent with other nodes' writes, when the cache is on.
+    /// Keep the list cache (when on) and the last positions coherent with other nodes' writes.
     let invalidations: [HandlerRegistration]
     /// Evernote and Keep imports, as jobs of the host's ServiceGroup.
     let imports: NoteImports
@@ -79,10 +79,11 @@ public struct NotesPlugin: Plugin {
         self.bus = context.bus
         service = NotesService(store: store, bus: context.bus, clock: context.clock, ids: context.ids, timeZone: config.timeZone, searchOn: config.search, categoriesOn: config.categories,
                                lists: NoteListCache(capacity: config.listCacheBytes),
-                               respacer: NoteRespacer(background: background, logger: context.logger))
+                               respacer: NoteRespacer(background: background, logger: context.logger), positions: NoteLastPositions())
         extraFeatures = (config.search ? ["search"] : []) + (config.categories ? ["categories"] : []) + (config.photoText ? ["photo-text"] : [])
         pageSize = config.pageSize
-        invalidations = config.listCacheBytes > 0 ? NoteListInvalidator.observe(service.lists, on: context.bus) : []
+        invalidations = (config.listCacheBytes > 0 ? NoteListInvalidator.observe(service.lists, on: context.bus) : [])
+            + NotePositionInvalidator.observe(service.positions, on: context.bus)
         uploadLimits = (photo: try await context.bus.request(GetMediaLimits()).maxBytes,
                         drawing: try await context.bus.request(GetDrawingLimits()).maxBytes)
         imports = NoteImports(service: service, blobs: BusBlobStore(bus: context.bus, timeout: .seconds(60)), logger: context.logger,

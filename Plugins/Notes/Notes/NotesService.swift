@@ -43,6 +43,8 @@ struct NotesService: Sendable {
     let respacer: NoteRespacer
     /// Today's date for new notes, until the day ends.
     let days = DayMemo()
+    /// Each owner's last key, so that a create does not read it (see `NoteLastPositions`).
+    let positions: NoteLastPositions
 
     // MARK: Reading
 
@@ -65,9 +67,14 @@ struct NotesService: Sendable {
     /// Runs a write to the owner's notes with the list cache invalidated on both sides of it, so
     /// that no page read before or during the write outlives it — even when the write fails after
     /// storage committed it (a timeout, say).
-    func writing<T>(_ owner: String, _ body: () async throws(BusError) -> T) async throws(BusError) -> T {
+    /// The owner's last key is forgotten the same way (a create, which keeps it, passes false).
+    func writing<T>(_ owner: String, positions forget: Bool = true, _ body: () async throws(BusError) -> T) async throws(BusError) -> T {
         lists.invalidate(owner)
-        defer { lists.invalidate(owner) }
+        if forget { positions.invalidate(owner) }
+        defer {
+            lists.invalidate(owner)
+            if forget { positions.invalidate(owner) }
+        }
         return try await body()
     }
 
@@ -153,8 +160,10 @@ struct NotesService: Sendable {
 
     func create(owner: String, input: NoteInput, idempotencyKey: String?) async throws(BusError) -> (Record, replayed: Bool) {
         try validate(input)
-        // After the last note (its key counts up: see `OrderKey`).
-        guard let position = try await keysAfterLast(owner: owner, count: 1).first else { throw Self.noRoom("a new note") }
+        let id = "n_" + randomID()
+        // After the last note (its key counts up: see `OrderKey`); the id is the write's token.
+        let position = try await nextPosition(owner: owner, token: id)
+        defer { positions.finished(owner: owner, token: id) }
         var data = NoteData(title: input.title ?? Self.defaultTitle, text: input.text ?? "",
                             date: input.date ?? today(), position: position)
         if case .some(let category) = try categoryChange(input) { data.category = category }
@@ -164,9 +173,9 @@ struct NotesService: Sendable {
         let document: JSONDocument
         if let fast = NoteFastJSON.document(data) { document = fast } else { document = try JSONDocument(encoding: data) }
         let batch = WriteBatch([
-            .insert(collection: Self.collection, id: "n_" + randomID(), owner: owner, data: document),
-        ], idempotency: claim)
-        let result = try await writing(owner) { () async throws(BusError) in try await store.write(batch) }
+            .insert(collection: Self.collection, id: id, owner: owner, data: document),
+        ], idempotency: claim, origin: id)
+        let result = try await writing(owner, positions: false) { () async throws(BusError) in try await store.write(batch) }
         guard let record = result.records.first ?? nil else {
             throw BusError(.conflict, "The note created with this Idempotency-Key has since been deleted.")
         }

@@ -273,7 +273,7 @@ public struct StoragePlugin: Plugin {
             if let collector, !result.releasedBlobs.isEmpty { await collector.collect(result.releasedBlobs) }
             // Committed before this: a client told of the move finds the changes when it pulls.
             if !result.moved.isEmpty {
-                await bus.publish(RecordsChanged(moved: result.moved))
+                await bus.publish(RecordsChanged(moved: result.moved, origin: request.batch.origin))
                 // Read by the bus before the writer hears back: a node serving a request made after
                 // that (a list through another node) catches up with it first. Unreachable, the
                 // event goes out on reconnect, when other nodes start their caches afresh anyway.

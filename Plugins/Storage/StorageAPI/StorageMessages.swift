@@ -63,7 +63,12 @@ public struct ReadHistory: BusRequest {
 public struct RecordsChanged: BusEvent {
     public static let name: MessageName = "storage.changes.moved.v1"
     public var moved: [LogMove]
-    public init(moved: [LogMove]) { self.moved = moved }
+    /// The ``WriteBatch/origin`` of the batch that moved the logs, if its writer gave one.
+    public var origin: String?
+    public init(moved: [LogMove], origin: String? = nil) {
+        self.moved = moved
+        self.origin = origin
+    }
 }
 
 public struct SearchRecords: BusRequest {

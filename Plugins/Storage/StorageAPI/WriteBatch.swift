@@ -9,10 +9,15 @@ public struct WriteBatch: Codable, Sendable, Hashable {
     /// When set, the batch runs at most once per key: a retry with the same key and the same
     /// fingerprint returns the records the first run wrote, a retry with another fingerprint fails.
     public var idempotency: IdempotencyClaim?
+    /// The writer's own token for this batch, carried by the ``RecordsChanged`` event it causes, so
+    /// that a writer keeping state by those events can tell its own writes' events from others'
+    /// (the notes' last position per owner). Stored nowhere.
+    public var origin: String?
 
-    public init(_ operations: [WriteOperation], idempotency: IdempotencyClaim? = nil) {
+    public init(_ operations: [WriteOperation], idempotency: IdempotencyClaim? = nil, origin: String? = nil) {
         self.operations = operations
         self.idempotency = idempotency
+        self.origin = origin
     }
 
     public static let maxOperations = 500
