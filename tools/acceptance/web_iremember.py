@@ -705,7 +705,8 @@ def offline(page, server, token, other, data):
     page.wait_for_selector("album-photo")
     page.wait_for_function("() => document.querySelector('quire-status')?.textContent.startsWith('Offline')")
     waiting = page.text_content("quire-status")
-    check("offline: the photo is in the album at once, and the indicator says one change waits", waiting == "Offline · 1 waiting", waiting)
+    # Counted as a person counts them (outbox.js changeOf): the photo (its notes and tags with it) and its drawing.
+    check("offline: the photo is in the album at once, and the indicator counts the photo and its drawing waiting", waiting == "Offline · 2 waiting", waiting)
     shown = page.inner_text("album-photo dl.facts")
     check("…and the photo says it was taken in July 2025", "2025" in shown and "Today" not in shown, shown)
     page.click("text=‹ Album")
