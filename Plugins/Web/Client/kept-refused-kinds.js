@@ -44,8 +44,8 @@ add("vocabulary.entry", {
     const id = sync.resolve(kept.recordId);
     const editing = kept.path.split("?")[0].split("/").includes(kept.recordId) && sync.one("vocabulary.entry", id);
     const key = editing ? `vocabulary.entry/${id}` : `vocabulary.new/${sync.resolve(String(kept.fields.collection ?? ""))}`;
-    localStorage.setItem(`quire.draft.${key}`, JSON.stringify(texts));
-    localStorage.setItem(`quire.refused.${key}`, kept.refused?.message ?? "");
+    // The form's own draft, with why it was refused (not a field: the form says it, then lets it go).
+    localStorage.setItem(`quire.draft.${key}`, JSON.stringify({ ...texts, refused: kept.refused?.message ?? "" }));
     await sync.dropKept(kept.id);
     return editing ? `#/edit/${encodeURIComponent(id)}` : `#/new/${encodeURIComponent(key.slice(key.indexOf("/") + 1))}`;
   },

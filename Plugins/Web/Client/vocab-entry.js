@@ -419,11 +419,15 @@ export class EntryForm extends VocabElement {
       error,
       h("button", { type: "submit" }, "Save"))), tip(this, ["tags"])));
     // Typing a reload or the phone's Back interrupted: back in the fields, said, with a way to throw it away.
+    // Words the server refused, given back by "Edit and send again" as this form's draft, with why (kept-refused-kinds.js).
+    let refused = null;
+    try {
+      refused = JSON.parse(localStorage.getItem(followed.draftKey()) ?? "null")?.refused ?? null;
+    } catch {
+      refused = null;
+    }
     if (followed.restoreDraft(editing ? [`${ENTRY}/${this.id_}`] : [`vocabulary.new/${collectionId}`])) this.querySelector(".toolbar")?.after(draftLine);
-    // Words the server refused, given back by "Edit and send again" (kept-refused-kinds.js): why, where Save's refusals are said.
-    const refused = localStorage.getItem(`quire.refused.${followed.options.key()}`);
-    if (refused !== null) {
-      localStorage.removeItem(`quire.refused.${followed.options.key()}`);
+    if (typeof refused === "string") {
       error.textContent = `Not saved: ${refused} Change it, then Save.`;
       // Said at the top too, where the form opens: the changes back are the ones refused.
       const said = draftLine.querySelector("p");
