@@ -330,8 +330,21 @@ extension Request {
 
     private static func tooLarge(_ what: String, limit: Int, declared: Int?) -> Problem {
         let subject = what.prefix(1).uppercased() + what.dropFirst()
+        // Sizes as a person reads them ("10 MB; this one is 22.6 MB"), then what to do.
         return Problem(status: .contentTooLarge, code: "too_large",
-                       detail: "\(subject) is limited to \(limit) bytes" + (declared.map { "; this one has \($0)." } ?? "."))
+                       detail: "\(subject) is limited to \(readableSize(limit))" + (declared.map { "; this one is \(readableSize($0))" } ?? "")
+                           + ". Choose a smaller one.")
+    }
+
+    /// "10 MB", "22.6 MB", "512 KB", "900 bytes" (binary multiples, as phones show file sizes).
+    static func readableSize(_ bytes: Int) -> String {
+        func rounded(_ value: Double) -> String {
+            let tenths = (value * 10).rounded() / 10
+            return tenths == tenths.rounded() ? String(Int(tenths)) : String(tenths)
+        }
+        if bytes >= 1 << 20 { return "\(rounded(Double(bytes) / Double(1 << 20))) MB" }
+        if bytes >= 1 << 10 { return "\(rounded(Double(bytes) / Double(1 << 10))) KB" }
+        return "\(bytes) bytes"
     }
 }
 
