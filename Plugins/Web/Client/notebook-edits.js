@@ -181,11 +181,20 @@ export function waitingWhat(screen, write) {
  * comes back to add as a new text (on the last page when its own is gone).
  * @param {BookScreen} screen
  */
-export function giveBackDraft(screen) {
+export async function giveBackDraft(screen) {
+  const opened = screen.content;
+  if (!opened || !screen.editable) return;
+  const ids = [screen.notebookId, screen.nid, opened.notebook.id];
+  if (!draftsOf(screen.account, ids)[0]) return;
+  // The phone's copy may not know yet that the draft's page or text went on another phone: asked
+  // of the server first (online), so the dialog says so rather than opening on a page gone.
+  if (navigator.onLine) {
+    await screen.ctx.sync.pull().catch(() => {});
+    screen.reload();
+  }
   const content = screen.content;
-  if (!content || !screen.editable) return;
-  const draft = draftsOf(screen.account, [screen.notebookId, screen.nid, content.notebook.id])[0];
-  if (!draft) return;
+  const draft = draftsOf(screen.account, ids)[0];
+  if (!content || !draft || !screen.isConnected) return;
   const found = content.pages.findIndex((p) => p.id === draft.page || p.id === screen.ctx.sync.resolve(draft.page));
   const at = found >= 0 ? found : content.pages.length - 1;
   if (at < 0) return say("What you were writing is kept on this phone: add a page and it comes back.");

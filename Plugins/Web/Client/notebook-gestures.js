@@ -105,7 +105,7 @@ export function movable(screen, box, item, place) {
     if (swipeOnly) {
       pointers.delete(event.pointerId);
       swipeOnly = false;
-      if (event.type === "pointerup" && travelled < 4) screen.itemMenu(item);
+      if (event.type === "pointerup" && travelled < 4) menuAfterTap();
       return;
     }
     event.stopPropagation();
@@ -116,11 +116,25 @@ export function movable(screen, box, item, place) {
     if (tapped) {
       frame = { ...item.frame };
       done();
-      screen.itemMenu(item);
+      menuAfterTap();
     } else {
       commit().finally(done);
     }
   };
+  // A tap's choices open on the click that follows it (or, if none comes, half a second later),
+  // not at pointerup: opened then, the dialog lay under the finger and the same tap's click pressed
+  // the button there (“Change the text” chosen, unasked).
+  let tapTimer = 0;
+  const menuAfterTap = () => {
+    clearTimeout(tapTimer);
+    tapTimer = window.setTimeout(() => { tapTimer = 0; screen.itemMenu(item); }, 500);
+  };
+  box.addEventListener("click", () => {
+    if (!tapTimer) return;
+    clearTimeout(tapTimer);
+    tapTimer = 0;
+    screen.itemMenu(item);
+  });
   box.addEventListener("pointerup", end);
   box.addEventListener("pointercancel", end);
   // The keyboard's way: arrow keys move the focused item (Shift for bigger steps).

@@ -51,7 +51,7 @@ export async function openBook(screen) {
     const wanted = Number(sessionStorage.getItem(`quire.ar.page.${screen.content.notebook.id}`) ?? "0");
     screen.index = screen.target = Math.min(wanted, screen.content.pages.length);
     screen.render();
-    giveBackDraft(screen);
+    void giveBackDraft(screen);
     // Opened online: its pictures kept on the phone, to show offline later.
     if (navigator.onLine) void keepPictures(screen.ctx, screen.content.pages.flatMap((p) => p.items).flatMap((i) => (i.kind === "image" && i.image ? [i.image] : [])), BOUNDS.ar);
   } catch (error) {
