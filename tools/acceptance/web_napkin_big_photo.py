@@ -2,7 +2,8 @@
 """Napkin Notes: a photo over the app's limit is refused in words a person reads (walker 4). A 23 MB
 photo (a newer phone's) chosen for a note said "A photo is limited to 10485760 bytes; this one has
 23737648." — byte counts, and nothing on what to do. Now the refusal says "A photo is limited to
-10 MB; this one is 11.5 MB. Choose a smaller one." (HTTPKit's 413 `too_large`, every upload).
+10 MB; this one is 11.5 MB. Choose a smaller one." (HTTPKit's 413 `too_large`, every upload). A
+text file named .jpg says what is wrong and now what to do: "… Choose a photo instead." (media's 415).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 
@@ -42,6 +43,19 @@ def big_photo(browser, server, data):
     check("…in sizes a person reads (“10 MB”, “11.5 MB”), not byte counts", "10 MB" in said and "11.5 MB" in said and "10485760" not in said, said)
     check("…and says what to do (“Choose a smaller one”)", "Choose a smaller one" in said, said)
     webwalk.shot(page, "napkin", "big-photo")
+    notice.first.get_by_role("button", name="OK").click()
+
+    # A text file named .jpg: said what is wrong, and what to do.
+    text = os.path.join(data, "notes.jpg")
+    with open(text, "w") as file:
+        file.write("not a picture at all\n")
+    with page.expect_file_chooser() as chooser:
+        page.get_by_text("Choose photo", exact=True).click()
+    chooser.value.set_files(text)
+    refused = page.locator(".notice", has_text="must be an image")
+    shown = webwalk.wait_for(page, lambda: refused.count() > 0 and refused.first.is_visible(), tries=150)
+    said = refused.first.inner_text() if refused.count() else "no notice"
+    check("a text file named .jpg is refused in view, saying what to do (“Choose a photo instead”)", shown and "Choose a photo instead" in said, said)
     context.close()
 
 

@@ -20,7 +20,7 @@ public enum ImageUpload {
     public static func checkHead(_ head: Data, what: String) throws(BusError) {
         guard ImageFormat.sniff(head) != nil else {
             throw BusError(.unsupportedMedia, "\(what.prefix(1).uppercased() + what.dropFirst()) must be an image Quire reads (JPEG, PNG, WebP, GIF, HEIC or AVIF); "
-                           + "these bytes are not one, whatever their name or Content-Type says.")
+                           + "this file is not one, whatever its name or Content-Type says. Choose a photo instead.")
         }
     }
 
