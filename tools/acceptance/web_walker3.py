@@ -8,6 +8,10 @@
 - ar: a second text written on a blank page does not land on top of the first (every un-slotted
   insert was centred at one place: the first text unreadable and no longer tappable), and a text
   kept for a deleted page and put on a full page does not cover the text already there.
+- signout: AR's battery alert "Sign out and close" with a text being written in "Write on the page"
+  first says that text is deleted, quoting it (it went unasked: sign-out forgets every draft), and
+  once signed out no dialog is left over the sign-in screen (the Write dialog stayed, taking what was
+  typed for the user name and password).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 
@@ -128,19 +132,78 @@ def ar_notebook(browser, server):
     middle = box and {"x": box["x"] + box["width"] / 2 - 1, "y": box["y"] + box["height"] / 2 - 1, "width": 2, "height": 2}
     check("AR Notebook (full page): a text put centred on a full one-box page leaves the middle of the box's text, where it is written, uncovered",
           bool(box and extra) and not overlaps(extra, middle), frames)
+    # Shared with a second person: "My notebook" beside "from walker3-pages · read only" keeps its words at 390 px.
+    link = call(server, "POST", f"{N}/notebooks/{nid}/share", {}, token=token)[1]
+    other_context, other, _ = new_phone(browser, server, "walker3-reader", first_page=False)
+    call(server, "POST", f"{N}/shared", {"token": link["token"]}, token=token_of(other))
+    other.goto("/#/notebooks")
+    other.wait_for_selector("nb-notebooks ul[aria-label='Shared with me'] a", timeout=20_000)
+    heights = other.evaluate("""() => { const link = document.querySelector("nb-notebooks ul[aria-label='Shared with me'] a");
+      const [name, note] = link.querySelectorAll(":scope > span"); const line = parseFloat(getComputedStyle(name).lineHeight) || 24;
+      return [name.getBoundingClientRect().height, line, note.getBoundingClientRect().right, link.getBoundingClientRect().right]; }""")
+    check("AR Notebook (shared with me): the notebook's name is on one line beside or above “from … · read only” (it broke inside the word)",
+          heights[0] < heights[1] * 1.5, heights)
+    check("AR Notebook (shared with me): “from … · read only” stays inside its row (it ran past the card's edge)",
+          heights[2] <= heights[3], heights)
+    screen(other, "walker3", "ar shared with me", "ar-shared-with-me")
+    other_context.close()
+    context.close()
+
+
+BATTERY = """window.__bat = {level: 0.9, charging: false, chargingTime: Infinity, dischargingTime: 6000, _l: {},
+  addEventListener(t, f) { (this._l[t] = this._l[t] || []).push(f); }, removeEventListener() {},
+  dispatch(t) { (this._l[t] || []).forEach((f) => f(new Event(t))); }};
+navigator.getBattery = () => Promise.resolve(window.__bat);"""
+
+
+def battery_low(page, level):
+    page.evaluate(f"window.__bat.level = {level}; window.__bat.dispatch('levelchange')")
+    page.wait_for_selector("dialog.battery[open]", timeout=15_000)
+
+
+def ar_sign_out(browser, server):
+    context, a, _ = new_phone(browser, server, "walker3-battery")
+    context.add_init_script(BATTERY)
+    a.reload()
+    a.wait_for_selector("nb-book button:has-text('Write')", timeout=20_000)
+    typed = "A long note about the garden, half written"
+    a.click("nb-book button:has-text('Write')")
+    a.wait_for_selector("dialog[open] #nb-text")
+    a.fill("#nb-text", typed)
+    battery_low(a, 0.03)
+    a.click("dialog.battery button:has-text('Sign out and close')")
+    asked = eventually(a, f"() => [...document.querySelectorAll('dialog[open]')].some((d) => d.innerText.includes({typed[:30]!r}))", 5_000)
+    what = "AR Notebook (battery: Sign out and close)"
+    check(f"{what}: with a text being written and not added, signing out first says it is deleted, quoting it",
+          asked, a.inner_text("body")[:400])
+    screen(a, "walker3", "ar sign out asks for the text being written", "ar-signout-typing")
+    if asked:
+        a.click("dialog[open]:has(#confirm-question) button:has-text('Cancel')")
+        a.wait_for_timeout(500)
+        check(f"{what}: Cancel keeps it: the Write dialog is still open with the text", a.input_value("#nb-text") == typed,
+              a.inner_text("body")[:300])
+    battery_low(a, 0.02)
+    a.click("dialog.battery button:has-text('Sign out and close')")
+    if eventually(a, "() => !!document.querySelector('dialog[open] button') && [...document.querySelectorAll('dialog[open] button')].some((b) => b.textContent === 'Sign out and delete')", 5_000):
+        a.click("dialog[open]:has(#confirm-question) button:has-text('Sign out and delete')")
+    a.wait_for_selector("#username, input[autocomplete=username]", timeout=15_000)
+    a.wait_for_timeout(800)
+    left = a.evaluate("[...document.querySelectorAll('dialog[open]')].map((d) => d.innerText.slice(0, 60))")
+    check(f"{what}: once signed out, no dialog of the notebook is left open over the sign-in screen", left == [], left)
     context.close()
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
-    parser.add_argument("--only", help="comma-separated: foreign,ar")
+    parser.add_argument("--only", help="comma-separated: foreign,ar,signout")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
-    only = set((args.only or "foreign,ar").split(","))
+    only = set((args.only or "foreign,ar,signout").split(","))
     config = lambda name: os.path.join(ROOT, "config", "apps", f"{name}.yaml")  # noqa: E731
     code = 0
-    for app, name, walk in (("foreign", "foreign-note", foreign_note), ("ar", "ar-notebook", ar_notebook)):
+    for app, name, walk in (("foreign", "foreign-note", foreign_note), ("ar", "ar-notebook", ar_notebook),
+                            ("signout", "ar-notebook", ar_sign_out)):
         if app not in only:
             continue
         with tempfile.TemporaryDirectory(prefix="quire-web-") as data:

@@ -11,6 +11,7 @@ import "./kept-kinds.js";
 import "./kept-refused-kinds.js";
 import { refusedNotice } from "./kept-refused.js";
 import { announce, confirmAction, h } from "./ui.js";
+import { draftsSentence, unsavedDrafts } from "./drafts-unsaved.js";
 import { pending as pendingSignIn, readCallback } from "./oidc.js";
 import "./screen-signin.js";
 import { restoreToken } from "./album-restore.js";
@@ -439,9 +440,13 @@ class QuireApp extends HTMLElement {
     window.dispatchEvent(new Event("quire:flush"));
     if (this.sync && navigator.onLine) await this.sync.settled(5000);
     const waiting = this.sync?.pending ?? 0;
+    // Typing not added or saved yet (a draft) goes too: asked first, in its words (AR's battery alert
+    // signs out by "Sign out and close", over a text being written).
+    const typed = draftsSentence(unsavedDrafts(localStorage));
     if (waiting > 0 && !(await confirmAction(
-      `${waiting} change${waiting === 1 ? " is" : "s are"} not on the server yet. Signing out deletes ${waiting === 1 ? "it" : "them"} from this phone; connect to the network first to keep ${waiting === 1 ? "it" : "them"}. Sign out anyway?`,
+      `${waiting} change${waiting === 1 ? " is" : "s are"} not on the server yet. Signing out deletes ${waiting === 1 ? "it" : "them"} from this phone; connect to the network first to keep ${waiting === 1 ? "it" : "them"}.${typed ? ` ${typed}` : ""} Sign out anyway?`,
       "Sign out and delete"))) return;
+    if (!waiting && typed && !(await confirmAction(`${typed} Sign out anyway?`, "Sign out and delete"))) return;
     if (!waiting && this.api.session?.deviceSecret && !(await confirmAction(
       "Sign out of this phone? Your album stays safe, but to open it again you need its code (on the “new phone” screen). Copy it first.",
       "Sign out"))) return;
@@ -449,6 +454,9 @@ class QuireApp extends HTMLElement {
     this.sync = null;
     await sync?.forget().catch(() => {});
     for (const key of Object.keys(localStorage)) if (key.startsWith("quire.draft.")) localStorage.removeItem(key);
+    // A dialog the account's screens left open (AR's Write, under the battery alert) goes with them,
+    // not over the sign-in screen, taking what is typed there.
+    for (const dialog of document.querySelectorAll("body > dialog[open]")) dialog.remove();
     this.keepReplaced([]);
     this.notices.replaceChildren();
     await this.api.signOut().catch((error) => { if (error instanceof ApiError) this.notice(error.message); });
