@@ -19,11 +19,24 @@ public protocol BusRequest: BusMessage {
     /// node, when the first got no reply in half its time: a worker killed mid-request loses
     /// nothing. False by default.
     static var repeatable: Bool { get }
+
+    /// Whether its handler answers at once from what it holds: it neither blocks its thread (no
+    /// file or database read, no long computation) nor, as a rule, waits for anything. A network
+    /// transport may then run it on the thread that read the request, with no hand-off to another
+    /// thread and back. A handler that takes longer there (over ``quickBudget`` before it first
+    /// waits or answers, three times in a row) is logged and moved off that thread for good; one that waits goes on
+    /// elsewhere. False by default: a handler that reads storage is not quick.
+    static var quick: Bool { get }
 }
 
 extension BusRequest {
     public static var repeatable: Bool { false }
+    public static var quick: Bool { false }
 }
+
+/// How long a ``BusRequest/quick`` handler may run on the thread that read its request, before it
+/// first waits or answers, before the transport stops running it there.
+public let quickBudget: Duration = .milliseconds(1)
 
 /// The reply of a request that answers with nothing but success.
 public struct Empty: Codable, Sendable, Equatable, Hashable {

@@ -40,6 +40,8 @@ public final class NATSBus: MessageBus {
     private let local: InProcessBus
     /// Cancels a handler still running when its caller's deadline passes (the caller has given up).
     private let running = RunningHandlers()
+    /// The requests of each read, started together on one cooperative thread.
+    let batches: RequestBatches
 
     public init(connection: NATSConnection, subjectPrefix: String = "quire", localFirst: Bool = true,
                 codec: any BusPayloadCodec = JSONPayloadCodec(), logger: Logger = Logger(label: "quire.bus.nats")) {
@@ -48,11 +50,22 @@ public final class NATSBus: MessageBus {
         self.subjectPrefix = subjectPrefix
         self.localFirst = localFirst
         self.logger = logger
+        batches = RequestBatches { [connection, logger] replies in
+            guard !connection.publishAll(replies) else { return }
+            for reply in replies {
+                do {
+                    try connection.publish(subject: reply.subject, payload: reply.payload)
+                } catch {
+                    logger.warning("bus: a reply was not sent", metadata: ["reason": "\(error)"])
+                }
+            }
+        }
         let local = InProcessBus(logger: logger)
         self.local = local
         // Told on the connection's thread as it happens: an observer (a cache) stops trusting
         // itself before anything else is read or asked.
         connection.onConnectivityChange { connected in local.publishNow(BusConnectivity(connected: connected)) }
+        connection.onReadComplete { [batches] in batches.startGathered() }
     }
 
     func eventSubject(_ name: MessageName) -> String { subjectPrefix + ".event." + name.rawValue }
@@ -139,19 +152,37 @@ public final class NATSBus: MessageBus {
         let logger = self.logger
         let localRegistration = try local.handle(type, handler)
         let running = self.running, codec = self.codec
-        let sid = connection.subscribe(subject: requestSubject(name), queue: Self.queueGroup) { message in
+        // On a cooperative thread, for the requests of one read in turn (``RequestBatches``); or,
+        // for a quick handler (``BusRequest/quick``), on the event loop that read it (no batch).
+        let start: @Sendable (NATSMessage, RequestBatches.Batch?) -> Void = { message, batch in
             guard let replyTo = message.replyTo else { return }
             let entry = RunningHandlers.Entry(deadline: ContinuousClock.now + Self.timeLeft(message))
-            let work = Task {
+            // On this thread until the handler first suspends: one that does not, answers here.
+            let work = Task.immediate {
                 let reply = await Self.answer(message, handler: handler, name: name, deadline: entry.deadline, codec: codec, logger: logger)
                 entry.finish(running.watchdog)
+                // Ready while its batch is being started: it goes out with the others, in one write.
+                if let batch, batch.keep(reply, for: replyTo) { return }
                 do {
                     try connection.publish(subject: replyTo, payload: reply)
                 } catch {
                     logger.warning("bus: a reply was not sent", metadata: ["message": "\(name)", "reason": "\(error)"])
                 }
             }
-            running.add(entry, work)
+            // Answered before it ever waited (the usual case): nothing left to cancel at its deadline.
+            if !entry.finished { running.add(entry, work) }
+        }
+        let batches = self.batches
+        let inPlace = Request.quick ? InPlace() : nil
+        let sid = connection.subscribe(subject: requestSubject(name), queue: Self.queueGroup) { message in
+            guard let inPlace, inPlace.allowed else { return batches.add(message, start) }
+            let began = ContinuousClock.now
+            start(message, nil)
+            let took = ContinuousClock.now - began
+            if inPlace.ran(took) {
+                logger.warning("bus: a handler declared quick took too long on the connection's thread; it now runs on another thread",
+                               metadata: ["message": "\(name)", "took": "\(took)", "budget": "\(quickBudget)"])
+            }
         }
         handlers.withLock { $0[name] = sid }
         return HandlerRegistration { [weak self] in
@@ -301,5 +332,27 @@ public final class NATSBus: MessageBus {
         } catch {
             throw BusError(.internal, "'\(name)' cannot be encoded to cross the bus: \(error)", details: ["message": name.rawValue])
         }
+    }
+}
+
+/// Whether a quick handler (``BusRequest/quick``) still runs on the connection's thread: until it
+/// takes longer there than ``quickBudget`` three times in a row. (Once is not enough: on a loaded
+/// machine the thread is sometimes descheduled for milliseconds in the middle of a quick handler.)
+final class InPlace: Sendable {
+    static let strikes = 3
+    private let revoked = Atomic<Bool>(false)
+    /// Overruns in a row; written by the event loop alone.
+    private let overruns = Atomic<Int>(0)
+
+    var allowed: Bool { !revoked.load(ordering: .relaxed) }
+
+    /// Counts a run that took `took`; true when this one stops it (to log once).
+    func ran(_ took: Duration) -> Bool {
+        guard took > quickBudget else {
+            if overruns.load(ordering: .relaxed) != 0 { overruns.store(0, ordering: .relaxed) }
+            return false
+        }
+        guard overruns.wrappingAdd(1, ordering: .relaxed).newValue >= Self.strikes else { return false }
+        return !revoked.exchange(true, ordering: .relaxed)
     }
 }

@@ -82,6 +82,8 @@ public final class NATSConnection: Sendable {
     private let logger: Logger
     /// This connection's inbox prefix: replies come to `<inbox>.<token>`.
     private let inbox: String
+    /// Told on the event loop once the messages of one read have all been delivered.
+    private let readHooks = Mutex<[@Sendable () -> Void]>([])
 
     public init(options: NATSOptions, logger: Logger = Logger(label: "quire.nats"),
                 group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
@@ -100,6 +102,17 @@ public final class NATSConnection: Sendable {
     /// other processes published meanwhile never arrived (NATS keeps nothing for an absent subscriber).
     public func onConnectivityChange(_ handler: @escaping @Sendable (Bool) -> Void) {
         state.withLock { $0.onConnectivity = handler }
+    }
+
+    /// Calls `hook` on the connection's event loop each time the messages of one read from the
+    /// socket have all been delivered: a subscriber can start what they asked for together.
+    public func onReadComplete(_ hook: @escaping @Sendable () -> Void) {
+        readHooks.withLock { $0.append(hook) }
+    }
+
+    /// On the event loop, after a read's messages (and when the channel goes, for what it left).
+    func readComplete() {
+        for hook in readHooks.withLock({ $0 }) { hook() }
     }
 
     /// The largest payload the server takes (its `max_payload`, 1 MB by default).
@@ -158,6 +171,23 @@ public final class NATSConnection: Sendable {
             }
         }
         if let channel { scheduleFlush(channel) }
+    }
+
+    /// Publishes several messages under one lock with one flush, when connected and none is too
+    /// large; answers false (nothing sent) otherwise, for the caller to publish them one by one.
+    func publishAll(_ messages: [(subject: String, payload: ByteBuffer)]) -> Bool {
+        let (sent, channel) = state.withLock { state -> (Bool, (any Channel)?) in
+            guard state.status == .connected, state.channel != nil,
+                  messages.allSatisfy({ $0.payload.readableBytes <= state.maxPayload }) else { return (false, nil) }
+            for message in messages {
+                ClientOperation.publish(subject: message.subject, replyTo: nil, headers: [], payload: message.payload, into: &state.outgoing)
+            }
+            guard !state.flushScheduled else { return (true, nil) }
+            state.flushScheduled = true
+            return (true, state.channel)
+        }
+        if let channel { scheduleFlush(channel) }
+        return sent
     }
 
     /// Adds `bytes` to what goes to the current channel; answers the channel when the caller must
@@ -545,7 +575,7 @@ public final class NATSConnection: Sendable {
 
     // MARK: From the channel handler (on the event loop)
 
-    fileprivate func received(_ operation: ServerOperation, on channel: any Channel) {
+    func received(_ operation: ServerOperation, on channel: any Channel) {
         switch operation {
         case .message(let message):
             // A reply to a request is taken here, in the same lock as the lookup.
@@ -584,7 +614,7 @@ public final class NATSConnection: Sendable {
         }
     }
 
-    fileprivate func lost(_ channel: any Channel) {
+    func lost(_ channel: any Channel) {
         let (current, pongs, replies) = state.withLock { state -> (Bool, [CheckedContinuation<Void, any Error>], [PendingReply]) in
             guard state.channel === channel else { return (false, [], []) }
             state.channel = nil
@@ -606,120 +636,5 @@ public final class NATSConnection: Sendable {
             if let handler = state.withLock({ $0.onConnectivity }) { handler(false) }
             startReconnecting()
         }
-    }
-}
-
-/// The outcome of a handshake, completed once by whichever side knows first (the channel, or a failed connect).
-final class Handshake: Sendable {
-    private let promise: EventLoopPromise<ByteBuffer>
-    private let done = Atomic<Bool>(false)
-
-    init(_ promise: EventLoopPromise<ByteBuffer>) { self.promise = promise }
-
-    var result: EventLoopFuture<ByteBuffer> { promise.futureResult }
-
-    func succeed(_ info: ByteBuffer) {
-        if done.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged { promise.succeed(info) }
-    }
-
-    func fail(_ error: any Error) {
-        if done.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged { promise.fail(error) }
-    }
-}
-
-/// Reads the handshake (INFO → CONNECT and PING → PONG), then hands every operation to the connection.
-final class NATSChannelHandler: ChannelInboundHandler, @unchecked Sendable {
-    typealias InboundIn = ServerOperation
-
-    private weak var connection: NATSConnection?
-    private var handshake: Handshake?
-    private var info: ByteBuffer?
-    private let connectJSON: String
-    /// Added in front of the pipeline once the server's INFO has come (NATS starts in the clear).
-    private var tls: NIOSSLClientHandler?
-    private let server: String
-
-    init(connection: NATSConnection, handshake: Handshake, connectJSON: String, tls: NIOSSLClientHandler?, server: String) {
-        self.connection = connection
-        self.handshake = handshake
-        self.connectJSON = connectJSON
-        self.tls = tls
-        self.server = server
-    }
-
-    private struct TLSOffer: Decodable {
-        var tls_required: Bool?
-        var tls_available: Bool?
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let operation = unwrapInboundIn(data)
-        if let handshake {
-            switch operation {
-            case .info(let json) where info == nil:
-                info = json
-                let offer = try? JSONDecoder().decode(TLSOffer.self, from: Data(json.readableBytesView))
-                let offered = offer?.tls_required == true || offer?.tls_available == true
-                if let tls {
-                    guard offered else {
-                        fail(handshake, NATSError(kind: .refused, message: "NATS at \(server) does not offer TLS; use nats:// or turn TLS on at the server."),
-                             context: context)
-                        return
-                    }
-                    self.tls = nil
-                    do {
-                        try context.pipeline.syncOperations.addHandler(tls, position: .first)
-                    } catch {
-                        fail(handshake, NATSError(kind: .unreachable, message: "TLS to NATS at \(server) could not start."), context: context)
-                        return
-                    }
-                } else if offer?.tls_required == true {
-                    fail(handshake, NATSError(kind: .refused, message: "NATS at \(server) requires TLS; write the URL as tls://\(server) "
-                                              + "(and bus.tls_ca_file for a private CA)."), context: context)
-                    return
-                }
-                var buffer = context.channel.allocator.buffer(capacity: connectJSON.utf8.count + 16)
-                ClientOperation.connect(connectJSON, into: &buffer)
-                context.writeAndFlush(NIOAny(buffer), promise: nil)
-            case .pong:
-                self.handshake = nil
-                handshake.succeed(info ?? ByteBuffer())
-            case .error(let text):
-                let refused = text.lowercased().contains("authorization") || text.lowercased().contains("authentication")
-                fail(handshake, NATSError(kind: refused ? .refused : .unreachable,
-                                          message: refused ? "NATS refused the credentials in the URL (\(text)); check the user and password or token."
-                                                           : "NATS refused the connection: \(text)."), context: context)
-            default:
-                break
-            }
-            return
-        }
-        connection?.received(operation, on: context.channel)
-    }
-
-    private func fail(_ handshake: Handshake, _ error: NATSError, context: ChannelHandlerContext) {
-        self.handshake = nil
-        handshake.fail(error)
-        context.close(promise: nil)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        if let handshake {
-            self.handshake = nil
-            handshake.fail(NATSError(kind: .unreachable, message: "NATS closed the connection during the handshake."))
-        }
-        connection?.lost(context.channel)
-        context.fireChannelInactive()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if let handshake, error is NIOSSLError || error is BoringSSLError || error is NIOSSLExtraError {
-            // The certificate did not check out, or the TLS handshake broke: say so, not "closed".
-            fail(handshake, NATSError(kind: .refused, message: "TLS with NATS at \(server) failed (\(error)); check that bus.tls_ca_file "
-                                      + "holds the CA that signed the server's certificate and that the certificate names the host."),
-                 context: context)
-            return
-        }
-        context.close(promise: nil)
     }
 }

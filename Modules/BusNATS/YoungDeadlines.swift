@@ -62,7 +62,7 @@ final class RunningHandlers: Sendable {
             if let ticket { watchdog.remove(ticket) }
         }
 
-        fileprivate var finished: Bool { state.withLock { $0.finished } }
+        var finished: Bool { state.withLock { $0.finished } }
 
         fileprivate func set(_ ticket: DeadlineWatchdog.Ticket, _ watchdog: DeadlineWatchdog) {
             let finished = state.withLock { state in

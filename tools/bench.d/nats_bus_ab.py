@@ -6,10 +6,12 @@ both nodes, and nats-server's utime+stime, per request). Prints each binary's me
 
     cp .build/release/quire-bench /tmp/me/A/      # before the change; after it, to /tmp/me/B/
     tools/bench.d/nats_bus_ab.py --bin /tmp/me/A --bin /tmp/me/B --rounds 5 --pairs 3
+    tools/bench.d/nats_bus_ab.py --bin /tmp/me/A --bin "/tmp/me/B --pooled" ...   # extra arguments for that binary
 """
 import argparse
 import json
 import os
+import shlex
 import statistics
 import subprocess
 
@@ -32,7 +34,8 @@ def main():
     try:
         for round_ in range(args.rounds):
             for b in args.bin:
-                out = run([os.path.join(b, "quire-bench"), "bus-nats", "--url", url, "--count", str(args.count), "--sequential-count", "0",
+                folder, *extra = shlex.split(b)
+                out = run([os.path.join(folder, "quire-bench"), "bus-nats", *extra, "--url", url, "--count", str(args.count), "--sequential-count", "0",
                            "--pairs", str(args.pairs)]).stdout
                 d = json.loads(out.strip().splitlines()[-1])
                 results[b]["ratios"] += d["pair_ratios"]
@@ -40,7 +43,8 @@ def main():
                 results[b]["rates"] += d.get("pair_rates", [[d["client"]["concurrent"]["per_second"], d["concurrent"]["per_second"]]])
             for b in args.bin:
                 before = cpu_ms(server)
-                done = run(["perf", "stat", "-x,", "-e", "task-clock", os.path.join(b, "quire-bench"), "bus-nats", "--url", url,
+                folder, *extra = shlex.split(b)
+                done = run(["perf", "stat", "-x,", "-e", "task-clock", os.path.join(folder, "quire-bench"), "bus-nats", *extra, "--url", url,
                             "--count", str(BUS_ONLY), "--sequential-count", "0", "--bus-only"])
                 nats = cpu_ms(server) - before
                 requests = BUS_ONLY // 64 * 64

@@ -23,6 +23,8 @@ struct NATSBusBench: AsyncParsableCommand {
     @Flag(help: "Skip the client's own mode (the bus alone, to profile it).") var busOnly = false
     @Option(help: "Then this many pairs of runs with many in flight, client then bus, each of --count: the ratio of each pair.")
     var pairs = 0
+    @Flag(help: "Ask a request not declared quick: its handler runs off the event loop, as one that reads storage does (before 2026-11-26, every handler).")
+    var pooled = false
 
     func run() async throws {
         if nioExecutor {
@@ -44,7 +46,9 @@ struct NATSBusBench: AsyncParsableCommand {
         let codec = JSONPayloadCodec(fast: !foundationJSON)
         let responder = NATSBus(connection: responderConnection, subjectPrefix: "bench", codec: codec)
         let caller = NATSBus(connection: callerConnection, subjectPrefix: "bench", codec: codec)
+        // BenchPing is declared quick (its handler answers on the event loop); BenchPooledPing is not.
         try responder.handle(BenchPing.self) { ping, _ in BenchPong(sequence: ping.sequence) }
+        try responder.handle(BenchPooledPing.self) { ping, _ in BenchPong(sequence: ping.sequence) }
         try await responderConnection.flush()
 
         let askClient: @Sendable (Int) async throws -> Void = { index in
@@ -53,10 +57,7 @@ struct NATSBusBench: AsyncParsableCommand {
             let reply = try await callerConnection.request(subject: "bench.client.ping", payload: payload, deadline: .now + .seconds(5))
             guard reply.payload == payload else { throw ValidationError("a reply went to the wrong caller") }
         }
-        let askBus: @Sendable (Int) async throws -> Void = { index in
-            let reply = try await caller.request(BenchPing(sequence: index))
-            guard reply.sequence == index else { throw ValidationError("a reply went to the wrong caller") }
-        }
+        let askBus: @Sendable (Int) async throws -> Void = pooled ? Self.ask(caller, BenchPooledPing.init) : Self.ask(caller, BenchPing.init)
         let client = try await busOnly ? (sequential: Summary([], elapsed: .zero), concurrent: Summary([], elapsed: .zero)) : measure(askClient)
         let bus = try await measure(askBus)
         var ratios: [Double] = [], rates: [[Int]] = []
@@ -78,6 +79,15 @@ struct NATSBusBench: AsyncParsableCommand {
         }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         print(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Asks `make(index)` over `bus` and checks the reply is its own.
+    private static func ask<Request: BusRequest>(_ bus: NATSBus, _ make: @escaping @Sendable (Int) -> Request) -> @Sendable (Int) async throws -> Void
+    where Request.Reply == BenchPong {
+        { index in
+            let reply = try await bus.request(make(index))
+            guard reply.sequence == index else { throw ValidationError("a reply went to the wrong caller") }
+        }
     }
 
     /// One request at a time, after a warm-up of a tenth as many; then `inFlight` callers at once.

@@ -15,6 +15,14 @@ struct QuireBench: AsyncParsableCommand {
 
 struct BenchPing: BusRequest {
     static let name: MessageName = "bench.ping.v1"
+    static let quick = true
+    typealias Reply = BenchPong
+    var sequence: Int
+}
+
+/// BenchPing's twin, not declared quick: over NATS its handler runs off the event loop.
+struct BenchPooledPing: BusRequest {
+    static let name: MessageName = "bench.ping.pooled.v1"
     typealias Reply = BenchPong
     var sequence: Int
 }
