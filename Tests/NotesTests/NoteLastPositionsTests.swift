@@ -94,6 +94,20 @@ struct NoteLastPositionsTests {
         }
     }
 
+    @Test("notes created one after another have ids in the same order (their rows go at the end of storage's indexes by id)")
+    func idsInOrder() async throws {
+        try await TestApp.run { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            var ids: [String] = []
+            for index in 0..<5 {
+                ids.append(try #require(try await api.createNote(["title": "o\(index)"], token: token)["id"]))
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            #expect(ids == ids.sorted(by: Self.precedes), "\(ids)")
+            #expect(ids.allSatisfy { $0.hasPrefix("n_") && StorageNames.isValidID($0) && $0.utf8.count <= 23 })
+        }
+    }
+
     @Test("40 creates at once all land in order of their keys, each key distinct")
     func concurrentCreates() async throws {
         try await TestApp.run { api, _ in
