@@ -12,6 +12,8 @@
   first says that text is deleted, quoting it (it went unasked: sign-out forgets every draft), and
   once signed out no dialog is left over the sign-in screen (the Write dialog stayed, taking what was
   typed for the user name and password).
+- gone: a notebook deleted on the other phone while a text is being written in it: the text is shown
+  on the "no longer here" screen with "Copy the text" (its Add went nowhere and it was never shown again).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 
@@ -193,17 +195,45 @@ def ar_sign_out(browser, server):
     context.close()
 
 
+def ar_notebook_gone(browser, server):
+    context, a, token = new_phone(browser, server, "walker3-gone")
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    nid = call(server, "GET", f"{N}/notebooks", token=token)[1]["items"][0]["id"]
+    settled(a, 20_000)
+    typed = "Directions to the cabin: left after the bridge"
+    a.click("nb-book button:has-text('Write')")
+    a.wait_for_selector("dialog[open] #nb-text")
+    a.fill("#nb-text", typed)
+    a.wait_for_timeout(500)
+    # The other phone deletes the notebook meanwhile.
+    _, ask, _ = call(server, "DELETE", f"{N}/notebooks/{nid}", token=token)
+    call(server, "DELETE", f"{N}/notebooks/{nid}?confirm={ask.get('confirm')}", token=token)
+    eventually(a, "() => /no longer here/.test(document.body.innerText)", 20_000)
+    a.wait_for_timeout(500)
+    what = "AR Notebook (notebook deleted while writing)"
+    body = a.inner_text("main")
+    check(f"{what}: the text being written is shown on the “no longer here” screen (its Add went nowhere, the text never shown again)",
+          typed in body and a.locator("dialog[open]").count() == 0, (body[:300], a.locator("dialog[open]").count()))
+    screen(a, "walker3", "ar notebook gone with the text being written", "ar-notebook-gone")
+    if typed in body:
+        a.click("main button:has-text('Copy the text')")
+        a.wait_for_timeout(500)
+        copied = a.evaluate("navigator.clipboard.readText()")
+        check(f"{what}: “Copy the text” copies it", copied == typed, copied)
+    context.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
-    parser.add_argument("--only", help="comma-separated: foreign,ar,signout")
+    parser.add_argument("--only", help="comma-separated: foreign,ar,signout,gone")
     args = parser.parse_args()
     binary = os.path.abspath(args.binary)
-    only = set((args.only or "foreign,ar,signout").split(","))
+    only = set((args.only or "foreign,ar,signout,gone").split(","))
     config = lambda name: os.path.join(ROOT, "config", "apps", f"{name}.yaml")  # noqa: E731
     code = 0
     for app, name, walk in (("foreign", "foreign-note", foreign_note), ("ar", "ar-notebook", ar_notebook),
-                            ("signout", "ar-notebook", ar_sign_out)):
+                            ("signout", "ar-notebook", ar_sign_out), ("gone", "ar-notebook", ar_notebook_gone)):
         if app not in only:
             continue
         with tempfile.TemporaryDirectory(prefix="quire-web-") as data:

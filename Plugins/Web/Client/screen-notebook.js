@@ -33,6 +33,7 @@ import { movable, swipes } from "./notebook-gestures.js";
 import { AcceptScreen, NotebooksScreen, WelcomeScreen } from "./notebook-lists.js";
 import { freeSlots, localContent, waitingFor } from "./notebook-model.js";
 import { openBook } from "./notebook-open.js";
+import { goneScreen } from "./notebook-gone.js";
 import { BOUNDS, pictureURL } from "./picture-cache.js";
 import { pin } from "./notebook-pins.js";
 import { tellOverwrites } from "./notebook-overwrites.js";
@@ -153,9 +154,7 @@ export class BookScreen extends NotebookElement {
     if (!content) {
       // Deleted on another device (or its share link revoked).
       this.content = null;
-      this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Notebook"),
-        h("p", { class: "warning", role: "status" }, "This notebook is no longer here: it was deleted, or its link was taken back."),
-        h("a", { href: "#/notebooks", class: "button secondary" }, "My notebooks")));
+      this.replaceChildren(goneScreen(this, this.nid)); // with what was being written in it (notebook-gone.js)
       return;
     }
     const found = content.pages.findIndex((page) => page.id === this.shownPage || page.id === this.ctx.sync.resolve(this.shownPage ?? ""));
