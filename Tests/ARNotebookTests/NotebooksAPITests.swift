@@ -183,7 +183,7 @@ struct NotebooksAPITests {
 
             let askNotebook = try await client.send(.delete, "\(ARNotebook.base)/notebooks/\(id)", token: token)
             #expect(askNotebook.status == 428)
-            #expect(askNotebook[string: "detail"]?.contains("1 pages") == true)
+            #expect(askNotebook[string: "detail"]?.contains("with its 1 page and 0 items?") == true, "one page, said so (it was \"1 pages\")")
             // A change after the question makes the old "yes" stale.
             try await client.page(token, id)
             let stale = try #require(askNotebook[string: "confirm"])

@@ -56,6 +56,9 @@ struct NotebookDeletes: NotebookConcern {
         }
     }
 
+    /// "1 page", "3 items": the delete's question in words a person says.
+    static func count(_ n: Int, _ thing: String) -> String { "\(n) \(thing)\(n == 1 ? "" : "s")" }
+
     /// FR3.2.11: deletes a notebook with its pages, items, pin and share links, after an explicit
     /// confirmation. Images go with the last item holding them (storage releases unheld blobs).
     func deleteNotebook(caller: String, id: String, confirm: String?) async throws {
@@ -67,7 +70,7 @@ struct NotebookDeletes: NotebookConcern {
         if data.deleting != true {
             let token = Self.confirmation("notebook", record)
             guard confirm == token else {
-                throw ConfirmationNeeded(token: token, summary: "Delete '\(data.name)' with its \(data.pageCount) pages and \(data.itemCount) items? "
+                throw ConfirmationNeeded(token: token, summary: "Delete '\(data.name)' with its \(Self.count(data.pageCount, "page")) and \(Self.count(data.itemCount, "item"))? "
                                          + "This cannot be undone. Repeat the request with ?confirm=\(token).", pages: data.pageCount, items: data.itemCount)
             }
             var marked = data
