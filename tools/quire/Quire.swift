@@ -47,8 +47,10 @@ struct Serve: AsyncParsableCommand {
         logger.logLevel = logLevel
         let environment = ProcessInfo.processInfo.environment
         let host: AppHost
+        let server: AppConfig.Server
         do {
             let appConfig = try AppConfig.load(file: config, environment: environment)
+            server = appConfig.server
             host = try await AppHost.build(config: appConfig, catalog: PluginCatalog.all, environment: environment, logger: logger)
         } catch let error as ConfigError {
             FileHandle.standardError.write(Data((error.description + "\n").utf8))
@@ -57,7 +59,34 @@ struct Serve: AsyncParsableCommand {
             FileHandle.standardError.write(Data("quire: \(error.description)\n".utf8))
             throw ExitCode(1)
         }
-        try await host.run()
+        do {
+            try await host.run()
+        } catch {
+            guard let said = Self.cannotListen(error, server: server) else { throw error }
+            FileHandle.standardError.write(Data("quire serve: \(said)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+
+    /// What to tell the operator when a port cannot be had: NIO's bind error names neither the
+    /// address nor what to do ("bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)").
+    static func cannotListen(_ error: any Error, server: AppConfig.Server) -> String? {
+        let text = String(describing: error)
+        guard text.contains("bind(") else { return nil }
+        let ports = ([server.port] + (server.httpPort.map { [$0] } ?? [])).map { "\(server.host):\($0)" }.joined(separator: " or ")
+        if text.contains("errno: 98") || text.contains("Address already in use") {
+            return "cannot listen on \(ports): another program (another quire?) already listens there. "
+                + "Stop it (`ss -ltnp` shows which), or choose another port: QUIRE_PORT (server.port) or QUIRE_HTTP_PORT (server.http_port). [port_in_use]"
+        }
+        if text.contains("errno: 13") || text.contains("Permission denied") {
+            return "cannot listen on \(ports): ports below 1024 need root or CAP_NET_BIND_SERVICE (the unit quire deploy writes has it). "
+                + "Run it so, or choose a port from 1024 up: QUIRE_PORT (server.port), QUIRE_HTTP_PORT (server.http_port). [port_not_allowed]"
+        }
+        if text.contains("errno: 99") || text.contains("Cannot assign requested address") {
+            return "cannot listen on \(ports): this machine has no such address. "
+                + "Use one of its addresses (`ip -brief address`), 0.0.0.0 for all, or 127.0.0.1: QUIRE_HOST (server.host). [address_not_here]"
+        }
+        return nil
     }
 }
 

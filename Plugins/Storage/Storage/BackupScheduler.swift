@@ -350,8 +350,19 @@ public final class BackupScheduler: Sendable {
             }
             let root = URL(fileURLWithPath: destination).standardizedFileURL
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder), isFolder.boolValue else {
-                unreadable.append(.init(to: destination, reason: "\(root.path) is not there, or is not a folder: check that it exists and is writable (a disk that is not mounted?), then back up now."))
+            let exists = FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder)
+            let tried = state.withLock { $0.destinations.first { $0.to == destination } }
+            if !exists, tried?.lastSuccess == nil, tried?.lastFailure == nil {
+                // Not made yet: the first backup makes the folder (and its parents). Nothing kept, nothing wrong.
+                continue
+            }
+            guard exists, isFolder.boolValue else {
+                let reason = exists
+                    ? "\(root.path) is a file, not a folder: move it away or name a folder in storage.backup.to, then back up now."
+                    : tried?.lastSuccess != nil
+                    ? "\(root.path) is gone since this server backed up to it: check that its disk is mounted and the folder exists and is writable, then back up now."
+                    : "\(root.path) is not there and the last backup could not make it: check that it exists and is writable (a disk that is not mounted?), then back up now."
+                unreadable.append(.init(to: destination, reason: reason))
                 continue
             }
             for name in BackupFiles.list(in: root) {
