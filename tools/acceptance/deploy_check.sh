@@ -20,6 +20,11 @@ for mode in "--lan" "--domain notes.example.org --email ops@example.org" ""; do
   [ "$(stat -c %a "$out/quire-napkin-notes.env")" = 600 ] && echo "ok   the secrets file is 0600 ($mode)" || { echo "FAIL secrets not 0600"; failed=1; }
   grep -q "ProtectSystem=strict" "$out/quire-napkin-notes.service" && grep -q "DynamicUser=yes" "$out/quire-napkin-notes.service" \
     && echo "ok   hardened: DynamicUser, ProtectSystem=strict ($mode)" || { echo "FAIL unit not hardened"; failed=1; }
+  # Backups run by themselves (operations.md): storage.backup, daily, into the state folder the unit may write.
+  grep -q 'backup: { every: 24h, to: \["/var/lib/quire/napkin-notes/backups"\] }' "$out/napkin-notes.yaml" \
+    && echo "ok   the YAML takes a backup a day into the state folder ($mode)" || { echo "FAIL no storage.backup in the YAML ($mode)"; failed=1; }
+  grep -q "not the keys" "$out/INSTALL.txt" && ! grep -q "nothing else is written" "$out/INSTALL.txt" \
+    && echo "ok   INSTALL.txt says where the backups are and that the keys are kept apart ($mode)" || { echo "FAIL INSTALL.txt on backups ($mode)"; failed=1; }
   rm -rf "$out"
 done
 echo "deploy check: $([ $failed = 0 ] && echo passed || echo failed)"

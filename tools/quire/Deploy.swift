@@ -103,6 +103,13 @@ struct DeployFiles {
         if !text.contains("first_account_is_admin") {
             text = text.replacingOccurrences(of: "\n  auth:\n", with: "\n  auth:\n    first_account_is_admin: true   # the first sign-up is the operator (/#/admin)\n")
         }
+        if !text.contains("\n    backup:") {
+            // Backups run by themselves (docs/operations.md, "Backups and upgrades"): daily, into the
+            // state folder (the one place the hardened unit may write); INSTALL.txt says to copy them off the disk.
+            text = text.replacingOccurrences(
+                of: "\n  storage:\n",
+                with: "\n  storage:\n    backup: { every: 24h, to: [\"\(state)/backups\"] }   # kept 7 daily, 4 weekly, 6 monthly; add an rclone:REMOTE:PATH to copy them off this disk\n")
+        }
         if !text.contains("\n  admin:") { text += (text.hasSuffix("\n") ? "" : "\n") + "  admin: {}   # the operator's screen, /#/admin\n" }
         return text
     }
@@ -221,9 +228,16 @@ struct DeployFiles {
 
         Where the data is
           \(state)/ (systemd keeps it in /var/lib/private/quire/\(app), owned by the service's dynamic user):
-          the SQLite database (\(app).sqlite), the photos and drawings (blobs/); nothing else is written.
+          the SQLite database (\(app).sqlite), the photos and drawings (blobs/), the backups (backups/), and the
+          keys the server makes on first start: the Web Push key (*.vapid-key)\(lan ? " and the phones' CA (ca/)" : domain != nil ? " and the certificate (tls/)" : "").
           Secrets: /etc/quire/quire-\(app).env (root only). Logs: journalctl -u quire-\(app).
-          Back it up with: quire backup --config /etc/quire/\(app).yaml OUT (it runs beside the server).
+
+        Backups
+          Every day into \(state)/backups/ (storage.backup in the YAML); the operator's screen (/#/admin)
+          shows them, their restore commands, and has Back up now. They are on this disk: add a destination
+          off it to storage.backup.to (rclone:REMOTE:PATH; a folder elsewhere also needs ReadWritePaths= in the unit).
+          A backup holds the records and the blobs, not the keys: keep a copy of /etc/quire/quire-\(app).env and
+          \(state)/*.vapid-key\(lan ? " and ca/" : "") too (a new Web Push key makes every phone tap Notify me again\(lan ? "; a new CA, trust it again" : "")).
 
         Upgrade
           install -m 0755 quire \(binary) && systemctl restart quire-\(app)
