@@ -5,6 +5,8 @@
   operator's restore points say "none kept yet", not that the folder is missing (it said, in red,
   "… is not there, or is not a folder: check that it exists" before any backup was due). After a
   backup, deleting the folder is said ("is gone since this server backed up to it").
+- `quire restore` while the server runs is refused (it replaced the database under the server,
+  which went on writing into the file set aside, beside a `-wal` of the other database).
 - `quire serve` on a port another program holds says so with the port, what to do and a code
   (`[port_in_use]`), not NIO's `bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)`.
 
@@ -67,6 +69,14 @@ def backups_first_run(binary, work):
             time.sleep(0.3)
         items, unreadable = restore_points(server, token)
         check("the first backup made the folder and is a restore point", len(items) == 1 and unreadable == [], (items, unreadable))
+        if items:
+            # quire restore while the server runs: refused, nothing changed (it replaced the file under the server).
+            restore = subprocess.run([binary, "restore", "--config", config, "--from", items[0]["location"]], cwd=ROOT,
+                                     capture_output=True, text=True, env=dict(os.environ, QUIRE_DATA=data))
+            said = restore.stderr.strip().splitlines()[-1:] or [""]
+            check("quire restore beside a running server is refused with [server_running], nothing changed",
+                  restore.returncode == 1 and "[server_running]" in said[0] and "Stop the server" in said[0]
+                  and not os.path.exists(os.path.join(data, "napkin-notes.sqlite.before-restore")), restore.stderr)
         shutil.rmtree(os.path.dirname(folder))
         items, unreadable = restore_points(server, token)
         reason = unreadable[0].get("reason", "") if unreadable else ""

@@ -56,6 +56,10 @@ struct Restore: AsyncParsableCommand {
         }
         let rcloneConfig = self.rcloneConfig
         try withStorage(config, tool: "quire restore") { storage, app, progress in
+            if storage.backend == .sqlite, let pid = DatabaseInUse.holder(of: storage.path) {
+                throw RestoreRefused(message: "a running process (pid \(pid), a quire serve?) has \(storage.path) open. "
+                    + "Stop the server first (Ctrl-C, or systemctl stop quire-\(app)), then run this again; nothing was changed. [server_running]")
+            }
             let (folder, cleanup) = try BackupSource.local(source, storage: storage, rcloneConfig: rcloneConfig, progress: progress)
             defer { cleanup() }
             let blobs = try StorageBackup.restore(storage, appName: app, from: folder, progress: progress)
@@ -151,6 +155,12 @@ private func withStorageAsync(_ file: String, tool: String,
 
 /// Runs `body` with the storage section of a valid config (read as the plugin reads it), the
 /// app's name and a progress line writer; any failure is one line on stderr and exit 1.
+/// `quire restore` would change what a running server has open: said as it is.
+struct RestoreRefused: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
 private func withStorage(_ file: String, tool: String,
                          _ body: (StoragePlugin.Config, String, (String) -> Void) throws -> Void) throws {
     let storage: StoragePlugin.Config
