@@ -23,6 +23,7 @@ what must hold when the nodes share nothing in memory:
 Usage: tools/acceptance/cluster.py --bin .build/debug
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import signal
@@ -158,6 +159,29 @@ def fresh_listing(a, b, token):
         if titles != [f"v{round_}"]:
             stale.append((round_, titles))
     check("100 edits through node A, each listed fresh through node B at once (B's list cache warm before each)", not stale, stale)
+
+
+def creates_across_nodes(a, b, token):
+    """Each node keeps the owner's last position in memory (NoteLastPositions): a create through one
+    node still goes after one made through the other, and creates at once take distinct keys."""
+    token = sign_up(a, "across")
+    titles = []
+    for index in range(20):
+        status, _, _ = call(a if index % 2 == 0 else b, "POST", "/api/v1/notes", {"title": f"t{index}"}, token)
+        titles.append(f"t{index}" if status == 201 else f"failed {status}")
+    for round_ in range(3):
+        node, other = (a, b) if round_ % 2 == 0 else (b, a)
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            list(pool.map(lambda j: call(node, "POST", "/api/v1/notes", {"title": f"burst{round_}-{j}"}, token), range(4)))
+        call(other, "POST", "/api/v1/notes", {"title": f"after{round_}"}, token)
+    _, listed, _ = call(b, "GET", "/api/v1/notes?limit=100", token=token)
+    got = [item["title"] for item in listed["items"]]
+    check("20 creates alternating between nodes A and B are listed in the order they were made", got[:20] == titles, got[:20])
+    late = [r for r in range(3) if f"after{r}" not in got
+            or any(f"burst{r}-{j}" not in got or got.index(f"burst{r}-{j}") > got.index(f"after{r}") for j in range(4))]
+    check("a create through one node goes after 4 made at once through the other", not late, late)
+    positions = [item["position"] for item in listed["items"]]
+    check("35 creates through two nodes, 4 at a time at times, have 35 distinct positions", len(set(positions)) == len(positions) == 35, len(set(positions)))
 
 
 def sync_poke(a, b, token):
@@ -444,6 +468,7 @@ def main():
             napkin_through_nginx(front, os.path.abspath(args.bin))
             token = sign_up(front, "cluster-ann")
             fresh_listing(a, b, token)
+            creates_across_nodes(a, b, token)
             sync_poke(a, b, token)
             sign_out_everywhere(a, b)
             one_throttle(a, b, front)
