@@ -4,7 +4,7 @@
 - Scheduled backups to a folder that does not exist yet (the first backup makes it): the
   operator's restore points say "none kept yet", not that the folder is missing (it said, in red,
   "… is not there, or is not a folder: check that it exists" before any backup was due). After a
-  backup, deleting the folder is said ("is gone since this server backed up to it").
+  backup, deleting the folder is said ("is not there any more (this server backed up to it before)").
 - `quire restore` while the server runs is refused (it replaced the database under the server,
   which went on writing into the file set aside, beside a `-wal` of the other database).
 - `quire serve` on a port another program holds says so with the port, what to do and a code
@@ -80,8 +80,8 @@ def backups_first_run(binary, work):
         shutil.rmtree(os.path.dirname(folder))
         items, unreadable = restore_points(server, token)
         reason = unreadable[0].get("reason", "") if unreadable else ""
-        check("a folder deleted after a backup is said to be gone, with what to check",
-              items == [] and [u.get("to") for u in unreadable] == [folder] and "is gone" in reason and "mounted" in reason, unreadable)
+        check("a folder deleted after a backup is said to be not there any more, with what to check",
+              items == [] and [u.get("to") for u in unreadable] == [folder] and "not there any more" in reason and "mounted" in reason, unreadable)
     finally:
         server.stop()
 

@@ -360,7 +360,7 @@ public final class BackupScheduler: Sendable {
                 let reason = exists
                     ? "\(root.path) is a file, not a folder: move it away or name a folder in storage.backup.to, then back up now."
                     : tried?.lastSuccess != nil
-                    ? "\(root.path) is gone since this server backed up to it: check that its disk is mounted and the folder exists and is writable, then back up now."
+                    ? "\(root.path) is not there any more (this server backed up to it before): check that it exists and is writable (a disk that is not mounted?), then back up now."
                     : "\(root.path) is not there and the last backup could not make it: check that it exists and is writable (a disk that is not mounted?), then back up now."
                 unreadable.append(.init(to: destination, reason: reason))
                 continue
