@@ -77,6 +77,7 @@ def backups_first_run(binary, work):
             check("quire restore beside a running server is refused with [server_running], nothing changed",
                   restore.returncode == 1 and "[server_running]" in said[0] and "Stop the server" in said[0]
                   and not os.path.exists(os.path.join(data, "napkin-notes.sqlite.before-restore")), restore.stderr)
+        storage_panel(server)
         shutil.rmtree(os.path.dirname(folder))
         items, unreadable = restore_points(server, token)
         reason = unreadable[0].get("reason", "") if unreadable else ""
@@ -84,6 +85,27 @@ def backups_first_run(binary, work):
               items == [] and [u.get("to") for u in unreadable] == [folder] and "not there any more" in reason and "mounted" in reason, unreadable)
     finally:
         server.stop()
+
+
+def storage_panel(server):
+    """The operator's Storage panel at phone size: the folder it names is the blob folder, said as such
+    (it said "Data folder: …/data/blobs")."""
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium")
+        page = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        page.goto(server.base + "/")
+        page.get_by_label("User name").fill("opal")
+        page.get_by_label("Password").fill("correct horse battery")
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_timeout(1500)
+        page.goto(server.base + "/#/admin")
+        page.get_by_text("Disk free").first.wait_for(timeout=20000)
+        text = page.locator("main").inner_text() if page.locator("main").count() else page.locator("body").inner_text()
+        browser.close()
+    blobs = os.path.join(server.data, "blobs")
+    check("the Storage panel says the photos and files are kept in the blob folder, not that it is the data folder",
+          f"Photos and files are kept in {blobs}" in text and "Data folder:" not in text, text[:400])
 
 
 def port_in_use(binary, work):

@@ -181,7 +181,7 @@ class QuireAdmin extends HTMLElement {
         ["Disk free", storage.diskFreeBytes === null ? "not on disk" : `${size(storage.diskFreeBytes)} of ${size(storage.diskTotalBytes)}`],
       ];
       where.replaceChildren(h("dl", {}, ...facts.flatMap(([term, value]) => [h("dt", {}, term), h("dd", {}, value)])),
-        storage.dataFolder ? h("p", { class: "admin-meta" }, `Data folder: ${storage.dataFolder}`) : "",
+        storage.dataFolder ? h("p", { class: "admin-meta" }, `Photos and files are kept in ${storage.dataFolder}; the disk free is that folder's disk.`) : "",
         h("p", { class: "admin-meta" }, "What each user stores is in the list of users."));
     } catch (error) {
       this.failed(error, where, "Storage");
