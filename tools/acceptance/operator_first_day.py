@@ -108,6 +108,19 @@ def storage_panel(server):
           f"Photos and files are kept in {blobs}" in text and "Data folder:" not in text, text[:400])
 
 
+def tool_errors(binary, work):
+    """quire restore from a path that is not there, quire backup over a folder: what, what to do, a code."""
+    env = dict(os.environ, QUIRE_DATA=os.path.join(work, "tools-data"))
+    config = "config/apps/napkin-notes.yaml"
+    missing = os.path.join(work, "no-such-backup")
+    done = subprocess.run([binary, "restore", "--config", config, "--from", missing], cwd=ROOT, env=env, capture_output=True, text=True)
+    check("quire restore --from a path that is not there says so, with [not_found]",
+          done.returncode == 1 and f"There is no {missing}" in done.stderr and "[not_found]" in done.stderr, done.stderr)
+    done = subprocess.run([binary, "backup", "--config", config, work], cwd=ROOT, env=env, capture_output=True, text=True)
+    check("quire backup into a folder that exists says so, with [already_exists]",
+          done.returncode == 1 and "already exists" in done.stderr and "[already_exists]" in done.stderr, done.stderr)
+
+
 def port_in_use(binary, work):
     holder = socket.socket()
     holder.bind(("127.0.0.1", 0))
@@ -140,7 +153,7 @@ def main():
     os.environ.pop("QUIRE_ACCEPTANCE_BACKEND", None)
     os.environ.pop("QUIRE_ACCEPTANCE_BUS", None)
     with tempfile.TemporaryDirectory(prefix="quire-operator-") as work:
-        for step in (backups_first_run, port_in_use):
+        for step in (backups_first_run, tool_errors, port_in_use):
             try:
                 step(binary, work)
             except Exception as error:  # noqa: BLE001 — a failed check with its reason; the next step still runs

@@ -130,7 +130,10 @@ public enum BackupFiles {
             guard let data = try? Data(contentsOf: url),
                   let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
                   let backend = object["backend"] as? String, let records = object["records"] as? String else {
-                throw StorageBackup.Failure("\(folder.path) is not a Quire backup (no readable manifest.json); name a folder `quire backup` or a scheduled backup wrote.")
+                guard FileManager.default.fileExists(atPath: folder.path) else {
+                    throw StorageBackup.Failure("There is no \(folder.path); name a folder `quire backup` or a scheduled backup wrote (the admin screen's restore points list them). [not_found]")
+                }
+                throw StorageBackup.Failure("\(folder.path) is not a Quire backup (no readable manifest.json); name a folder `quire backup` or a scheduled backup wrote. [not_a_backup]")
             }
             return Manifest(app: object["app"] as? String ?? "", backend: backend, records: records,
                             createdAt: object["createdAt"] as? String ?? "", blobs: object["blobs"] as? Int ?? 0,

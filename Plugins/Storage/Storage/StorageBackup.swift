@@ -26,7 +26,7 @@ public enum StorageBackup {
     public static func backup(_ config: StoragePlugin.Config, appName: String, to output: URL, previous: URL? = nil,
                               progress: (String) -> Void) throws -> (records: String, blobs: Int) {
         guard !FileManager.default.fileExists(atPath: output.path) else {
-            throw Failure("\(output.path) already exists; name a new directory.")
+            throw Failure("\(output.path) already exists; name a new directory (a backup is never written over another). [already_exists]")
         }
         let partial = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).partial")
         try? FileManager.default.removeItem(at: partial)
