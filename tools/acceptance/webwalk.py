@@ -4,6 +4,7 @@ refreshes the README's docs/screenshots/ on purpose), the sync
 indicator, and a run that turns a crash into a failed check with the page it happened on.
 """
 import os
+import time
 
 from napkin_notes import ROOT, check, results
 
@@ -92,7 +93,8 @@ def phone(browser, server, init_script=None, **options):
 
 def run(server, walk, args=()):
     """Starts `server`, runs `walk(browser)` in Chromium (with extra command-line `args`), stops
-    the server; prints the tally and answers the exit code."""
+    the server; prints the tally (and how long the walk took) and answers the exit code."""
+    started = time.monotonic()
     server.start()
     try:
         with sync_playwright() as playwright:
@@ -117,5 +119,5 @@ def run(server, walk, args=()):
     finally:
         server.stop()
     failed = results.count(False)
-    print(f"web acceptance: {len(results) - failed} passed, {failed} failed")
+    print(f"web acceptance: {len(results) - failed} passed, {failed} failed ({time.monotonic() - started:.0f} s)")
     return 1 if failed else 0
