@@ -1012,6 +1012,11 @@ class ForeignNote(Monkey):
         self.deleted.add(phone.resolved(record))
         if pick < 0.5:
             page.get_by_role("link", name="Cancel").click()
+            # Leaving with words typed asks first (“Discard your changes to this word?”): let go.
+            discard = page.get_by_role("dialog").get_by_role("button", name="Discard", exact=True)
+            page.locator("vocab-entry main, vocab-collection main").or_(discard).first.wait_for()
+            if self.visible(discard):
+                discard.click()
             page.wait_for_selector("vocab-entry main, vocab-collection main")
             return f"{value!r} {record}: deleted on the other phone (said); left it"
         typed = page.get_by_label("Word or phrase", exact=True).input_value().strip()
