@@ -69,13 +69,19 @@ def reloaded(page, limit, what):
           page.inner_text("body")[:300])
 
 
-def napkin(browser, server, data):
-    context, a = new_user(browser, server, "refused-napkin", permissions=["microphone"])
+def plans_note(browser, server, name):
+    """A new user's note “Plans”, made on the server and open in Napkin's editor: (context, page, token, note)."""
+    context, a = new_user(browser, server, name, permissions=["microphone"])
     token = token_of(a)
     made = call(server, "POST", "/api/v1/notes", {"title": "Plans", "text": "", "date": "2026-01-01"}, token=token)[1]
     a.goto(f"/#/notes/{made['id']}")
     a.wait_for_selector("note-editor #note-text")
     eventually(a, "() => document.querySelector('#note-title')?.value === 'Plans'")
+    return context, a, token, made
+
+
+def napkin(browser, server, data):
+    context, a, token, made = plans_note(browser, server, "refused-napkin")
     offline(context, a)
     typed = ("Plans for the week, written on the train. " * 2400)[:100_010]
     a.fill("#note-text", typed)
@@ -113,12 +119,7 @@ def napkin(browser, server, data):
 
 def napkin_count(browser, server, data):
     """A title, a photo and a voice note waiting: three changes, as a person counts them."""
-    context, a = new_user(browser, server, "count-napkin", permissions=["microphone"])
-    token = token_of(a)
-    made = call(server, "POST", "/api/v1/notes", {"title": "Plans", "text": "", "date": "2026-01-01"}, token=token)[1]
-    a.goto(f"/#/notes/{made['id']}")
-    a.wait_for_selector("note-editor #note-text")
-    eventually(a, "() => document.querySelector('#note-title')?.value === 'Plans'")
+    context, a, token, made = plans_note(browser, server, "count-napkin")
     offline(context, a)
     a.fill("#note-title", "Plans for Monday")
     with a.expect_file_chooser() as chooser:
