@@ -153,14 +153,14 @@ private func withStorageAsync(_ file: String, tool: String,
     }
 }
 
-/// Runs `body` with the storage section of a valid config (read as the plugin reads it), the
-/// app's name and a progress line writer; any failure is one line on stderr and exit 1.
 /// `quire restore` would change what a running server has open: said as it is.
 struct RestoreRefused: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
 }
 
+/// Runs `body` with the storage section of a valid config (read as the plugin reads it), the
+/// app's name and a progress line writer; any failure is one line on stderr and exit 1.
 private func withStorage(_ file: String, tool: String,
                          _ body: (StoragePlugin.Config, String, (String) -> Void) throws -> Void) throws {
     let storage: StoragePlugin.Config
