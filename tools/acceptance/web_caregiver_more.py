@@ -25,6 +25,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import caregiving  # noqa: E402
 import iremember  # noqa: E402
 import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402
@@ -45,18 +46,8 @@ def screen(page, name, file):
 
 def walk_all(browser, server, data):
     # The user invites; Anna accepts on her phone (as web_caregiver.py walks it, checked there).
-    user_context, user = webwalk.phone(browser, server, permissions=["microphone"])
-    user.goto("/")
-    user.get_by_role("button", name="Get Started").click()
-    user.wait_for_selector("album-home")
-    owner = token_of(user)
-    owner_id = user.evaluate("JSON.parse(localStorage.getItem('quire.session')).accountId")
-    user.get_by_role("link", name="Family helping you").click()
-    user.get_by_label("Your name, as your family knows you").fill("Mum")
-    user.get_by_role("button", name="Invite a family member").click()
-    link_field = user.get_by_label("The link")
-    link_field.wait_for()
-    link = link_field.input_value()
+    mum = caregiving.invite(browser, server, permissions=["microphone"])
+    user_context, user, owner, link = mum.context, mum.page, mum.token, mum.link
 
     # The user's album: 130 photos, through the API, a minute apart (the newest is the last).
     jpeg = iremember.jpeg(data, "many.jpg", seed=21)
@@ -69,16 +60,7 @@ def walk_all(browser, server, data):
             return
     print(f"  ({COUNT} photos added in {time.time() - started:.0f} s)")
 
-    anna_context, anna = webwalk.phone(browser, server, permissions=["microphone"])
-    anna.goto(link.replace(server.base, ""))
-    anna.wait_for_selector("quire-signin")
-    anna.get_by_label("User name").fill("anna")
-    anna.get_by_label("Password").fill("a good password")
-    anna.get_by_role("button", name="Create an account").click()
-    anna.wait_for_selector("album-help-accept h1:has-text(\"Mum's album\")")
-    anna.get_by_label("Your name, as they know you").fill("Anna")
-    anna.get_by_role("button", name="Accept and help").click()
-    anna.wait_for_selector("album-helped h1:has-text(\"Mum's album\")")
+    anna_context, anna = caregiving.accept(browser, server, link, permissions=["microphone"])
 
     # Paging: 60, then "Show more photos" until all 130 show, each once.
     cells = "album-helped ul.grid a.cell"

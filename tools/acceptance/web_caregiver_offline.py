@@ -28,11 +28,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import caregiving  # noqa: E402
 import iremember  # noqa: E402
 import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402
 from napkin_notes import call, check, free_port  # noqa: E402
-from webwalk import accessible, token_of  # noqa: E402
+from webwalk import accessible  # noqa: E402
 
 ROOT = napkin_notes.ROOT
 PHOTOS = "/api/v1/album/photos"
@@ -49,18 +50,8 @@ def server_photo(server, owner, photo_id):
 
 
 def walk_all(browser, server, data):
-    user_context, user = webwalk.phone(browser, server)
-    user.goto("/")
-    user.get_by_role("button", name="Get Started").click()
-    user.wait_for_selector("album-home")
-    owner = token_of(user)
-    owner_id = user.evaluate("JSON.parse(localStorage.getItem('quire.session')).accountId")
-    user.get_by_role("link", name="Family helping you").click()
-    user.get_by_label("Your name, as your family knows you").fill("Mum")
-    user.get_by_role("button", name="Invite a family member").click()
-    link_field = user.get_by_label("The link")
-    link_field.wait_for()
-    link = link_field.input_value()
+    mum = caregiving.invite(browser, server)
+    user_context, owner, owner_id, link = mum.context, mum.token, mum.account, mum.link
 
     ids = []
     for index in range(3):
@@ -71,16 +62,7 @@ def walk_all(browser, server, data):
             return
         ids.append(body["photo"]["id"])
 
-    anna_context, anna = webwalk.phone(browser, server)
-    anna.goto(link.replace(server.base, ""))
-    anna.wait_for_selector("quire-signin")
-    anna.get_by_label("User name").fill("anna")
-    anna.get_by_label("Password").fill("a good password")
-    anna.get_by_role("button", name="Create an account").click()
-    anna.wait_for_selector("album-help-accept h1:has-text(\"Mum's album\")")
-    anna.get_by_label("Your name, as they know you").fill("Anna")
-    anna.get_by_role("button", name="Accept and help").click()
-    anna.wait_for_selector("album-helped h1:has-text(\"Mum's album\")")
+    anna_context, anna = caregiving.accept(browser, server, link)
     album = f"/#/helping/{owner_id}"
 
     # 1. Saved offline, then a reload offline: her words are shown and counted, then sent.

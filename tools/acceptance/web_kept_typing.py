@@ -17,21 +17,17 @@ The other phone is the account's API (what phone B does). Prints one line per ch
 
     python3 tools/acceptance/web_kept_typing.py --binary .build/debug/quire [--only ar,foreign]
 """
-import argparse
 import os
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402
-from napkin_notes import call, check, free_port  # noqa: E402
+from napkin_notes import call, check  # noqa: E402
 from webwalk import screen, settled, token_of  # noqa: E402
 from web_no_lost_work import eventually, new_user  # noqa: E402
 from web_ar_notebook import add_page, at_page, new_phone  # noqa: E402
 
-ROOT = napkin_notes.ROOT
 N = "/api/v1/notebooks"
 V = "/api/v1/vocabulary"
 
@@ -334,22 +330,8 @@ def first_saver_told(browser, server):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
-    parser.add_argument("--only", help="comma-separated apps: ar,foreign")
-    args = parser.parse_args()
-    binary = os.path.abspath(args.binary)
-    only = set((args.only or "ar,foreign").split(","))
-    config = lambda name: os.path.join(ROOT, "config", "apps", f"{name}.yaml")  # noqa: E731
-    code = 0
     both = lambda browser, server: (foreign_note(browser, server), first_saver_told(browser, server))  # noqa: E731
-    for app, name, walk in (("ar", "ar-notebook", ar_notebook), ("foreign", "foreign-note", both)):
-        if app not in only:
-            continue
-        with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
-            server = napkin_notes.Server(binary, data, free_port(), config=config(name))
-            code |= webwalk.run(server, lambda browser, walk=walk, server=server: walk(browser, server))
-    sys.exit(code)
+    webwalk.main([("ar", "ar-notebook", ar_notebook), ("foreign", "foreign-note", both)])
 
 
 if __name__ == "__main__":

@@ -2,35 +2,30 @@
 """Napkin Notes: a photo over the app's limit is refused in words a person reads (walker 4). A 23 MB
 photo (a newer phone's) chosen for a note said "A photo is limited to 10485760 bytes; this one has
 23737648." — byte counts, and nothing on what to do. Now the refusal says "A photo is limited to
-10 MB; this one is 11.5 MB. Choose a smaller one." (HTTPKit's 413 `too_large`, every upload). A
+25 MB; this one is 26.5 MB. Choose a smaller one." (HTTPKit's 413 `too_large`, every upload; Napkin's
+limit is 25 MB since walker 6, a newer phone's photo). A
 text file named .jpg says what is wrong and now what to do: "… Choose a photo instead." (media's 415).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 
     python3 tools/acceptance/web_napkin_big_photo.py --binary .build/debug/quire
 """
-import argparse
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import napkin_notes  # noqa: E402  (shared harness: Server, call, check)
 import webwalk  # noqa: E402
-from napkin_notes import check, free_port  # noqa: E402
+from napkin_notes import check  # noqa: E402
 from web_napkin import photo  # noqa: E402
 from web_no_lost_work import new_note, new_user  # noqa: E402
 
-ROOT = napkin_notes.ROOT
-NAPKIN = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
-
 
 def big_photo(browser, server, data):
-    # A real JPEG with 11.5 MB after its end: refused by its Content-Length, before it is read.
+    # A real JPEG with 26.5 MB after its end (over Napkin's 25 MB): refused by its Content-Length, before it is read.
     path = os.path.join(data, "big.jpg")
     with open(photo(data), "rb") as small, open(path, "wb") as big:
         big.write(small.read())
-        big.write(b"\0" * (11 * 1024 * 1024 + 512 * 1024))
+        big.write(b"\0" * (26 * 1024 * 1024 + 512 * 1024))
     context, page = new_user(browser, server, "photographer")
     new_note(page, "Holiday")
     with page.expect_file_chooser() as chooser:
@@ -39,8 +34,8 @@ def big_photo(browser, server, data):
     notice = page.locator(".notice", has_text="limited to")
     shown = webwalk.wait_for(page, lambda: notice.count() > 0 and notice.first.is_visible(), tries=150)
     said = notice.first.inner_text() if notice.count() else "no notice"
-    check("a photo over 10 MB is refused in view", shown, said)
-    check("…in sizes a person reads (“10 MB”, “11.5 MB”), not byte counts", "10 MB" in said and "11.5 MB" in said and "10485760" not in said, said)
+    check("a photo over 25 MB is refused in view", shown, said)
+    check("…in sizes a person reads (“25 MB”, “26.5 MB”), not byte counts", "25 MB" in said and "26.5 MB" in said and "26214400" not in said, said)
     check("…and says what to do (“Choose a smaller one”)", "Choose a smaller one" in said, said)
     webwalk.shot(page, "napkin", "big-photo")
     notice.first.get_by_role("button", name="OK").click()
@@ -60,12 +55,7 @@ def big_photo(browser, server, data):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
-    binary = os.path.abspath(parser.parse_args().binary)
-    with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
-        server = napkin_notes.Server(binary, data, free_port(), config=NAPKIN)
-        sys.exit(webwalk.run(server, lambda browser: big_photo(browser, server, data)))
+    webwalk.main([("napkin", "napkin-notes", lambda browser, server: big_photo(browser, server, server.data))])
 
 
 if __name__ == "__main__":

@@ -8,20 +8,14 @@ Prints one line per check and `web acceptance: N passed, N failed` last.
 
     python3 tools/acceptance/web_reminder_offline.py --binary .build/debug/quire
 """
-import argparse
 import datetime
 import os
 import sys
-import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import napkin_notes  # noqa: E402  (shared harness: Server, call, check)
 import webwalk  # noqa: E402
-from napkin_notes import call, check, free_port  # noqa: E402
+from napkin_notes import call, check  # noqa: E402
 from web_no_lost_work import new_note, new_user  # noqa: E402
-
-ROOT = napkin_notes.ROOT
-NAPKIN = os.path.join(ROOT, "config", "apps", "napkin-notes.yaml")
 
 
 def reminder_offline(browser, server):
@@ -54,12 +48,7 @@ def reminder_offline(browser, server):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
-    binary = os.path.abspath(parser.parse_args().binary)
-    with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
-        server = napkin_notes.Server(binary, data, free_port(), config=NAPKIN)
-        sys.exit(webwalk.run(server, lambda browser: reminder_offline(browser, server)))
+    webwalk.main([("napkin", "napkin-notes", reminder_offline)])
 
 
 if __name__ == "__main__":

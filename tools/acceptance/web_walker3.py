@@ -19,22 +19,18 @@ Prints one line per check and `web acceptance: N passed, N failed` last.
 
     python3 tools/acceptance/web_walker3.py --binary .build/debug/quire [--only foreign,ar]
 """
-import argparse
 import os
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402
-from napkin_notes import call, check, free_port  # noqa: E402
+from napkin_notes import call, check  # noqa: E402
 from webwalk import screen, settled, token_of  # noqa: E402
 from web_no_lost_work import eventually, new_user  # noqa: E402
 from web_ar_notebook import new_phone  # noqa: E402
 from web_offline_deleted import kept_notice, notices_clean, online, reloaded_still_kept  # noqa: E402
 
-ROOT = napkin_notes.ROOT
 N = "/api/v1/notebooks"
 V = "/api/v1/vocabulary"
 
@@ -224,22 +220,8 @@ def ar_notebook_gone(browser, server):
 
 
 def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
-    parser.add_argument("--only", help="comma-separated: foreign,ar,signout,gone")
-    args = parser.parse_args()
-    binary = os.path.abspath(args.binary)
-    only = set((args.only or "foreign,ar,signout,gone").split(","))
-    config = lambda name: os.path.join(ROOT, "config", "apps", f"{name}.yaml")  # noqa: E731
-    code = 0
-    for app, name, walk in (("foreign", "foreign-note", foreign_note), ("ar", "ar-notebook", ar_notebook),
-                            ("signout", "ar-notebook", ar_sign_out), ("gone", "ar-notebook", ar_notebook_gone)):
-        if app not in only:
-            continue
-        with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
-            server = napkin_notes.Server(binary, data, free_port(), config=config(name))
-            code |= webwalk.run(server, lambda browser, walk=walk, server=server: walk(browser, server))
-    sys.exit(code)
+    webwalk.main([("foreign", "foreign-note", foreign_note), ("ar", "ar-notebook", ar_notebook),
+                  ("signout", "ar-notebook", ar_sign_out), ("gone", "ar-notebook", ar_notebook_gone)])
 
 
 if __name__ == "__main__":

@@ -3,10 +3,13 @@ size (390×844, touch), axe-core on a screen, screenshots (into .build/screensho
 refreshes the README's docs/screenshots/ on purpose), the sync
 indicator, and a run that turns a crash into a failed check with the page it happened on.
 """
+import argparse
 import os
+import sys
+import tempfile
 import time
 
-from napkin_notes import ROOT, check, results
+from napkin_notes import ROOT, Server, check, free_port, results
 
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import sync_playwright
@@ -121,3 +124,26 @@ def run(server, walk, args=()):
     failed = results.count(False)
     print(f"web acceptance: {len(results) - failed} passed, {failed} failed ({time.monotonic() - started:.0f} s)")
     return 1 if failed else 0
+
+
+def main(walks, args=()):
+    """A walk script's `main`: `--binary`, and `--only KEY,…` when it has several walks. Each walk
+    `(key, app, walk)` runs against a server of its own on config/apps/<app>.yaml in a fresh folder,
+    as `walk(browser, server)` (`server.data` is the folder), with Chromium's extra `args`. Exits
+    with 1 when any check failed."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
+    keys = [key for key, _, _ in walks]
+    if len(walks) > 1:
+        parser.add_argument("--only", help="comma-separated: " + ",".join(keys))
+    options = parser.parse_args()
+    only = set((getattr(options, "only", None) or ",".join(keys)).split(","))
+    code = 0
+    for key, app, walk in walks:
+        if key not in only:
+            continue
+        with tempfile.TemporaryDirectory(prefix="quire-web-") as data:
+            server = Server(os.path.abspath(options.binary), data, free_port(),
+                            config=os.path.join(ROOT, "config", "apps", f"{app}.yaml"))
+            code |= run(server, lambda browser, walk=walk, server=server: walk(browser, server), args)
+    sys.exit(code)
