@@ -22,7 +22,7 @@ test("a shared file is a note's photo only when it is an image within the upload
   assert.equal(photoProblem(new Blob(["png"], { type: "image/png" })), null);
   assert.match(String(photoProblem(new Blob(["%PDF"], { type: "application/pdf" }))), /not a photo \(application\/pdf\)/);
   const big = { type: "image/jpeg", size: MAX_SHARED_PHOTO + 1 };
-  assert.match(String(photoProblem(/** @type {any} */ (big))), /at most 10 MB/);
+  assert.match(String(photoProblem(/** @type {any} */ (big))), /at most 25 MB/);
 });
 
 test("the box under the photo follows the reading of its text", () => {

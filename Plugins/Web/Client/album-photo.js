@@ -14,6 +14,16 @@ import { readAloud, userLanguage } from "./speak.js";
 import { captionVoice } from "./album-voice.js";
 import { photoPeople } from "./album-people.js";
 import { addedByFacts, captionByLine } from "./album-caregivers.js";
+
+/**
+ * Why the photo with local id `id` never reached the album (the server refused it as it was added),
+ * in words for the person; "" when it was not refused. @param {Context} context @param {string} id
+ */
+function notAdded(context, id) {
+  if (!isLocal(id) || !context.sync.refusedCreates.has(id)) return "";
+  const why = context.sync.refusedCreates.get(id)?.trim();
+  return `This photo was not added to your album: ${why || "the server did not take it."}`;
+}
 import "./drawing-pad.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
@@ -96,15 +106,29 @@ export class MarkupScreen extends AlbumElement {
     const typed = Boolean(notes?.value.trim());
     // This screen offers the way back for the notes typed: the header does not offer it twice (kept.js).
     if (typed) this.ctx.sync.claimKept(`${KIND}/${this.id_}`);
+    // Never in the album: the server refused the photo as it was added (not a picture, too big).
+    const refused = notAdded(this.ctx, this.id_);
+    if (refused) this.querySelector("main h1")?.replaceChildren("Photo not added");
     const notice = h("div", { class: "notice gone", role: "alert", id: "photo-gone" },
-      h("p", {}, typed
-        ? "This photo was deleted on another phone, so your notes cannot be saved with it. They are still in the box below: copy them to keep them."
-        : "This photo was deleted on another phone: nothing more can be saved on it."),
+      h("p", {}, refused
+        ? `${refused}${typed ? " Your notes are still in the box below: copy them to keep them." : ""}`
+        : typed
+          ? "This photo was deleted on another phone, so your notes cannot be saved with it. They are still in the box below: copy them to keep them."
+          : "This photo was deleted on another phone: nothing more can be saved on it."),
       h("div", { class: "row" },
         typed ? h("button", { type: "button", class: "secondary", onclick: copy }, "Copy my notes") : null,
+        refused ? h("a", { href: "#/", class: "button" }, "Choose another photo") : null,
         h("a", { href: "#/album", class: "button secondary" }, "Album")));
     this.querySelector("main .toolbar")?.after(notice);
-    announce("This photo was deleted on another phone.");
+    if (refused) {
+      // Nothing to mark up: the picture that never arrived is not shown broken under the notice, nor
+      // the tools, tags and Done; only the notes typed stay, to copy. Two long buttons wrap (CSSOM).
+      for (const part of /** @type {HTMLElement[]} */ ([...this.querySelectorAll("main.markup > :not(.toolbar):not(#photo-gone), main .toolbar .done")])) {
+        if (!(typed && (part.id === "photo-notes" || part.getAttribute("for") === "photo-notes"))) part.style.display = "none";
+      }
+      /** @type {HTMLElement | null} */ (notice.querySelector(".row"))?.style.setProperty("flex-wrap", "wrap");
+    }
+    announce(refused || "This photo was deleted on another phone.");
   }
 
   /**
@@ -145,7 +169,12 @@ export class MarkupScreen extends AlbumElement {
   render() {
     const photo = this.photo();
     if (!photo) {
-      this.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Mark up"), h("p", { class: "empty" }, "This photo is not in your album."), back("#/album", "Album")));
+      const refused = notAdded(this.ctx, this.id_);
+      this.replaceChildren(refused
+        ? h("main", { class: "screen" }, h("h1", {}, "Photo not added"), h("p", { class: "empty", role: "alert" }, refused),
+          h("div", { class: "row" }, h("a", { href: "#/", class: "button" }, "Choose another photo"), back("#/album", "Album")))
+        : h("main", { class: "screen" }, h("h1", {}, "Mark up"), h("p", { class: "empty" }, "This photo is not in your album."), back("#/album", "Album")));
+      if (refused) announce(refused);
       return;
     }
     const pad = /** @type {import("./drawing-pad.js").DrawingPad} */ (h("drawing-pad", { texts: true, colour: "#c62828", label: "Draw or write on the photo" }));

@@ -2,8 +2,8 @@
 /** Napkin's capture, its rules without the page: a share from another app as a note (share-target.js)
  * and what the box under a photo says of its text (note-photo-text.js). No DOM: node tests them. */
 
-/** The largest photo a share brings: the media plugin's default `max_upload_bytes` (the server checks again). */
-export const MAX_SHARED_PHOTO = 10 * 1024 * 1024;
+/** The largest photo a share brings: Napkin's `media: max_upload_bytes` (25 MB, a newer phone camera's photo; the server checks again). */
+export const MAX_SHARED_PHOTO = 25 * 1024 * 1024;
 
 /** @typedef {{title?: string, text?: string, url?: string, photo?: Blob | null, at?: number}} Shared */
 

@@ -437,16 +437,29 @@ export class NoteEditor extends ScreenElement {
     }
   }
 
-  /** Keeps what is being typed: it is queued first, and only the photo is drawn again. @param {File} file */
+  /**
+   * Keeps what is being typed: it is queued first, and only the photo is drawn again. "Photo added."
+   * is said once the server took it, never when it is only queued (a photo too big or not a photo is
+   * refused after that): a refusal is said with the server's words, and a photo waiting for the
+   * network is said to wait. @param {File} file
+   */
   async attachPhoto(file) {
     this.followed?.flush();
     const note = this.note();
     if (!note) return;
-    await /** @type {Context} */ (this.context).sync.write({ method: "PUT", path: `${NOTES}/${note.id}/photo`, body: file,
+    const sync = /** @type {Context} */ (this.context).sync;
+    const key = await sync.write({ method: "PUT", path: `${NOTES}/${note.id}/photo`, body: file,
       contentType: file.type || "image/jpeg", kind: KIND, id: note.id, local: { pendingPhoto: file } });
+    const settled = (/** @type {Event} */ event) => {
+      const told = /** @type {CustomEvent} */ (event).detail;
+      if (told?.key !== key) return;
+      sync.removeEventListener("settled", settled);
+      announce(told.done ? "Photo added." : `The photo was not added. ${told.message}`.trim());
+    };
+    sync.addEventListener("settled", settled);
     const now = this.note();
     if (now) this.renderPhoto(now);
-    announce("Photo added.");
+    if (!navigator.onLine) announce("Photo kept on this phone: it is sent when the phone is online.");
   }
 
   /** The original, full screen, pinch-zoomable. The phone's Back closes it (an entry of its own in

@@ -60,6 +60,11 @@ export class NotesList extends ScreenElement {
       : shown.length === 0 ? h("p", { class: "empty" }, query ? `No note holds “${query}”.` : this.near ? "No note was written near here."
         : "No notes in this category.") : null;
     /** @type {HTMLElement} */ (this.results).replaceChildren(...(empty ? [empty] : []), list);
+    // Said when a search or a filter changes what is found, in one short sentence; the list itself is
+    // not a live region (every sync redrew it, and a screen reader read every title out again).
+    const found = query || this.category || this.near
+      ? (shown.length === 0 ? /** @type {HTMLElement} */ (empty).textContent ?? "" : `${shown.length} note${shown.length === 1 ? "" : "s"} found.`) : "";
+    if (this.foundSaid && this.foundSaid.textContent !== found) this.foundSaid.textContent = found;
     if (this.chips) this.chips.replaceChildren(...this.categoryChips(all));
     if (focused) /** @type {HTMLElement | null} */ (this.querySelector(`[data-focus-key="${CSS.escape(focused)}"]`))?.focus();
   }
@@ -68,7 +73,8 @@ export class NotesList extends ScreenElement {
    * caret stays where the user types), the categories and the import's progress.
    * @param {Context} context */
   build(context) {
-    this.results = h("div", { class: "results", "aria-live": "polite" });
+    this.results = h("div", { class: "results" });
+    this.foundSaid = h("p", { class: "visually-hidden", role: "status" });
     const search = has(context, "search")
       ? h("div", { class: "search-box" }, h("label", { for: "notes-search", class: "visually-hidden" }, "Search notes"),
         h("input", { id: "notes-search", type: "search", placeholder: "Search notes", autocomplete: "off", enterkeyhint: "search",
@@ -82,7 +88,7 @@ export class NotesList extends ScreenElement {
         has(context, "plugin:geo") ? h("button", { type: "button", class: "secondary map-toggle", "aria-pressed": "false",
           onclick: (/** @type {Event} */ e) => this.toggleMap(/** @type {HTMLElement} */ (e.currentTarget)) }, "Map") : null,
         h("button", { type: "button", class: "primary", onclick: () => this.create() }, "New note")),
-      search, this.chips, this.results, this.progress, importer);
+      search, this.chips, this.foundSaid, this.results, this.progress, importer);
     this.replaceChildren(this.shell);
   }
 

@@ -40,6 +40,9 @@ export class Sync extends EventTarget {
     this.writes = [];
     /** Local ids of records created offline → the ids the server gave them. @type {Map<string, string>} */
     this.resolved = new Map();
+    /** Local ids of records whose create the server refused → its words (a photo that is not one):
+     * the record's screen says that, not "deleted on another phone". @type {Map<string, string>} */
+    this.refusedCreates = new Map();
     /** Screens' changes typed but not yet queued. @type {Set<string>} */
     this.drafts = new Set();
     /** Writes the server refused since the user last said OK to being told: the indicator says
@@ -212,7 +215,9 @@ export class Sync extends EventTarget {
   /**
    * Queues a write and shows it at once; it is sent when the network allows. `key` is given when
    * the same request may already have reached the server (sent directly, then its answer lost).
+   * Answers the write's key: its "settled" event (below) names it, so a screen can say what became of it.
    * @param {Omit<import("./outbox.js").Write, "key" | "attempts"> & {key?: string}} write
+   * @returns {Promise<string>}
    */
   async write(write) {
     /** @type {import("./outbox.js").Write} */
@@ -237,6 +242,7 @@ export class Sync extends EventTarget {
     const held = this.writes.find((w) => w.key === queued.key);
     if (held) held.seq = seq;
     this.drain();
+    return queued.key;
   }
 
   /** Sends queued writes in order until one cannot be sent now. */
@@ -303,6 +309,10 @@ export class Sync extends EventTarget {
           : isRefusal(status) ? await this.keeping.keep(write, { status: status ?? 0, message }) : null;
         if (kept) this.refused -= 1; // said by its own notice, with its way back and Discard
         await this.settle(write, next === "done" ? answer : undefined);
+        if (next !== "done" && write.method === "POST" && isLocal(write.id)) this.refusedCreates.set(write.id, message);
+        // What became of it, for a screen that waits to say so ("Photo added." only once the server
+        // took it; a refusal with the server's words): `done`, else `message`.
+        this.dispatchEvent(new CustomEvent("settled", { detail: { key: write.key, id: write.id, done: next === "done", message } }));
         if (kept) {
           if (write.method === "POST" && isLocal(write.id)) await this.dropWritesFor(write.id);
           if (!this.keeping.claimed.has(kept.id)) this.dispatchEvent(new CustomEvent("kept", { detail: kept }));
