@@ -11,7 +11,7 @@ import { ApiError } from "./api.js";
 import { back } from "./album-base.js";
 import { copyButton } from "./share.js";
 import { switchedOn } from "./speak.js";
-import { announce, confirmAction, h, readableDate } from "./ui.js";
+import { announce, confirmAction, h, readableDate, readableTime } from "./ui.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 /** @typedef {{token: string, path: string, expiresAt: string, qrSVG?: string}} Link */
@@ -85,7 +85,7 @@ export function linkPanel(link, title, text, id) {
     h("p", {}, text),
     qr,
     h("label", { for: `${id}-link` }, "The link"), field,
-    h("p", { class: "hint" }, `It works once, until ${new Date(link.expiresAt).toLocaleString()}.`),
+    h("p", { class: "hint" }, `It works once, until ${readableTime(link.expiresAt)}.`),
     h("div", { class: "row" }, copyButton(address, field, status), share),
     status);
 }

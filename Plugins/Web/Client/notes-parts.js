@@ -27,10 +27,8 @@ export function notePhoto(context, note, rendition) {
   return pictureURL(context, path, BOUNDS.napkin, `${path}@${note.photo}`);
 }
 
-/** An instant as a person reads it: "Nov 26, 2026, 9:30 AM" in the device's language. @param {string} instant */
-export function when(instant) {
-  return new Date(instant).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-}
+/** An instant as a person reads it (ui.js readableTime). */
+export { readableTime as when } from "./ui.js";
 
 /**
  * Pinch (two fingers) or double-tap to zoom a picture inside its frame, one finger to move it once

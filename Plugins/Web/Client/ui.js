@@ -146,6 +146,11 @@ export function readableDate(date) {
   return new Date(y, m - 1, d).toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
 }
 
+/** An instant as a person reads it: "Nov 26, 2026, 9:30 AM" in the device's language (no seconds). @param {string | number | Date} instant */
+export function readableTime(instant) {
+  return new Date(instant).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
 /** Changes kept outside the outbox (a caregiver's captions for someone else's album): how many wait. */
 let waitingElsewhere = () => 0;
 

@@ -7,7 +7,7 @@
  * as a background job (its progress shown), "Back to default" forgets the fitted ones.
  */
 import { ApiError } from "./api.js";
-import { announce, h } from "./ui.js";
+import { announce, h, readableTime } from "./ui.js";
 import { V, VocabElement, back } from "./vocab-parts.js";
 import { heatmapCells, percent, summaries } from "./vocab-stats-data.js";
 
@@ -53,7 +53,7 @@ export class StatsScreen extends VocabElement {
     this.replaceChildren(h("main", { class: "screen vocab stats" },
       h("div", { class: "toolbar" }, back("#/", "Collections"), h("h1", {}, "Statistics")),
       this.offline && this.fetchedAt ? h("p", { class: "muted", role: "status", id: "stats-offline" },
-        `Offline: the statistics as of ${new Date(this.fetchedAt).toLocaleString()}.`) : null,
+        `Offline: the statistics as of ${readableTime(this.fetchedAt)}.`) : null,
       stats ? this.charts(stats) : h("p", { class: "empty", role: "status" }, this.offline ? "Offline, and no statistics kept on this phone yet." : "Counting your reviews…"),
       this.parameters(stats)));
   }
