@@ -124,7 +124,7 @@ def walk(browser, server):
     page.get_by_role("button", name="New note").click()
     page.wait_for_selector("note-editor #note-title")
     page.get_by_label("Title", exact=True).fill("Saturday")
-    page.get_by_label("Choose a photo").set_input_files(RECEIPT)
+    page.get_by_label("Choose photo", exact=True).set_input_files(RECEIPT)
     page.wait_for_selector("note-editor .photo-text summary:has-text('Text in this photo')", timeout=90_000)
     found = page.inner_text("note-editor .photo-text")
     check("after the server's job, “Text in this photo” under the photo shows its text",

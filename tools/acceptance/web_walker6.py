@@ -10,6 +10,7 @@ photo (walker6, phones of 390×844):
 - napkin_list_said: the whole list of notes was a live region: every change synced from the other
   phone made a screen reader read every title again, and a search read the list rather than what it
   found. Now only a search or a filter is said, in one sentence ("1 note found.", "No note holds …").
+  The photo buttons are named by the words they show ("Choose photo"; it was "Choose a photo").
 - iremember_refused: a file that is not a photo, chosen with "Choose From Phone", opened the mark-up
   screen saying "This photo was deleted on another phone" (false: it was never added) over a broken
   picture. Now it says the photo was not added, with the server's words, and offers "Choose another
@@ -73,6 +74,9 @@ def choose(page, path):
 def napkin_photo_said(browser, server, data):
     context, page = new_user(browser, server, "walker6-photos", init_script=SAID)
     new_note(page, "Lecture 4")
+    names = [page.get_by_label(words, exact=True).count() for words in ("Take photo", "Choose photo")]
+    check("Napkin, the photo buttons: named by the words they show (“Take photo”, “Choose photo”), not “Take a photo”",
+          names == [1, 1], names)
     what = "Napkin, a phone camera's photo"
     choose(page, padded(data, "camera15.jpg", 15 * MB))
     took = webwalk.wait_for(page, lambda: any("Photo added." in s for s in said(page)) or page.locator(".notice").count() > 0, tries=300)

@@ -198,8 +198,10 @@ export class NoteEditor extends ScreenElement {
     };
     const photo = h("div", { class: "photo" });
     const picker = (/** @type {boolean} */ camera) => {
+      // Named by its label's visible words ("Choose photo"), so what is seen is what a screen reader or
+      // voice control says (it was "Choose a photo" under the words "Choose photo").
       const input = /** @type {HTMLInputElement} */ (h("input", { type: "file", accept: "image/*", class: "visually-hidden",
-        capture: camera ? "environment" : undefined, "aria-label": camera ? "Take a photo" : "Choose a photo" }));
+        capture: camera ? "environment" : undefined }));
       input.addEventListener("change", () => { if (input.files?.[0]) this.attachPhoto(input.files[0]); input.value = ""; });
       return h("label", { class: "button secondary" }, camera ? "Take photo" : "Choose photo", input);
     };
