@@ -1349,7 +1349,10 @@ class ARNotebook(Monkey):
 
     def open_notebook(self, phone):
         page = phone.page
-        page.wait_for_selector("nb-welcome h1, nb-book", timeout=15_000)
+        page.wait_for_selector("nb-welcome h1, nb-notebooks h1, nb-book", timeout=15_000)
+        if self.visible(page.locator("nb-notebooks h1")):  # an account with notebooks opens on them on a new phone
+            page.click("nb-notebooks a.big-link")
+            page.wait_for_selector("nb-book .turn-row .where, nb-book .error", timeout=15_000)
         button = page.get_by_role("button", name="Open my notebook")
         if self.visible(button):
             page.wait_for_timeout(500)  # a person reads the welcome first: a redraw just after sign-in would show by now

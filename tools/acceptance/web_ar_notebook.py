@@ -237,9 +237,11 @@ def open_notebook(page, user):
     """Signs `user` in on a phone that has not seen them (the welcome shows once per phone), to their notebook."""
     page.goto("/")
     webwalk.sign_in(page, user)
-    page.wait_for_selector("nb-welcome, nb-book")
-    if page.is_visible("nb-welcome"):
+    page.wait_for_selector("nb-welcome h1, nb-notebooks h1, nb-book")
+    if page.is_visible("nb-welcome h1"):
         page.click("text=Open my notebook")
+    elif page.is_visible("nb-notebooks h1"):  # an account with notebooks opens on them on a new phone
+        page.click("nb-notebooks a.big-link")
     page.wait_for_selector("nb-book .stage")
 
 
@@ -347,7 +349,7 @@ def provider_sign_in(browser, server, provider):
 
 def owner_walk(page, server, data):
     sign_up(page, "web-ann")
-    page.wait_for_selector("nb-welcome")
+    page.wait_for_selector("nb-welcome h1")  # after "Opening…", which asks whether the account has notebooks
     check("sign-up shows the welcome and instructions (FR3.2.2)", page.is_visible("text=Welcome to AR Notebook"))
     screen(page, "the welcome", "welcome")
     fits(page, "the welcome")
@@ -1053,7 +1055,7 @@ def fifty_pages_landscape(browser, server, token):
     webwalk.PAGES.append(sideways)
     sideways.goto("/")
     webwalk.sign_in(sideways, "web-ann")
-    sideways.wait_for_selector("nb-book .stage, nb-welcome")
+    sideways.wait_for_selector("nb-book .stage, nb-welcome h1, nb-notebooks h1")  # a new phone of an account with notebooks opens on them
     sideways.goto(f"/#/n/{nid}")
     at_page(sideways, "Cover · 50", start=True)
     sideways.click("[aria-label='Next page']")
@@ -1151,7 +1153,7 @@ def quick_turns(browser, server, token, nid):
     context, page = phone(browser, server)
     page.goto("/")
     webwalk.sign_in(page, "web-ann")
-    page.wait_for_selector("nb-book .stage, nb-welcome")
+    page.wait_for_selector("nb-book .stage, nb-welcome h1, nb-notebooks h1")  # a new phone of an account with notebooks opens on them
     page.goto(f"/#/n/{nid}")
     at_page(page, "Cover · 50", start=True)
     page.click("[aria-label='Next page']")

@@ -72,7 +72,7 @@ add("notebooks.item", {
     const page = item ? String(sync.one("notebooks.item", item)?.page ?? "") : sync.resolve(parts[parts.indexOf("pages") + 1] ?? "");
     const slot = typeof kept.fields.slot === "number" ? kept.fields.slot : null;
     putDraft(account, { notebook, page, ...(item ? { item } : { slot }), text: String(kept.fields.text ?? ""),
-      why: `Not saved: ${kept.refused?.message ?? "the server refused it."} Change it and add it again, or Cancel to throw it away.` });
+      why: `Not saved: ${kept.refused?.message ?? "the server refused it."} Change it and ${item ? "save" : "add"} it again, or Cancel to throw it away.` });
     await sync.dropKept(kept.id);
     return `#/n/${encodeURIComponent(notebook)}`;
   },

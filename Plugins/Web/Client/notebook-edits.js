@@ -17,15 +17,29 @@ import { BOUNDS, pictureURL } from "./picture-cache.js";
 import { announce, askText, confirmAction, h, showDialog } from "./ui.js";
 
 /**
- * A confirmation said to screen readers (announce) and shown: a toast at the foot of the screen
- * for a few seconds, like the other apps' bars ("Undone: …", "Removed."). @param {string} text
+ * A confirmation said to screen readers (announce) and shown for a few seconds, like the other
+ * apps' bars ("Undone: …", "Removed."): over the foot of the notebook's page where it is in sight
+ * (what changed), else under the app's header. At the foot of the screen it covered New page and
+ * Write, the buttons a person taps next. @param {string} text
  */
 export function say(text) {
   announce(text);
   document.querySelector("body > .toast")?.remove();
   const toast = h("div", { class: "toast", "aria-hidden": "true" }, text);
   document.body.append(toast);
+  placeToast(toast);
   window.setTimeout(() => toast.remove(), 4000);
+}
+
+/** Where the toast shows: the visible part of the notebook's page, else under the header. @param {HTMLElement} toast */
+function placeToast(toast) {
+  const header = document.querySelector("header.bar")?.getBoundingClientRect();
+  const top = header && header.bottom > 0 ? header.bottom : 0;
+  const stage = document.querySelector(".screen.notebook .stage")?.getBoundingClientRect();
+  const room = toast.offsetHeight + 24;
+  const bottom = stage ? Math.min(stage.bottom, window.innerHeight) : 0;
+  toast.style.bottom = "auto";
+  toast.style.top = `${stage && bottom - Math.max(stage.top, top) >= room ? bottom - room + 12 : top + 12}px`;
 }
 
 /** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
@@ -45,11 +59,14 @@ export function pageChoices(cat) {
   ];
 }
 
-/** @param {BookScreen} screen */
+/**
+ * The New page dialog, then the page made. Answers as `newPage` does (undefined when cancelled or refused).
+ * @param {BookScreen} screen
+ */
 export async function addPage(screen) {
   const choice = await chooseDialog("New page", pageChoices(screen.catalog));
-  if (!choice) return;
-  await newPage(screen, { template: choice.template, background: choice.background });
+  if (!choice) return undefined;
+  return newPage(screen, { template: choice.template, background: choice.background });
 }
 
 /**
@@ -94,19 +111,23 @@ export async function recolour(screen, page, background) {
 
 /**
  * Where on the page an insert goes (FR3.2.6–7): a page from a template asks which free slot
- * when more than one is free; a full page says so (nothing is stacked over its slots). Answers
- * the slot, null for a blank page (centred), or undefined when there is nowhere (or cancelled).
+ * when more than one is free; a full page says so (nothing is stacked over its slots), with New
+ * page, which then does `retry` on the page made (the paste, text or picture asked for is not
+ * lost to the detour). Answers the slot, null for a blank page (centred), or undefined when there
+ * is nowhere (or cancelled).
  * @param {Page} page
  * @returns {Promise<number | null | undefined>}
- * @param {BookScreen} screen
+ * @param {BookScreen} screen @param {() => unknown} [retry] what was asked, done again on the new page
  */
-export async function whereOnPage(screen, page) {
+export async function whereOnPage(screen, page, retry) {
   if (!page.slots.length) return null;
   const free = freeSlots(page);
   if (!free.length) {
     // FR3.2.15: a template's boxes take any item, text or picture, one each.
     screen.say(`Page ${screen.numberOf(page)} is full: ${page.slots.length === 1 ? "its box holds one item" : `its ${page.slots.length} boxes hold one item each`}, text or picture. `
-      + "Add a page, or remove an item first (tap it).", { action: ["New page", () => addPage(screen)] });
+      + "Add a page, or remove an item first (tap it).", { action: ["New page", async () => {
+      if ((await addPage(screen)) !== undefined) await retry?.();
+    }] });
     return undefined;
   }
   if (free.length === 1) return free[0];
@@ -205,8 +226,8 @@ export async function giveBackDraft(screen) {
   const page = content.pages[at];
   const item = found < 0 || !draft.item ? undefined : page.items.find((i) => i.id === draft.item || i.id === screen.ctx.sync.resolve(draft.item ?? ""));
   if (item) {
-    say("What you were writing is back.");
-    return void editItem(screen, item, draft.text, draft);
+    if (!draft.why) say("What you were writing is back.");
+    return void editItem(screen, item, draft.text, draft, draft.why);
   }
   const why = found < 0 ? `The page you were writing on was deleted, maybe on another phone. What you typed is kept: add it to page ${at + 1}, or Cancel to throw it away.`
     : draft.item ? "The text you were changing was removed, maybe on another phone. What you typed is kept: add it as a new text, or Cancel to throw it away." : "";
@@ -228,7 +249,7 @@ export async function write(screen, typed = "", slotWas, was, hint) {
   const free = slotWas !== undefined && (slotWas === null ? !page.slots.length : freeSlots(page).includes(slotWas));
   // Text given back (a draft, a refusal) is not turned away by a full page: it goes centred.
   const full = slotWas !== undefined && page.slots.length > 0 && !freeSlots(page).length;
-  const slot = free ? slotWas : full ? null : await whereOnPage(screen, page);
+  const slot = free ? slotWas : full ? null : await whereOnPage(screen, page, () => write(screen, typed, undefined, was, hint));
   if (slot === undefined) return;
   const where = { notebook: screen.nid, page: page.id, slot };
   const asked = askText({ title: "Write on the page", label: "Your text", id: "nb-text", action: "Add", multiline: true,
@@ -245,7 +266,7 @@ export async function write(screen, typed = "", slotWas, was, hint) {
 export async function paste(screen) {
   const page = screen.currentPage();
   if (!page) return;
-  const slot = await whereOnPage(screen, page);
+  const slot = await whereOnPage(screen, page, () => paste(screen));
   if (slot === undefined) return;
   let text = "";
   try {
@@ -264,14 +285,15 @@ export function picturePicker(screen) {
   let slot = null;
   const input = /** @type {HTMLInputElement} */ (h("input", { type: "file", accept: "image/*", hidden: true,
     onchange: () => { const file = input.files?.[0]; input.value = ""; if (file) insert(screen, file, slot); } }));
-  return h("span", { class: "picker" }, h("button", { type: "button", class: "secondary", onclick: async () => {
+  const choose = async () => {
     const page = screen.currentPage();
     if (!page) return;
-    const where = await whereOnPage(screen, page);
+    const where = await whereOnPage(screen, page, choose);
     if (where === undefined) return;
     slot = where;
     input.click();
-  } }, "Picture"), input);
+  };
+  return h("span", { class: "picker" }, h("button", { type: "button", class: "secondary", onclick: choose }, "Picture"), input);
 }
 
 /** @param {BookScreen} screen */
@@ -326,12 +348,16 @@ export async function removeItem(screen, item) {
   return answer;
 }
 
-/** @param {Item} item @param {string} [typed] @param {import("./notebook-drafts.js").Draft} [was] a draft given back @param {BookScreen} screen */
-export async function editItem(screen, item, typed, was) {
+/**
+ * “Change the text”: the dialog with `typed` (else the item's text), kept as a draft while it is typed.
+ * @param {Item} item @param {string} [typed] @param {import("./notebook-drafts.js").Draft} [was] a draft given back @param {BookScreen} screen
+ * @param {string} [hint] why it opened with these words (the server refused them: its message, said in the dialog)
+ */
+export async function editItem(screen, item, typed, was, hint) {
   const page = screen.currentPage();
   const where = { notebook: screen.nid, page: page?.id ?? "", item: item.id };
   const asked = askText({ title: "Change the text", label: "Its text", id: "nb-text", action: "Save", multiline: true,
-    required: "Type something first, or tap Cancel.", value: typed ?? item.text ?? "" });
+    required: "Type something first, or tap Cancel.", value: typed ?? item.text ?? "", hint });
   if (was) dropDraft(screen.account, was);
   if (page) keepDraft(screen.account, where, "nb-text");
   const text = await asked;
@@ -351,7 +377,8 @@ export async function changeText(screen, item, text, held) {
     baseVersion: item.version || undefined }, (error) => error instanceof ApiError && error.status === 404
     // Removed meanwhile (maybe on another phone): what was typed is not lost, it can go on the page as a new text.
     ? ["Keep my text as a new text", () => write(screen, text, null, { notebook: screen.nid, page: screen.currentPage()?.id ?? "", item: item.id, text })]
-    : ["Change the text", () => editItem(screen, item, text)], held);
+    // Refused (too long, say): the words back in the dialog, with the server's reason in it.
+    : ["Change the text", () => editItem(screen, item, text, undefined, refusedWhy(error))], held);
   if (answer === undefined) return undefined;
   screen.reload();
   // The server merged this change into the item as it is; when another device had changed the
@@ -366,6 +393,11 @@ export async function changeText(screen, item, text, held) {
   }
   say("Changed.");
   return answer;
+}
+
+/** What the dialog opened again after a refusal says: the server's sentence, and what to do. @param {unknown} error */
+function refusedWhy(error) {
+  return `Not saved: ${error instanceof ApiError ? error.message : "the server refused it."} Change it and save again, or Cancel to throw it away.`;
 }
 
 /**

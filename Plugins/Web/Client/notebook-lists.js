@@ -15,7 +15,22 @@ import { announce, askText, h } from "./ui.js";
 // Welcome -----------------------------------------------------------------------------------------
 
 export class WelcomeScreen extends NotebookElement {
-  load() {
+  /**
+   * The welcome is for a person new to AR Notebook, not for a phone new to an account: signed in
+   * on another phone before, with notebooks there, this one opens on “My notebooks” (it opened
+   * on the welcome, then on the cover of the last notebook).
+   */
+  async load() {
+    this.replaceChildren(h("main", { class: "screen" }, h("p", { class: "hint", role: "status" }, "Opening…")));
+    if (navigator.onLine) await this.ctx.sync.pull().catch(() => {});
+    if (!this.isConnected) return;
+    const { mine, shared } = localNotebooks(this.ctx.sync);
+    if (mine.length + shared.length) {
+      localStorage.setItem("quire.ar.welcomed", "1");
+      history.replaceState(null, "", "#/notebooks");
+      this.ctx.go("#/notebooks");
+      return;
+    }
     this.replaceChildren(h("main", { class: "screen welcome" },
       h("h1", {}, "Welcome to AR Notebook"),
       h("p", { class: "lead" }, "Your notebooks, in 3D, wherever you are."),

@@ -69,6 +69,10 @@ export function wrote(write, answer) {
  * @param {import("./screen-notebook.js").BookScreen} screen
  */
 export function tellOverwrites(screen) {
+  // A change of this phone's the server refused (sent from the outbox: too long, say) is not
+  // another device's doing: its words are kept with the server's message (kept-refused.js), and
+  // "Bring back mine" would only send them to be refused again.
+  for (const kept of screen.ctx.sync.keeping.kept) if (kept.kind === ITEM && kept.refused) mine.delete(kept.recordId);
   const items = (screen.content?.pages ?? []).flatMap((page) => page.items);
   const { told, left } = overwrites(mine, items);
   mine.clear();

@@ -2,7 +2,8 @@
 /**
  * AR Notebook's watch on the phone's surroundings, once per session: the battery (Battery Status
  * API, where the browser has it) reported to device-monitor, with the blocking alert at 5 %, "I am
- * charging" and "Sign out and close" (FR3.2.18, UC-14); without the API, the alert follows the
+ * charging" and "Sign out and close" (FR3.2.18, UC-14), decided by the phone's own reading while
+ * device-monitor cannot be asked (offline); without the API, the alert follows the
  * level device-monitor holds for the account, or the screen says it cannot know; where the phone is (`watchPosition`) reported as it moves,
  * with a banner for a notebook pinned near (UC-13), also when sync's live connection says so.
  */
@@ -31,6 +32,7 @@ export function watchSurroundings(context) {
       const report = () => reportBattery(context, state);
       state.addEventListener?.("levelchange", report);
       state.addEventListener?.("chargingchange", report);
+      window.addEventListener("online", report); // what changed offline, told to device-monitor
       report();
     }).catch(() => askBattery(context));
   } else {
@@ -64,14 +66,34 @@ function nearbyBanner(hit) {
   document.body.append(bar);
 }
 
+/** The phone's own battery (Battery Status API), when the browser tells it: offline, the alert is decided with it. @type {{level: number, charging: boolean} | null} */
+let ownBattery = null;
+/** The level at or below which AR stops (percent): device-monitor's, as its last answer said. */
+let critical = 5;
+
+/**
+ * The alert as the phone's own reading says, when device-monitor cannot be asked (offline): the
+ * phone knows its battery, so the alert does not wait for the network (FR3.2.18), and it closes
+ * once the phone is charging or above the level.
+ * @param {{level: number, charging: boolean}} state
+ */
+function ownStatus(state) {
+  const percent = Math.round(state.level * 100);
+  const low = !state.charging && state.level * 100 <= critical;
+  return { alert: low, message: low ? `Battery at ${percent} %: AR needs more than ${critical} %. Plug in your phone, or close the app.` : `Battery at ${percent} %.` };
+}
+
 /** @param {Context} context @param {{level: number, charging: boolean}} state */
 async function reportBattery(context, state) {
+  ownBattery = state;
   try {
     const status = (await context.api.request("POST", `${DM}/battery`,
       { body: { level: state.level, unit: "fraction", state: state.charging ? "charging" : "discharging" } })).body;
+    if (typeof status?.threshold === "number") critical = status.threshold;
     showBattery(context, status);
-  } catch {
-    // No network: the alert comes with the next report.
+  } catch (error) {
+    // Not told by device-monitor (no network, or a refusal): the phone's own reading decides.
+    if (!(error instanceof ApiError) || error.offline || (error.status ?? 0) >= 500) showBattery(context, ownStatus(state));
   }
 }
 
@@ -141,6 +163,12 @@ function batteryAlert(context, message) {
       await context.api.request("POST", `${DM}/battery/charging`);
       dialog.close();
     } catch (error) {
+      // Offline, the phone's own reading verifies it, as device-monitor would.
+      if (error instanceof ApiError && error.offline && ownBattery) {
+        if (!ownStatus(ownBattery).alert) return dialog.close();
+        said.textContent = `Your phone does not report charging yet (${Math.round(ownBattery.level * 100)} %); plug it in and try again.`;
+        return;
+      }
       said.textContent = error instanceof ApiError ? error.message : "Try again.";
     }
   } }, "I am charging"),

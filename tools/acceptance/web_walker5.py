@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""What a newcomer's two-phone walk of AR Notebook found losing or hiding work (walker5), checked
+on phones of 390×844:
+
+- full: "Page is full" → New page makes the page and then does what was asked on it (the paste
+  was dropped on the way: the new page stayed empty and the copied text had to be pasted again).
+- toast: "Added." / "Page 2 added." shows over the notebook's page, not over New page and Write
+  (it covered them for four seconds, at the foot of the screen, where the next tap goes).
+- battery: offline, the phone's own battery at 4 % shows the blocking alert (it waited for
+  device-monitor, which cannot be asked offline); "I am charging" is checked against the phone's
+  own reading, and the alert goes once the phone says it is charging.
+- newphone: a second phone signing in to an account that has notebooks opens on "My notebooks",
+  not on the first-use welcome (and then the cover).
+- refused: a change of an existing text that the server refuses (over 2,000 characters) comes back
+  to "Change the text" with its words and the server's message, online (the dialog opened bare)
+  and when sent later from the outbox ("Edit and send again"); and the refusal is not told as
+  "Your text was changed on another device" with "Bring back mine" (which only sent it again).
+
+Prints one line per check and `web acceptance: N passed, N failed` last.
+
+    python3 tools/acceptance/web_walker5.py --binary .build/debug/quire [--only full,toast]
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import webwalk  # noqa: E402
+from napkin_notes import call, check  # noqa: E402
+from webwalk import screen, settled, token_of  # noqa: E402
+from web_no_lost_work import eventually  # noqa: E402
+from web_ar_notebook import new_phone, phone, add_page  # noqa: E402
+from web_offline_deleted import online  # noqa: E402
+from web_walker3 import overlaps, items_on, write_text  # noqa: E402
+
+N = "/api/v1/notebooks"
+
+
+def open_text(page, text):
+    """The text's menu, then "Change the text" (its first choice)."""
+    page.click(f"nb-book .item[aria-label='Text: {text}']")
+    page.click("dialog[open] button:has-text('OK')")
+    page.wait_for_selector("dialog[open] #nb-text")
+
+
+def full_page(browser, server):
+    context, a, token = new_phone(browser, server, "walker5-full", first_page=False)
+    nid = call(server, "GET", f"{N}/notebooks", token=token)[1]["items"][0]["id"]
+    call(server, "POST", f"{N}/notebooks/{nid}/pages", {"template": "one-slot", "background": "cream"}, token=token)
+    call(server, "POST", f"{N}/notebooks/{nid}/pages/1/items", {"kind": "text", "text": "In the box"}, token=token)
+    a.click("[aria-label='Next page']")
+    a.wait_for_selector("nb-book .item")
+    settled(a, 20_000)
+    a.evaluate("navigator.clipboard.writeText('Copied from the recipe')")
+    a.click("nb-book .nb-actions button:has-text('Paste')")
+    a.wait_for_selector("nb-book .nb-said button:has-text('New page')")
+    screen(a, "walker5", "ar page full", "ar-page-full")
+    a.click("nb-book .nb-said button:has-text('New page')")
+    a.click("dialog[open] button:has-text('OK')")
+    landed = eventually(a, "() => [...document.querySelectorAll('nb-book .item')].some((i) => i.innerText.includes('Copied from the recipe'))", 10_000)
+    settled(a, 20_000)
+    what = "AR Notebook (page full → New page)"
+    check(f"{what}: the paste that found page 1 full is made on the new page 2", landed
+          and [i.get("text") for i in items_on(server, token, nid, 2)] == ["Copied from the recipe"],
+          (items_on(server, token, nid, 2), a.inner_text(".turn-row")))
+    check(f"{what}: …and page 1 still holds only its own text", [i.get("text") for i in items_on(server, token, nid, 1)] == ["In the box"],
+          items_on(server, token, nid, 1))
+    screen(a, "walker5", "ar paste made on the new page", "ar-paste-new-page")
+    context.close()
+
+
+def toast(browser, server):
+    context, a, _ = new_phone(browser, server, "walker5-toast")
+    settled(a, 20_000)
+    write_text(a, "Buy stamps")
+    a.wait_for_selector("body > .toast", timeout=10_000)
+    a.locator("nb-book .nb-actions button:has-text('Write')").scroll_into_view_if_needed()
+    a.wait_for_timeout(300)
+    if a.locator("body > .toast").count() == 0:  # gone already: shown again, as after the next change
+        a.evaluate("document.querySelector('body > .toast')?.remove()")
+        write_text(a, "Buy envelopes")
+        a.wait_for_selector("body > .toast", timeout=10_000)
+    covered = a.evaluate("""() => { const t = document.querySelector('body > .toast').getBoundingClientRect();
+      return [...document.querySelectorAll('nb-book .nb-actions button')].filter((b) => { const r = b.getBoundingClientRect();
+        return r.width > 0 && r.x < t.x + t.width && t.x < r.x + r.width && r.y < t.y + t.height && t.y < r.y + r.height; })
+        .map((b) => b.textContent); }""")
+    what = "AR Notebook (a toast)"
+    check(f"{what}: “Added.” covers none of the notebook's buttons (it covered New page and Write)", covered == [], covered)
+    inside = a.evaluate("""() => { const t = document.querySelector('body > .toast').getBoundingClientRect();
+      return t.top >= 0 && t.bottom <= innerHeight; }""")
+    check(f"{what}: …and it is in sight", inside, None)
+    screen(a, "walker5", "ar toast over the page", "ar-toast")
+    context.close()
+
+
+def battery(browser, server):
+    context, a, _ = new_phone(browser, server, "walker5-battery", first_page=False)
+    settled(a, 20_000)
+    context.set_offline(True)
+    a.evaluate("window.dispatchEvent(new Event('offline'))")
+    a.evaluate("window.__battery(0.04, false)")
+    shown = eventually(a, "() => !!document.querySelector('dialog.battery[open]')", 5_000)
+    what = "AR Notebook (battery, offline)"
+    check(f"{what}: at 4 % and not charging, the alert shows without the network (the phone knows its battery)", shown,
+          a.inner_text("body")[:300])
+    screen(a, "walker5", "ar battery low offline", "ar-battery-offline")
+    if shown:
+        check(f"{what}: …it says the level", "4 %" in a.inner_text("dialog.battery"), a.inner_text("dialog.battery"))
+        a.click("dialog.battery button:has-text('I am charging')")
+        a.wait_for_timeout(500)
+        check(f"{what}: “I am charging” while the phone says it is not: the alert stays, saying so",
+              a.locator("dialog.battery[open]").count() == 1 and "not report charging" in a.inner_text("dialog.battery"),
+              a.inner_text("dialog.battery"))
+        a.evaluate("window.__battery(0.04, true)")
+        gone = eventually(a, "() => !document.querySelector('dialog.battery[open]')", 5_000)
+        check(f"{what}: plugged in (the phone says charging), the alert goes, still offline", gone, None)
+    online(context, a)
+    context.close()
+
+
+def new_phone_opens(browser, server):
+    context, a, _ = new_phone(browser, server, "walker5-second")
+    settled(a, 20_000)
+    other_context, b = phone(browser, server)
+    b.goto("/")
+    webwalk.sign_in(b, "walker5-second")
+    opened = eventually(b, "() => !!document.querySelector('nb-notebooks h1, nb-welcome h1, nb-book .stage')", 20_000)
+    b.wait_for_timeout(1500)
+    what = "AR Notebook (a second phone)"
+    check(f"{what}: signing in to an account with notebooks opens on “My notebooks”, not the first-use welcome",
+          opened and b.locator("nb-notebooks h1").count() == 1 and b.locator("nb-welcome h1").count() == 0, b.inner_text("main")[:200])
+    screen(b, "walker5", "ar second phone opens", "ar-second-phone")
+    other_context.close()
+    context.close()
+
+
+def refused_change(browser, server):
+    context, a, token = new_phone(browser, server, "walker5-refused")
+    settled(a, 20_000)
+    write_text(a, "Short one")
+    a.wait_for_selector("nb-book .item[aria-label='Text: Short one']")
+    settled(a, 20_000)
+    long = "long " * 401
+    open_text(a, "Short one")
+    a.fill("#nb-text", long)
+    a.click("dialog[open] button:has-text('Save')")
+    a.wait_for_selector("nb-book .nb-said button:has-text('Change the text')", timeout=10_000)
+    a.click("nb-book .nb-said button:has-text('Change the text')")
+    a.wait_for_selector("dialog[open] #nb-text")
+    said = a.inner_text("dialog[open]")
+    what = "AR Notebook (a change refused, online)"
+    check(f"{what}: “Change the text” opens with the words typed and the server's message in it",
+          a.input_value("#nb-text") == long and "Not saved" in said and "2000" in said, said[:300])
+    screen(a, "walker5", "ar change refused online", "ar-change-refused")
+    a.click("dialog[open] button:has-text('Cancel')")
+    # The same change made offline, refused when it is sent later.
+    context.set_offline(True)
+    a.evaluate("window.dispatchEvent(new Event('offline'))")
+    open_text(a, "Short one")
+    a.fill("#nb-text", long + "again")
+    a.click("dialog[open] button:has-text('Save')")
+    a.wait_for_timeout(800)
+    online(context, a)
+    what = "AR Notebook (a change refused, sent later)"
+    kept = eventually(a, "() => !!document.querySelector('.notice.kept button') && document.querySelector('.notice.kept').innerText.includes('Edit and send again')", 20_000)
+    check(f"{what}: the refusal is said with “Edit and send again”", kept, a.inner_text("header.bar")[:300])
+    a.wait_for_timeout(1500)
+    mistold = a.evaluate("() => /changed on another device/.test(document.querySelector('nb-book .nb-said')?.innerText ?? '')")
+    check(f"{what}: it is not told as “Your text was changed on another device” (nothing else changed it)", not mistold,
+          a.inner_text("nb-book .nb-said") if mistold else None)
+    if kept:
+        a.click(".notice.kept button:has-text('Edit and send again')")
+        a.wait_for_selector("dialog[open] #nb-text", timeout=15_000)
+        said = a.inner_text("dialog[open]")
+        check(f"{what}: “Change the text” opens with the words and the server's message",
+              a.input_value("#nb-text") == long + "again" and "Not saved" in said and "Change the text" in said, said[:300])
+        screen(a, "walker5", "ar change refused sent later", "ar-change-refused-later")
+    context.close()
+
+
+def main():
+    webwalk.main([("full", "ar-notebook", full_page), ("toast", "ar-notebook", toast), ("battery", "ar-notebook", battery),
+                  ("newphone", "ar-notebook", new_phone_opens), ("refused", "ar-notebook", refused_change)])
+
+
+if __name__ == "__main__":
+    main()
