@@ -73,7 +73,8 @@ def toast(browser, server):
     settled(a, 20_000)
     write_text(a, "Buy stamps")
     a.wait_for_selector("body > .toast", timeout=10_000)
-    a.locator("nb-book .nb-actions button:has-text('Write')").scroll_into_view_if_needed()
+    # The buttons in sight, as a person scrolls to them (a redraw may replace them meanwhile).
+    a.evaluate("document.querySelector('nb-book .nb-actions')?.scrollIntoView({ block: 'end' })")
     a.wait_for_timeout(300)
     if a.locator("body > .toast").count() == 0:  # gone already: shown again, as after the next change
         a.evaluate("document.querySelector('body > .toast')?.remove()")
@@ -151,6 +152,11 @@ def refused_change(browser, server):
     check(f"{what}: “Change the text” opens with the words typed and the server's message in it",
           a.input_value("#nb-text") == long and "Not saved" in said and "2000" in said, said[:300])
     screen(a, "walker5", "ar change refused online", "ar-change-refused")
+    a.reload()
+    a.wait_for_selector("dialog[open] #nb-text", timeout=20_000)
+    said = a.inner_text("dialog[open]")
+    check(f"{what}: reloaded there, the dialog comes back with the words and still says why",
+          a.input_value("#nb-text") == long and "Not saved" in said, said[:300])
     a.click("dialog[open] button:has-text('Cancel')")
     # The same change made offline, refused when it is sent later.
     context.set_offline(True)

@@ -255,7 +255,7 @@ export async function write(screen, typed = "", slotWas, was, hint) {
   const asked = askText({ title: "Write on the page", label: "Your text", id: "nb-text", action: "Add", multiline: true,
     required: "Type something first, or tap Cancel.", value: typed, hint });
   if (was) dropDraft(screen.account, was);
-  keepDraft(screen.account, where, "nb-text");
+  keepDraft(screen.account, hint ? { ...where, why: hint } : where, "nb-text"); // a reload gives back the why too
   const text = await asked;
   if (!text) return dropDraft(screen.account, where);
   // The draft goes the moment the server (or the outbox) holds the text, not after the pull.
@@ -359,7 +359,7 @@ export async function editItem(screen, item, typed, was, hint) {
   const asked = askText({ title: "Change the text", label: "Its text", id: "nb-text", action: "Save", multiline: true,
     required: "Type something first, or tap Cancel.", value: typed ?? item.text ?? "", hint });
   if (was) dropDraft(screen.account, was);
-  if (page) keepDraft(screen.account, where, "nb-text");
+  if (page) keepDraft(screen.account, hint ? { ...where, why: hint } : where, "nb-text"); // a reload gives back the why too
   const text = await asked;
   if (!text || text === item.text) return dropDraft(screen.account, where);
   await changeText(screen, item, text, () => dropDraft(screen.account, where));
