@@ -61,7 +61,7 @@ final class MaskedFramesGuard: ChannelInboundHandler, RemovableChannelHandler {
         frame.writeInteger(UInt8(2 + Self.reason.utf8.count))  // unmasked: the server's frames are not
         frame.writeInteger(Self.protocolError)
         frame.writeString(Self.reason)
-        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(frame)).whenComplete { [channel = context.channel] _ in channel.close(promise: nil) }
     }
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 public import Hummingbird
-public import HTTPTypes
+import HTTPTypes
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,5 @@
 import Foundation
-public import HTTPTypes
+import HTTPTypes
 public import NIOCore
 import NIOHTTP1
 public import NIOHTTPTypes

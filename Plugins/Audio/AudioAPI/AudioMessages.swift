@@ -1,5 +1,5 @@
 public import Bus
-public import Foundation
+import Foundation
 public import StorageAPI
 
 /// What the `audio` plugin allows, so that a route refuses an oversized body before reading it.

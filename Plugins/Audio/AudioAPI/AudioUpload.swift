@@ -1,7 +1,7 @@
 public import Bus
 public import Foundation
 public import HTTPKit
-public import HTTPTypes
+import HTTPTypes
 public import Hummingbird
 import NIOCore
 public import StorageAPI

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Which backups to keep, like restic's and borg's `forget --keep-*`: the newest `last`, then the
 /// newest backup of each of the last `hourly` hours, `daily` days, `weekly` ISO weeks and

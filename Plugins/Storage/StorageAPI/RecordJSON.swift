@@ -1,5 +1,5 @@
 public import Bus
-public import Foundation
+import Foundation
 import JSONBytes
 
 /// A record as Quire's APIs show one: `{"id":…,"version":…,"createdAt":…,"updatedAt":…` and then

@@ -1,6 +1,6 @@
 import Bus
 import Foundation
-public import Logging
+import Logging
 import PostgresNIO
 public import StorageAPI
 import Synchronization

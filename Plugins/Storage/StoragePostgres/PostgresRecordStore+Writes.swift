@@ -1,6 +1,6 @@
 import Bus
-public import Foundation
-public import Logging
+import Foundation
+import Logging
 import PostgresNIO
 public import StorageAPI
 import Synchronization

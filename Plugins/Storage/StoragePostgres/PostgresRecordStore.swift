@@ -1,5 +1,5 @@
 import Bus
-public import Foundation
+import Foundation
 public import Logging
 import PostgresNIO
 public import ServiceLifecycle

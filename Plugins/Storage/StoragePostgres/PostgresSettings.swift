@@ -1,5 +1,5 @@
 import Bus
-public import Foundation
+import Foundation
 public import StorageAPI
 
 /// Where the PostgreSQL database is and how to reach it, read from its URL

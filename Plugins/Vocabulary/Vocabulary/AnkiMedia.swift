@@ -39,7 +39,7 @@ enum AnkiMedia {
         func sound(_ name: String) -> Data? {
             guard let path = entries[name] else { return nil }
             do {
-                if archive == nil { archive = try Archive(url: file, accessMode: .read) }
+                if archive == nil { archive = try Archive(url: file, accessMode: .read, pathEncoding: nil) }
                 guard let archive, let entry = archive[path] else { return nil }
                 let bytes = try CappedZip.read(entry, from: archive, limit: maxSoundBytes)
                 return durationMs(bytes) == nil ? nil : bytes

@@ -30,10 +30,10 @@ public final class LogCapture: Sendable {
             set { metadata[key] = newValue }
         }
 
-        func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String,
-                 function: String, line: UInt) {
-            let all = metadata.merging(explicit ?? [:]) { $1 }
-            capture.append("\(level) \(message) \(all.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))")
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { $1 }
+            let error = event.error.map { " error=\(String(describing: $0))" } ?? ""
+            capture.append("\(event.level) \(event.message) \(all.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))\(error)")
         }
     }
 }
