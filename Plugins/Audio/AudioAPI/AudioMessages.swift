@@ -51,6 +51,8 @@ public struct GetAudioLimits: BusRequest {
     public static let name: MessageName = "audio.limits.get.v1"
     public typealias Reply = AudioLimits
     public static var repeatable: Bool { true }
+    /// Quick: answered from the plugin's configuration, read once at start.
+    public static var quick: Bool { true }
     public init() {}
 }
 

@@ -110,6 +110,8 @@ public struct RenderedDrawing: Codable, Sendable, Equatable {
 public struct GetDrawingLimits: BusRequest {
     public static let name: MessageName = "drawing.limits.get.v1"
     public static var repeatable: Bool { true }
+    /// Quick: answered from the plugin's configuration, read once at start.
+    public static var quick: Bool { true }
     public struct Reply: Codable, Sendable, Equatable {
         public var maxBytes: Int
         public init(maxBytes: Int) { self.maxBytes = maxBytes }

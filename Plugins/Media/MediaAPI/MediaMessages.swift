@@ -120,6 +120,8 @@ public struct GetMediaLimits: BusRequest {
     public static let name: MessageName = "media.limits.get.v1"
     public typealias Reply = MediaLimits
     public static var repeatable: Bool { true }
+    /// Quick: answered from the plugin's configuration, read once at start.
+    public static var quick: Bool { true }
     public init() {}
 }
 

@@ -48,6 +48,8 @@ public struct GetPhotoTextSettings: BusRequest {
     public static let name: MessageName = "photo-text.settings.get.v1"
     public typealias Reply = PhotoTextSettings
     public static var repeatable: Bool { true }
+    /// Quick: answered from the plugin's configuration, read once at start.
+    public static var quick: Bool { true }
     public init() {}
 }
 

@@ -114,6 +114,9 @@ public struct BackupRun: Codable, Sendable, Equatable {
 public struct GetBackupDetail: BusRequest {
     public static let name: MessageName = "storage.backup.status.v1"
     public typealias Reply = BackupStatus
+    /// Quick: the scheduler's status is a copy of a value kept in memory, taken under a lock its
+    /// writers hold only to update that value (no file is read, nothing is awaited).
+    public static var quick: Bool { true }
     public init() {}
 }
 
