@@ -47,16 +47,25 @@ struct NATSDecoder: ByteToMessageDecoder {
     /// with many cluster addresses).
     static let maxLine = 64 * 1024
 
+    /// The subjects this connection is sent to, made once.
+    private var subjects = SubjectCache()
+
     mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        guard let operation = try Self.parse(&buffer) else { return .needMoreData }
+        guard let operation = try Self.parse(&buffer, subjects: &subjects) else { return .needMoreData }
         context.fireChannelRead(Self.wrapInboundOut(operation))
         return .continue
     }
 
     /// One operation off the front of `buffer`, or nil (and `buffer` untouched) when more bytes are needed.
     static func parse(_ buffer: inout ByteBuffer) throws -> ServerOperation? {
+        var subjects = SubjectCache()
+        return try parse(&buffer, subjects: &subjects)
+    }
+
+    /// One operation off the front of `buffer`; a message's subject taken from `subjects` when it was seen before.
+    static func parse(_ buffer: inout ByteBuffer, subjects: inout SubjectCache) throws -> ServerOperation? {
         // Messages, nearly everything a busy connection reads, straight from the bytes.
-        switch MessageLine.read(buffer) {
+        switch MessageLine.read(buffer, subjects: &subjects) {
         case .notMessage: break
         case .incomplete: return nil
         case .message(let line): return line.take(from: &buffer)
@@ -102,6 +111,33 @@ struct NATSDecoder: ByteToMessageDecoder {
     }
 }
 
+/// The subjects a connection's messages come on, each made into a `String` once: a request's or an
+/// event's subject is the same on every message of its subscription, and a subject of over 15 bytes
+/// made from bytes is an allocation. A reply's subject (`_INBOX.…`) is its own each time and not kept.
+struct SubjectCache {
+    static let capacity = 16
+    private var kept: [String] = []
+    private var next = 0
+
+    mutating func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        if bytes.starts(with: Self.inbox) { return String(decoding: bytes, as: UTF8.self) }
+        for subject in kept where subject.utf8.count == bytes.count {
+            let same = subject.utf8.withContiguousStorageIfAvailable { UnsafeRawBufferPointer($0).elementsEqual(bytes) } ?? subject.utf8.elementsEqual(bytes)
+            if same { return subject }
+        }
+        let subject = String(decoding: bytes, as: UTF8.self)
+        if kept.count < Self.capacity {
+            kept.append(subject)
+        } else {
+            kept[next] = subject
+            next = (next + 1) % Self.capacity
+        }
+        return subject
+    }
+
+    private static let inbox = Array("_INBOX.".utf8)
+}
+
 /// A `MSG` or `HMSG` line read from the bytes, without making strings of what is not kept.
 struct MessageLine {
     enum Outcome {
@@ -123,7 +159,7 @@ struct MessageLine {
     var totalSize: Int
     var headered: Bool
 
-    static func read(_ buffer: ByteBuffer) -> Outcome {
+    static func read(_ buffer: ByteBuffer, subjects: inout SubjectCache) -> Outcome {
         buffer.withUnsafeReadableBytes { bytes -> Outcome in
             // "MSG " or "HMSG ", in any case.
             let headered: Bool
@@ -145,23 +181,25 @@ struct MessageLine {
             func malformed() -> Outcome {
                 .malformed(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<end]), as: UTF8.self))
             }
-            // Up to five fields after the verb: subject sid [reply] [header-size] total-size.
-            var fields: [Range<Int>] = []
-            fields.reserveCapacity(5)
+            // Up to five fields after the verb: subject sid [reply] [header-size] total-size (on the
+            // stack: no allocation per message).
+            var fields = InlineArray<5, Range<Int>>(repeating: 0..<0)
+            var count = 0
             var index = headered ? 5 : 4
             while index < end {
                 while index < end, ASCII.isBlank(bytes[index]) { index += 1 }
                 guard index < end else { break }
                 let start = index
                 while index < end, !ASCII.isBlank(bytes[index]) { index += 1 }
-                guard fields.count < 5 else { return malformed() }
-                fields.append(start..<index)
+                guard count < 5 else { return malformed() }
+                fields[count] = start..<index
+                count += 1
             }
             let sizes = headered ? 2 : 1
-            guard fields.count == 2 + sizes || fields.count == 3 + sizes,
+            guard count == 2 + sizes || count == 3 + sizes,
                   let sid = ASCII.number(bytes, fields[1]),
-                  let total = ASCII.number(bytes, fields[fields.count - 1]),
-                  let headerSize = headered ? ASCII.number(bytes, fields[fields.count - 2]) : 0,
+                  let total = ASCII.number(bytes, fields[count - 1]),
+                  let headerSize = headered ? ASCII.number(bytes, fields[count - 2]) : 0,
                   headerSize <= total, total <= UInt64(Int32.max)
             else { return malformed() }
             let lineLength = newline + 1
@@ -169,8 +207,8 @@ struct MessageLine {
             func string(_ range: Range<Int>) -> String {
                 String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
             }
-            return .message(MessageLine(subject: string(fields[0]), sid: sid,
-                                        replyTo: fields.count == 3 + sizes ? string(fields[2]) : nil,
+            return .message(MessageLine(subject: subjects.string(UnsafeRawBufferPointer(rebasing: bytes[fields[0]])), sid: sid,
+                                        replyTo: count == 3 + sizes ? string(fields[2]) : nil,
                                         lineLength: lineLength, headerSize: Int(headerSize), totalSize: Int(total), headered: headered))
         }
     }
@@ -188,41 +226,49 @@ struct MessageLine {
         return .message(NATSMessage(subject: subject, sid: sid, replyTo: replyTo, status: status, headers: headers, payload: payload))
     }
 
-    /// `NATS/1.0 503\r\nKey: Value\r\n…\r\n\r\n` into the status and the headers, from the bytes.
+    /// `NATS/1.0 503\r\nKey: Value\r\n…\r\n\r\n` into the status and the headers, from the bytes, in
+    /// one pass. A name the bus sends on every request (``knownNames``) is not made again: its
+    /// `String` is the program's own constant, no allocation per message.
     static func headers(_ block: ByteBuffer) -> (Int?, [(String, String)]) {
         block.withUnsafeReadableBytes { bytes in
-            var lines: [Range<Int>] = []
-            var start = 0
-            for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
-                var end = index
-                if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                if end > start { lines.append(start..<end) }
-                start = index + 1
-            }
-            if start < bytes.count { lines.append(start..<bytes.count) }
-            guard let first = lines.first, first.count >= 5,
-                  bytes[first.lowerBound..<first.lowerBound + 5].elementsEqual("NATS/".utf8) else { return (nil, []) }
-            // The status: the field after the version, if any.
             var status: Int?
-            var index = first.lowerBound
-            while index < first.upperBound, !ASCII.isBlank(bytes[index]) { index += 1 }
-            while index < first.upperBound, ASCII.isBlank(bytes[index]) { index += 1 }
-            let statusStart = index
-            while index < first.upperBound, !ASCII.isBlank(bytes[index]) { index += 1 }
-            if statusStart < index, let number = ASCII.number(bytes, statusStart..<index), number <= 999 { status = Int(number) }
             var headers: [(String, String)] = []
-            headers.reserveCapacity(lines.count - 1)
-            for line in lines.dropFirst() {
-                guard let colon = bytes[line].firstIndex(of: UInt8(ascii: ":")) else { continue }
-                var valueStart = colon + 1, valueEnd = line.upperBound
+            var first = true
+            var start = 0
+            while start < bytes.count {
+                var next = start
+                while next < bytes.count, bytes[next] != UInt8(ascii: "\n") { next += 1 }
+                var end = next
+                if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                defer { start = next + 1 }
+                guard end > start else { continue }
+                if first {
+                    first = false
+                    guard end - start >= 5, bytes[start..<start + 5].elementsEqual("NATS/".utf8) else { return (nil, []) }
+                    // The status: the field after the version, if any.
+                    var index = start
+                    while index < end, !ASCII.isBlank(bytes[index]) { index += 1 }
+                    while index < end, ASCII.isBlank(bytes[index]) { index += 1 }
+                    let statusStart = index
+                    while index < end, !ASCII.isBlank(bytes[index]) { index += 1 }
+                    if statusStart < index, let number = ASCII.number(bytes, statusStart..<index), number <= 999 { status = Int(number) }
+                    continue
+                }
+                guard let colon = bytes[start..<end].firstIndex(of: UInt8(ascii: ":")) else { continue }
+                var valueStart = colon + 1, valueEnd = end
                 while valueStart < valueEnd, ASCII.isBlank(bytes[valueStart]) { valueStart += 1 }
                 while valueEnd > valueStart, ASCII.isBlank(bytes[valueEnd - 1]) { valueEnd -= 1 }
-                headers.append((String(decoding: UnsafeRawBufferPointer(rebasing: bytes[line.lowerBound..<colon]), as: UTF8.self),
+                let name = UnsafeRawBufferPointer(rebasing: bytes[start..<colon])
+                headers.append((knownNames.first { $0.utf8.elementsEqual(name) } ?? String(decoding: name, as: UTF8.self),
                                 String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)))
             }
             return (status, headers)
         }
     }
+
+    /// Header names the bus puts on its requests, kept as constants (each is over 15 bytes: a
+    /// `String` made from bytes would be allocated).
+    static let knownNames = ["Quire-Timeout-Ms", "Quire-Request-Id"]
 }
 
 /// ASCII on bytes, for the protocol's lines.

@@ -63,6 +63,19 @@ struct NATSProtocolTests {
         #expect(message.header("Quire-Timeout-Ms") == "7")
         #expect(message.header("QUIRE-TIMEOUT-MS") == "7")
         #expect(message.header("Quire-Request-Id") == nil)
+        // Each name as written: the bus's own names are kept as constants only when spelled alike.
+        #expect(message.headers.map(\.0) == ["quire-timeout-ms", "Quire-Timeout-Ms"])
+    }
+
+    @Test("a header name that begins as one of the bus's own is its own name; a line without a colon is skipped")
+    func headerNames() throws {
+        let block = ByteBuffer(string: "NATS/1.0\r\nQuire-Request-Identity: a\r\nQuire-Request-Id: b\r\nno colon\nQuire-Timeout-M: 3\r\n\r\n")
+        let (status, headers) = MessageLine.headers(block)
+        #expect(status == nil)
+        #expect(headers.map(\.0) == ["Quire-Request-Identity", "Quire-Request-Id", "Quire-Timeout-M"])
+        #expect(headers.map(\.1) == ["a", "b", "3"])
+        let notNATS = MessageLine.headers(ByteBuffer(string: "HTTP/1.1 200\r\nA: b\r\n\r\n"))
+        #expect(notNATS.0 == nil && notNATS.1.isEmpty)
     }
 
     @Test("what is not NATS is refused, saying what it was", arguments: [

@@ -21,18 +21,37 @@ struct BusCodecBench: ParsableCommand {
         commandName: "bus-codec", abstract: "The bus's message encodings: encode and decode requests and replies, each way.")
 
     @Option(help: "Rounds per candidate and message size.") var count = 100_000
+    @Option(help: "One candidate alone (foundation_envelope, hand_envelope, storage_parser_envelope, bus_json), for callgrind.")
+    var only: String?
+    @Option(help: "One message size alone (small, record), for callgrind.") var size: String?
+    @Flag(help: "Run each round `count` times once, untimed (for callgrind: instructions per round are the difference of two counts).")
+    var once = false
+
+    static let candidates: [(String, @Sendable (Sample, Sample) throws -> Void)] = [
+        ("foundation_envelope", { try foundation($0, $1) }),
+        ("hand_envelope", { try hand($0, $1, codec: foundationCodec) }),
+        ("storage_parser_envelope", { try storageParser($0, $1) }),
+        ("bus_json", { try hand($0, $1, codec: codec) }),
+    ]
 
     func run() throws {
         var results: [String: [String: Double]] = [:]
-        for (size, request, reply) in [("small", Sample.small, Sample.smallReply), ("record", Sample.record, Sample.recordReply)] {
+        for (size, request, reply) in [("small", Sample.small, Sample.smallReply), ("record", Sample.record, Sample.recordReply)]
+        where self.size.map({ $0 == size }) ?? true {
             var row: [String: Double] = [:]
-            row["foundation_envelope"] = try measure { try Self.foundation(request, reply) }
-            row["hand_envelope"] = try measure { try Self.hand(request, reply, codec: Self.foundationCodec) }
-            row["storage_parser_envelope"] = try measure { try Self.storageParser(request, reply) }
-            row["bus_json"] = try measure { try Self.hand(request, reply, codec: Self.codec) }
+            for (name, round) in Self.candidates where only.map({ $0 == name }) ?? true {
+                if once {
+                    for _ in 0..<count { try round(request, reply) }
+                    row[name] = Double(count)
+                } else {
+                    row[name] = try measure { try round(request, reply) }
+                }
+            }
             results[size] = row
         }
-        let data = try JSONSerialization.data(withJSONObject: ["rounds_per_second": results, "count": count], options: [.sortedKeys, .prettyPrinted])
+        guard !results.values.allSatisfy(\.isEmpty) else { throw ValidationError("no candidate named \(only ?? "") of size \(size ?? "")") }
+        let data = try JSONSerialization.data(withJSONObject: [once ? "rounds" : "rounds_per_second": results, "count": count],
+                                              options: [.sortedKeys, .prettyPrinted])
         print(String(decoding: data, as: UTF8.self))
     }
 
