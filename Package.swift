@@ -62,6 +62,7 @@ extension Target.Dependency {
     static let argumentParser = Target.Dependency.product(name: "ArgumentParser", package: "swift-argument-parser")
     static let jwt = Target.Dependency.product(name: "JWTKit", package: "jwt-kit")
     static let crypto = Target.Dependency.product(name: "Crypto", package: "swift-crypto")
+    static let cryptoExtras = Target.Dependency.product(name: "CryptoExtras", package: "swift-crypto")
     static let nioCore = Target.Dependency.product(name: "NIOCore", package: "swift-nio")
     static let nioHTTP1 = Target.Dependency.product(name: "NIOHTTP1", package: "swift-nio")
     static let nioPosix = Target.Dependency.product(name: "NIOPosix", package: "swift-nio")
@@ -135,7 +136,7 @@ let targets: [Target] = [
     // storage
     plugin("Storage", "StorageAPI", ["Bus", "JSONBytes", .crypto]),
     plugin("Storage", "Storage", ["StorageAPI", "StorageSQLite", "StoragePostgres", "Bus", "PluginKit", "AppConfig", .lifecycle, .logging,
-                                  .crypto, .metrics]),  // crypto: backups' checksums; metrics: their counters on /metrics
+                                  .crypto, .cryptoExtras, .metrics]),  // crypto: backups' checksums, their sealed keys (scrypt: CryptoExtras); metrics: their counters on /metrics
     plugin("Storage", "StorageTestKit", ["StorageAPI"]),
     // The embedded default (GRDB): records in one SQLite file.
     plugin("Storage", "StorageSQLite", ["StorageAPI", "Bus", .grdb, .grdbSQLite, .lifecycle, .logging]),
@@ -284,7 +285,7 @@ let targets: [Target] = [
     tests("AppConfigTests", ["AppConfig"]),
     tests("AppHostTests", ["AppHost", "AppHostTestKit", "AppConfig", "PluginKit", "PluginCatalog", "HTTPKit", "Bus", "Web",
                            "StorageAPI", "SyncAPI", .hummingbird, "AuthAPI", "NotesAPI", "MediaAPI", "VocabularyAPI", "GeoAPI", "ShareLinkAPI", "AlbumAPI", "NotebooksAPI", "DeviceMonitorAPI", .yams, .httpTypes, .logging]),
-    tests("StorageTests", ["Storage", "StorageAPI", "StorageSQLite", "StoragePostgres", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb, .postgres]),
+    tests("StorageTests", ["Storage", "StorageAPI", "AppConfig", "StorageSQLite", "StoragePostgres", "StorageTestKit", "BusInProcess", "Bus", .logging, .grdb, .postgres]),
     tests("AuthTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Auth", "AuthAPI", "Bus", "PluginCatalog", .httpTypes]),
     tests("NotesTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Notes", "NotesAPI", "AudioAPI", "GeoAPI", "RemindersAPI", "SyncAPI", "StorageAPI", "Bus", .httpTypes, .nioCore, .zip]),
     tests("VocabularyTests", ["AppHostTestKit", "AppHost", "HTTPKit", "Vocabulary", "VocabularyAPI", "VocabularyFormats", "AudioAPI", "StorageAPI", "Bus", .httpTypes, .nioCore, .zip]),

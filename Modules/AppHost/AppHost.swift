@@ -197,6 +197,7 @@ public struct AppHost: Sendable {
         var context = PluginContext(appName: config.app, bus: bus, logger: pluginLogger, environment: environment, offers: offers, clock: clock,
                                     ids: ids)
         context.jobs = jobs
+        context.keyFiles = config.keyFiles
         context.busTransport = config.bus.transport == "nats" ? "nats" : "in-process"
         var wait: Duration = .milliseconds(500)
         while true {

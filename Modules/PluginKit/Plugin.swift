@@ -96,6 +96,8 @@ public struct PluginContext: Sendable {
     /// The process's one queue of heavy jobs (imports): the host gives every plugin the same one
     /// (`server.jobs`); a context made alone gets a queue of its own.
     public var jobs = JobQueue()
+    /// The key files the server makes (``AppConfig/keyFiles``), which the storage plugin's backups seal.
+    public var keyFiles: [KeyFile] = []
 
     public init(appName: String, bus: any MessageBus, logger: Logger, environment: [String: String] = [:],
                 offers: [any PluginOffer.Type] = [], clock: PluginClock = .system, ids: IDSource = .system) {

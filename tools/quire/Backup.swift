@@ -15,13 +15,18 @@ struct Backup: AsyncParsableCommand {
     @Option(name: .long, help: "The app's YAML file.")
     var config: String
 
+    @Option(name: .long, help: "A file whose first line is the passphrase the server's keys are sealed with (default: storage.backup.passphrase or passphrase_file; without one the keys are left out).")
+    var passphraseFile: String?
+
     @Argument(help: "The directory to write; it must not exist yet.")
     var output: String
 
     func run() async throws {
         let output = self.output
+        let passphraseFile = self.passphraseFile
         try withStorage(config, tool: "quire backup") { storage, app, progress in
-            let done = try StorageBackup.backup(storage, appName: app, to: URL(fileURLWithPath: output), progress: progress)
+            let passphrase = try BackupPassphrase.resolve(flag: passphraseFile, storage: storage)
+            let done = try StorageBackup.backup(storage, appName: app, to: URL(fileURLWithPath: output), passphrase: passphrase, progress: progress)
             print("backed up \(app): \(done.records) and \(done.blobs) blobs in \(output)")
         }
     }
@@ -46,6 +51,9 @@ struct Restore: AsyncParsableCommand {
     @Option(name: .long, help: "The rclone config file for an rclone: backup (default: storage.backup.rclone_config).")
     var rcloneConfig: String?
 
+    @Option(name: .long, help: "A file whose first line is the passphrase the backup's keys were sealed with (default: storage.backup.passphrase or passphrase_file).")
+    var passphraseFile: String?
+
     @Argument(help: "A directory `quire backup` wrote (or use --from).")
     var input: String?
 
@@ -55,6 +63,8 @@ struct Restore: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let rcloneConfig = self.rcloneConfig
+        let passphraseFile = self.passphraseFile
+        var keysRefused = false
         try withStorage(config, tool: "quire restore") { storage, app, progress in
             if storage.backend == .sqlite, let pid = DatabaseInUse.holder(of: storage.path) {
                 throw RestoreRefused(message: "a running process (pid \(pid), a quire serve?) has \(storage.path) open. "
@@ -62,9 +72,31 @@ struct Restore: AsyncParsableCommand {
             }
             let (folder, cleanup) = try BackupSource.local(source, storage: storage, rcloneConfig: rcloneConfig, progress: progress)
             defer { cleanup() }
+            // The passphrase is read first: a file that cannot be read is said before anything changes.
+            let passphrase = try BackupPassphrase.resolve(flag: passphraseFile, storage: storage)
             let blobs = try StorageBackup.restore(storage, appName: app, from: folder, progress: progress)
             print("restored \(app) from \(source)\(folder.path.hasSuffix(source) ? "" : " (\(folder.lastPathComponent))"): the records and \(blobs) blobs")
+            let keys = BackupKeys.restore(from: folder, into: storage.keyFiles, passphrase: passphrase, progress: progress)
+            keysRefused = Self.report(keys)
         }
+        // The data is back either way; 3 says the keys are not (a script must not take it for a whole restore).
+        if keysRefused { throw ExitCode(3) }
+    }
+
+    /// Says what became of the backup's keys; true when they were sealed and could not be opened.
+    static func report(_ keys: BackupKeys.Outcome) -> Bool {
+        if !keys.restored.isEmpty {
+            print("restored the server's keys: \(keys.restored.joined(separator: "; ")) "
+                  + "(session tokens signed before the backup stay valid, phones keep their push subscriptions and their trust in the CA)")
+        }
+        if !keys.unchanged.isEmpty { print("keys already in place, unchanged: \(keys.unchanged.joined(separator: "; "))") }
+        let warn = { (text: String) in FileHandle.standardError.write(Data("quire restore: \(text)\n".utf8)) }
+        if let none = keys.noneInBackup { warn(none) }
+        if let refusal = keys.refusal { warn(refusal) }
+        if !keys.notRestored.isEmpty {
+            warn("not restored, so at the server's next start: " + keys.notRestored.joined(separator: "; ") + ".")
+        }
+        return keys.refusal != nil
     }
 }
 
@@ -100,6 +132,16 @@ struct Migrate: AsyncParsableCommand {
             let snapshot = try await StorageBackup.migrate(storage, appName: app)
             print("migrated \(before.database) from schema v\(before.current) to v\(before.latest)" + (snapshot.map { "; the database as it was is kept at \($0)" } ?? ""))
         }
+    }
+}
+
+/// The backup passphrase: `--passphrase-file`, else the YAML's `storage.backup.passphrase` or `passphrase_file`.
+enum BackupPassphrase {
+    static func resolve(flag: String?, storage: StoragePlugin.Config) throws -> String? {
+        if let flag { return try BackupKeys.passphrase(file: flag) }
+        if let given = storage.backup?.passphrase { return given }
+        if let file = storage.backup?.passphraseFile { return try BackupKeys.passphrase(file: file) }
+        return nil
     }
 }
 
@@ -171,7 +213,9 @@ private func withStorage(_ file: String, tool: String,
         guard let entry = config.plugins.first(where: { $0.id == "storage" }) else {
             throw fail(tool, "\(file) has no storage plugin: nothing to back up or restore.")
         }
-        (storage, app) = (StoragePlugin.configure(entry.section), config.app)
+        var configured = StoragePlugin.configure(entry.section)
+        configured.keyFiles = config.keyFiles
+        (storage, app) = (configured, config.app)
     } catch let error as ConfigError {
         throw fail(tool, error.description)
     }

@@ -4,10 +4,10 @@ import Foundation
 /// `quire deploy --app APP [--domain NAME | --lan] --out DIR`: what a Debian server needs to run an
 /// app under systemd — a hardened unit (a dynamic user, the system read-only but its state folder),
 /// the app's YAML for `/etc/quire/`, its secrets in a file only root reads (systemd hands them to
-/// the service), and INSTALL.txt (install, upgrade, uninstall, where the data is).
+/// the service), the backup passphrase (a systemd credential only the service reads), and INSTALL.txt (install, upgrade, uninstall, where the data is).
 struct Deploy: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Write a systemd unit, the app's YAML, a secrets file (0600) and INSTALL.txt for a Debian server.")
+        abstract: "Write a systemd unit, the app's YAML, a secrets file and a backup passphrase (0600) and INSTALL.txt for a Debian server.")
 
     @Option(name: .long, help: "The app: napkin-notes, foreign-note, iremember or ar-notebook.") var app: String
     @Option(name: .long, help: "Serve HTTPS for this domain on 443 (a certificate from Let's Encrypt, obtained and renewed by the server itself), HTTP on 80 redirecting.")
@@ -49,6 +49,17 @@ struct Deploy: ParsableCommand {
             try Data(config.utf8).write(to: folder.appendingPathComponent("\(app).yaml"))
             try Data(files.unit().utf8).write(to: folder.appendingPathComponent("quire-\(app).service"))
             try Data(files.install().utf8).write(to: folder.appendingPathComponent("INSTALL.txt"))
+            let passphrase = folder.appendingPathComponent(files.passphraseFile)
+            if FileManager.default.fileExists(atPath: passphrase.path) {
+                // The backups taken so far are sealed with it: keep it.
+                try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: passphrase.path)
+                print("kept \(passphrase.path) (the backups' keys are sealed with it)")
+            } else {
+                guard FileManager.default.createFile(atPath: passphrase.path, contents: Data((DeployFiles.random(32) + "\n").utf8),
+                                                     attributes: [.posixPermissions: 0o600]) else {
+                    throw fail("Cannot write \(passphrase.path); check that \(out) is writable.")
+                }
+            }
             let secrets = folder.appendingPathComponent("quire-\(app).env")
             if FileManager.default.fileExists(atPath: secrets.path) {
                 // A new auth secret would sign every user out: keep the one there is.
@@ -64,7 +75,8 @@ struct Deploy: ParsableCommand {
         } catch {
             throw fail("Cannot write into \(out): \(error.localizedDescription)")
         }
-        print("wrote \(out)/quire-\(app).service, \(app).yaml, quire-\(app).env (0600) and INSTALL.txt; see INSTALL.txt")
+        print("wrote \(out)/quire-\(app).service, \(app).yaml, quire-\(app).env and \(files.passphraseFile) (0600) and INSTALL.txt; "
+              + "keep a copy of \(files.passphraseFile) off this machine (see INSTALL.txt)")
     }
 
     func fail(_ message: String) -> ExitCode {
@@ -82,6 +94,8 @@ struct DeployFiles {
     let binary: String
 
     var state: String { "/var/lib/quire/\(app)" }
+    /// The backup passphrase's file in /etc/quire, and its systemd credential's name (the same).
+    var passphraseFile: String { "quire-\(app).backup-passphrase" }
 
     /// The app's YAML with the server line for this machine; the data under the state folder (its
     /// `${QUIRE_DATA}`), the first account the operator.
@@ -108,7 +122,8 @@ struct DeployFiles {
             // state folder (the one place the hardened unit may write); INSTALL.txt says to copy them off the disk.
             text = text.replacingOccurrences(
                 of: "\n  storage:\n",
-                with: "\n  storage:\n    backup: { every: 24h, to: [\"\(state)/backups\"] }   # kept 7 daily, 4 weekly, 6 monthly; add an rclone:REMOTE:PATH to copy them off this disk\n")
+                with: "\n  storage:\n    backup: { every: 24h, to: [\"\(state)/backups\"], passphrase_file: \"${CREDENTIALS_DIRECTORY:-/etc/quire}/\(passphraseFile)\" }"
+                    + "   # kept 7 daily, 4 weekly, 6 monthly; the server's keys sealed with the passphrase; add an rclone:REMOTE:PATH to copy them off this disk\n")
         }
         if !text.contains("\n  admin:") { text += (text.hasSuffix("\n") ? "" : "\n") + "  admin: {}   # the operator's screen, /#/admin\n" }
         return text
@@ -128,6 +143,8 @@ struct DeployFiles {
             "Type=simple",
             "ExecStart=\(binary) serve --config /etc/quire/\(app).yaml",
             "EnvironmentFile=/etc/quire/quire-\(app).env",
+            "# The backup passphrase, readable by the service alone (in $CREDENTIALS_DIRECTORY).",
+            "LoadCredential=\(passphraseFile):/etc/quire/\(passphraseFile)",
             "DynamicUser=yes",
             "StateDirectory=quire quire/\(app)",
             "StateDirectoryMode=0700",
@@ -176,9 +193,9 @@ struct DeployFiles {
     func secrets() -> String {
         """
         # quire-\(app): read by systemd (root) and given to the service; keep it 0600 root.
-        # A new QUIRE_AUTH_SECRET signs every user out.
+        # The token-signing key is made by the server in \(state) (so backups carry it, sealed);
+        # a QUIRE_AUTH_SECRET set here would be used instead, and a backup would not hold it.
         QUIRE_DATA=\(state)
-        QUIRE_AUTH_SECRET=\(Self.random(48))
         QUIRE_METRICS_TOKEN=\(Self.random(32))
 
         """
@@ -213,6 +230,7 @@ struct DeployFiles {
           install -d -m 0755 /etc/quire
           install -m 0644 \(app).yaml /etc/quire/\(app).yaml
           install -m 0600 quire-\(app).env /etc/quire/quire-\(app).env
+          install -m 0600 \(passphraseFile) /etc/quire/\(passphraseFile)   # keep a copy elsewhere (Backups, below)
           install -m 0644 INSTALL.txt /etc/quire/INSTALL-\(app).txt
           install -m 0644 quire-\(app).service /etc/systemd/system/quire-\(app).service
           quire config check /etc/quire/\(app).yaml    # with the env file's values: set -a; . /etc/quire/quire-\(app).env; set +a
@@ -229,15 +247,28 @@ struct DeployFiles {
         Where the data is
           \(state)/ (systemd keeps it in /var/lib/private/quire/\(app), owned by the service's dynamic user):
           the SQLite database (\(app).sqlite), the photos and drawings (blobs/), the backups (backups/), and the
-          keys the server makes on first start: the Web Push key (*.vapid-key)\(lan ? " and the phones' CA (ca/)" : domain != nil ? " and the certificate (tls/)" : "").
-          Secrets: /etc/quire/quire-\(app).env (root only). Logs: journalctl -u quire-\(app).
+          keys the server makes on first start: the token-signing key (*.auth-secret), the Web Push key (*.vapid-key)\(lan ? " and the phones' CA (ca/)" : domain != nil ? " and the certificate (tls/)" : "").
+          Secrets: /etc/quire/quire-\(app).env and /etc/quire/\(passphraseFile) (root only). Logs: journalctl -u quire-\(app).
 
         Backups
           Every day into \(state)/backups/ (storage.backup in the YAML); the operator's screen (/#/admin)
           shows them, their restore commands, and has Back up now. They are on this disk: add a destination
           off it to storage.backup.to (rclone:REMOTE:PATH; a folder elsewhere also needs ReadWritePaths= in the unit).
-          A backup holds the records and the blobs, not the keys: keep a copy of /etc/quire/quire-\(app).env and
-          \(state)/*.vapid-key\(lan ? " and ca/" : "") too (a new Web Push key makes every phone tap Notify me again\(lan ? "; a new CA, trust it again" : "")).
+          Each backup also holds the server's keys (the token-signing key, the Web Push key\(lan ? ", the phones' CA" : domain != nil ? ", the ACME account and certificate" : "")),
+          sealed (scrypt, AES-256-GCM) with the passphrase in /etc/quire/\(passphraseFile), which systemd hands
+          to the service alone. KEEP A COPY OF THAT FILE OFF THIS MACHINE (a password manager, a safe), apart from
+          the backups: a backup copied off-site does not give the keys away without it, and a restore without it
+          brings back the data but not the keys (everyone signs in again, every phone taps Notify me again\(lan ? ", trusts a new CA" : "")).
+          Keep a copy of /etc/quire/quire-\(app).env too.
+
+        Restore on a new machine
+          Install as above, but put your kept copy at /etc/quire/\(passphraseFile) (0600) before the first start,
+          copy the backup folder into \(state)/ (e.g. \(state)/backups/), then:
+          systemd-run --wait --pipe -p DynamicUser=yes -p StateDirectory=quire/\(app) -p EnvironmentFile=/etc/quire/quire-\(app).env \\
+            -p LoadCredential=\(passphraseFile):/etc/quire/\(passphraseFile) \\
+            -p WorkingDirectory=\(state) \(binary) restore --config /etc/quire/\(app).yaml --from \(state)/backups
+          It says which keys it put back; exit status 3: the data is back but the keys are not (it says why).
+          systemctl enable --now quire-\(app)
 
         Upgrade
           install -m 0755 quire \(binary) && systemctl restart quire-\(app)
@@ -245,7 +276,7 @@ struct DeployFiles {
 
         Uninstall
           systemctl disable --now quire-\(app)
-          rm /etc/systemd/system/quire-\(app).service /etc/quire/\(app).yaml /etc/quire/quire-\(app).env /etc/quire/INSTALL-\(app).txt
+          rm /etc/systemd/system/quire-\(app).service /etc/quire/\(app).yaml /etc/quire/quire-\(app).env /etc/quire/\(passphraseFile) /etc/quire/INSTALL-\(app).txt
           systemctl daemon-reload
           rm -rf /var/lib/private/quire/\(app) /var/lib/quire/\(app)    # the data: only once you have a backup you want
 

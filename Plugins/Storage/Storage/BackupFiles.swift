@@ -124,6 +124,10 @@ public enum BackupFiles {
         public var blobs: Int
         /// Every other file of the backup by its relative path, with its SHA-256.
         public var files: [String: String]?
+        /// The keys sealed into `keys.sealed` (``BackupKeys``), by their settings' names.
+        public var keys: [String]? = nil
+        /// The keys left out because no backup passphrase was configured.
+        public var keysLeftOut: [String]? = nil
 
         static func read(from folder: URL) throws -> Manifest {
             let url = folder.appendingPathComponent("manifest.json")
@@ -137,13 +141,16 @@ public enum BackupFiles {
             }
             return Manifest(app: object["app"] as? String ?? "", backend: backend, records: records,
                             createdAt: object["createdAt"] as? String ?? "", blobs: object["blobs"] as? Int ?? 0,
-                            files: object["files"] as? [String: String])
+                            files: object["files"] as? [String: String], keys: object["keys"] as? [String],
+                            keysLeftOut: object["keysLeftOut"] as? [String])
         }
 
         func write(to folder: URL) throws {
             var object: [String: Any] = ["format": BackupFiles.format, "app": app, "backend": backend, "records": records,
                                          "createdAt": createdAt, "blobs": blobs]
             if let files { object["files"] = files }
+            if let keys, !keys.isEmpty { object["keys"] = keys }
+            if let keysLeftOut, !keysLeftOut.isEmpty { object["keysLeftOut"] = keysLeftOut }
             try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
                 .write(to: folder.appendingPathComponent("manifest.json"), options: .atomic)
         }

@@ -22,6 +22,10 @@ public struct BackupSchedule: Sendable {
     /// Where a backup is put together when no destination is a folder (the newest one stays, so
     /// that the next one copies only new blobs).
     public var staging: String
+    /// The passphrase the server's keys are sealed with (`passphrase`, e.g. `${QUIRE_BACKUP_PASSPHRASE}`), or
+    /// the file it is read from at each backup (`passphrase_file`); neither: the keys are left out.
+    public var passphrase: String?
+    public var passphraseFile: String?
 
     public init(every: Duration, keep: BackupRetention, destinations: [String], rcloneConfig: String?, staging: String) {
         self.every = every
@@ -214,6 +218,17 @@ public final class BackupScheduler: Sendable {
             outcome.failures.append((destination, "The backup \(name) could not be written to \(destination) (\(reason)); \(advice)."))
             logger.warning("storage: the scheduled backup \(name) could not be written to \(destination) (\(reason)); \(advice).\(then)")
         }
+        var passphrase = schedule.passphrase
+        if passphrase == nil, let file = schedule.passphraseFile {
+            do {
+                passphrase = try BackupKeys.passphrase(file: file)
+            } catch {
+                // The data is still backed up; the run counts as failed so the panel and the log say it.
+                let advice = "the backup \(name) was taken without the server's keys; fix storage.backup.passphrase_file, then Back up now"
+                outcome.failures.append(("passphrase_file", "\(error); \(advice)."))
+                logger.warning("storage: \(error); \(advice).")
+            }
+        }
         let folders = schedule.destinations.filter { Rclone.destination($0, configFile: nil) == nil }
         // Put it together in the first folder that takes it, else in the staging folder.
         var source: URL?
@@ -229,7 +244,7 @@ public final class BackupScheduler: Sendable {
                 try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
                 let previous = BackupFiles.list(in: root).last.map { root.appendingPathComponent($0) }
                 let target = root.appendingPathComponent(name)
-                _ = try StorageBackup.backup(storage, appName: appName, to: target, previous: previous) { line in
+                _ = try StorageBackup.backup(storage, appName: appName, to: target, previous: previous, passphrase: passphrase) { line in
                     logger.debug("storage: backup \(name): \(line)")
                     step(line)
                 }

@@ -23,7 +23,10 @@ public enum StorageBackup {
     /// records, then the blobs (those `previous`, an earlier backup in the same place, already has
     /// are hard-linked from it), then `manifest.json` with every file's SHA-256. It is written
     /// beside its name and renamed when complete, so a folder with the name is a whole backup.
+    /// With `config.keyFiles`, the server's keys go in too, sealed with `passphrase` (``BackupKeys``);
+    /// without a passphrase they are left out and the manifest names them (`keysLeftOut`).
     public static func backup(_ config: StoragePlugin.Config, appName: String, to output: URL, previous: URL? = nil,
+                              passphrase: String? = nil,
                               progress: (String) -> Void) throws -> (records: String, blobs: Int) {
         guard !FileManager.default.fileExists(atPath: output.path) else {
             throw Failure("\(output.path) already exists; name a new directory (a backup is never written over another). [already_exists]")
@@ -55,8 +58,11 @@ public enum StorageBackup {
             var files = try BackupFiles.addBlobs(from: URL(fileURLWithPath: config.blobs), to: partial, previous: previous, progress: progress)
             let blobs = files.count
             files[records] = try BackupFiles.sha256(of: partial.appendingPathComponent(records))
+            let keys = try BackupKeys.write(config.keyFiles, passphrase: passphrase, into: partial, progress: progress)
+            if let sum = keys.checksum { files[BackupKeys.fileName] = sum }
             try BackupFiles.Manifest(app: appName, backend: config.backend.rawValue, records: records,
-                                     createdAt: ISO8601DateFormatter().string(from: StoreTime.now()), blobs: blobs, files: files)
+                                     createdAt: ISO8601DateFormatter().string(from: StoreTime.now()), blobs: blobs, files: files,
+                                     keys: keys.sealed, keysLeftOut: keys.leftOut)
                 .write(to: partial)
             try FileManager.default.moveItem(at: partial, to: output)
             if config.backend == .postgres, let settings = config.postgres {

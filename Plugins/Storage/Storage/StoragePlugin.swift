@@ -35,6 +35,8 @@ public struct StoragePlugin: Plugin {
         public var backup: BackupSchedule?
         /// PostgreSQL: migrate the schema even without a `quire backup` from the last day.
         public var migrateWithoutBackup: Bool = false
+        /// The server's key files a backup seals (the host's ``PluginContext/keyFiles``; the tools' `AppConfig.keyFiles`).
+        public var keyFiles: [KeyFile] = []
     }
 
     public static let descriptor = PluginDescriptor(
@@ -57,8 +59,10 @@ public struct StoragePlugin: Plugin {
                                "How long deletes stay in the change log and earlier versions in history; a device away longer resyncs "
                                    + "(0: until the next compaction; for tests)"),
             SettingDescription("compact_seconds", "int 1...604800", default: "3600", "How often the change log is compacted"),
-            SettingDescription("backup", "{every: DURATION, keep: {last, hourly, daily, weekly, monthly}, to: [FOLDER | rclone:REMOTE:PATH], rclone_config: FILE}",
+            SettingDescription("backup", "{every: DURATION, keep: {last, hourly, daily, weekly, monthly}, to: [FOLDER | rclone:REMOTE:PATH], rclone_config: FILE, "
+                                   + "passphrase: STRING | passphrase_file: FILE}",
                                "Backups taken while the server runs, every `every` (e.g. 24h), pruned by `keep` (default daily 7, weekly 4, monthly 6); "
+                                   + "with a passphrase (12+ characters; use ${QUIRE_BACKUP_PASSPHRASE} or a file) they also hold the server's keys, sealed; "
                                    + "see docs/operations.md, \"Backups and upgrades\""),
             SettingDescription("migrate_without_backup", "bool", default: "false",
                                "PostgreSQL: let a newer Quire migrate the schema without a `quire backup` from the last 24 hours"),
@@ -129,7 +133,17 @@ public struct StoragePlugin: Plugin {
         // an empty one among them: `quire plugins` reads every section with placeholder values.)
         let staging = blobs.isEmpty ? "backup-staging"
             : URL(fileURLWithPath: blobs).deletingLastPathComponent().appendingPathComponent("backup-staging").path
-        return BackupSchedule(every: every, keep: keep, destinations: destinations, rcloneConfig: rcloneConfig, staging: staging)
+        var schedule = BackupSchedule(every: every, keep: keep, destinations: destinations, rcloneConfig: rcloneConfig, staging: staging)
+        let passphrase = section.string("passphrase").flatMap { $0.isEmpty ? nil : $0 }
+        let passphraseFile = section.string("passphrase_file").flatMap { $0.isEmpty ? nil : $0 }
+        if passphrase != nil, passphraseFile != nil {
+            section.report("passphrase", "give passphrase or passphrase_file, not both")
+        } else if let passphrase, passphrase.count < 12 {
+            section.report("passphrase", "is shorter than 12 characters; use a long random one (openssl rand -base64 32)")
+        }
+        schedule.passphrase = passphrase
+        schedule.passphraseFile = passphraseFile
+        return schedule
     }
 
     public let records: any RecordStore & BlobHolds & RecordSearching & ChangeLogCompacting
@@ -181,8 +195,10 @@ public struct StoragePlugin: Plugin {
         keepHistory = config.history
         logger = context.logger
         let collectors = collectorBox
-        backups = config.backup.map {
-            BackupScheduler(schedule: $0, storage: config, appName: context.appName, logger: context.logger, collectors: collectors,
+        var withKeys = config
+        withKeys.keyFiles = context.keyFiles
+        backups = config.backup.map { [withKeys] in
+            BackupScheduler(schedule: $0, storage: withKeys, appName: context.appName, logger: context.logger, collectors: collectors,
                             clock: { [clock = context.clock] in clock.now() })
         }
         backendName = config.backend.rawValue
