@@ -1,7 +1,7 @@
 // What the operator's screen says of jobs and backups (Plugins/Web/Client/admin-text.js), run by `node --test Tests/WebClient`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { backupRunText, jobText, plural, size } from "../../Plugins/Web/Client/admin-text.js";
+import { backupRunText, jobText, parseSize, plural, size, usageText } from "../../Plugins/Web/Client/admin-text.js";
 
 test("sizes and counts read as a person says them", () => {
   assert.equal(size(1), "1 byte");
@@ -40,4 +40,16 @@ test("a backup's run says what it is doing, then what it wrote where and how big
   const partly = { ...done, state: "failed", written: ["/srv/backups/x"], failures: [{ to: "rclone:s3:b/q", reason: "…" }] };
   assert.match(backupRunText(partly), /reached only some destinations: 3\.0 MB in 40 files .* written to \/srv\/backups\/x\.$/);
   assert.equal(backupRunText({ ...partly, written: [], bytes: undefined }), "Backup 2026-11-25T100000Z failed: it reached no destination.");
+});
+
+test("a quota the operator types is read as size() writes it; what is not a size is null", () => {
+  assert.equal(parseSize("5 GB"), 5 * 1024 ** 3);
+  assert.equal(parseSize("500mb"), 500 * 1024 ** 2);
+  assert.equal(parseSize(" 1,5 TB "), 1.5 * 1024 ** 4);
+  assert.equal(parseSize("100 KB"), 102400);
+  assert.equal(parseSize("2"), 2 * 1024 ** 3, "a bare number is GB");
+  assert.equal(parseSize(size(5 * 1024 ** 3)), 5 * 1024 ** 3, "what the field shows reads back");
+  for (const bad of ["", "lots", "0", "0 GB", "-5 GB", "5 PB", "5 GB 3", "1e3"]) assert.equal(parseSize(bad), null, bad);
+  assert.equal(usageText(1024, 5 * 1024 ** 3), "Stores 1.0 KB of 5.0 GB");
+  assert.equal(usageText(1024, undefined), "Stores 1.0 KB");
 });

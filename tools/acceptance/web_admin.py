@@ -48,7 +48,7 @@ REFUSED_ENEX = ("""<?xml version="1.0" encoding="UTF-8"?>
 </en-export>
 """)
 ADMIN_ROUTES = [("GET", "/api/v1/admin/me"), ("GET", "/api/v1/admin/users"), ("GET", "/api/v1/admin/users/acc_x"),
-                ("POST", "/api/v1/admin/users/acc_x/disable"), ("POST", "/api/v1/admin/users/acc_x/enable"),
+                ("PUT", "/api/v1/admin/users/acc_x/quota"), ("POST", "/api/v1/admin/users/acc_x/disable"), ("POST", "/api/v1/admin/users/acc_x/enable"),
                 ("DELETE", "/api/v1/admin/users/acc_x"), ("GET", "/api/v1/admin/storage"), ("GET", "/api/v1/admin/jobs"),
                 ("GET", "/api/v1/admin/health"), ("GET", "/api/v1/admin/logs"), ("GET", "/api/v1/admin/backups"),
                 ("POST", "/api/v1/admin/backups"), ("GET", "/api/v1/admin/backups/restore-points"),
@@ -99,6 +99,68 @@ def failed_import(server, token):
     titles = [note["title"] for note in notes.get("items", [])] if status == 200 else notes
     check("nothing of the failed import was kept, not even the note before the refused one", titles == ["Bob's shopping"], titles)
     return job
+
+
+def with_quotas(path):
+    """The config at `path` with the quotas plugin on (5 GB each by default), as an operator who limits storage."""
+    with open(path) as handle:
+        text = handle.read()
+    with open(path, "w") as handle:
+        handle.write(text.rstrip("\n") + "\n  quotas: { max_stored_bytes_per_user: 5368709120 }\n")
+    return path
+
+
+def quotas(page, server, operator, bob, bob_id):
+    """Each user's quota beside what they store, and the operator changes bob's on the phone, by the labels."""
+    bob_row = page.locator("quire-admin .admin-user", has_text="bob")
+    text = bob_row.inner_text()
+    check("bob's row says what he stores of his quota (… of 5.0 GB)", re.search(r"Stores [\d.]+ (bytes|KB|MB) of 5\.0 GB", text) is not None, text)
+    meter = page.get_by_role("meter", name=re.compile(r"^bob's storage: .+ of 5\.0 GB"))
+    check("a bar shows bob's storage against his quota, named for a screen reader", meter.count() == 1,
+          page.locator("quire-admin meter").evaluate_all("ms => ms.map(m => m.getAttribute('aria-label'))"))
+    page.get_by_role("button", name="Change the storage quota of bob").click()
+    field = page.get_by_label("Storage quota for bob")
+    field.fill("lots")
+    page.get_by_role("button", name="Save quota").click()
+    error = bob_row.get_by_role("alert")
+    error.filter(has_text="is not a size").wait_for(timeout=5000)
+    check("a quota that is not a size is refused on the phone, saying what to write", "such as 5 GB or 500 MB" in error.inner_text(),
+          error.inner_text())
+    field.fill("0")
+    page.get_by_role("button", name="Save quota").click()
+    page.wait_for_timeout(300)
+    check("a quota of 0 is refused too", "is not a size" in error.inner_text(), error.inner_text())
+    field.fill("2 TB")
+    page.get_by_role("button", name="Save quota").click()
+    page.wait_for_timeout(300)
+    check("a quota over 1 TB is refused, saying the largest", "more than the largest quota, 1 TB" in error.inner_text(), error.inner_text())
+    shot(page, "quota-error")
+    status, problem, _ = call(server, "PUT", f"/api/v1/admin/users/{bob_id}/quota", {"maxStoredBytes": -5}, token=operator)
+    check("PUT /admin/users/<bob>/quota with -5 → 422 invalid naming maxStoredBytes, saying what it takes",
+          status == 422 and isinstance(problem, dict) and problem.get("code") == "invalid" and problem.get("field") == "maxStoredBytes"
+          and "1 TiB" in problem.get("detail", ""), (status, problem))
+    status, problem, _ = call(server, "PUT", f"/api/v1/admin/users/{bob_id}/quota", {"maxStoredBytes": "lots"}, token=operator)
+    check("PUT /admin/users/<bob>/quota with a string → 400 naming maxStoredBytes", status == 400 and isinstance(problem, dict)
+          and problem.get("field") == "maxStoredBytes", (status, problem))
+    status, _, _ = call(server, "PUT", f"/api/v1/admin/users/{bob_id}/quota", {"maxStoredBytes": 1024}, token=bob)
+    check("PUT /admin/users/<bob>/quota by bob himself → 404 (not an operator)", status == 404, status)
+    field.fill("100 KB")
+    page.get_by_role("button", name="Save quota").click()
+    page.get_by_role("meter", name=re.compile(r"^bob's storage: .+ of 100 KB")).wait_for(timeout=10000)
+    text = page.locator("quire-admin .admin-user", has_text="bob").inner_text()
+    check("after Save quota, bob's row says … of 100 KB", "of 100 KB" in text, text)
+    accessible(page, "the users with quotas")
+    shot(page, "quota-set")
+    status, user, _ = call(server, "GET", f"/api/v1/admin/users/{bob_id}", token=operator)
+    check("GET /admin/users/<bob> says his quota is 100 KB", status == 200 and (user.get("quota") or {}).get("maxStoredBytes") == 102400,
+          (status, user.get("quota") if isinstance(user, dict) else user))
+    status, usage, _ = call(server, "GET", "/api/v1/quotas/usage", token=bob)
+    check("bob's own usage says 100 KB too", status == 200 and usage.get("maxStoredBytes") == 102400, (status, usage))
+    status, problem, _ = call(server, "POST", "/api/v1/notes", {"title": "big", "text": "x" * 150_000}, token=bob)
+    check("bob's write past his new 100 KB quota → 507 insufficient_storage", status == 507
+          and isinstance(problem, dict) and problem.get("code") == "insufficient_storage", (status, problem))
+    status, quota, _ = call(server, "PUT", f"/api/v1/admin/users/{bob_id}/quota", {"maxStoredBytes": None}, token=operator)
+    check("PUT quota null puts bob back to the app's 5 GB", status == 200 and quota.get("maxStoredBytes") == 5 << 30, (status, quota))
 
 
 def walk(browser, server, binary):
@@ -164,6 +226,7 @@ def walk(browser, server, binary):
     check("storage in all and the disk free are shown", "In all" in storage_text and "Disk free" in storage_text, storage_text)
     accessible(page, "the operator's users")
     shot(page, "users")
+    quotas(page, server, operator, bob, bob_id)
 
     # The failed import and the recent error with its request id.
     status, jobs, _ = call(server, "GET", "/api/v1/admin/jobs?state=failed", token=operator)
@@ -400,7 +463,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="quire-web-admin-") as data:
         # Mail goes to a port nothing listens on: sending fails with a logged error.
         os.environ["QUIRE_SMTP_PORT"] = str(free_port())
-        server = napkin_notes.Server(binary, data, free_port(), mail.with_mail(data))
+        server = napkin_notes.Server(binary, data, free_port(), with_quotas(mail.with_mail(data)))
         return webwalk.run(server, lambda browser: walk(browser, server, binary))
 
 

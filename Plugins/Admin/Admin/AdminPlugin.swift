@@ -66,6 +66,13 @@ public struct AdminPlugin: Plugin {
             _, context, _ in
             try .json(try await users.detail(try Self.id(context)))
         }
+        try routes.addOperator(.put, "users/{id}/quota",
+                               summary: "Set what one account may store: {maxStoredBytes: bytes (1 to 1 TiB)}, or null for the app's limit; answers its quota",
+                               isOperator: isOperator) { request, context, identity in
+            var request = request
+            let input = try await request.decodeJSON(QuotaInput.self, context: context)
+            return try .json(try await users.setQuota(try Self.id(context), input.maxStoredBytes, by: identity))
+        }
         try routes.addOperator(.post, "users/{id}/disable", summary: "Disable an account: it cannot sign in, and is signed out everywhere at once",
                                isOperator: isOperator) { _, context, identity in
             try .json(try await users.setDisabled(try Self.id(context), true, by: identity))
@@ -126,6 +133,11 @@ public struct AdminPlugin: Plugin {
     }
 }
 
+/// `PUT users/{id}/quota`'s body.
+struct QuotaInput: Decodable {
+    var maxStoredBytes: Int?
+}
+
 struct Operator: Encodable {
     var accountId: String
     var username: String?
@@ -142,8 +154,11 @@ struct AdminUser: Encodable, Sendable {
     var disabled: Bool
     /// Its records' bytes and the files they hold; nil when storage could not measure it.
     var storedBytes: Int?
+    /// What it may store (the quotas plugin's limit, its own or the app's); nil without the plugin.
+    var maxStoredBytes: Int?
 
-    init(_ account: AccountRecord, storedBytes: Int?) {
+    init(_ account: AccountRecord, storedBytes: Int?, maxStoredBytes: Int? = nil) {
+        self.maxStoredBytes = maxStoredBytes
         accountId = account.accountID
         username = account.username
         kind = account.kind
@@ -196,9 +211,10 @@ struct AdminUsers: Sendable {
             throw error
         }
         var items: [AdminUser] = []
+        let limits = try? await bus.request(GetStoredBytesLimits(owners: reply.accounts.map(\.accountID)), timeout: .seconds(10))
         for account in reply.accounts {
             let usage = try? await bus.request(GetStorageUsage(owner: account.accountID), timeout: .seconds(10))
-            items.append(AdminUser(account, storedBytes: usage?.total))
+            items.append(AdminUser(account, storedBytes: usage?.total, maxStoredBytes: limits?.maxStoredBytes[account.accountID]))
         }
         return ListPage(items: items, nextCursor: reply.nextCursor)
     }
@@ -223,7 +239,7 @@ struct AdminUsers: Sendable {
                           maxOperationsPerDay: used.maxOperationsPerDay, maxImageBytes: used.maxImageBytes)
         }
         let jobs = try await AdminStatus.jobs(bus: bus, states: ["running", "failed", "succeeded"]).filter { $0.owner == id }
-        return AdminUserDetail(user: AdminUser(account, storedBytes: usage?.total),
+        return AdminUserDetail(user: AdminUser(account, storedBytes: usage?.total, maxStoredBytes: quota?.maxStoredBytes),
                                storage: usage.map { .init(recordBytes: $0.recordBytes, blobBytes: $0.blobBytes) }, quota: quota, jobs: jobs)
     }
 
@@ -237,6 +253,24 @@ struct AdminUsers: Sendable {
                       metadata: ["operator": "\(identity.accountID)", "account": "\(id)"])
         let usage = try? await bus.request(GetStorageUsage(owner: id), timeout: .seconds(10))
         return AdminUser(account, storedBytes: usage?.total)
+    }
+
+    /// Sets what `id` may store (nil: the app's limit); logged with the operator's id.
+    func setQuota(_ id: String, _ maxStoredBytes: Int?, by identity: Identity) async throws -> AdminUserDetail.Quota {
+        _ = try await account(id)
+        let used: GetQuotaUsage.Reply
+        do {
+            used = try await bus.request(SetStoredBytesLimit(owner: id, maxStoredBytes: maxStoredBytes), timeout: .seconds(10))
+        } catch {
+            if error.code == .noHandler {
+                throw Problem.invalid("This app has no quotas: add `quotas: {}` to its YAML (docs/operations.md, \"Operators\") to limit what each user stores.")
+            }
+            throw error
+        }
+        logger.notice("admin: storage quota set", metadata: ["operator": "\(identity.accountID)", "account": "\(id)",
+                                                             "maxStoredBytes": "\(maxStoredBytes.map(String.init) ?? "the app's")"])
+        return .init(storedBytes: used.storedBytes, maxStoredBytes: used.maxStoredBytes, operationsToday: used.operationsToday,
+                     maxOperationsPerDay: used.maxOperationsPerDay, maxImageBytes: used.maxImageBytes)
     }
 
     func delete(_ id: String, by identity: Identity) async throws -> AdminDeleted {

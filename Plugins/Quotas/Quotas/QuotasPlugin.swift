@@ -15,6 +15,9 @@ import Synchronization
 /// the largest image (413), simultaneous connections (503), operations per user per day (429 with
 /// `Retry-After`), stored bytes per user (507, counted at each write so it is never overshot).
 ///
+/// The operator may set one user's stored-bytes limit apart (``SetStoredBytesLimit``, the admin
+/// screen): kept in `quotas.limits`.
+///
 /// ```yaml
 /// quotas: { max_image_bytes: 10485760, max_connections: 100, ops_per_user_per_day: 90000, max_stored_bytes_per_user: 5368709120 }
 /// ```
@@ -51,7 +54,9 @@ public struct QuotasPlugin: Plugin {
     let peers: QuotaPeers
 
     public init(config: Config, context: PluginContext) async throws {
-        quotaGate = QuotaGate(config: config, bus: context.bus, clock: context.clock)
+        let store = BusRecordStore(bus: context.bus)
+        try await store.declare(QuotaGate.limitsSchema)
+        quotaGate = QuotaGate(config: config, bus: context.bus, store: store, clock: context.clock)
         peers = QuotaPeers(gate: quotaGate, bus: context.bus, used: context.bus.subscribe(to: QuotaUsed.self))
     }
 
@@ -65,6 +70,16 @@ public struct QuotasPlugin: Plugin {
             let usage = try await gate.usageReport(request.owner)
             return .init(storedBytes: usage.storedBytes, maxStoredBytes: usage.maxStoredBytes, operationsToday: usage.operationsToday,
                          maxOperationsPerDay: usage.maxOperationsPerDay, maxImageBytes: usage.maxImageBytes)
+        }
+        try bus.handle(SetStoredBytesLimit.self) { request, _ in
+            let usage = try await gate.setLimit(request.owner, request.maxStoredBytes)
+            return .init(storedBytes: usage.storedBytes, maxStoredBytes: usage.maxStoredBytes, operationsToday: usage.operationsToday,
+                         maxOperationsPerDay: usage.maxOperationsPerDay, maxImageBytes: usage.maxImageBytes)
+        }
+        try bus.handle(GetStoredBytesLimits.self) { request, _ in
+            var limits: [String: Int] = [:]
+            for owner in request.owners.prefix(500) { limits[owner] = await gate.limit(for: owner) }
+            return .init(maxStoredBytes: limits)
         }
     }
 
@@ -88,6 +103,18 @@ struct QuotaUsage: Codable, Sendable {
 final class QuotaGate: RequestGate {
     let config: QuotasPlugin.Config
     let bus: any MessageBus
+    /// Where the limits the operator set for one user are kept (`quotas.limits`, one record per
+    /// user, id the account's, owned by the plugin).
+    let store: any RecordStore
+    static let limitsCollection = "quotas.limits"
+    static let limitsOwner = "quotas"
+    static let limitsSchema = CollectionSchema(name: limitsCollection)
+    /// The largest stored-bytes limit an operator may set (as the setting's).
+    static let maxLimit = 1 << 40
+    struct Limit: Codable { var maxStoredBytes: Int }
+    /// Each user's own limit as last read (nil: the app's), reused for `usage_cache_seconds`: a
+    /// limit set on another node of a cluster holds here within that.
+    private let limits = Mutex<[String: (value: Int?, at: Date)]>([:])
     /// The plugin's clock: a day's operations and a measurement's age are counted in its time.
     let clock: PluginClock
     private let inFlight = Atomic<Int>(0)
@@ -96,10 +123,41 @@ final class QuotaGate: RequestGate {
     /// What this node counted since it last told the others (``QuotaPeers``).
     private let unsent = Mutex<(day: Int, operations: [String: Int], bytes: [String: Int])>((0, [:], [:]))
 
-    init(config: QuotasPlugin.Config, bus: any MessageBus, clock: PluginClock) {
+    init(config: QuotasPlugin.Config, bus: any MessageBus, store: any RecordStore, clock: PluginClock) {
         self.config = config
         self.clock = clock
         self.bus = bus
+        self.store = store
+    }
+
+    /// `owner`'s stored-bytes limit: the one the operator set, else the app's.
+    func limit(for owner: String) async -> Int {
+        let now = clock.now()
+        if let cached = limits.withLock({ $0[owner] }), now.timeIntervalSince(cached.at) < Double(max(config.usageCacheSeconds, 1)) {
+            return cached.value ?? config.maxStoredBytes
+        }
+        let own = try? await store.get(collection: Self.limitsCollection, id: owner, owner: Self.limitsOwner)?.decode(Limit.self)
+        limits.withLock { $0[owner] = (own?.maxStoredBytes, now) }
+        return own?.maxStoredBytes ?? config.maxStoredBytes
+    }
+
+    /// Sets `owner`'s own stored-bytes limit (nil: back to the app's); answers their use against it.
+    func setLimit(_ owner: String, _ value: Int?) async throws -> QuotaUsage {
+        if let value, !(1...Self.maxLimit).contains(value) {
+            throw BusError.invalid("'maxStoredBytes' is a number of bytes from 1 to \(Self.maxLimit) (1 TiB), or null for the app's "
+                                   + "\(Self.size(config.maxStoredBytes)).", field: "maxStoredBytes")
+        }
+        let existing = try await store.get(collection: Self.limitsCollection, id: owner, owner: Self.limitsOwner)
+        if let value {
+            let document = try JSONDocument(encoding: Limit(maxStoredBytes: value))
+            _ = try await store.write(WriteBatch([existing == nil
+                ? .insert(collection: Self.limitsCollection, id: owner, owner: Self.limitsOwner, data: document)
+                : .replace(collection: Self.limitsCollection, id: owner, owner: Self.limitsOwner, data: document, expectedVersion: nil)]))
+        } else if existing != nil {
+            try await store.delete(from: Self.limitsCollection, id: owner, owner: Self.limitsOwner)
+        }
+        limits.withLock { $0[owner] = (value, clock.now()) }
+        return try await usageReport(owner)
     }
 
     func enter(_ request: Request) throws {
@@ -141,14 +199,15 @@ final class QuotaGate: RequestGate {
         guard [.post, .put, .patch].contains(request.method) else { return }
         let owner = identity.accountID
         try await measureIfStale(owner, now: now)
+        let limit = await self.limit(for: owner)
         if let declared = request.headers[.contentLength].flatMap(Int.init) {
-            try reserve(declared, for: owner)
+            try reserve(declared, for: owner, limit: limit)
         } else {
             // A body of unknown length is counted as it streams in, and cut off at the limit.
-            try reserve(0, for: owner)
+            try reserve(0, for: owner, limit: limit)
             let gate = self
             let counted = request.body.map { buffer in
-                try gate.reserve(buffer.readableBytes, for: owner)
+                try gate.reserve(buffer.readableBytes, for: owner, limit: limit)
                 return buffer
             }
             request.body = RequestBody(asyncSequence: counted)
@@ -158,8 +217,7 @@ final class QuotaGate: RequestGate {
     /// Counts `bytes` against what `owner` stores, at the write: the measured usage (reused for
     /// `usage_cache_seconds`) plus every write admitted since it was measured. A write that would
     /// cross the limit is refused whole, so the limit is never overshot however stale the measure.
-    func reserve(_ bytes: Int, for owner: String) throws {
-        let limit = config.maxStoredBytes
+    func reserve(_ bytes: Int, for owner: String, limit: Int) throws {
         let refused: Int? = usage.withLock { usage in
             let stored = usage[owner]?.bytes ?? 0
             if stored >= limit || stored + bytes > limit { return stored }
@@ -210,7 +268,7 @@ final class QuotaGate: RequestGate {
         usage.withLock { $0[owner] = (stored, now) }
         let day = Int(now.timeIntervalSince1970 / 86_400)
         let used = operations.withLock { $0.day == day ? $0.counts[owner] ?? 0 : 0 }
-        return QuotaUsage(storedBytes: stored, maxStoredBytes: config.maxStoredBytes, operationsToday: used, maxOperationsPerDay: config.opsPerDay,
+        return QuotaUsage(storedBytes: stored, maxStoredBytes: await limit(for: owner), operationsToday: used, maxOperationsPerDay: config.opsPerDay,
                           maxImageBytes: config.maxImageBytes)
     }
 

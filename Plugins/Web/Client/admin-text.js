@@ -19,6 +19,24 @@ export function size(bytes) {
   return unit === 0 ? `${bytes} ${bytes === 1 ? "byte" : "bytes"}` : `${value < 10 ? value.toFixed(1) : Math.round(value)} ${units[unit]}`;
 }
 
+/** A size the operator typed ("5 GB", "500 MB", "1.5 TB", "2 g"; a bare number is GB), in bytes as size()
+ * reads them (1 GB = 1024 MB); null when it is not one, or is zero.
+ * @param {string} text */
+export function parseSize(text) {
+  const match = /^\s*(\d+(?:[.,]\d+)?)\s*(bytes?|b|k|kb|kib|m|mb|mib|g|gb|gib|t|tb|tib)?\s*$/i.exec(text);
+  if (!match) return null;
+  const value = Number(match[1].replace(",", "."));
+  const unit = (match[2] ?? "gb").toLowerCase()[0];
+  const power = { b: 0, k: 1, m: 2, g: 3, t: 4 }[unit] ?? 3;
+  const bytes = Math.round(value * 1024 ** power);
+  return bytes >= 1 && Number.isSafeInteger(bytes) ? bytes : null;
+}
+
+/** "1.2 MB of 5 GB", or what is known. @param {number | null | undefined} stored @param {number | null | undefined} limit */
+export function usageText(stored, limit) {
+  return limit === null || limit === undefined ? `Stores ${size(stored)}` : `Stores ${size(stored)} of ${size(limit)}`;
+}
+
 /** A time as the operator reads it. @param {string | null | undefined} iso */
 export function when(iso) {
   if (!iso) return "";

@@ -9,11 +9,11 @@
  */
 import { ApiError } from "./api.js";
 import { announce, confirmAction, h } from "./ui.js";
-import { backupRunText, jobText, plural, size, when } from "./admin-text.js";
+import { backupRunText, jobText, parseSize, plural, size, usageText, when } from "./admin-text.js";
 
 export { size };
 
-/** @typedef {{accountId: string, username: string | null, kind: string, createdAt: string, operator: boolean, disabled: boolean, storedBytes: number | null}} AdminUser */
+/** @typedef {{accountId: string, username: string | null, kind: string, createdAt: string, operator: boolean, disabled: boolean, storedBytes: number | null, maxStoredBytes?: number | null}} AdminUser */
 /** @typedef {import("./admin-text.js").AdminJob} AdminJob */
 /** @typedef {import("./admin-text.js").BackupRun} BackupRun */
 /** @typedef {import("./admin-text.js").BackupFailure} BackupFailure */
@@ -130,12 +130,65 @@ class QuireAdmin extends HTMLElement {
       h("div", { class: "admin-user-name" }, h("strong", {}, name),
         badges.length ? h("span", { class: "badges" }, ...badges.map((badge) => h("span", { class: `badge ${badge}` }, badge))) : null),
       h("p", { class: "admin-meta" }, `${user.accountId} · ${user.kind} · since ${when(user.createdAt)}`),
-      h("p", { class: "admin-meta" }, `Stores ${size(user.storedBytes)}`),
+      h("p", { class: "admin-meta admin-usage" }, usageText(user.storedBytes, user.maxStoredBytes)),
+      typeof user.maxStoredBytes === "number" ? this.usageBar(user, name) : null,
+      typeof user.maxStoredBytes === "number" ? this.quotaForm(user, name) : null,
       user.operator ? null : h("div", { class: "row" },
         h("button", { type: "button", class: "secondary", "aria-label": `${user.disabled ? "Enable" : "Disable"} ${name}`,
           onclick: () => this.setDisabled(user, !user.disabled) }, user.disabled ? "Enable" : "Disable"),
         h("button", { type: "button", class: "danger", "aria-label": `Delete ${name}`, onclick: () => this.deleteUser(user) }, "Delete")));
     return row;
+  }
+
+  /** What a user stores against their quota, as a bar. @param {AdminUser} user @param {string} name */
+  usageBar(user, name) {
+    const limit = user.maxStoredBytes ?? 0;
+    const stored = user.storedBytes ?? 0;
+    const share = limit > 0 ? Math.min(1, stored / limit) : 0;
+    return h("meter", { class: "admin-usage-bar", min: "0", max: String(limit), value: String(Math.min(stored, limit)), low: String(limit * 0.8),
+      high: String(limit * 0.95), optimum: "0", "aria-label": `${name}'s storage: ${size(stored)} of ${size(limit)} (${Math.round(share * 100)}%)` });
+  }
+
+  /** The quota, changed in place: a size such as 5 GB; a bad one is said under the field.
+   * @param {AdminUser} user @param {string} name */
+  quotaForm(user, name) {
+    const id = `quota-${user.accountId}`;
+    const input = /** @type {HTMLInputElement} */ (h("input", { id, type: "text", inputmode: "decimal", autocomplete: "off", spellcheck: false,
+      value: size(user.maxStoredBytes), "aria-describedby": `${id}-help ${id}-error` }));
+    const error = h("p", { id: `${id}-error`, class: "error", role: "alert" });
+    const form = h("form", { class: "admin-quota", hidden: "", onsubmit: (/** @type {Event} */ event) => {
+      event.preventDefault();
+      this.setQuota(user, name, input.value, error);
+    } },
+    h("label", { for: id }, `Storage quota for ${name}`), input,
+    h("p", { id: `${id}-help`, class: "admin-meta" }, "A size such as 5 GB or 500 MB."), error,
+    h("div", { class: "row" }, h("button", { type: "submit" }, "Save quota"),
+      h("button", { type: "button", class: "secondary", onclick: () => { form.hidden = true; toggle.hidden = false; error.textContent = ""; } }, "Cancel")));
+    const toggle = h("button", { type: "button", class: "secondary", "aria-label": `Change the storage quota of ${name}`,
+      onclick: () => { form.hidden = false; toggle.hidden = true; input.focus(); input.select(); } }, "Change quota");
+    return h("div", { class: "admin-quota-wrap" }, toggle, form);
+  }
+
+  /** @param {AdminUser} user @param {string} name @param {string} text @param {HTMLElement} error */
+  async setQuota(user, name, text, error) {
+    const bytes = parseSize(text);
+    if (bytes === null) {
+      error.textContent = `“${text.trim()}” is not a size. Write a number and a unit, such as 5 GB or 500 MB (more than 0, at most 1 TB).`;
+      return;
+    }
+    if (bytes > 1024 ** 4) {
+      error.textContent = `${size(bytes)} is more than the largest quota, 1 TB. Write 1 TB or less.`;
+      return;
+    }
+    const api = /** @type {import("./api.js").Api} */ (this.api);
+    try {
+      const quota = (await api.request("PUT", `/api/v1/admin/users/${encodeURIComponent(user.accountId)}/quota`, { body: { maxStoredBytes: bytes } })).body;
+      const changed = { ...user, storedBytes: quota.storedBytes, maxStoredBytes: quota.maxStoredBytes };
+      this.querySelector(`[data-account="${user.accountId}"]`)?.replaceWith(this.userRow(changed));
+      announce(`${name} may now store ${size(quota.maxStoredBytes)}.`);
+    } catch (failure) {
+      error.textContent = failure instanceof ApiError ? failure.message : "The quota could not be saved; try again.";
+    }
   }
 
   /** @param {AdminUser} user @param {boolean} disabled */
