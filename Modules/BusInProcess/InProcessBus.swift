@@ -5,10 +5,8 @@ import Synchronization
 /// The default transport: messages are Swift values handed from task to task, never encoded.
 ///
 /// Handlers are looked up by the message's type under one lock; a request runs its handler in its
-/// own task (started on the caller's thread), and a shared ``DeadlineWatchdog`` answers for it when
-/// the deadline passes, so a handler that never answers cannot hold its caller past the deadline. A
-/// handler that answers before it first waits (a cache hit, a read on its own connection) gets no
-/// deadline entry: there is nothing left to time out. Events are yielded into each subscriber's bounded `AsyncStream`, so publishing
+/// own task, and a shared ``DeadlineWatchdog`` answers for it when the deadline passes, so a handler
+/// that never answers cannot hold its caller past the deadline. Events are yielded into each subscriber's bounded `AsyncStream`, so publishing
 /// never waits for a subscriber.
 public final class InProcessBus: MessageBus {
     private struct Subscriber: Sendable {
@@ -148,13 +146,15 @@ public final class InProcessBus: MessageBus {
         let pending = PendingReply<Request.Reply>()
         var ticket: DeadlineWatchdog.Ticket?
         let result = await withTaskCancellationHandler {
-            await withUnsafeContinuation { continuation in
+            await withCheckedContinuation { continuation in
                 pending.attach(continuation)
-                // The handler runs here, on the caller's thread, until it first waits; a deadline
-                // is registered only for one still running then (most answer from memory or their
-                // own connection without waiting). Registered earlier it changed nothing: the
-                // caller cannot go on before the handler's first wait returns this thread.
-                let running = pending.attach(Task.immediate {
+                ticket = watchdog.add(context.deadline) {
+                    pending.finish(.failure(BusError(
+                        .deadlineExceeded,
+                        "'\(context.name)' got no reply before its deadline. The handling plugin is slow or stuck; try again later.",
+                        details: ["message": context.name.rawValue])))
+                }
+                pending.attach(Task.immediate {
                     let outcome: Result<Request.Reply, BusError>
                     do {
                         outcome = .success(try await handler(request, context))
@@ -171,14 +171,6 @@ public final class InProcessBus: MessageBus {
                     }
                     pending.finish(outcome, fromHandler: true)
                 })
-                if running {
-                    ticket = watchdog.add(context.deadline) {
-                        pending.finish(.failure(BusError(
-                            .deadlineExceeded,
-                            "'\(context.name)' got no reply before its deadline. The handling plugin is slow or stuck; try again later.",
-                            details: ["message": context.name.rawValue])))
-                    }
-                }
             }
         } onCancel: {
             pending.finish(.failure(Self.cancelledError(context.name)))

@@ -6,7 +6,7 @@ import Synchronization
 /// the deadline or the caller won.
 final class PendingReply<Reply: Sendable>: Sendable {
     private struct State {
-        var continuation: UnsafeContinuation<Result<Reply, BusError>, Never>?
+        var continuation: CheckedContinuation<Result<Reply, BusError>, Never>?
         var task: Task<Void, Never>?
         /// Set when finished before the continuation was attached (a caller cancelled at once).
         var early: Result<Reply, BusError>?
@@ -15,7 +15,7 @@ final class PendingReply<Reply: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
-    func attach(_ continuation: UnsafeContinuation<Result<Reply, BusError>, Never>) {
+    func attach(_ continuation: CheckedContinuation<Result<Reply, BusError>, Never>) {
         let early: Result<Reply, BusError>? = state.withLock { state in
             if let early = state.early {
                 state.early = nil
@@ -27,22 +27,18 @@ final class PendingReply<Reply: Sendable>: Sendable {
         if let early { continuation.resume(returning: early) }
     }
 
-    /// Keeps the handler's task, to cancel it if the caller stops waiting first. Returns whether
-    /// the reply is still to come (false: the handler, or the caller's cancellation, finished it).
-    @discardableResult
-    func attach(_ task: Task<Void, Never>) -> Bool {
+    func attach(_ task: Task<Void, Never>) {
         let finished = state.withLock { state in
             if !state.finished { state.task = task }
             return state.finished
         }
         if finished { task.cancel() }
-        return !finished
     }
 
     /// Finishes with `result`. `fromHandler` says the handler's own task is finishing, so there is
     /// nothing to cancel.
     func finish(_ result: Result<Reply, BusError>, fromHandler: Bool = false) {
-        let (continuation, task): (UnsafeContinuation<Result<Reply, BusError>, Never>?, Task<Void, Never>?) =
+        let (continuation, task): (CheckedContinuation<Result<Reply, BusError>, Never>?, Task<Void, Never>?) =
             state.withLock { state in
                 guard !state.finished else { return (nil, nil) }
                 state.finished = true
