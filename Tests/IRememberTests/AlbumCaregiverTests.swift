@@ -103,6 +103,36 @@ struct AlbumCaregiverTests {
         }
     }
 
+    @Test("an edit merged over a caregiver's caption says who wrote it (replacedBy); over the owner's own, nobody")
+    func replacedByNamesTheCaregiver() async throws {
+        let jpeg = try await photos.jpeg(seed: 43)
+        try await TestApp.run(yaml: Self.yaml()) { client, _ in
+            let (owner, ownerID, anna, _) = try await Self.helping(client, owner: "iris")
+            let id = try #require(try await client.addPhoto(jpeg, token: owner)[string: "id"])
+            let base = try #require(try await client.send(.get, "/api/v1/album/photos/\(id)", token: owner).json["version"] as? Int)
+            let album = "/api/v1/album/helping/\(ownerID)"
+            let captioned = try await client.send(.patch, "\(album)/photos/\(id)", json: ["notes": "Tom's birthday"], token: anna)
+            #expect(captioned.status == 200, "\(captioned.text)")
+            // Mum's phone wrote offline on the version before Anna's caption: merged over it, and told it was Anna's.
+            let merged = try await client.send(.patch, "/api/v1/album/photos/\(id)", json: ["notes": "With Grandpa"], token: owner,
+                                               headers: [.ifMatch: "\"\(base)\""])
+            #expect(merged.status == 200, "\(merged.text)")
+            #expect((merged.json["replaced"] as? [String: any Sendable])?["notes"] as? String == "Tom's birthday")
+            #expect(merged["replacedBy"] == "Anna")
+            // Anna's caption written on an older version, over Mum's own words: replaced, by nobody named.
+            let before = try #require(captioned.json["version"] as? Int)
+            let over = try await client.send(.patch, "\(album)/photos/\(id)", json: ["notes": "At the lake"], token: anna,
+                                             headers: [.ifMatch: "\"\(before)\""])
+            #expect(over.status == 200, "\(over.text)")
+            #expect((over.json["replaced"] as? [String: any Sendable])?["notes"] as? String == "With Grandpa")
+            #expect(over.json["replacedBy"] == nil)
+            // A plain edit (on the version it is now): nothing replaced, nobody named.
+            let now = try #require(over.json["version"] as? Int)
+            let plain = try await client.send(.patch, "/api/v1/album/photos/\(id)", json: ["notes": "Mine"], token: owner, headers: [.ifMatch: "\"\(now)\""])
+            #expect(plain.json["replaced"] == nil && plain.json["replacedBy"] == nil, "\(plain.text)")
+        }
+    }
+
     @Test("a caregiver records a photo's caption in their voice; the owner plays it; a stranger is 403")
     func caregiverRecordsACaption() async throws {
         let jpeg = try await photos.jpeg(seed: 43)

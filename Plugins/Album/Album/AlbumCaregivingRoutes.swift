@@ -164,7 +164,7 @@ extension AlbumPlugin {
             let edit = AlbumService.Edit(notes: input.notes, tags: input.tags, takenAt: input.takenAt, location: nil,
                                          by: Contributor(account: identity.accountID, name: grant.name))
             let edited = try await service.edit(owner: owner, id: try Self.id(context), edit, expectedVersion: try request.ifMatchVersion())
-            return try PhotoJSON.response(edited.record, replaced: edited.replaced)
+            return try PhotoJSON.response(edited.record, replaced: edited.replaced, replacedBy: edited.replacedBy)
         }
         try routes.add(.post, "helping/{owner}/restore", summary: "A caregiver: a one-time link (15 minutes, 3 an hour) that signs a new or wiped phone "
                        + "in as the album's owner: {origin?} → {token, path /#/restore/TOKEN, expiresAt, qrSVG}") { request, context, identity in

@@ -114,6 +114,9 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
     var links: Links
     /// After an edit merged into newer changes: what it overwrote of them.
     var replaced: [String: JSONValue]?
+    /// With `replaced.notes`: the caregiver who had written the caption replaced ("Anna"); absent
+    /// when the user had (or a device of theirs).
+    var replacedBy: String?
 
     init(_ record: Record, _ photo: PhotoData) {
         let base = "/api/v1/album/photos/\(record.id)"
@@ -129,9 +132,10 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
                       marked: base + "/marked")
     }
 
-    static func response(_ record: Record, replaced: [String: JSONValue] = [:]) throws -> Response {
+    static func response(_ record: Record, replaced: [String: JSONValue] = [:], replacedBy: String? = nil) throws -> Response {
         var json = PhotoJSON(record, try record.decode(PhotoData.self))
         json.replaced = replaced.isEmpty ? nil : replaced
+        json.replacedBy = replaced.isEmpty ? nil : replacedBy
         return try .json(json, headers: [.eTag: "\"\(record.version)\""])
     }
 }

@@ -197,7 +197,7 @@ public struct AlbumPlugin: Plugin {
             let edit = AlbumService.Edit(notes: input.notes, tags: input.tags, takenAt: input.takenAt, location: location)
             let edited = try await service.edit(owner: identity.accountID, id: try Self.id(context), edit,
                                                 expectedVersion: try request.ifMatchVersion())
-            return try PhotoJSON.response(edited.record, replaced: edited.replaced)
+            return try PhotoJSON.response(edited.record, replaced: edited.replaced, replacedBy: edited.replacedBy)
         }
         try routes.add(.delete, "photos/{id}", summary: "Delete a photo (its image goes when nothing else holds it)") { request, context, identity in
             let id = try Self.id(context)

@@ -279,7 +279,8 @@ struct AlbumService: Sendable {
         return record
     }
 
-    func edit(owner: String, id: String, _ edit: Edit, expectedVersion: Int64?) async throws(BusError) -> (record: Record, replaced: [String: JSONValue]) {
+    func edit(owner: String, id: String, _ edit: Edit, expectedVersion: Int64?) async throws(BusError)
+        -> (record: Record, replaced: [String: JSONValue], replacedBy: String?) {
         try Self.checkNotes(edit.notes)
         let tags = try edit.tags.map { tags throws(BusError) in try TagRules.normalize(tags) }
         let time = try edit.takenAt.map { text throws(BusError) in
@@ -314,7 +315,7 @@ struct AlbumService: Sendable {
         }
         guard let saved = record.record else { throw BusError(.internal, "The photo was not stored.") }
         if let location = edit.location { await geotag(owner: owner, id: id, location) }
-        return (saved, record.replaced)
+        return (saved, record.replaced, record.replacedBy)
     }
 
     func setMarkup(owner: String, id: String, sha256: String?, expectedVersion: Int64?) async throws(BusError) -> Record {
@@ -416,6 +417,9 @@ struct AlbumService: Sendable {
     struct Committed: Sendable {
         var record: Record?
         var replaced: [String: JSONValue] = [:]
+        /// The caregiver who wrote the caption this change replaced ("Anna"); nil when the user did,
+        /// or when no caption was replaced.
+        var replacedBy: String?
         /// The batch was an earlier run's, replayed for its Idempotency-Key.
         var replayed = false
     }
@@ -439,6 +443,7 @@ struct AlbumService: Sendable {
             let old = try existing?.decode(PhotoData.self)
             var new = try change(old)
             var replaced: [String: JSONValue] = [:]
+            var replacedBy: String?
             if let expectedVersion, let existing, existing.version != expectedVersion {
                 let stale = BusError(.preconditionFailed, "The photo changed since you read it (version \(existing.version), not \(expectedVersion)), "
                                      + "and that version is no longer kept; reload it and try again.",
@@ -449,7 +454,16 @@ struct AlbumService: Sendable {
                 let merge = FieldMerge.merge(base: try base.data.parsed(), edited: try JSONDocument(encoding: edited).parsed(),
                                              current: try existing.data.parsed())
                 new = try JSONDocument(encoding: merge.merged).decode(PhotoData.self)
+                // Who wrote the caption follows the caption: where this edit's words won over words
+                // written meanwhile, its author goes with them (a field merge kept "Caption by Anna"
+                // on Mum's words when Anna's caption came after the version Mum edited).
+                if var merged = new, merged.notes == edited.notes, merged.notes != old?.notes {
+                    merged.captionBy = edited.captionBy
+                    new = merged
+                }
                 replaced = merge.replaced.filter { !Self.derivedFields.contains($0.key) }
+                // Who wrote the caption replaced: the user's notice names Anna, not "another device".
+                if replaced["notes"] != nil { replacedBy = old?.captionBy?.name }
             }
             var operations: [WriteOperation] = []
             switch (old, new) {
@@ -467,7 +481,7 @@ struct AlbumService: Sendable {
             operations += try await counterChanges(owner: owner, old: old, new: new)
             return try await .write(retryingOn: AlbumRetry.lost) { () async throws(BusError) in
                 let result = try await store.write(WriteBatch(operations, idempotency: idempotency))
-                return Committed(record: result.records.first ?? nil, replaced: replaced, replayed: result.replayed)
+                return Committed(record: result.records.first ?? nil, replaced: replaced, replacedBy: replacedBy, replayed: result.replayed)
             }
         }
     }

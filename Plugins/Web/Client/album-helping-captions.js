@@ -93,9 +93,11 @@ async function send(context, caption) {
 function tellReplaced(context, path, caption, photo) {
   const theirs = photo?.replaced?.notes;
   if (typeof theirs !== "string" || theirs === caption.notes) return;
+  // Named when another helper wrote it (the server's replacedBy); the owner's own words: "Someone".
+  const who = typeof photo?.replacedBy === "string" && photo.replacedBy ? photo.replacedBy : "Someone";
   const text = theirs
-    ? `Someone had changed this photo's caption meanwhile; yours replaced “${theirs}”.`
-    : "Someone had cleared this photo's caption meanwhile; yours replaced the empty caption.";
+    ? `${who} had changed this photo's caption meanwhile; yours replaced “${theirs}”.`
+    : `${who} had cleared this photo's caption meanwhile; yours replaced the empty caption.`;
   window.dispatchEvent(new CustomEvent("quire:notice", { detail: { text, kind: "replaced", action: { label: "Bring it back", run: async () => {
     try {
       const now = (await context.api.request("PATCH", path, { body: { notes: theirs }, headers: { "If-Match": `"${photo.version}"` } })).body;

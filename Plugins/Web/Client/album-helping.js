@@ -5,7 +5,9 @@
  * "Restore access for Mum") and one photo (#/helping/OWNER/photo/ID: the picture, who added it,
  * its caption, the people in it, the caption recorded in their voice). They speak to the album's caregiver routes (`/api/v1/album/helping/OWNER/…`),
  * which reach that album and nothing else of its owner's; the phone keeps no copy (the album is
- * someone else's), so these screens need the network and say so.
+ * someone else's), so these screens need the network and say so. While seen, the album and the
+ * open photo ask again every 10 s (`follow`): what Mum's phone changed shows, and a caption of the
+ * helper's that Mum's words replaced is said, with "Bring mine back".
  */
 import * as Album from "./album.js";
 import { back } from "./album-base.js";
@@ -19,7 +21,7 @@ import { announce, confirmAction, h } from "./ui.js";
 
 /** @typedef {import("./album-base.js").Context} Context */
 /** @typedef {{owner: string, ownerName: string, name: string, since: string}} Helped */
-/** @typedef {{id: string, version: number, takenAt: string, notes: string, tags: string[], addedBy?: string, place?: {key: string, label: string} | null}} HelpedPhoto */
+/** @typedef {{id: string, version: number, takenAt: string, notes: string, tags: string[], addedBy?: string, captionBy?: string | null, place?: {key: string, label: string} | null}} HelpedPhoto */
 
 /** The albums this account helps with. @param {Context} context @returns {Promise<Helped[]>} */
 async function helped(context) {
@@ -35,6 +37,31 @@ function albumName(album) {
 async function picture(context, path) {
   const blob = await context.api.get(path);
   return URL.createObjectURL(blob);
+}
+
+/** How often a helper's open album or photo asks the server what changed, while the screen is seen (ms). */
+const FOLLOW = 10_000;
+
+/**
+ * Runs `look` now and then while the page is seen and online, and at once when it is seen again
+ * (the phone unlocked, the tab back in front) or back online: the helper's account has no live feed
+ * of someone else's album (the live connection pokes an account about its own records), so its
+ * screens ask. Answers the way to stop it.
+ * @param {() => void} look @returns {() => void}
+ */
+function follow(look) {
+  const seen = () => document.visibilityState === "visible" && navigator.onLine;
+  const now = () => { if (seen()) look(); };
+  const timer = window.setInterval(now, FOLLOW);
+  document.addEventListener("visibilitychange", now);
+  window.addEventListener("focus", now);
+  window.addEventListener("online", now);
+  return () => {
+    window.clearInterval(timer);
+    document.removeEventListener("visibilitychange", now);
+    window.removeEventListener("focus", now);
+    window.removeEventListener("online", now);
+  };
 }
 
 /** Photos asked for at a time; "Show more photos" asks for the next ones (the list's cursor). */
@@ -144,7 +171,12 @@ class HelpedAlbumScreen extends HTMLElement {
     if (this.status.textContent?.startsWith("You are offline")) this.sayKept();
   };
 
+  /** Stops asking the server for changes to the album. */
+  stopFollowing = () => {};
+
   connectedCallback() {
+    // Photos added or captions changed meanwhile (on Mum's phone, by another helper) show here.
+    this.stopFollowing = follow(() => this.refresh());
     window.addEventListener(CAPTION_SENT, this.onSent);
     // A kept caption refused (and so no longer kept) is counted no more.
     window.addEventListener("quire:waiting", this.onSent);
@@ -152,6 +184,7 @@ class HelpedAlbumScreen extends HTMLElement {
   }
 
   disconnectedCallback() {
+    this.stopFollowing();
     window.removeEventListener(CAPTION_SENT, this.onSent);
     window.removeEventListener("quire:waiting", this.onSent);
     window.removeEventListener("online", this.onOnline);
@@ -183,17 +216,49 @@ class HelpedAlbumScreen extends HTMLElement {
   grid = h("ul", { class: "grid", "aria-label": "Photos" });
   cursor = "";
   more = h("div", { class: "more-photos" });
+  /** The first page as shown: "id version" of each photo, to tell when the album changed. */
+  shown = "";
 
-  /** A page of photos added to the grid, and "Show more photos" while the album has more. @param {{items?: HelpedPhoto[], nextCursor?: string | null}} page */
-  show(page) {
+  /**
+   * The first page asked again: when a photo was added, deleted or changed, the grid shows it (the
+   * cells of photos unchanged are kept, their pictures not fetched again). Not once "Show more
+   * photos" showed more: the grid then stays as it is, and a reopened album shows the changes.
+   */
+  async refresh() {
     const context = /** @type {Context} */ (this.ctx);
+    if (!this.album || this.grid.childElementCount > PAGE || this.photos.querySelector(".error")) return;
+    const page = await context.api.get(`${albumPath(this.owner)}/photos?limit=${PAGE}`).catch(() => null);
+    if (!page || signature(page) === this.shown) return;
+    if (!page.items?.length) {
+      this.photos.replaceChildren(h("p", { class: "empty" }, "No photos yet. Add the first one."));
+      this.shown = "";
+      return;
+    }
+    /** @type {Map<string, Element>} */
+    const cells = new Map([...this.grid.children].map((cell) => [/** @type {HTMLElement} */ (cell).dataset.key ?? "", cell]));
+    const grid = h("ul", { class: "grid", "aria-label": "Photos" });
+    this.grid.replaceWith(grid);
+    this.grid = grid;
+    if (!grid.isConnected) this.photos.replaceChildren(grid, this.more);
+    this.show(page, cells);
+  }
+
+  /**
+   * A page of photos added to the grid, and "Show more photos" while the album has more.
+   * @param {{items?: HelpedPhoto[], nextCursor?: string | null}} page @param {Map<string, Element>} [cells] cells shown before, by "id version"
+   */
+  show(page, cells) {
+    const context = /** @type {Context} */ (this.ctx);
+    if (cells || !this.grid.childElementCount) this.shown = signature(page);
     this.grid.append(...(page.items ?? []).map((photo) => {
+      const before = cells?.get(`${photo.id} ${photo.version}`);
+      if (before) return before;
       const by = photo.addedBy ? `, added by ${photo.addedBy}` : "";
       const cell = h("a", { href: `#/helping/${encodeURIComponent(this.owner)}/photo/${encodeURIComponent(photo.id)}`, class: "cell",
         "aria-label": `Photo from ${Album.dayLabel(Album.dayOf(photo))}${photo.notes ? `: ${photo.notes}` : ""}${by}` });
       picture(context, `${albumPath(this.owner)}/photos/${photo.id}/image/thumb`)
         .then((url) => cell.prepend(h("img", { src: url, alt: "" }))).catch(() => {});
-      return h("li", {}, cell);
+      return h("li", { "data-key": `${photo.id} ${photo.version}` }, cell);
     }));
     this.cursor = page.nextCursor ?? "";
     this.more.replaceChildren(...(this.cursor ? [h("button", { type: "button", class: "secondary show-more", onclick: () => this.showMore() }, "Show more photos")] : []));
@@ -253,6 +318,11 @@ class HelpedAlbumScreen extends HTMLElement {
 }
 customElements.define("album-helped", HelpedAlbumScreen);
 
+/** What tells one first page of photos from another. @param {{items?: HelpedPhoto[]}} page */
+function signature(page) {
+  return (page.items ?? []).map((photo) => `${photo.id} ${photo.version}`).join(",");
+}
+
 class HelpedPhotoScreen extends HTMLElement {
   /** @param {Context} context @param {string} owner @param {string} id @param {string} [keptBefore] words kept when it opened offline */
   attach(context, owner, id, keptBefore) {
@@ -286,6 +356,32 @@ class HelpedPhotoScreen extends HTMLElement {
         status.textContent = sent.broughtBack ? "Brought back: the caption is as it was before yours." : "Caption saved. It shows in their album.";
       };
       window.addEventListener(CAPTION_SENT, this.onSent);
+      const me = albums.find((album) => album.owner === owner)?.name ?? "";
+      // The album as it is now, asked now and then while this screen is seen: a change there (Mum's
+      // phone, another helper) shows here, and a caption of this helper's replaced is said.
+      this.stopFollowing();
+      this.stopFollowing = follow(async () => {
+        const fresh = await store.api.request("GET", path).then((answer) => answer.body).catch(() => null);
+        if (!fresh?.id || typeof fresh.version !== "number" || fresh.version <= current.version) return;
+        const before = current;
+        current = fresh;
+        store.keep("album.photo", current);
+        if ((fresh.notes ?? "") === (before.notes ?? "")) return;
+        // Words typed here and not saved (or kept to send) stay as typed.
+        const untouched = !keptCaption(context, owner, id) && caption.value === (before.notes ?? "");
+        if (untouched) caption.value = fresh.notes ?? "";
+        if (status.textContent?.startsWith("Caption saved") || status.textContent?.startsWith("Brought back")) status.textContent = "";
+        const mine = (before.captionBy ?? null) === me && me && (before.notes ?? "") !== "";
+        if (!mine) {
+          if (!untouched) status.textContent = `The caption in ${whom === "them" ? "their" : `${whom}'s`} album changed meanwhile: “${fresh.notes ?? ""}”.`;
+          return;
+        }
+        replacedCaption({ whom, by: fresh.captionBy, now: fresh.notes ?? "", yours: before.notes ?? "",
+          bringBack: () => {
+            caption.value = before.notes ?? "";
+            return saveCaption(context, { owner, id, notes: before.notes ?? "", baseVersion: current.version });
+          } });
+      });
       const save = /** @type {HTMLButtonElement} */ (h("button", { type: "submit" }, "Save caption"));
       const form = h("form", { class: "stack", onsubmit: async (/** @type {Event} */ event) => {
         event.preventDefault();
@@ -353,9 +449,33 @@ class HelpedPhotoScreen extends HTMLElement {
 
   /** @type {(event: Event) => void} */
   onSent = () => {};
+  /** Stops asking the server for changes to this photo. */
+  stopFollowing = () => {};
 
   disconnectedCallback() {
     window.removeEventListener(CAPTION_SENT, this.onSent);
+    this.stopFollowing();
   }
 }
 customElements.define("album-helped-photo", HelpedPhotoScreen);
+
+/**
+ * The helper's caption was replaced in the album (Mum wrote over it, maybe offline): said with the
+ * words that replaced it and "Bring mine back" (hers saved again over them; it stays in the photo's
+ * history either way), as the user's own phone says what its edit replaced.
+ * @param {{whom: string, by: string | null | undefined, now: string, yours: string, bringBack: () => Promise<any>}} change
+ */
+function replacedCaption({ whom, by, now, yours, bringBack }) {
+  const who = by || (whom === "them" ? "They" : whom);
+  const text = now
+    ? `${who} changed this caption: “${now}” replaced yours (“${yours}”).`
+    : `${who} cleared this caption: yours (“${yours}”) is no longer in the album.`;
+  window.dispatchEvent(new CustomEvent("quire:notice", { detail: { text, kind: "replaced", action: { label: "Bring mine back", run: async () => {
+    try {
+      const saved = await bringBack();
+      announce(saved ? "Brought back: your caption shows in the album again." : "Kept on this phone: your caption goes back when this phone is online.");
+    } catch (failure) {
+      window.dispatchEvent(new CustomEvent("quire:notice", { detail: `Your caption “${yours}” was not brought back: ${said(failure)}` }));
+    }
+  } } } }));
+}

@@ -275,11 +275,11 @@ class QuireApp extends HTMLElement {
    * had written: say what, and offer to bring it back in one tap (an edit like any other, so it
    * works offline too; the server keeps both in the record's history).
    * Kept in `localStorage` until answered, so a reload does not take the way back away.
-   * @param {{write: {method: string, path: string, kind: string, id: string}, replaced: Record<string, any>, record: any}} detail
+   * @param {{write: {method: string, path: string, kind: string, id: string}, replaced: Record<string, any>, record: any, by?: string}} detail  `by`: the family member who wrote what was replaced
    * @param {boolean} [keep]  false when shown again from what was kept
    */
-  replacedNotice({ write, replaced, record }, keep = true) {
-    const kept = { write: { method: write.method, path: write.path, kind: write.kind, id: write.id }, replaced,
+  replacedNotice({ write, replaced, record, by }, keep = true) {
+    const kept = { write: { method: write.method, path: write.path, kind: write.kind, id: write.id }, replaced, by,
       record: { version: record?.version }, key: `${write.path} ${JSON.stringify(replaced)}` };
     if (keep) this.keepReplaced([...this.keptReplaced(), kept].slice(-5));
     const answered = () => this.keepReplaced(this.keptReplaced().filter((k) => k.key !== kept.key));
@@ -290,7 +290,8 @@ class QuireApp extends HTMLElement {
       const shown = typeof value === "string" ? value : Array.isArray(value) ? value.join(", ") : value === null ? "nothing" : JSON.stringify(value);
       return `the ${/** @type {Record<string, string>} */ (names)[field] ?? field} “${shown.length > 80 ? `${shown.slice(0, 79)}…` : shown}”`;
     });
-    const text = `Another device had changed this too; your edit replaced ${said.join(" and ")}.`;
+    // Named when it was someone who helps with the album ("Anna"), not one of the user's devices.
+    const text = `${by ? `${by} had changed this meanwhile` : "Another device had changed this too"}; your edit replaced ${said.join(" and ")}.`;
     const sync = this.sync;
     const bar = this.notice(text, "replaced", write.method === "PATCH" && sync ? { label: "Bring it back", run: async () => {
       // Changed again since (on any device): bringing it back would replace that too, so ask.
@@ -298,7 +299,7 @@ class QuireApp extends HTMLElement {
       const stale = typeof now === "number" && typeof record?.version === "number" && now > record.version;
       if (stale && !(await confirmAction("This was changed again since. Bringing the old text back replaces the newer one too "
         + "(it stays in the history). Bring it back anyway?", "Bring it back"))) {
-        this.replacedNotice({ write, replaced, record }, false);
+        this.replacedNotice({ write, replaced, record, by }, false);
         return;
       }
       answered();

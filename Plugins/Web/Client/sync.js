@@ -441,7 +441,7 @@ export class Sync extends EventTarget {
       // and putting it over the feed's hid the item on this phone for good (the cursor had passed it).
       // A newer answer goes over what is held, keeping the fields it does not carry.
       if (!held || held.version < answer.version) {
-        const { replaced: _, ...fields } = answer;
+        const { replaced: _, replacedBy: __, ...fields } = answer;
         const record = { ...(held ?? {}), ...fields, kind: write.kind };
         this.records.set(key, record);
         puts.push([key, record]);
@@ -454,9 +454,12 @@ export class Sync extends EventTarget {
       resolved: rewrite ? Object.fromEntries(this.resolved) : undefined });
     // Merged into changes another device made meanwhile: the values this write replaced are said,
     // with a way to bring them back (the server keeps them in the record's history too).
+    // `replacedBy`: a family member who helps with the album wrote what was replaced (not a device).
     const replaced = reply && typeof reply === "object" ? (reply.replaced ?? answer?.replaced) : undefined;
     if (replaced && typeof replaced === "object" && Object.keys(replaced).length) {
-      this.dispatchEvent(new CustomEvent("replaced", { detail: { write: resolveId([write], write.id, answer?.id ?? write.id)[0], replaced, record: answer } }));
+      const by = reply.replacedBy ?? answer?.replacedBy;
+      this.dispatchEvent(new CustomEvent("replaced", { detail: { write: resolveId([write], write.id, answer?.id ?? write.id)[0], replaced, record: answer,
+        by: typeof by === "string" && by ? by : undefined } }));
     }
   }
 
