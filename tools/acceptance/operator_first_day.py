@@ -117,7 +117,8 @@ def storage_panel(server):
         page.get_by_label("User name").fill("opal")
         page.get_by_label("Password").fill("correct horse battery")
         page.get_by_role("button", name="Sign in").click()
-        page.wait_for_timeout(1500)
+        # Signed in once the session is kept (a fixed 1.5 s was too short on a loaded machine).
+        page.wait_for_function("() => localStorage.getItem('quire.session')", timeout=30000)
         page.goto(server.base + "/#/admin")
         page.get_by_text("Disk free").first.wait_for(timeout=20000)
         text = page.locator("main").inner_text() if page.locator("main").count() else page.locator("body").inner_text()
