@@ -15,6 +15,10 @@ on phones of 390×844:
   to "Change the text" with its words and the server's message, online (the dialog opened bare)
   and when sent later from the outbox ("Edit and send again"); and the refusal is not told as
   "Your text was changed on another device" with "Bring back mine" (which only sent it again).
+- pagegone: the page being written on is deleted on the other phone while the Write dialog is open:
+  Add does not put the text on the page that now has that number (it went there, said "Added."); the
+  dialog opens again for the page in view, saying the page was deleted, with the words typed (the
+  last walk of the integrated build, finalwalk).
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 
@@ -26,11 +30,11 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import webwalk  # noqa: E402
 from napkin_notes import call, check  # noqa: E402
-from webwalk import screen, settled, token_of  # noqa: E402
+from webwalk import screen, settled  # noqa: E402
 from web_no_lost_work import eventually  # noqa: E402
-from web_ar_notebook import new_phone, phone, add_page  # noqa: E402
+from web_ar_notebook import new_phone, phone  # noqa: E402
 from web_offline_deleted import online  # noqa: E402
-from web_walker3 import overlaps, items_on, write_text  # noqa: E402
+from web_walker3 import items_on, write_text  # noqa: E402
 
 N = "/api/v1/notebooks"
 
@@ -183,9 +187,42 @@ def refused_change(browser, server):
     context.close()
 
 
+def page_gone(browser, server):
+    context, a, token = new_phone(browser, server, "walker5-pagegone")
+    nid = call(server, "GET", f"{N}/notebooks", token=token)[1]["items"][0]["id"]
+    call(server, "POST", f"{N}/notebooks/{nid}/pages", {"template": "blank", "background": "cream"}, token=token)
+    call(server, "POST", f"{N}/notebooks/{nid}/pages", {"template": "blank", "background": "cream"}, token=token)
+    call(server, "POST", f"{N}/notebooks/{nid}/pages/3/items", {"kind": "text", "text": "Page three's own"}, token=token)
+    # To page 2 of 3, and Write there; the other phone deletes page 2 meanwhile.
+    turned = eventually(a, "() => /of 3/.test(document.querySelector('.turn-row')?.innerText ?? '')", 20_000)
+    a.click("[aria-label='Next page']")
+    a.wait_for_selector(".turn-row:has-text('Page 2 of 3')")
+    settled(a, 20_000)
+    a.click("nb-book .nb-actions button:has-text('Write')")
+    a.wait_for_selector("dialog[open] #nb-text")
+    a.fill("#nb-text", "Written for page two")
+    ask = call(server, "DELETE", f"{N}/notebooks/{nid}/pages/2", token=token)[1]
+    call(server, "DELETE", f"{N}/notebooks/{nid}/pages/2?confirm={ask.get('confirm')}", token=token)
+    seen = eventually(a, "() => /of 2/.test(document.querySelector('.turn-row')?.innerText ?? '')", 20_000)
+    a.click("dialog[open] button:has-text('Add')")
+    a.wait_for_timeout(1500)
+    settled(a, 20_000)
+    what = "AR Notebook (the page deleted on the other phone while writing)"
+    moved = [i.get("text") for i in items_on(server, token, nid, 2)]
+    check(f"{what}: Add does not put the text on the page that now has its number (it went there)", turned and seen
+          and moved == ["Page three's own"], moved)
+    again = a.locator("dialog[open] #nb-text")
+    said = a.inner_text("dialog[open]") if a.locator("dialog[open]").count() else ""
+    check(f"{what}: …the dialog opens again with the words typed, saying the page was deleted",
+          again.count() == 1 and again.input_value() == "Written for page two" and "was deleted" in said, said[:300])
+    screen(a, "walker5", "ar page deleted while writing", "ar-page-gone-writing")
+    context.close()
+
+
 def main():
     webwalk.main([("full", "ar-notebook", full_page), ("toast", "ar-notebook", toast), ("battery", "ar-notebook", battery),
-                  ("newphone", "ar-notebook", new_phone_opens), ("refused", "ar-notebook", refused_change)])
+                  ("newphone", "ar-notebook", new_phone_opens), ("refused", "ar-notebook", refused_change),
+                  ("pagegone", "ar-notebook", page_gone)])
 
 
 if __name__ == "__main__":

@@ -145,9 +145,9 @@ export async function whereOnPage(screen, page, retry) {
  * @param {() => void} [held] called the moment the text is safe (screen.change's `held`)
  * @returns {Promise<any>}
  * @param {BookScreen} screen
+ * @param {ReturnType<BookScreen["currentPage"]>} [page] the page it goes on: the one showing when its dialog opened
  */
-export async function insert(screen, body, slot, again, held) {
-  const page = screen.currentPage();
+export async function insert(screen, body, slot, again, held, page = screen.currentPage()) {
   if (!page) return;
   const picture = body instanceof Blob;
   // Kept for later, it would be refused only then, out of sight: the server's rule, said now.
@@ -258,8 +258,16 @@ export async function write(screen, typed = "", slotWas, was, hint) {
   keepDraft(screen.account, hint ? { ...where, why: hint } : where, "nb-text"); // a reload gives back the why too
   const text = await asked;
   if (!text) return dropDraft(screen.account, where);
+  // The page deleted on another phone while the dialog was open: the text never goes to the page
+  // now at its number. It is asked again for the page in view (no page left: kept as a draft).
+  const sync = screen.ctx.sync;
+  if (!screen.content?.pages.some((p) => p.id === page.id || p.id === sync.resolve(page.id))) {
+    const now = screen.currentPage();
+    if (!now) return say("The page you were writing on was deleted, maybe on another phone. What you typed is kept on this phone: add a page and it comes back.");
+    return write(screen, text, null, { ...where, text }, `The page you were writing on was deleted, maybe on another phone. What you typed is kept: add it to page ${screen.numberOf(now)}, or Cancel to throw it away.`);
+  }
   // The draft goes the moment the server (or the outbox) holds the text, not after the pull.
-  await insert(screen, { kind: "text", text }, slot, ["Change the text", () => write(screen, text, slot)], () => dropDraft(screen.account, where));
+  await insert(screen, { kind: "text", text }, slot, ["Change the text", () => write(screen, text, slot)], () => dropDraft(screen.account, where), page);
 }
 
 /** What was copied goes on the page; the server refuses more than its clipboard limit, in words. @param {BookScreen} screen */
