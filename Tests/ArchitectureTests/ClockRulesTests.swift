@@ -17,6 +17,9 @@ struct ClockRulesTests {
         "Plugins/Storage/Storage/BlobStores.swift": ["UUID()"],
         "Plugins/Storage/Storage/StorageBackup.swift": ["UUID()"],
         "Plugins/Storage/StoragePostgres/PostgresBackup.swift": ["UUID()"],
+        // The salt that seals a backup's keys under the operator's passphrase: it must be the
+        // system's cryptographic randomness, never a seeded test id.
+        "Plugins/Storage/Storage/SealedKeys.swift": ["SystemRandomNumberGenerator()"],
     ]
 
     /// Plugin sources that ship: every `Plugins/` file but the test kits (which compare with the
