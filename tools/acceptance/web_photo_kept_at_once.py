@@ -42,7 +42,7 @@ def chosen_offline_then_reloaded(browser, server, data):
     token = webwalk.token_of(page)
     # The reload below is offline: the service worker must have taken the page first (the fresh-clone
     # run once went offline before it had: the reload met Chromium's "no internet" page).
-    page.wait_for_function("Boolean(navigator.serviceWorker.controller)", timeout=20_000)
+    page.wait_for_function("() => Boolean(navigator.serviceWorker.controller)", timeout=20_000)
     context.set_offline(True)
     with page.expect_file_chooser() as chooser:
         page.get_by_role("button", name="Choose From Phone").click()
