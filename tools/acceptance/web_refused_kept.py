@@ -357,6 +357,7 @@ def guarded(part, *args):
         part(*args)
     except Exception as error:  # noqa: BLE001  (said as a failed check, with its reason)
         check(f"{part.__name__} ran to its end", False, repr(error)[:300])
+        webwalk.describe_failure(f"web-failure-{part.__name__}")
         for page in webwalk.PAGES:
             if not page.is_closed():
                 page.context.close()

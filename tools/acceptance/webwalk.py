@@ -44,6 +44,22 @@ def shot(page, app, name):
     page.screenshot(path=os.path.join(SHOTS, f"{app}-{name}.png"))
 
 
+def describe_failure(name="web-failure"):
+    """What the newest open page showed when a walk failed: a screenshot in .build/<name>.png, and its
+    address, text and connection printed (a walk may have closed the page it opened last)."""
+    open_pages = [page for page in PAGES if not page.is_closed()]
+    if not open_pages:
+        return
+    page = open_pages[-1]
+    where = os.path.join(ROOT, ".build", f"{name}.png")
+    try:
+        page.screenshot(path=where)
+        state = page.evaluate("() => ({ online: navigator.onLine, worker: Boolean(navigator.serviceWorker?.controller) })")
+        print(f"  the page at the failure: {where}; {page.url}; {state}; its text: {page.inner_text('body')[:400]!r}")
+    except Exception as shot_error:  # noqa: BLE001  (the walk's own error is the one to report)
+        print(f"  no screenshot of the failure: {shot_error!r}")
+
+
 def screen(page, app, name, file=None):
     """axe on the screen as it is, and its screenshot when `file` names one."""
     accessible(page, name)
@@ -106,14 +122,7 @@ def run(server, walk, args=()):
                 walk(browser)
             except Exception:
                 # The newest page still open (a walk may have closed the one it opened last).
-                open_pages = [page for page in PAGES if not page.is_closed()]
-                if open_pages:
-                    where = os.path.join(ROOT, ".build", "web-failure.png")
-                    try:
-                        open_pages[-1].screenshot(path=where)
-                        print(f"  the page at the failure: {where}; its text: {open_pages[-1].inner_text('body')[:300]!r}")
-                    except Exception as shot_error:  # noqa: BLE001  (the walk's own error is the one to report)
-                        print(f"  no screenshot of the failure: {shot_error!r}")
+                describe_failure()
                 raise
             finally:
                 browser.close()
