@@ -10,8 +10,10 @@ and nearly all in its scan data), so it is not "damaged" to any decoder. The cor
 when the `vips` command refuses the file in a separate process; `silent_flips(directory)` returns
 the flips that decode, which a server may accept but must never fail on with a 5xx.
 """
+import hashlib
 import io
 import os
+import pickle
 import random
 import struct
 import subprocess
@@ -161,6 +163,29 @@ def corpus(directory):
     for index in range(6):
         others.append((f"random-{index}.jpg", bytes(rng.getrandbits(8) for _ in range(rng.randrange(16, 20000)))))
     cases += [(name, data, "not an image") for name, data in others]
+    return cases
+
+
+def cached_corpus(directory):
+    """`corpus(directory)`, made once a checkout (and this file, and vips) and kept in .build: making it
+    runs some 1,500 vips processes (~50 s), and tools/test uploads it on SQLite, PostgreSQL and NATS,
+    which then all meet the same damaged files."""
+    version = subprocess.run(["vips", "--version"], capture_output=True, text=True).stdout
+    with open(__file__, "rb") as handle:
+        key = hashlib.sha256(handle.read() + version.encode()).hexdigest()[:16]
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    kept = os.path.join(root, ".build", f"damaged-images-{key}.pickle")
+    try:
+        with open(kept, "rb") as handle:
+            return pickle.load(handle)  # our own file, written below
+    except (OSError, pickle.UnpicklingError, EOFError):
+        pass
+    cases = corpus(directory)
+    os.makedirs(os.path.dirname(kept), exist_ok=True)
+    partial = f"{kept}.{os.getpid()}"
+    with open(partial, "wb") as handle:
+        pickle.dump(cases, handle)
+    os.replace(partial, kept)
     return cases
 
 
