@@ -1163,10 +1163,11 @@ def quick_turns(browser, server, token, nid):
     box = page.locator(".sheet .item-text").first.bounding_box()
     text = (box["x"] + min(box["width"] / 3, 100), box["y"] + box["height"] / 2)
     # The first swipe starts beside the text (on it, a finger at rest moves the text); the next ones
-    # come quickly, as soon as the page before has turned, where the new page's text is.
+    # come quickly, as soon as the page before has turned, where the new page's text is: within the
+    # phone's 400 ms (QUICK_SWIPE_MS). With a fixed 150 ms pause on top of the polling, a loaded
+    # machine (a build beside the walk) took longer, and the finger on the text was a drag.
     def quick(left, at):
-        page.wait_for_function("() => !document.querySelector('.sheet.turning-next, .sheet.turning-back')")
-        page.wait_for_timeout(150)
+        page.wait_for_function("() => !document.querySelector('.sheet.turning-next, .sheet.turning-back')", polling=20)
         swipe(page, left=left, at=at)
     swipe(page, left=True)
     for _ in range(2):
