@@ -168,6 +168,44 @@ def foreign_note(browser, server):
     check(f"{what}: “Add it again as a new word” puts the word on the server with the example typed offline and its definitions",
           len(found) == 1 and found[0].get("example") == "Muito obrigado pela ajuda!" and found[0].get("definitions") == ["thank you"], found)
     context.close()
+    foreign_replaced_then_deleted(browser, server)
+
+
+def foreign_replaced_then_deleted(browser, server):
+    """A's offline edit replaced the other phone's newer note ("Another device had changed this too …
+    Bring it back"), and then the word is deleted on the other phone: the notice goes, on every screen
+    and after a reload (it stayed, offering to bring back a note on a word that is gone)."""
+    what = "Foreign Note"
+    context, a = new_user(browser, server, "replaced-words", ready="vocab-collections")
+    token = token_of(a)
+    collection = call(server, "POST", "/api/v1/vocabulary/collections", {"name": "Portuguese"}, token=token)[1]
+    entry = call(server, "POST", "/api/v1/vocabulary/entries", {"word": "saudade", "definitions": ["longing"], "languages": ["pt", "en"],
+                                                              "collection": collection["id"], "note": "first note"}, token=token)[1]
+    a.goto(f"/#/e/{entry['id']}")
+    a.wait_for_selector("vocab-entry h1:has-text('saudade')", timeout=15_000)
+    context.set_offline(True)
+    a.evaluate("window.dispatchEvent(new Event('offline'))")
+    a.click("text=Edit")
+    a.wait_for_selector("#entry-note")
+    a.fill("#entry-note", "Mine: a longing for what is gone")
+    a.click("vocab-entry-form button:has-text('Save')")
+    a.wait_for_selector("vocab-entry h1:has-text('saudade')")
+    status, _ = call(server, "PATCH", f"/api/v1/vocabulary/entries/{entry['id']}", {"note": "Theirs: nostalgia"}, token=token)[:2]
+    online(context, a)
+    told = eventually(a, "() => [...document.querySelectorAll('.notice.replaced')].some((n) => n.innerText.includes('Theirs: nostalgia'))", 20_000)
+    check(f"{what}: the other phone changed the note meanwhile (PATCH {status}); A's edit replaced it, and A is told, with Bring it back",
+          told and status == 200, a.inner_text("header.bar")[:300])
+    call(server, "DELETE", f"/api/v1/vocabulary/entries/{entry['id']}", token=token)
+    gone = eventually(a, "() => ![...document.querySelectorAll('.notice.replaced')].some((n) => n.innerText.includes('Theirs: nostalgia'))", 20_000)
+    check(f"{what}: the word then deleted on the other phone, that notice goes (its Bring it back has nothing left to act on)",
+          gone, a.inner_text("header.bar")[:300])
+    a.goto("/#/")
+    a.reload()
+    a.wait_for_selector("vocab-collections")
+    a.wait_for_timeout(1_500)
+    shown = a.inner_text("header.bar")
+    check(f"{what}: …and it does not come back after a reload", "Theirs: nostalgia" not in shown, shown[:300])
+    context.close()
 
 
 def iremember_walk(browser, server, data):

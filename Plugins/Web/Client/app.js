@@ -154,6 +154,7 @@ class QuireApp extends HTMLElement {
     this.sync.addEventListener("kept-gone", (event) => this.notices.querySelector(`[data-kept="${CSS.escape(/** @type {CustomEvent} */ (event).detail)}"]`)?.remove());
     this.sync.addEventListener("merged", (event) => this.notice(/** @type {CustomEvent} */ (event).detail, "info"));
     this.sync.addEventListener("replaced", (event) => this.replacedNotice(/** @type {CustomEvent} */ (event).detail));
+    this.sync.addEventListener("change", () => this.dropReplacedOfDeleted());
     // A reminder's time has come (the reminders plugin): a system notification when allowed, and
     // the notice bar either way. Web Push would reach a closed app; it needs a push service.
     this.sync.addEventListener("alert", (event) => {
@@ -275,12 +276,12 @@ class QuireApp extends HTMLElement {
    * had written: say what, and offer to bring it back in one tap (an edit like any other, so it
    * works offline too; the server keeps both in the record's history).
    * Kept in `localStorage` until answered, so a reload does not take the way back away.
-   * @param {{write: {method: string, path: string, kind: string, id: string}, replaced: Record<string, any>, record: any, by?: string}} detail  `by`: the family member who wrote what was replaced
+   * @param {{write: {method: string, path: string, kind: string, id: string}, replaced: Record<string, any>, record: any, by?: string, seen?: boolean}} detail  `by`: the family member who wrote what was replaced; `seen`: its record was seen on this phone since (dropReplacedOfDeleted)
    * @param {boolean} [keep]  false when shown again from what was kept
    */
-  replacedNotice({ write, replaced, record, by }, keep = true) {
+  replacedNotice({ write, replaced, record, by, seen }, keep = true) {
     const kept = { write: { method: write.method, path: write.path, kind: write.kind, id: write.id }, replaced, by,
-      record: { version: record?.version }, key: `${write.path} ${JSON.stringify(replaced)}` };
+      record: { version: record?.version }, key: `${write.path} ${JSON.stringify(replaced)}`, seen };
     if (keep) this.keepReplaced([...this.keptReplaced(), kept].slice(-5));
     const answered = () => this.keepReplaced(this.keptReplaced().filter((k) => k.key !== kept.key));
     const names = { title: "title", text: "text", date: "date", category: "category", word: "word", definition: "definition",
@@ -299,7 +300,7 @@ class QuireApp extends HTMLElement {
       const stale = typeof now === "number" && typeof record?.version === "number" && now > record.version;
       if (stale && !(await confirmAction("This was changed again since. Bringing the old text back replaces the newer one too "
         + "(it stays in the history). Bring it back anyway?", "Bring it back"))) {
-        this.replacedNotice({ write, replaced, record, by }, false);
+        this.replacedNotice({ write, replaced, record, by, seen: Boolean(bar.dataset.replacedSeen) }, false);
         return;
       }
       answered();
@@ -309,6 +310,29 @@ class QuireApp extends HTMLElement {
       announce("Brought back.");
     } } : undefined, answered);
     this.belongsTo(bar, write.id);
+    Object.assign(bar.dataset, { replacedKind: write.kind, replacedId: write.id, replacedKey: kept.key }, seen ? { replacedSeen: "true" } : {});
+    this.dropReplacedOfDeleted();
+  }
+
+  /**
+   * A "… had changed this too" notice whose record was then deleted (on another device, or here)
+   * goes, with what was kept of it: its way back had nothing left to act on. Only once the record
+   * was seen here (also before a reload), so a kind this phone does not hold is never taken for deleted.
+   */
+  dropReplacedOfDeleted() {
+    const sync = this.sync;
+    if (!sync || !this.notices) return;
+    for (const bar of /** @type {HTMLElement[]} */ ([...this.notices.querySelectorAll(".notice.replaced[data-replaced-kind]")])) {
+      const { replacedKind = "", replacedId = "", replacedKey = "" } = bar.dataset;
+      if (sync.one(replacedKind, sync.resolve(replacedId))) {
+        if (bar.dataset.replacedSeen) continue;
+        bar.dataset.replacedSeen = "true";  // remembered across a reload, with the notice
+        this.keepReplaced(this.keptReplaced().map((k) => (k.key === replacedKey ? { ...k, seen: true } : k)));
+      } else if (bar.dataset.replacedSeen) {
+        bar.remove();
+        this.keepReplaced(this.keptReplaced().filter((k) => k.key !== replacedKey));
+      }
+    }
   }
 
   /** Replaced values not yet answered, for this account. @returns {Array<any>} */
