@@ -170,6 +170,14 @@ def foreign_cancel(browser, server):
         check("…and “Discard” leaves the form", left, a.url)
     a.goto(f"/#/edit/{entry['id']}")
     a.wait_for_selector("#entry-example")
+    # A collection that reaches the phone while Edit word is open is offered, the word's own still
+    # chosen (the form drew the collections once: a word's collection arriving after the word left
+    # the list empty, and Save said "Choose a collection"; three CI runs of foreign_note met that).
+    call(server, "POST", f"{V}/collections", {"name": "Spanish"}, token=token)
+    offered = eventually(a, """() => { const s = document.querySelector('#entry-collection');
+        return s && [...s.options].map((o) => o.textContent).includes('Spanish') && s.selectedOptions[0]?.textContent === 'Portuguese'; }""", 15_000)
+    check(f"{what}: a collection made on another phone while Edit word is open is offered at once, the word's own still chosen", offered,
+          a.locator("#entry-collection").inner_text())
     a.fill("#entry-example", "Muito obrigado!")
     a.click("vocab-entry-form a.back")
     asked = eventually(a, "() => /Discard/.test(document.querySelector('dialog[open]')?.innerText ?? '')", 5_000)

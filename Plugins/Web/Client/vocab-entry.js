@@ -186,6 +186,7 @@ export class EntryForm extends VocabElement {
   changed() {
     if (!this.querySelector("form")) return this.render();
     this.redrawTags?.();
+    this.redrawCollections?.();
     if (this.route !== "edit") return;
     const entry = this.one(ENTRY, this.id_ ?? "");
     if (!entry) return this.gone?.();
@@ -300,9 +301,19 @@ export class EntryForm extends VocabElement {
         drawTags();
       } }, "New tag"));
     drawTags();
-    const collections = this.collections();
-    const collection = /** @type {HTMLSelectElement} */ (h("select", { id: "entry-collection" },
-      ...collections.map((c) => h("option", { value: c.id, selected: this.ctx.sync.resolve(c.id) === this.ctx.sync.resolve(collectionId) }, c.name))));
+    const collection = /** @type {HTMLSelectElement} */ (h("select", { id: "entry-collection" }));
+    // Drawn again when the collections change (the word's own may reach this phone after the word:
+    // drawn without it, Save said "Choose a collection" for a word that had one), keeping the choice.
+    let drawnCollections = "";
+    this.redrawCollections = () => {
+      const collections = this.collections();
+      const now = collections.map((c) => `${c.id} ${c.name}`).join("\n");
+      if (now === drawnCollections) return;
+      const chosen = this.ctx.sync.resolve(drawnCollections ? collection.value : collectionId);
+      drawnCollections = now;
+      collection.replaceChildren(...collections.map((c) => h("option", { value: c.id, selected: this.ctx.sync.resolve(c.id) === chosen }, c.name)));
+    };
+    this.redrawCollections();
     const leave = entry ? `#/e/${encodeURIComponent(entry.id)}` : `#/c/${encodeURIComponent(collectionId)}`;
     const cancel = back(leave, "Cancel");
     // Cancel throws the typing away, once the person says so; the phone's Back keeps it for next time.
