@@ -166,6 +166,35 @@ struct NotebooksAPITests {
         }
     }
 
+    @Test("undo after a move or resize puts the item back where it was (it was the last thing done); the insert before stays")
+    func undoMove() async throws {
+        try await TestApp.run(yaml: ARNotebook.yaml()) { client, _ in
+            let (token, _) = try await client.signUp("ada")
+            let id = try await client.notebook(token)
+            try await client.page(token, id)
+            let added = try await client.send(.post, "\(ARNotebook.base)/notebooks/\(id)/pages/1/items", json: ["kind": "text", "text": "moved by mistake"], token: token)
+            let item = try #require((added[object: "item"])?["id"] as? String)
+            let before = try #require(added[object: "item"]?["frame"] as? [String: any Sendable])
+            let path = "\(ARNotebook.base)/notebooks/\(id)/items/\(item)"
+            let moved = try await client.send(.patch, path, json: ["frame": ["x": 10, "y": 20, "width": 150, "height": 60]], token: token)
+            #expect(moved.status == 200)
+            let notebook = try await client.send(.get, "\(ARNotebook.base)/notebooks/\(id)", token: token)
+            #expect((notebook.json["notebook"] as? [String: any Sendable])?["canUndo"] as? Bool == true)
+            let undone = try await client.send(.post, "\(ARNotebook.base)/notebooks/\(id)/undo", token: token)
+            #expect(undone.status == 200)
+            #expect(undone[object: "removed"] == nil, "the move is undone, not the insert before it")
+            let restored = try #require(undone[object: "restored"]?["frame"] as? [String: any Sendable])
+            #expect(try #require(moved[object: "item"]?["frame"] as? [String: any Sendable])["x"] as? Double == 10, "it did move")
+            for key in ["x", "y", "width", "height"] {
+                let was = try #require(before[key] as? Double)
+                #expect(restored[key] as? Double == was, "\(key) back to what it was")
+            }
+            let page = try await client.send(.get, "\(ARNotebook.base)/notebooks/\(id)/pages/1", token: token)
+            #expect(((page[object: "page"])?["items"] as? [[String: any Sendable]])?.compactMap { $0["text"] as? String } == ["moved by mistake"])
+            #expect(try await client.send(.post, "\(ARNotebook.base)/notebooks/\(id)/undo", token: token).status == 409)
+        }
+    }
+
     @Test("deleting a page or a notebook asks first (428 with a token tied to what the user saw)")
     func confirmedDeletes() async throws {
         try await TestApp.run(yaml: ARNotebook.yaml()) { client, _ in

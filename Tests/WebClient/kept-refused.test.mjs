@@ -2,7 +2,7 @@
 // indicator's count of changes as a person counts them (outbox.js changeOf).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { isRefusal, keptFrom, keptKind } from "../../Plugins/Web/Client/kept.js";
+import { isRefusal, keptFrom, keptKind, refusedWhy } from "../../Plugins/Web/Client/kept.js";
 import { changeOf } from "../../Plugins/Web/Client/outbox.js";
 import "../../Plugins/Web/Client/kept-kinds.js";
 import "../../Plugins/Web/Client/kept-refused-kinds.js";
@@ -49,4 +49,14 @@ test("the indicator counts a note's title, photo and voice note as three changes
     w({ method: "PATCH", path: "/api/v1/notes/local:abc", id: "local:abc" }),
   ].map(changeOf));
   assert.equal(created.size, 1);
+});
+
+test("an AR box filled meanwhile is said in the screen's words, not the API's; other refusals keep the server's", () => {
+  const base = { id: "notebooks.item/x", kind: "notebooks.item", recordId: "x", path: "/api/v1/notebooks/notebooks/nb/pages/pg/items", at: "2026-01-01" };
+  const slot = refusedWhy({ ...base, fields: { kind: "text", text: "Hi", slot: 0 },
+    refused: { status: 409, message: "Slot 0 on page 7 already holds an item; choose another slot or leave 'slot' out." } });
+  assert.match(slot, /box you chose/);
+  assert.doesNotMatch(slot, /Slot 0|'slot'/);
+  const long = refusedWhy({ ...base, fields: { kind: "text", text: "Hi", slot: 0 }, refused: { status: 422, message: "A text has at most 2000 characters." } });
+  assert.equal(long, "A text has at most 2000 characters.");
 });

@@ -445,7 +445,7 @@ def owner_walk(page, server, data):
 
     # Turning: a swipe right goes back to the cover, the button forward; a second page, swiped to.
     page.evaluate("window.scrollTo(0, 0)")
-    stage = page.locator(".stage").bounding_box()
+    stage = stage_box(page)
     y = stage["y"] + stage["height"] / 2
     page.mouse.move(stage["x"] + 20, y)
     page.mouse.down()
@@ -457,7 +457,7 @@ def owner_walk(page, server, data):
     add_page(page, "Page 2 of 2")
     page.click("[aria-label='Previous page']")
     at_page(page, "Page 1 of 2")
-    stage = page.locator(".stage").bounding_box()
+    stage = stage_box(page)
     page.mouse.move(stage["x"] + stage["width"] - 10, y)
     page.mouse.down()
     page.mouse.move(stage["x"] + stage["width"] - 210, y, steps=5)
@@ -1124,9 +1124,15 @@ IN_STEP = """() => {
 }"""
 
 
+def stage_box(page):
+    """The stage's box once it is drawn: a sync (the notebook's record changed: a move is undoable now)
+    may draw it again just then, and a box asked of the stage going away is None."""
+    return webwalk.wait_for(page, lambda: page.locator("nb-book .stage").bounding_box(), tries=50)
+
+
 def swipe(page, left, at=None):
     """A finger's quick swipe across the page, from `at` (x, y) or else the stage's edge: left turns forward, right back."""
-    stage = page.locator("nb-book .stage").bounding_box()
+    stage = stage_box(page)
     x, y = at or (stage["x"] + stage["width"] - 10 if left else stage["x"] + 10, stage["y"] + stage["height"] - 12)
     page.mouse.move(x, y)
     page.mouse.down()
@@ -1436,7 +1442,14 @@ def camera(page, expect_warning, name):
           ("warning" in verdict) == expect_warning, (verdict, text))
     if expect_warning:
         screen(page, "the camera view", "camera")
-    page.click("nb-book button:has-text('View in your room')")
+    # The button says which way it goes now, and that it is on (it kept "View in your room": walk7).
+    toggle = page.get_by_role("button", name="Back to the screen")
+    check(f"…over the {name} camera, the button says “Back to the screen” and is pressed",
+          toggle.count() == 1 and toggle.get_attribute("aria-pressed") == "true", page.locator("nb-book .nb-actions").inner_text()[:200])
+    (toggle if toggle.count() else page.locator("nb-book button:has-text('View in your room')")).click()
+    page.wait_for_selector(".stage:not(.over-camera)")
+    check(f"…and back on the screen it says “View in your room” again, not pressed",
+          page.get_by_role("button", name="View in your room").get_attribute("aria-pressed") == "false")
 
 
 def room_with_xr(browser, server):

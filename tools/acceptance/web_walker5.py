@@ -20,9 +20,18 @@ on phones of 390×844:
   dialog opens again for the page in view, saying the page was deleted, with the words typed (the
   last walk of the integrated build, finalwalk).
 
+- flick: on a page whose box a text fills, a finger's quick flick across it turns the page (it moved
+  the text instead, "Kept inside the page.", and a picture filling a box left nowhere to swipe; walk7);
+  a finger resting on it first lifts it and moves it; Undo then puts it back where it was (Undo
+  removed the last text added instead, on another page, one the other phone wrote).
+
+- slot: the Top box written in offline while the other phone filled it: the refusal is said in the
+  screen's words ("the box you chose … was filled meanwhile"), not the API's ("Slot 0 on page 1
+  already holds an item; … leave 'slot' out"), in the notice and in the Write dialog it gives back.
+
 Prints one line per check and `web acceptance: N passed, N failed` last.
 
-    python3 tools/acceptance/web_walker5.py --binary .build/debug/quire [--only full,toast]
+    python3 tools/acceptance/web_walker5.py --binary .build/debug/quire [--only full,toast,flick,slot]
 """
 import os
 import sys
@@ -219,10 +228,98 @@ def page_gone(browser, server):
     context.close()
 
 
+def finger(page, cdp, points, rest_ms=0):
+    """One finger (a touch, as on a phone: not a mouse) down at points[0], resting `rest_ms`, then
+    along the others one frame apart, and up."""
+    x, y = points[0]
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y, "id": 1}]})
+    if rest_ms:
+        page.wait_for_timeout(rest_ms)
+    for x, y in points[1:]:
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y, "id": 1}]})
+        page.wait_for_timeout(16)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+
+def flick(browser, server):
+    context, a, token = new_phone(browser, server, "walker5-flick", first_page=False)
+    nid = call(server, "GET", f"{N}/notebooks", token=token)[1]["items"][0]["id"]
+    for _ in range(2):
+        call(server, "POST", f"{N}/notebooks/{nid}/pages", {"template": "one-slot", "background": "cream"}, token=token)
+    call(server, "POST", f"{N}/notebooks/{nid}/pages/1/items", {"kind": "text", "text": "The whole box " * 12}, token=token)
+    before = items_on(server, token, nid, 1)[0]["frame"]
+    a.click("[aria-label='Next page']")
+    a.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent?.startsWith('Page 1')")
+    a.wait_for_selector("nb-book .sheet .item")
+    settled(a, 20_000)
+    box = a.locator("nb-book .sheet .item").first.bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    cdp = a.context.new_cdp_session(a)
+    finger(a, cdp, [(cx + 60 - step * 30, cy) for step in range(6)])
+    turned = eventually(a, "() => document.querySelector('.turn-row .where')?.textContent?.startsWith('Page 2')", 5_000)
+    a.wait_for_timeout(800)
+    check("a finger's quick flick left across the text filling the box turns to page 2", turned, a.text_content(".turn-row .where"))
+    check("…and leaves the text where it was", items_on(server, token, nid, 1)[0]["frame"] == before, items_on(server, token, nid, 1)[0]["frame"])
+    a.click("[aria-label='Previous page']")
+    a.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent?.startsWith('Page 1')"
+                        " && !document.querySelector('.sheet.turning-next, .sheet.turning-back')")
+    a.wait_for_timeout(600)
+    box = a.locator("nb-book .sheet .item").first.bounding_box()
+    cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    finger(a, cdp, [(cx, cy)] + [(cx, cy + step * 12) for step in range(1, 6)], rest_ms=600)
+    moved = webwalk.wait_for(a, lambda: items_on(server, token, nid, 1)[0]["frame"] != before, tries=50)
+    check("a finger resting on the text first lifts it: moving then moves it (on the server too), the page stays",
+          bool(moved) and a.text_content(".turn-row .where").startswith("Page 1"), (items_on(server, token, nid, 1)[0]["frame"], a.text_content(".turn-row .where")))
+    cdp.detach()
+    settled(a, 20_000)
+    a.click("nb-book button:has-text('Undo')")
+    back = webwalk.wait_for(a, lambda: items_on(server, token, nid, 1)[0]["frame"] == before, tries=50)
+    told = eventually(a, "() => /back where it was/.test(document.querySelector('body > .toast')?.textContent ?? '')", 5_000)
+    said = a.locator("body > .toast").first.text_content() if told else a.locator("body").inner_text()[:200]
+    check("Undo after the move puts the text back where it was, and says so (it is not removed)",
+          bool(back) and len(items_on(server, token, nid, 1)) == 1 and told, (said, items_on(server, token, nid, 1)))
+    screen(a, "walker5", "ar undo of a move", "ar-undo-move")
+    context.close()
+
+
+def slot_taken(browser, server):
+    context, a, token = new_phone(browser, server, "walker5-slot", first_page=False)
+    nid = call(server, "GET", f"{N}/notebooks", token=token)[1]["items"][0]["id"]
+    call(server, "POST", f"{N}/notebooks/{nid}/pages", {"template": "two-slots", "background": "cream"}, token=token)
+    a.click("[aria-label='Next page']")
+    a.wait_for_function("() => document.querySelector('.turn-row .where')?.textContent?.startsWith('Page 1')")
+    settled(a, 20_000)
+    context.set_offline(True)
+    a.evaluate("window.dispatchEvent(new Event('offline'))")
+    a.click("nb-book button:has-text('Write')")
+    a.wait_for_selector("dialog[open] fieldset")
+    a.get_by_label("Top").check()
+    a.click("dialog[open] button:has-text('OK')")
+    a.wait_for_selector("dialog[open] #nb-text")
+    a.fill("#nb-text", "Offline words for the top box")
+    a.click("dialog[open] button:has-text('Add')")
+    a.wait_for_timeout(500)
+    status = call(server, "POST", f"{N}/notebooks/{nid}/pages/1/items", {"kind": "text", "text": "The other phone's words", "slot": 0}, token=token)[0]
+    online(context, a)
+    notice = a.locator(".notice.kept.refused")
+    told = webwalk.wait_for(a, lambda: notice.count() > 0 and notice.first.is_visible(), tries=200)
+    said = notice.first.inner_text() if notice.count() else a.locator("header").inner_text()[:300]
+    check(f"the other phone filled the Top box meanwhile ({status}); back online, the refusal says so in the screen's words, "
+          "not the API's (no “Slot 0”, no 'slot')", told and "box you chose" in said and "Slot 0" not in said and "'slot'" not in said, said)
+    screen(a, "walker5", "ar box filled meanwhile", "ar-box-filled")
+    if told:
+        notice.first.get_by_role("button", name="Edit and send again").click()
+        a.wait_for_selector("dialog[open] #nb-text")
+        dialog = a.locator("dialog[open]").inner_text()
+        check("…“Edit and send again” opens Write with the words, saying the box was filled (not the API's words)",
+              a.input_value("#nb-text") == "Offline words for the top box" and "box you chose" in dialog and "Slot 0" not in dialog, dialog[:300])
+    context.close()
+
+
 def main():
     webwalk.main([("full", "ar-notebook", full_page), ("toast", "ar-notebook", toast), ("battery", "ar-notebook", battery),
                   ("newphone", "ar-notebook", new_phone_opens), ("refused", "ar-notebook", refused_change),
-                  ("pagegone", "ar-notebook", page_gone)])
+                  ("pagegone", "ar-notebook", page_gone), ("flick", "ar-notebook", flick), ("slot", "ar-notebook", slot_taken)])
 
 
 if __name__ == "__main__":

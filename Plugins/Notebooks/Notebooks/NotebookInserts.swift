@@ -109,9 +109,11 @@ struct NotebookInserts: NotebookConcern {
             }
             return try await .write(retryingOn: [.preconditionFailed]) { () async throws(BusError) in
                 let saved = try await store.replace(edit.payload, in: NotebookStore.items, id: itemID, owner: notebook.owner, expectedVersion: record.version)
-                if checkedText != nil, edit.payload.text != current.text {
-                    // Undo now takes back this change of text (the last thing done), not an earlier insert.
-                    let undone = NotebookData.LastEdit(item: itemID, text: current.text, version: saved.version)
+                let moved = newFrame != nil && edit.payload.frame != current.frame
+                if moved || (checkedText != nil && edit.payload.text != current.text) {
+                    // Undo now takes back this change (the last thing done: a new text, a move or a
+                    // resize), not an earlier insert: a picture moved by mistake goes back, it is not removed.
+                    let undone = NotebookData.LastEdit(item: itemID, text: current.text, frame: moved ? current.frame : nil, version: saved.version)
                     try await update(owner: notebook.owner, id: id) { data in
                         data.lastInsert = nil
                         data.lastEdit = undone
@@ -125,8 +127,8 @@ struct NotebookInserts: NotebookConcern {
 
     // MARK: Undo
 
-    /// FR3.2.12: undoes the last thing done, once: a change of an item's text goes back to the text
-    /// it had; else the notebook's last insert is removed. Nothing to undo after an undo or a delete.
+    /// FR3.2.12: undoes the last thing done, once: a change of an item's text, a move or a resize goes
+    /// back to what it was; else the notebook's last insert is removed. Nothing to undo after an undo or a delete.
     func undo(caller: String, id: String) async throws(BusError) -> UndoResult {
         let (notebook, data, _) = try await access(caller: caller, id: id, writing: true)
         let owner = notebook.owner
@@ -149,20 +151,22 @@ struct NotebookInserts: NotebookConcern {
         return UndoResult(removed: ItemJSON(record, item), restored: nil, page: data.pages.firstIndex(of: item.page).map { $0 + 1 })
     }
 
-    /// Puts back the text an item had before its last change, if nobody changed it again since.
+    /// Puts back the text (and the frame, after a move or resize) an item had before its last change,
+    /// if nobody changed it again since.
     private func undoEdit(_ edit: NotebookData.LastEdit, notebook id: String, owner: String, pages: [String]) async throws(BusError) -> UndoResult {
         guard let record = try await store.get(collection: NotebookStore.items, id: edit.item, owner: owner),
               var item = try? record.decode(ItemData.self), item.notebook == id else {
             try await update(owner: owner, id: id) { data in if data.lastEdit == edit { data.lastEdit = nil } }
-            throw BusError(.conflict, "Nothing to undo: the text that was changed has been removed, maybe on another device.",
+            throw BusError(.conflict, "Nothing to undo: the item that was changed has been removed, maybe on another device.",
                            details: ["reason": "nothing_to_undo"])
         }
         guard record.version == edit.version else {
             try await update(owner: owner, id: id) { data in if data.lastEdit == edit { data.lastEdit = nil } }
-            throw BusError(.conflict, "Nothing to undo: this text was changed again since, maybe on another device.",
+            throw BusError(.conflict, "Nothing to undo: this item was changed again since, maybe on another device.",
                            details: ["reason": "nothing_to_undo"])
         }
         item.text = edit.text
+        if let frame = edit.frame { item.frame = frame }
         let saved = try await store.replace(item, in: NotebookStore.items, id: edit.item, owner: owner, expectedVersion: record.version)
         try await update(owner: owner, id: id) { data in if data.lastEdit == edit { data.lastEdit = nil } }
         return UndoResult(removed: nil, restored: ItemJSON(saved, item), page: pages.firstIndex(of: item.page).map { $0 + 1 })

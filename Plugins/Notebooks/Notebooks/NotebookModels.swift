@@ -23,8 +23,9 @@ struct NotebookData: Codable, Sendable {
     var nextSeq: Int
     /// The item the single-step undo removes; cleared by an undo and by any delete (FR3.2.12).
     var lastInsert: String?
-    /// The last change of an item's text, which undo takes back (FR3.2.12: undo the last thing done);
-    /// replaced by the next insert or change, cleared by an undo and by any delete.
+    /// The last change of an item (its text, or where it is and how big: a move, a resize), which undo
+    /// takes back (FR3.2.12: undo the last thing done); replaced by the next insert or change, cleared
+    /// by an undo and by any delete.
     var lastEdit: LastEdit?
     var pin: Pin?
     /// Set when a confirmed delete starts: the notebook is gone for everyone from then on, and a
@@ -33,11 +34,14 @@ struct NotebookData: Codable, Sendable {
     /// The picture an `image` cover shows: an image item of this notebook (FR3.2.3); nil draws the style's colours.
     var coverItem: String?
 
-    /// The text an item had before its last change, and the version that change gave it: undo puts
-    /// the text back only while the item is still at that version (not changed again since).
+    /// The text an item had before its last change (and its frame, when the change moved or resized
+    /// it), and the version that change gave it: undo puts them back only while the item is still at
+    /// that version (not changed again since).
     struct LastEdit: Codable, Sendable, Equatable {
         var item: String
         var text: String?
+        /// The frame before a move or resize; nil when the change left it where it was (stored before moves were undoable).
+        var frame: Frame?
         var version: Int64
     }
 }

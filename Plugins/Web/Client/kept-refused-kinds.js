@@ -5,7 +5,7 @@
  * "Edit and send again" puts the words back: the form they were typed in, as that form's own draft
  * where it keeps one (a word's Save form, an AR page's Write dialog), or held in the note's fields.
  */
-import { keptKind, pickFields, quoted } from "./kept.js";
+import { keptKind, pickFields, quoted, refusedWhy } from "./kept.js";
 import { putDraft } from "./notebook-drafts.js";
 
 /** Adds the refused-words hooks to a kind kept-kinds.js registered. @param {string} kind @param {Partial<import("./kept.js").KeptKind>} hooks */
@@ -64,6 +64,10 @@ add("notebooks.item", {
     return picked?.text ? picked : null;
   },
   name: (kept) => (kept.path.split("?")[0].endsWith("/items") ? "Your text" : "Your change of a text"),
+  // The box chosen was filled meanwhile (on the other phone): said in the screen's words, not the
+  // API's ("Slot 0 … leave 'slot' out").
+  why: (kept) => (kept.refused?.status === 409 && typeof kept.fields.slot === "number"
+    ? "the box you chose on that page was filled meanwhile, on another phone; choose where it goes now." : undefined),
   edit: async (kept, sync, account) => {
     const parts = kept.path.split("?")[0].split("/").map((s) => decodeURIComponent(s));
     const notebook = sync.resolve(parts[parts.indexOf("notebooks", 4) + 1] ?? "");
@@ -72,7 +76,7 @@ add("notebooks.item", {
     const page = item ? String(sync.one("notebooks.item", item)?.page ?? "") : sync.resolve(parts[parts.indexOf("pages") + 1] ?? "");
     const slot = typeof kept.fields.slot === "number" ? kept.fields.slot : null;
     putDraft(account, { notebook, page, ...(item ? { item } : { slot }), text: String(kept.fields.text ?? ""),
-      why: `Not saved: ${kept.refused?.message ?? "the server refused it."} Change it and ${item ? "save" : "add"} it again, or Cancel to throw it away.` });
+      why: `Not saved: ${refusedWhy(kept)} Change it and ${item ? "save" : "add"} it again, or Cancel to throw it away.` });
     await sync.dropKept(kept.id);
     return `#/n/${encodeURIComponent(notebook)}`;
   },

@@ -6,7 +6,7 @@
  * resent as they are. The header's notice says what went wrong and what to do, with "Edit and send
  * again" (the app's `edit`: the words back in the form they were typed in, to fix) and "Discard".
  */
-import { keptKind, quoted } from "./kept.js";
+import { keptKind, quoted, refusedWhy } from "./kept.js";
 import { announce, confirmAction, h } from "./ui.js";
 
 /** Refused words given back to a form: kept id → the route they were given back on. @type {Map<string, string>} */
@@ -33,7 +33,7 @@ export function describeRefused(kept) {
   // The longest of what was typed (a note's text rather than its title; never a kind's name).
   const text = Object.values(kept.fields).filter((v) => typeof v === "string" && v.trim())
     .sort((x, y) => y.length - x.length)[0];
-  const why = kept.refused?.message?.trim() || "the server refused it.";
+  const why = refusedWhy(kept);
   return `${what} could not be saved: ${why} What you typed is kept on this phone${text ? `: ${quoted(text)}` : ""}. Edit it and send it again, or discard it.`;
 }
 

@@ -36,6 +36,8 @@
  * @property {(write: import("./outbox.js").Write) => Record<string, any> | null} [pickRefused]  what of a write the
  *   server refused (422, 413…) is worth keeping, when not `pick`'s (a create too)
  * @property {(kept: Kept) => string} [name]  the thing a refused write was for, in words ("the note “Plans”")
+ * @property {(kept: Kept) => string | undefined} [why]  the refusal in the app's own words, where the server's name
+ *   its API (an AR box's slot number); undefined: the server's message
  * @property {(kept: Kept, sync: import("./sync.js").Sync, account: string) => string} [edit]  puts a refused write's
  *   words back where they are typed (a draft the form gives back); answers the route to go to
  */
@@ -145,4 +147,18 @@ export function pickFields(body, names) {
   const out = {};
   for (const name of names) if (body[name] !== undefined) out[name] = body[name];
   return Object.keys(out).length ? out : null;
+}
+
+/**
+ * Why the server refused what was kept, in the app's words where its kind has them (`why`), else the server's.
+ * @param {Kept} kept
+ */
+export function refusedWhy(kept) {
+  let own;
+  try {
+    own = keptKind(kept.kind)?.why?.(kept);
+  } catch {
+    own = undefined;
+  }
+  return own ?? (kept.refused?.message?.trim() || "the server refused it.");
 }

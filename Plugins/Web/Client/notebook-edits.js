@@ -27,8 +27,17 @@ export function say(text) {
   document.querySelector("body > .toast")?.remove();
   const toast = h("div", { class: "toast", "aria-hidden": "true" }, text);
   document.body.append(toast);
-  placeToast(toast);
-  window.setTimeout(() => toast.remove(), 4000);
+  // Placed again as the person scrolls (to the buttons, say): placed once, it stayed where the
+  // page's foot had been, over New page and Write.
+  const place = () => placeToast(toast);
+  place();
+  window.addEventListener("scroll", place, { passive: true });
+  window.addEventListener("resize", place);
+  window.setTimeout(() => {
+    toast.remove();
+    window.removeEventListener("scroll", place);
+    window.removeEventListener("resize", place);
+  }, 4000);
 }
 
 /** Where the toast shows: the visible part of the notebook's page, else under the header. @param {HTMLElement} toast */
@@ -308,13 +317,20 @@ export function picturePicker(screen) {
 export async function undo(screen) {
   const now = screen.currentPage();
   const here = now ? screen.numberOf(now) : undefined;
+  /** @type {Map<string, import("./notebook-model.js").Item>} */
+  const shown = new Map((screen.content?.pages ?? []).flatMap((p) => p.items.map((item) => /** @type {[string, any]} */ ([item.id, item]))));
   const answer = await screen.change({ method: "POST", path: `${N}/notebooks/${screen.nid}/undo`, kind: NOTEBOOK, id: screen.nid });
   if (answer === undefined) return;
   // The page undo changed is shown (it may not be the one in view), and said.
   /** @type {number | undefined} */
   const page = typeof answer?.page === "number" ? answer.page : here;
   screen.reload(page);
-  const what = answer?.restored ? "the text is back to what it was" : answer?.removed ? `the last ${answer.removed.kind === "image" ? "picture" : "text"} added is removed` : "";
+  const restored = answer?.restored;
+  const was = restored ? shown.get(restored.id) : undefined;
+  // A move or resize undone puts the item back where it was; a change of text, its text.
+  const placed = was && restored.frame && JSON.stringify(was.frame) !== JSON.stringify(restored.frame) && was.text === restored.text;
+  const what = restored ? (placed ? `the ${restored.kind === "image" ? "picture" : "text"} is back where it was` : "the text is back to what it was")
+    : answer?.removed ? `the last ${answer.removed.kind === "image" ? "picture" : "text"} added is removed` : "";
   say(what ? `Undone: ${what}${page ? ` on page ${page}` : ""}.` : "Undone.");
 }
 

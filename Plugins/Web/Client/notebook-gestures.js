@@ -12,12 +12,16 @@ import { announce } from "./ui.js";
 
 /** How soon after a page turn ends a finger down on an item is still the next quick swipe. */
 const QUICK_SWIPE_MS = 400;
+/** How long a finger rests on an item before it lifts the item to move it: one that moves sooner
+ * is a flick across the page, which turns it (a picture filling a box left nowhere else to swipe). */
+const HOLD_MS = 300;
 /** @typedef {import("./notebook-model.js").Item} Item */
 /** @typedef {import("./notebook-model.js").Frame} Frame */
 
 /**
  * Drag to move, pinch (two fingers) or drag the corner to resize; the frame the server answers
- * (kept inside the page) is the one that stays.
+ * (kept inside the page) is the one that stays. A finger (not a mouse) lifts the item after resting
+ * on it for HOLD_MS (it shows lifted); moving sooner, it swipes the page.
  * @param {BookScreen} screen @param {HTMLElement} box @param {Item} item @param {(frame: Frame) => void} place
  */
 export function movable(screen, box, item, place) {
@@ -39,6 +43,27 @@ export function movable(screen, box, item, place) {
   };
   /** Down while a page turned (or just after): a tap still opens the item's choices, a move is the next quick swipe, not a drag. */
   let swipeOnly = false;
+  /** The item is taken: the fingers (or the mouse) move, pinch or resize it, and the screen does not see them. */
+  let held = false;
+  /** A finger resting on the item, not yet holding it: the timer that lifts it. */
+  let resting = 0;
+  /** Takes the item for the pointers down on it now (a drag, a pinch, a resize). */
+  const take = () => {
+    if (!held) {
+      held = true;
+      screen.dragging += 1;
+      box.classList.add("lifted");
+    }
+    for (const id of pointers.keys()) {
+      try {
+        box.setPointerCapture(id);
+      } catch {
+        // That finger already lifted.
+      }
+    }
+    start = { ...frame };
+    if (pointers.size === 2) startDistance = spread();
+  };
   box.addEventListener("pointerdown", (event) => {
     if (pointers.size === 0 && (screen.turning || performance.now() - screen.turnedAt < QUICK_SWIPE_MS)) {
       // Not stopped: the screen's swipe listener sees it too.
@@ -48,22 +73,34 @@ export function movable(screen, box, item, place) {
       return;
     }
     if (swipeOnly) return;
-    event.stopPropagation();
-    box.setPointerCapture(event.pointerId);
-    if (pointers.size === 0) {
-      screen.dragging += 1;
-      travelled = 0;
-    }
+    const first = pointers.size === 0;
+    if (first) travelled = 0;
     pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
-    start = { ...frame };
     resizing = /** @type {HTMLElement} */ (event.target).classList.contains("grip");
-    if (pointers.size === 2) startDistance = spread();
+    if (first && event.pointerType === "touch" && !resizing) {
+      // Not stopped either: a flick across the item is the screen's swipe. At rest, it lifts.
+      resting = window.setTimeout(() => {
+        resting = 0;
+        if (pointers.size > 0 && travelled < 4) take();
+      }, HOLD_MS);
+      return;
+    }
+    event.stopPropagation();
+    clearTimeout(resting);  // a second finger while the first rests: a pinch, at once
+    resting = 0;
+    take();
   });
   box.addEventListener("pointermove", (event) => {
     const from = pointers.get(event.pointerId);
     if (!from) return;
-    if (swipeOnly) {
+    if (swipeOnly || !held) {
       travelled = Math.max(travelled, Math.hypot(event.clientX - from.x, event.clientY - from.y));
+      // A finger that moves before it has rested long enough swipes: it never takes the item.
+      if (!held && travelled >= 4) {
+        clearTimeout(resting);
+        resting = 0;
+        swipeOnly = true;
+      }
       return;
     }
     event.stopPropagation();
@@ -102,7 +139,10 @@ export function movable(screen, box, item, place) {
   };
   const end = (/** @type {PointerEvent} */ event) => {
     if (!pointers.has(event.pointerId)) return;
-    if (swipeOnly) {
+    if (swipeOnly || !held) {
+      // A swipe, or a finger lifted before the item lifted (a tap): the screen sees it too.
+      clearTimeout(resting);
+      resting = 0;
       pointers.delete(event.pointerId);
       swipeOnly = false;
       if (event.type === "pointerup" && travelled < 4) menuAfterTap();
@@ -111,6 +151,8 @@ export function movable(screen, box, item, place) {
     event.stopPropagation();
     pointers.delete(event.pointerId);
     if (pointers.size > 0) return;
+    held = false;
+    box.classList.remove("lifted");
     const tapped = travelled < 4 && event.type === "pointerup";
     const done = () => { screen.dragging = Math.max(0, screen.dragging - 1); };
     if (tapped) {

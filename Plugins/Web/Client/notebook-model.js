@@ -103,10 +103,11 @@ export function localContent(sync, id, catalog) {
     else if (key.startsWith(`${ITEM}/`)) items.set(value.id, { ...value, kind: value.itemKind ?? value.kind });
   }
   // What undo takes back among the writes still waiting: their last insert, or their last change of
-  // text (its text before). What the server would undo (its last insert or change) is left to it.
+  // an item (its text and frame before: a change of text, a move, a resize). What the server would
+  // undo (its last insert or change) is left to it.
   /** @type {string | null} */
   let last = null;
-  /** @type {{id: string, text?: string} | null} */
+  /** @type {{id: string, text?: string, frame?: Frame} | null} */
   let edited = null;
   let canUndo = Boolean(notebook.canUndo);
   let nextSeq = Math.max(0, ...[...items.values()].map((item) => item.seq ?? 0)) + 1;
@@ -133,15 +134,16 @@ export function localContent(sync, id, catalog) {
     } else if (what.what === "item" && body && what.target) {
       const item = items.get(what.target);
       if (item) items.set(item.id, { ...item, ...body, ...(write.local ?? {}), pending: true });
-      if (item && typeof body.text === "string" && body.text !== item.text) {
-        [edited, last, canUndo] = [{ id: item.id, text: item.text }, null, true];
+      const moved = body.frame && JSON.stringify(body.frame) !== JSON.stringify(item?.frame);
+      if (item && (moved || (typeof body.text === "string" && body.text !== item.text))) {
+        [edited, last, canUndo] = [{ id: item.id, text: item.text, frame: item.frame }, null, true];
       }
     } else if (what.what === "remove" && what.target) {
       items.delete(what.target);
       [last, edited, canUndo] = [null, null, false];
     } else if (what.what === "undo") {
       const item = edited ? items.get(edited.id) : undefined;
-      if (item && edited) items.set(item.id, { ...item, text: edited.text, pending: true });
+      if (item && edited) items.set(item.id, { ...item, text: edited.text, ...(edited.frame ? { frame: edited.frame } : {}), pending: true });
       else if (last) items.delete(last);
       [last, edited, canUndo] = [null, null, false];
     }

@@ -265,7 +265,13 @@ export class BookScreen extends NotebookElement {
         readOnly || !page ? null : h("button", { type: "button", class: "secondary", onclick: () => colour(this) }, "Page colour"),
         readOnly ? null : h("button", { type: "button", class: "secondary", disabled: !notebook.canUndo, onclick: () => undo(this) }, "Undo"),
         notebook.access === "owner" && !page ? h("button", { type: "button", class: "secondary", onclick: () => editCover(this) }, "Cover and name") : null,
-        h("button", { type: "button", class: "secondary", onclick: () => inRoom(this) }, "View in your room"),
+        // A toggle that says which way it goes: over the camera, it takes the notebook back to the screen.
+        h("button", { type: "button", class: "secondary", "aria-pressed": String(Boolean(this.camera)), onclick: async (/** @type {Event} */ event) => {
+          const button = /** @type {HTMLButtonElement} */ (event.currentTarget);
+          await inRoom(this);
+          button.setAttribute("aria-pressed", String(Boolean(this.camera)));
+          button.textContent = this.camera ? "Back to the screen" : "View in your room";
+        } }, this.camera ? "Back to the screen" : "View in your room"),
         notebook.access === "owner" ? h("button", { type: "button", class: "secondary", onclick: () => share(this) }, "Share") : null,
         notebook.access === "owner" || (notebook.access === "edit" && notebook.pin)
           ? h("button", { type: "button", class: "secondary", onclick: () => pin(this) }, notebook.pin ? "Pinned here · move pin" : "Pin here") : null,
