@@ -72,6 +72,29 @@ struct AlbumPictureEditTests {
         }
     }
 
+    @Test("the same edit sent again on the version it was made from (a phone reloaded before its answer came) is answered as made: not refused, not cropped twice")
+    func editSentAgain() async throws {
+        let jpeg = try await photos.jpeg(seed: 22)
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            let added = try await client.addPhoto(jpeg, token: token)
+            let id = try #require(added[string: "id"])
+            let version = try #require(added["version"] as? Int)
+            var ifMatch = HTTPFields()
+            ifMatch[.ifMatch] = "\"\(version)\""
+            let crop: JSON = ["crop": ["x": 0.5, "y": 0.0, "width": 0.5, "height": 0.5] as JSON]
+            let first = try await client.send(.post, "/api/v1/album/photos/\(id)/edit", json: crop, token: token, headers: ifMatch)
+            #expect(first.status == 200, "\(first.text)")
+            let again = try await client.send(.post, "/api/v1/album/photos/\(id)/edit", json: crop, token: token, headers: ifMatch)
+            #expect(again.status == 200, "answered as made, not 409 'changed': \(again.text)")
+            #expect(again.json["width"] as? Int == 160 && again.json["height"] as? Int == 120, "cropped once, not twice")
+            #expect(again.json["version"] as? Int == first.json["version"] as? Int, "nothing written again")
+            // Another edit on that old version is still refused: only the very same edit is taken as made.
+            let other = try await client.send(.post, "/api/v1/album/photos/\(id)/edit", json: ["rotate": 90] as JSON, token: token, headers: ifMatch)
+            #expect(other.status == 409, "\(other.text)")
+        }
+    }
+
     @Test("straightening turns the drawing about the centre with the picture and trims both; a revert turns it back exactly")
     func straighten() async throws {
         let jpeg = try await photos.jpeg(seed: 22)

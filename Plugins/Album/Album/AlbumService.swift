@@ -336,7 +336,14 @@ struct AlbumService: Sendable {
         guard edit.rotate != 0 || (edit.straighten ?? 0) != 0 || edit.cropFractions != nil else {
             throw BusError.invalid("Say what to change: 'rotate' (90, 180 or 270), 'straighten' (-45 to 45 degrees) or 'crop' ({x, y, width, height} in fractions).")
         }
-        let current = try await photo(owner: owner, id: id).decode(PhotoData.self)
+        let record = try await photo(owner: owner, id: id)
+        let current = try record.decode(PhotoData.self)
+        // The very edit sent again on the version it was made from (a phone whose answer a reload cut
+        // off sends it once more from its outbox): answered as made, neither refused as "changed" nor
+        // made a second time on the picture it already made.
+        if let expectedVersion, record.version == expectedVersion + 1, current.edits?.last == edit {
+            return Committed(record: record, replayed: true)
+        }
         guard (current.edits?.count ?? 0) < MarkupFollow.maxEdits else {
             throw BusError(.conflict, "This photo has been edited \(MarkupFollow.maxEdits) times since it was added; go back to the original "
                            + "(POST …/revert) before editing it again.", details: ["reason": "too_many_edits"])
