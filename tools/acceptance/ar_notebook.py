@@ -263,11 +263,18 @@ def walk(server, data, token, other):
     seqs = [i["seq"] for p in whole["pages"] for i in p["items"]]
     check("autosave: reopened, items come in insertion order with their frames", [len(p["items"]) for p in whole["pages"]] == [2, 1]
           and seqs == [1, 3, 2] and whole["pages"][0]["items"][1]["frame"] == rf, whole)
-    # UC-10: undo the last insert once; nothing more.
+    # FR3.2.12: undo takes back the last thing done, once: here the resize (the image back at its size
+    # and place in its slot; it stays), then nothing more.
     status, undone, _ = call(server, "POST", f"{base}/notebooks/{nb}/undo", token=token)
-    check("UC-10 undo removes the last insert (the image)", status == 200 and undone["removed"]["id"] == item, (status, undone))
+    check("undo after the resize puts the image back as it was in its slot (the last thing done); the image stays",
+          status == 200 and (undone.get("restored") or {}).get("id") == item and undone["restored"]["frame"] == image["item"]["frame"]
+          and "removed" not in undone, (status, undone))
     status, again, _ = call(server, "POST", f"{base}/notebooks/{nb}/undo", token=token)
-    check("UC-10 a second undo has nothing to undo (409)", status == 409, (status, again))
+    check("a second undo has nothing to undo (409)", status == 409, (status, again))
+    # UC-10: an insert undone is removed.
+    status, added, _ = call(server, "POST", f"{base}/notebooks/{nb}/pages/2/items", {"kind": "text", "text": "undo me"}, token=token)
+    status, undone, _ = call(server, "POST", f"{base}/notebooks/{nb}/undo", token=token)
+    check("UC-10 undo removes the last insert", status == 200 and (undone.get("removed") or {}).get("id") == added["item"]["id"], (status, undone))
     status, _, _ = call(server, "POST", f"{base}/notebooks/{nb}/pages/2/items", {"kind": "text", "text": "to be deleted"}, token=token)
     _, page2now, _ = call(server, "GET", f"{base}/notebooks/{nb}/pages/2", token=token)
     victim = page2now["page"]["items"][-1]["id"]
@@ -275,7 +282,7 @@ def walk(server, data, token, other):
     status, after_delete, _ = call(server, "POST", f"{base}/notebooks/{nb}/undo", token=token)
     _, whole2, _ = call(server, "GET", f"{base}/notebooks/{nb}", token=token)
     ids = [i["id"] for p in whole2["pages"] for i in p["items"]]
-    check("UC-10 undo after a delete resurrects nothing and removes nothing", status == 409 and victim not in ids and len(ids) == 2, (status, ids))
+    check("UC-10 undo after a delete resurrects nothing and removes nothing", status == 409 and victim not in ids and len(ids) == 3, (status, ids))
     # UC-9: delete a page: confirmation first.
     status, ask, _ = call(server, "DELETE", f"{base}/notebooks/{nb}/pages/2", token=token)
     check("UC-9 deleting a page asks for confirmation (428 with a token)", status == 428 and ask.get("confirm"), (status, ask))

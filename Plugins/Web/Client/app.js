@@ -39,6 +39,8 @@ class QuireApp extends HTMLElement {
     this.shownHash = "";
     /** Whether the signed-in account is the server's operator (GET /api/v1/auth/me said operator: true): the header links Admin. */
     this.operator = false;
+    /** How many routes were asked for: a route that finds a newer one asked since draws nothing. */
+    this.routeAsked = 0;
   }
 
   async connectedCallback() {
@@ -365,6 +367,10 @@ class QuireApp extends HTMLElement {
 
   async route() {
     if (!this.sync) return;
+    // Only the newest route draws: one asked while an earlier one waited for its screen's module
+    // (a sign-in's route, then #/admin once the operator was known) was drawn over by the earlier
+    // one when that finished last (the notes list under #/admin, on a loaded machine).
+    const asked = (this.routeAsked += 1);
     this.scopeNotices();
     const sync = this.sync;
     // What this app switched on: its plugins (`plugin:reminders`) and their features (`search`).
@@ -443,6 +449,7 @@ class QuireApp extends HTMLElement {
       screen = h("main", { class: "screen" }, h("h1", {}, this.name),
         h("p", {}, "This app's screens are not in the web client yet; its API is at /api/v1 (see the README)."));
     }
+    if (asked !== this.routeAsked) return;
     // One screen, one place: `#/` and `#/notes` are both Napkin's list.
     const shown = `${path === "notes" ? "" : path}?${query}`;
     if (this.shownHash !== shown) {
