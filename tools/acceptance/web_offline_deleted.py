@@ -132,14 +132,19 @@ def napkin(browser, server):
     context.close()
 
 
-def foreign_note(browser, server):
-    context, a = new_user(browser, server, "offline-words", ready="vocab-collections")
+def word_open(browser, server, user, word):
+    """A new Foreign Note user's phone with `word` (Portuguese, in its own collection) open: (context, page, token, entry)."""
+    context, a = new_user(browser, server, user, ready="vocab-collections")
     token = token_of(a)
     collection = call(server, "POST", "/api/v1/vocabulary/collections", {"name": "Portuguese"}, token=token)[1]
-    entry = call(server, "POST", "/api/v1/vocabulary/entries", {"word": "obrigado", "definitions": ["thank you"], "languages": ["pt", "en"],
-                                                              "collection": collection["id"]}, token=token)[1]
+    entry = call(server, "POST", "/api/v1/vocabulary/entries", {**word, "languages": ["pt", "en"], "collection": collection["id"]}, token=token)[1]
     a.goto(f"/#/e/{entry['id']}")
-    a.wait_for_selector("vocab-entry h1:has-text('obrigado')", timeout=15_000)
+    a.wait_for_selector(f"vocab-entry h1:has-text('{word['word']}')", timeout=15_000)
+    return context, a, token, entry
+
+
+def foreign_note(browser, server):
+    context, a, token, entry = word_open(browser, server, "offline-words", {"word": "obrigado", "definitions": ["thank you"]})
     context.set_offline(True)
     a.evaluate("window.dispatchEvent(new Event('offline'))")
     a.click("text=Edit")
@@ -176,13 +181,7 @@ def foreign_replaced_then_deleted(browser, server):
     Bring it back"), and then the word is deleted on the other phone: the notice goes, on every screen
     and after a reload (it stayed, offering to bring back a note on a word that is gone)."""
     what = "Foreign Note"
-    context, a = new_user(browser, server, "replaced-words", ready="vocab-collections")
-    token = token_of(a)
-    collection = call(server, "POST", "/api/v1/vocabulary/collections", {"name": "Portuguese"}, token=token)[1]
-    entry = call(server, "POST", "/api/v1/vocabulary/entries", {"word": "saudade", "definitions": ["longing"], "languages": ["pt", "en"],
-                                                              "collection": collection["id"], "note": "first note"}, token=token)[1]
-    a.goto(f"/#/e/{entry['id']}")
-    a.wait_for_selector("vocab-entry h1:has-text('saudade')", timeout=15_000)
+    context, a, token, entry = word_open(browser, server, "replaced-words", {"word": "saudade", "definitions": ["longing"], "note": "first note"})
     context.set_offline(True)
     a.evaluate("window.dispatchEvent(new Event('offline'))")
     a.click("text=Edit")
