@@ -2,7 +2,7 @@
 // (notebook-model.js). Run by `node --test Tests/WebClient`.
 import assert from "node:assert/strict";
 import test from "node:test";
-import { ITEM, NOTEBOOK, PAGE, localContent } from "../../Plugins/Web/Client/notebook-model.js";
+import { ITEM, NOTEBOOK, PAGE, bothTexts, localContent } from "../../Plugins/Web/Client/notebook-model.js";
 
 const catalog = { pageWidth: 600, pageHeight: 800, templates: [{ id: "blank", slots: [] }] };
 const at = { x: 100, y: 200, width: 300, height: 100 };
@@ -33,4 +33,10 @@ test("a move waiting offline can be undone (it is the last thing done), and undo
 test("a PATCH that leaves the frame as it was is not a thing to undo", () => {
   const same = localContent(/** @type {any} */ (phone([{ ...move, body: { frame: at } }])), "nb1", catalog);
   assert.equal(same?.notebook.canUndo, false);
+});
+
+test("Bring back theirs opens with theirs first, then this phone's, once when they are the same", () => {
+  assert.equal(bothTexts("Porto. B", "Porto. A"), "Porto. B\nPorto. A");
+  assert.equal(bothTexts("Porto", "Porto"), "Porto");
+  assert.equal(bothTexts("Porto", ""), "Porto");
 });

@@ -5,7 +5,10 @@ The phone that saves later is told what it replaced ("Changed on another device 
 web_ar_notebook.py's two_phones_one_text checks it); this walk checks the other phone, whose text
 was replaced: following the sync poke, it says its text was changed on another device, quoting
 its own words, with “Bring back mine”, which puts them back on the server; the other phone is
-then told the same in turn. A phone that changes its own text twice is told nothing.
+then told the same in turn. A phone that changes its own text twice is told nothing. A change
+made offline that, once sent, replaced the other phone's text offers “Bring back theirs”: Change
+the text with both; saved, the phone is not told its own change came from another device, and the
+other phone's notice says its text is back.
 
     python3 tools/acceptance/web_ar_conflicts.py [--binary .build/debug/quire]
 
@@ -100,13 +103,66 @@ def overwritten_phone_told(browser, server):
     first.close()
 
 
+def offline_replaced_theirs(browser, server):
+    """A's change made offline, sent once online, replaces B's: A is told with “Bring back theirs”,
+    which opens Change the text with both; saved, A is not told its own change came from another
+    device, and B's notice follows: its text is back."""
+    first, page, token = new_phone(browser, server, USER + "-offline")
+    write_text(page, "Porto")
+    second, other = second_phone(browser, server, USER + "-offline")
+    other.wait_for_selector(".sheet .item-text:has-text('Porto')", timeout=10_000)
+    first.set_offline(True)
+    change_text(page, "Porto", "Porto. A: Ribeira")
+    change_text(other, "Porto", "Porto. B: Livraria Lello")
+    first.set_offline(False)
+    notice = ".notice.replaced:has-text('Livraria Lello')"
+    shown = appears(page, notice, 15_000)
+    check("A's offline change, sent once online, is said to have replaced B's text, with “Bring back theirs”",
+          shown and page.is_visible(f"{notice} button:has-text('Bring back theirs')"), page.inner_text("body")[:400])
+    told = appears(other, "nb-book .nb-said:has-text('Your text was changed on another device')", 10_000)
+    check("(B is told its text now reads A's)", told and "Ribeira" in said(other), said(other))
+    if not shown:
+        second.close()
+        first.close()
+        return
+    page.click(f"{notice} button:has-text('Bring back theirs')")
+    opened = appears(page, "dialog #nb-text", 8_000)
+    value = page.input_value("#nb-text") if opened else ""
+    hint = page.inner_text("dialog .hint") if opened and page.query_selector("dialog .hint") else ""
+    check("“Bring back theirs” opens Change the text with both texts, theirs first, and says so",
+          value == "Porto. B: Livraria Lello\nPorto. A: Ribeira" and "Both texts" in hint, (value, hint))
+    webwalk.shot(page, "ar-notebook", "bring-back-theirs")
+    if not opened:
+        second.close()
+        first.close()
+        return
+    page.fill("#nb-text", "Porto. B: Livraria Lello")
+    page.click("dialog button:has-text('Save')")
+    back = None
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        back = server_text(server, token)
+        if back == ["Porto. B: Livraria Lello"]:
+            break
+        time.sleep(0.2)
+    check("saved, B's text is back on the server", back == ["Porto. B: Livraria Lello"], back)
+    page.wait_for_timeout(2_500)
+    check("…and A is not told that its own change came from another device",
+          "another device" not in said(page), said(page))
+    check("…and B's notice follows: its text is back, no “Bring back mine” left",
+          appears(other, "nb-book .nb-said:has-text('Your text is back')", 10_000)
+          and not other.is_visible("nb-book .nb-said button:has-text('Bring back mine')"), said(other))
+    second.close()
+    first.close()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "debug", "quire"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="quire-web-ar-conflicts-") as data:
         server = napkin_notes.Server(os.path.abspath(args.binary), data, free_port(), config=ar_notebook.SHIPPED)
-        sys.exit(webwalk.run(server, lambda browser: overwritten_phone_told(browser, server)))
+        sys.exit(webwalk.run(server, lambda browser: (overwritten_phone_told(browser, server), offline_replaced_theirs(browser, server))))
 
 
 if __name__ == "__main__":

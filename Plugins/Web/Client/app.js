@@ -296,7 +296,12 @@ class QuireApp extends HTMLElement {
     // Named when it was someone who helps with the album ("Anna"), not one of the user's devices.
     const text = `${by ? `${by} had changed this meanwhile` : "Another device had changed this too"}; your edit replaced ${said.join(" and ")}.`;
     const sync = this.sync;
-    const bar = this.notice(text, "replaced", write.method === "PATCH" && sync ? { label: "Bring it back", run: async () => {
+    // Where the kind offers both in its form (AR's text), "Bring back theirs" opens it with both.
+    const both = write.method === "PATCH" && sync ? keptKind(write.kind)?.bringBackTheirs?.(replaced) : undefined;
+    const bar = this.notice(text, "replaced", both && sync ? { label: "Bring back theirs", run: () => {
+      answered();
+      this.go(both(write, sync, sync.api.session?.accountId ?? ""));
+    } } : write.method === "PATCH" && sync ? { label: "Bring it back", run: async () => {
       // Changed again since (on any device): bringing it back would replace that too, so ask.
       const now = sync.one(write.kind, write.id)?.version;
       const stale = typeof now === "number" && typeof record?.version === "number" && now > record.version;

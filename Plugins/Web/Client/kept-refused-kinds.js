@@ -7,6 +7,7 @@
  */
 import { keptKind, pickFields, quoted, refusedWhy } from "./kept.js";
 import { putDraft } from "./notebook-drafts.js";
+import { BOTH_TEXTS, bothTexts } from "./notebook-model.js";
 
 /** Adds the refused-words hooks to a kind kept-kinds.js registered. @param {string} kind @param {Partial<import("./kept.js").KeptKind>} hooks */
 function add(kind, hooks) {
@@ -69,15 +70,34 @@ add("notebooks.item", {
   why: (kept) => (kept.refused?.status === 409 && typeof kept.fields.slot === "number"
     ? "the box you chose on that page was filled meanwhile, on another phone; choose where it goes now." : undefined),
   edit: async (kept, sync, account) => {
-    const parts = kept.path.split("?")[0].split("/").map((s) => decodeURIComponent(s));
-    const notebook = sync.resolve(parts[parts.indexOf("notebooks", 4) + 1] ?? "");
-    const itemAt = parts.indexOf("items");
-    const item = itemAt >= 0 && parts[itemAt + 1] ? sync.resolve(parts[itemAt + 1]) : undefined;
-    const page = item ? String(sync.one("notebooks.item", item)?.page ?? "") : sync.resolve(parts[parts.indexOf("pages") + 1] ?? "");
+    const { notebook, page, item } = notebookPlace(kept.path, sync);
     const slot = typeof kept.fields.slot === "number" ? kept.fields.slot : null;
     putDraft(account, { notebook, page, ...(item ? { item } : { slot }), text: String(kept.fields.text ?? ""),
       why: `Not saved: ${refusedWhy(kept)} Change it and ${item ? "save" : "add"} it again, or Cancel to throw it away.` });
     await sync.dropKept(kept.id);
     return `#/n/${encodeURIComponent(notebook)}`;
   },
+  // A text changed here that replaced the other phone's: both in Change the text, theirs first, as
+  // the online answer offers them (notebook-edits.js changeText); saved from there like any change,
+  // so this phone never takes it for another device's afterwards (notebook-overwrites.js).
+  bringBackTheirs: (replaced) => (typeof replaced.text !== "string" ? undefined : (write, sync, account) => {
+    const { notebook, page, item } = notebookPlace(write.path, sync);
+    const now = String((item && sync.one("notebooks.item", item)?.text) ?? "");
+    putDraft(account, { notebook, page, item, text: bothTexts(replaced.text, now), why: BOTH_TEXTS });
+    return `#/n/${encodeURIComponent(notebook)}`;
+  }),
 });
+
+/**
+ * The notebook, page and item an AR write's path names (`…/notebooks/{n}/items/{i}` or
+ * `…/notebooks/{n}/pages/{p}/items`), as this phone knows them now.
+ * @param {string} path @param {import("./sync.js").Sync} sync
+ */
+function notebookPlace(path, sync) {
+  const parts = path.split("?")[0].split("/").map((s) => decodeURIComponent(s));
+  const notebook = sync.resolve(parts[parts.indexOf("notebooks", 4) + 1] ?? "");
+  const itemAt = parts.indexOf("items");
+  const item = itemAt >= 0 && parts[itemAt + 1] ? sync.resolve(parts[itemAt + 1]) : undefined;
+  const page = item ? String(sync.one("notebooks.item", item)?.page ?? "") : sync.resolve(parts[parts.indexOf("pages") + 1] ?? "");
+  return { notebook, page, item };
+}

@@ -40,6 +40,10 @@
  *   its API (an AR box's slot number); undefined: the server's message
  * @property {(kept: Kept, sync: import("./sync.js").Sync, account: string) => string} [edit]  puts a refused write's
  *   words back where they are typed (a draft the form gives back); answers the route to go to
+ * @property {(replaced: Record<string, any>) => ((write: {path: string, id: string}, sync: import("./sync.js").Sync, account: string) => string) | undefined} [bringBackTheirs]
+ *   for a change of this phone's that replaced another device's (sync's `replaced`), where the kind offers both
+ *   in its form rather than putting theirs back outright (AR's text): the step that puts both there as a draft
+ *   and answers the route to go to; undefined: the app's "Bring it back"
  */
 
 /** @type {Map<string, KeptKind>} */

@@ -9,7 +9,7 @@
  */
 import { confirmedDelete, chooseDialog, textDialog } from "./notebook-element.js";
 import { draftsOf, dropDraft, keepDraft } from "./notebook-drafts.js";
-import { freeSlots, ITEM, N, NOTEBOOK, PAGE, placed, writeOf } from "./notebook-model.js";
+import { BOTH_TEXTS, bothTexts, freeSlots, ITEM, N, NOTEBOOK, PAGE, placed, writeOf } from "./notebook-model.js";
 import { ApiError } from "./api.js";
 import { localId } from "./outbox.js";
 import { linkFor, shareLink } from "./share.js";
@@ -412,7 +412,7 @@ export async function changeText(screen, item, text, held) {
     const short = theirs.length > 60 ? `${theirs.slice(0, 59)}…` : theirs;
     const now = () => screen.content?.pages.flatMap((p) => p.items).find((i) => i.id === item.id) ?? item;
     screen.say(`Changed on another device meanwhile: your text replaced “${short}”.`,
-      { action: ["Bring back theirs", () => editItem(screen, now(), `${theirs}\n${text}`)] });
+      { action: ["Bring back theirs", () => editItem(screen, now(), bothTexts(theirs, text), undefined, BOTH_TEXTS)] });
     return answer;
   }
   say("Changed.");

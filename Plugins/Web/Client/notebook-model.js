@@ -24,6 +24,18 @@ export const ITEM = "notebooks.item";
 
 const PATH = /^\/api\/v1\/notebooks\/notebooks\/([^/?]+)(?:\/(pages|items|undo)(?:\/([^/?]+)(?:\/(items))?)?)?(?:\?.*)?$/;
 
+/** Said in Change the text when "Bring back theirs" opens it with both texts. */
+export const BOTH_TEXTS = "Both texts are here, the other device's first, then yours: keep what should stay and Save.";
+
+/**
+ * What "Bring back theirs" opens Change the text with: the text another device had written, then
+ * this phone's (once, when they are the same or this phone's is empty).
+ * @param {string} theirs @param {string} mine
+ */
+export function bothTexts(theirs, mine) {
+  return !mine || mine === theirs ? theirs : `${theirs}\n${mine}`;
+}
+
 /**
  * What a queued write does to a notebook, read from its path.
  * @param {import("./outbox.js").Write} write

@@ -78,9 +78,32 @@ export function tellOverwrites(screen) {
   mine.clear();
   for (const [id, kept] of left) mine.set(id, kept);
   const last = told.at(-1);
-  if (!last) return;
+  if (last) return tell(screen, last);
+  // What was told still shown: it follows the text (brought back on the other phone, or changed again).
+  const shown = toldNow;
+  if (!shown || screen.said?.text !== shown.sentence) return;
+  const item = items.find((i) => i.id === shown.id);
+  if (!item || item.pending || (item.text ?? "") === shown.now) return;
+  if ((item.text ?? "") === shown.mine) {
+    toldNow = null;
+    mine.set(item.id, { text: shown.mine, version: item.version ?? null });
+    return screen.say("Your text is back: it was brought back on the other device.", { alert: false });
+  }
+  tell(screen, { ...shown, now: item.text ?? "" });
+}
+
+/** The sentence told last (while the screen still says it, it follows the item). @type {{id: string, mine: string, now: string, sentence: string} | null} */
+let toldNow = null;
+
+/**
+ * Says that another device replaced `last.mine`, with "Bring back mine".
+ * @param {import("./screen-notebook.js").BookScreen} screen @param {{id: string, mine: string, now: string}} last
+ */
+function tell(screen, last) {
   const short = (/** @type {string} */ text) => (text.length > 60 ? `${text.slice(0, 59)}…` : text);
-  screen.say(`Your text was changed on another device: “${short(last.mine)}” now reads “${short(last.now)}”.`, {
+  const sentence = `Your text was changed on another device: “${short(last.mine)}” now reads “${short(last.now)}”.`;
+  toldNow = { id: last.id, mine: last.mine, now: last.now, sentence };
+  screen.say(sentence, {
     alert: false,
     action: ["Bring back mine", async () => {
       const item = (screen.content?.pages ?? []).flatMap((page) => page.items).find((i) => i.id === last.id);
