@@ -892,6 +892,67 @@ def markup_two_phones(page, other, server, token, data):
     other.goto("/#/")
 
 
+def picture_edited_on_both(page, other, second, server, token, data):
+    """Both phones edit one picture, B offline: A's edit is made; B's, sent once online, is refused
+    (the picture changed meanwhile) and kept, said with “Edit and send again”, which opens Edit
+    picture with B's turn on the picture as it is now; saved, both edits are made."""
+    with open(os.path.join(data, "bothedit.jpg"), "wb") as handle:
+        handle.write(iremember.jpeg(data, "bothedit.jpg", taken="2025:08:03 10:00:00", seed=9))
+    page.goto("/#/")
+    page.wait_for_selector("album-home")
+    with page.expect_file_chooser() as chooser:
+        page.click("text=Choose From Phone")
+    chooser.value.set_files(os.path.join(data, "bothedit.jpg"))
+    page.wait_for_selector("album-markup drawing-pad .stage img", timeout=15_000)
+    page.fill("#photo-notes", "Both edit")
+    settled(page, 30_000)
+    photo = next(p for p in photos_of(server, token) if p["notes"] == "Both edit")
+    edit_url = f"/#/photo/{photo['id']}/edit"
+
+    def turn_and_save(phone, way):
+        phone.goto(edit_url)
+        phone.wait_for_function("() => document.querySelector('photo-editor canvas.preview')?.width > 0", timeout=15_000)
+        phone.get_by_role("button", name=way).click()
+        phone.get_by_role("button", name="Save").click()
+        phone.wait_for_selector("album-photo", timeout=15_000)
+
+    other.goto(f"/#/photo/{photo['id']}")
+    other.wait_for_selector("album-photo figure img", timeout=15_000)
+    second.set_offline(True)
+    turn_and_save(other, "Turn right")
+    turn_and_save(page, "Turn left")
+    settled(page, 20_000)
+    second.set_offline(False)
+    notice = ".notices .notice.refused:has-text('Your edit of')"
+    told = appears(other, notice, 20_000)
+    words = other.inner_text(notice) if told else other.inner_text("body")[:400]
+    check("B's edit made offline, refused once online (A edited the picture meanwhile), is kept and said, with Edit and send again",
+          told and "edited on another phone meanwhile" in words and "It is kept on this phone" in words
+          and other.is_visible(f"{notice} button:has-text('Edit and send again')"), words)
+    if not told:
+        return
+    other.screenshot(path=os.path.join(ROOT, ".build", "screenshots", "iremember-picture-edit-refused.png"))
+    other.click(f"{notice} button:has-text('Edit and send again')")
+    back = eventually(other, "() => document.querySelector('photo-editor [role=status]')?.textContent === 'Changed: turned right.'", 15_000)
+    why = other.inner_text("album-photo-edit .notice") if other.query_selector("album-photo-edit .notice") else ""
+    check("…Edit and send again opens Edit picture with B's turn on the picture as it is now, saying why",
+          back and "edited on another phone meanwhile" in why, (other.url, why))
+    other.get_by_role("button", name="Save").click()
+    other.wait_for_selector("album-photo", timeout=15_000)
+    settled(other, 20_000)
+    _, now, _ = call(server, "GET", f"/api/v1/album/photos/{photo['id']}", token=token)
+    check("…saved: both edits are made (turned left on A, then right on B: 320×240 again, edited)",
+          (now.get("width"), now.get("height"), now.get("edited")) == (320, 240, True), now)
+
+
+def appears(page, selector, timeout=5_000):
+    try:
+        page.wait_for_selector(selector, state="visible", timeout=timeout)
+        return True
+    except Exception:
+        return False
+
+
 def reload_at_once(page, data):
     """A photo added, then the page reloaded straight away: the photo is there, never "gone"."""
     page.context.add_init_script(GONE_WATCH)
@@ -993,6 +1054,7 @@ def main():
             offline(page, server, token_of(page), other, data)
             notes_follow(page, other, server, token_of(page))
             markup_two_phones(page, other, server, token_of(page), data)
+            picture_edited_on_both(page, other, second, server, token_of(page), data)
             second.close()
             long_words(page, server, token_of(page))
             reload_at_once(page, data)

@@ -6,7 +6,8 @@
 import { AlbumElement, KIND, PHOTOS, back, describe, loadMarkup, picture } from "./album-base.js";
 import { isLocal } from "./outbox.js";
 import { announce, confirmAction, h } from "./ui.js";
-import { editBody, editedPicture, editMap, followEdit, keptState } from "./photo-edit.js";
+import { editBody, editedPicture, editMap, followEdit, keptState, stateOf } from "./photo-edit.js";
+import { forgetEditDraft, keepEditDraft, keptEditDraft } from "./photo-edit-draft.js";
 import "./photo-editor.js";
 
 /** @typedef {import("./album-base.js").Photo} Photo */
@@ -39,21 +40,20 @@ export class PhotoEditScreen extends AlbumElement {
     this.editor = editor;
     // Every move of the frame, turn and straightening is kept on the phone until Save or Cancel:
     // a reload (the browser dropped the page) gives it back instead of losing it.
-    const draftKey = `${EDIT_DRAFT}${photo.id}`;
     let keeping = false;
+    const draft = readDraft(photo);
     editor.setup({ label: `${describe(photo)}, as it will look`, edited: Boolean(photo.edited),
-      onSave: (body) => this.save(body), onRevert: () => this.revert(), onCancel: () => { forgetDraft(photo.id); this.ctx.go(hash); },
+      onSave: (body) => this.save(body), onRevert: () => this.revert(), onCancel: () => { forgetEditDraft(photo.id); this.ctx.go(hash); },
       onChange: (state) => {
         if (!keeping) return;
-        if (editBody(state)) localStorage.setItem(draftKey, JSON.stringify({ ...state, picture: `${photo.width}x${photo.height}` }));
-        else localStorage.removeItem(draftKey);
+        if (editBody(state)) keepEditDraft(photo.id, state, photo, draft?.why);
+        else forgetEditDraft(photo.id);
       } });
-    const draft = readDraft(photo);
-    if (draft) editor.restore(draft);
+    if (draft) editor.restore(draft.state);
     keeping = true;
     this.replaceChildren(h("main", { class: "screen photo-edit" },
       h("div", { class: "toolbar" }, back(hash, "Photo"), h("h1", {}, "Edit picture")),
-      draft ? h("p", { class: "notice info", role: "status" }, "Your changes from before are back, not saved yet: Save them, or Start over.") : null,
+      draft ? h("p", { class: "notice info", role: "status" }, draft.why || "Your changes from before are back, not saved yet: Save them, or Start over.") : null,
       h("p", { class: "hint" }, "Drag the corners of the frame to crop. Move the slider to straighten. Your drawing moves with the picture."),
       editor));
     picture(this.ctx, photo, "display").then(async (url) => {
@@ -69,7 +69,7 @@ export class PhotoEditScreen extends AlbumElement {
   async save(body) {
     const photo = this.photo();
     if (!photo) return;
-    forgetDraft(photo.id);
+    forgetEditDraft(photo.id);
     // Until the server has made it, the phone shows the edit as it made it, and moves its copy of
     // the mark-up as the server will (so what is drawn next lands on the picture as edited).
     /** @type {Record<string, any>} */
@@ -97,7 +97,7 @@ export class PhotoEditScreen extends AlbumElement {
     const photo = this.photo();
     if (!photo) return;
     if (!(await confirmAction("Go back to the picture as it was added? Every crop, turn and straightening is undone; your drawing moves back with it.", "Back to the original"))) return;
-    forgetDraft(photo.id);
+    forgetEditDraft(photo.id);
     // Where the server moves the mark-up back to is known once it has: the phone's copy goes.
     await /** @type {import("./db.js").Database} */ (this.ctx.sync.db).setMeta(`markup:${photo.id}`, null);
     await this.ctx.sync.write({ method: "POST", path: `${PHOTOS}/${photo.id}/revert`, kind: KIND, id: photo.id,
@@ -108,26 +108,12 @@ export class PhotoEditScreen extends AlbumElement {
 }
 customElements.define("album-photo-edit", PhotoEditScreen);
 
-/** Where an edit not saved yet is kept on the phone, by photo. */
-const EDIT_DRAFT = "iremember.editDraft.";
-
 /**
- * The edit kept for this photo, if it was made on the picture as it is now (one made before
- * another edit changed the picture's size no longer fits it). @param {Photo} photo
+ * The edit kept for this photo (photo-edit-draft.js), if made on the picture as it is now, and why
+ * it was given back when the server refused it. @param {Photo} photo
  */
 function readDraft(photo) {
-  let kept;
-  try {
-    kept = JSON.parse(localStorage.getItem(`${EDIT_DRAFT}${photo.id}`) ?? "null");
-  } catch {
-    return null;
-  }
-  if (kept?.picture !== `${photo.width}x${photo.height}`) return null;
-  const state = keptState(kept);
-  return state && editBody(state) ? state : null;
-}
-
-/** @param {string} id */
-function forgetDraft(id) {
-  localStorage.removeItem(`${EDIT_DRAFT}${id}`);
+  const kept = keptEditDraft(photo.id, photo);
+  const state = kept && keptState(stateOf(kept));
+  return state && editBody(state) ? { state, why: typeof kept?.why === "string" ? kept.why : "" } : null;
 }

@@ -7,6 +7,7 @@
  */
 import { keptKind, pickFields, quoted, refusedWhy } from "./kept.js";
 import { putDraft } from "./notebook-drafts.js";
+import { keepEditDraft } from "./photo-edit-draft.js";
 import { BOTH_TEXTS, bothTexts } from "./notebook-model.js";
 
 /** Adds the refused-words hooks to a kind kept-kinds.js registered. @param {string} kind @param {Partial<import("./kept.js").KeptKind>} hooks */
@@ -53,9 +54,29 @@ add("vocabulary.entry", {
 });
 
 // iRemember: a photo's notes, held in its Mark up screen until the person changes them.
+// Its Edit picture (crop, turn, straighten) refused, the picture edited on another phone meanwhile:
+// the same edit back in Edit picture, on the picture as it is now, to check and save again.
+const pictureEdit = (/** @type {{path: string}} */ kept) => kept.path.split("?")[0].endsWith("/edit");
 add("album.photo", {
-  name: (kept) => (kept.seen?.caption ? `Your notes for the photo ${quoted(kept.seen.caption, 40)}` : "Your notes for a photo"),
-  edit: async (kept) => `#/photo/${encodeURIComponent(kept.recordId)}/markup`,
+  pickRefused: (write) => (pictureEdit(write) ? pickFields(write.body, ["rotate", "straighten", "crop"])
+    : write.method === "PATCH" ? pickFields(write.body, ["notes"]) : null),
+  name: (kept) => {
+    const caption = kept.seen?.caption ? quoted(kept.seen.caption, 40) : "";
+    if (pictureEdit(kept)) return caption ? `Your edit of the picture ${caption}` : "Your edit of a picture";
+    return caption ? `Your notes for the photo ${caption}` : "Your notes for a photo";
+  },
+  why: (kept) => (pictureEdit(kept) && kept.refused?.status === 409 ? "it was edited on another phone meanwhile, so yours was not made." : undefined),
+  edit: async (kept, sync) => {
+    const id = sync.resolve(kept.recordId);
+    if (!pictureEdit(kept)) return `#/photo/${encodeURIComponent(id)}/markup`;
+    const photo = sync.one("album.photo", id);
+    if (photo) {
+      keepEditDraft(id, kept.fields, photo, "Your edit is back on the picture as it is now (it was edited on another phone meanwhile): "
+        + "check it, then Save, or Start over.");
+    }
+    await sync.dropKept(kept.id);
+    return `#/photo/${encodeURIComponent(id)}/edit`;
+  },
 });
 
 // AR Notebook: the text, back in the page's Write (or Change the text) dialog, as its draft.

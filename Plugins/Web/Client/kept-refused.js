@@ -34,7 +34,9 @@ export function describeRefused(kept) {
   const text = Object.values(kept.fields).filter((v) => typeof v === "string" && v.trim())
     .sort((x, y) => y.length - x.length)[0];
   const why = refusedWhy(kept);
-  return `${what} could not be saved: ${why} What you typed is kept on this phone${text ? `: ${quoted(text)}` : ""}. Edit it and send it again, or discard it.`;
+  // Nothing typed (a picture's crop): "it is kept", not "what you typed".
+  return `${what} could not be saved: ${why} ${text ? `What you typed is kept on this phone: ${quoted(text)}` : "It is kept on this phone"}. `
+    + "Edit it and send it again, or discard it.";
 }
 
 /**
