@@ -7,7 +7,8 @@ account, AR Notebook and Foreign Note, found by a newcomer's walk; /tmp/walkfix/
 - AR Notebook: text typed into “Change the text” or “Write on the page” and not saved (the tab closed)
   comes back when the notebook opens again even when the other phone removed that text or deleted
   that page meanwhile (it was dropped under “What you were writing is back.”), and “Keep my text as
-  a new text” offered online does not bring the same text back a second time.
+  a new text” offered online does not bring the same text back a second time. When the page left
+  is full, the text goes on a new page (it went centred on the full page, under its item).
 - Foreign Note: changes typed into Edit word and not saved (the tab closed) are shown again, with the
   word as it was and “Add it again as a new word”, when the other phone deleted the word meanwhile
   (they were hidden behind “This word is not there any more.”).
@@ -187,6 +188,45 @@ def ar_notebook(browser, server):
     context.close()
 
 
+def ar_full_page(browser, server):
+    """Text typed on page 2 and not saved, page 2 deleted on the other phone, and page 1 a one-box
+    page already full: the dialog says the text goes on a new page, and Add makes one (New page's
+    choices) with the text on it, never centred on page 1 under its item (a newcomer's walk found
+    it there)."""
+    what = "AR Notebook"
+    context, a, token = new_phone(browser, server, "kept-typing-full", first_page=False)
+    nid = call(server, "GET", f"{N}/notebooks", token=token)[1]["items"][0]["id"]
+    call(server, "POST", f"{N}/notebooks/{nid}/pages", {"template": "one-slot", "background": "cream"}, token=token)
+    call(server, "POST", f"{N}/notebooks/{nid}/pages", {"template": "blank", "background": "cream"}, token=token)
+    item_on_server(server, token, nid, 1, "Map of the old town")
+    for number in (1, 2):
+        a.click("[aria-label='Next page']")
+        at_page(a, f"Page {number} of 2")
+    a.click("nb-book button:has-text('Write')")
+    a.wait_for_selector("dialog[open] #nb-text")
+    a.fill("#nb-text", "Ferry times: 9:10 and 17:40")
+    a.wait_for_timeout(300)
+    ask = call(server, "DELETE", f"{N}/notebooks/{nid}/pages/2", token=token)[1]
+    call(server, "DELETE", f"{N}/notebooks/{nid}/pages/2?confirm={ask.get('confirm')}", token=token)
+    a = reopen(context, a)
+    back = eventually(a, "() => document.querySelector('dialog[open] #nb-text')?.value === 'Ferry times: 9:10 and 17:40'", 10_000)
+    hint = a.text_content("dialog[open] #nb-text-hint") if back and a.locator("dialog[open] #nb-text-hint").count() else ""
+    check(f"{what}: text given back when its page was deleted and the page left is full: the dialog says it goes on a new page",
+          back and "new page" in hint and "page 1 is full" in hint, (hint, a.inner_text("body")[:300]))
+    if not back:
+        context.close()
+        return
+    a.click("dialog[open] button:has-text('Add')")
+    asked = eventually(a, "() => /New page/.test(document.querySelector('dialog[open]')?.innerText ?? '')", 5_000)
+    check(f"{what}: … Add asks for the new page (its template and colour)", asked, a.inner_text("body")[:300])
+    if asked:
+        a.click("dialog[open] button:has-text('OK')")
+    found = server_has(server, token, nid, "Ferry times: 9:10 and 17:40")
+    check(f"{what}: … and the text is on the new page 2, page 1 keeping only its own item",
+          sorted(found) == [(1, "Map of the old town"), (2, "Ferry times: 9:10 and 17:40")], found)
+    context.close()
+
+
 # Each button of the header's notices inside the notices' box and the screen, or what is not.
 WHOLE = """() => {
   const box = document.querySelector('header.bar .notices');
@@ -331,7 +371,8 @@ def first_saver_told(browser, server):
 
 def main():
     both = lambda browser, server: (foreign_note(browser, server), first_saver_told(browser, server))  # noqa: E731
-    webwalk.main([("ar", "ar-notebook", ar_notebook), ("foreign", "foreign-note", both)])
+    ar = lambda browser, server: (ar_notebook(browser, server), ar_full_page(browser, server))  # noqa: E731
+    webwalk.main([("ar", "ar-notebook", ar), ("foreign", "foreign-note", both)])
 
 
 if __name__ == "__main__":

@@ -238,7 +238,7 @@ export async function giveBackDraft(screen) {
     if (!draft.why) say("What you were writing is back.");
     return void editItem(screen, item, draft.text, draft, draft.why);
   }
-  const why = found < 0 ? `The page you were writing on was deleted, maybe on another phone. What you typed is kept: add it to page ${at + 1}, or Cancel to throw it away.`
+  const why = found < 0 ? `The page you were writing on was deleted, maybe on another phone. What you typed is kept: ${addItTo(screen, page)}, or Cancel to throw it away.`
     : draft.item ? "The text you were changing was removed, maybe on another phone. What you typed is kept: add it as a new text, or Cancel to throw it away." : "";
   if (!why && !draft.why) say("What you were writing is back.");
   void write(screen, draft.text, why ? null : draft.slot, draft, why || draft.why || undefined);
@@ -256,8 +256,8 @@ export async function write(screen, typed = "", slotWas, was, hint) {
   const page = screen.currentPage();
   if (!page) return;
   const free = slotWas !== undefined && (slotWas === null ? !page.slots.length : freeSlots(page).includes(slotWas));
-  // Text given back (a draft, a refusal) is not turned away by a full page: it goes centred.
-  const full = slotWas !== undefined && page.slots.length > 0 && !freeSlots(page).length;
+  // Text given back (a draft, a refusal) is not turned away by a full page: Add puts it on a new page.
+  const full = slotWas !== undefined && isFull(page);
   const slot = free ? slotWas : full ? null : await whereOnPage(screen, page, () => write(screen, typed, undefined, was, hint));
   if (slot === undefined) return;
   const where = { notebook: screen.nid, page: page.id, slot };
@@ -273,10 +273,33 @@ export async function write(screen, typed = "", slotWas, was, hint) {
   if (!screen.content?.pages.some((p) => p.id === page.id || p.id === sync.resolve(page.id))) {
     const now = screen.currentPage();
     if (!now) return say("The page you were writing on was deleted, maybe on another phone. What you typed is kept on this phone: add a page and it comes back.");
-    return write(screen, text, null, { ...where, text }, `The page you were writing on was deleted, maybe on another phone. What you typed is kept: add it to page ${screen.numberOf(now)}, or Cancel to throw it away.`);
+    return write(screen, text, null, { ...where, text }, `The page you were writing on was deleted, maybe on another phone. What you typed is kept: ${addItTo(screen, now)}, or Cancel to throw it away.`);
+  }
+  if (full) {
+    // Never centred on the full page, under its item (a newcomer's walk found it there): a new page,
+    // its first box. Cancelled, the text stays kept on this phone as its draft.
+    if ((await addPage(screen)) === undefined) return say("What you typed is kept on this phone: add a page and it comes back.");
+    const fresh = screen.currentPage();
+    if (!fresh) return;
+    const box = fresh.slots.length ? freeSlots(fresh)[0] ?? null : null;
+    await insert(screen, { kind: "text", text }, box, ["Change the text", () => write(screen, text, box)], () => dropDraft(screen.account, where), fresh);
+    return;
   }
   // The draft goes the moment the server (or the outbox) holds the text, not after the pull.
   await insert(screen, { kind: "text", text }, slot, ["Change the text", () => write(screen, text, slot)], () => dropDraft(screen.account, where), page);
+}
+
+/** Whether every box of `page`'s template holds an item (a blank page is never full). @param {Page} page */
+function isFull(page) {
+  return page.slots.length > 0 && !freeSlots(page).length;
+}
+
+/**
+ * Where text given back goes, said in its dialog: the page's number, or a new page when it is full.
+ * @param {BookScreen} screen @param {Page} page
+ */
+function addItTo(screen, page) {
+  return isFull(page) ? `add it on a new page (page ${screen.numberOf(page)} is full)` : `add it to page ${screen.numberOf(page)}`;
 }
 
 /** What was copied goes on the page; the server refuses more than its clipboard limit, in words. @param {BookScreen} screen */
