@@ -5,7 +5,8 @@ with a fake microphone (`--use-fake-device-for-media-stream`: a beep), against t
 the shipped config. Controls are found by their labels.
 
 The user (Get Started) invites; Anna accepts on her own phone. The user's album has 130 photos
-(added through the API): Anna's album screen shows 60, then "Show more photos" twice, 130 in all,
+(added through the API): Anna's album screen shows 60, then "Show more photos" twice, 130 in all
+(and a photo Mum adds shows at once, while 60 show and once all do),
 each once. On a photo Anna names a face — "Name someone in this photo", a tap, "Who is this?" with
 "Who they are to Mum" — and records the caption in her voice (Record, Stop; her screen plays it and
 offers no Delete: deleting stays the user's). The user's phone then shows "Emma — your
@@ -33,6 +34,7 @@ from napkin_notes import call, check, free_port  # noqa: E402
 from web_map_voice import plays_on_tap, record  # noqa: E402
 from web_voice import FAKE_MICROPHONE  # noqa: E402
 from webwalk import accessible, token_of  # noqa: E402
+from web_no_lost_work import eventually  # noqa: E402
 
 ROOT = napkin_notes.ROOT
 PHOTOS = "/api/v1/album/photos"
@@ -70,16 +72,25 @@ def walk_all(browser, server, data):
     check("…with “Show more photos” below them", more.is_visible())
     more.scroll_into_view_if_needed()
     screen(anna, "the album she helps with, its first photos", "album")
+
+    def mum_adds(at, count):
+        """Mum adds a photo (taken `at`); Anna's open album follows it: `count` photos show, without a reload."""
+        status, _, _ = call(server, "POST", f"{PHOTOS}?takenAt=2024-03-01T{at}", token=owner, raw=jpeg, content_type="image/jpeg", timeout=60)
+        anna.evaluate("window.dispatchEvent(new Event('focus'))")  # what the phone does when it is looked at again (else within 10 s)
+        return status == 201 and eventually(anna, f"() => document.querySelectorAll('{cells}').length === {count}", 15_000)
+    check("a photo Mum adds while 60 show appears first in the grid (61), without a reload", mum_adds("12:00", 61), anna.locator(cells).count())
     more.click()
-    anna.wait_for_function(f"() => document.querySelectorAll('{cells}').length === 120")
-    check("“Show more photos” adds the next 60 (120)", True)
+    anna.wait_for_function(f"() => document.querySelectorAll('{cells}').length === 121")
+    check("“Show more photos” adds the next 60 (121), going on where the grid ended", True)
     more.click()
-    anna.wait_for_function(f"() => document.querySelectorAll('{cells}').length === {COUNT}")
+    anna.wait_for_function(f"() => document.querySelectorAll('{cells}').length === {COUNT + 1}")
     hrefs = anna.eval_on_selector_all(cells, "els => els.map(e => e.getAttribute('href'))")
-    check(f"…then the last 10: all {COUNT} photos, each once", len(set(hrefs)) == COUNT, len(set(hrefs)))
+    check(f"…then the last 10: all {COUNT + 1} photos, each once", len(set(hrefs)) == COUNT + 1, len(set(hrefs)))
     check("…and no “Show more photos” once all are shown", anna.get_by_role("button", name="Show more photos").count() == 0)
     check("the page keeps to the phone's width", anna.evaluate("document.documentElement.scrollWidth") <= 390)
     screen(anna, "the album, all photos shown", "album-all")
+    # It stopped following once more than 60 showed.
+    check(f"…and a photo Mum adds while all {COUNT + 1} show appears too", mum_adds("12:01", COUNT + 2), anna.locator(cells).count())
 
     # Anna names a face on the newest photo.
     anna.locator(cells).first.click()

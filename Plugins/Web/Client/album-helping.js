@@ -66,6 +66,8 @@ function follow(look) {
 
 /** Photos asked for at a time; "Show more photos" asks for the next ones (the list's cursor). */
 const PAGE = 60;
+/** The most photos shown that the open album still follows: the server's largest page. */
+const FOLLOWED = 500;
 
 /** @param {string} owner */
 function albumPath(owner) {
@@ -216,19 +218,32 @@ class HelpedAlbumScreen extends HTMLElement {
   grid = h("ul", { class: "grid", "aria-label": "Photos" });
   cursor = "";
   more = h("div", { class: "more-photos" });
-  /** The first page as shown: "id version" of each photo, to tell when the album changed. */
+  /** The photos as shown: "id version" of each, to tell when the album changed. */
   shown = "";
 
   /**
-   * The first page asked again: when a photo was added, deleted or changed, the grid shows it (the
-   * cells of photos unchanged are kept, their pictures not fetched again). Not once "Show more
-   * photos" showed more: the grid then stays as it is, and a reopened album shows the changes.
+   * The photos shown asked again, with room for a page of new ones (at most the server's largest
+   * page): when a photo was added, deleted or changed, the grid shows it (the cells of photos
+   * unchanged are kept, their pictures not fetched again), also after "Show more photos". While
+   * the album has more than show, the grid still ends at the oldest photo it showed, and "Show
+   * more photos" goes on from there (the list's cursor is a place in its order, not a count).
    */
   async refresh() {
     const context = /** @type {Context} */ (this.ctx);
-    if (!this.album || this.grid.childElementCount > PAGE || this.photos.querySelector(".error")) return;
-    const page = await context.api.get(`${albumPath(this.owner)}/photos?limit=${PAGE}`).catch(() => null);
-    if (!page || signature(page) === this.shown) return;
+    const shown = this.grid.childElementCount;
+    if (!this.album || shown > FOLLOWED || this.photos.querySelector(".error")) return;
+    const asked = await context.api.get(`${albumPath(this.owner)}/photos?limit=${Math.min(FOLLOWED, shown + PAGE)}`).catch(() => null);
+    if (!asked) return;
+    /** @type {{items?: HelpedPhoto[], nextCursor?: string | null}} */
+    let page = asked;
+    if (this.cursor) {
+      const before = new Set([...this.grid.children].map((cell) => (/** @type {HTMLElement} */ (cell).dataset.key ?? "").split(" ")[0]));
+      const items = asked.items ?? [];
+      let last = items.length - 1;
+      while (last >= 0 && !before.has(items[last].id)) last -= 1;
+      if (last >= 0) page = { items: items.slice(0, last + 1), nextCursor: this.cursor };
+    }
+    if (signature(page) === this.shown) return;
     if (!page.items?.length) {
       this.photos.replaceChildren(h("p", { class: "empty" }, "No photos yet. Add the first one."));
       this.shown = "";
@@ -249,7 +264,7 @@ class HelpedAlbumScreen extends HTMLElement {
    */
   show(page, cells) {
     const context = /** @type {Context} */ (this.ctx);
-    if (cells || !this.grid.childElementCount) this.shown = signature(page);
+    this.shown = cells || !this.grid.childElementCount ? signature(page) : [this.shown, signature(page)].filter(Boolean).join(",");
     this.grid.append(...(page.items ?? []).map((photo) => {
       const before = cells?.get(`${photo.id} ${photo.version}`);
       if (before) return before;
