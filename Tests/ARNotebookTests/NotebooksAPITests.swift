@@ -195,6 +195,33 @@ struct NotebooksAPITests {
         }
     }
 
+    @Test("undo naming this device's last item never takes back what another device did since (409 changed_elsewhere)")
+    func undoOnTwoPhones() async throws {
+        try await TestApp.run(yaml: ARNotebook.yaml()) { client, _ in
+            let (token, _) = try await client.signUp("ada")
+            let id = try await client.notebook(token)
+            try await client.page(token, id)
+            let items = "\(ARNotebook.base)/notebooks/\(id)/pages/1/items"
+            let first = try await client.send(.post, items, json: ["kind": "text", "text": "phone A's"], token: token)
+            let mine = try #require(first[object: "item"]?["id"] as? String)
+            let second = try await client.send(.post, items, json: ["kind": "text", "text": "phone B's"], token: token)
+            let theirs = try #require(second[object: "item"]?["id"] as? String)
+            let undo = "\(ARNotebook.base)/notebooks/\(id)/undo"
+            let refused = try await client.send(.post, undo, json: ["item": mine], token: token)
+            #expect(refused.status == 409)
+            #expect(refused["reason"] == "changed_elsewhere", "\(refused.text)")
+            let page = try await client.send(.get, "\(ARNotebook.base)/notebooks/\(id)/pages/1", token: token)
+            #expect(((page[object: "page"])?["items"] as? [[String: any Sendable]])?.compactMap { $0["text"] as? String } == ["phone A's", "phone B's"],
+                    "phone B's text is still there")
+            #expect(try await client.send(.post, undo, json: ["item": ""], token: token)["reason"] == "changed_elsewhere",
+                    "a device that did nothing of its own has nothing to undo")
+            let undone = try await client.send(.post, undo, json: ["item": theirs], token: token)
+            #expect(undone.status == 200)
+            #expect(undone[object: "removed"]?["id"] as? String == theirs, "phone B's own undo takes back its text")
+            #expect(try await client.send(.post, undo, json: ["item": "not an id!"], token: token).status == 422)
+        }
+    }
+
     @Test("deleting a page or a notebook asks first (428 with a token tied to what the user saw)")
     func confirmedDeletes() async throws {
         try await TestApp.run(yaml: ARNotebook.yaml()) { client, _ in

@@ -686,7 +686,8 @@ def one_box_page(browser, server):
 
 def offline_change_meets_another(browser, server):
     """A phone changes a text offline while another changes it online: back online, the first is
-    merged (its item's version sent as If-Match) and told what it replaced, with “Bring it back”."""
+    merged (its item's version sent as If-Match) and told what it replaced, with “Bring back theirs”
+    (web_ar_conflicts.py follows it through)."""
     context, page, token = new_phone(browser, server, "web-offtext")
     write_text(page, "Porto")
     webwalk.settled(page)
@@ -699,8 +700,8 @@ def offline_change_meets_another(browser, server):
     call(server, "PATCH", f"{N}/notebooks/{nid}/items/{item['id']}", {"text": "Porto. B: Livraria Lello"}, token=token)
     go_online(page)
     told = appears(page, ".notice.replaced:has-text('Livraria Lello')", 8_000)
-    check("a text changed offline while another phone changed it: back online the phone says what its change replaced, with “Bring it back”",
-          told and page.is_visible(".notice.replaced button:has-text('Bring it back')"),
+    check("a text changed offline while another phone changed it: back online the phone says what its change replaced, with “Bring back theirs”",
+          told and page.is_visible(".notice.replaced button:has-text('Bring back theirs')"),
           page.inner_text("body")[:300])
     context.close()
 

@@ -316,10 +316,42 @@ def slot_taken(browser, server):
     context.close()
 
 
+def undo_two_phones(browser, server):
+    """Phone A writes, then phone B writes beside it: A's Undo does not take back B's text (it
+    removed it, notebook-wide); it says why. B's Undo takes back B's own."""
+    from web_ar_notebook import second_phone  # noqa: PLC0415
+    context, a, token = new_phone(browser, server, "walker5-undo")
+    nid = call(server, "GET", f"{N}/notebooks", token=token)[1]["items"][0]["id"]
+    write_text(a, "A's shopping list")
+    settled(a)
+    other_context, b = second_phone(browser, server, "walker5-undo")
+    b.wait_for_selector(".sheet .item-text:has-text(\"A's shopping list\")", timeout=10_000)
+    write_text(b, "B's note on page 1")
+    settled(b)
+    eventually(a, "() => /B's note on page 1/.test(document.querySelector('nb-book')?.innerText ?? '')", 10_000)
+    a.click("nb-book button:has-text('Undo')")
+    said = eventually(a, "() => /another device/.test(document.querySelector('nb-book .nb-said')?.innerText ?? '')", 8_000)
+    texts = sorted(i.get("text") for i in items_on(server, token, nid, 1))
+    check("phone A's Undo after phone B wrote leaves B's text, and says the last change was made on another device",
+          said and texts == ["A's shopping list", "B's note on page 1"],
+          (texts, a.inner_text("nb-book .nb-said") if a.locator("nb-book .nb-said").count() else ""))
+    b.click("nb-book button:has-text('Undo')")
+    gone = False
+    for _ in range(20):
+        if [i.get("text") for i in items_on(server, token, nid, 1)] == ["A's shopping list"]:
+            gone = True
+            break
+        a.wait_for_timeout(250)
+    check("…and phone B's Undo takes back B's own text", gone, items_on(server, token, nid, 1))
+    other_context.close()
+    context.close()
+
+
 def main():
     webwalk.main([("full", "ar-notebook", full_page), ("toast", "ar-notebook", toast), ("battery", "ar-notebook", battery),
                   ("newphone", "ar-notebook", new_phone_opens), ("refused", "ar-notebook", refused_change),
-                  ("pagegone", "ar-notebook", page_gone), ("flick", "ar-notebook", flick), ("slot", "ar-notebook", slot_taken)])
+                  ("pagegone", "ar-notebook", page_gone), ("flick", "ar-notebook", flick), ("slot", "ar-notebook", slot_taken),
+                  ("undo", "ar-notebook", undo_two_phones)])
 
 
 if __name__ == "__main__":

@@ -129,9 +129,16 @@ struct NotebookInserts: NotebookConcern {
 
     /// FR3.2.12: undoes the last thing done, once: a change of an item's text, a move or a resize goes
     /// back to what it was; else the notebook's last insert is removed. Nothing to undo after an undo or a delete.
-    func undo(caller: String, id: String) async throws(BusError) -> UndoResult {
+    /// `mine`: the item the asking device added or changed last ("" when none); when given, undo acts only while
+    /// that is still the notebook's last thing done, so one phone's Undo never takes back what the
+    /// other phone did since (a newcomer's walk lost the other phone's text so).
+    func undo(caller: String, id: String, mine: String? = nil) async throws(BusError) -> UndoResult {
         let (notebook, data, _) = try await access(caller: caller, id: id, writing: true)
         let owner = notebook.owner
+        if let mine, let last = data.lastEdit?.item ?? data.lastInsert, last != mine {
+            throw BusError(.conflict, "Nothing of this device's to undo: the last change to this notebook was made on another device since. "
+                           + "Undo it there, or change it here.", details: ["reason": "changed_elsewhere"])
+        }
         if let edit = data.lastEdit {
             return try await undoEdit(edit, notebook: id, owner: owner, pages: data.pages)
         }

@@ -153,6 +153,11 @@ struct FrameResult: Codable, Sendable, VersionedRepresentation {
     var replaced: [String: JSONValue]?
 }
 
+/// `POST …/undo`'s optional body: the item the asking device added or changed last ("" when none).
+struct UndoInput: Codable, Sendable {
+    var item: String?
+}
+
 struct UndoResult: Codable, Sendable {
     /// The insert undo removed (nil when it took back a change of text).
     var removed: ItemJSON?

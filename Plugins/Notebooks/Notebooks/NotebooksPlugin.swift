@@ -220,8 +220,15 @@ public struct NotebooksPlugin: Plugin {
             request, context, identity in
             try await Self.image(service, request, context, identity, rendition: context.parameters.get("rendition") ?? "")
         }
-        try routes.add(.post, "notebooks/{id}/undo", summary: "Undo the notebook's last insert (once; deletes are not undoable)") { _, context, identity in
-            try .json(try await service.inserts.undo(caller: identity.accountID, id: try Self.id(context)))
+        try routes.add(.post, "notebooks/{id}/undo", summary: "Undo the notebook's last thing done (once; deletes are not undoable): "
+                       + "{item?}, the item this device added or changed last (\"\": none), undoes only while it is still the last (409 changed_elsewhere)") {
+            request, context, identity in
+            var request = request
+            let input = try await request.decodeOptionalJSON(UndoInput.self, context: context)
+            if let item = input?.item, !item.isEmpty, !StorageNames.isValidID(item) {
+                throw Problem.invalid("'item' is an item's id from this notebook, or \"\" when this device has nothing of its own to undo.", field: "item")
+            }
+            return try .json(try await service.inserts.undo(caller: identity.accountID, id: try Self.id(context), mine: input?.item))
         }
         try routes.add(.post, "notebooks/{id}/share", summary: "Share read-only: {expiresInSeconds?, password?, title?}; answers the link") {
             request, context, identity in

@@ -11,7 +11,8 @@ import { confirmedDelete, chooseDialog, textDialog } from "./notebook-element.js
 import { draftsOf, dropDraft, keepDraft } from "./notebook-drafts.js";
 import { BOTH_TEXTS, bothTexts, freeSlots, ITEM, N, NOTEBOOK, PAGE, placed, writeOf } from "./notebook-model.js";
 import { ApiError } from "./api.js";
-import { localId } from "./outbox.js";
+import { isLocal, localId } from "./outbox.js";
+import { lastMine } from "./notebook-send.js";
 import { linkFor, shareLink } from "./share.js";
 import { BOUNDS, pictureURL } from "./picture-cache.js";
 import { announce, askText, confirmAction, h, showDialog } from "./ui.js";
@@ -342,7 +343,13 @@ export async function undo(screen) {
   const here = now ? screen.numberOf(now) : undefined;
   /** @type {Map<string, import("./notebook-model.js").Item>} */
   const shown = new Map((screen.content?.pages ?? []).flatMap((p) => p.items.map((item) => /** @type {[string, any]} */ ([item.id, item]))));
-  const answer = await screen.change({ method: "POST", path: `${N}/notebooks/${screen.nid}/undo`, kind: NOTEBOOK, id: screen.nid });
+  // What this phone did last: the server undoes it only while nothing was done since on another phone.
+  const path = `${N}/notebooks/${screen.nid}/undo`;
+  const mine = lastMine(screen.ctx.sync, screen.nid);
+  // An item never made (its insert refused) is nothing of this phone's to undo; one still waiting
+  // is named by its local id, which the outbox turns into the server's before the undo goes.
+  const item = isLocal(mine) && !screen.queues(path) ? "" : mine;
+  const answer = await screen.change({ method: "POST", path, body: { item }, kind: NOTEBOOK, id: screen.nid });
   if (answer === undefined) return;
   // The page undo changed is shown (it may not be the one in view), and said.
   /** @type {number | undefined} */

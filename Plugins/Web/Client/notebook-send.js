@@ -6,6 +6,7 @@
  * network returns. Either way the screen shows it at once.
  */
 import { ApiError } from "./api.js";
+import { writeOf } from "./notebook-model.js";
 import { wrote } from "./notebook-overwrites.js";
 import { isLocal, newKey } from "./outbox.js";
 
@@ -35,6 +36,7 @@ export async function sendChange(screen, write, again, held) {
       if (write.baseVersion) headers["If-Match"] = `"${write.baseVersion}"`;
       const answer = await screen.ctx.api.request(write.method, write.path, { body: write.body, contentType: write.contentType, headers });
       wrote(write, answer.body);
+      rememberMine(sync, write, answer.body);
       held?.();
       await sync.pull();
       return answer.body ?? {};
@@ -46,6 +48,7 @@ export async function sendChange(screen, write, again, held) {
     }
   }
   wrote(write, null);
+  rememberMine(sync, write, null);
   // Kept the moment it is asked for (sync's journal): answered without waiting for IndexedDB, so
   // the caller forgets its draft now and a reload straight after does not give the text back as
   // well. An enqueue that fails leaves it in the journal, for the next start to queue.
@@ -62,4 +65,32 @@ export async function sendChange(screen, write, again, held) {
  */
 export function queues(screen, path) {
   return !navigator.onLine || screen.ctx.sync.state === "offline" || screen.waiting().length > 0 || isLocal(screen.nid) || path.includes("local:");
+}
+
+/** Where this phone keeps, by notebook, the item it added or changed last: its Undo names it. */
+const LAST_MINE = "quire.nb.lastMine.";
+
+/**
+ * Remembers the item `write` added or changed (what this phone's Undo takes back); a delete or an
+ * undo leaves nothing of this phone's to undo.
+ * @param {import("./sync.js").Sync} sync @param {{method: string, path: string, id: string}} write @param {any} answer
+ */
+function rememberMine(sync, write, answer) {
+  const what = writeOf(/** @type {any} */ (write));
+  if (!what) return;
+  const key = `${LAST_MINE}${sync.resolve(what.notebook)}`;
+  const item = what.what === "insert" ? answer?.item?.id ?? write.id : what.what === "item" ? what.target : undefined;
+  if (item) localStorage.setItem(key, item);
+  else if (write.method === "DELETE" || what.what === "undo") localStorage.setItem(key, "");
+}
+
+/**
+ * The item this phone added or changed last in `notebook` ("" when it did nothing there since its
+ * last undo or delete, or ever): Undo sends it, so it never takes back what another phone did. An
+ * item still waiting to be made is named by its local id, which the outbox turns into the server's.
+ * @param {import("./sync.js").Sync} sync @param {string} notebook
+ */
+export function lastMine(sync, notebook) {
+  const kept = localStorage.getItem(`${LAST_MINE}${sync.resolve(notebook)}`);
+  return kept ? sync.resolve(kept) : "";
 }
