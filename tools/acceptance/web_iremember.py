@@ -191,6 +191,7 @@ def edit_picture(page, server, token, photo):
     pid = photo["id"]
     _, before, _ = call(server, "GET", f"/api/v1/album/photos/{pid}/markup", token=token)
     _, original, _ = call(server, "GET", f"/api/v1/album/photos/{pid}/image", token=token)
+    page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)")  # a person scrolls down to Edit picture
     page.get_by_role("link", name="Edit picture").click()
     page.wait_for_function("() => document.querySelector('photo-editor canvas.preview')?.width > 0", timeout=15_000)
     check("the photo has Edit picture: the picture with a crop frame, a Straighten slider, Turn left and Turn right",
@@ -259,6 +260,9 @@ def edit_picture(page, server, token, photo):
           back_again and "not saved yet" in kept[1], kept)
     page.get_by_role("button", name="Save").click()
     page.wait_for_selector("album-photo figure img", timeout=15_000)
+    top = page.evaluate("(() => { const f = document.querySelector('album-photo figure'); return [window.scrollY, f.getBoundingClientRect().top]; })()")
+    check("after Save the photo shows from its top, the new picture in view (it opened scrolled down where Edit picture was)",
+          top[0] == 0 and top[1] < 400, top)
     settled(page)
     _, edited, _ = call(server, "GET", f"/api/v1/album/photos/{pid}", token=token)
     # Turned right, the 320×240 picture stands 240 wide; straightened 5° it keeps the largest

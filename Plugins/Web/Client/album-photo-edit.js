@@ -90,7 +90,7 @@ export class PhotoEditScreen extends AlbumElement {
     await this.ctx.sync.write({ method: "POST", path: `${PHOTOS}/${photo.id}/edit`, body, kind: KIND, id: photo.id,
       baseVersion: photo.version, local });
     announce(navigator.onLine ? "Picture saved." : "Saved on this phone: the picture changes when the phone is online.");
-    this.ctx.go(`#/photo/${encodeURIComponent(photo.id)}`);
+    this.ctx.go(`#/photo/${encodeURIComponent(photo.id)}`, { top: true }); // the new picture, not the link it was left at
   }
 
   async revert() {
@@ -103,7 +103,7 @@ export class PhotoEditScreen extends AlbumElement {
     await this.ctx.sync.write({ method: "POST", path: `${PHOTOS}/${photo.id}/revert`, kind: KIND, id: photo.id,
       baseVersion: photo.version, local: { edited: false } });
     announce(navigator.onLine ? "The original picture is back." : "Saved on this phone: the original comes back when the phone is online.");
-    this.ctx.go(`#/photo/${encodeURIComponent(photo.id)}`);
+    this.ctx.go(`#/photo/${encodeURIComponent(photo.id)}`, { top: true }); // the new picture, not the link it was left at
   }
 }
 customElements.define("album-photo-edit", PhotoEditScreen);

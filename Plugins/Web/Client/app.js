@@ -365,7 +365,13 @@ class QuireApp extends HTMLElement {
   }
 
   /** @param {string} hash */
-  go(hash) {
+  /**
+   * Shows the screen at `hash`. `top`: at its top, not where it was left (a photo just edited shows
+   * its new picture, not the Edit picture link it was left at).
+   * @param {string} hash @param {{top?: boolean}} [options]
+   */
+  go(hash, options = {}) {
+    if (options.top) this.scrolls.delete(screenKey(hash));
     if (location.hash === hash) this.route();
     else location.hash = hash;
   }
@@ -380,7 +386,7 @@ class QuireApp extends HTMLElement {
     const sync = this.sync;
     // What this app switched on: its plugins (`plugin:reminders`) and their features (`search`).
     const features = new Set((this.manifest?.plugins ?? []).flatMap((p) => [`plugin:${p.id}`, ...p.features]));
-    const context = { api: this.api, sync, go: (/** @type {string} */ hash) => this.go(hash), features };
+    const context = { api: this.api, sync, go: (/** @type {string} */ hash, /** @type {{top?: boolean}} */ options = {}) => this.go(hash, options), features };
     // A record opened by the local id it had before the server named it (a reload, a link kept
     // from then, a screen asked for just as the answer came): the address bar takes the server's id.
     const named = location.hash.replace(/local(?::|%3A)[0-9a-f]{16}/gi, (local) => sync.resolve(decodeURIComponent(local)));
@@ -455,8 +461,7 @@ class QuireApp extends HTMLElement {
         h("p", {}, "This app's screens are not in the web client yet; its API is at /api/v1 (see the README)."));
     }
     if (asked !== this.routeAsked) return;
-    // One screen, one place: `#/` and `#/notes` are both Napkin's list.
-    const shown = `${path === "notes" ? "" : path}?${query}`;
+    const shown = screenKey(location.hash);
     if (this.shownHash !== shown) {
       this.scrolls.set(this.shownHash, window.scrollY);
       if (this.scrolls.size > 50) this.scrolls.delete(/** @type {string} */ (this.scrolls.keys().next().value));
@@ -500,3 +505,9 @@ class QuireApp extends HTMLElement {
   }
 }
 customElements.define("quire-app", QuireApp);
+
+/** The screen an address shows, as its scroll is kept: one screen, one place (`#/` and `#/notes` are both Napkin's list). @param {string} hash */
+function screenKey(hash) {
+  const [path, query = ""] = hash.replace(/^#\/?/, "").split("?");
+  return `${path === "notes" ? "" : path}?${query}`;
+}

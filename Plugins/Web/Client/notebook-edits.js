@@ -445,7 +445,9 @@ export async function changeText(screen, item, text, held) {
       { action: ["Bring back theirs", () => editItem(screen, now(), bothTexts(theirs, text), undefined, BOTH_TEXTS)] });
     return answer;
   }
-  say("Changed.");
+  // Waiting in the outbox, it is not changed on the server yet (and may still be refused there).
+  if (answer === null) screen.say("No network: the change is kept on this phone and saved when the phone is online.", { alert: false });
+  else say("Changed.");
   return answer;
 }
 

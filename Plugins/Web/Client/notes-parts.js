@@ -9,7 +9,7 @@ export const NOTES = "/api/v1/notes";
 /** Notes this page made with "New note": one left untouched is not kept. @type {Set<string>} */
 export const madeHere = new Set();
 
-/** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void, features?: Set<string>}} Context */
+/** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string, options?: {top?: boolean}) => void, features?: Set<string>}} Context */
 
 /** Whether the app switched a feature on (`search`, `categories`, `plugin:reminders`…). @param {Context | undefined} context @param {string} feature */
 export function has(context, feature) {

@@ -6,7 +6,7 @@
  * wait for the network to come back. Screens draw with `draw()`, which keeps the focused control.
  */
 
-/** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string) => void}} Context */
+/** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string, options?: {top?: boolean}) => void}} Context */
 
 /** A name for a control that survives a redraw: its id, its item, else its kind and label. @param {Element} element */
 export function focusKey(element) {
