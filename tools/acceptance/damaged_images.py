@@ -10,6 +10,7 @@ and nearly all in its scan data), so it is not "damaged" to any decoder. The cor
 when the `vips` command refuses the file in a separate process; `silent_flips(directory)` returns
 the flips that decode, which a server may accept but must never fail on with a 5xx.
 """
+import fcntl
 import hashlib
 import io
 import os
@@ -17,6 +18,7 @@ import pickle
 import random
 import struct
 import subprocess
+import tempfile
 import zipfile
 import zlib
 
@@ -168,25 +170,29 @@ def corpus(directory):
 
 def cached_corpus(directory):
     """`corpus(directory)`, made once a checkout (and this file, and vips) and kept in .build: making it
-    runs some 1,500 vips processes (~50 s), and tools/test uploads it on SQLite, PostgreSQL and NATS,
-    which then all meet the same damaged files."""
+    runs some 1,500 vips processes (~50 s, over 3 minutes on a busy machine), and tools/test uploads
+    it on SQLite, PostgreSQL and NATS, which then all meet the same damaged files. tools/test makes it
+    beside `swift test` (`python3 tools/acceptance/damaged_images.py`); a caller meanwhile waits on
+    its lock rather than making it twice."""
     version = subprocess.run(["vips", "--version"], capture_output=True, text=True).stdout
     with open(__file__, "rb") as handle:
         key = hashlib.sha256(handle.read() + version.encode()).hexdigest()[:16]
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     kept = os.path.join(root, ".build", f"damaged-images-{key}.pickle")
-    try:
-        with open(kept, "rb") as handle:
-            return pickle.load(handle)  # our own file, written below
-    except (OSError, pickle.UnpicklingError, EOFError):
-        pass
-    cases = corpus(directory)
     os.makedirs(os.path.dirname(kept), exist_ok=True)
-    partial = f"{kept}.{os.getpid()}"
-    with open(partial, "wb") as handle:
-        pickle.dump(cases, handle)
-    os.replace(partial, kept)
-    return cases
+    with open(f"{kept}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            with open(kept, "rb") as handle:
+                return pickle.load(handle)  # our own file, written below
+        except (OSError, pickle.UnpicklingError, EOFError):
+            pass
+        cases = corpus(directory)
+        partial = f"{kept}.{os.getpid()}"
+        with open(partial, "wb") as handle:
+            pickle.dump(cases, handle)
+        os.replace(partial, kept)
+        return cases
 
 
 def silent_flips(directory, count=20):
@@ -208,3 +214,8 @@ def silent_flips(directory, count=20):
             if decodes(path):
                 found.append((f"silent-{len(found)}.{extension}", bytes(flipped)))
     return found
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory(prefix="quire-damaged-") as work:
+        print(f"{len(cached_corpus(work))} damaged images in .build")
