@@ -34,6 +34,7 @@ import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402  (the browser: Chromium at a phone's size, axe, screenshots)
 from napkin_notes import call, check, free_port  # noqa: E402
 from webwalk import settled, token_of  # noqa: E402
+from web_ar_notebook import appears  # noqa: E402
 
 ROOT = napkin_notes.ROOT
 PARIS = (48.8584, 2.2945)
@@ -824,21 +825,27 @@ def pad_strokes(page):
     return page.evaluate("() => document.querySelector('album-markup drawing-pad')?.drawing?.strokes?.length ?? -1")
 
 
-def markup_two_phones(page, other, server, token, data):
-    """Mark-up is never lost or hidden: a stroke drawn just before a reload is kept (on the phone and
-    on the server), an open mark-up follows the other phone's strokes without a reload, and notes
-    typed on a photo the other phone deletes are not silently dropped."""
-    with open(os.path.join(data, "twophones.jpg"), "wb") as handle:
-        handle.write(iremember.jpeg(data, "twophones.jpg", taken="2025:08:02 09:15:00", seed=8))
+def photo_added(page, server, token, data, name, taken, seed, notes):
+    """A photo (taken `taken`) chosen from the phone on Home, `notes` typed in its Mark up and saved:
+    the server's record of it."""
+    with open(os.path.join(data, name), "wb") as handle:
+        handle.write(iremember.jpeg(data, name, taken=taken, seed=seed))
     page.goto("/#/")
     page.wait_for_selector("album-home")
     with page.expect_file_chooser() as chooser:
         page.click("text=Choose From Phone")
-    chooser.value.set_files(os.path.join(data, "twophones.jpg"))
+    chooser.value.set_files(os.path.join(data, name))
     page.wait_for_selector("album-markup drawing-pad .stage img", timeout=15_000)
-    page.fill("#photo-notes", "Two phones")
+    page.fill("#photo-notes", notes)
     settled(page, 30_000)
-    photo = next(p for p in photos_of(server, token) if p["notes"] == "Two phones")
+    return next(p for p in photos_of(server, token) if p["notes"] == notes)
+
+
+def markup_two_phones(page, other, server, token, data):
+    """Mark-up is never lost or hidden: a stroke drawn just before a reload is kept (on the phone and
+    on the server), an open mark-up follows the other phone's strokes without a reload, and notes
+    typed on a photo the other phone deletes are not silently dropped."""
+    photo = photo_added(page, server, token, data, "twophones.jpg", "2025:08:02 09:15:00", 8, "Two phones")
     markup_url = f"/#/photo/{photo['id']}/markup"
 
     def on_server():
@@ -900,17 +907,7 @@ def picture_edited_on_both(page, other, second, server, token, data):
     """Both phones edit one picture, B offline: A's edit is made; B's, sent once online, is refused
     (the picture changed meanwhile) and kept, said with “Edit and send again”, which opens Edit
     picture with B's turn on the picture as it is now; saved, both edits are made."""
-    with open(os.path.join(data, "bothedit.jpg"), "wb") as handle:
-        handle.write(iremember.jpeg(data, "bothedit.jpg", taken="2025:08:03 10:00:00", seed=9))
-    page.goto("/#/")
-    page.wait_for_selector("album-home")
-    with page.expect_file_chooser() as chooser:
-        page.click("text=Choose From Phone")
-    chooser.value.set_files(os.path.join(data, "bothedit.jpg"))
-    page.wait_for_selector("album-markup drawing-pad .stage img", timeout=15_000)
-    page.fill("#photo-notes", "Both edit")
-    settled(page, 30_000)
-    photo = next(p for p in photos_of(server, token) if p["notes"] == "Both edit")
+    photo = photo_added(page, server, token, data, "bothedit.jpg", "2025:08:03 10:00:00", 9, "Both edit")
     edit_url = f"/#/photo/{photo['id']}/edit"
 
     def turn_and_save(phone, way):
@@ -947,14 +944,6 @@ def picture_edited_on_both(page, other, second, server, token, data):
     _, now, _ = call(server, "GET", f"/api/v1/album/photos/{photo['id']}", token=token)
     check("…saved: both edits are made (turned left on A, then right on B: 320×240 again, edited)",
           (now.get("width"), now.get("height"), now.get("edited")) == (320, 240, True), now)
-
-
-def appears(page, selector, timeout=5_000):
-    try:
-        page.wait_for_selector(selector, state="visible", timeout=timeout)
-        return True
-    except Exception:
-        return False
 
 
 def reload_at_once(page, data):

@@ -63,6 +63,19 @@ def reopen(context, page):
     return again
 
 
+def typed_then_page_deleted(a, context, server, token, nid, text):
+    """`text` typed into Write on page 2 and not saved, page 2 deleted on the other phone, the tab
+    closed and the notebook opened again: (the new page, whether the dialog is back with `text`)."""
+    a.click("nb-book button:has-text('Write')")
+    a.wait_for_selector("dialog[open] #nb-text")
+    a.fill("#nb-text", text)
+    a.wait_for_timeout(300)
+    ask = call(server, "DELETE", f"{N}/notebooks/{nid}/pages/2", token=token)[1]
+    call(server, "DELETE", f"{N}/notebooks/{nid}/pages/2?confirm={ask.get('confirm')}", token=token)
+    a = reopen(context, a)
+    return a, eventually(a, f"() => document.querySelector('dialog[open] #nb-text')?.value === {text!r}", 10_000)
+
+
 def change_text_dialog(page, text):
     """Taps the page's text `text`, chooses “Change the text”: the text dialog open."""
     page.locator("nb-book [data-item]", has_text=text).first.tap()
@@ -142,14 +155,7 @@ def ar_notebook(browser, server):
     # 3. “Write on the page” typed on page 2, the tab closed unsaved; page 2 deleted on the other phone.
     add_page(a, "Page 2 of 2")
     settled(a)
-    a.click("nb-book button:has-text('Write')")
-    a.wait_for_selector("dialog[open] #nb-text")
-    a.fill("#nb-text", "Tickets for Saturday")
-    a.wait_for_timeout(300)
-    ask = call(server, "DELETE", f"{N}/notebooks/{nid}/pages/2", token=token)[1]
-    call(server, "DELETE", f"{N}/notebooks/{nid}/pages/2?confirm={ask.get('confirm')}", token=token)
-    a = reopen(context, a)
-    back = eventually(a, "() => document.querySelector('dialog[open] #nb-text')?.value === 'Tickets for Saturday'", 10_000)
+    a, back = typed_then_page_deleted(a, context, server, token, nid, "Tickets for Saturday")
     check(f"{what}: text written on a page not saved, the page deleted on the other phone meanwhile, comes back in the dialog"
           " (it was dropped without a word)", back, a.inner_text("body")[:300])
     if back:
@@ -202,14 +208,7 @@ def ar_full_page(browser, server):
     for number in (1, 2):
         a.click("[aria-label='Next page']")
         at_page(a, f"Page {number} of 2")
-    a.click("nb-book button:has-text('Write')")
-    a.wait_for_selector("dialog[open] #nb-text")
-    a.fill("#nb-text", "Ferry times: 9:10 and 17:40")
-    a.wait_for_timeout(300)
-    ask = call(server, "DELETE", f"{N}/notebooks/{nid}/pages/2", token=token)[1]
-    call(server, "DELETE", f"{N}/notebooks/{nid}/pages/2?confirm={ask.get('confirm')}", token=token)
-    a = reopen(context, a)
-    back = eventually(a, "() => document.querySelector('dialog[open] #nb-text')?.value === 'Ferry times: 9:10 and 17:40'", 10_000)
+    a, back = typed_then_page_deleted(a, context, server, token, nid, "Ferry times: 9:10 and 17:40")
     hint = a.text_content("dialog[open] #nb-text-hint") if back and a.locator("dialog[open] #nb-text-hint").count() else ""
     check(f"{what}: text given back when its page was deleted and the page left is full: the dialog says it goes on a new page",
           back and "new page" in hint and "page 1 is full" in hint, (hint, a.inner_text("body")[:300]))
