@@ -110,6 +110,27 @@ struct NotesAPITests {
         }
     }
 
+    @Test("an edit sent again with its Idempotency-Key (a reload cut its answer off) is answered with the note as it is, never made again over a later edit")
+    func idempotentEdit() async throws {
+        try await TestApp.run { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let id = try #require(try await api.createNote(["title": "Shopping", "text": "t1"], token: token)["id"])
+            let path = "/api/v1/notes/\(id)"
+            let a = try await api.send(.patch, path, json: ["text": "reload-A"], token: token, headers: [.ifMatch: "\"1\"", idempotencyKey: "edit-a"])
+            #expect(a.status == 200)
+            let b = try await api.send(.patch, path, json: ["text": "reload-B"], token: token, headers: [.ifMatch: "\"1\"", idempotencyKey: "edit-b"])
+            #expect((b.json["replaced"] as? [String: any Sendable])?["text"] as? String == "reload-A", "B's later edit says what it replaced")
+            let again = try await api.send(.patch, path, json: ["text": "reload-A"], token: token, headers: [.ifMatch: "\"1\"", idempotencyKey: "edit-a"])
+            #expect(again.status == 200)
+            #expect(again["text"] == "reload-B", "the note as it is: A's edit is not made a second time")
+            #expect(again.json["replaced"] == nil)
+            #expect(again.headers[.idempotentReplayed] == "true")
+            #expect(try await api.send(.get, path, token: token)["text"] == "reload-B")
+            let reused = try await api.send(.patch, path, json: ["text": "something else"], token: token, headers: [idempotencyKey: "edit-a"])
+            #expect(reused.status == 409, "the key reused for another edit")
+        }
+    }
+
     @Test("If-Match naming an older version merges by field; the same field keeps the later write and returns the one it replaced")
     func ifMatch() async throws {
         try await TestApp.run { api, _ in

@@ -47,4 +47,23 @@ struct VocabularySyncTests {
             #expect(try await api.send(.patch, path, json: ["note": "x"], token: token, headers: [.ifMatch: "\"40\""]).status == 412)
         }
     }
+
+    @Test("an edit sent again with its Idempotency-Key (the outbox after a reload) is answered with the entry as it is, not made over a later edit")
+    func editSentAgain() async throws {
+        try await TestApp.run(yaml: Self.yaml) { api, _ in
+            let (token, _) = try await api.signUp("ada")
+            let french = try await api.make("collections", ["name": "French"], token: token)
+            let entry = try await api.make("entries", ["collection": french, "word": "rue", "definitions": ["street"]], token: token)
+            let path = "/api/v1/vocabulary/entries/\(entry)"
+            let key = HTTPField.Name("Idempotency-Key")!
+            #expect(try await api.send(.patch, path, json: ["definitions": ["road (A)"]], token: token, headers: [.ifMatch: "\"1\"", key: "word-a"]).status == 200)
+            let b = try await api.send(.patch, path, json: ["definitions": ["lane (B)"]], token: token, headers: [.ifMatch: "\"1\"", key: "word-b"])
+            #expect((b.json["replaced"] as? [String: any Sendable])?["definitions"] as? [String] == ["road (A)"])
+            let again = try await api.send(.patch, path, json: ["definitions": ["road (A)"]], token: token, headers: [.ifMatch: "\"1\"", key: "word-a"])
+            #expect(again.status == 200)
+            #expect(again.json["definitions"] as? [String] == ["lane (B)"], "A's edit is not made a second time over B's")
+            #expect(again.json["replaced"] == nil)
+            #expect(try await api.send(.get, path, token: token).json["definitions"] as? [String] == ["lane (B)"])
+        }
+    }
 }

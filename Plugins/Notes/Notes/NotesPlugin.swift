@@ -192,13 +192,14 @@ public struct NotesPlugin: Plugin {
             let record = try await service.note(owner: identity.accountID, id: id)
             return NoteJSON.response(record)
         }
-        try routes.add(.patch, "{id}", summary: "Edit title, text or date; If-Match guards against lost updates") {
+        try routes.add(.patch, "{id}", summary: "Edit title, text or date; If-Match guards against lost updates; honours Idempotency-Key (the same edit sent again is answered with the note as it is, not made again)") {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(NoteInput.self, context: context)
             let (id, expected) = (try Self.id(context), try request.ifMatchVersion())
-            let edited = try await service.edit(owner: identity.accountID, id: id, input: input, expectedVersion: expected)
-            return NoteJSON.response(edited.record, replaced: edited.replaced)
+            let edited = try await service.edit(owner: identity.accountID, id: id, input: input, expectedVersion: expected,
+                                                idempotencyKey: try request.idempotencyKey())
+            return NoteJSON.response(edited.record, replaced: edited.replaced, headers: edited.replayed ? [.idempotentReplayed: "true"] : [:])
         }
         try routes.add(.get, "{id}/history", query: ["limit", "cursor"],
                        summary: "The note's earlier versions, newest first (kept for the storage retention window)") { request, context, identity in

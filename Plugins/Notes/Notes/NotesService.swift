@@ -186,16 +186,23 @@ struct NotesService: Sendable {
         return (record, result.replayed)
     }
 
-    func edit(owner: String, id: String, input: NoteInput, expectedVersion: Int64?) async throws(BusError) -> Edited {
+    /// With an Idempotency-Key, the same edit sent again (a phone's outbox after a reload cut off
+    /// the first answer) is answered with the note as it is, and not made again: made again on its
+    /// old If-Match, it replaced what another phone had written since (a newcomer's walk lost it so).
+    func edit(owner: String, id: String, input: NoteInput, expectedVersion: Int64?, idempotencyKey: String? = nil) async throws(BusError) -> Edited {
         try validate(input)
         let newCategory = try categoryChange(input)
-        let updated = try await modify(owner: owner, id: id, expectedVersion: expectedVersion) { data in
+        let claim = idempotencyKey.map { key in
+            IdempotencyClaim(owner: owner, scope: "notes.edit", key: key,
+                             fingerprint: "\(id)|\(expectedVersion.map(String.init) ?? "-")|\(fingerprint(input))|\(String(describing: newCategory))")
+        }
+        let updated = try await modify(owner: owner, id: id, expectedVersion: expectedVersion, idempotency: claim) { data in
             if let title = input.title { data.title = title }
             if let text = input.text { data.text = text }
             if let date = input.date { data.date = date }
             if case .some(let category) = newCategory { data.category = category }
         }
-        await publish(owner, updated.record, .edited)
+        if !updated.replayed { await publish(owner, updated.record, .edited) }
         return updated
     }
 
@@ -204,6 +211,8 @@ struct NotesService: Sendable {
     struct Edited {
         var record: Record
         var replaced: [String: JSONValue]
+        /// The same edit sent again with its Idempotency-Key: not made again; `record` is the note as it is.
+        var replayed = false
     }
 
     /// Reads the note, applies `change` and writes it back.
@@ -214,7 +223,7 @@ struct NotesService: Sendable {
     /// a field both changed takes the edit too (the later write) and the value it replaced is
     /// returned. Older than history: 412 saying what the note is at now. Without `If-Match`, a write
     /// that lost a race with another client reads the note again and reapplies the change.
-    func modify(owner: String, id: String, expectedVersion: Int64?,
+    func modify(owner: String, id: String, expectedVersion: Int64?, idempotency: IdempotencyClaim? = nil,
                 _ change: (inout NoteData) -> Void) async throws(BusError) -> Edited {
         guard StorageNames.isValidID(id) else { throw Self.noSuchNote(id) }
         return try await store.update(collection: Self.collection, id: id, owner: owner, retry: .immediate(attempts: Self.maxRetries),
@@ -227,10 +236,11 @@ struct NotesService: Sendable {
             // Another client wrote in between: read again and merge again.
             return try await .write(retryingOn: [.preconditionFailed]) { () async throws(BusError) -> Edited in
                 do throws(BusError) {
-                    let written = try await writing(owner) { () async throws(BusError) in
-                        try await store.replace(edit.payload, in: Self.collection, id: id, owner: owner, expectedVersion: record.version)
+                    let (written, replayed) = try await writing(owner) { () async throws(BusError) in
+                        try await store.replaceOnce(edit.payload, in: Self.collection, id: id, owner: owner, expectedVersion: record.version,
+                                                    idempotency: idempotency)
                     }
-                    return Edited(record: written, replaced: edit.replaced)
+                    return Edited(record: written, replaced: replayed ? [:] : edit.replaced, replayed: replayed)
                 } catch where error.code == .notFound {
                     throw Self.noSuchNote(id)
                 }

@@ -127,6 +127,21 @@ extension RecordStore {
         return record
     }
 
+    /// Replaces one record's payload once per `idempotency` claim: the same claim sent again (a
+    /// phone's outbox after a reload cut the first answer off) is answered with the record as it is
+    /// now (`replayed`) and not written again. Made again on its old If-Match, an edit merged over
+    /// what another device had written since.
+    public func replaceOnce<T: Encodable>(_ value: T, in collection: String, id: String, owner: String, expectedVersion: Int64?,
+                                          idempotency: IdempotencyClaim?) async throws(StorageError) -> (record: Record, replayed: Bool) {
+        let result = try await write(WriteBatch([
+            .replace(collection: collection, id: id, owner: owner, data: try JSONDocument(encoding: value), expectedVersion: expectedVersion),
+        ], idempotency: idempotency))
+        guard let record = result.records.first ?? nil else {
+            throw StorageError(.notFound, "This was changed with this Idempotency-Key and has since been deleted.", details: ["id": id])
+        }
+        return (record, result.replayed)
+    }
+
     /// Deletes one record.
     public func delete(from collection: String, id: String, owner: String,
                        expectedVersion: Int64? = nil) async throws(StorageError) {

@@ -95,12 +95,12 @@ struct VocabularyRoutes: Sendable {
         try routes.add(.get, "entries/{id}", summary: "One entry") { _, context, identity in
             try .json(try EntryJSON(try await service.entry(owner: identity.accountID, id: try Self.id(context))))
         }
-        try routes.add(.patch, "entries/{id}", summary: "Edit an entry (fields sent are replaced; null clears note or example)") {
+        try routes.add(.patch, "entries/{id}", summary: "Edit an entry (fields sent are replaced; null clears note or example); honours Idempotency-Key") {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(EntryInput.self, context: context)
             let updated = try await service.updateEntry(owner: identity.accountID, id: try Self.id(context), input: input,
-                                                        expectedVersion: try request.ifMatchVersion())
+                                                        expectedVersion: try request.ifMatchVersion(), idempotencyKey: try request.idempotencyKey())
             var json = try EntryJSON(updated.record)
             json.replaced = updated.replaced.isEmpty ? nil : updated.replaced
             return try .json(json)

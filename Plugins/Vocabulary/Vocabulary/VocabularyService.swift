@@ -264,8 +264,14 @@ struct VocabularyService: Sendable {
     /// Edits an entry. With `If-Match` naming an earlier version that history keeps (an edit
     /// queued offline), the edit merges field by field into the entry as it is now; `replaced` holds
     /// what it overwrote of a concurrent edit to the same field.
-    func updateEntry(owner: String, id: String, input: EntryInput, expectedVersion: Int64?) async throws(BusError)
+    /// With an Idempotency-Key, the same edit sent again (the outbox after a reload) is answered with
+    /// the entry as it is and not made again (it merged over another device's later edit).
+    func updateEntry(owner: String, id: String, input: EntryInput, expectedVersion: Int64?, idempotencyKey: String? = nil) async throws(BusError)
         -> (record: Record, replaced: [String: JSONValue]) {
+        let claim = idempotencyKey.map { key in
+            IdempotencyClaim(owner: owner, scope: "\(C.entries).edit", key: key, fingerprint: SHA256.hash(
+                data: Data("\(id)|\(expectedVersion.map(String.init) ?? "-")|\(String(describing: input))".utf8)).map { String(format: "%02x", $0) }.joined())
+        }
         if let collectionID = input.collection { _ = try await collection(owner: owner, id: collectionID) }
         let word = try input.word.map { _ throws(BusError) in try VocabularyRules.word(input.word) }
         let definitions = try input.definitions.map { _ throws(BusError) in try VocabularyRules.definitions(input.definitions) }
@@ -296,8 +302,9 @@ struct VocabularyService: Sendable {
                                + "Reload it and apply your change again.", details: ["id": id, "version": String(existing.version)])
             }
             return try await .write(retryingOn: [.preconditionFailed]) { () async throws(BusError) in
-                let saved = try await store.replace(edit.payload, in: C.entries, id: id, owner: owner, expectedVersion: existing.version)
-                return (saved, edit.replaced.filter { $0.key != "sortKey" })
+                let (saved, replayed) = try await store.replaceOnce(edit.payload, in: C.entries, id: id, owner: owner, expectedVersion: existing.version,
+                                                                    idempotency: claim)
+                return (saved, replayed ? [:] : edit.replaced.filter { $0.key != "sortKey" })
             }
         }
     }

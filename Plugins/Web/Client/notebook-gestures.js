@@ -41,16 +41,25 @@ export function movable(screen, box, item, place) {
     const [a, b] = [...pointers.values()];
     return Math.hypot(a.x - b.x, a.y - b.y);
   };
-  /** Down while a page turned (or just after): a tap still opens the item's choices, a move is the next quick swipe, not a drag. */
-  let swipeOnly = false;
-  /** The item is taken: the fingers (or the mouse) move, pinch or resize it, and the screen does not see them. */
-  let held = false;
-  /** A finger resting on the item, not yet holding it: the timer that lifts it. */
-  let resting = 0;
+  /**
+   * What the pointers on the item are doing: "idle" (none down), "resting" (a finger down, not yet
+   * holding the item: `lifting` lifts it after HOLD_MS), "swiping" (the screen's swipe sees them: a
+   * finger that moved too soon, or one down while a page turned; a tap still opens the item's
+   * choices) or "held" (the item is taken: the fingers or the mouse move, pinch or resize it, and
+   * the screen does not see them).
+   * @type {"idle" | "resting" | "swiping" | "held"}
+   */
+  let mode = "idle";
+  /** The timer that lifts the item from a resting finger. */
+  let lifting = 0;
+  const stopLifting = () => {
+    clearTimeout(lifting);
+    lifting = 0;
+  };
   /** Takes the item for the pointers down on it now (a drag, a pinch, a resize). */
   const take = () => {
-    if (!held) {
-      held = true;
+    if (mode !== "held") {
+      mode = "held";
       screen.dragging += 1;
       box.classList.add("lifted");
     }
@@ -67,39 +76,38 @@ export function movable(screen, box, item, place) {
   box.addEventListener("pointerdown", (event) => {
     if (pointers.size === 0 && (screen.turning || performance.now() - screen.turnedAt < QUICK_SWIPE_MS)) {
       // Not stopped: the screen's swipe listener sees it too.
-      swipeOnly = true;
+      mode = "swiping";
       travelled = 0;
       pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
       return;
     }
-    if (swipeOnly) return;
+    if (mode === "swiping") return;
     const first = pointers.size === 0;
     if (first) travelled = 0;
     pointers.set(event.pointerId, { x: event.clientX, y: event.clientY });
     resizing = /** @type {HTMLElement} */ (event.target).classList.contains("grip");
     if (first && event.pointerType === "touch" && !resizing) {
       // Not stopped either: a flick across the item is the screen's swipe. At rest, it lifts.
-      resting = window.setTimeout(() => {
-        resting = 0;
-        if (pointers.size > 0 && travelled < 4) take();
+      mode = "resting";
+      lifting = window.setTimeout(() => {
+        lifting = 0;
+        if (mode === "resting" && pointers.size > 0 && travelled < 4) take();
       }, HOLD_MS);
       return;
     }
     event.stopPropagation();
-    clearTimeout(resting);  // a second finger while the first rests: a pinch, at once
-    resting = 0;
+    stopLifting(); // a second finger while the first rests: a pinch, at once
     take();
   });
   box.addEventListener("pointermove", (event) => {
     const from = pointers.get(event.pointerId);
     if (!from) return;
-    if (swipeOnly || !held) {
+    if (mode !== "held") {
       travelled = Math.max(travelled, Math.hypot(event.clientX - from.x, event.clientY - from.y));
       // A finger that moves before it has rested long enough swipes: it never takes the item.
-      if (!held && travelled >= 4) {
-        clearTimeout(resting);
-        resting = 0;
-        swipeOnly = true;
+      if (mode === "resting" && travelled >= 4) {
+        stopLifting();
+        mode = "swiping";
       }
       return;
     }
@@ -139,19 +147,18 @@ export function movable(screen, box, item, place) {
   };
   const end = (/** @type {PointerEvent} */ event) => {
     if (!pointers.has(event.pointerId)) return;
-    if (swipeOnly || !held) {
+    if (mode !== "held") {
       // A swipe, or a finger lifted before the item lifted (a tap): the screen sees it too.
-      clearTimeout(resting);
-      resting = 0;
+      stopLifting();
       pointers.delete(event.pointerId);
-      swipeOnly = false;
+      mode = "idle";
       if (event.type === "pointerup" && travelled < 4) menuAfterTap();
       return;
     }
     event.stopPropagation();
     pointers.delete(event.pointerId);
     if (pointers.size > 0) return;
-    held = false;
+    mode = "idle";
     box.classList.remove("lifted");
     const tapped = travelled < 4 && event.type === "pointerup";
     const done = () => { screen.dragging = Math.max(0, screen.dragging - 1); };
