@@ -118,6 +118,10 @@ struct VocabularyReviewTests {
             #expect(stats["reviewedToday"] as? Int == 2)
             #expect(stats["retention30Days"] as? Double == 0.5 && stats["reviewsCounted30Days"] as? Int == 2)
             #expect(stats["dueToday"] as? Int == 1, "the lapsed card is due again in 10 minutes")
+            // Its word deleted, the lapsed card is due no more (its card stays for the undo window).
+            #expect(try await api.send(.delete, "/api/v1/vocabulary/entries/\(entries[1])", token: token).status == 204)
+            stats = try await api.send(.get, "/api/v1/vocabulary/review/stats", token: token).json
+            #expect(stats["dueToday"] as? Int == 0, "a deleted word's card is not counted as due")
 
             // Cards and reviews reach the user's other devices through sync's feed.
             let kinds = try await api.send(.get, "/api/v1/sync/changes?limit=100", token: token).items.compactMap { $0["kind"] as? String }

@@ -265,10 +265,17 @@ struct ReviewService: Sendable {
         let dayEnd = dayStart.addingTimeInterval(86_400)
         var dueToday = 0
         var cursor: String?
+        // A card whose word is gone (deleted, or its collection deleted: its card stays for the undo
+        // window) is not due: `next` skips it, so counting it said "Due today 5" for one word left.
+        var live: [String: Bool] = [:]
         repeat {
             let page = try await store.query(RecordQuery(collection: C.cards, owner: owner, filters: [Filter("due", .lt, .string(JSONWriter.iso8601(dayEnd)))],
                                                          order: [SortKey("due")], limit: RecordQuery.maxLimit, cursor: cursor))
-            dueToday += page.records.count
+            for record in page.records {
+                guard let card = try? record.decode(CardData.self) else { continue }
+                if live[card.entry] == nil { live[card.entry] = try await store.get(collection: C.entries, id: card.entry, owner: owner) != nil }
+                if live[card.entry] == true { dueToday += 1 }
+            }
             cursor = page.nextCursor
         } while cursor != nil
         let reviewedToday = try await reviewedCount(owner: owner, since: dayStart, newOnly: false)
