@@ -365,6 +365,20 @@ def first_saver_told(browser, server):
             break
         time.sleep(0.5)
     check(f"{what}: … and “Bring back mine” puts its definitions back on the server", now == ["a caress", "fingers running through a loved one's hair"], now)
+
+    # Saved, then the phone reloaded at once while the other device replaced it: still told (it was
+    # kept in memory only, and a reload hid it; walk8).
+    a.goto(f"/#/edit/{entry['id']}")
+    eventually(a, "() => document.querySelector('#entry-definitions')?.value?.startsWith('a caress')", 10_000)
+    a.fill("#entry-definitions", "a caress (saved, then reloaded)")
+    a.click("vocab-entry-form button[type=submit]")
+    a.wait_for_selector("vocab-entry h1:has-text('cafuné')")
+    settled(a)
+    a.reload()
+    a.wait_for_selector("vocab-entry h1:has-text('cafuné')")
+    call(server, "PATCH", f"{V}/entries/{entry['id']}", {"definitions": ["affection (the other phone, again)"]}, token=token)
+    told = eventually(a, "() => [...document.querySelectorAll('header.bar .notice')].some((n) => n.innerText.includes('a caress (saved, then reloaded)'))", 15_000)
+    check(f"{what}: … and told after a reload too (what it saved is kept on the phone until told)", told, a.inner_text("header.bar")[:300])
     context.close()
 
 

@@ -10,6 +10,7 @@
  * and a first-use tip for each task (`vocab-help.js`).
  */
 import { keptUndo, EntryForm, EntryScreen } from "./vocab-entry.js";
+import { followSaved } from "./vocab-overwrites.js";
 import { FilesScreen } from "./vocab-files.js";
 import { HelpScreen } from "./vocab-help.js";
 import { CollectionScreen, CollectionsScreen, TagsScreen } from "./vocab-lists.js";
@@ -27,6 +28,7 @@ export { CollectionScreen, CollectionsScreen, EntryForm, EntryScreen, FilesScree
  * @param {Context} context @param {string[]} parts @param {string} query @returns {HTMLElement}
  */
 export function vocabScreen(context, parts, query) {
+  followSaved(context.sync); // a word's field this phone saved, replaced on another device: said on any screen, after a reload too
   const [first, id] = parts;
   /** @type {import("./vocab-parts.js").VocabElement} */
   let screen;

@@ -5,17 +5,46 @@
  * one: it follows the feed, finds a field it saved no longer reads what it saved, and says so with
  * "Bring back mine" (its value, saved again on top of the word as it is now; the server keeps the
  * replaced one in its history) — as AR Notebook's texts do (`notebook-overwrites.js`, whose pure
- * `overwrites` this uses). Remembered in memory, for this page.
+ * `overwrites` this uses). Remembered on the phone (localStorage) until told, so a reload right
+ * after saving still tells it (held in memory only, a reload hid that the change was replaced).
  */
 import { overwrites } from "./notebook-overwrites.js";
 
 const ENTRY = "vocabulary.entry";
 /** The fields followed, as a sentence names them, and its verb. @type {Record<string, [string, string]>} */
 const NAMES = { word: ["word", "was"], definitions: ["definitions", "were"], example: ["example", "was"], note: ["note", "was"] };
+/** Where what this phone saved is kept across reloads. */
+const KEPT = "quire.vocab.saved";
 /** What this phone saved, by `entryId field` (the value as JSON). @type {Map<string, import("./notebook-overwrites.js").Mine>} */
-const mine = new Map();
+const mine = new Map(readKept());
 /** @type {WeakSet<import("./sync.js").Sync>} */
 const following = new WeakSet();
+
+/** @returns {Array<[string, import("./notebook-overwrites.js").Mine]>} */
+function readKept() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(KEPT) ?? "[]");
+    return Array.isArray(kept) ? kept.filter((pair) => Array.isArray(pair) && typeof pair[0] === "string" && typeof pair[1]?.text === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+function keep() {
+  if (mine.size) localStorage.setItem(KEPT, JSON.stringify([...mine].slice(-200)));
+  else localStorage.removeItem(KEPT);
+}
+
+/**
+ * Follows the feed for what this phone saved (from any Foreign Note screen, also after a reload).
+ * @param {import("./sync.js").Sync} sync
+ */
+export function followSaved(sync) {
+  if (following.has(sync)) return;
+  following.add(sync);
+  sync.addEventListener("change", () => tell(sync));
+  tell(sync);
+}
 
 /** @param {unknown} value */
 const shown = (value) => {
@@ -33,9 +62,8 @@ export function rememberSaved(sync, id, before, body) {
       mine.set(`${id} ${name}`, { text: JSON.stringify(body[name] ?? null), version: null });
     }
   }
-  if (following.has(sync)) return;
-  following.add(sync);
-  sync.addEventListener("change", () => tell(sync));
+  keep();
+  followSaved(sync);
 }
 
 /** @param {import("./sync.js").Sync} sync */
@@ -43,14 +71,22 @@ function tell(sync) {
   if (!mine.size) return;
   /** @type {import("./notebook-overwrites.js").Seen[]} */
   const fields = [];
-  for (const key of mine.keys()) {
+  // Words this phone does not hold now (not read yet after a reload, or deleted): kept, not judged
+  // (the newest 200 are kept).
+  /** @type {Array<[string, import("./notebook-overwrites.js").Mine]>} */
+  const unseen = [];
+  for (const [key, kept] of mine) {
     const [id, name] = key.split(" ");
     const entry = sync.one(ENTRY, sync.resolve(id));
-    if (entry) fields.push({ id: key, text: JSON.stringify(entry[name] ?? null), version: entry.version });
+    if (entry) fields.push({ id: key, text: JSON.stringify(entry[name] ?? null), version: entry.version, pending: entry.pending });
+    else unseen.push([key, kept]);
   }
   const { told, left } = overwrites(mine, fields);
+  const before = JSON.stringify([...mine]);
   mine.clear();
+  for (const [key, kept] of unseen) mine.set(key, kept);
   for (const [key, kept] of left) mine.set(key, kept);
+  if (JSON.stringify([...mine]) !== before) keep();
   for (const { id: key, mine: was, now } of told) {
     const [id, name] = key.split(" ");
     const entry = sync.one(ENTRY, sync.resolve(id));
