@@ -65,6 +65,10 @@ test("Foreign Note: the word is named, never its id", () => {
   assert.match(how.describe(kept), /The word “obrigado” was deleted/);
   assert.doesNotMatch(how.describe(kept), /e_01a2/);
   assert.equal(how.action, "Add it again as a new word");
+  // Its collection deleted on the other phone (the phone holds it no more): said so, and where it goes.
+  const holding = (/** @type {string[]} */ ids) => ({ resolve: (/** @type {string} */ id) => id, one: (/** @type {string} */ kind, /** @type {string} */ id) => (kind === "vocabulary.collection" && ids.includes(id) ? { id } : undefined) });
+  assert.match(how.describe(kept, holding([])), /deleted on another device, with its collection, .*first collection/);
+  assert.doesNotMatch(how.describe(kept, holding(["c1"])), /with its collection/);
 });
 
 test("iRemember: the notes are kept and quoted; a mark-up or a tag change alone keeps nothing", () => {

@@ -243,7 +243,7 @@ class QuireApp extends HTMLElement {
     if (kept.refused) return refusedNotice(sync, kept, this.notices, (hash) => this.go(hash));
     let text = kept.fields.text ?? "";
     try {
-      text = how.describe(kept);
+      text = how.describe(kept, sync);
     } catch {
       text = "Something you wrote could not be saved: it was deleted on another device. It is kept on this phone.";
     }

@@ -32,10 +32,14 @@ registerKept("notes.note", {
 const WORD_FIELDS = ["word", "definitions", "languages", "example", "note", "tags", "collection"];
 registerKept("vocabulary.entry", {
   pick: (write) => (write.method === "PATCH" ? pickFields(write.body, WORD_FIELDS) : null),
-  describe: (kept) => {
+  describe: (kept, sync) => {
     const word = kept.seen?.word || kept.fields.word;
-    return `The word ${word ? quoted(word) : "you changed offline"} was deleted on another device, so your changes could not be saved with it. `
-      + "What you typed is kept on this phone: add it again as a new word, or discard it.";
+    // Deleted with its collection (the other phone deleted the collection), not on its own: said so.
+    const collection = String(kept.fields.collection ?? kept.seen?.collection ?? "");
+    const withIt = Boolean(sync && collection && !sync.one("vocabulary.collection", sync.resolve(collection)));
+    return `The word ${word ? quoted(word) : "you changed offline"} was deleted on another device${withIt ? ", with its collection" : ""}, `
+      + "so your changes could not be saved with it. What you typed is kept on this phone: add it again as a new word"
+      + `${withIt ? " (it goes in your first collection)" : ""}, or discard it.`;
   },
   action: "Add it again as a new word",
   recover: async (kept, sync) => {

@@ -28,10 +28,10 @@ if (base) {
   registerKept("vocabulary.entry", {
     ...base,
     pick: (write) => (isWordCreate(write) ? pickFields(write.body, FIELDS) : base.pick(write)),
-    describe: (kept) => (fromCreate(kept)
+    describe: (kept, sync) => (fromCreate(kept)
       ? `Your new word ${quoted(kept.fields.word ?? "")} could not be added: its collection was deleted on another device. `
         + "What you typed is kept on this phone: add it again as a new word (in another collection), or discard it."
-      : base.describe(kept)),
+      : base.describe(kept, sync)),
     recover: async (kept, sync) => {
       if (!fromCreate(kept)) return base.recover(kept, sync);
       /** @type {Record<string, any>} */

@@ -30,7 +30,8 @@
  * @typedef {object} KeptKind
  * @property {(write: import("./outbox.js").Write) => Record<string, any> | null} pick  what of a refused
  *   write is worth keeping (null: nothing a person wrote, e.g. a move)
- * @property {(kept: Kept) => string} describe  the sentence saying what was kept, naming the thing (never an id)
+ * @property {(kept: Kept, sync?: import("./sync.js").Sync) => string} describe  the sentence saying what was kept, naming
+ *   the thing (never an id); `sync`: what the phone holds now (whether its collection went too)
  * @property {string} action    the recovery's label, as the app offers it online
  * @property {(kept: Kept, sync: import("./sync.js").Sync) => Promise<string>} recover  does it; answers what to announce
  * @property {(write: import("./outbox.js").Write) => Record<string, any> | null} [pickRefused]  what of a write the
