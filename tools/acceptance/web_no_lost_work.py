@@ -699,6 +699,19 @@ def empty_new_note(browser, server, username):
     check("a new note left untouched is not kept: not on the server, not in the list",
           len(after) == before and listed == untitled,
           (before, len(after), untitled, listed, [(x.get("id"), x.get("title"), x.get("text"), x.get("category")) for x in after if not x.get("title")]))
+    # The same with a reload between (walk8: it stayed as "Title" once the page was reloaded).
+    page.click("text=New note")
+    page.wait_for_selector("note-editor #note-title")
+    eventually(page, "() => !decodeURIComponent(location.hash).includes('local:')")
+    settled(page)
+    page.reload()
+    page.wait_for_selector("note-editor #note-title")
+    page.get_by_role("link", name="Back to the notes").click()
+    page.wait_for_selector("notes-list h1")
+    settled(page)
+    page.wait_for_timeout(500)
+    again = notes(server, token)
+    check("…and not after a reload on it either", len(again) == before, [(x.get("id"), x.get("title")) for x in again if not x.get("title")])
     context.close()
 
 

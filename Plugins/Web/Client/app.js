@@ -495,9 +495,11 @@ class QuireApp extends HTMLElement {
     const sync = this.sync;
     this.sync = null;
     await sync?.forget().catch(() => {});
-    // Drafts, and what this account's phone did (Foreign Note's saved fields, AR's last item for Undo).
+    // Drafts, and what this account's phone did (Foreign Note's saved fields, Napkin's new notes, AR's last item for Undo).
     for (const key of Object.keys(localStorage)) {
-      if (key.startsWith("quire.draft.") || key === "quire.vocab.saved" || key.startsWith("quire.nb.lastMine.")) localStorage.removeItem(key);
+      if (key.startsWith("quire.draft.") || ["quire.vocab.saved", "quire.notes.madeHere"].includes(key) || key.startsWith("quire.nb.lastMine.")) {
+        localStorage.removeItem(key);
+      }
     }
     // A dialog the account's screens left open (AR's Write, under the battery alert) goes with them,
     // not over the sign-in screen, taking what is typed there.

@@ -6,8 +6,48 @@ import { BOUNDS, pictureURL } from "./picture-cache.js";
 
 export const KIND = "notes.note";
 export const NOTES = "/api/v1/notes";
-/** Notes this page made with "New note": one left untouched is not kept. @type {Set<string>} */
-export const madeHere = new Set();
+/** Where `madeHere` is kept across reloads (signing out forgets it). */
+const MADE = "quire.notes.madeHere";
+
+/** A set kept on the phone: a reload on a new note left untouched still drops it when it is left
+ * (held in memory only, it stayed in the list as "Title" after a reload; walk8). @extends {Set<string>} */
+class KeptSet extends Set {
+  /** @param {string} value */
+  add(value) {
+    super.add(value);
+    this.keep();
+    return this;
+  }
+
+  /** @param {string} value */
+  delete(value) {
+    const had = super.delete(value);
+    this.keep();
+    return had;
+  }
+
+  keep() {
+    try {
+      if (this.size) localStorage.setItem(MADE, JSON.stringify([...this].slice(-20)));
+      else localStorage.removeItem(MADE);
+    } catch {
+      // Storage full or off: kept for this page only.
+    }
+  }
+}
+
+/** @returns {string[]} */
+function madeBefore() {
+  try {
+    const kept = JSON.parse(globalThis.localStorage?.getItem(MADE) ?? "[]");
+    return Array.isArray(kept) ? kept.filter((id) => typeof id === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Notes this phone made with "New note" and not touched yet: one left untouched is not kept. */
+export const madeHere = new KeptSet(madeBefore());
 
 /** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string, options?: {top?: boolean}) => void, features?: Set<string>}} Context */
 
