@@ -3,7 +3,7 @@
 hostile or careless clients can send, each part against a fresh real `quire` binary:
 
 - `limits_connections.py`: 1,100 idle TCP connections under a 1,024-file limit, slow heads and
-  bodies, many connections from one address; `/health` under 1 s throughout.
+  bodies, many connections from one address; `/health` under 1 s throughout (2 s during the uploads).
 - `limits_uploads.py`: 50 concurrent 20 MB JPEGs under `server.memory_budget`; nothing lost.
 - `limits_imports.py`: amplifying import files (a small .apkg with a huge field, CSVs with huge
   cells), six imports at once; the good rows imported, the bad field a problem of its own.
