@@ -222,6 +222,26 @@ struct NotebooksAPITests {
         }
     }
 
+    @Test("a change of a text sent again with its Idempotency-Key (a reload cut its answer off) is answered with the item as it is, not made over a later change")
+    func itemEditSentAgain() async throws {
+        try await TestApp.run(yaml: ARNotebook.yaml()) { client, _ in
+            let (token, _) = try await client.signUp("ada")
+            let id = try await client.notebook(token)
+            try await client.page(token, id)
+            let added = try await client.send(.post, "\(ARNotebook.base)/notebooks/\(id)/pages/1/items", json: ["kind": "text", "text": "Porto"], token: token)
+            let item = try #require(added[object: "item"]?["id"] as? String)
+            let path = "\(ARNotebook.base)/notebooks/\(id)/items/\(item)"
+            let key = try #require(HTTPField.Name("Idempotency-Key"))
+            #expect(try await client.send(.patch, path, json: ["text": "Porto. A"], token: token, headers: [.ifMatch: "\"1\"", key: "item-a"]).status == 200)
+            #expect(try await client.send(.patch, path, json: ["text": "Porto. B"], token: token, headers: [.ifMatch: "\"1\"", key: "item-b"]).status == 200)
+            let again = try await client.send(.patch, path, json: ["text": "Porto. A"], token: token, headers: [.ifMatch: "\"1\"", key: "item-a"])
+            #expect(again.status == 200)
+            #expect(again[object: "item"]?["text"] as? String == "Porto. B", "A's change is not made a second time over B's")
+            let page = try await client.send(.get, "\(ARNotebook.base)/notebooks/\(id)/pages/1", token: token)
+            #expect(((page[object: "page"])?["items"] as? [[String: any Sendable]])?.compactMap { $0["text"] as? String } == ["Porto. B"])
+        }
+    }
+
     @Test("deleting a page or a notebook asks first (428 with a token tied to what the user saw)")
     func confirmedDeletes() async throws {
         try await TestApp.run(yaml: ARNotebook.yaml()) { client, _ in

@@ -83,9 +83,16 @@ struct NotebookInserts: NotebookConcern {
     /// Moves, resizes or retypes an item. With `If-Match` naming an earlier version that history
     /// keeps, the change merges field by field into the item as it is (frame and text apart); the
     /// answer carries what a concurrent change to the same field had written.
+    /// With an Idempotency-Key, the same change sent again (a phone's outbox after a reload cut the
+    /// first answer off) is answered with the item as it is and not made again: made again on its old
+    /// If-Match, it replaced the text the other phone had written since.
     func updateItem(caller: String, id: String, itemID: String, frame: Frame?, text: String?,
-                    expectedVersion: Int64? = nil) async throws(BusError) -> FrameResult {
+                    expectedVersion: Int64? = nil, idempotencyKey: String? = nil) async throws(BusError) -> FrameResult {
         let (notebook, _, _) = try await access(caller: caller, id: id, writing: true)
+        let claim = idempotencyKey.map { key in
+            IdempotencyClaim(owner: caller, scope: "notebooks.item.edit", key: key,
+                             fingerprint: Secrets.sha256Hex("\(id)|\(itemID)|\(expectedVersion.map(String.init) ?? "-")|\(String(describing: frame))|\(text ?? "\u{0}")"))
+        }
         var clamped = false
         let newFrame = try frame.map { frame throws(BusError) -> Frame in
             let result = try layout.clamp(frame)
@@ -108,7 +115,12 @@ struct NotebookInserts: NotebookConcern {
                                + "kept (it is at version \(record.version)); reload it and apply your change again.", details: ["id": itemID, "version": String(record.version)])
             }
             return try await .write(retryingOn: [.preconditionFailed]) { () async throws(BusError) in
-                let saved = try await store.replace(edit.payload, in: NotebookStore.items, id: itemID, owner: notebook.owner, expectedVersion: record.version)
+                let (saved, replayed) = try await store.replaceOnce(edit.payload, in: NotebookStore.items, id: itemID, owner: notebook.owner,
+                                                                    expectedVersion: record.version, idempotency: claim)
+                if replayed {
+                    let now = try saved.decode(ItemData.self)
+                    return FrameResult(item: ItemJSON(saved, now), clamped: false, version: saved.version, replaced: nil)
+                }
                 let moved = newFrame != nil && edit.payload.frame != current.frame
                 if moved || (checkedText != nil && edit.payload.text != current.text) {
                     // Undo now takes back this change (the last thing done: a new text, a move or a

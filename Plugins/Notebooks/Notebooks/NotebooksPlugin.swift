@@ -207,7 +207,8 @@ public struct NotebooksPlugin: Plugin {
             let input = try await request.decodeJSON(ItemInput.self, context: context)
             guard input.frame != nil || input.text != nil else { throw Problem.badRequest("Send a 'frame', a 'text' or both.") }
             return try .json(try await service.inserts.updateItem(caller: identity.accountID, id: try Self.id(context), itemID: try Self.item(context),
-                                                          frame: input.frame, text: input.text, expectedVersion: try request.ifMatchVersion()))
+                                                          frame: input.frame, text: input.text, expectedVersion: try request.ifMatchVersion(),
+                                                          idempotencyKey: try request.idempotencyKey()))
         }
         try routes.add(.delete, "notebooks/{id}/items/{item}", summary: "Remove one item (not undoable)") { _, context, identity in
             try await service.inserts.deleteItem(caller: identity.accountID, id: try Self.id(context), itemID: try Self.item(context))
