@@ -10,7 +10,7 @@ import { keptKind } from "./kept.js";
 import "./kept-kinds.js";
 import "./kept-refused-kinds.js";
 import { refusedNotice } from "./kept-refused.js";
-import { announce, confirmAction, h } from "./ui.js";
+import { announce, confirmAction, h, PHONE } from "./ui.js";
 import { draftsSentence, unsavedDrafts } from "./drafts-unsaved.js";
 import { pending as pendingSignIn, readCallback } from "./oidc.js";
 import "./screen-signin.js";
@@ -495,12 +495,8 @@ class QuireApp extends HTMLElement {
     const sync = this.sync;
     this.sync = null;
     await sync?.forget().catch(() => {});
-    // Drafts, and what this account's phone did (Foreign Note's saved fields, Napkin's new notes, AR's last item for Undo).
-    for (const key of Object.keys(localStorage)) {
-      if (key.startsWith("quire.draft.") || ["quire.vocab.saved", "quire.notes.madeHere"].includes(key) || key.startsWith("quire.nb.lastMine.")) {
-        localStorage.removeItem(key);
-      }
-    }
+    // Drafts, and what this account's phone remembers of what it did (ui.js PHONE).
+    for (const key of Object.keys(localStorage)) if (key.startsWith("quire.draft.") || key.startsWith(PHONE)) localStorage.removeItem(key);
     // A dialog the account's screens left open (AR's Write, under the battery alert) goes with them,
     // not over the sign-in screen, taking what is typed there.
     for (const dialog of document.querySelectorAll("body > dialog[open]")) dialog.remove();

@@ -9,6 +9,7 @@ import { ApiError } from "./api.js";
 import { writeOf } from "./notebook-model.js";
 import { wrote } from "./notebook-overwrites.js";
 import { isLocal, newKey } from "./outbox.js";
+import { PHONE } from "./ui.js";
 
 /** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
 
@@ -68,7 +69,7 @@ export function queues(screen, path) {
 }
 
 /** Where this phone keeps, by notebook, the item it added or changed last: its Undo names it. */
-const LAST_MINE = "quire.nb.lastMine.";
+const LAST_MINE = `${PHONE}nb.lastMine.`;
 
 /**
  * Remembers the item `write` added or changed (what this phone's Undo takes back); a delete or an

@@ -3,11 +3,12 @@
  * note-back.js): the note's kind and path, the notes made on this page, the app's switches, the
  * note's photo (kept on the phone: picture-cache.js) and the photo's pinch-zoom. */
 import { BOUNDS, pictureURL } from "./picture-cache.js";
+import { PHONE, storedJSON } from "./ui.js";
 
 export const KIND = "notes.note";
 export const NOTES = "/api/v1/notes";
 /** Where `madeHere` is kept across reloads (signing out forgets it). */
-const MADE = "quire.notes.madeHere";
+const MADE = `${PHONE}notes.madeHere`;
 
 /** A set kept on the phone: a reload on a new note left untouched still drops it when it is left
  * (held in memory only, it stayed in the list as "Title" after a reload; walk8). @extends {Set<string>} */
@@ -38,12 +39,8 @@ class KeptSet extends Set {
 
 /** @returns {string[]} */
 function madeBefore() {
-  try {
-    const kept = JSON.parse(globalThis.localStorage?.getItem(MADE) ?? "[]");
-    return Array.isArray(kept) ? kept.filter((id) => typeof id === "string") : [];
-  } catch {
-    return [];
-  }
+  const kept = storedJSON(MADE, []);
+  return Array.isArray(kept) ? kept.filter((id) => typeof id === "string") : [];
 }
 
 /** Notes this phone made with "New note" and not touched yet: one left untouched is not kept. */

@@ -26,6 +26,24 @@ export function h(tag, props = {}, ...children) {
 }
 
 /** Says something to screen-reader users without moving focus. @param {string} text */
+/**
+ * What this account's phone remembers of what it did (not drafts): kept under one prefix, which
+ * signing out forgets (app.js). Foreign Note's saved fields, Napkin's new notes, AR's last item.
+ */
+export const PHONE = "quire.phone.";
+
+/**
+ * The JSON kept at `key` in localStorage, or `fallback` when there is none or it cannot be read.
+ * @template T @param {string} key @param {T} fallback @returns {T | any}
+ */
+export function storedJSON(key, fallback) {
+  try {
+    return JSON.parse(globalThis.localStorage?.getItem(key) ?? "null") ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
 export function announce(text) {
   let region = document.getElementById("announcer");
   if (!region) {

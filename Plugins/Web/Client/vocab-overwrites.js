@@ -9,12 +9,13 @@
  * after saving still tells it (held in memory only, a reload hid that the change was replaced).
  */
 import { overwrites } from "./notebook-overwrites.js";
+import { PHONE, storedJSON } from "./ui.js";
 
 const ENTRY = "vocabulary.entry";
 /** The fields followed, as a sentence names them, and its verb. @type {Record<string, [string, string]>} */
 const NAMES = { word: ["word", "was"], definitions: ["definitions", "were"], example: ["example", "was"], note: ["note", "was"] };
 /** Where what this phone saved is kept across reloads. */
-const KEPT = "quire.vocab.saved";
+const KEPT = `${PHONE}vocab.saved`;
 /** What this phone saved, by `entryId field` (the value as JSON). @type {Map<string, import("./notebook-overwrites.js").Mine>} */
 const mine = new Map(readKept());
 /** @type {WeakSet<import("./sync.js").Sync>} */
@@ -22,12 +23,8 @@ const following = new WeakSet();
 
 /** @returns {Array<[string, import("./notebook-overwrites.js").Mine]>} */
 function readKept() {
-  try {
-    const kept = JSON.parse(localStorage.getItem(KEPT) ?? "[]");
-    return Array.isArray(kept) ? kept.filter((pair) => Array.isArray(pair) && typeof pair[0] === "string" && typeof pair[1]?.text === "string") : [];
-  } catch {
-    return [];
-  }
+  const kept = storedJSON(KEPT, []);
+  return Array.isArray(kept) ? kept.filter((pair) => Array.isArray(pair) && typeof pair[0] === "string" && typeof pair[1]?.text === "string") : [];
 }
 
 function keep() {
