@@ -61,6 +61,16 @@ def name_dialog(page, name):
     page.wait_for_selector("dialog #name-input", state="detached")
 
 
+# IndexedDB's transactions told complete 1.5 s late (a busy phone), and back to normal.
+SLOW_STORAGE = """() => {
+  const plain = Object.getOwnPropertyDescriptor(IDBTransaction.prototype, "oncomplete");
+  window.quirePlainComplete = plain;
+  Object.defineProperty(IDBTransaction.prototype, "oncomplete", { configurable: true, get() { return plain.get.call(this); },
+    set(f) { plain.set.call(this, f && ((event) => setTimeout(() => f.call(this, event), 1500))); } });
+}"""
+QUICK_STORAGE = "() => Object.defineProperty(IDBTransaction.prototype, 'oncomplete', window.quirePlainComplete)"
+
+
 def add_word(page, word, definitions, languages="", tags=(), new_tag=None):
     page.click("text=Add word")
     page.wait_for_selector("#entry-word")
@@ -101,7 +111,11 @@ def collections_and_words(page, server):
     _, collections, _ = call(server, "GET", f"{V}/collections", token=token)
     check("a new collection, renamed, is on the server", [c["name"] for c in collections["items"]] == ["French"], collections)
 
+    # On a slow phone (its storage answering 1.5 s late), Save tapped as the New tag dialog closes,
+    # before the phone has kept the new tag: once, in CI, the word was saved without it.
+    page.evaluate(SLOW_STORAGE)
     add_word(page, "crème brûlée", ["custard dessert", "burnt cream"], "fr", new_tag="food")
+    page.evaluate(QUICK_STORAGE)
     page.click("text=‹ French")
     add_word(page, "crème", ["cream"], "fr", tags=["food"])
     page.click("text=‹ French")
@@ -113,7 +127,8 @@ def collections_and_words(page, server):
     check("four words on the server, with their definitions, languages and tags",
           sorted(i["word"] for i in items) == ["bonjour", "crème", "crème brûlée", "crémerie"]
           and next(i for i in items if i["word"] == "crème brûlée")["definitions"] == ["custard dessert", "burnt cream"]
-          and next(i for i in items if i["word"] == "crème")["tagNames"] == ["food"], items)
+          and next(i for i in items if i["word"] == "crème")["tagNames"] == ["food"]
+          and next(i for i in items if i["word"] == "crème brûlée")["tagNames"] == ["food"], items)
     screen(page, "a word", "entry")
 
     # A related word: a chip that opens it, on both entries.
@@ -127,7 +142,8 @@ def collections_and_words(page, server):
     brulee = next(i for i in browse(server, token) if i["word"] == "crème brûlée")
     _, full, _ = call(server, "GET", f"{V}/entries/{brulee['id']}", token=token)
     creme = next(i for i in browse(server, token) if i["word"] == "crème")
-    check("a related word is on the server", full["relations"] == [{"kind": "related", "entry": creme["id"]}], full)
+    check("a related word is on the server, and the word keeps its tag", full["relations"] == [{"kind": "related", "entry": creme["id"]}]
+          and next(i for i in browse(server, token) if i["word"] == "crème brûlée")["tagNames"] == ["food"], full)
     page.click("section.relations a.link-chip:has-text('crème')")
     page.wait_for_selector("vocab-entry h1:text-is('crème')")
     page.wait_for_selector("section.relations a.link-chip:has-text('crème brûlée')", timeout=10_000)
@@ -294,7 +310,17 @@ def searching(page, server, token):
     page.click("summary:has-text('Filters')")
     food = "button.chip[aria-label^='food']"
     page.click(food)
-    page.wait_for_function("() => document.querySelectorAll('vocab-search ul.entries li').length === 3")
+    try:
+        page.wait_for_function("() => document.querySelectorAll('vocab-search ul.entries li').length === 3")
+    except PlaywrightError:
+        # Once, in CI, the list stayed at crème and crémerie. Which side dropped crème brûlée: the
+        # server's own answer to the same search, and the word's record, are printed with the failure.
+        tag = page.evaluate("() => new URLSearchParams(location.hash.split('?')[1]).get('all')")
+        answer = [i["word"] for i in browse(server, token, f"&all={tag}")]
+        brulee = [(i["word"], i["tagNames"]) for i in browse(server, token) if i["word"] == "crème brûlée"]
+        check("tag filter “must have food”: the three food words", False, {"server": answer, "record": brulee,
+                                                                            "shown": page.text_content("vocab-search [role=status]")})
+        raise
     check("tag filter “must have food”: the three food words", True)
     page.click(food)
     page.click(food)

@@ -294,9 +294,11 @@ export class EntryForm extends VocabElement {
         if (existing) {
           chosen.add(existing.id);
         } else {
+          // Chosen before the phone has kept it (IndexedDB can take a second on a busy phone): a Save
+          // tapped meanwhile saved the word without its new tag. The write shows the tag at once.
           const id = localId();
-          await this.ctx.sync.write({ method: "POST", path: `${V}/tags`, body: { name }, kind: TAG, id });
           chosen.add(id);
+          void this.ctx.sync.write({ method: "POST", path: `${V}/tags`, body: { name }, kind: TAG, id });
         }
         drawTags();
       } }, "New tag"));
