@@ -509,6 +509,33 @@ def deleting_after_confirming(page, server, token):
           and not page.is_visible("vocab-collections .big-link:has-text('Scratch')"), (asked, names))
 
 
+def slow_phone(page, server, token):
+    """Save tapped twice on a busy phone (its storage answering 1.5 s late): one word, and its screen
+    at once. The form used to wait for IndexedDB under the person's finger, and a second tap made the
+    word again."""
+    page.goto("/#/")
+    page.click("text=New collection")
+    name_dialog(page, "Slow")
+    page.wait_for_selector("vocab-collection h1:has-text('Slow')")
+    page.click("text=Add word")
+    page.fill("#entry-word", "la poire")
+    page.fill("#entry-definitions", "the pear")
+    page.evaluate(SLOW_STORAGE)
+    page.evaluate("""() => {
+      const save = document.querySelector("vocab-entry-form form button[type=submit]");
+      save.click();
+      setTimeout(() => save.click(), 250);
+    }""")
+    page.wait_for_selector("vocab-entry h1:has-text('la poire')")
+    page.wait_for_timeout(2_000)  # the second tap's write, were there one, queued too
+    page.evaluate(QUICK_STORAGE)
+    settled(page)
+    words = [i["word"] for i in browse(server, token, "&collection=Slow")]
+    check("Save tapped twice on a busy phone makes the word once", words == ["la poire"], words)
+    collection = next(c for c in call(server, "GET", f"{V}/collections", token=token)[1]["items"] if c["name"] == "Slow")
+    call(server, "DELETE", f"{V}/collections/{collection['id']}", token=token)
+
+
 def eventually(page, condition, timeout=10_000):
     """Waits for a JavaScript condition; answers whether it came true."""
     try:
@@ -1148,6 +1175,7 @@ def main():
             undo(page, server, token)
             tags_and_files(page, server, token, data)
             deleting_after_confirming(page, server, token)
+            slow_phone(page, server, token)
             two_devices_offline(browser, server, page, token)
             phone_sized(page, server, token)
             paging(page, server, token)

@@ -215,7 +215,10 @@ export class Sync extends EventTarget {
   /**
    * Queues a write and shows it at once; it is sent when the network allows. `key` is given when
    * the same request may already have reached the server (sent directly, then its answer lost).
-   * Answers the write's key: its "settled" event (below) names it, so a screen can say what became of it.
+   * Answers the write's key at once: its "settled" event (below) names it, so a screen can say what
+   * became of it. The screen does not wait for IndexedDB, which can take a second on a busy phone:
+   * a Save that waited left its form under the person's finger, and a tag chosen after the wait
+   * was missed by a Save tapped meanwhile. The journal keeps the write across a reload until then.
    * @param {Omit<import("./outbox.js").Write, "key" | "attempts"> & {key?: string}} write
    * @returns {Promise<string>}
    */
@@ -234,6 +237,16 @@ export class Sync extends EventTarget {
     // the server was told).
     this.writes.push(queued);
     this.changed();
+    void this.enqueue(queued);
+    return queued.key;
+  }
+
+  /**
+   * Puts a queued write in IndexedDB, then lets it be sent. IndexedDB runs its transactions in the
+   * order they were opened, so writes keep their order (their seq) without waiting on each other.
+   * @param {import("./outbox.js").Write} queued
+   */
+  async enqueue(queued) {
     const seq = await /** @type {Database} */ (this.db).enqueue(queued);
     // Out of the journal before it can be sent (its seq): a write sent is never replayed.
     this.journal?.remove([queued.key]);
@@ -242,7 +255,6 @@ export class Sync extends EventTarget {
     const held = this.writes.find((w) => w.key === queued.key);
     if (held) held.seq = seq;
     this.drain();
-    return queued.key;
   }
 
   /** Sends queued writes in order until one cannot be sent now. */
