@@ -146,6 +146,30 @@ struct AlbumAPITests {
         }
     }
 
+    @Test("a caption change sent again with its Idempotency-Key is answered with the photo as it is, not merged again over a later one")
+    func editSentAgain() async throws {
+        let jpeg = try await photos.jpeg(seed: 7)
+        try await IRemember.run { client, _ in
+            let token = try await client.getStarted()
+            let id = try #require(try await client.addPhoto(jpeg, token: token)[string: "id"])
+            let path = "/api/v1/album/photos/\(id)"
+            let key = HTTPField.Name("Idempotency-Key")!
+            let a = try await client.send(.patch, path, json: ["notes": "Mum at the beach"], token: token, headers: [.ifMatch: "\"1\"", key: "edit-a"])
+            #expect(a.status == 200)
+            let b = try await client.send(.patch, path, json: ["notes": "Mum and Dad at the beach"], token: token, headers: [.ifMatch: "\"1\"", key: "edit-b"])
+            #expect((b.json["replaced"] as? [String: any Sendable])?["notes"] as? String == "Mum at the beach", "the later change says what it replaced")
+            // The first phone's outbox sends its change again (a reload cut its answer off).
+            let again = try await client.send(.patch, path, json: ["notes": "Mum at the beach"], token: token, headers: [.ifMatch: "\"1\"", key: "edit-a"])
+            #expect(again.status == 200)
+            #expect(again["notes"] == "Mum and Dad at the beach", "the photo as it is: the first change is not made a second time")
+            #expect(again.json["replaced"] == nil)
+            #expect(again.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            #expect(try await client.send(.get, path, token: token)["notes"] == "Mum and Dad at the beach")
+            let reused = try await client.send(.patch, path, json: ["notes": "something else"], token: token, headers: [key: "edit-a"])
+            #expect(reused.status == 409, "the key reused for another change")
+        }
+    }
+
     @Test("editing tags, time and location moves a photo between searches, folders and counts; deleting removes it")
     func editAndDelete() async throws {
         try await IRemember.run { client, _ in

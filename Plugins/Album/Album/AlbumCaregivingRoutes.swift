@@ -153,7 +153,7 @@ extension AlbumPlugin {
             return try .json(PhotoJSON(record, try record.decode(PhotoData.self)), status: .created,
                              headers: [.eTag: "\"\(record.version)\""])
         }
-        try routes.add(.patch, "helping/{owner}/photos/{id}", summary: "A caregiver changes a photo's caption (notes), tags or time taken; If-Match. "
+        try routes.add(.patch, "helping/{owner}/photos/{id}", summary: "A caregiver changes a photo's caption (notes), tags or time taken; If-Match; honours Idempotency-Key. "
                        + "A new caption keeps who wrote it (captionBy)") {
             request, context, identity in
             var request = request
@@ -163,8 +163,9 @@ extension AlbumPlugin {
             if input.locationGiven { throw Problem.invalid("A helper changes the caption, tags and time; the place stays the owner's.", field: "location") }
             let edit = AlbumService.Edit(notes: input.notes, tags: input.tags, takenAt: input.takenAt, location: nil,
                                          by: Contributor(account: identity.accountID, name: grant.name))
-            let edited = try await service.edit(owner: owner, id: try Self.id(context), edit, expectedVersion: try request.ifMatchVersion())
-            return try PhotoJSON.response(edited.record, replaced: edited.replaced, replacedBy: edited.replacedBy)
+            let edited = try await service.edit(owner: owner, id: try Self.id(context), edit, expectedVersion: try request.ifMatchVersion(),
+                                                idempotencyKey: try request.idempotencyKey())
+            return try PhotoJSON.response(edited.record, replaced: edited.replaced, replacedBy: edited.replacedBy, replayed: edited.replayed)
         }
         try routes.add(.post, "helping/{owner}/restore", summary: "A caregiver: a one-time link (15 minutes, 3 an hour) that signs a new or wiped phone "
                        + "in as the album's owner: {origin?} → {token, path /#/restore/TOKEN, expiresAt, qrSVG}") { request, context, identity in

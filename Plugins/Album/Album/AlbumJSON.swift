@@ -132,11 +132,13 @@ struct PhotoJSON: Encodable, VersionedRepresentation {
                       marked: base + "/marked")
     }
 
-    static func response(_ record: Record, replaced: [String: JSONValue] = [:], replacedBy: String? = nil) throws -> Response {
+    static func response(_ record: Record, replaced: [String: JSONValue] = [:], replacedBy: String? = nil, replayed: Bool = false) throws -> Response {
         var json = PhotoJSON(record, try record.decode(PhotoData.self))
         json.replaced = replaced.isEmpty ? nil : replaced
         json.replacedBy = replaced.isEmpty ? nil : replacedBy
-        return try .json(json, headers: [.eTag: "\"\(record.version)\""])
+        var headers: HTTPFields = [.eTag: "\"\(record.version)\""]
+        if replayed { headers[.idempotentReplayed] = "true" }
+        return try .json(json, headers: headers)
     }
 }
 

@@ -186,7 +186,7 @@ public struct AlbumPlugin: Plugin {
         try routes.add(.get, "photos/{id}", summary: "One photo with its notes, tags, time taken and place") { _, context, identity in
             try PhotoJSON.response(try await service.photo(owner: identity.accountID, id: try Self.id(context)))
         }
-        try routes.add(.patch, "photos/{id}", summary: "Change notes, tags, takenAt or location ({latitude, longitude} or null); If-Match") {
+        try routes.add(.patch, "photos/{id}", summary: "Change notes, tags, takenAt or location ({latitude, longitude} or null); If-Match; honours Idempotency-Key") {
             request, context, identity in
             var request = request
             let input = try await request.decodeJSON(EditInput.self, context: context)
@@ -196,8 +196,8 @@ public struct AlbumPlugin: Plugin {
             }
             let edit = AlbumService.Edit(notes: input.notes, tags: input.tags, takenAt: input.takenAt, location: location)
             let edited = try await service.edit(owner: identity.accountID, id: try Self.id(context), edit,
-                                                expectedVersion: try request.ifMatchVersion())
-            return try PhotoJSON.response(edited.record, replaced: edited.replaced, replacedBy: edited.replacedBy)
+                                                expectedVersion: try request.ifMatchVersion(), idempotencyKey: try request.idempotencyKey())
+            return try PhotoJSON.response(edited.record, replaced: edited.replaced, replacedBy: edited.replacedBy, replayed: edited.replayed)
         }
         try routes.add(.delete, "photos/{id}", summary: "Delete a photo (its image goes when nothing else holds it)") { request, context, identity in
             let id = try Self.id(context)

@@ -6,6 +6,7 @@ import Logging
 import MediaAPI
 import PluginKit
 import SafeFetch
+import Secrets
 import StorageAPI
 
 /// iRemember's album: photos with their time taken, notes, tags, mark-up and place; tag and time
@@ -279,8 +280,12 @@ struct AlbumService: Sendable {
         return record
     }
 
-    func edit(owner: String, id: String, _ edit: Edit, expectedVersion: Int64?) async throws(BusError)
-        -> (record: Record, replaced: [String: JSONValue], replacedBy: String?) {
+    /// Changes notes, tags, time or place; merged by field into what changed since `expectedVersion`.
+    /// Once per `idempotencyKey`: the same edit sent again (a phone's outbox after a reload cut the
+    /// first answer off) is answered with the photo as it is (`replayed`), not merged again over what
+    /// another phone or a helper wrote since.
+    func edit(owner: String, id: String, _ edit: Edit, expectedVersion: Int64?, idempotencyKey: String? = nil) async throws(BusError)
+        -> (record: Record, replaced: [String: JSONValue], replacedBy: String?, replayed: Bool) {
         try Self.checkNotes(edit.notes)
         let tags = try edit.tags.map { tags throws(BusError) in try TagRules.normalize(tags) }
         let time = try edit.takenAt.map { text throws(BusError) in
@@ -298,7 +303,11 @@ struct AlbumService: Sendable {
             placed = probe
         }
         let relocated = placed
-        let record = try await commit(owner: owner, id: id, expectedVersion: expectedVersion) { current throws(BusError) in
+        let claim = idempotencyKey.map { key in
+            IdempotencyClaim(owner: owner, scope: "\(Self.photos).edit", key: key,
+                             fingerprint: Secrets.sha256Hex("\(id)|\(expectedVersion.map(String.init) ?? "-")|\(String(describing: edit))"))
+        }
+        let record = try await commit(owner: owner, id: id, expectedVersion: expectedVersion, idempotency: claim) { current throws(BusError) in
             guard var photo = current else { throw BusError(.notFound, "This photo is not in your album: it was deleted, maybe on another device.") }
             if let notes = edit.notes, notes != photo.notes {
                 photo.notes = notes
@@ -313,9 +322,13 @@ struct AlbumService: Sendable {
             }
             return photo
         }
-        guard let saved = record.record else { throw BusError(.internal, "The photo was not stored.") }
+        guard let saved = record.record else {
+            if record.replayed { throw BusError(.notFound, "This photo was changed with this Idempotency-Key and has since been deleted.") }
+            throw BusError(.internal, "The photo was not stored.")
+        }
+        if record.replayed { return (saved, [:], nil, true) }
         if let location = edit.location { await geotag(owner: owner, id: id, location) }
-        return (saved, record.replaced, record.replacedBy)
+        return (saved, record.replaced, record.replacedBy, false)
     }
 
     func setMarkup(owner: String, id: String, sha256: String?, expectedVersion: Int64?) async throws(BusError) -> Record {
