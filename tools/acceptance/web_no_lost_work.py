@@ -237,6 +237,11 @@ def two_phones(browser, server, username):
           (b.input_value("#note-title"), b.input_value("#note-text")))
     settled(a)
     settled(b)
+    # The title B gave it reaches A, and A's screen heading (a screen reader's name for the screen) with it.
+    renamed = eventually(a, "() => document.querySelector('#note-title')?.value === 'Shared list'"
+                            " && document.querySelector('note-editor h1')?.textContent === 'Note “Shared list”'")
+    check("…and the other phone's heading names the note by its new title, not the one it opened with", renamed,
+          a.text_content("note-editor h1"))
 
     # B replaces the text A typed: A follows, is told, and brings its text back in one tap.
     b.fill("#note-text", "from B")

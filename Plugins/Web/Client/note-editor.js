@@ -120,10 +120,20 @@ export class NoteEditor extends ScreenElement {
       return;
     }
     this.followed?.follow(note);
+    this.nameHeading();
     const photo = this.querySelector(".photo");
     if (photo && photo.getAttribute("data-photo") !== this.photoKey(note)) this.renderPhoto(note);
     /** @type {NoteVoice | null} */ (this.querySelector("note-voice"))?.update(note);
     showPhotoText(this.querySelector(".photo-text"), note);
+  }
+
+  /** The screen's heading names the note by the title it shows now (typed here, or changed on
+   * another phone): a screen reader's list of headings kept the name the note opened with. */
+  nameHeading() {
+    const heading = this.querySelector("#note-heading");
+    const title = /** @type {HTMLInputElement | null} */ (this.querySelector("#note-title"))?.value.trim() ?? "";
+    const name = title ? `Note “${title}”` : "New note";
+    if (heading && heading.textContent !== name) heading.textContent = name;
   }
 
   /** The voice note (voice-note.js): what is being typed is queued before the recording. */
@@ -194,6 +204,7 @@ export class NoteEditor extends ScreenElement {
       input.id = `note-${name}`;
       followed.field(name, input, { value: (record) => fieldValue(record, name),
         parse: name === "category" ? (text) => text.trim() || null : undefined });
+      if (name === "title") input.addEventListener("change", () => this.nameHeading());
       return [h("label", { for: input.id }, label), input];
     };
     const photo = h("div", { class: "photo" });
@@ -207,7 +218,7 @@ export class NoteEditor extends ScreenElement {
     };
     this.form = h("main", { class: "screen editor" },
       // Named for the status area as the screen opens (coming back from the back, too).
-      h("h1", { class: "visually-hidden" }, note.title ? `Note “${note.title}”` : "New note"),
+      h("h1", { class: "visually-hidden", id: "note-heading" }, note.title ? `Note “${note.title}”` : "New note"),
       h("div", { class: "toolbar" },
         h("a", { href: "#/notes", class: "button secondary", "aria-label": "Back to the notes" }, "‹ Notes"),
         h("a", { href: `#/notes/${encodeURIComponent(note.id)}/back`, class: "button primary" }, "Flip to draw")),
