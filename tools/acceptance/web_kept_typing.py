@@ -269,6 +269,20 @@ def notices_whole(a, server, token, nid):
     cut = a.evaluate(WHOLE)
     check(f"{what}: at 390×844 every notice's buttons are whole in view (“Keep my text as a new text” was cut off)", not cut, cut)
     webwalk.shot(a, "kept-typing", "ar-notebook-two-notices")
+    # A small phone (375×560): the two notices take more than the header's half of the screen and
+    # scroll inside it. "More below" shows until the last one is in view (nothing showed it scrolled).
+    a.set_viewport_size({"width": 375, "height": 560})
+    a.wait_for_timeout(300)
+    cue = ("() => { const box = document.querySelector('header.bar .notices');"
+           " return [box.scrollHeight > box.clientHeight + 4, box.classList.contains('more-below'),"
+           " getComputedStyle(box, '::after').content]; }")
+    before = a.evaluate(cue)
+    webwalk.shot(a, "kept-typing", "ar-notebook-two-notices-small-phone")
+    a.evaluate("() => { const box = document.querySelector('header.bar .notices'); box.scrollTop = box.scrollHeight; }")
+    a.wait_for_timeout(300)
+    after = a.evaluate(cue)
+    check(f"{what}: on a small phone the notices scroll, and “More below” says so until the last one is in view",
+          before[:2] == [True, True] and "More below" in before[2] and not after[1], (before, after))
     a.set_viewport_size({"width": 844, "height": 390})
     a.evaluate("window.scrollTo(0, 0)")
     a.wait_for_timeout(500)

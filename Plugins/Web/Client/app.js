@@ -34,6 +34,15 @@ class QuireApp extends HTMLElement {
     /** Sentences waiting for the user's OK: kept across screens, shown in the sticky header so
      * they are in view wherever the page is scrolled. */
     this.notices = h("div", { class: "notices" });
+    // Notices past the header's half of the screen scroll inside it: "More below" says so until the
+    // last one is in view (a second notice's buttons were below the fold with nothing to show it).
+    const moreBelow = () => {
+      const box = this.notices;
+      box.classList.toggle("more-below", box.scrollHeight - box.scrollTop - box.clientHeight > 4);
+    };
+    this.notices.addEventListener("scroll", moreBelow, { passive: true });
+    new MutationObserver(moreBelow).observe(this.notices, { childList: true, subtree: true, characterData: true });
+    new ResizeObserver(moreBelow).observe(this.notices);
     /** Where each screen was scrolled, so coming back to a list finds the row the user left. @type {Map<string, number>} */
     this.scrolls = new Map();
     this.shownHash = "";
