@@ -7,7 +7,7 @@ import Testing
 /// on a clock the test moves.
 @Suite("Foreign Note: statistics and fitted parameters")
 struct VocabularyStatisticsTests {
-    static let yaml = TestApp.yaml(extraPlugins: "  vocabulary: { review_fuzz: false, review_fit_min_reviews: 10 }\n")
+    static let yaml = TestApp.yaml(extraPlugins: "  vocabulary: { review_fuzz: false, review_fit_min_reviews: 10, undo_seconds: 60 }\n  sync: {}\n")
     static let base = "/api/v1/vocabulary"
 
     func review(_ api: APIClient, _ token: String, _ entry: String, _ rating: String) async throws {
@@ -58,6 +58,29 @@ struct VocabularyStatisticsTests {
             let bucket = intervals.first { $0["label"] as? String == "8–14 days" }
             #expect(bucket?["reviewed"] as? Int == 2 && bucket?["recalled"] as? Int == 1, "\(intervals)")
             #expect(counts(stats["forecast"])[0] == 2, "the overdue learning card and the lapsed one are due today")
+
+            // A word deleted, and a collection deleted: their cards are not coming up, in the undo
+            // window (kept for an Undo) nor after it (gone with the word).
+            func upcoming() async throws -> [Int] { counts(try await api.send(.get, "\(Self.base)/review/statistics", token: token).json["forecast"]) }
+            let before = try await upcoming()
+            #expect(try await api.send(.delete, "\(Self.base)/entries/\(entries[2])", token: token).status == 204)
+            let spanish = try await api.make("collections", ["name": "Spanish"], token: token)
+            let uno = try await api.make("entries", ["collection": spanish, "word": "uno", "definitions": ["one"]], token: token)
+            try await review(api, token, uno, "good")
+            #expect(try await upcoming()[0] == before[0], "today: the lapsed card and uno's, not the deleted word's (\(before))")
+            #expect(try await api.send(.delete, "\(Self.base)/collections/\(spanish)", token: token).status == 204)
+            #expect(try await upcoming().reduce(0, +) == before.reduce(0, +) - 1, "neither the deleted word's card nor the deleted collection's")
+            clock.advance(by: 120)  // past the undo window: the janitor empties the trash
+            token = try await signIn(api, "ada")
+            var cardsGone = 0
+            for _ in 0..<100 where cardsGone < 2 {
+                let feed = try await api.send(.get, "/api/v1/sync/changes?limit=500", token: token).items
+                cardsGone = feed.filter { $0["kind"] as? String == "vocabulary.card" && $0["deleted"] as? Bool == true }.count
+                if cardsGone < 2 { try await Task.sleep(for: .milliseconds(200)) }
+            }
+            let feed = try await api.send(.get, "/api/v1/sync/changes?limit=500", token: token).items
+            #expect(cardsGone == 2, "the deleted word's card and the deleted collection's are deleted for good: \(feed.map { "\($0["kind"] ?? "") \($0["deleted"] ?? "")" })")
+            #expect(try await upcoming().reduce(0, +) == before.reduce(0, +) - 1)
 
             let (bob, _) = try await api.signUp("bob")
             let theirs = try await api.send(.get, "\(Self.base)/review/statistics", token: bob).json

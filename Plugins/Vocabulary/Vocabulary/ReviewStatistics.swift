@@ -85,11 +85,15 @@ extension ReviewService {
         var forecast = Array(repeating: 0, count: 30)
         cursor = nil
         let forecastEnd = dayStart.addingTimeInterval(30 * 86_400)
+        // The cards of words deleted within the undo window (kept for an Undo) and of collections
+        // being deleted are not coming up: review skips them. Their cards go when the word or the
+        // collection is gone for good (the trash's purge, the collection's).
+        let gone = try await service.goneWords(owner: owner)
         repeat {
             let page = try await store.query(RecordQuery(collection: C.cards, owner: owner, filters: [Filter("due", .lt, .string(JSONWriter.iso8601(forecastEnd)))],
                                                          order: [SortKey("due")], limit: RecordQuery.maxLimit, cursor: cursor))
             for record in page.records {
-                guard let card = try? record.decode(CardData.self) else { continue }
+                guard let card = try? record.decode(CardData.self), !gone.entries.contains(card.entry), !gone.collections.contains(card.collection) else { continue }
                 forecast[min(max(dayIndex(card.due), 0), 29)] += 1
             }
             cursor = page.nextCursor

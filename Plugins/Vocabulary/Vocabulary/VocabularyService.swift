@@ -76,6 +76,28 @@ struct VocabularyService: Sendable {
         try await store.query(RecordQuery(collection: C.purging, owner: owner, limit: RecordQuery.maxLimit)).records.map(\.id)
     }
 
+    /// The owner's words deleted and still in the undo window, and collections being deleted: their
+    /// cards are still stored, and are not coming up for review.
+    func goneWords(owner: String) async throws(BusError) -> (entries: Set<String>, collections: Set<String>) {
+        var entries: Set<String> = []
+        var cursor: String?
+        repeat {
+            let page = try await store.query(RecordQuery(collection: C.trash, owner: owner, limit: RecordQuery.maxLimit, cursor: cursor))
+            for record in page.records where (try? record.decode(TrashData.self))?.entry != nil { entries.insert(record.id) }
+            cursor = page.nextCursor
+        } while cursor != nil
+        return (entries, Set(try await purgingCollections(owner: owner)))
+    }
+
+    /// Deletes the review cards matching `filter` (a word gone for good, a collection's words).
+    private func deleteCards(owner: String, _ filter: Filter) async throws(BusError) {
+        while true {
+            let page = try await store.query(RecordQuery(collection: C.cards, owner: owner, filters: [filter], limit: 200))
+            if page.records.isEmpty { return }
+            _ = try await store.write(WriteBatch(page.records.map { .delete(collection: C.cards, id: $0.id, owner: owner, expectedVersion: nil) }))
+        }
+    }
+
     /// A pending purge's collection name and when it was asked for; nil when it is not pending.
     func pendingPurge(owner: String, collection id: String) async throws(BusError) -> (name: String, requestedAt: Date)? {
         guard let record = try await store.get(collection: C.purging, id: id, owner: owner) else { return nil }
@@ -128,6 +150,8 @@ struct VocabularyService: Sendable {
             }
             try await flush()
         }
+        // Their review cards go too (kept until now, they counted in Statistics' forecast for good).
+        try await deleteCards(owner: owner, Filter("collection", .eq, .string(id)))
         do {
             try await store.delete(from: C.purging, id: id, owner: owner)
         } catch where error.code == .notFound {
@@ -372,6 +396,7 @@ struct VocabularyService: Sendable {
         let now = now ?? clock.now()
         var purged = 0
         let expired = now.timeIntervalSince1970 - undoWindow
+        var expiredWords: [(owner: String, entry: String)] = []
         var cursor: String?
         repeat {
             let page = try await store.query(RecordQuery(collection: C.trash, owner: nil, filters: [Filter("deletedAt", .lt, .number(expired))],
@@ -379,6 +404,7 @@ struct VocabularyService: Sendable {
             var operations: [WriteOperation] = []
             for record in page.records {
                 var trash = try record.decode(TrashData.self)
+                if trash.entry != nil { expiredWords.append((record.owner, record.id)) }
                 if trash.deletedAt < now.timeIntervalSince1970 - undoWindow - Self.tombstoneKeep {
                     operations.append(.delete(collection: C.trash, id: record.id, owner: record.owner, expectedVersion: record.version))
                 } else if trash.entry != nil {
@@ -388,6 +414,10 @@ struct VocabularyService: Sendable {
                 }
             }
             if !operations.isEmpty { _ = try await store.write(WriteBatch(operations)) }
+            // The word is gone for good: its review cards go (kept for the undo window, they
+            // counted in Statistics' forecast and filled review's due queue with words it skips).
+            for (owner, entry) in expiredWords { try await deleteCards(owner: owner, Filter("entry", .eq, .string(entry))) }
+            expiredWords = []
             purged += operations.count
             cursor = page.nextCursor
         } while cursor != nil
