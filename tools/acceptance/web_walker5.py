@@ -103,6 +103,14 @@ def toast(browser, server):
       return t.top >= 0 && t.bottom <= innerHeight; }""")
     check(f"{what}: …and it is in sight", inside, None)
     screen(a, "walker5", "ar toast over the page", "ar-toast")
+    # Turned to the cover while it shows (a text just added: its toast has 4 s to go): it was of
+    # page 1, and went on over the next page.
+    write_text(a, "Buy a pen")
+    a.wait_for_selector("body > .toast", timeout=10_000)
+    a.click("[aria-label='Previous page']")
+    a.wait_for_timeout(300)
+    check(f"{what}: …and it goes as the page turns, not left over the next one", a.locator("body > .toast").count() == 0,
+          a.locator("body > .toast").all_text_contents())
     context.close()
 
 

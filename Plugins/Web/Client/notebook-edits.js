@@ -41,6 +41,11 @@ export function say(text) {
   }, 4000);
 }
 
+/** The toast goes as the page turns: what it said was of the page left, and it stayed over the next one. */
+export function dismissToast() {
+  document.querySelector("body > .toast")?.remove();
+}
+
 /** Where the toast shows: the visible part of the notebook's page, else under the header. @param {HTMLElement} toast */
 function placeToast(toast) {
   const header = document.querySelector("header.bar")?.getBoundingClientRect();

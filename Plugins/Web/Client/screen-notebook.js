@@ -28,7 +28,7 @@
  * `notebook-drafts.js` and `notebook-model.js`.
  */
 import { NotebookElement } from "./notebook-element.js";
-import { addPage, blobURL, colour, deletePage, editCover, itemMenu, paste, picturePicker, share, undo, waitingWhat, write } from "./notebook-edits.js";
+import { addPage, blobURL, colour, deletePage, dismissToast, editCover, itemMenu, paste, picturePicker, share, undo, waitingWhat, write } from "./notebook-edits.js";
 import { movable, swipes } from "./notebook-gestures.js";
 import { AcceptScreen, NotebooksScreen, WelcomeScreen } from "./notebook-lists.js";
 import { freeSlots, localContent, waitingFor } from "./notebook-model.js";
@@ -368,6 +368,7 @@ export class BookScreen extends NotebookElement {
     const next = Math.max(0, Math.min(count, this.target + by));
     if (next === this.target) return;
     this.target = next;
+    dismissToast();
     const sheet = this.book?.querySelector(".sheet");
     // Each turn finishes once, at the end of its animation or after 700 ms, whichever comes first;
     // a turn overtaken by a later one never finishes (its timer must not undo the later turn).
