@@ -218,7 +218,8 @@ export class Sync extends EventTarget {
    * Answers the write's key at once: its "settled" event (below) names it, so a screen can say what
    * became of it. The screen does not wait for IndexedDB, which can take a second on a busy phone:
    * a Save that waited left its form under the person's finger, and a tag chosen after the wait
-   * was missed by a Save tapped meanwhile. The journal keeps the write across a reload until then.
+   * was missed by a Save tapped meanwhile. The journal keeps the write across a reload until then;
+   * a write it cannot keep (a Blob) is answered once IndexedDB holds it, as before.
    * @param {Omit<import("./outbox.js").Write, "key" | "attempts"> & {key?: string}} write
    * @returns {Promise<string>}
    */
@@ -232,12 +233,15 @@ export class Sync extends EventTarget {
       if (mentions(queued, local)) queued = resolveId([queued], local, real)[0];
     }
     // Kept synchronously first (journal.js): a reload before IndexedDB holds it finds it there.
-    this.journal?.add(queued);
+    const journalled = this.journal?.add(queued) ?? false;
     // Counted and shown at once; sent once IndexedDB holds it (a crash meanwhile loses nothing
     // the server was told).
     this.writes.push(queued);
     this.changed();
-    void this.enqueue(queued);
+    const kept = this.enqueue(queued);
+    // What the journal cannot keep (a photo's upload, a Blob; a full storage) is waited for: the
+    // screen goes on only once IndexedDB holds it, so a reload after it loses nothing.
+    if (!journalled) await kept;
     return queued.key;
   }
 
