@@ -242,6 +242,8 @@ export class Sync extends EventTarget {
     // What the journal cannot keep (a photo's upload, a Blob; a full storage) is waited for: the
     // screen goes on only once IndexedDB holds it, so a reload after it loses nothing.
     if (!journalled) await kept;
+    // Else IndexedDB failing leaves the write in the journal, added to the outbox at the next start.
+    else kept.catch((error) => console.warn("quire: the outbox could not keep a write; the journal holds it until the next start", error));
     return queued.key;
   }
 
