@@ -31,7 +31,7 @@ on phones of 390×844:
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 
-    python3 tools/acceptance/web_walker5.py --binary .build/debug/quire [--only full,toast,flick,slot]
+    python3 tools/acceptance/web_walker5.py --binary .build/debug/quire [--only full,toast,flick,slot,turnrace]
 """
 import os
 import sys
@@ -105,12 +105,54 @@ def toast(browser, server):
     screen(a, "walker5", "ar toast over the page", "ar-toast")
     # Turned to the cover while it shows (a text just added: its toast has 4 s to go): it was of
     # page 1, and went on over the next page.
+    a.evaluate("document.querySelector('body > .toast')?.remove()")  # the last one's, not this text's
     write_text(a, "Buy a pen")
     a.wait_for_selector("body > .toast", timeout=10_000)
     a.click("[aria-label='Previous page']")
     a.wait_for_timeout(300)
     check(f"{what}: …and it goes as the page turns, not left over the next one", a.locator("body > .toast").count() == 0,
           a.locator("body > .toast").all_text_contents())
+    context.close()
+
+
+HOLD_PULLS = """() => { window.__held = []; window.__hold = true; const send = window.fetch;
+  window.fetch = (input, init) => String(input?.url ?? input).includes('/sync/changes') && window.__hold
+    ? new Promise((resolve) => window.__held.push(() => resolve(send(input, init)))) : send(input, init); }"""
+
+
+def turn_during_pull(browser, server):
+    """A page turned while the write just made is still being pulled: the turn lands. The write's
+    redraw after its pull put the page left back (the tap on Previous page did nothing; CI of
+    0c0c07f), and a sync's redraw that changed nothing shown replaced the buttons under the finger."""
+    context, a, token = new_phone(browser, server, "walker5-turnrace")
+    nid = call(server, "GET", f"{N}/notebooks", token=token)[1]["items"][0]["id"]
+    settled(a, 20_000)
+    what = "AR Notebook (a page turned during a write's pull)"
+    a.evaluate(HOLD_PULLS)
+    write_text(a, "Turn with me")
+    answered = eventually(a, "() => window.__held.length > 0", 10_000) and any(
+        i.get("text") == "Turn with me" for i in items_on(server, token, nid, 1))
+    # The tap and the pull's answer in the same moment, as on a busy phone.
+    a.evaluate("""() => { document.querySelector("nb-book [aria-label='Previous page']").click();
+      window.__hold = false; window.__held.splice(0).forEach((release) => release()); }""")
+    a.wait_for_timeout(1_500)
+    label = a.text_content(".turn-row .where")
+    check(f"{what}: Previous page lands on the cover (it stayed on page 1)", answered and label.startswith("Cover"), (answered, label))
+    if label.startswith("Cover"):
+        a.click("[aria-label='Next page']")
+    landed = eventually(a, "() => [...document.querySelectorAll('nb-book .item')].some((i) => i.innerText.includes('Turn with me'))", 10_000)
+    check(f"{what}: …and the text written is on page 1", landed, a.inner_text(".turn-row"))
+    # Reopened (POST /open gives the notebook a new version and opening time, nothing shown):
+    # the buttons drawn are the ones a finger goes to, not replaced a moment later.
+    a.goto(a.url.split("#")[0] + "#/notebooks")
+    a.wait_for_selector("nb-notebooks, .screen")
+    a.goto(a.url.split("#")[0] + "#/")
+    a.wait_for_selector("nb-book .sheet")
+    a.evaluate("() => { window.__first = document.querySelector(\"nb-book button[aria-label='Previous page']\"); }")
+    settled(a, 20_000)
+    a.wait_for_timeout(1_000)
+    kept = a.evaluate("() => window.__first === document.querySelector(\"nb-book button[aria-label='Previous page']\")")
+    check(f"{what}: …reopened, its buttons are not drawn again when nothing shown changed", kept, None)
     context.close()
 
 
@@ -359,7 +401,8 @@ def main():
     webwalk.main([("full", "ar-notebook", full_page), ("toast", "ar-notebook", toast), ("battery", "ar-notebook", battery),
                   ("newphone", "ar-notebook", new_phone_opens), ("refused", "ar-notebook", refused_change),
                   ("pagegone", "ar-notebook", page_gone), ("flick", "ar-notebook", flick), ("slot", "ar-notebook", slot_taken),
-                  ("undo", "ar-notebook", undo_two_phones)])
+                  ("undo", "ar-notebook", undo_two_phones),
+                  ("turnrace", "ar-notebook", turn_during_pull)])
 
 
 if __name__ == "__main__":

@@ -183,7 +183,9 @@ export async function insert(screen, body, slot, again, held, page = screen.curr
   if (answer === null) {
     screen.say(`No network: ${picture ? "the picture is" : "your text is"} kept on this phone and goes on page ${screen.numberOf(page)} when the phone is online.`, { alert: false });
   } else {
-    say(picture ? "Picture added." : "Added.");
+    // Answered after the person turned away: said with its page, not as if of the page in view.
+    const away = screen.turning || screen.content?.pages[screen.index - 1]?.id !== page.id;
+    say(`${picture ? "Picture added" : "Added"}${away ? ` to page ${screen.numberOf(page)}` : ""}.`);
   }
   return answer;
 }

@@ -157,6 +157,13 @@ export class BookScreen extends NotebookElement {
       this.replaceChildren(goneScreen(this, this.nid)); // with what was being written in it (notebook-gone.js)
       return;
     }
+    if (this.turning && at === undefined) {
+      // A page turn under way (a tap during a write's pull): it goes on to the page it leads to,
+      // and the change is drawn once it has (redrawing now put the page it left back, tap lost).
+      this.content = content;
+      this.changed();
+      return;
+    }
     const found = content.pages.findIndex((page) => page.id === this.shownPage || page.id === this.ctx.sync.resolve(this.shownPage ?? ""));
     const index = at ?? (this.shownPage === null ? 0 : found >= 0 ? found + 1 : this.index);
     this.content = content;
@@ -219,7 +226,10 @@ export class BookScreen extends NotebookElement {
     const content = /** @type {{notebook: Notebook, pages: Page[]}} */ (this.content);
     const { notebook, pages } = content;
     const waiting = this.waiting();
-    const shownAs = JSON.stringify([content, this.index, this.said, waiting.map((write) => write.key)]);
+    // What the screen shows and its buttons act on: not when the notebook was opened or its
+    // version (POST /open bumps both), whose redraw replaced the buttons under a finger mid-tap.
+    const { version: _version, openedAt: _openedAt, updatedAt: _updatedAt, ...shownNotebook } = /** @type {any} */ (notebook);
+    const shownAs = JSON.stringify([shownNotebook, pages, this.index, this.said, waiting.map((write) => write.key)]);
     this.waitingCount = waiting.length;
     if (onlyIfChanged && shownAs === this.shownAs) return;
     this.shownAs = shownAs;
@@ -379,7 +389,7 @@ export class BookScreen extends NotebookElement {
       this.turns += 1;
       this.turning = false;
       this.turnedAt = performance.now();
-      this.index = this.target;
+      this.index = this.target = Math.min(this.target, this.content?.pages.length ?? 0);
       this.render();
       announce(this.index === 0 ? "The cover." : `Page ${this.index}.`);
     };
@@ -416,7 +426,7 @@ export class BookScreen extends NotebookElement {
     if (this.turning) {
       this.turns += 1;
       this.turning = false;
-      this.index = this.target;
+      this.index = this.target = Math.min(this.target, this.content?.pages.length ?? 0);
       this.render();
     }
     return this.content?.pages[this.index - 1] ?? null;
