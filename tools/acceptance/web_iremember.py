@@ -799,12 +799,17 @@ def notes_follow(page, other, server, token):
     # Notes typed, then a reload before the pause that saves them: nothing typed is lost.
     other.goto("/#/")
     page.fill("#photo-notes", "Typed just before a reload")
+    page.fill("#new-tag", "grandma")  # typed, not added yet
     page.reload()
     page.wait_for_selector("album-markup #photo-notes", timeout=15_000)
     settled(page)
     check("notes typed just before a reload are kept: in the box and on the server",
           page.input_value("#photo-notes") == "Typed just before a reload" and notes_of() == "Typed just before a reload",
           (page.input_value("#photo-notes"), notes_of()))
+    check("…and a new tag typed and not yet added is back in its box (walk9: lost), not added unasked",
+          page.input_value("#new-tag") == "grandma" and page.locator("album-markup [aria-label='Remove the tag grandma']").count() == 0,
+          page.input_value("#new-tag"))
+    page.fill("#new-tag", "")
     page.click("album-markup .toolbar button.done")
     page.wait_for_selector("album-photo")
 

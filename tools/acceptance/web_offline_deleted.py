@@ -215,6 +215,9 @@ def iremember_walk(browser, server, data):
     a.evaluate("window.dispatchEvent(new Event('offline'))")
     notes = "Grandma at the lake, summer 1978"
     a.fill("#photo-notes", notes)
+    # A tag added too (walk9: it vanished, unsaid, with the photo).
+    a.fill("#new-tag", "lake")
+    a.click("button:has-text('Add tag')")
     a.wait_for_timeout(1_500)
     a.evaluate("location.hash = '#/'")
     a.wait_for_selector("album-home")
@@ -222,16 +225,16 @@ def iremember_walk(browser, server, data):
     online(context, a)
     text = kept_notice(a, notes)
     what = "iRemember"
-    check(f"{what}: A's offline notes for a photo deleted on the other phone are kept and said, quoting them", text is not None,
-          a.inner_text("header.bar")[:400])
+    check(f"{what}: A's offline notes and tag for a photo deleted on the other phone are kept and said, quoting them",
+          text is not None and "the tag “lake”" in text, a.inner_text("header.bar")[:400])
     notices_clean(a, what, text)
     screen(a, "offline-deleted", "iremember kept notice", "iremember-kept")
     reloaded_still_kept(a, notes, what)
-    a.click(".notice.kept button:has-text('Copy my notes')")
+    a.click(".notice.kept button:has-text('Copy what I wrote')")
     a.wait_for_timeout(500)
     copied = a.evaluate("navigator.clipboard.readText()")
-    check(f"{what}: “Copy my notes” copies them (the photo cannot come back), and the notice goes",
-          copied == notes and a.locator(".notice.kept").count() == 0, copied)
+    check(f"{what}: “Copy what I wrote” copies the notes and the tag (the photo cannot come back), and the notice goes",
+          copied == f"Notes: {notes}\nTags: lake" and a.locator(".notice.kept").count() == 0, copied)
     context.close()
 
 
@@ -251,19 +254,28 @@ def ar_notebook(browser, server):
     a.fill("#nb-text", "Offline caption for the bridge")
     a.click("dialog button:has-text('Add')")
     eventually(a, "() => /kept on this phone/.test(document.querySelector('nb-book')?.innerText ?? '')", 5_000)
+    # Then changed, still offline: what is kept is the text as last typed (walk9: the first wording
+    # only, the change dropped with the refused create's later writes).
+    a.click("nb-book .sheet [aria-label^='Text: Offline caption']")
+    a.check("dialog label:has-text('Change the text') input")
+    a.click("dialog button:has-text('OK')")
+    a.fill("#nb-text", "Offline caption for the old bridge")
+    a.click("dialog button:has-text('Save')")
+    eventually(a, "() => document.querySelector(\"nb-book .sheet [aria-label^='Text: Offline caption for the old bridge']\") !== null", 5_000)
     status, ask, _ = call(server, "DELETE", f"{N}/notebooks/{nid}/pages/3", token=token)
     status, _, _ = call(server, "DELETE", f"{N}/notebooks/{nid}/pages/3?confirm={ask.get('confirm')}", token=token)
     online(context, a)
-    text = kept_notice(a, "Offline caption for the bridge")
+    text = kept_notice(a, "Offline caption for the old bridge")
     what = "AR Notebook"
-    check(f"{what}: A's offline text for page 3, deleted on the other phone, is kept and said, naming page 3", text is not None and "page 3" in text,
+    check(f"{what}: A's offline text for page 3, changed offline too, deleted on the other phone, is kept as last typed and said, naming page 3",
+          text is not None and "page 3" in text,
           a.inner_text("header.bar")[:400])
     notices_clean(a, what, text)
     a.wait_for_timeout(500)
     book = a.inner_text("nb-book")
     check(f"{what}: the stale “kept on this phone… goes on page 3” box is cleared", "goes on page 3" not in book, book[-300:])
     screen(a, "offline-deleted", "ar notebook kept notice", "ar-notebook-kept")
-    reloaded_still_kept(a, "Offline caption for the bridge", what)
+    reloaded_still_kept(a, "Offline caption for the old bridge", what)
     a.click(".notice.kept button:has-text('Keep my text as a new text')")
     found = []
     for _ in range(40):
@@ -273,7 +285,7 @@ def ar_notebook(browser, server):
             break
         time.sleep(0.5)
     check(f"{what}: “Keep my text as a new text” puts it on the server, on page 2 (the page before the deleted one)",
-          found == [(2, "Offline caption for the bridge")], found)
+          found == [(2, "Offline caption for the old bridge")], found)
     context.close()
 
 

@@ -259,13 +259,17 @@ export class MarkupScreen extends AlbumElement {
     const shown = JSON.stringify([tags, suggested]);
     if (this.tagsShown === shown) return;
     this.tagsShown = shown;
+    // A tag typed and not added yet is kept as a draft: a reload gives it back (walk9: it was lost).
+    const draft = `quire.draft.album.newTag.${this.id_}`;
     this.tagInput ??= /** @type {HTMLInputElement} */ (h("input", { id: "new-tag", enterkeyhint: "done", autocapitalize: "none",
-      placeholder: "A word: Tom, beach, birthday", "data-focus-key": "new-tag" }));
+      placeholder: "A word: Tom, beach, birthday", "data-focus-key": "new-tag", value: localStorage.getItem(draft) ?? "",
+      oninput: () => (input.value.trim() ? localStorage.setItem(draft, input.value) : localStorage.removeItem(draft)) }));
     const input = this.tagInput;
     const add = () => {
       const words = Album.typedTags(input.value);
       if (!words.length) return input.focus();
       input.value = "";
+      localStorage.removeItem(draft);
       const now = this.photo()?.tags ?? [];
       this.setTags([...now, ...words.filter((w) => !now.includes(w))]);
       announce(`Tagged ${words.join(", ")}.`);

@@ -267,7 +267,7 @@ class QuireApp extends HTMLElement {
             const p = bar.querySelector("p");
             if (p) p.textContent = `${text} That did not work on this phone; try again, or copy the text from here.`;
           }
-        } }, how.action),
+        } }, typeof how.action === "function" ? how.action(kept) : how.action),
         h("button", { type: "button", class: "secondary", onclick: async () => {
           if (!(await confirmAction("Discard what you wrote? It cannot be brought back.", "Discard"))) return;
           bar.remove();

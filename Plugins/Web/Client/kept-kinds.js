@@ -66,19 +66,43 @@ function day(when) {
 }
 
 // iRemember: a photo's notes (the photo itself cannot come back: its notes are copied for the person).
+/** What of a photo's change is the person's writing: its caption, notes and tags (a time or place is not kept). */
+const PHOTO_WRITTEN = ["caption", "notes", "tags"];
+/** The kept writing of a photo in words, one part each: caption, notes, tags. @param {Record<string, any>} fields */
+function photoWriting(fields) {
+  return [
+    fields.caption ? `the caption ${quoted(fields.caption, 120)}` : "",
+    fields.notes ? `the notes ${quoted(fields.notes, 200)}` : "",
+    Array.isArray(fields.tags) && fields.tags.length ? `the tag${fields.tags.length === 1 ? "" : "s"} ${fields.tags.map((t) => quoted(t, 40)).join(", ")}` : "",
+  ].filter(Boolean);
+}
 registerKept("album.photo", {
-  pick: (write) => (write.method === "PATCH" ? pickFields(write.body, ["notes"]) : null),
+  // A tags change carries the phone's whole list (added to the server's when sent): kept whole.
+  pick: (write) => {
+    const fields = write.method === "PATCH" ? pickFields(write.body, PHOTO_WRITTEN) : null;
+    if (fields && Array.isArray(fields.tags) && !fields.tags.length) delete fields.tags;
+    return fields && Object.keys(fields).length ? fields : null;
+  },
   describe: (kept) => {
     const seen = kept.seen ?? {};
     const named = seen.caption ? `the photo ${quoted(seen.caption)}` : seen.notes ? `the photo with the notes ${quoted(seen.notes, 40)}`
       : seen.takenAt ? `the photo taken on ${day(seen.takenAt)}` : "a photo";
-    return `Your notes for ${named} could not be saved: the photo was deleted on another phone. `
-      + `Your notes are kept on this phone: ${quoted(kept.fields.notes, 200)}. Copy them to keep them.`;
+    const parts = photoWriting(kept.fields);
+    if (parts.length === 1 && kept.fields.notes) {
+      return `Your notes for ${named} could not be saved: the photo was deleted on another phone. `
+        + `Your notes are kept on this phone: ${quoted(kept.fields.notes, 200)}. Copy them to keep them.`;
+    }
+    return `What you wrote for ${named} could not be saved: the photo was deleted on another phone. `
+      + `It is kept on this phone: ${parts.length > 1 ? `${parts.slice(0, -1).join(", ")} and ${parts[parts.length - 1]}` : parts[0]}. Copy it to keep it.`;
   },
-  action: "Copy my notes",
+  action: (kept) => (photoWriting(kept.fields).length === 1 && kept.fields.notes ? "Copy my notes" : "Copy what I wrote"),
   recover: async (kept) => {
-    await navigator.clipboard.writeText(String(kept.fields.notes ?? ""));
-    return "Your notes are copied: paste them where you want to keep them.";
+    const { caption, notes, tags } = kept.fields;
+    const only = photoWriting(kept.fields).length === 1 && notes;
+    await navigator.clipboard.writeText(only ? String(notes) : [
+      caption ? `Caption: ${caption}` : "", notes ? `Notes: ${notes}` : "", Array.isArray(tags) && tags.length ? `Tags: ${tags.join(", ")}` : "",
+    ].filter(Boolean).join("\n"));
+    return only ? "Your notes are copied: paste them where you want to keep them." : "What you wrote is copied: paste it where you want to keep it.";
   },
 });
 

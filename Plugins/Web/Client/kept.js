@@ -32,7 +32,8 @@
  *   write is worth keeping (null: nothing a person wrote, e.g. a move)
  * @property {(kept: Kept, sync?: import("./sync.js").Sync) => string} describe  the sentence saying what was kept, naming
  *   the thing (never an id); `sync`: what the phone holds now (whether its collection went too)
- * @property {string} action    the recovery's label, as the app offers it online
+ * @property {string | ((kept: Kept) => string)} action    the recovery's label, as the app offers it online (given
+ *   what was kept, where the label depends on it)
  * @property {(kept: Kept, sync: import("./sync.js").Sync) => Promise<string>} recover  does it; answers what to announce
  * @property {(write: import("./outbox.js").Write) => Record<string, any> | null} [pickRefused]  what of a write the
  *   server refused (422, 413…) is worth keeping, when not `pick`'s (a create too)

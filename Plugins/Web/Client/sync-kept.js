@@ -83,6 +83,36 @@ export class KeptWrites {
     return kept;
   }
 
+  /**
+   * The writes queued after a kept create that changed its record, folded into what is kept: a
+   * text changed after it was written (both offline) is kept as last typed, not as first written;
+   * removed after, nothing is kept. Answers what is kept now.
+   * @param {import("./kept.js").Kept} kept @param {import("./outbox.js").Write[]} later
+   * @returns {Promise<import("./kept.js").Kept | null>}
+   */
+  async fold(kept, later) {
+    const how = keptKind(kept.kind);
+    let now = kept;
+    for (const write of later) {
+      if (`${write.kind}/${write.id}` !== kept.id) continue;
+      if (write.method === "DELETE") {
+        await this.drop(kept.id);
+        return null;
+      }
+      let fields = null;
+      try {
+        fields = how?.pick(write) ?? null;
+      } catch {
+        fields = null;
+      }
+      if (fields) now = { ...now, fields: { ...now.fields, ...fields } };
+    }
+    if (now === kept) return kept;
+    this.kept = withKept(this.kept, now);
+    await this.sync.db?.setMeta("kept", this.kept);
+    return now;
+  }
+
   /** The person chose Discard, or the recovery was done: the kept record goes. @param {string} id */
   async drop(id) {
     if (!this.kept.some((k) => k.id === id)) return;

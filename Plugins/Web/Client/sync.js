@@ -332,12 +332,14 @@ export class Sync extends EventTarget {
         // took it; a refusal with the server's words): `done`, else `message`.
         this.dispatchEvent(new CustomEvent("settled", { detail: { key: write.key, id: write.id, done: next === "done", message } }));
         if (kept) {
-          if (write.method === "POST" && isLocal(write.id)) await this.dropWritesFor(write.id);
-          if (!this.keeping.claimed.has(kept.id)) this.dispatchEvent(new CustomEvent("kept", { detail: kept }));
+          // What was changed of it since (a text written, then changed, offline) is what is kept;
+          // removed since, nothing is. The writes themselves can never be sent now.
+          const now = write.method === "POST" && isLocal(write.id) ? await this.keeping.fold(kept, await this.dropWritesFor(write.id)) : kept;
+          if (now && !this.keeping.claimed.has(now.id)) this.dispatchEvent(new CustomEvent("kept", { detail: now }));
         } else if (next !== "done" && !answered) {
           // A create refused: the writes queued for what it would have made can never be sent
           // (they would wait for it forever and hold every later change behind them).
-          const lost = write.method === "POST" && isLocal(write.id) ? await this.dropWritesFor(write.id) : 0;
+          const lost = write.method === "POST" && isLocal(write.id) ? (await this.dropWritesFor(write.id)).length : 0;
           this.dispatchEvent(new CustomEvent("refused", { detail: lost
             ? `${message} ${lost} later change${lost === 1 ? "" : "s"} to it could not be saved either.` : message }));
         }
@@ -411,14 +413,14 @@ export class Sync extends EventTarget {
 
   /**
    * Takes out of the queue every write that names a local id whose create the server refused.
-   * @param {string} local @returns {Promise<number>} how many
+   * @param {string} local @returns {Promise<import("./outbox.js").Write[]>} those writes, in order
    */
   async dropWritesFor(local) {
     const db = /** @type {Database} */ (this.db);
     const doomed = this.writes.filter((w) => mentions(w, local));
     this.writes = this.writes.filter((w) => !mentions(w, local));
     for (const write of doomed) if (write.seq !== undefined) await db.dequeue(write.seq);
-    return doomed.length;
+    return doomed;
   }
 
   /**
