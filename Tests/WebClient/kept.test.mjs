@@ -71,15 +71,23 @@ test("Foreign Note: the word is named, never its id", () => {
   assert.doesNotMatch(how.describe(kept, holding(["c1"])), /with its collection/);
 });
 
-test("iRemember: the notes are kept and quoted; a mark-up or a tag change alone keeps nothing", () => {
+test("iRemember: the notes are kept and quoted; a caption and tags with them; a mark-up or a time alone keeps nothing", () => {
   const how = keptKind("album.photo");
-  assert.equal(how.pick(patch("album.photo", "p1", { tags: ["tom"] })), null);
+  const action = (/** @type {any} */ kept) => (typeof how.action === "function" ? how.action(kept) : how.action);
+  assert.equal(how.pick(patch("album.photo", "p1", { takenAt: "2026-07-20T09:30:00Z" })), null);
+  assert.equal(how.pick(patch("album.photo", "p1", { tags: [] })), null, "tags all taken off: nothing written to keep");
   const write = patch("album.photo", "p_9", { notes: "Grandma at the lake" });
   const kept = keptFrom(write, how.pick(write), { seen: { takenAt: "2026-07-20T09:30:00Z" } });
   assert.match(how.describe(kept), /taken on (20 July 2026|July 20, 2026)/);
   assert.match(how.describe(kept), /“Grandma at the lake”/);
   assert.doesNotMatch(how.describe(kept), /p_9/);
-  assert.equal(how.action, "Copy my notes");
+  assert.equal(action(kept), "Copy my notes");
+  // A tag added after (walk9: it vanished with the photo, unsaid): kept with the notes, and said.
+  const tagged = patch("album.photo", "p_9", { tags: ["tom", "lake"] });
+  const both = keptFrom(tagged, how.pick(tagged), { before: kept });
+  assert.deepEqual(both.fields, { notes: "Grandma at the lake", tags: ["tom", "lake"] });
+  assert.match(how.describe(both), /the notes “Grandma at the lake” and the tags “tom”, “lake”/);
+  assert.equal(action(both), "Copy what I wrote");
 });
 
 test("AR Notebook: a text for a deleted page names the page by its number, never its id", () => {
