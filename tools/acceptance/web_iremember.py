@@ -810,6 +810,22 @@ def notes_follow(page, other, server, token):
           page.input_value("#new-tag") == "grandma" and page.locator("album-markup [aria-label='Remove the tag grandma']").count() == 0,
           page.input_value("#new-tag"))
     page.fill("#new-tag", "")
+
+    # A's notes sent, A leaves the mark-up; B rewrites them meanwhile; A opens it again: told,
+    # with the way back (walk9: the phone not on the form when it happened never heard of it).
+    page.click("album-markup .toolbar button.done")
+    page.wait_for_selector("album-photo")
+    other.goto(f"/#/photo/{photo['id']}/markup")
+    other.wait_for_selector("album-markup #photo-notes")
+    other.fill("#photo-notes", "Rewritten on B while A was away")
+    settled(other)
+    page.goto(f"/#/photo/{photo['id']}/markup")
+    page.wait_for_selector("album-markup #photo-notes")
+    told = eventually(page, "() => document.querySelector('#photo-notes')?.value === 'Rewritten on B while A was away'"
+                            " && document.querySelector('#photo-notes-replaced')?.textContent.includes('Typed just before a reload')")
+    check("notes A sent, rewritten on B while A was not on the mark-up: A is told when it opens it again, quoting its own",
+          told, (page.input_value("#photo-notes"), page.inner_text("album-markup")[-300:]))
+    other.goto("/#/")
     page.click("album-markup .toolbar button.done")
     page.wait_for_selector("album-photo")
 

@@ -9,13 +9,15 @@
  * - An edit is sent with the version each of its fields showed (If-Match), so the server merges
  *   it into newer changes and answers what it `replaced` (the app says so, with "Bring it back").
  * - A field this phone typed in that another device then changed says so under the field,
- *   quoting what this phone had, with "Bring back mine".
+ *   quoting what this phone had, with "Bring back mine"; also after the form was left and opened
+ *   again, or the app reloaded (what this phone sent is remembered for a while: wrote.js).
  * - `manual`: a form with a Save button (a word's edit, a new word) keeps its typing as a draft
  *   only, across a reload or the phone's Back, and sends nothing itself: Save sends the form with
  *   `baseVersion()`, then `discard()`s the draft. A field typed in and not saved follows another
  *   device's change once it is not being typed in (focused), saying so, with "Bring back mine".
  */
-import { announce, h } from "./ui.js";
+import { announce, h, PHONE } from "./ui.js";
+import { forgetOldWrote, forgetWrote, rememberWrote, wroteText } from "./wrote.js";
 
 /**
  * @typedef {object} FieldOptions
@@ -54,6 +56,7 @@ export class FollowedForm {
     /** Fields given back words the server refused (kept-refused.js): shown, not followed, not sent until typed in. @type {Set<string>} */
     this.refilled = new Set();
     this.onHide = () => this.flush();
+    forgetOldWrote();
     window.addEventListener("pagehide", this.onHide);
     // Asked by the app before signing out: what is typed goes to the outbox now.
     window.addEventListener("quire:flush", this.onHide);
@@ -160,6 +163,10 @@ export class FollowedForm {
     const record = this.options.record();
     const draftKey = this.draftKey();
     if (Object.keys(body).length && record) {
+      for (const name of Object.keys(body)) {
+        const field = this.fields.get(name);
+        if (field) rememberWrote(this.options.key(), name, field.input.value);
+      }
       const sent = this.options.send?.(body, this.baseVersion(Object.keys(body))) ?? Promise.resolve();
       sent.then(() => { if (!this.dirty) localStorage.removeItem(draftKey); }, () => {});
     } else if (!Object.keys(body).length) {
@@ -215,13 +222,21 @@ export class FollowedForm {
       const mine = localStorage.getItem(this.mineKey(name));
       if (mine !== null && mine !== field.input.value) this.sayReplaced(name, mine);
       else if (mine !== null) localStorage.removeItem(this.mineKey(name));
+      // Sent from here, then replaced on another device while this form was not open.
+      const wrote = mine === null && !(name in this.pending) ? this.wrote(name) : null;
+      if (wrote !== null && !keeps(field.input.value, wrote)) this.sayReplaced(name, wrote);
     }
     return restored;
   }
 
-  /** Where a field's replaced text is kept until the user brings it back or types on. @param {string} name */
+  /** The text this phone last sent of field `name`, if it remembers it (wrote.js). @param {string} name */
+  wrote(name) {
+    return wroteText(this.options.key(), name);
+  }
+
+  /** Where a field's replaced text is kept until the user brings it back or types on (forgotten at sign-out, as every PHONE key). @param {string} name */
   mineKey(name) {
-    return `quire.mine.${this.options.key()}.${name}`;
+    return `${PHONE}mine.${this.options.key()}.${name}`;
   }
 
   /** Forgets what is typed (the record is being deleted). */
@@ -262,8 +277,10 @@ export class FollowedForm {
           this.keepDraft();
         }
         // Said only when something of this phone's was replaced: another device's text that keeps
-        // this phone's (its lines, in order, as last saved here) replaced nothing of it.
-        if (this.typed.delete(name) && !keeps(value, mine)) this.sayReplaced(name, mine);
+        // this phone's (its lines, in order, as last saved here) replaced nothing of it. What this
+        // phone sent before the form was opened again counts too (walk9: not told after leaving).
+        const wrote = this.typed.delete(name) ? mine : this.wrote(name);
+        if (wrote !== null && !keeps(value, wrote)) this.sayReplaced(name, wrote);
       }
     }
   }
@@ -274,6 +291,7 @@ export class FollowedForm {
     if (!field) return;
     const { input } = field;
     input.parentElement?.querySelector(`[data-replaced="${name}"]`)?.remove();
+    forgetWrote(this.options.key(), name);
     try {
       localStorage.setItem(this.mineKey(name), mine);
     } catch {
@@ -310,3 +328,4 @@ export function keeps(now, mine) {
   }
   return true;
 }
+

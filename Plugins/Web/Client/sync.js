@@ -19,6 +19,7 @@ import { backoff, changeOf, isLocal, newKey, outcome, overlay, recordIn, resolve
 import { KeptWrites } from "./sync-kept.js";
 import { connectLive } from "./sync-live.js";
 import { pullFeed } from "./sync-pull.js";
+import { followWrite } from "./wrote.js";
 
 /** @typedef {"offline" | "syncing" | "idle"} SyncState */
 
@@ -232,6 +233,7 @@ export class Sync extends EventTarget {
     for (const [local, real] of this.resolved) {
       if (mentions(queued, local)) queued = resolveId([queued], local, real)[0];
     }
+    followWrite(queued); // what a form remembers this phone sent moves along (wrote.js)
     // Kept synchronously first (journal.js): a reload before IndexedDB holds it finds it there.
     const journalled = this.journal?.add(queued) ?? false;
     // Counted and shown at once; sent once IndexedDB holds it (a crash meanwhile loses nothing
