@@ -2,7 +2,7 @@
 // (notebook-model.js). Run by `node --test Tests/WebClient`.
 import assert from "node:assert/strict";
 import test from "node:test";
-import { ITEM, NOTEBOOK, PAGE, bothTexts, localContent } from "../../Plugins/Web/Client/notebook-model.js";
+import { ITEM, NOTEBOOK, PAGE, bothTexts, localContent, placed } from "../../Plugins/Web/Client/notebook-model.js";
 
 const catalog = { pageWidth: 600, pageHeight: 800, templates: [{ id: "blank", slots: [] }] };
 const at = { x: 100, y: 200, width: 300, height: 100 };
@@ -39,4 +39,16 @@ test("Bring back theirs opens with theirs first, then this phone's, once when th
   assert.equal(bothTexts("Porto. B", "Porto. A"), "Porto. B\nPorto. A");
   assert.equal(bothTexts("Porto", "Porto"), "Porto");
   assert.equal(bothTexts("Porto", ""), "Porto");
+});
+
+test("a text without a slot is placed off the items on the page, as the server places it (walk9: drawn over the first)", () => {
+  const first = placed(catalog, undefined);
+  assert.deepEqual(first, { x: 60, y: 340, width: 480, height: 120 }, "centred on an empty page");
+  // NotebookLayout.apart: the nearest place below first, 8 apart, in steps of 10 from the centre.
+  const second = placed(catalog, undefined, undefined, [first]);
+  assert.deepEqual(second, { x: 60, y: 470, width: 480, height: 120 });
+  const third = placed(catalog, undefined, undefined, [first, second]);
+  assert.ok(third.y + third.height + 8 <= first.y, `above the first: ${JSON.stringify(third)}`);
+  const slot = { x: 0, y: 0, width: 600, height: 400 };
+  assert.deepEqual(placed(catalog, slot, undefined, [first]), { x: 0, y: 0, width: 600, height: 400 }, "a slot's item fills its slot, whatever is near");
 });

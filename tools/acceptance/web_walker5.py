@@ -31,7 +31,7 @@ on phones of 390×844:
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 
-    python3 tools/acceptance/web_walker5.py --binary .build/debug/quire [--only full,toast,flick,slot,turnrace]
+    python3 tools/acceptance/web_walker5.py --binary .build/debug/quire [--only full,toast,flick,slot,turnrace,offlinetexts]
 """
 import os
 import sys
@@ -153,6 +153,49 @@ def turn_during_pull(browser, server):
     a.wait_for_timeout(1_000)
     kept = a.evaluate("() => window.__first === document.querySelector(\"nb-book button[aria-label='Previous page']\")")
     check(f"{what}: …reopened, its buttons are not drawn again when nothing shown changed", kept, None)
+    context.close()
+
+
+def offline_texts(browser, server):
+    """Two texts written offline on a blank page, the second then changed: drawn apart where the
+    server will put them (the second was drawn exactly over the first until the phone was online),
+    and the waiting list has a line per text with its last words, as many as the header counts
+    (it said "New text …" for the change, three lines beside "2 waiting"; walk9)."""
+    context, a, token = new_phone(browser, server, "walker5-offline-texts")
+    nid = call(server, "GET", f"{N}/notebooks", token=token)[1]["items"][0]["id"]
+    settled(a, 20_000)
+    context.set_offline(True)
+    a.evaluate("window.dispatchEvent(new Event('offline'))")
+    a.wait_for_selector("quire-status[data-state=offline]")
+    write_text(a, "First, offline")
+    a.wait_for_selector("nb-book .item[aria-label^='Text: First, offline']")
+    write_text(a, "Second, offline")
+    a.wait_for_selector("nb-book .item[aria-label^='Text: Second, offline']")
+    a.click("nb-book .sheet [aria-label^='Text: Second, offline']")
+    a.check("dialog label:has-text('Change the text') input")
+    a.click("dialog button:has-text('OK')")
+    a.fill("#nb-text", "Second, changed")
+    a.click("dialog button:has-text('Save')")
+    a.wait_for_selector("nb-book .item[aria-label^='Text: Second, changed']")
+    boxes = lambda: a.evaluate("""() => [...document.querySelectorAll('nb-book .sheet .item')].map((e) => {
+      const r = e.getBoundingClientRect(); return [e.innerText.trim(), Math.round(r.top), Math.round(r.bottom)]; }).sort()""")  # noqa: E731
+    drawn = boxes()
+    what = "AR Notebook (two texts offline)"
+    apart = len(drawn) == 2 and (drawn[0][2] <= drawn[1][1] or drawn[1][2] <= drawn[0][1])
+    check(f"{what}: the second is drawn apart from the first, not over it", apart, drawn)
+    lines = a.locator("nb-book .nb-waiting li").all_text_contents()
+    status = a.inner_text("quire-status")
+    check(f"{what}: the waiting list has a line per text, the changed one with its last words, as the header counts",
+          lines == ["“First, offline” · page 1", "“Second, changed” · page 1"] and "2 waiting" in status, (lines, status))
+    screen(a, "walker5", "ar two texts offline", "ar-offline-texts")
+    online(context, a)
+    settled(a, 20_000)
+    on_server = sorted(i.get("text") for i in items_on(server, token, nid, 1))
+    check(f"{what}: …online, both are on the server as last typed", on_server == ["First, offline", "Second, changed"], on_server)
+    a.wait_for_timeout(1_000)
+    after = boxes()
+    check(f"{what}: …and each stays where it was drawn (the server placed them there too)",
+          [t for t, *_ in after] == [t for t, *_ in drawn] and all(abs(x[1] - y[1]) <= 2 for x, y in zip(after, drawn)), (drawn, after))
     context.close()
 
 
@@ -402,7 +445,7 @@ def main():
                   ("newphone", "ar-notebook", new_phone_opens), ("refused", "ar-notebook", refused_change),
                   ("pagegone", "ar-notebook", page_gone), ("flick", "ar-notebook", flick), ("slot", "ar-notebook", slot_taken),
                   ("undo", "ar-notebook", undo_two_phones),
-                  ("turnrace", "ar-notebook", turn_during_pull)])
+                  ("turnrace", "ar-notebook", turn_during_pull), ("offlinetexts", "ar-notebook", offline_texts)])
 
 
 if __name__ == "__main__":

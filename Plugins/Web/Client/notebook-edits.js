@@ -11,7 +11,7 @@ import { confirmedDelete, chooseDialog, textDialog } from "./notebook-element.js
 import { draftsOf, dropDraft, keepDraft } from "./notebook-drafts.js";
 import { BOTH_TEXTS, bothTexts, freeSlots, ITEM, N, NOTEBOOK, PAGE, placed, writeOf } from "./notebook-model.js";
 import { ApiError } from "./api.js";
-import { isLocal, localId } from "./outbox.js";
+import { changeOf, isLocal, localId } from "./outbox.js";
 import { lastMine } from "./notebook-send.js";
 import { linkFor, shareLink } from "./share.js";
 import { BOUNDS, pictureURL } from "./picture-cache.js";
@@ -173,7 +173,8 @@ export async function insert(screen, body, slot, again, held, page = screen.curr
   }
   const aspect = picture ? await aspectOf(body) : undefined;
   const slots = page.slots;
-  const frame = placed(screen.catalog, slot === null ? undefined : slots[slot], aspect);
+  // Off the items already there, as the server will place it: shown where it will stay.
+  const frame = placed(screen.catalog, slot === null ? undefined : slots[slot], aspect, page.items.map((item) => item.frame));
   const path = `${N}/notebooks/${screen.nid}/pages/${page.id}/items${picture && slot !== null ? `?slot=${slot}` : ""}`;
   const sent = picture ? body : { ...body, ...(slot === null ? {} : { slot }) };
   const answer = await screen.change({ method: "POST", path, body: sent, contentType: picture ? body.type : undefined, kind: ITEM, id: localId(),
@@ -188,6 +189,23 @@ export async function insert(screen, body, slot, again, held, page = screen.curr
     say(`${picture ? "Picture added" : "Added"}${away ? ` to page ${screen.numberOf(page)}` : ""}.`);
   }
   return answer;
+}
+
+/**
+ * The changes waiting for the network, in words, one line per change as the header counts them
+ * (outbox.js changeOf): a text written and then changed offline is one line with its last words
+ * (it was two, "New text …" for the change, beside the header's "1 waiting"; walk9).
+ * @param {BookScreen} screen @param {import("./outbox.js").Write[]} writes
+ */
+export function waitingLines(screen, writes) {
+  /** @type {Map<string, import("./outbox.js").Write[]>} */
+  const changes = new Map();
+  for (const write of writes) changes.set(changeOf(write), [...(changes.get(changeOf(write)) ?? []), write]);
+  return [...changes.values()].map((group) => {
+    const text = group.map((write) => write.body?.text).filter((t) => typeof t === "string").pop();
+    const [first] = group;
+    return waitingWhat(screen, text === undefined || first.body instanceof Blob ? first : { ...first, body: { ...first.body, text } });
+  });
 }
 
 /** A change waiting for the network, in words. @param {import("./outbox.js").Write} write @param {BookScreen} screen */
@@ -205,7 +223,7 @@ export function waitingWhat(screen, write) {
     case "page": return "A new page";
     case "background": return `A colour for ${pageOf(what.target)}`;
     case "insert": return `${write.body instanceof Blob ? "A picture" : `“${write.body?.text ?? ""}”`} · ${pageOf(what.target)}`;
-    case "item": return write.body?.text !== undefined ? `New text “${write.body.text}”` : `${said(item(what.target))} moved`;
+    case "item": return write.body?.text !== undefined ? `Text changed to “${write.body.text}”` : `${said(item(what.target))} moved`;
     case "remove": return "An item removed";
     case "undo": return "Undo";
     default: return "A change";

@@ -68,10 +68,11 @@ export function slotsOf(catalog, template) {
 
 /**
  * Where the server puts a new item (NotebookLayout.place): in its slot, else centred; a picture
- * keeps its shape. Drawn this way until the server's answer comes.
- * @param {Catalog} catalog @param {Frame | undefined} slot @param {number} [aspect]
+ * keeps its shape; without a slot, off the frames already on the page (`avoiding`). Drawn this way
+ * until the server's answer comes.
+ * @param {Catalog} catalog @param {Frame | undefined} slot @param {number} [aspect] @param {Frame[]} [avoiding]
  */
-export function placed(catalog, slot, aspect) {
+export function placed(catalog, slot, aspect, avoiding = []) {
   const W = catalog.pageWidth, H = catalog.pageHeight;
   const box = slot ?? { x: W * 0.1, y: H * 0.3, width: W * 0.8, height: H * 0.4 };
   let width = box.width, height = box.height;
@@ -81,7 +82,38 @@ export function placed(catalog, slot, aspect) {
   } else if (!slot) {
     height = Math.min(box.height, H * 0.15);
   }
-  return { x: box.x + (box.width - width) / 2, y: box.y + (box.height - height) / 2, width, height };
+  const centred = { x: box.x + (box.width - width) / 2, y: box.y + (box.height - height) / 2, width, height };
+  return slot || !avoiding.length ? centred : apart(centred, avoiding, H);
+}
+
+/**
+ * `frame` moved up or down the page (its x kept) off the frames of `others`, as the server places
+ * an item without a slot (NotebookLayout.apart): the nearest place covering none of them, below
+ * first; with none, where its middle is farthest from theirs. An offline second text was drawn
+ * exactly over the first until the server placed it (walk9).
+ * @param {Frame} frame @param {Frame[]} others @param {number} pageHeight
+ * @returns {Frame}
+ */
+export function apart(frame, others, pageHeight) {
+  const gap = 8, step = 10, margin = 40;
+  const top = Math.min(margin, Math.max(0, pageHeight - frame.height) / 2);
+  const bottom = Math.max(top, pageHeight - top - frame.height);
+  const candidates = [frame.y];
+  for (let offset = step; frame.y - offset >= top || frame.y + offset <= bottom; offset += step) {
+    if (frame.y + offset <= bottom) candidates.push(frame.y + offset);
+    if (frame.y - offset >= top) candidates.push(frame.y - offset);
+  }
+  candidates.push(bottom, top);
+  const at = (/** @type {number} */ y) => ({ ...frame, y });
+  const covers = (/** @type {Frame} */ a, /** @type {Frame} */ b) =>
+    a.x < b.x + b.width + gap && b.x < a.x + a.width + gap && a.y < b.y + b.height + gap && b.y < a.y + a.height + gap;
+  const free = candidates.find((y) => !others.some((other) => covers(at(y), other)));
+  if (free !== undefined) return at(free);
+  const distance = (/** @type {number} */ y) => Math.min(...others.map((o) =>
+    Math.hypot(o.x + o.width / 2 - (frame.x + frame.width / 2), o.y + o.height / 2 - (y + frame.height / 2))));
+  let best = candidates[0];
+  for (const y of candidates) if (distance(y) > distance(best)) best = y;
+  return at(best);
 }
 
 /** The slots of a page no item holds. @param {Page} page */

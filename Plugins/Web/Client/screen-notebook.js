@@ -28,7 +28,7 @@
  * `notebook-drafts.js` and `notebook-model.js`.
  */
 import { NotebookElement } from "./notebook-element.js";
-import { addPage, blobURL, colour, deletePage, dismissToast, editCover, itemMenu, paste, picturePicker, share, undo, waitingWhat, write } from "./notebook-edits.js";
+import { addPage, blobURL, colour, deletePage, dismissToast, editCover, itemMenu, paste, picturePicker, share, undo, waitingLines, write } from "./notebook-edits.js";
 import { movable, swipes } from "./notebook-gestures.js";
 import { AcceptScreen, NotebooksScreen, WelcomeScreen } from "./notebook-lists.js";
 import { freeSlots, localContent, waitingFor } from "./notebook-model.js";
@@ -265,7 +265,7 @@ export class BookScreen extends NotebookElement {
       waiting.length ? h("section", { class: "nb-waiting", "aria-labelledby": "nb-waiting-title" },
         h("h2", { id: "nb-waiting-title" }, "Waiting for the network"),
         h("p", { class: "hint" }, "Kept on this phone; each goes on its page as soon as the phone is online."),
-        h("ul", {}, ...waiting.map((write) => h("li", {}, waitingWhat(this, write))))) : null,
+        h("ul", {}, ...waitingLines(this, waiting).map((line) => h("li", {}, line)))) : null,
       this.saidSlot(),
       h("div", { class: "actions nb-actions" },
         readOnly ? null : h("button", { type: "button", onclick: () => addPage(this) }, "New page"),
