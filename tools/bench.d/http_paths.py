@@ -4,6 +4,9 @@ WAL, synchronous=NORMAL; the notes' page cache off):
 
   health   GET  /health                         (8 connections: HTTP serving alone, the create's peer)
   create   POST /api/v1/notes                   (8 connections; a writer's notes grow through the run)
+  edit     PATCH /api/v1/notes/<id>             (8 connections over 64 notes in turn, a new text each time, no key)
+  edit_key the same edit, each with its own Idempotency-Key (the claim row it writes: its cost is
+           edit_key ÷ edit)
   list     GET  /api/v1/notes?limit=100         (16 connections; a reader with 100 notes, page cache off)
   paced    the same list, 12 connections each waiting 10 ms (p99 at about 1,000 req/s)
   nginx    the same list's bytes as a static file (16 connections), the list's peer
@@ -29,7 +32,7 @@ import time
 from benchlib import bench_app_yaml, call, free_port, sign_up as signin, wrk
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MEASURES = ["health", "create", "list", "paced", "nginx"]
+MEASURES = ["health", "create", "edit", "edit_key", "list", "paced", "nginx"]
 
 
 def nginx_rate(body, seconds):
@@ -90,6 +93,12 @@ def run(binaries, label, seconds, only):
         if "create" in only:
             result["create"] = wrk(pid, f"{api}/notes", seconds, 8, WRK_METHOD="POST", WRK_TOKEN=writer,
                                    WRK_BODY='{"title":"bench","text":"a quick note"}')
+        if "edit" in only:
+            edited = ",".join(f"/api/v1/notes/{call(port, 'POST', '/api/v1/notes', {'title': f'edited {i}', 'text': 'first'}, writer)['id']}"
+                              for i in range(64))
+            result["edit"] = wrk(pid, f"{api}/notes", seconds, 8, WRK_METHOD="PATCH", WRK_TOKEN=writer, WRK_EDIT="1", WRK_PATHS=edited)
+            result["edit_key"] = wrk(pid, f"{api}/notes", seconds, 8, WRK_METHOD="PATCH", WRK_TOKEN=writer, WRK_EDIT="1",
+                                     WRK_PATHS=edited, WRK_IDEMPOTENCY="1")
         if "list" in only:
             result["list"] = wrk(pid, f"{api}/notes?limit=100", seconds, 16, WRK_TOKEN=reader)
             result["paced"] = wrk(pid, f"{api}/notes?limit=100", seconds, 12, WRK_TOKEN=reader, WRK_DELAY_MS="10")
@@ -107,7 +116,7 @@ def main():
     parser.add_argument("--bin", action="append", help="folder of a build's quire (repeat for an A/B)")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--seconds", type=int, default=5)
-    parser.add_argument("--only", default="health,create,list")
+    parser.add_argument("--only", default="health,create,edit,list")
     args = parser.parse_args()
     bins = args.bin or [os.path.join(ROOT, ".build", "release")]
     labels = [chr(ord("A") + i) for i in range(len(bins))]
@@ -136,6 +145,8 @@ def main():
                   f"{med([r['p50_ms'] for r in rows]):.2f} / {med([r['p99_ms'] for r in rows]):.2f} | {cpu} |")
         if (label, "create") in summary and (label, "health") in summary:
             print(f"| {label} | create ÷ health | {100 * summary[(label, 'create')] / summary[(label, 'health')]:.0f} % | | |")
+        if (label, "edit_key") in summary and (label, "edit") in summary:
+            print(f"| {label} | edit with a key ÷ without | {100 * summary[(label, 'edit_key')] / summary[(label, 'edit')]:.0f} % | | |")
         if (label, "list") in summary and (label, "nginx") in summary:
             print(f"| {label} | uncached list ÷ nginx | {100 * summary[(label, 'list')] / summary[(label, 'nginx')]:.0f} % | | |")
     sys.stdout.flush()

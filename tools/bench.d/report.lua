@@ -7,6 +7,30 @@ if body and body ~= "" then
 end
 local token = os.getenv("WRK_TOKEN")
 if token and token ~= "" then wrk.headers["Authorization"] = "Bearer " .. token end
+-- WRK_EDIT: each request's body a new text ({"text":"edit <n>"}), so that no edit is a no-op;
+-- WRK_IDEMPOTENCY: each request with its own Idempotency-Key (the claim row an edit then writes).
+local edit = os.getenv("WRK_EDIT") == "1"
+local keyed = os.getenv("WRK_IDEMPOTENCY") == "1"
+-- WRK_PATHS: comma-separated paths taken in turn (edits spread over many notes: eight phones on
+-- one note at once are refused 409 "kept changing", which is not the cost measured here).
+local paths
+if (os.getenv("WRK_PATHS") or "") ~= "" then
+  paths = {}
+  for path in string.gmatch(os.getenv("WRK_PATHS"), "[^,]+") do paths[#paths + 1] = path end
+end
+if edit or keyed then
+  local sent = 0
+  local prefix = string.format("%x%x", os.time(), math.random(1, 1e9))
+  function request()
+    sent = sent + 1
+    local headers = {}
+    for name, value in pairs(wrk.headers) do headers[name] = value end
+    if keyed then headers["Idempotency-Key"] = prefix .. "-" .. sent end
+    local text = edit and string.format('{"text":"edit %d"}', sent) or wrk.body
+    if edit then headers["Content-Type"] = "application/json" end
+    return wrk.format(wrk.method, paths and paths[sent % #paths + 1] or wrk.path, headers, text)
+  end
+end
 local pace = tonumber(os.getenv("WRK_DELAY_MS") or "0")
 if pace > 0 then
   function delay() return pace end

@@ -6,7 +6,6 @@ import Logging
 import MediaAPI
 import PluginKit
 import SafeFetch
-import Secrets
 import StorageAPI
 
 /// iRemember's album: photos with their time taken, notes, tags, mark-up and place; tag and time
@@ -303,10 +302,8 @@ struct AlbumService: Sendable {
             placed = probe
         }
         let relocated = placed
-        let claim = idempotencyKey.map { key in
-            IdempotencyClaim(owner: owner, scope: "\(Self.photos).edit", key: key,
-                             fingerprint: Secrets.sha256Hex("\(id)|\(expectedVersion.map(String.init) ?? "-")|\(String(describing: edit))"))
-        }
+        let claim = IdempotencyClaim.edit(owner: owner, collection: Self.photos, key: idempotencyKey, id: id, basedOn: expectedVersion,
+                                          String(describing: edit))
         let record = try await commit(owner: owner, id: id, expectedVersion: expectedVersion, idempotency: claim) { current throws(BusError) in
             guard var photo = current else { throw BusError(.notFound, "This photo is not in your album: it was deleted, maybe on another device.") }
             if let notes = edit.notes, notes != photo.notes {

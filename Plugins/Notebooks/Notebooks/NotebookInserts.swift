@@ -89,10 +89,8 @@ struct NotebookInserts: NotebookConcern {
     func updateItem(caller: String, id: String, itemID: String, frame: Frame?, text: String?,
                     expectedVersion: Int64? = nil, idempotencyKey: String? = nil) async throws(BusError) -> FrameResult {
         let (notebook, _, _) = try await access(caller: caller, id: id, writing: true)
-        let claim = idempotencyKey.map { key in
-            IdempotencyClaim(owner: caller, scope: "notebooks.item.edit", key: key,
-                             fingerprint: Secrets.sha256Hex("\(id)|\(itemID)|\(expectedVersion.map(String.init) ?? "-")|\(String(describing: frame))|\(text ?? "\u{0}")"))
-        }
+        let claim = IdempotencyClaim.edit(owner: caller, collection: "notebooks.item", key: idempotencyKey, id: "\(id)|\(itemID)", basedOn: expectedVersion,
+                                          String(describing: frame), text ?? "\u{0}")
         var clamped = false
         let newFrame = try frame.map { frame throws(BusError) -> Frame in
             let result = try layout.clamp(frame)

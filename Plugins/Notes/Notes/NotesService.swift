@@ -192,10 +192,8 @@ struct NotesService: Sendable {
     func edit(owner: String, id: String, input: NoteInput, expectedVersion: Int64?, idempotencyKey: String? = nil) async throws(BusError) -> Edited {
         try validate(input)
         let newCategory = try categoryChange(input)
-        let claim = idempotencyKey.map { key in
-            IdempotencyClaim(owner: owner, scope: "notes.edit", key: key,
-                             fingerprint: "\(id)|\(expectedVersion.map(String.init) ?? "-")|\(fingerprint(input))|\(String(describing: newCategory))")
-        }
+        let claim = IdempotencyClaim.edit(owner: owner, collection: "notes", key: idempotencyKey, id: id, basedOn: expectedVersion,
+                                          fingerprint(input), String(describing: newCategory))
         let updated = try await modify(owner: owner, id: id, expectedVersion: expectedVersion, idempotency: claim) { data in
             if let title = input.title { data.title = title }
             if let text = input.text { data.text = text }

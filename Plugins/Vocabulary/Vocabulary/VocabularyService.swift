@@ -292,10 +292,8 @@ struct VocabularyService: Sendable {
     /// the entry as it is and not made again (it merged over another device's later edit).
     func updateEntry(owner: String, id: String, input: EntryInput, expectedVersion: Int64?, idempotencyKey: String? = nil) async throws(BusError)
         -> (record: Record, replaced: [String: JSONValue]) {
-        let claim = idempotencyKey.map { key in
-            IdempotencyClaim(owner: owner, scope: "\(C.entries).edit", key: key, fingerprint: SHA256.hash(
-                data: Data("\(id)|\(expectedVersion.map(String.init) ?? "-")|\(String(describing: input))".utf8)).map { String(format: "%02x", $0) }.joined())
-        }
+        let claim = IdempotencyClaim.edit(owner: owner, collection: C.entries, key: idempotencyKey, id: id, basedOn: expectedVersion,
+                                          String(describing: input))
         if let collectionID = input.collection { _ = try await collection(owner: owner, id: collectionID) }
         let word = try input.word.map { _ throws(BusError) in try VocabularyRules.word(input.word) }
         let definitions = try input.definitions.map { _ throws(BusError) in try VocabularyRules.definitions(input.definitions) }
