@@ -34,6 +34,7 @@ import webwalk  # noqa: E402  (the browser: Chromium at a phone's size, axe, scr
 from napkin_notes import call, check, free_port  # noqa: E402
 from playwright.sync_api import Error as PlaywrightError  # noqa: E402
 from webwalk import phone, settled, token_of  # noqa: E402
+from web_no_lost_work import eventually  # noqa: E402
 
 ROOT = napkin_notes.ROOT
 CONFIG = os.path.join(ROOT, "config", "apps", "foreign-note.yaml")
@@ -495,7 +496,16 @@ def deleting_after_confirming(page, server, token):
     page.goto("/#/")
     page.wait_for_selector("vocab-collections")
     page.click("text=New collection")
-    name_dialog(page, "Scratch")
+    # Named and sent with Enter (the phone keyboard's Go), not Save: Enter took Cancel, and the
+    # name was thrown away without a word (walk10).
+    page.wait_for_selector("dialog #name-input")
+    page.fill("#name-input", "Scratch")
+    page.press("#name-input", "Enter")
+    made = eventually(page, "() => document.querySelector('vocab-collection h1')?.textContent.includes('Scratch')", 5_000)
+    check("a new collection's name sent with Enter (the keyboard's Go) makes it, as Save does", made, page.inner_text("body")[:200])
+    if not made:
+        page.click("text=New collection")
+        name_dialog(page, "Scratch")
     page.wait_for_selector("vocab-collection h1:has-text('Scratch')")
     settled(page)
     page.click("vocab-collection button.danger:has-text('Delete')")

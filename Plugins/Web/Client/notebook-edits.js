@@ -15,7 +15,7 @@ import { changeOf, isLocal, localId } from "./outbox.js";
 import { lastMine } from "./notebook-send.js";
 import { linkFor, shareLink } from "./share.js";
 import { BOUNDS, pictureURL } from "./picture-cache.js";
-import { announce, askText, confirmAction, h, showDialog } from "./ui.js";
+import { announce, askText, cancelButton, confirmAction, h, showDialog } from "./ui.js";
 
 /**
  * A confirmation said to screen readers (announce) and shown for a few seconds, like the other
@@ -558,7 +558,7 @@ export async function editCover(screen, typed = {}) {
   h("label", { for: "nb-cover-text" }, "Text on the cover"), text,
   h("p", { class: "hint", id: "nb-cover-text-hint" }, "One line, up to 60 characters; empty shows the name."),
   error,
-  h("div", { class: "row" }, h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),
+  h("div", { class: "row" }, cancelButton(),
     h("button", { type: "submit", value: "ok" }, "Save"))));
   const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": "nb-cover-title" }, form));
   const chosen = await new Promise((resolve) => {

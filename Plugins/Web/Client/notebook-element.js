@@ -8,7 +8,7 @@
 import { ApiError } from "./api.js";
 import { keepCatalog, keptCatalog, N } from "./notebook-model.js";
 import { ScreenElement } from "./screen-element.js";
-import { askText, confirmAction, h } from "./ui.js";
+import { askText, cancelButton, confirmAction, h } from "./ui.js";
 
 /** @typedef {import("./screen-element.js").Context} Context */
 
@@ -105,7 +105,7 @@ export function chooseDialog(title, groups) {
           return h("label", { class: "choice" }, h("input", { type: "radio", name: group.name, value,
             checked: group.value ? group.value === value : index === 0 }), swatch ? chip : null, label);
         }))),
-      h("div", { class: "row" }, h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),
+      h("div", { class: "row" }, cancelButton(),
         h("button", { type: "submit", value: "ok" }, "OK"))));
     const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": "choose-title" }, form));
     dialog.addEventListener("close", () => {

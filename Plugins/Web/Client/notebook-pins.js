@@ -6,7 +6,7 @@
  * remove the pin (only the owner says who may edit). Pins need the network and say so.
  */
 import { N } from "./notebook-model.js";
-import { announce, confirmAction, h, showDialog, whereAmI } from "./ui.js";
+import { announce, cancelButton, confirmAction, h, showDialog, whereAmI } from "./ui.js";
 
 /** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
 /** @typedef {{latitude: number, longitude: number, allowEdits: boolean} | "remove" | null} PinChoice */
@@ -63,7 +63,7 @@ function pickPlace(pin, owner) {
     owner ? h("label", { class: "choice" }, edits, "People who find it may edit it") : null,
     error,
     h("div", { class: "row" },
-      h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),
+      cancelButton(),
       pin ? h("button", { type: "submit", value: "remove", class: "danger" }, "Remove the pin") : null,
       h("button", { type: "submit", value: "ok" }, "Pin it"))));
     const dialog = /** @type {HTMLDialogElement} */ (h("dialog", { class: "confirm", "aria-labelledby": "nb-pin-title" }, form));

@@ -100,6 +100,16 @@ export function confirmAction(question, action, keep = "Cancel") {
 }
 
 /**
+ * A dialog's Cancel: closes it as cancelled. Not a submit button, so that Enter in a field (the
+ * phone keyboard's Go) submits the dialog's action: as the form's first submit button, Cancel took
+ * Enter and threw the typing away (walk10: a new collection's name).
+ */
+export function cancelButton() {
+  return h("button", { type: "button", value: "cancel", class: "secondary",
+    onclick: (/** @type {Event} */ event) => /** @type {HTMLElement} */ (event.currentTarget).closest("dialog")?.close("cancel") }, "Cancel");
+}
+
+/**
  * Asks for a text in a small dialog; a blank answer is refused with `required`, said under the
  * field. Resolves the text (trimmed unless `multiline`), or null when cancelled. `hint`: a sentence
  * under the title (why the dialog opened by itself, say).
@@ -124,7 +134,7 @@ export function askText({ title, label, id, action, required, value = "", multil
       hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null,
       h("label", { for: id }, label), input, error,
       h("div", { class: "row" },
-        h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),
+        cancelButton(),
         h("button", { type: "submit", value: "ok" }, action)))));
     dialog.addEventListener("close", () => {
       dialog.remove();

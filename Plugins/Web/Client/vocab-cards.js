@@ -5,7 +5,7 @@
  * collection turns others on), definition → word (`reverse`), and a sentence with a blank made
  * from the word's example (`cloze`: the word blanked, or the `{{c1::…}}` parts the user marked).
  */
-import { announce, h, showDialog } from "./ui.js";
+import { announce, cancelButton, h, showDialog } from "./ui.js";
 import { readAloud } from "./speak.js";
 import { COLLECTION, V } from "./vocab-parts.js";
 
@@ -133,7 +133,7 @@ export function chooseCardKinds(ctx, collection) {
         h("p", { class: "hint", id: `kind-${kind}-hint` }, KIND_TEXT[kind].hint)))),
     error,
     h("div", { class: "row" },
-      h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),
+      cancelButton(),
       h("button", { type: "submit", value: "ok" }, "Save")))));
   dialog.addEventListener("close", async () => {
     dialog.remove();

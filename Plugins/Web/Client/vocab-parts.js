@@ -6,7 +6,7 @@
  * and the "more as the end comes near" pager.
  */
 import { ScreenElement } from "./screen-element.js";
-import { h } from "./ui.js";
+import { cancelButton, h } from "./ui.js";
 import * as Vocab from "./vocab.js";
 
 export const V = "/api/v1/vocabulary";
@@ -93,7 +93,7 @@ export function askName(title, label, value = "", check = () => null, hint = "")
       h("h2", { id: `${id}-title` }, title),
       h("label", { for: id }, label), hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null, input, error,
       h("div", { class: "row" },
-        h("button", { type: "submit", value: "cancel", class: "secondary" }, "Cancel"),
+        cancelButton(),
         h("button", { type: "submit", value: "ok" }, "Save")))));
     dialog.addEventListener("close", () => {
       dialog.remove();
