@@ -3,7 +3,7 @@
 // naming the thing (never an id). Run by `node --test Tests/WebClient`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { KEPT_LIMIT, idsIn, isGone, keptFrom, keptKind, pickFields, quoted, remembered, withKept, withoutKept } from "../../Plugins/Web/Client/kept.js";
+import { KEPT_LIMIT, backSentence, idsIn, isGone, keptFrom, keptKind, keptRecordBack, pickFields, quoted, remembered, withKept, withoutKept } from "../../Plugins/Web/Client/kept.js";
 import "../../Plugins/Web/Client/kept-kinds.js";
 
 const patch = (kind, id, body, path = `/api/v1/x/${id}`) => ({ key: "k" + Math.random(), method: "PATCH", path, body, kind, id, attempts: 0 });
@@ -171,4 +171,19 @@ test("AR Notebook: a notebook left without pages gets a new page for the text", 
   assert.equal(await keptKind("notebooks.item").recover(kept, /** @type {any} */ (sync)), "Your text is on a new page.");
   assert.equal(writes[0].path, "/api/v1/notebooks/notebooks/nb1/pages");
   assert.equal(writes[1].path, `/api/v1/notebooks/notebooks/nb1/pages/${writes[0].id}/items`);
+});
+
+test("a kept change whose record is back (its deletion undone) goes back on it; a kept create or refusal never does", () => {
+  const write = patch("vocabulary.entry", "e1", { example: "Bom dia, Maria!" }, "/api/v1/vocabulary/entries/e1");
+  const kept = keptFrom(write, { example: "Bom dia, Maria!" }, { seen: { word: "bom dia" } });
+  const held = new Map();
+  const sync = { one: (/** @type {string} */ kind, /** @type {string} */ id) => held.get(`${kind}/${id}`) };
+  assert.equal(keptRecordBack(kept, sync), undefined, "still deleted");
+  held.set("vocabulary.entry/e1", { id: "e1", word: "bom dia", version: 4 });
+  assert.equal(keptRecordBack(kept, sync)?.version, 4);
+  assert.match(backSentence(kept), /“bom dia” is back/);
+  const refused = keptFrom(write, { example: "x" }, { refused: { status: 422, message: "too long" } });
+  assert.equal(keptRecordBack(refused, sync), undefined, "a refusal is edited and sent again, not put back");
+  const create = keptFrom({ ...write, method: "POST", path: "/api/v1/notebooks/notebooks/nb/pages/pg/items", id: "local:0123456789abcdef" }, { text: "x" });
+  assert.equal(keptRecordBack(create, sync), undefined, "a create has no record to come back");
 });

@@ -173,7 +173,45 @@ def foreign_note(browser, server):
     check(f"{what}: “Add it again as a new word” puts the word on the server with the example typed offline and its definitions",
           len(found) == 1 and found[0].get("example") == "Muito obrigado pela ajuda!" and found[0].get("definitions") == ["thank you"], found)
     context.close()
+    foreign_undone(browser, server)
     foreign_replaced_then_deleted(browser, server)
+
+
+def foreign_undone(browser, server):
+    """The other phone deletes the word and then undoes it: A's kept edit goes back on the word
+    itself ("Put my changes back"), not into a second copy ("Add it again as a new word" stayed
+    offered after the Undo and made the word twice; walk10)."""
+    context, a, token, entry = word_open(browser, server, "offline-undone", {"word": "bom dia", "definitions": ["good morning"]})
+    context.set_offline(True)
+    a.evaluate("window.dispatchEvent(new Event('offline'))")
+    a.click("text=Edit")
+    a.wait_for_selector("#entry-example")
+    a.fill("#entry-example", "Bom dia, Maria!")
+    a.click("vocab-entry-form button:has-text('Save')")
+    a.wait_for_timeout(800)
+    call(server, "DELETE", f"/api/v1/vocabulary/entries/{entry['id']}", token=token)
+    online(context, a)
+    what = "Foreign Note (the delete undone)"
+    kept = kept_notice(a, "bom dia") is not None
+    call(server, "POST", f"/api/v1/vocabulary/entries/{entry['id']}/restore", token=token)
+    back = eventually(a, "() => [...document.querySelectorAll('.notice.kept')].some((n) => n.innerText.includes('is back'))", 15_000)
+    shown = a.inner_text("header.bar")
+    check(f"{what}: A's kept edit, once the word is back, offers to put it back on it, not to add it again",
+          kept and back and "Put my changes back" in shown and "Add it again as a new word" not in shown
+          and "changed on another device" not in shown, shown[:400])
+    screen(a, "offline-deleted", "foreign note kept, word back", "foreign-note-kept-back")
+    if back:
+        a.click(".notice.kept button:has-text('Put my changes back')")
+    words, now = [], {}
+    for _ in range(40):
+        words = [e for e in call(server, "GET", "/api/v1/vocabulary/search?limit=50&q=bom", token=token)[1].get("items", []) if e.get("word") == "bom dia"]
+        now = call(server, "GET", f"/api/v1/vocabulary/entries/{entry['id']}", token=token)[1]
+        if now.get("example") == "Bom dia, Maria!":
+            break
+        time.sleep(0.5)
+    check(f"{what}: …and it goes on the word itself: one “bom dia”, with the example typed offline",
+          len(words) == 1 and now.get("example") == "Bom dia, Maria!" and a.locator(".notice.kept").count() == 0, (len(words), now.get("example")))
+    context.close()
 
 
 def foreign_replaced_then_deleted(browser, server):

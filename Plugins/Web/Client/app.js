@@ -6,7 +6,7 @@
  */
 import { Api, ApiError } from "./api.js";
 import { Sync } from "./sync.js";
-import { keptKind } from "./kept.js";
+import { backSentence, keptKind, keptRecordBack, putBack } from "./kept.js";
 import "./kept-kinds.js";
 import "./kept-refused-kinds.js";
 import { refusedNotice } from "./kept-refused.js";
@@ -165,7 +165,14 @@ class QuireApp extends HTMLElement {
     this.sync.addEventListener("kept-gone", (event) => this.notices.querySelector(`[data-kept="${CSS.escape(/** @type {CustomEvent} */ (event).detail)}"]`)?.remove());
     this.sync.addEventListener("merged", (event) => this.notice(/** @type {CustomEvent} */ (event).detail, "info"));
     this.sync.addEventListener("replaced", (event) => this.replacedNotice(/** @type {CustomEvent} */ (event).detail));
-    this.sync.addEventListener("change", () => this.dropReplacedOfDeleted());
+    this.sync.addEventListener("change", () => {
+      this.dropReplacedOfDeleted();
+      // A kept change whose record came back (its deletion undone elsewhere): said anew, with the way back onto it.
+      for (const kept of sync.kept) {
+        const shown = this.notices.querySelector(`[data-kept="${CSS.escape(kept.id)}"]`);
+        if (shown && !shown.hasAttribute("data-back") && keptRecordBack(kept, sync)) this.keptNotice(kept);
+      }
+    });
     // A reminder's time has come (the reminders plugin): a system notification when allowed, and
     // the notice bar either way. Web Push would reach a closed app; it needs a push service.
     this.sync.addEventListener("alert", (event) => {
@@ -250,6 +257,28 @@ class QuireApp extends HTMLElement {
     }
     // Refused for what it carries (too long…): its own notice, to edit and send again (kept-refused.js).
     if (kept.refused) return refusedNotice(sync, kept, this.notices, (hash) => this.go(hash));
+    // Its deletion undone meanwhile: the words go back on it (a copy would make it twice).
+    if (keptRecordBack(kept, sync)) {
+      const back = h("div", { class: "notice kept", role: "alert", "data-kept": kept.id, "data-back": "true" }, h("p", {}, backSentence(kept)),
+        h("div", { class: "row" },
+          h("button", { type: "button", onclick: async () => {
+            back.remove();
+            await putBack(kept, sync);
+            await sync.dropKept(kept.id);
+            announce("Your changes are back on it.");
+          } }, "Put my changes back"),
+          h("button", { type: "button", class: "secondary", onclick: async () => {
+            if (!(await confirmAction("Discard what you wrote? It cannot be brought back.", "Discard"))) return;
+            back.remove();
+            await sync.dropKept(kept.id);
+            announce("Discarded.");
+          } }, "Discard")));
+      const discard = /** @type {HTMLElement | null} */ (back.querySelector(".row button.secondary"));
+      if (discard) Object.assign(discard.style, { whiteSpace: "nowrap", flex: "none" });
+      this.notices.prepend(back);
+      back.scrollIntoView({ block: "nearest" });
+      return;
+    }
     let text = kept.fields.text ?? "";
     try {
       text = how.describe(kept, sync);

@@ -168,3 +168,33 @@ export function refusedWhy(kept) {
   }
   return own ?? (kept.refused?.message?.trim() || "the server refused it.");
 }
+
+/**
+ * The record a kept change was for, when it is on this phone again (its deletion undone on another
+ * device): the kept words then go back on it, not into a copy ("Add it again as a new word" made the
+ * word twice; walk10). Only a change of an existing record (a create kept for a page deleted has
+ * nothing to come back to). @param {Kept} kept @param {{one: (kind: string, id: string) => any}} sync
+ */
+export function keptRecordBack(kept, sync) {
+  if (kept.refused || kept.recordId.startsWith("local:") || !kept.path.split("?")[0].endsWith(`/${kept.recordId}`)) return undefined;
+  return sync.one(kept.kind, kept.recordId) ?? undefined;
+}
+
+/** What the notice says of a kept change whose record is back. @param {Kept} kept */
+export function backSentence(kept) {
+  const seen = kept.seen ?? {};
+  const name = [seen.word, seen.title, seen.caption, seen.notes].find((v) => typeof v === "string" && v.trim());
+  return `${name ? quoted(name) : "What you changed"} is back: its deletion was undone on another device, without the changes you made `
+    + "meanwhile. They are kept on this phone: put them back on it, or discard them.";
+}
+
+/**
+ * Puts a kept change back on its record, now that it is back: a write like any other (offline
+ * too), based on the version shown, so the kept words are what it says after.
+ * @param {Kept} kept @param {import("./sync.js").Sync} sync
+ */
+export async function putBack(kept, sync) {
+  const record = keptRecordBack(kept, sync);
+  await sync.write({ method: "PATCH", path: kept.path, body: { ...kept.fields }, kind: kept.kind, id: kept.recordId,
+    baseVersion: typeof record?.version === "number" ? record.version : undefined });
+}

@@ -86,6 +86,9 @@ function tell(sync) {
   if (JSON.stringify([...mine]) !== before) keep();
   for (const { id: key, mine: was, now } of told) {
     const [id, name] = key.split(" ");
+    // Its change kept on this phone (refused while the word was deleted; back now): that notice
+    // offers the way back, not a second one saying "changed on another device".
+    if (sync.kept.some((k) => k.kind === ENTRY && sync.resolve(k.recordId) === sync.resolve(id))) continue;
     const entry = sync.one(ENTRY, sync.resolve(id));
     const [label, verb] = NAMES[name];
     const value = JSON.parse(was);
