@@ -54,7 +54,16 @@ test("Napkin: an edit's title and text are kept, a move is not; the note is name
   assert.match(said, /“Offline idea”/);
   assert.match(said, /“typed offline”/);
   assert.doesNotMatch(said, /n_01abc/);
-  assert.equal(how.action, "Keep my text as a new note");
+  const action = (/** @type {any} */ k) => (typeof how.action === "function" ? how.action(k) : how.action);
+  assert.equal(action(kept), "Keep my text as a new note");
+  // The back's drawing, drawn offline too, is kept with it (walk10: lost); an empty one is not.
+  const back = { ...patch("notes.note", "n_01abc", { strokes: [{ points: [[1, 2], [3, 4]] }], texts: [] }), method: "PUT", path: "/api/v1/notes/n_01abc/drawing" };
+  assert.deepEqual(how.pick(back)?.drawing?.strokes?.length, 1);
+  assert.equal(how.pick({ ...back, body: { strokes: [], texts: [] } }), null);
+  const both = keptFrom(back, how.pick(back), { before: kept });
+  assert.match(how.describe(both), /What you typed and drew is kept/);
+  const drawnOnly = keptFrom(back, how.pick(back), { seen: { title: "Sketch" } });
+  assert.equal(action(drawnOnly), "Keep my drawing as a new note");
 });
 
 test("Foreign Note: the word is named, never its id", () => {

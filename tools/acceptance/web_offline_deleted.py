@@ -24,7 +24,7 @@ import napkin_notes  # noqa: E402
 import webwalk  # noqa: E402
 from napkin_notes import call, check, free_port  # noqa: E402
 from webwalk import screen, settled, token_of  # noqa: E402
-from web_no_lost_work import eventually, iremember_with_photo, new_user  # noqa: E402
+from web_no_lost_work import eventually, iremember_with_photo, new_user, stroke, strokes_on_server  # noqa: E402
 from web_ar_notebook import add_page, new_phone  # noqa: E402
 
 ROOT = napkin_notes.ROOT
@@ -72,6 +72,11 @@ def napkin(browser, server):
         a.evaluate("window.dispatchEvent(new Event('offline'))")
         a.fill("#note-text", typed)
         a.wait_for_timeout(1_200)
+        if case == "keep":  # and a stroke on its back (walk10: the way back kept the text, not the drawing)
+            a.evaluate(f"location.hash = '#/notes/{made['id']}/back'")
+            a.wait_for_selector("canvas.pad")
+            stroke(a)
+            a.wait_for_timeout(800)
         a.evaluate("location.hash = '#/notes'")
         a.wait_for_selector("notes-list h1")
         call(server, "DELETE", f"/api/v1/notes/{made['id']}", token=token)
@@ -86,14 +91,15 @@ def napkin(browser, server):
         reloaded_still_kept(a, title, what)
         if case == "keep":
             a.click(".notice.kept button:has-text('Keep my text as a new note')")
-            found = False
+            found = []
             for _ in range(40):
-                found = any(n.get("text") == typed and n.get("title") == title for n in napkin_notes.all_notes(server, token))
-                if found:
+                found = [n for n in napkin_notes.all_notes(server, token) if n.get("text") == typed and n.get("title") == title]
+                if found and found[0].get("drawing"):
                     break
                 time.sleep(0.5)
-            check(f"{what}: “Keep my text as a new note” puts it on the server as a new note, titled as before",
-                  found, [(n.get("title"), n.get("text")) for n in napkin_notes.all_notes(server, token)])
+            drawing = strokes_on_server(server, token, found[0]["id"], 1) if found else {}
+            check(f"{what}: “Keep my text as a new note” puts it on the server as a new note, titled as before, with the drawing on its back",
+                  len(found) == 1 and len((drawing or {}).get("strokes", [])) == 1, [(n.get("title"), n.get("text"), n.get("drawing")) for n in napkin_notes.all_notes(server, token)])
         else:
             a.click(".notice.kept button:has-text('Discard')")
             a.click("dialog button:has-text('Discard')")

@@ -9,21 +9,32 @@ import { pickFields, quoted, registerKept, registerRemember } from "./kept.js";
 
 const today = () => new Date().toISOString().slice(0, 10);
 
-// Napkin Notes: a note's title and text.
+// Napkin Notes: a note's title and text, and the drawing on its back.
+const NOTE_FIELDS = ["title", "text", "date", "category"];
+/** A drawing with something on it. @param {any} drawing */
+const drawn = (drawing) => Boolean(drawing && typeof drawing === "object" && (drawing.strokes?.length || drawing.texts?.length));
 registerKept("notes.note", {
-  pick: (write) => (write.method === "PATCH" ? pickFields(write.body, ["title", "text", "date", "category"]) : null),
+  // The back's drawing too (walk10: drawn offline, it was lost with the note; the way back kept the text only).
+  pick: (write) => (write.method === "PATCH" ? pickFields(write.body, NOTE_FIELDS)
+    : write.method === "PUT" && write.path.endsWith("/drawing") && drawn(write.body) ? { drawing: write.body } : null),
+  pickRefused: (write) => (write.method === "PATCH" ? pickFields(write.body, NOTE_FIELDS) : null),
   describe: (kept) => {
     const title = kept.seen?.title || kept.fields.title;
+    const typed = ["title", "text"].some((name) => kept.fields[name]);
+    const what = typed && drawn(kept.fields.drawing) ? "What you typed and drew is" : typed ? "What you typed is" : "What you drew on its back is";
     return `The note ${title ? quoted(title) : "you changed offline"} was deleted on another phone, so your changes could not be saved with it. `
-      + `What you typed is kept on this phone${kept.fields.text ? `: ${quoted(kept.fields.text)}` : ""}.`;
+      + `${what} kept on this phone${kept.fields.text ? `: ${quoted(kept.fields.text)}` : ""}.`;
   },
-  action: "Keep my text as a new note",
+  action: (kept) => (["title", "text"].some((name) => kept.fields[name]) || !drawn(kept.fields.drawing) ? "Keep my text as a new note" : "Keep my drawing as a new note"),
   recover: async (kept, sync) => {
     const seen = kept.seen ?? {};
     const f = kept.fields;
     const category = f.category ?? seen.category;
-    await sync.write({ method: "POST", path: "/api/v1/notes", kind: "notes.note", id: localId(),
+    const id = localId();
+    await sync.write({ method: "POST", path: "/api/v1/notes", kind: "notes.note", id,
       body: { title: f.title ?? seen.title ?? "", text: f.text ?? seen.text ?? "", date: f.date || seen.date || today(), ...(category ? { category } : {}) } });
+    // Its back: sent once the note is made (the outbox gives the write the note's id then).
+    if (drawn(f.drawing)) await sync.write({ method: "PUT", path: `/api/v1/notes/${id}/drawing`, body: f.drawing, kind: "notes.note", id });
     return "Kept as a new note.";
   },
 });

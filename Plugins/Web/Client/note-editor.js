@@ -159,10 +159,15 @@ export class NoteEditor extends ScreenElement {
     if (mine) context.sync.claimKept(key);
     const keep = async () => {
       if (!mine) return;
+      // The back's drawing made here and kept with the refused writes goes to the new note too.
+      const drawing = context.sync.kept.find((k) => k.id === key)?.fields.drawing;
       await context.sync.answerKept(key);
       const id = localId();
       await context.sync.write({ method: "POST", path: NOTES, kind: KIND, id,
         body: { title: mine.title ?? "", text: mine.text ?? "", date: mine.date || today(), ...(mine.category ? { category: mine.category } : {}) } });
+      if (drawing?.strokes?.length || drawing?.texts?.length) {
+        await context.sync.write({ method: "PUT", path: `${NOTES}/${id}/drawing`, body: drawing, kind: KIND, id });
+      }
       announce("Kept as a new note.");
       context.go(`#/notes/${encodeURIComponent(id)}`);
     };
