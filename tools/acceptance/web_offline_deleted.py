@@ -100,6 +100,15 @@ def napkin(browser, server):
             drawing = strokes_on_server(server, token, found[0]["id"], 1) if found else {}
             check(f"{what}: “Keep my text as a new note” puts it on the server as a new note, titled as before, with the drawing on its back",
                   len(found) == 1 and len((drawing or {}).get("strokes", [])) == 1, [(n.get("title"), n.get("text"), n.get("drawing")) for n in napkin_notes.all_notes(server, token)])
+            said = a.locator(".notice", has_text="Kept as a new note")
+            opened = said.count() == 1
+            if opened:
+                said.get_by_role("button", name="Open it").click()
+                opened = eventually(a, f"() => document.querySelector('note-editor #note-text')?.value === {typed!r}", 5_000)
+            check(f"{what}: …said where it shows (it was only announced), with “Open it”, which opens the new note", opened,
+                  a.inner_text("body")[:300])
+            a.evaluate("location.hash = '#/notes'")
+            a.wait_for_selector("notes-list h1")
         else:
             a.click(".notice.kept button:has-text('Discard')")
             a.click("dialog button:has-text('Discard')")
@@ -128,6 +137,9 @@ def napkin(browser, server):
           offers == 1, (offers, a.inner_text("header.bar")[:300]))
     if offers:
         a.get_by_role("button", name="Keep my text as a new note").first.click()
+        opened = eventually(a, "() => document.querySelector('note-editor #note-text')?.value === 'typed with the note open'", 5_000)
+        check("…and taken there, the new note opens with the text (the screen said the note was gone still; walk10)",
+              opened and "Note deleted" not in a.inner_text("body"), a.inner_text("body")[:300])
         a.wait_for_timeout(1_000)
         a.reload()
         a.wait_for_selector("note-editor, notes-list")

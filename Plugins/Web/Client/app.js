@@ -291,7 +291,13 @@ class QuireApp extends HTMLElement {
           try {
             const said = await sync.recoverKept(kept.id);
             bar.remove();
-            if (said) announce(said);
+            // Said where it shows, with the way to what it made; on the deleted record's own screen
+            // (it went on saying "deleted" after the way back was taken; walk10), opened at once.
+            if (typeof said === "object") {
+              if (location.hash.includes(kept.recordId)) this.go(said.route);
+              else this.notice(said.text, "info", { label: "Open it", run: () => this.go(said.route) });
+              announce(said.text);
+            } else if (said) announce(said);
           } catch {
             const p = bar.querySelector("p");
             if (p) p.textContent = `${text} That did not work on this phone; try again, or copy the text from here.`;

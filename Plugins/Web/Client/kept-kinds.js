@@ -35,7 +35,7 @@ registerKept("notes.note", {
       body: { title: f.title ?? seen.title ?? "", text: f.text ?? seen.text ?? "", date: f.date || seen.date || today(), ...(category ? { category } : {}) } });
     // Its back: sent once the note is made (the outbox gives the write the note's id then).
     if (drawn(f.drawing)) await sync.write({ method: "PUT", path: `/api/v1/notes/${id}/drawing`, body: f.drawing, kind: "notes.note", id });
-    return "Kept as a new note.";
+    return { text: "Kept as a new note.", route: `#/notes/${encodeURIComponent(id)}` };
   },
 });
 
@@ -64,8 +64,9 @@ registerKept("vocabulary.entry", {
     // Its collection deleted too: the first one left.
     const collections = sync.view("vocabulary.collection");
     if (!collections.some((c) => c.id === body.collection) && collections[0]) body.collection = collections[0].id;
-    await sync.write({ method: "POST", path: "/api/v1/vocabulary/entries", kind: "vocabulary.entry", id: localId(), body });
-    return `${body.word ?? "The word"} added again.`;
+    const id = localId();
+    await sync.write({ method: "POST", path: "/api/v1/vocabulary/entries", kind: "vocabulary.entry", id, body });
+    return { text: `${body.word ?? "The word"} added again.`, route: `#/e/${encodeURIComponent(id)}` };
   },
 });
 

@@ -26,6 +26,8 @@
  *   character it does not take…), its target still there: its words, to edit and send again (kept-refused.js)
  */
 
+/** @typedef {string | {text: string, route: string}} Recovered what a way back says, and where what it made is */
+
 /**
  * @typedef {object} KeptKind
  * @property {(write: import("./outbox.js").Write) => Record<string, any> | null} pick  what of a refused
@@ -34,7 +36,8 @@
  *   the thing (never an id); `sync`: what the phone holds now (whether its collection went too)
  * @property {string | ((kept: Kept) => string)} action    the recovery's label, as the app offers it online (given
  *   what was kept, where the label depends on it)
- * @property {(kept: Kept, sync: import("./sync.js").Sync) => Promise<string>} recover  does it; answers what to announce
+ * @property {(kept: Kept, sync: import("./sync.js").Sync) => Promise<Recovered>} recover  does it; answers what to say (with the
+ *   route of what it made, to open)
  * @property {(write: import("./outbox.js").Write) => Record<string, any> | null} [pickRefused]  what of a write the
  *   server refused (422, 413…) is worth keeping, when not `pick`'s (a create too)
  * @property {(kept: Kept) => string} [name]  the thing a refused write was for, in words ("the note “Plans”")

@@ -135,7 +135,7 @@ export class KeptWrites {
     await this.drop(key);
   }
 
-  /** See Sync.recoverKept. @param {string} id @returns {Promise<string>} */
+  /** See Sync.recoverKept. @param {string} id @returns {Promise<import("./kept.js").Recovered>} */
   async recover(id) {
     const kept = this.kept.find((k) => k.id === id);
     const how = kept ? keptKind(kept.kind) : undefined;

@@ -390,8 +390,9 @@ export class Sync extends EventTarget {
 
   /**
    * The app's way back for a kept record (a new note, a new word…): a write like any other, so it
-   * works offline too; the kept record goes once it is queued. Answers what to announce.
-   * @param {string} id @returns {Promise<string>}
+   * works offline too; the kept record goes once it is queued. Answers what to say (and where
+   * what it made opens).
+   * @param {string} id @returns {Promise<import("./kept.js").Recovered>}
    */
   recoverKept(id) {
     return this.keeping.recover(id);
