@@ -825,6 +825,14 @@ def notes_follow(page, other, server, token):
                             " && document.querySelector('#photo-notes-replaced')?.textContent.includes('Typed just before a reload')")
     check("notes A sent, rewritten on B while A was not on the mark-up: A is told when it opens it again, quoting its own",
           told, (page.input_value("#photo-notes"), page.inner_text("album-markup")[-300:]))
+    if told:  # theirs is fine: the offer goes, and does not come back after a reload
+        page.click("#photo-notes-replaced >> text=Keep theirs")
+        page.reload()
+        page.wait_for_selector("album-markup #photo-notes", timeout=15_000)
+        page.wait_for_timeout(1_000)
+    check("…and “Keep theirs” lets it go: not offered again after a reload, their notes stay",
+          told and page.locator("#photo-notes-replaced").count() == 0 and notes_of() == "Rewritten on B while A was away",
+          (page.locator("#photo-notes-replaced").count(), notes_of()))
     other.goto("/#/")
     page.click("album-markup .toolbar button.done")
     page.wait_for_selector("album-photo")

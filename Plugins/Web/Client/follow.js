@@ -306,7 +306,13 @@ export class FollowedForm {
         this.edit(name);
         this.flush();
         announce("Your text is back.");
-      } }, "Bring back mine"));
+      } }, "Bring back mine"),
+      // Or theirs is fine: the offer goes, here and after a reload (walk10: it stayed for good).
+      h("button", { type: "button", class: "secondary", onclick: () => {
+        line.remove();
+        localStorage.removeItem(this.mineKey(name));
+        announce("Kept as it is.");
+      } }, "Keep theirs"));
     input.after(line);
   }
 }
