@@ -215,12 +215,19 @@ export class MarkupScreen extends AlbumElement {
     this.markupBase = null;
     this.markupSeen = photo.version;
     this.goneShown = false;
+    // Loaded into this pad only, and only while nothing was drawn on it: a load answered late (a
+    // second render's pad, or a stroke drawn meanwhile) set the base of another pad's drawing, and
+    // the next save then "erased" strokes it never showed (CI of 72920c5: three strokes, one kept).
+    let drawnHere = false;
     loadMarkup(this.ctx, photo, this.id_ ?? "").then((drawing) => {
-      if (!drawing) return;
+      if (!drawing || this.pad !== pad || drawnHere) return;
       this.markupBase = structuredClone(drawing);
       pad.load(drawing);
     });
-    pad.addEventListener("change", (event) => this.saveMarkup(/** @type {CustomEvent} */ (event).detail));
+    pad.addEventListener("change", (event) => {
+      drawnHere = true;
+      if (this.pad === pad) this.saveMarkup(/** @type {CustomEvent} */ (event).detail);
+    });
     // Typing a reload interrupted (kept by the photo's id, or the local id it had before it uploaded).
     followed.restoreDraft([`${KIND}/${this.id_}`]);
     // "Edit and send again" on notes the server refused: back in the field, with its message (kept-refused.js).
