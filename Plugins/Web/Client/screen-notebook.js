@@ -27,6 +27,7 @@
  * a page), `notebook-room.js` (camera, WebXR, light), `notebook-pins.js`, `notebook-gestures.js`,
  * `notebook-drafts.js` and `notebook-model.js`.
  */
+import { focusKey } from "./screen-element.js";
 import { NotebookElement } from "./notebook-element.js";
 import { addPage, blobURL, colour, deletePage, dismissToast, editCover, itemMenu, paste, picturePicker, share, undo, waitingLines, write } from "./notebook-edits.js";
 import { movable, swipes } from "./notebook-gestures.js";
@@ -250,7 +251,8 @@ export class BookScreen extends NotebookElement {
     const slider = /** @type {HTMLInputElement} */ (h("input", { type: "range", id: "turn", min: "0", max: "360", step: "5", value: String(this.angle),
       oninput: () => { this.angle = Number(slider.value); this.book?.style.setProperty("--turn", `${this.angle}deg`); } }));
     const readOnly = !this.editable;
-    this.draw(h("main", { class: "screen notebook" },
+    const before = this.querySelector(":scope > main.notebook");
+    const main = h("main", { class: "screen notebook" },
       h("div", { class: "toolbar" }, h("a", { href: "#/notebooks", class: "button secondary back" }, "‹ Notebooks"),
         h("h1", {}, notebook.name)),
       readOnly ? h("p", { class: "warning" }, "Shared with you to read. You can turn its pages; only its owner can change it.") : null,
@@ -285,7 +287,23 @@ export class BookScreen extends NotebookElement {
         notebook.access === "owner" ? h("button", { type: "button", class: "secondary", onclick: () => share(this) }, "Share") : null,
         notebook.access === "owner" || (notebook.access === "edit" && notebook.pin)
           ? h("button", { type: "button", class: "secondary", onclick: () => pin(this) }, notebook.pin ? "Pinned here · move pin" : "Pin here") : null,
-        readOnly || !page ? null : h("button", { type: "button", class: "danger", onclick: () => deletePage(this) }, "Delete page"))));
+        readOnly || !page ? null : h("button", { type: "button", class: "danger", onclick: () => deletePage(this) }, "Delete page")));
+    if (before && this.firstElementChild === before && this.childElementCount === 1) {
+      // Drawn again in place: the rows of buttons stay in the page (see keepInPlace).
+      const active = document.activeElement;
+      const focused = active && this.contains(active) ? focusKey(active) : null;
+      keepInPlace(before, main, (child) => {
+        const row = [".turn-row", ".nb-actions"].find((selector) => child.matches(selector));
+        const old = row ? before.querySelector(`:scope > ${row}`) : null;
+        if (old) keepInPlace(old, child, (button) => sameButton(old, button));
+        return old;
+      });
+      if (focused && !(document.activeElement && this.contains(document.activeElement))) {
+        /** @type {HTMLElement | undefined} */ ([...this.querySelectorAll("button, a, input, select")].find((e) => focusKey(e) === focused))?.focus({ preventScroll: true });
+      }
+    } else {
+      this.draw(main);
+    }
     refreshRoom(this);
   }
 
@@ -461,4 +479,39 @@ export class BookScreen extends NotebookElement {
     this.room?.end();
   }
 }
+/**
+ * `parent`'s children made those of `drawn`, in order, without taking out of the page the ones
+ * `keep` answers for a new child (an old node, brought up to date, kept where it is). A redraw that
+ * replaced the page-turning and action buttons lost a tap whose finger went down on the old button
+ * and up on the new (New page opened nothing; CI of 080a51b and 16eedf2); a button taken out of the
+ * page and put back loses it too (Chromium), so the kept ones are never moved.
+ * @param {Element} parent @param {Element} drawn @param {(child: Element) => Element | null | undefined} keep
+ */
+function keepInPlace(parent, drawn, keep) {
+  const wanted = [...drawn.children].map((child) => keep(child) ?? child);
+  for (const child of [...parent.children]) if (!wanted.includes(child)) child.remove();
+  let cursor = parent.firstElementChild;
+  for (const node of wanted) {
+    if (node === cursor) cursor = cursor.nextElementSibling;
+    else parent.insertBefore(node, cursor);
+  }
+}
+
+/**
+ * The button of `row` that `button` draws again (same row, label and look), brought up to date;
+ * its handler reads the screen's state when tapped, so it does what the new one would.
+ * @param {Element} row @param {Element} button
+ */
+function sameButton(row, button) {
+  if (!(button instanceof HTMLButtonElement)) return null;
+  const label = button.getAttribute("aria-label") ?? button.textContent;
+  const old = [...row.children].find((b) => b instanceof HTMLButtonElement && (b.getAttribute("aria-label") ?? b.textContent) === label
+    && b.className === button.className);
+  if (!(old instanceof HTMLButtonElement)) return null;
+  old.disabled = button.disabled;
+  const pressed = button.getAttribute("aria-pressed");
+  if (pressed !== null) old.setAttribute("aria-pressed", pressed);
+  return old;
+}
+
 customElements.define("nb-book", BookScreen);
