@@ -259,24 +259,12 @@ class QuireApp extends HTMLElement {
     if (kept.refused) return refusedNotice(sync, kept, this.notices, (hash) => this.go(hash));
     // Its deletion undone meanwhile: the words go back on it (a copy would make it twice).
     if (keptRecordBack(kept, sync)) {
-      const back = h("div", { class: "notice kept", role: "alert", "data-kept": kept.id, "data-back": "true" }, h("p", {}, backSentence(kept)),
-        h("div", { class: "row" },
-          h("button", { type: "button", onclick: async () => {
-            back.remove();
-            await putBack(kept, sync);
-            await sync.dropKept(kept.id);
-            announce("Your changes are back on it.");
-          } }, "Put my changes back"),
-          h("button", { type: "button", class: "secondary", onclick: async () => {
-            if (!(await confirmAction("Discard what you wrote? It cannot be brought back.", "Discard"))) return;
-            back.remove();
-            await sync.dropKept(kept.id);
-            announce("Discarded.");
-          } }, "Discard")));
-      const discard = /** @type {HTMLElement | null} */ (back.querySelector(".row button.secondary"));
-      if (discard) Object.assign(discard.style, { whiteSpace: "nowrap", flex: "none" });
-      this.notices.prepend(back);
-      back.scrollIntoView({ block: "nearest" });
+      this.keptBar(kept, backSentence(kept), "Put my changes back", async (bar) => {
+        bar.remove();
+        await putBack(kept, sync);
+        await sync.dropKept(kept.id);
+        announce("Your changes are back on it.");
+      }).dataset.back = "true";
       return;
     }
     let text = kept.fields.text ?? "";
@@ -285,24 +273,35 @@ class QuireApp extends HTMLElement {
     } catch {
       text = "Something you wrote could not be saved: it was deleted on another device. It is kept on this phone.";
     }
+    this.keptBar(kept, text, typeof how.action === "function" ? how.action(kept) : how.action, async (bar) => {
+      try {
+        const said = await sync.recoverKept(kept.id);
+        bar.remove();
+        // Said where it shows, with the way to what it made; on the deleted record's own screen
+        // (it went on saying "deleted" after the way back was taken; walk10), opened at once.
+        if (typeof said === "object") {
+          if (location.hash.includes(kept.recordId)) this.go(said.route);
+          else this.notice(said.text, "info", { label: "Open it", run: () => this.go(said.route) });
+          announce(said.text);
+        } else if (said) announce(said);
+      } catch {
+        const p = bar.querySelector("p");
+        if (p) p.textContent = `${text} That did not work on this phone; try again, or copy the text from here.`;
+      }
+    });
+  }
+
+  /**
+   * A kept record's notice: what was kept, its way back (`label`, `run`) and Discard (after a
+   * confirmation), first in the header and in view: it holds what the person wrote, which nothing
+   * else does. @param {import("./kept.js").Kept} kept @param {string} text @param {string} label
+   * @param {(bar: HTMLElement) => Promise<void>} run @returns {HTMLElement}
+   */
+  keptBar(kept, text, label, run) {
+    const sync = /** @type {Sync} */ (this.sync);
     const bar = h("div", { class: "notice kept", role: "alert", "data-kept": kept.id }, h("p", {}, text),
       h("div", { class: "row" },
-        h("button", { type: "button", onclick: async () => {
-          try {
-            const said = await sync.recoverKept(kept.id);
-            bar.remove();
-            // Said where it shows, with the way to what it made; on the deleted record's own screen
-            // (it went on saying "deleted" after the way back was taken; walk10), opened at once.
-            if (typeof said === "object") {
-              if (location.hash.includes(kept.recordId)) this.go(said.route);
-              else this.notice(said.text, "info", { label: "Open it", run: () => this.go(said.route) });
-              announce(said.text);
-            } else if (said) announce(said);
-          } catch {
-            const p = bar.querySelector("p");
-            if (p) p.textContent = `${text} That did not work on this phone; try again, or copy the text from here.`;
-          }
-        } }, typeof how.action === "function" ? how.action(kept) : how.action),
+        h("button", { type: "button", onclick: () => run(bar) }, label),
         h("button", { type: "button", class: "secondary", onclick: async () => {
           if (!(await confirmAction("Discard what you wrote? It cannot be brought back.", "Discard"))) return;
           bar.remove();
@@ -315,6 +314,7 @@ class QuireApp extends HTMLElement {
     // First, whole in view: it holds what the person wrote, which nothing else does.
     this.notices.prepend(bar);
     bar.scrollIntoView({ block: "nearest" });
+    return bar;
   }
 
   /**
