@@ -161,17 +161,22 @@ def word_open(browser, server, user, word):
     return context, a, token, entry
 
 
-def foreign_note(browser, server):
-    context, a, token, entry = word_open(browser, server, "offline-words", {"word": "obrigado", "definitions": ["thank you"]})
+def edited_offline_then_deleted(context, a, server, token, entry, example):
+    """Offline, the word open on A gets `example` and is saved; the other phone deletes it; A comes back online."""
     context.set_offline(True)
     a.evaluate("window.dispatchEvent(new Event('offline'))")
     a.click("text=Edit")
     a.wait_for_selector("#entry-example")
-    a.fill("#entry-example", "Muito obrigado pela ajuda!")
+    a.fill("#entry-example", example)
     a.click("vocab-entry-form button:has-text('Save')")
     a.wait_for_timeout(800)
     call(server, "DELETE", f"/api/v1/vocabulary/entries/{entry['id']}", token=token)
     online(context, a)
+
+
+def foreign_note(browser, server):
+    context, a, token, entry = word_open(browser, server, "offline-words", {"word": "obrigado", "definitions": ["thank you"]})
+    edited_offline_then_deleted(context, a, server, token, entry, "Muito obrigado pela ajuda!")
     text = kept_notice(a, "obrigado")
     what = "Foreign Note"
     check(f"{what}: A's offline edit of a word deleted on the other phone is kept and said, naming “obrigado”", text is not None,
@@ -200,15 +205,7 @@ def foreign_undone(browser, server):
     itself ("Put my changes back"), not into a second copy ("Add it again as a new word" stayed
     offered after the Undo and made the word twice; walk10)."""
     context, a, token, entry = word_open(browser, server, "offline-undone", {"word": "bom dia", "definitions": ["good morning"]})
-    context.set_offline(True)
-    a.evaluate("window.dispatchEvent(new Event('offline'))")
-    a.click("text=Edit")
-    a.wait_for_selector("#entry-example")
-    a.fill("#entry-example", "Bom dia, Maria!")
-    a.click("vocab-entry-form button:has-text('Save')")
-    a.wait_for_timeout(800)
-    call(server, "DELETE", f"/api/v1/vocabulary/entries/{entry['id']}", token=token)
-    online(context, a)
+    edited_offline_then_deleted(context, a, server, token, entry, "Bom dia, Maria!")
     what = "Foreign Note (the delete undone)"
     kept = kept_notice(a, "bom dia") is not None
     call(server, "POST", f"/api/v1/vocabulary/entries/{entry['id']}/restore", token=token)
