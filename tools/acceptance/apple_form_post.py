@@ -100,12 +100,16 @@ def in_the_browser(server):
             apple.wait_for(timeout=10_000)
             webwalk.screen(page, "foreign-note", "sign-in with Apple", "signin-apple")
             apple.click()
-            page.get_by_role("button", name="Cancel").click()
+            page.get_by_role("heading", name="Apple ID").wait_for(timeout=10_000)
+            page.get_by_role("button", name="Cancel", exact=True).click()
             page.wait_for_selector("quire-signin #signin-error:has-text('cancelled')", timeout=10_000)
             check("in the browser: cancelling at Apple comes back to the sign-in screen, saying so",
                   page.text_content("#signin-error").startswith("Sign-in was cancelled"), page.text_content("#signin-error"))
             page.get_by_role("button", name="Continue with Apple").click()
-            page.get_by_role("button", name="Continue").click()
+            # Apple's own button, on Apple's page: `exact`, or the locator resolves at once to our
+            # “Continue with Apple” (still on screen while /begin answers) and taps it a second time.
+            page.get_by_role("heading", name="Apple ID").wait_for(timeout=10_000)
+            page.get_by_role("button", name="Continue", exact=True).click()
             page.wait_for_selector("vocab-collections", timeout=15_000)
             session = page.evaluate("() => JSON.parse(localStorage.getItem('quire.session'))")
             status, me, _ = call(server, "GET", "/api/v1/auth/me", token=session["accessToken"])
