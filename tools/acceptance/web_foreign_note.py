@@ -595,6 +595,13 @@ def nothing_lost(browser, server, page, token):
     settled(other)
     check("…“Bring back mine” puts B's text back, saved over A's, A's definitions kept",
           (entry()["note"], entry()["definitions"]) == ("typed on B", ["cat", "tomcat"]), entry())
+    # A saved "saved on A" and B put its own back over it: A is told, and answers OK.
+    a_told = page.locator(".notices .notice", has_text="“saved on A” now reads “typed on B”")
+    check("…and A, whose saved note B replaced, is told so with “Bring back mine”", eventually(
+        page, "() => [...document.querySelectorAll('.notices .notice')].some((n) => n.textContent.includes('“saved on A” now reads “typed on B”'))", 5_000),
+        page.inner_text(".notices")[:300])
+    if a_told.count():
+        a_told.get_by_role("button", name="OK").click()
 
     # A's edit made offline, sent when back, replaces B's: B's open word shows it, A is told.
     page.context.set_offline(True)
@@ -753,6 +760,37 @@ def edits_meet_deletes_and_tags(browser, server, page, token):
     other.wait_for_selector("vocab-entry h1:has-text('la mela')")
     settled(other)
     check("tags added on two phones at once are both kept: A's #red and B's #round", tags_of() == ["red", "round"], tags_of())
+
+    # Both save the example a moment apart and both reload at once (walk10): the phone whose example
+    # was replaced is told after its reload, and once it says OK the notice does not come back.
+    for each in (page, other):
+        each.goto(f"/#/edit/{mela['id']}")
+        each.wait_for_selector("#entry-example")
+    page.fill("#entry-example", "A: una mela")
+    other.fill("#entry-example", "B: la mela rossa")
+    for each in (page, other):
+        each.click("vocab-entry-form button[type=submit]:has-text('Save')")
+    for each in (page, other):
+        each.wait_for_selector("vocab-entry h1:has-text('la mela')")
+    page.reload()
+    other.reload()
+    for each in (page, other):
+        each.wait_for_selector("vocab-entry h1:has-text('la mela')")
+        settled(each)
+    kept = call(server, "GET", f"{V}/entries/{mela['id']}", token=token)[1].get("example")
+    loser, lost = (page, "A: una mela") if kept == "B: la mela rossa" else (other, "B: la mela rossa")
+    told = f"() => [...document.querySelectorAll('.notices .notice')].some((n) => n.textContent.includes('changed on another device')" \
+           f" && n.textContent.includes({lost!r}))"
+    said = eventually(loser, told, 5_000)
+    check("both phones save the example at once and reload: the one whose example was replaced is told so, after its reload",
+          kept in ("A: una mela", "B: la mela rossa") and said, (kept, loser.inner_text(".notices")[:300]))
+    if said:
+        loser.locator(".notices .notice", has_text=lost).get_by_role("button", name="OK").click()
+        loser.reload()
+        loser.wait_for_selector("vocab-entry h1:has-text('la mela')")
+        loser.wait_for_timeout(1_000)
+        check("…and once it says OK, a reload does not tell it again", not eventually(loser, told, 1_000),
+              loser.inner_text(".notices")[:300])
 
     # B edits, A deletes: B is told plainly, and can add what it typed again as a new word.
     other.goto(f"/#/edit/{mela['id']}")

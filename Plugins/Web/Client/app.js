@@ -62,7 +62,7 @@ class QuireApp extends HTMLElement {
     // A sentence, or {text, kind, action} (a screen's way back beside OK).
     window.addEventListener("quire:notice", (event) => {
       const said = /** @type {CustomEvent} */ (event).detail;
-      if (said && typeof said === "object") this.notice(String(said.text), said.kind, said.action);
+      if (said && typeof said === "object") this.notice(String(said.text), said.kind, said.action, said.dismissed);
       else this.notice(String(said));
     });
     if (/^#(.*&)?(id_token|error|session)=/.test(location.hash)) await this.finishProviderSignIn();

@@ -7,6 +7,8 @@
  * replaced one in its history) — as AR Notebook's texts do (`notebook-overwrites.js`, whose pure
  * `overwrites` this uses). Remembered on the phone (localStorage) until told, so a reload right
  * after saving still tells it (held in memory only, a reload hid that the change was replaced).
+ * What was told is remembered too until the person answers it (OK or "Bring back mine"): told an
+ * instant before a reload, the notice would otherwise go with the page, and the field with it.
  */
 import { overwrites } from "./notebook-overwrites.js";
 import { PHONE, storedJSON } from "./ui.js";
@@ -18,6 +20,9 @@ const NAMES = { word: ["word", "was"], definitions: ["definitions", "were"], exa
 const KEPT = `${PHONE}vocab.saved`;
 /** What this phone saved, by `entryId field` (the value as JSON). @type {Map<string, import("./notebook-overwrites.js").Mine>} */
 const mine = new Map(readKept());
+/** Where what was told and not answered yet is kept across reloads. */
+const TOLD = `${PHONE}vocab.told`;
+/** @typedef {{key: string, mine: string, now: string, word: string}} Told a field's change said, not answered yet */
 /** @type {WeakSet<import("./sync.js").Sync>} */
 const following = new WeakSet();
 
@@ -40,7 +45,21 @@ export function followSaved(sync) {
   if (following.has(sync)) return;
   following.add(sync);
   sync.addEventListener("change", () => tell(sync));
+  // Said before a reload and not answered: said again.
+  for (const told of toldKept()) say(sync, told);
   tell(sync);
+}
+
+/** @returns {Told[]} */
+function toldKept() {
+  const told = storedJSON(TOLD, []);
+  return Array.isArray(told) ? told.filter((t) => typeof t?.key === "string" && typeof t.mine === "string" && typeof t.now === "string") : [];
+}
+
+/** @param {Told[]} told */
+function keepTold(told) {
+  if (told.length) localStorage.setItem(TOLD, JSON.stringify(told.slice(-5)));
+  else localStorage.removeItem(TOLD);
 }
 
 /** @param {unknown} value */
@@ -85,23 +104,39 @@ function tell(sync) {
   for (const [key, kept] of left) mine.set(key, kept);
   if (JSON.stringify([...mine]) !== before) keep();
   for (const { id: key, mine: was, now } of told) {
-    const [id, name] = key.split(" ");
+    const [id] = key.split(" ");
     // Its change kept on this phone (refused while the word was deleted; back now): that notice
     // offers the way back, not a second one saying "changed on another device".
     if (sync.kept.some((k) => k.kind === ENTRY && sync.resolve(k.recordId) === sync.resolve(id))) continue;
-    const entry = sync.one(ENTRY, sync.resolve(id));
-    const [label, verb] = NAMES[name];
-    const value = JSON.parse(was);
-    window.dispatchEvent(new CustomEvent("quire:notice", { detail: {
-      kind: "info",
-      text: `Your ${label} for “${entry?.word ?? ""}” ${verb} changed on another device: “${shown(value)}” now reads “${shown(JSON.parse(now))}”.`,
-      action: { label: "Bring back mine", run: () => {
-        const latest = sync.one(ENTRY, sync.resolve(id));
-        if (!latest) return;
-        rememberSaved(sync, latest.id, latest, { [name]: value });
-        void sync.write({ method: "PATCH", path: `/api/v1/vocabulary/entries/${latest.id}`, body: { [name]: value }, kind: ENTRY, id: latest.id,
-          baseVersion: latest.version || undefined });
-      } },
-    } }));
+    const said = { key, mine: was, now, word: String(sync.one(ENTRY, sync.resolve(id))?.word ?? "") };
+    keepTold([...toldKept().filter((t) => t.key !== key), said]);
+    say(sync, said);
   }
+}
+
+/**
+ * Says that another device replaced a field this phone saved, with "Bring back mine" (its value,
+ * saved on top of the word as it is now); remembered until answered.
+ * @param {import("./sync.js").Sync} sync @param {Told} said
+ */
+function say(sync, said) {
+  const [id, name] = said.key.split(" ");
+  const names = NAMES[name];
+  if (!names) return keepTold(toldKept().filter((t) => t.key !== said.key));
+  const [label, verb] = names;
+  const value = JSON.parse(said.mine);
+  const answered = () => keepTold(toldKept().filter((t) => t.key !== said.key));
+  window.dispatchEvent(new CustomEvent("quire:notice", { detail: {
+    kind: "info",
+    text: `Your ${label} for “${said.word}” ${verb} changed on another device: “${shown(value)}” now reads “${shown(JSON.parse(said.now))}”.`,
+    dismissed: answered,
+    action: { label: "Bring back mine", run: () => {
+      answered();
+      const latest = sync.one(ENTRY, sync.resolve(id));
+      if (!latest) return;
+      rememberSaved(sync, latest.id, latest, { [name]: value });
+      void sync.write({ method: "PATCH", path: `/api/v1/vocabulary/entries/${latest.id}`, body: { [name]: value }, kind: ENTRY, id: latest.id,
+        baseVersion: latest.version || undefined });
+    } },
+  } }));
 }
