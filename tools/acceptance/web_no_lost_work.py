@@ -717,6 +717,33 @@ def empty_new_note(browser, server, username):
     page.wait_for_timeout(500)
     again = notes(server, token)
     check("…and not after a reload on it either", len(again) == before, [(x.get("id"), x.get("title")) for x in again if not x.get("title")])
+    # The tab closed on it (walk10: an empty "Title" note was left): the app opened again drops it.
+    page.click("text=New note")
+    page.wait_for_selector("note-editor #note-title")
+    eventually(page, "() => !decodeURIComponent(location.hash).includes('local:')")
+    settled(page)
+    page.close()
+    page = context.new_page()
+    page.goto("/")
+    page.wait_for_selector("notes-list h1")
+    settled(page)
+    page.wait_for_timeout(500)
+    closed = notes(server, token)
+    listed = page.locator("ol.notes .title", has_text="Title").count()
+    check("…nor when the tab is closed on it and the app opened again: not on the server, not in the list",
+          len(closed) == before and listed == untitled, (before, len(closed), untitled, listed))
+    # A note written in and then the tab closed is kept, of course.
+    page.click("text=New note")
+    page.wait_for_selector("note-editor #note-title")
+    page.fill("#note-title", "Written, then the tab closed")
+    settled(page)
+    page.close()
+    page = context.new_page()
+    page.goto("/")
+    page.wait_for_selector("notes-list h1")
+    settled(page)
+    check("…while a new note written in, its tab closed, is kept", page.locator("ol.notes .title", has_text="Written, then the tab closed").count() == 1
+          and any(x.get("title") == "Written, then the tab closed" for x in notes(server, token)), page.inner_text("ol.notes")[:300])
     context.close()
 
 

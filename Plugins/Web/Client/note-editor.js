@@ -12,7 +12,7 @@ import { announce, askText, confirmAction, h, readableDate, today } from "./ui.j
 import { shareLink } from "./share.js";
 import { NoteVoice } from "./voice-note.js";
 import { showPhotoText } from "./note-photo-text.js";
-import { KIND, NOTES, has, madeHere, notePhoto, pinchZoom, when } from "./notes-parts.js";
+import { KIND, NOTES, has, madeHere, notePhoto, pinchZoom, untouched, when } from "./notes-parts.js";
 
 /** @typedef {import("./notes-parts.js").Context} Context */
 
@@ -91,8 +91,7 @@ export class NoteEditor extends ScreenElement {
     const made = [...madeHere].find((local) => local === this.noteId || context.sync.resolve(local) === note.id);
     if (!made) return;
     if (/^#\/notes\/[^/]+\/back$/.test(location.hash)) return;
-    if (note.title || note.text || note.photo || note.pendingPhoto || note.drawing || note.category || note.voice || note.pendingVoice) return;
-    if (context.sync.writes.some((w) => w.kind === KIND && (w.id === note.id || w.id === this.noteId) && /\/(drawing|voice)$/.test(w.path))) return;
+    if (!untouched(context.sync, note, made)) return;
     madeHere.delete(made);
     context.sync.write({ method: "DELETE", path: `${NOTES}/${note.id}`, kind: KIND, id: note.id });
   }

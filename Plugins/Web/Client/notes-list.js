@@ -8,7 +8,7 @@ import { categoryCounts, filterNotes } from "./notes-filter.js";
 import { isLocal, localId } from "./outbox.js";
 import { ScreenElement } from "./screen-element.js";
 import { announce, h, readableDate, today, whereAmI } from "./ui.js";
-import { KIND, NOTES, has, madeHere, notePhoto } from "./notes-parts.js";
+import { KIND, NOTES, dropLeftUntouched, has, madeHere, notePhoto } from "./notes-parts.js";
 
 /** @typedef {import("./notes-parts.js").Context} Context */
 
@@ -20,6 +20,8 @@ export class NotesList extends ScreenElement {
    * until the screen leaves the page. @param {Context} context */
   attach(context) {
     this.follow(context);
+    // A new note the tab was closed on, left as it came: not kept (note-editor.js drops it on leaving).
+    dropLeftUntouched(context.sync);
     this.render();
   }
 

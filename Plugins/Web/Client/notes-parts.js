@@ -48,6 +48,28 @@ export const madeHere = new KeptSet(madeBefore());
 
 /** @typedef {{api: import("./api.js").Api, sync: import("./sync.js").Sync, go: (hash: string, options?: {top?: boolean}) => void, features?: Set<string>}} Context */
 
+/**
+ * Whether a note is still as "New note" made it: no title, text, photo, drawing, voice or category,
+ * and no drawing or voice of it waiting to be sent. @param {import("./sync.js").Sync} sync @param {any} note @param {string} made its local id
+ */
+export function untouched(sync, note, made) {
+  if (note.title || note.text || note.photo || note.pendingPhoto || note.drawing || note.category || note.voice || note.pendingVoice) return false;
+  return !sync.writes.some((w) => w.kind === KIND && (w.id === note.id || w.id === made) && /\/(drawing|voice)$/.test(w.path));
+}
+
+/**
+ * The notes made here with "New note" that the editor never saw left (the tab closed on one, the
+ * phone's app swiped away): when the list shows, the one left as it came is not kept, as leaving its
+ * editor would have dropped it; one written in is a note, followed no longer. @param {import("./sync.js").Sync} sync
+ */
+export function dropLeftUntouched(sync) {
+  for (const made of [...madeHere]) {
+    const note = sync.one(KIND, sync.resolve(made));
+    madeHere.delete(made);
+    if (note && untouched(sync, note, made)) void sync.write({ method: "DELETE", path: `${NOTES}/${note.id}`, kind: KIND, id: note.id });
+  }
+}
+
 /** Whether the app switched a feature on (`search`, `categories`, `plugin:reminders`…). @param {Context | undefined} context @param {string} feature */
 export function has(context, feature) {
   return Boolean(context?.features?.has(feature));
