@@ -303,7 +303,7 @@ struct AlbumService: Sendable {
         }
         let relocated = placed
         let claim = IdempotencyClaim.edit(owner: owner, collection: Self.photos, key: idempotencyKey, id: id, basedOn: expectedVersion,
-                                          String(describing: edit))
+                                          [String(describing: edit)])
         let record = try await commit(owner: owner, id: id, expectedVersion: expectedVersion, idempotency: claim) { current throws(BusError) in
             guard var photo = current else { throw BusError(.notFound, "This photo is not in your album: it was deleted, maybe on another device.") }
             if let notes = edit.notes, notes != photo.notes {

@@ -90,7 +90,7 @@ struct NotebookInserts: NotebookConcern {
                     expectedVersion: Int64? = nil, idempotencyKey: String? = nil) async throws(BusError) -> FrameResult {
         let (notebook, _, _) = try await access(caller: caller, id: id, writing: true)
         let claim = IdempotencyClaim.edit(owner: caller, collection: "notebooks.item", key: idempotencyKey, id: "\(id)|\(itemID)", basedOn: expectedVersion,
-                                          String(describing: frame), text ?? "\u{0}")
+                                          [String(describing: frame), text ?? "\u{0}"])
         var clamped = false
         let newFrame = try frame.map { frame throws(BusError) -> Frame in
             let result = try layout.clamp(frame)

@@ -193,7 +193,7 @@ struct NotesService: Sendable {
         try validate(input)
         let newCategory = try categoryChange(input)
         let claim = IdempotencyClaim.edit(owner: owner, collection: "notes", key: idempotencyKey, id: id, basedOn: expectedVersion,
-                                          fingerprint(input), String(describing: newCategory))
+                                          [fingerprint(input), String(describing: newCategory)])
         let updated = try await modify(owner: owner, id: id, expectedVersion: expectedVersion, idempotency: claim) { data in
             if let title = input.title { data.title = title }
             if let text = input.text { data.text = text }
@@ -392,7 +392,7 @@ struct NotesService: Sendable {
 
     private func fingerprint(_ input: NoteInput) -> String {
         let canonical = [input.title ?? "\u{0}", input.text ?? "\u{0}", input.date ?? "\u{0}"].joined(separator: "\u{1}")
-        return SHA256.hash(data: Data(canonical.utf8)).map { String(format: "%02x", $0) }.joined()
+        return IdempotencyClaim.sha256Hex(Data(canonical.utf8))
     }
 
     private func publish(_ owner: String, _ record: Record, _ kind: NoteChanged.Kind) async {

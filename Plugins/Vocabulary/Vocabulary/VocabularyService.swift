@@ -275,7 +275,7 @@ struct VocabularyService: Sendable {
         let document = try JSONDocument(encoding: value)
         let claim = idempotencyKey.map { key in
             IdempotencyClaim(owner: owner, scope: "\(collection).create", key: key,
-                             fingerprint: SHA256.hash(data: document.bytes).map { String(format: "%02x", $0) }.joined())
+                             fingerprint: IdempotencyClaim.sha256Hex(document.bytes))
         }
         let result = try await store.write(WriteBatch([.insert(collection: collection, id: id, owner: owner, data: document)],
                                                       idempotency: claim))
@@ -293,7 +293,7 @@ struct VocabularyService: Sendable {
     func updateEntry(owner: String, id: String, input: EntryInput, expectedVersion: Int64?, idempotencyKey: String? = nil) async throws(BusError)
         -> (record: Record, replaced: [String: JSONValue]) {
         let claim = IdempotencyClaim.edit(owner: owner, collection: C.entries, key: idempotencyKey, id: id, basedOn: expectedVersion,
-                                          String(describing: input))
+                                          [String(describing: input)])
         if let collectionID = input.collection { _ = try await collection(owner: owner, id: collectionID) }
         let word = try input.word.map { _ throws(BusError) in try VocabularyRules.word(input.word) }
         let definitions = try input.definitions.map { _ throws(BusError) in try VocabularyRules.definitions(input.definitions) }
