@@ -323,6 +323,12 @@ struct NotebooksAPITests {
             let opened = try await client.send(.get, "\(ARNotebook.base)/notebooks/\(id)", token: walker)
             #expect(opened.status == 200)
             #expect((opened[object: "notebook"])?["access"] as? String == "edit")
+            // A finder adds pages and texts, but a page's delete (no undo) is the owner's (walk11: one wiped a page of the owner's texts).
+            #expect(try await client.page(walker, id).status == 201, "a finder with edit rights adds a page")
+            let wiped = try await client.send(.delete, "\(ARNotebook.base)/notebooks/\(id)/pages/1", token: walker)
+            #expect(wiped.status == 403)
+            #expect(wiped[string: "detail"]?.contains("Only the notebook's owner can delete a page") == true)
+            #expect(try await client.send(.delete, "\(ARNotebook.base)/notebooks/\(id)/pages/1", token: owner).status == 428, "its owner is asked to confirm")
             // FR3.2.17: a finder with edit rights may move the pin (keeping what the owner allowed) and remove it.
             let moved = try await client.send(.put, "\(ARNotebook.base)/notebooks/\(id)/pin",
                                               json: ["latitude": 48.8586, "longitude": 2.2947, "allowEdits": false] as [String: any Sendable], token: walker)

@@ -1349,6 +1349,16 @@ def pins_for_finders(browser, server):
     pin = moved["notebook"].get("pin") or {}
     check("someone who found it pinned for editing moves its pin (their answer kept, what the owner allowed kept)",
           movable and abs(pin.get("latitude", 0) - 38.7225) < 1e-6 and pin.get("allowEdits") is True, (pin, finder.inner_text("nb-book")[:300]))
+    # On a page of the owner's, the finder writes but cannot delete the page (walk11: one wiped the owner's texts).
+    added = call(server, "POST", f"{N}/notebooks/{nid}/pages", {"template": "blank"}, token=token)
+    finder.reload()
+    finder.wait_for_selector("nb-book [aria-label='Next page']:not([disabled])", timeout=10_000)
+    finder.click("nb-book [aria-label='Next page']")
+    on_page = appears(finder, "nb-book button:has-text('Write')", 10_000)
+    check("…on the owner's page the finder may Write, and is offered no Delete page (its delete cannot be undone: the owner's)",
+          on_page and finder.locator("nb-book button:has-text('Delete page')").count() == 0, (added[:2], finder.inner_text("nb-book")[:300]))
+    finder.click("nb-book [aria-label='Previous page']")
+    finder.wait_for_timeout(800)
     removed = False
     if movable:
         finder.click("nb-book button:has-text('Pinned here')")

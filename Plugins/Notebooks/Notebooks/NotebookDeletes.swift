@@ -28,7 +28,12 @@ struct NotebookDeletes: NotebookConcern {
 
     /// FR3.2.10: deletes page `number` and its items after an explicit confirmation.
     func deletePage(caller: String, id: String, number: Int, confirm: String?) async throws -> Void {
-        let (notebook, data, _) = try await access(caller: caller, id: id, writing: true)
+        let (notebook, data, granted) = try await access(caller: caller, id: id, writing: true)
+        // Someone near a pin may change the notebook's texts (and Undo them); a page's delete cannot
+        // be undone, so it is its owner's alone, as deleting or sharing the notebook is.
+        guard granted == .owner else {
+            throw BusError(.forbidden, "Only the notebook's owner can delete a page; you can add pages and change their texts.")
+        }
         let owner = notebook.owner
         let (pageRecord, _) = try await pageAt(notebook, data, number: number)
         let onPage = try await items(onPage: pageRecord.id, owner: owner)

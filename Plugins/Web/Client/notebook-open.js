@@ -31,9 +31,10 @@ export async function openBook(screen) {
     if (!id) id = await openLast(screen);
     screen.notebookId = id;
     const local = screen.current();
-    if (!local || local.notebook.access === "read") {
-      // Not here yet, or shared with this user: the server's copy, kept with the feed's (a shared
-      // notebook's earlier pages never come through this user's feed).
+    if (!local || local.notebook.access !== "owner") {
+      // Not here yet, or another's (shared with this user, or found near its pin): the server's copy,
+      // kept with the feed's (another's pages never come through this user's feed: a finder opened
+      // the owner's notebook as it was when first found, its new pages missing; walk11).
       if (navigator.onLine) await sync.pull();
       if (!isLocal(screen.nid)) {
         try {

@@ -366,10 +366,12 @@ export function roomActions(screen, say, put) {
     const editable = screen.editable;
     const page = screen.index > 0 ? screen.content?.pages[screen.index - 1] : undefined;
     buttons.newPage.hidden = !editable;
-    for (const b of [buttons.picture, buttons.change, buttons.remove, buttons.colour, buttons.delete]) b.hidden = !editable || !page;
+    for (const b of [buttons.picture, buttons.change, buttons.remove, buttons.colour]) b.hidden = !editable || !page;
     buttons.remove.disabled = !page?.items.length;
     buttons.change.disabled = !page?.items.some((item) => item.kind !== "image");
     const notebook = screen.content?.notebook;
+    // A page's delete cannot be undone: its owner's alone (someone near a pin changes texts, not pages).
+    buttons.delete.hidden = notebook?.access !== "owner" || !page;
     buttons.share.hidden = notebook?.access !== "owner";
     buttons.cover.hidden = notebook?.access !== "owner" || Boolean(page);
     buttons.pin.hidden = !(notebook?.access === "owner" || (notebook?.access === "edit" && notebook.pin));

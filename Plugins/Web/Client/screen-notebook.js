@@ -287,7 +287,8 @@ export class BookScreen extends NotebookElement {
         notebook.access === "owner" ? h("button", { type: "button", class: "secondary", onclick: () => share(this) }, "Share") : null,
         notebook.access === "owner" || (notebook.access === "edit" && notebook.pin)
           ? h("button", { type: "button", class: "secondary", onclick: () => pin(this) }, notebook.pin ? "Pinned here · move pin" : "Pin here") : null,
-        readOnly || !page ? null : h("button", { type: "button", class: "danger", onclick: () => deletePage(this) }, "Delete page")));
+        // A page's delete cannot be undone: its owner's alone (someone near a pin changes texts, not pages).
+        notebook.access !== "owner" || !page ? null : h("button", { type: "button", class: "danger", onclick: () => deletePage(this) }, "Delete page")));
     if (before && this.firstElementChild === before && this.childElementCount === 1) {
       // Drawn again in place: the rows of buttons stay in the page (see keepInPlace).
       const active = document.activeElement;
