@@ -929,6 +929,25 @@ def markup_two_phones(page, other, server, token, data):
     check("…and “Copy my notes” keeps what B typed (on the clipboard)", copied == "Notes B is typing when A deletes and more", copied)
     internal = [text for text in (other.inner_text("body"),) if "There is no photo '" in text or photo["id"] in text]
     check("…and no screen shows the photo's internal id", not internal, internal[:1])
+    # walk11: the notice was at the top, out of view of someone at the notes, and Done then went to
+    # the album and the notes typed after were gone, unsaid.
+    in_view = other.evaluate("""() => { const r = document.querySelector('#photo-gone')?.getBoundingClientRect();
+        const notes = document.querySelector('#photo-notes')?.getBoundingClientRect();
+        return !!r && !!notes && r.top >= 0 && notes.bottom <= innerHeight + 1 || [r?.top, notes?.bottom, innerHeight]; }""")
+    check("…the notice is above the notes, both in view, and Done is gone (nothing can be saved)",
+          in_view is True and other.locator("album-markup button.done:visible").count() == 0, (in_view, other.inner_text("album-markup")[:200]))
+    other.type("#photo-notes", ", typed after")
+    other.get_by_role("link", name="Album").click()
+    asked = appears(other, "dialog.confirm:has-text('Leave without your notes?')", 3_000)
+    if asked:
+        other.get_by_role("button", name="Stay").click()
+    stayed = other.is_visible("#photo-notes") and other.input_value("#photo-notes").endswith(", typed after")
+    check("…notes typed after the notice and not copied: Album asks first, and Stay keeps them", asked and stayed,
+          (asked, stayed, other.inner_text("album-markup")[:200]))
+    other.get_by_role("link", name="Album").click()
+    if appears(other, "dialog.confirm", 3_000):
+        other.get_by_role("button", name="Leave without them").click()
+    check("…and “Leave without them” goes to the album", appears(other, "album-browse", 10_000))
     other.goto("/#/")
 
 

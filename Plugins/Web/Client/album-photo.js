@@ -109,6 +109,19 @@ export class MarkupScreen extends AlbumElement {
     // Never in the album: the server refused the photo as it was added (not a picture, too big).
     const refused = notAdded(this.ctx, this.id_);
     if (refused) this.querySelector("main h1")?.replaceChildren("Photo not added");
+    // Copied, or answered: leaving says nothing more. Notes typed after the notice count too (walk11:
+    // typed on, then Done went to the album and they were gone, unsaid).
+    let copied = false;
+    const copyButton = h("button", { type: "button", class: "secondary", hidden: !typed, onclick: async () => { await copy(); copied = true; } }, "Copy my notes");
+    notes?.addEventListener("input", () => { copyButton.hidden = !notes.value.trim(); copied = false; });
+    const leave = async (/** @type {Event} */ event) => {
+      if (!notes?.value.trim() || copied) return;
+      event.preventDefault();
+      if (await confirmAction("Leave without your notes? They cannot be saved: the photo is gone. Copy them first to keep them.", "Leave without them", "Stay")) {
+        await this.ctx.sync.answerKept(`${KIND}/${this.id_}`).catch(() => {});
+        this.ctx.go("#/album");
+      }
+    };
     const notice = h("div", { class: "notice gone", role: "alert", id: "photo-gone" },
       h("p", {}, refused
         ? `${refused}${typed ? " Your notes are still in the box below: copy them to keep them." : ""}`
@@ -116,14 +129,25 @@ export class MarkupScreen extends AlbumElement {
           ? "This photo was deleted on another phone, so your notes cannot be saved with it. They are still in the box below: copy them to keep them."
           : "This photo was deleted on another phone: nothing more can be saved on it."),
       h("div", { class: "row" },
-        typed ? h("button", { type: "button", class: "secondary", onclick: copy }, "Copy my notes") : null,
-        refused ? h("a", { href: "#/", class: "button" }, "Choose another photo") : null,
-        h("a", { href: "#/album", class: "button secondary" }, "Album")));
-    this.querySelector("main .toolbar")?.after(notice);
+        copyButton,
+        refused ? h("a", { href: "#/", class: "button", onclick: leave }, "Choose another photo") : null,
+        h("a", { href: "#/album", class: "button secondary", onclick: leave }, "Album")));
+    // Nothing more can be saved: Done, the pen and its tools, the tags and the time go; the picture
+    // stays (dimmed) to show what it was, and the notes typed stay, to copy. The notice sits above
+    // the notes, where a person typing is looking, and is brought into view.
+    for (const part of /** @type {HTMLElement[]} */ ([...this.querySelectorAll("main .done, main .tags-area, #tags-heading, #photo-taken, label[for=photo-taken]")])) {
+      part.style.display = "none";
+    }
+    if (this.pad) this.pad.style.opacity = "0.5";
+    const notesLabel = this.querySelector("label[for=photo-notes]");
+    if (refused || !notesLabel) this.querySelector("main .toolbar")?.after(notice);
+    else notesLabel.before(notice);
+    // Centred: the notes under it stay in view too.
+    notice.scrollIntoView({ block: "center" });
     if (refused) {
-      // Nothing to mark up: the picture that never arrived is not shown broken under the notice, nor
-      // the tools, tags and Done; only the notes typed stay, to copy. Two long buttons wrap (CSSOM).
-      for (const part of /** @type {HTMLElement[]} */ ([...this.querySelectorAll("main.markup > :not(.toolbar):not(#photo-gone), main .toolbar .done")])) {
+      // Nothing to mark up: the picture that never arrived is not shown broken under the notice;
+      // only the notes typed stay, to copy. Two long buttons wrap (CSSOM).
+      for (const part of /** @type {HTMLElement[]} */ ([...this.querySelectorAll("main.markup > :not(.toolbar):not(#photo-gone)")])) {
         if (!(typed && (part.id === "photo-notes" || part.getAttribute("for") === "photo-notes"))) part.style.display = "none";
       }
       /** @type {HTMLElement | null} */ (notice.querySelector(".row"))?.style.setProperty("flex-wrap", "wrap");
@@ -307,6 +331,7 @@ export class MarkupScreen extends AlbumElement {
   }
 
   done() {
+    if (this.goneShown) return; // gone: nothing to save (its Done is hidden with the notice)
     this.followed?.flush();
     const photo = this.photo();
     announce("Saved.");
