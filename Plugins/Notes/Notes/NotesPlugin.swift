@@ -195,7 +195,7 @@ public struct NotesPlugin: Plugin {
         try routes.add(.patch, "{id}", summary: "Edit title, text or date; If-Match guards against lost updates; honours Idempotency-Key (the same edit sent again is answered with the note as it is, not made again)") {
             request, context, identity in
             var request = request
-            let input = try await request.decodeJSON(NoteInput.self, context: context)
+            let input = try await request.decodeJSON(NoteInput.self, context: context, fast: NoteFastJSON.input)
             let (id, expected) = (try Self.id(context), try request.ifMatchVersion())
             let edited = try await service.edit(owner: identity.accountID, id: id, input: input, expectedVersion: expected,
                                                 idempotencyKey: try request.idempotencyKey())

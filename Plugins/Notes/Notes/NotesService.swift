@@ -235,8 +235,10 @@ struct NotesService: Sendable {
             return try await .write(retryingOn: [.preconditionFailed]) { () async throws(BusError) -> Edited in
                 do throws(BusError) {
                     let (written, replayed) = try await writing(owner) { () async throws(BusError) in
-                        try await store.replaceOnce(edit.payload, in: Self.collection, id: id, owner: owner, expectedVersion: record.version,
-                                                    idempotency: idempotency)
+                        let document: JSONDocument
+                        if let fast = NoteFastJSON.document(edit.payload) { document = fast } else { document = try JSONDocument(encoding: edit.payload) }
+                        return try await store.replaceOnce(document: document, in: Self.collection, id: id, owner: owner,
+                                                           expectedVersion: record.version, idempotency: idempotency)
                     }
                     return Edited(record: written, replaced: replayed ? [:] : edit.replaced, replayed: replayed)
                 } catch where error.code == .notFound {

@@ -133,8 +133,16 @@ extension RecordStore {
     /// what another device had written since.
     public func replaceOnce<T: Encodable>(_ value: T, in collection: String, id: String, owner: String, expectedVersion: Int64?,
                                           idempotency: IdempotencyClaim?) async throws(StorageError) -> (record: Record, replayed: Bool) {
+        try await replaceOnce(document: try JSONDocument(encoding: value), in: collection, id: id, owner: owner,
+                              expectedVersion: expectedVersion, idempotency: idempotency)
+    }
+
+    /// ``replaceOnce(_:in:id:owner:expectedVersion:idempotency:)`` with the payload already written
+    /// (a plugin's own writer, as notes' `NoteFastJSON`).
+    public func replaceOnce(document: JSONDocument, in collection: String, id: String, owner: String, expectedVersion: Int64?,
+                            idempotency: IdempotencyClaim?) async throws(StorageError) -> (record: Record, replayed: Bool) {
         let result = try await write(WriteBatch([
-            .replace(collection: collection, id: id, owner: owner, data: try JSONDocument(encoding: value), expectedVersion: expectedVersion),
+            .replace(collection: collection, id: id, owner: owner, data: document, expectedVersion: expectedVersion),
         ], idempotency: idempotency))
         guard let record = result.records.first ?? nil else {
             throw StorageError(.notFound, "This was changed with this Idempotency-Key and has since been deleted.", details: ["id": id])
