@@ -31,7 +31,7 @@ on phones of 390×844:
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 
-    python3 tools/acceptance/web_walker5.py --binary .build/debug/quire [--only full,toast,flick,slot,turnrace,offlinetexts]
+    python3 tools/acceptance/web_walker5.py --binary .build/debug/quire [--only full,toast,flick,slot,turnrace,offlinetexts,slowsave]
 """
 import os
 import sys
@@ -63,6 +63,14 @@ def full_page(browser, server):
     a.click("[aria-label='Next page']")
     a.wait_for_selector("nb-book .item")
     settled(a, 20_000)
+    # walk11: a paste too long, on the full page, offered New page, made an empty page, and only then said too long.
+    a.evaluate("navigator.clipboard.writeText('x'.repeat(216))")
+    a.click("nb-book .nb-actions button:has-text('Paste')")
+    told = eventually(a, "() => document.querySelector('nb-book .nb-said')?.textContent.includes('at most 140')", 5_000)
+    pages = len(call(server, "GET", f"{N}/notebooks/{nid}", token=token)[1].get("pages", []))
+    check("AR Notebook (page full, a paste too long): said at once, with no New page offered, and no page made",
+          told and a.locator("nb-book .nb-said button:has-text('New page')").count() == 0 and pages == 1,
+          (a.text_content("nb-book .nb-said"), pages))
     a.evaluate("navigator.clipboard.writeText('Copied from the recipe')")
     a.click("nb-book .nb-actions button:has-text('Paste')")
     a.wait_for_selector("nb-book .nb-said button:has-text('New page')")
@@ -112,6 +120,28 @@ def toast(browser, server):
     a.wait_for_timeout(300)
     check(f"{what}: …and it goes as the page turns, not left over the next one", a.locator("body > .toast").count() == 0,
           a.locator("body > .toast").all_text_contents())
+    context.close()
+
+
+def slow_save(browser, server):
+    """walk11: on a slow network (2.5 s to answer) the header said "Saved" while a text was on its way."""
+    import time as _time
+    context, a, _ = new_phone(browser, server, "walker5-slow")
+    settled(a, 20_000)
+
+    def slow(route):
+        if route.request.method == "POST" and "/items" in route.request.url:
+            _time.sleep(2.5)
+        route.continue_()
+    a.route("**/api/v1/notebooks/**", slow)
+    write_text(a, "Posted slowly")
+    saying = eventually(a, "() => /Saving 1 change/.test(document.querySelector('quire-status')?.textContent ?? '')", 2_000)
+    said_while = a.text_content("quire-status")
+    saved = eventually(a, "() => document.querySelector('quire-status')?.textContent === 'Saved'"
+                          " && [...document.querySelectorAll('nb-book .item')].some((i) => i.innerText.includes('Posted slowly'))", 15_000)
+    check("AR Notebook (a slow network): while a text is on its way the header says “Saving 1 change…”, then “Saved” with the text on the page",
+          saying and saved, (said_while, a.text_content("quire-status")))
+    a.unroute("**/api/v1/notebooks/**")
     context.close()
 
 
@@ -456,7 +486,8 @@ def main():
                   ("newphone", "ar-notebook", new_phone_opens), ("refused", "ar-notebook", refused_change),
                   ("pagegone", "ar-notebook", page_gone), ("flick", "ar-notebook", flick), ("slot", "ar-notebook", slot_taken),
                   ("undo", "ar-notebook", undo_two_phones),
-                  ("turnrace", "ar-notebook", turn_during_pull), ("offlinetexts", "ar-notebook", offline_texts)])
+                  ("turnrace", "ar-notebook", turn_during_pull), ("offlinetexts", "ar-notebook", offline_texts),
+                  ("slowsave", "ar-notebook", slow_save)])
 
 
 if __name__ == "__main__":

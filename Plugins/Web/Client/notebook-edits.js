@@ -332,8 +332,6 @@ function addItTo(screen, page) {
 export async function paste(screen) {
   const page = screen.currentPage();
   if (!page) return;
-  const slot = await whereOnPage(screen, page, () => paste(screen));
-  if (slot === undefined) return;
   let text = "";
   try {
     text = await navigator.clipboard.readText();
@@ -342,6 +340,15 @@ export async function paste(screen) {
     if (!typed) return;
     text = typed;
   }
+  // Too long is said first: on a full page it was said only after "New page" had made an empty one (walk11).
+  const max = screen.catalog.clipboardMaxCharacters ?? 140;
+  if ([...text].length > max) {
+    screen.say(`Clipboard text is at most ${max} characters; this is ${[...text].length}. Copy a shorter passage or type it as keyboard text.`,
+      { action: ["Write it instead", () => write(screen, text)] });
+    return;
+  }
+  const slot = await whereOnPage(screen, page, () => paste(screen));
+  if (slot === undefined) return;
   await insert(screen, { kind: "clipboard", text }, slot, ["Write it instead", () => write(screen, text)]);
 }
 

@@ -9,7 +9,7 @@ import { ApiError } from "./api.js";
 import { writeOf } from "./notebook-model.js";
 import { wrote } from "./notebook-overwrites.js";
 import { isLocal, newKey } from "./outbox.js";
-import { PHONE } from "./ui.js";
+import { PHONE, whileSending } from "./ui.js";
 
 /** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
 
@@ -35,7 +35,7 @@ export async function sendChange(screen, write, again, held) {
       /** @type {Record<string, string>} */
       const headers = { "Idempotency-Key": key };
       if (write.baseVersion) headers["If-Match"] = `"${write.baseVersion}"`;
-      const answer = await screen.ctx.api.request(write.method, write.path, { body: write.body, contentType: write.contentType, headers });
+      const answer = await whileSending(screen.ctx.api.request(write.method, write.path, { body: write.body, contentType: write.contentType, headers }));
       wrote(write, answer.body);
       rememberMine(sync, write, answer.body);
       held?.();

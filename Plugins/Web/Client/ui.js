@@ -191,6 +191,25 @@ export function countWaiting(count) {
   window.dispatchEvent(new Event("quire:waiting"));
 }
 
+/** Changes sent straight to the server, not through the outbox (AR Notebook's, online), on their way. */
+let sendingNow = 0;
+
+/**
+ * Counts a change sent straight to the server among the indicator's "Saving…" until it is answered
+ * (walk11: on a slow network the header said "Saved" for the 2.5 s an AR text was on its way).
+ * @template T @param {Promise<T>} sent @returns {Promise<T>}
+ */
+export function whileSending(sent) {
+  sendingNow += 1;
+  window.dispatchEvent(new Event("quire:waiting"));
+  const done = () => {
+    sendingNow -= 1;
+    window.dispatchEvent(new Event("quire:waiting"));
+  };
+  sent.then(done, done);
+  return sent;
+}
+
 /** The quiet sync indicator: offline, syncing, or how many changes wait. */
 export class QuireStatus extends HTMLElement {
   /** @param {import("./sync.js").Sync} sync */
@@ -198,7 +217,7 @@ export class QuireStatus extends HTMLElement {
     this.setAttribute("role", "status");
     this.setAttribute("aria-live", "polite");
     const render = () => {
-      const waiting = sync.pending + waitingElsewhere();
+      const waiting = sync.pending + waitingElsewhere() + sendingNow;
       // Words the server refused, kept to edit and send again (kept-refused.js): not saved until then.
       const refused = sync.refused || sync.kept.some((k) => k.refused);
       const text = sync.state === "offline"
