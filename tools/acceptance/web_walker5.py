@@ -31,7 +31,7 @@ on phones of 390×844:
 
 Prints one line per check and `web acceptance: N passed, N failed` last.
 
-    python3 tools/acceptance/web_walker5.py --binary .build/debug/quire [--only full,toast,flick,slot,turnrace,offlinetexts,slowsave]
+    python3 tools/acceptance/web_walker5.py --binary .build/debug/quire [--only full,toast,flick,slot,turnrace,offlinetexts,slowsave,cutoff]
 """
 import os
 import sys
@@ -145,6 +145,46 @@ def slow_save(browser, server):
     context.close()
 
 
+def cut_off(browser, server):
+    """walk11: a reload while a text was on its way to the server (Add, or Save of a change) left
+    nothing waiting; only the dialog came back ("What you were writing is back"), and the header
+    said "Saved". Now the text is sent again from the outbox, once, and the dialog does not come back."""
+    context, a, token = new_phone(browser, server, "walker5-cutoff")
+    nid = call(server, "GET", f"{N}/notebooks", token=token)[1]["items"][0]["id"]
+    settled(a, 20_000)
+    what = "AR Notebook (a reload cuts a text off on its way)"
+
+    def cut(pattern, method, act):
+        """`act` sends a request the route holds (it never reaches the server); the page reloads meanwhile."""
+        held = []
+        a.route(pattern, lambda route: held.append(route) if route.request.method == method and not held else route.continue_())
+        act()
+        for _ in range(50):
+            if held:
+                break
+            a.wait_for_timeout(100)
+        a.reload()  # the held request goes with the page it came from
+        a.wait_for_selector("nb-book .stage", timeout=15_000)
+        settled(a, 20_000)
+        a.wait_for_timeout(1_000)
+        a.unroute(pattern)
+        return bool(held)
+
+    held = cut("**/pages/*/items", "POST", lambda: write_text(a, "Cut off once"))
+    texts = [i.get("text") for i in items_on(server, token, nid, 1)]
+    given_back = a.locator("dialog[open] #nb-text").count()
+    check(f"{what}: Add cut off is made once on the server, and its dialog is not given back to add it twice",
+          held and texts == ["Cut off once"] and given_back == 0, (held, texts, given_back))
+    if given_back:
+        a.click("dialog[open] button:has-text('Cancel')")
+    held = cut("**/items/*", "PATCH", lambda: (open_text(a, "Cut off once"), a.fill("#nb-text", "Changed, cut off"),
+                                                 a.click("dialog button:has-text('Save')")))
+    texts = [i.get("text") for i in items_on(server, token, nid, 1)]
+    check(f"{what}: …and a change of its text cut off is made too, the dialog not given back",
+          held and texts == ["Changed, cut off"] and a.locator("dialog[open] #nb-text").count() == 0, (held, texts))
+    context.close()
+
+
 HOLD_PULLS = """() => { window.__held = []; window.__hold = true; const send = window.fetch;
   window.fetch = (input, init) => String(input?.url ?? input).includes('/sync/changes') && window.__hold
     ? new Promise((resolve) => window.__held.push(() => resolve(send(input, init)))) : send(input, init); }"""
@@ -218,8 +258,10 @@ def offline_texts(browser, server):
     a.fill("#nb-text", "Second, changed")
     a.click("dialog button:has-text('Save')")
     a.wait_for_selector("nb-book .item[aria-label^='Text: Second, changed']")
-    boxes = lambda: a.evaluate("""() => [...document.querySelectorAll('nb-book .sheet .item')].map((e) => {
-      const r = e.getBoundingClientRect(); return [e.innerText.trim(), Math.round(r.top), Math.round(r.bottom)]; }).sort()""")  # noqa: E731
+    # Where on the page (from the sheet's top): the page itself may move on the screen as a sentence above it goes.
+    boxes = lambda: a.evaluate("""() => { const top = document.querySelector('nb-book .sheet').getBoundingClientRect().top;
+      return [...document.querySelectorAll('nb-book .sheet .item')].map((e) => {
+      const r = e.getBoundingClientRect(); return [e.innerText.trim(), Math.round(r.top - top), Math.round(r.bottom - top)]; }).sort(); }""")  # noqa: E731
     drawn = boxes()
     what = "AR Notebook (two texts offline)"
     apart = len(drawn) == 2 and (drawn[0][2] <= drawn[1][1] or drawn[1][2] <= drawn[0][1])
@@ -237,6 +279,8 @@ def offline_texts(browser, server):
     after = boxes()
     check(f"{what}: …and each stays where it was drawn (the server placed them there too)",
           [t for t, *_ in after] == [t for t, *_ in drawn] and all(abs(x[1] - y[1]) <= 2 for x, y in zip(after, drawn)), (drawn, after))
+    said = a.inner_text("nb-book .nb-said") if a.locator("nb-book .nb-said").count() else ""
+    check(f"{what}: …and “No network: … kept on this phone” is gone once they are saved (walk11: it stayed)", "No network" not in said, said)
     context.close()
 
 
@@ -487,7 +531,7 @@ def main():
                   ("pagegone", "ar-notebook", page_gone), ("flick", "ar-notebook", flick), ("slot", "ar-notebook", slot_taken),
                   ("undo", "ar-notebook", undo_two_phones),
                   ("turnrace", "ar-notebook", turn_during_pull), ("offlinetexts", "ar-notebook", offline_texts),
-                  ("slowsave", "ar-notebook", slow_save)])
+                  ("slowsave", "ar-notebook", slow_save), ("cutoff", "ar-notebook", cut_off)])
 
 
 if __name__ == "__main__":

@@ -251,6 +251,7 @@ export async function giveBackDraft(screen) {
   const content = screen.content;
   const draft = draftsOf(screen.account, ids)[0];
   if (!content || !draft || !screen.isConnected) return;
+
   const found = content.pages.findIndex((p) => p.id === draft.page || p.id === screen.ctx.sync.resolve(draft.page));
   const at = found >= 0 ? found : content.pages.length - 1;
   if (at < 0) return say("What you were writing is kept on this phone: add a page and it comes back.");

@@ -9,6 +9,7 @@ import { catalogOf } from "./notebook-element.js";
 import { giveBackDraft } from "./notebook-edits.js";
 import { keepFromServer, localNotebooks, N, NOTEBOOK } from "./notebook-model.js";
 import { BOUNDS, keepPictures } from "./picture-cache.js";
+import { resendCutOff } from "./notebook-send.js";
 import { isLocal, localId } from "./outbox.js";
 import { h } from "./ui.js";
 
@@ -25,6 +26,8 @@ export async function openBook(screen) {
   screen.replaceChildren(h("main", { class: "screen" }, h("h1", {}, "Notebook"), h("p", { class: "hint", role: "status" }, "Opening…")));
   const sync = screen.ctx.sync;
   try {
+    // Texts a reload cut off on their way to the server: into the outbox, sent again with their keys.
+    await resendCutOff(sync, screen.account);
     screen.catalog = await catalogOf(screen.ctx);
     // A notebook made on this phone may be named by the id it had before the server gave it one.
     let id = screen.id_ ? sync.resolve(screen.id_) : "";

@@ -10,6 +10,7 @@ import { writeOf } from "./notebook-model.js";
 import { wrote } from "./notebook-overwrites.js";
 import { isLocal, newKey } from "./outbox.js";
 import { PHONE, whileSending } from "./ui.js";
+import { draftsOf, dropDraft } from "./notebook-drafts.js";
 
 /** @typedef {import("./screen-notebook.js").BookScreen} BookScreen */
 
@@ -31,11 +32,15 @@ export async function sendChange(screen, write, again, held) {
   const queued = queues(screen, write.path);
   screen.say(null);
   if (!queued) {
+    // A text on its way is journaled until answered: a reload that cuts it off sends it again from
+    // the outbox with the same key (the server makes it once), rather than leaving nothing waiting.
+    const journaled = journal(write, key);
     try {
       /** @type {Record<string, string>} */
       const headers = { "Idempotency-Key": key };
       if (write.baseVersion) headers["If-Match"] = `"${write.baseVersion}"`;
-      const answer = await whileSending(screen.ctx.api.request(write.method, write.path, { body: write.body, contentType: write.contentType, headers }));
+      const answer = await whileSending(screen.ctx.api.request(write.method, write.path, { body: write.body, contentType: write.contentType, headers }))
+        .finally(() => { if (journaled) unjournal(key); });
       wrote(write, answer.body);
       rememberMine(sync, write, answer.body);
       held?.();
@@ -66,6 +71,61 @@ export async function sendChange(screen, write, again, held) {
  */
 export function queues(screen, path) {
   return !navigator.onLine || screen.ctx.sync.state === "offline" || screen.waiting().length > 0 || isLocal(screen.nid) || path.includes("local:");
+}
+
+/** Texts sent straight to the server and not answered yet, by key (signing out forgets them). */
+const SENDING = `${PHONE}nb.sending`;
+
+/** @returns {Record<string, any>} */
+function journaled() {
+  try {
+    const kept = JSON.parse(localStorage.getItem(SENDING) ?? "{}");
+    return kept && typeof kept === "object" && !Array.isArray(kept) ? kept : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Journals a text's insert or change (JSON, the ones a draft stands for) while it is on its way;
+ * answers whether it did. @param {Omit<import("./outbox.js").Write, "key" | "attempts">} write @param {string} key
+ */
+function journal(write, key) {
+  const text = typeof write.body?.text === "string";
+  if (!text || write.contentType || !/\/items(\/[^/]+)?$/.test(write.path) || !["POST", "PATCH"].includes(write.method)) return false;
+  try {
+    localStorage.setItem(SENDING, JSON.stringify({ ...journaled(), [key]: { ...write, key } }));
+    return true;
+  } catch {
+    return false; // storage full: the draft still stands for it
+  }
+}
+
+/** @param {string} key */
+function unjournal(key) {
+  const kept = journaled();
+  delete kept[key];
+  if (Object.keys(kept).length) localStorage.setItem(SENDING, JSON.stringify(kept));
+  else localStorage.removeItem(SENDING);
+}
+
+/**
+ * The texts a reload (or a crash) cut off on their way: into the outbox, with the key they were
+ * sent with, so the server makes each once whether or not the first request reached it (walk11: a
+ * reload right after Add left nothing waiting, only the dialog given back). Their drafts are not
+ * given back to be added a second time (the draft of the same text, page or item is dropped).
+ * @param {import("./sync.js").Sync} sync @param {string} account
+ */
+export async function resendCutOff(sync, account) {
+  for (const [key, write] of Object.entries(journaled())) {
+    const notebook = /\/notebooks\/([^/]+)\/(?:pages|items)\//.exec(write.path)?.[1] ?? "";
+    for (const draft of draftsOf(account, [notebook, sync.resolve(notebook)])) {
+      const same = draft.item ? write.path.endsWith(`/items/${draft.item}`) : write.method === "POST" && write.path.includes(`/pages/${draft.page}/items`);
+      if (same && draft.text === write.body.text) dropDraft(account, draft);
+    }
+    await sync.write(write).catch(() => {});
+    unjournal(key);
+  }
 }
 
 /** Where this phone keeps, by notebook, the item it added or changed last: its Undo names it. */

@@ -227,6 +227,10 @@ export class BookScreen extends NotebookElement {
     const content = /** @type {{notebook: Notebook, pages: Page[]}} */ (this.content);
     const { notebook, pages } = content;
     const waiting = this.waiting();
+    // "No network: … kept on this phone …" is stale once nothing of this notebook waits and the
+    // phone is online: it was sent (walk11: the sentence stayed under the page after it was saved).
+    if (this.said && !this.said.alert && this.said.text.startsWith("No network:") && !waiting.length && navigator.onLine
+        && this.ctx.sync.state !== "offline") this.said = null;
     // What the screen shows and its buttons act on: not when the notebook was opened or its
     // version (POST /open bumps both), whose redraw replaced the buttons under a finger mid-tap.
     const { version: _version, openedAt: _openedAt, updatedAt: _updatedAt, ...shownNotebook } = /** @type {any} */ (notebook);
