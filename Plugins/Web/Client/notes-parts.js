@@ -59,16 +59,25 @@ export function untouched(sync, note, made) {
 
 /**
  * The notes made here with "New note" that the editor never saw left (the tab closed on one, the
- * phone's app swiped away): when the list shows, the one left as it came is not kept, as leaving its
- * editor would have dropped it; one written in is a note, followed no longer. @param {import("./sync.js").Sync} sync
+ * phone's app swiped away): when the list first shows after the app opens, the one left as it came
+ * is not kept, as leaving its editor would have dropped it; one written in is a note, followed no longer. @param {import("./sync.js").Sync} sync
  */
 export function dropLeftUntouched(sync) {
+  // Once, as the app opens: later, the list shows as an editor is left, before that editor has
+  // saved what was typed in its last pause (a note typed offline and left at once was dropped).
+  if (swept) return;
+  swept = true;
   for (const made of [...madeHere]) {
     const note = sync.one(KIND, sync.resolve(made));
     madeHere.delete(made);
-    if (note && untouched(sync, note, made)) void sync.write({ method: "DELETE", path: `${NOTES}/${note.id}`, kind: KIND, id: note.id });
+    // Typed in a pause the tab closed on: its words wait as a draft, given back when it is opened.
+    const drafted = note && [made, note.id].some((id) => localStorage.getItem(`quire.draft.${KIND}/${id}`) !== null);
+    if (note && !drafted && untouched(sync, note, made)) void sync.write({ method: "DELETE", path: `${NOTES}/${note.id}`, kind: KIND, id: note.id });
   }
 }
+
+/** Whether this page swept already (dropLeftUntouched). */
+let swept = false;
 
 /** Whether the app switched a feature on (`search`, `categories`, `plugin:reminders`…). @param {Context | undefined} context @param {string} feature */
 export function has(context, feature) {
