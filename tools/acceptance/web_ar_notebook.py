@@ -1357,6 +1357,14 @@ def pins_for_finders(browser, server):
     on_page = appears(finder, "nb-book button:has-text('Write')", 10_000)
     check("…on the owner's page the finder may Write, and is offered no Delete page (its delete cannot be undone: the owner's)",
           on_page and finder.locator("nb-book button:has-text('Delete page')").count() == 0, (added[:2], finder.inner_text("nb-book")[:300]))
+    if on_page:
+        finder.click("nb-book button:has-text('Write')")
+        finder.wait_for_selector("dialog[open] #nb-text")
+        finder.fill("#nb-text", "Left by a finder")
+        finder.click("dialog button:has-text('Add')")
+    shown = appears(finder, "nb-book .item[aria-label^='Text: Left by a finder']", 10_000)
+    check("…and the text the finder writes there shows on its page (walk12: it stayed an empty box, not in its feed)",
+          shown, finder.inner_text("nb-book")[:300])
     finder.click("nb-book [aria-label='Previous page']")
     finder.wait_for_timeout(800)
     removed = False

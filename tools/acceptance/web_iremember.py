@@ -944,6 +944,13 @@ def markup_two_phones(page, other, server, token, data):
     stayed = other.is_visible("#photo-notes") and other.input_value("#photo-notes").endswith(", typed after")
     check("…notes typed after the notice and not copied: Album asks first, and Stay keeps them", asked and stayed,
           (asked, stayed, other.inner_text("album-markup")[:200]))
+    other.locator("header").get_by_role("link", name="Home").click()
+    home_asked = appears(other, "dialog.confirm:has-text('Leave without your notes?')", 3_000)
+    if home_asked:
+        other.get_by_role("button", name="Stay").click()
+    check("…and the header's Home asks too (walk12: it left without asking), Stay keeping them",
+          home_asked and other.is_visible("#photo-notes") and other.input_value("#photo-notes").endswith(", typed after"),
+          (home_asked, other.url))
     other.get_by_role("link", name="Album").click()
     if appears(other, "dialog.confirm", 3_000):
         other.get_by_role("button", name="Leave without them").click()

@@ -114,13 +114,35 @@ export class MarkupScreen extends AlbumElement {
     let copied = false;
     const copyButton = h("button", { type: "button", class: "secondary", hidden: !typed, onclick: async () => { await copy(); copied = true; } }, "Copy my notes");
     notes?.addEventListener("input", () => { copyButton.hidden = !notes.value.trim(); copied = false; });
+    const unsaved = () => Boolean(notes?.value.trim()) && !copied && this.isConnected;
     const leave = async (/** @type {Event} */ event) => {
-      if (!notes?.value.trim() || copied) return;
+      if (!unsaved()) return;
       event.preventDefault();
+      event.stopPropagation();
+      const link = event.currentTarget instanceof HTMLAnchorElement ? event.currentTarget : event.target instanceof Element ? event.target.closest("a[href]") : null;
+      const to = link?.getAttribute("href") ?? "#/album";
       if (await confirmAction("Leave without your notes? They cannot be saved: the photo is gone. Copy them first to keep them.", "Leave without them", "Stay")) {
         await this.ctx.sync.answerKept(`${KIND}/${this.id_}`).catch(() => {});
-        this.ctx.go("#/album");
+        this.leaveGuard?.();
+        this.ctx.go(to);
       }
+    };
+    // Any other way out asks too: the header's links (walk12: Home left without asking), and a
+    // reload or the tab closed (the browser's own question).
+    const anyLink = (/** @type {MouseEvent} */ event) => {
+      const link = event.target instanceof Element ? event.target.closest("a[href^='#']") : null;
+      if (link && !this.contains(link)) void leave(event);
+    };
+    const unload = (/** @type {BeforeUnloadEvent} */ event) => {
+      if (unsaved()) event.preventDefault();
+    };
+    this.leaveGuard?.();
+    document.addEventListener("click", anyLink, true);
+    window.addEventListener("beforeunload", unload);
+    this.leaveGuard = () => {
+      document.removeEventListener("click", anyLink, true);
+      window.removeEventListener("beforeunload", unload);
+      this.leaveGuard = undefined;
     };
     const notice = h("div", { class: "notice gone", role: "alert", id: "photo-gone" },
       h("p", {}, refused
@@ -340,6 +362,7 @@ export class MarkupScreen extends AlbumElement {
 
   disconnectedCallback() {
     this.followed?.dispose();
+    this.leaveGuard?.();
     super.disconnectedCallback();
   }
 }

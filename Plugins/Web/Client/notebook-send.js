@@ -6,7 +6,7 @@
  * network returns. Either way the screen shows it at once.
  */
 import { ApiError } from "./api.js";
-import { writeOf } from "./notebook-model.js";
+import { keepFromServer, N, writeOf } from "./notebook-model.js";
 import { wrote } from "./notebook-overwrites.js";
 import { isLocal, newKey } from "./outbox.js";
 import { PHONE, whileSending } from "./ui.js";
@@ -45,6 +45,12 @@ export async function sendChange(screen, write, again, held) {
       rememberMine(sync, write, answer.body);
       held?.();
       await sync.pull();
+      // Another's notebook (found near its pin) is not in this user's feed: read again from the
+      // server, or the finder's own text and new page never showed (walk12).
+      if (screen.content && screen.content.notebook.access !== "owner" && !isLocal(screen.nid)) {
+        await screen.ctx.api.get(`${N}/notebooks/${encodeURIComponent(screen.nid)}`)
+          .then((content) => keepFromServer(sync, content)).catch(() => {});
+      }
       return answer.body ?? {};
     } catch (error) {
       if (!(error instanceof ApiError && error.offline)) {
